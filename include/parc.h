@@ -1,0 +1,98 @@
+/*
+ * parc.h -- the ParC prelude for C compilers (the "serial projection").
+ *
+ * ParC is C99 plus fork-join parallelism (spawn/sync/parallel_for), CUDA-style
+ * kernels and Enzyme-style gradients.  Erasing `spawn`, `sync` and the word
+ * `parallel_` from `parallel_for` gives a C99 program with the same meaning, so
+ * every ParC program WITHOUT kernels builds with
+ *
+ *     gcc -O2 -fwrapv -include include/parc.h -x c prog.pc -lm
+ *
+ * and, with -fopenmp added, parallel_for loops run as OpenMP parallel loops.
+ * This is how parc's outputs and speed are compared with gcc.
+ *
+ * Why each mapping exists:
+ *   _POSIX_C_SOURCE   clock_gettime/CLOCK_MONOTONIC (for wtime) are POSIX, not
+ *                     ISO C; request them before any system header is read.
+ *   the #includes     ParC's built-ins (printf, malloc/calloc/free, memcpy/memset,
+ *                     atoi/atol/atof, strcmp, exit, abs/labs, sqrt...ceil and the
+ *                     f versions, bool/true/false, NULL) are C library names.
+ *                     <unistd.h> is deliberately NOT included: it declares
+ *                     `void sync(void)`, which would clash with the `sync` macro.
+ *   spawn             `x = spawn f(a);` / `spawn f(a);` -> a plain call: the
+ *                     serial projection runs the child before the continuation.
+ *   sync              `sync;` -> `;`: an empty statement (all children already
+ *                     finished, since they ran serially).
+ *   parallel_for      -> `for`; under -fopenmp (_OPENMP defined) it becomes
+ *                     `#pragma omp parallel for` + `for`.  ParC's loop form
+ *                     (int i = lo; i < / <= hi; i++ / i += step) is OpenMP's
+ *                     canonical loop form.  Without OpenMP the pragma is left out
+ *                     so that -Wall stays quiet (-Wunknown-pragmas).
+ *   wtime()           ParC built-in: monotonic seconds, as a double.
+ *   enzyme_*          Enzyme's activity markers are global ints in Enzyme's C
+ *                     interface; declaring them (and __enzyme_autodiff, variadic)
+ *                     lets files that use gradients compile under gcc.  They do
+ *                     not link: gcc has no Enzyme pass.
+ *   __global__ etc.   CUDA qualifiers become nothing, so __device__ helpers are
+ *                     ordinary C functions.  Kernel launches (`<<< >>>`),
+ *                     threadIdx & co. and __syncthreads are not emulated: programs
+ *                     with kernels cannot be built by gcc.
+ *   cudaMalloc etc.   host-memory stand-ins (ParC runs kernels on the CPU when
+ *                     no GPU is present, and these calls then act on host
+ *                     memory), so kernel-free code that stages data compiles.
+ */
+#ifndef PARC_PRELUDE_H
+#define PARC_PRELUDE_H
+
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L
+#endif
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+/* ---- fork-join parallelism ------------------------------------------------ */
+#define spawn
+#define sync
+#ifdef _OPENMP
+#define parallel_for _Pragma("omp parallel for") for
+#else
+#define parallel_for for
+#endif
+
+/* ---- timing ---------------------------------------------------------------- */
+static inline double wtime(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* ---- gradients (Enzyme's C interface; compiles, does not link) ------------- */
+extern int enzyme_const;
+extern int enzyme_dup;
+extern int enzyme_dupnoneed;
+extern int enzyme_out;
+extern double __enzyme_autodiff(void *, ...);
+
+/* ---- CUDA qualifiers and host-memory stand-ins ----------------------------- */
+#define __global__
+#define __device__
+#define __host__
+#define __shared__
+
+#define cudaMemcpyHostToDevice   1
+#define cudaMemcpyDeviceToHost   2
+#define cudaMemcpyDeviceToDevice 3
+#define cudaMalloc(pp, bytes)         (*(pp) = malloc(bytes), 0)
+#define cudaMemcpy(dst, src, bytes, kind) ((void)(kind), memcpy((dst), (src), (bytes)), 0)
+#define cudaFree(p)                   (free(p), 0)
+#define cudaDeviceSynchronize()       0
+
+#endif /* PARC_PRELUDE_H */

@@ -1,0 +1,1 @@
+//! parir: see the module docs of each part.
