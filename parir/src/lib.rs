@@ -1,1 +1,34 @@
-//! parir: see the module docs of each part.
+//! parir: parc's parallel intermediate representation.
+//!
+//! SSA with block parameters over a CFG, explicit byte-addressed memory, and
+//! Tapir's three terminators for fork-join parallelism (`detach`, `reattach`,
+//! `sync`). Module map:
+//! - [`entities`], [`types`], [`inst`], [`function`]: the data;
+//! - [`builder`]: appending instructions with their types worked out;
+//! - [`print`] and [`read`]: the text form, which round-trips;
+//! - [`verify`]: every invariant, Tapir's rules included;
+//! - [`analysis`]: CFG, dominators, loops, the task tree;
+//! - [`interp`]: the reference interpreter (the serial projection).
+
+pub mod analysis;
+pub mod builder;
+pub mod entities;
+pub mod function;
+pub mod inst;
+pub mod interp;
+pub mod print;
+pub mod read;
+pub mod types;
+pub mod verify;
+
+pub use builder::{FuncBuilder, new_function, sign_extend};
+pub use entities::{Block, FuncId, GlobalId, Inst, SyncRegion, Value};
+pub use function::{
+    AddrSpace, BlockData, FuncKind, Function, GlobalData, InstData, Linkage, Module, Signature,
+    SrcLoc, ValueData, ValueDef,
+};
+pub use inst::{
+    BinaryOp, BlockCall, CastOp, CopyKind, Dim, FloatCC, InstKind, IntCC, Intrinsic, OperandType,
+    UnaryOp,
+};
+pub use types::Type;

@@ -1,0 +1,284 @@
+//! Functions and modules: arenas of entities, with block order kept apart
+//! from instruction data (as Cranelift's `dfg.rs`/`layout.rs` do).
+//!
+//! A [`Function`] owns three arenas — values, instructions, blocks — plus
+//! the order: `layout` lists the blocks in order (the first is the entry)
+//! and each block lists its instructions. An instruction or block that is
+//! not in the order is dead and ignored by every consumer; passes remove
+//! things from the order and never compact the arenas.
+//!
+//! SSA form uses **block parameters**, not phis: a branch passes arguments
+//! to its target's parameters.
+
+use crate::entities::{Block, FuncId, GlobalId, Inst, SyncRegion, Value};
+use crate::inst::InstKind;
+use crate::types::Type;
+use cranelift_entity::{PrimaryMap, SecondaryMap};
+
+/// Where in the ParC source an instruction came from (1-based; 0 = unknown).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct SrcLoc {
+    pub line: u32,
+    pub col: u32,
+}
+
+impl SrcLoc {
+    pub fn new(line: u32, col: u32) -> SrcLoc {
+        SrcLoc { line, col }
+    }
+
+    pub fn is_known(self) -> bool {
+        self.line != 0
+    }
+}
+
+/// How a value came to be.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ValueDef {
+    /// The result of an instruction.
+    Result(Inst),
+    /// Parameter number `n` of a block.
+    Param(Block, u32),
+}
+
+#[derive(Clone, Debug)]
+pub struct ValueData {
+    pub ty: Type,
+    pub def: ValueDef,
+}
+
+#[derive(Clone, Debug)]
+pub struct InstData {
+    pub kind: InstKind,
+    pub result: Option<Value>,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct BlockData {
+    pub params: Vec<Value>,
+    pub insts: Vec<Inst>,
+}
+
+/// Where a function runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum FuncKind {
+    /// Ordinary host code.
+    #[default]
+    Host,
+    /// `__global__`: launched over a grid; returns nothing.
+    Kernel,
+    /// `__device__`: called from kernels.
+    Device,
+}
+
+/// Who can see a function.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Linkage {
+    /// Defined here, visible to C callers (`--emit lib`).
+    #[default]
+    Export,
+    /// Defined here, `static`.
+    Local,
+    /// Declared here, defined elsewhere (an `extern` function).
+    Import,
+}
+
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Signature {
+    pub params: Vec<Type>,
+    pub ret: Option<Type>,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Function {
+    pub name: String,
+    pub sig: Signature,
+    pub kind: FuncKind,
+    pub linkage: Linkage,
+    pub values: PrimaryMap<Value, ValueData>,
+    pub insts: PrimaryMap<Inst, InstData>,
+    pub blocks: PrimaryMap<Block, BlockData>,
+    /// Block order; `layout[0]` is the entry, whose parameters are the
+    /// function's parameters.
+    pub layout: Vec<Block>,
+    pub sync_regions: PrimaryMap<SyncRegion, ()>,
+    /// Source positions of instructions, where known.
+    pub locs: SecondaryMap<Inst, SrcLoc>,
+}
+
+impl Function {
+    pub fn new(name: impl Into<String>, sig: Signature) -> Function {
+        Function {
+            name: name.into(),
+            sig,
+            ..Function::default()
+        }
+    }
+
+    /// A declaration has no body.
+    pub fn is_declaration(&self) -> bool {
+        self.layout.is_empty()
+    }
+
+    pub fn entry(&self) -> Option<Block> {
+        self.layout.first().copied()
+    }
+
+    pub fn value_type(&self, v: Value) -> Type {
+        self.values[v].ty
+    }
+
+    pub fn value_def(&self, v: Value) -> ValueDef {
+        self.values[v].def
+    }
+
+    pub fn inst(&self, inst: Inst) -> &InstKind {
+        &self.insts[inst].kind
+    }
+
+    pub fn inst_mut(&mut self, inst: Inst) -> &mut InstKind {
+        &mut self.insts[inst].kind
+    }
+
+    pub fn result(&self, inst: Inst) -> Option<Value> {
+        self.insts[inst].result
+    }
+
+    pub fn block_params(&self, block: Block) -> &[Value] {
+        &self.blocks[block].params
+    }
+
+    pub fn block_insts(&self, block: Block) -> &[Inst] {
+        &self.blocks[block].insts
+    }
+
+    /// The terminator of a block, if it has one yet.
+    pub fn terminator(&self, block: Block) -> Option<Inst> {
+        let last = *self.blocks[block].insts.last()?;
+        self.insts[last].kind.is_terminator().then_some(last)
+    }
+
+    /// The successors of a block, in the terminator's order.
+    pub fn successors(&self, block: Block) -> Vec<Block> {
+        self.terminator(block)
+            .map(|t| self.insts[t].kind.successors())
+            .unwrap_or_default()
+    }
+
+    /// Creates a block that is not yet in the layout.
+    pub fn create_block(&mut self) -> Block {
+        self.blocks.push(BlockData::default())
+    }
+
+    /// Appends `block` to the layout.
+    pub fn append_block(&mut self, block: Block) {
+        debug_assert!(!self.layout.contains(&block));
+        self.layout.push(block);
+    }
+
+    pub fn append_block_param(&mut self, block: Block, ty: Type) -> Value {
+        let n = self.blocks[block].params.len() as u32;
+        let v = self.values.push(ValueData {
+            ty,
+            def: ValueDef::Param(block, n),
+        });
+        self.blocks[block].params.push(v);
+        v
+    }
+
+    /// Creates an instruction, not yet placed in any block, with a result
+    /// of type `result` if given.
+    pub fn make_inst(&mut self, kind: InstKind, result: Option<Type>) -> Inst {
+        let inst = self.insts.push(InstData { kind, result: None });
+        if let Some(ty) = result {
+            let v = self.values.push(ValueData {
+                ty,
+                def: ValueDef::Result(inst),
+            });
+            self.insts[inst].result = Some(v);
+        }
+        inst
+    }
+
+    /// Creates an instruction at the end of `block`.
+    pub fn append_inst(&mut self, block: Block, kind: InstKind, result: Option<Type>) -> Inst {
+        let inst = self.make_inst(kind, result);
+        self.blocks[block].insts.push(inst);
+        inst
+    }
+
+    pub fn create_sync_region(&mut self) -> SyncRegion {
+        self.sync_regions.push(())
+    }
+
+    /// Replaces every use of `from` by `to` in the placed instructions.
+    pub fn replace_uses(&mut self, from: Value, to: Value) {
+        for &block in &self.layout {
+            for &inst in &self.blocks[block].insts {
+                self.insts[inst]
+                    .kind
+                    .map_operands(|v| if v == from { to } else { v });
+            }
+        }
+    }
+
+    /// Iterates over `(block, inst)` for every placed instruction, in order.
+    pub fn placed_insts(&self) -> impl Iterator<Item = (Block, Inst)> + '_ {
+        self.layout
+            .iter()
+            .flat_map(move |&b| self.blocks[b].insts.iter().map(move |&i| (b, i)))
+    }
+}
+
+/// Which memory a global lives in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum AddrSpace {
+    /// Host memory (and GPU global memory for data the kernels use).
+    #[default]
+    Global,
+    /// GPU shared memory: one instance per block of a kernel launch.
+    Shared,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct GlobalData {
+    pub name: String,
+    pub size: u64,
+    pub align: u32,
+    /// Initial bytes; shorter than `size` means the rest is zero.
+    pub init: Vec<u8>,
+    /// Pointers to other globals stored in the initial image:
+    /// `(byte offset, target, addend)`.
+    pub relocs: Vec<(u64, GlobalId, i64)>,
+    pub is_const: bool,
+    pub space: AddrSpace,
+}
+
+/// A whole program.
+#[derive(Clone, Debug, Default)]
+pub struct Module {
+    pub funcs: PrimaryMap<FuncId, Function>,
+    pub globals: PrimaryMap<GlobalId, GlobalData>,
+    /// The ParC file it was compiled from, for messages.
+    pub source_name: Option<String>,
+}
+
+impl Module {
+    pub fn new() -> Module {
+        Module::default()
+    }
+
+    pub fn func_by_name(&self, name: &str) -> Option<FuncId> {
+        self.funcs
+            .iter()
+            .find(|(_, f)| f.name == name)
+            .map(|(id, _)| id)
+    }
+
+    pub fn global_by_name(&self, name: &str) -> Option<GlobalId> {
+        self.globals
+            .iter()
+            .find(|(_, g)| g.name == name)
+            .map(|(id, _)| id)
+    }
+}

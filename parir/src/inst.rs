@@ -1,0 +1,793 @@
+//! Instructions: what each one computes, independent of where it sits.
+//!
+//! Every instruction has at most one result. Its type is stored with the
+//! result value (see [`Function::value_type`](crate::Function::value_type));
+//! the operand types each kind requires are the verifier's business and are
+//! listed in `verify.rs`.
+//!
+//! Integers have no signedness: operations that care say so (`sdiv`/`udiv`,
+//! `slt`/`ult`, `sext`/`zext`). An integer constant's immediate is stored
+//! sign-extended from its type's width (an `i1` is 0 or 1). Memory is byte-addressed; struct
+//! fields and array elements are reached with `ptradd`.
+
+use crate::entities::{Block, FuncId, GlobalId, SyncRegion, Value};
+use crate::types::Type;
+
+/// A branch target with the arguments for its block parameters.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BlockCall {
+    pub block: Block,
+    pub args: Vec<Value>,
+}
+
+impl BlockCall {
+    pub fn new(block: Block, args: Vec<Value>) -> BlockCall {
+        BlockCall { block, args }
+    }
+
+    pub fn to(block: Block) -> BlockCall {
+        BlockCall {
+            block,
+            args: Vec::new(),
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum UnaryOp {
+    /// Floating negation (integer negation is `isub 0, x`).
+    Fneg,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BinaryOp {
+    Iadd,
+    Isub,
+    Imul,
+    /// Signed division, rounding toward zero; dividing by zero is a run-time
+    /// error, and `INT_MIN / -1` wraps.
+    Sdiv,
+    Udiv,
+    Srem,
+    Urem,
+    And,
+    Or,
+    Xor,
+    /// Shifts take the shift amount modulo the width, as the hardware does.
+    Shl,
+    Lshr,
+    Ashr,
+    Fadd,
+    Fsub,
+    Fmul,
+    Fdiv,
+}
+
+impl BinaryOp {
+    pub const ALL: [BinaryOp; 17] = [
+        BinaryOp::Iadd,
+        BinaryOp::Isub,
+        BinaryOp::Imul,
+        BinaryOp::Sdiv,
+        BinaryOp::Udiv,
+        BinaryOp::Srem,
+        BinaryOp::Urem,
+        BinaryOp::And,
+        BinaryOp::Or,
+        BinaryOp::Xor,
+        BinaryOp::Shl,
+        BinaryOp::Lshr,
+        BinaryOp::Ashr,
+        BinaryOp::Fadd,
+        BinaryOp::Fsub,
+        BinaryOp::Fmul,
+        BinaryOp::Fdiv,
+    ];
+
+    pub fn name(self) -> &'static str {
+        use BinaryOp::*;
+        match self {
+            Iadd => "iadd",
+            Isub => "isub",
+            Imul => "imul",
+            Sdiv => "sdiv",
+            Udiv => "udiv",
+            Srem => "srem",
+            Urem => "urem",
+            And => "and",
+            Or => "or",
+            Xor => "xor",
+            Shl => "shl",
+            Lshr => "lshr",
+            Ashr => "ashr",
+            Fadd => "fadd",
+            Fsub => "fsub",
+            Fmul => "fmul",
+            Fdiv => "fdiv",
+        }
+    }
+
+    pub fn is_float(self) -> bool {
+        matches!(
+            self,
+            BinaryOp::Fadd | BinaryOp::Fsub | BinaryOp::Fmul | BinaryOp::Fdiv
+        )
+    }
+
+    pub fn is_commutative(self) -> bool {
+        use BinaryOp::*;
+        matches!(self, Iadd | Imul | And | Or | Xor | Fadd | Fmul)
+    }
+}
+
+/// Integer (and pointer) comparisons.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum IntCC {
+    Eq,
+    Ne,
+    Slt,
+    Sle,
+    Sgt,
+    Sge,
+    Ult,
+    Ule,
+    Ugt,
+    Uge,
+}
+
+impl IntCC {
+    pub const ALL: [IntCC; 10] = [
+        IntCC::Eq,
+        IntCC::Ne,
+        IntCC::Slt,
+        IntCC::Sle,
+        IntCC::Sgt,
+        IntCC::Sge,
+        IntCC::Ult,
+        IntCC::Ule,
+        IntCC::Ugt,
+        IntCC::Uge,
+    ];
+
+    pub fn name(self) -> &'static str {
+        use IntCC::*;
+        match self {
+            Eq => "eq",
+            Ne => "ne",
+            Slt => "slt",
+            Sle => "sle",
+            Sgt => "sgt",
+            Sge => "sge",
+            Ult => "ult",
+            Ule => "ule",
+            Ugt => "ugt",
+            Uge => "uge",
+        }
+    }
+}
+
+/// Floating comparisons, ordered as C's operators are: false if either
+/// operand is NaN, except `Ne`, which is true then.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum FloatCC {
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+}
+
+impl FloatCC {
+    pub const ALL: [FloatCC; 6] = [
+        FloatCC::Eq,
+        FloatCC::Ne,
+        FloatCC::Lt,
+        FloatCC::Le,
+        FloatCC::Gt,
+        FloatCC::Ge,
+    ];
+
+    pub fn name(self) -> &'static str {
+        use FloatCC::*;
+        match self {
+            Eq => "eq",
+            Ne => "ne",
+            Lt => "lt",
+            Le => "le",
+            Gt => "gt",
+            Ge => "ge",
+        }
+    }
+}
+
+/// Conversions; the target type is the result's type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CastOp {
+    /// Sign-extend a narrower integer.
+    Sext,
+    /// Zero-extend a narrower integer (`i1` true becomes 1).
+    Zext,
+    /// Keep the low bits of a wider integer.
+    Trunc,
+    /// Signed integer to float.
+    SiToFp,
+    /// Unsigned integer to float.
+    UiToFp,
+    /// Float to signed integer, rounding toward zero (C's cast); out of
+    /// range saturates (C leaves it undefined; this is what we promise).
+    FpToSi,
+    FpToUi,
+    /// `f32` to `f64`.
+    FpExt,
+    /// `f64` to `f32`, rounding to nearest.
+    FpTrunc,
+    PtrToInt,
+    IntToPtr,
+}
+
+impl CastOp {
+    pub const ALL: [CastOp; 11] = [
+        CastOp::Sext,
+        CastOp::Zext,
+        CastOp::Trunc,
+        CastOp::SiToFp,
+        CastOp::UiToFp,
+        CastOp::FpToSi,
+        CastOp::FpToUi,
+        CastOp::FpExt,
+        CastOp::FpTrunc,
+        CastOp::PtrToInt,
+        CastOp::IntToPtr,
+    ];
+
+    pub fn name(self) -> &'static str {
+        use CastOp::*;
+        match self {
+            Sext => "sext",
+            Zext => "zext",
+            Trunc => "trunc",
+            SiToFp => "sitofp",
+            UiToFp => "uitofp",
+            FpToSi => "fptosi",
+            FpToUi => "fptoui",
+            FpExt => "fpext",
+            FpTrunc => "fptrunc",
+            PtrToInt => "ptrtoint",
+            IntToPtr => "inttoptr",
+        }
+    }
+}
+
+/// One of the three dimensions of a GPU grid or block.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Dim {
+    X,
+    Y,
+    Z,
+}
+
+impl Dim {
+    pub const ALL: [Dim; 3] = [Dim::X, Dim::Y, Dim::Z];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Dim::X => "x",
+            Dim::Y => "y",
+            Dim::Z => "z",
+        }
+    }
+
+    pub fn index(self) -> usize {
+        self as usize
+    }
+}
+
+/// Which copy `cuda_memcpy` performs (CUDA's `cudaMemcpyKind`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CopyKind {
+    HostToDevice,
+    DeviceToHost,
+    DeviceToDevice,
+}
+
+/// Operations with fixed meaning that are not plain arithmetic: math
+/// functions (whose derivatives the AD knows), memory management, C library
+/// calls the runtime provides, GPU thread ids, barriers and atomics.
+///
+/// Argument and result types (checked by the verifier): math functions take
+/// and return `f32` or `f64` (the result type says which) except `abs` (`i32`)
+/// and `labs` (`i64`); the others are listed in [`Intrinsic::signature`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Intrinsic {
+    Sqrt,
+    Exp,
+    Log,
+    Pow,
+    Sin,
+    Cos,
+    Tan,
+    Tanh,
+    Fabs,
+    Fmin,
+    Fmax,
+    Floor,
+    Ceil,
+    Abs,
+    Labs,
+    /// `malloc(i64 bytes) -> ptr`
+    Malloc,
+    /// `calloc(i64 count, i64 size) -> ptr`, zeroed.
+    Calloc,
+    /// `free(ptr)`; freeing null does nothing.
+    Free,
+    /// `memcpy(ptr dst, ptr src, i64 bytes)`
+    Memcpy,
+    /// `memset(ptr dst, i32 byte, i64 bytes)`
+    Memset,
+    /// `printf(ptr format, args...) -> i32`: variadic; arguments are
+    /// already promoted as C's default argument promotions do.
+    Printf,
+    Atoi,
+    Atol,
+    Atof,
+    Strcmp,
+    /// `exit(i32)`: ends the program, never returns.
+    Exit,
+    /// `wtime() -> f64`: monotonic seconds.
+    Wtime,
+    /// `thread_idx.x -> i32` and so on.
+    ThreadIdx(Dim),
+    BlockIdx(Dim),
+    BlockDim(Dim),
+    GridDim(Dim),
+    /// `__syncthreads()`: every thread of the block must reach it.
+    Barrier,
+    /// `atomic_add(ptr, v) -> old`, for `i32`, `i64`, `f32`, `f64`.
+    AtomicAdd,
+    /// `cuda_malloc(ptr out, i64 bytes) -> i32` stores a device pointer in `*out`.
+    CudaMalloc,
+    /// `cuda_memcpy(ptr dst, ptr src, i64 bytes) -> i32`
+    CudaMemcpy(CopyKind),
+    /// `cuda_free(ptr) -> i32`
+    CudaFree,
+    /// `cuda_device_synchronize() -> i32`
+    CudaDeviceSynchronize,
+}
+
+/// The type an intrinsic operand or result has: a fixed type, or "the
+/// floating type of the result" for the overloaded math functions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OperandType {
+    Fixed(Type),
+    /// Same as the instruction's result type.
+    Result,
+    /// Any of `i32 i64 f32 f64` (atomics' value operand).
+    Arith,
+}
+
+impl Intrinsic {
+    /// Every intrinsic, for the text reader and exhaustive tests.
+    pub fn all() -> Vec<Intrinsic> {
+        use Intrinsic::*;
+        let mut v = vec![
+            Sqrt,
+            Exp,
+            Log,
+            Pow,
+            Sin,
+            Cos,
+            Tan,
+            Tanh,
+            Fabs,
+            Fmin,
+            Fmax,
+            Floor,
+            Ceil,
+            Abs,
+            Labs,
+            Malloc,
+            Calloc,
+            Free,
+            Memcpy,
+            Memset,
+            Printf,
+            Atoi,
+            Atol,
+            Atof,
+            Strcmp,
+            Exit,
+            Wtime,
+            Barrier,
+            AtomicAdd,
+            CudaMalloc,
+            CudaFree,
+            CudaDeviceSynchronize,
+        ];
+        for d in Dim::ALL {
+            v.extend([ThreadIdx(d), BlockIdx(d), BlockDim(d), GridDim(d)]);
+        }
+        for k in [
+            CopyKind::HostToDevice,
+            CopyKind::DeviceToHost,
+            CopyKind::DeviceToDevice,
+        ] {
+            v.push(CudaMemcpy(k));
+        }
+        v
+    }
+
+    /// The name in the text form, e.g. `sqrt`, `thread_idx.x`,
+    /// `cuda_memcpy.h2d`.
+    pub fn name(self) -> String {
+        use Intrinsic::*;
+        let fixed = match self {
+            Sqrt => "sqrt",
+            Exp => "exp",
+            Log => "log",
+            Pow => "pow",
+            Sin => "sin",
+            Cos => "cos",
+            Tan => "tan",
+            Tanh => "tanh",
+            Fabs => "fabs",
+            Fmin => "fmin",
+            Fmax => "fmax",
+            Floor => "floor",
+            Ceil => "ceil",
+            Abs => "abs",
+            Labs => "labs",
+            Malloc => "malloc",
+            Calloc => "calloc",
+            Free => "free",
+            Memcpy => "memcpy",
+            Memset => "memset",
+            Printf => "printf",
+            Atoi => "atoi",
+            Atol => "atol",
+            Atof => "atof",
+            Strcmp => "strcmp",
+            Exit => "exit",
+            Wtime => "wtime",
+            Barrier => "barrier",
+            AtomicAdd => "atomic_add",
+            CudaMalloc => "cuda_malloc",
+            CudaFree => "cuda_free",
+            CudaDeviceSynchronize => "cuda_device_synchronize",
+            ThreadIdx(d) => return format!("thread_idx.{}", d.name()),
+            BlockIdx(d) => return format!("block_idx.{}", d.name()),
+            BlockDim(d) => return format!("block_dim.{}", d.name()),
+            GridDim(d) => return format!("grid_dim.{}", d.name()),
+            CudaMemcpy(k) => {
+                return format!(
+                    "cuda_memcpy.{}",
+                    match k {
+                        CopyKind::HostToDevice => "h2d",
+                        CopyKind::DeviceToHost => "d2h",
+                        CopyKind::DeviceToDevice => "d2d",
+                    }
+                );
+            }
+        };
+        fixed.to_string()
+    }
+
+    pub fn from_name(name: &str) -> Option<Intrinsic> {
+        Intrinsic::all().into_iter().find(|i| i.name() == name)
+    }
+
+    /// Operand types (the fixed prefix for `printf`, which is variadic) and
+    /// the result type (`None`: no result).
+    pub fn signature(self) -> (Vec<OperandType>, Option<OperandType>) {
+        use Intrinsic::*;
+        use OperandType::{Arith, Fixed, Result as R};
+        let i32_ = Fixed(Type::I32);
+        let i64_ = Fixed(Type::I64);
+        let ptr = Fixed(Type::Ptr);
+        let f64_ = Fixed(Type::F64);
+        match self {
+            Sqrt | Exp | Log | Sin | Cos | Tan | Tanh | Fabs | Floor | Ceil => (vec![R], Some(R)),
+            Pow | Fmin | Fmax => (vec![R, R], Some(R)),
+            Abs => (vec![i32_], Some(i32_)),
+            Labs => (vec![i64_], Some(i64_)),
+            Malloc => (vec![i64_], Some(ptr)),
+            Calloc => (vec![i64_, i64_], Some(ptr)),
+            Free => (vec![ptr], None),
+            Memcpy => (vec![ptr, ptr, i64_], None),
+            Memset => (vec![ptr, i32_, i64_], None),
+            Printf => (vec![ptr], Some(i32_)),
+            Atoi => (vec![ptr], Some(i32_)),
+            Atol => (vec![ptr], Some(i64_)),
+            Atof => (vec![ptr], Some(f64_)),
+            Strcmp => (vec![ptr, ptr], Some(i32_)),
+            Exit => (vec![i32_], None),
+            Wtime => (vec![], Some(f64_)),
+            ThreadIdx(_) | BlockIdx(_) | BlockDim(_) | GridDim(_) => (vec![], Some(i32_)),
+            Barrier => (vec![], None),
+            AtomicAdd => (vec![ptr, Arith], Some(R)),
+            CudaMalloc => (vec![ptr, i64_], Some(i32_)),
+            CudaMemcpy(_) => (vec![ptr, ptr, i64_], Some(i32_)),
+            CudaFree => (vec![ptr], Some(i32_)),
+            CudaDeviceSynchronize => (vec![], Some(i32_)),
+        }
+    }
+
+    pub fn is_variadic(self) -> bool {
+        self == Intrinsic::Printf
+    }
+
+    /// True for intrinsics that only read their operands and touch no memory
+    /// or other state, so they can be moved, merged or deleted freely.
+    pub fn is_pure(self) -> bool {
+        use Intrinsic::*;
+        matches!(
+            self,
+            Sqrt | Exp
+                | Log
+                | Pow
+                | Sin
+                | Cos
+                | Tan
+                | Tanh
+                | Fabs
+                | Fmin
+                | Fmax
+                | Floor
+                | Ceil
+                | Abs
+                | Labs
+                | ThreadIdx(_)
+                | BlockIdx(_)
+                | BlockDim(_)
+                | GridDim(_)
+        )
+    }
+
+    /// GPU-only intrinsics: legal only in kernels and device functions.
+    pub fn is_gpu_only(self) -> bool {
+        use Intrinsic::*;
+        matches!(
+            self,
+            ThreadIdx(_) | BlockIdx(_) | BlockDim(_) | GridDim(_) | Barrier
+        )
+    }
+}
+
+/// What an instruction does. The last instruction of every block, and only
+/// it, is a terminator ([`InstKind::is_terminator`]).
+#[derive(Clone, Debug, PartialEq)]
+pub enum InstKind {
+    /// An integer or pointer constant (a `ptr` constant 0 is the null pointer).
+    Iconst(i64),
+    /// A floating constant; an `f32` one holds a value exactly representable
+    /// in `f32`.
+    Fconst(f64),
+    /// The address of a global.
+    GlobalAddr(GlobalId),
+    Unary(UnaryOp, Value),
+    Binary(BinaryOp, Value, Value),
+    Icmp(IntCC, Value, Value),
+    Fcmp(FloatCC, Value, Value),
+    Cast(CastOp, Value),
+    /// `select cond, a, b`: `a` if `cond` (an `i1`) else `b`.
+    Select(Value, Value, Value),
+    /// Stack memory of `size` bytes, live until the function returns,
+    /// zero-filled (ParC zero-initializes locals). Private to the invocation
+    /// of the function and, inside a task, to that task if allocated there.
+    Alloca { size: u32, align: u32 },
+    /// Read a value of the result's type.
+    Load(Value),
+    /// `store value, ptr`
+    Store { value: Value, ptr: Value },
+    /// `ptr + offset` with a byte offset of type `i64`.
+    PtrAdd(Value, Value),
+    /// A direct call of a function of the module.
+    Call { func: FuncId, args: Vec<Value> },
+    Intrinsic { op: Intrinsic, args: Vec<Value> },
+    /// Run kernel `kernel` on a grid of `grid` blocks of `block` threads
+    /// (each three `i32`s); returns when every thread has finished.
+    Launch {
+        kernel: FuncId,
+        grid: [Value; 3],
+        block: [Value; 3],
+        args: Vec<Value>,
+    },
+
+    // Terminators.
+    Jump(BlockCall),
+    Brif {
+        cond: Value,
+        then_dest: BlockCall,
+        else_dest: BlockCall,
+    },
+    Return(Option<Value>),
+    /// Tapir's detach: `task` may run in parallel with `cont`. Neither block
+    /// has parameters.
+    Detach {
+        region: SyncRegion,
+        task: Block,
+        cont: Block,
+    },
+    /// Ends a task started by a detach within `region`; `cont` is that
+    /// detach's continuation.
+    Reattach { region: SyncRegion, cont: Block },
+    /// Waits for every task detached within `region` by this invocation,
+    /// then continues at `next`.
+    Sync { region: SyncRegion, next: Block },
+    Unreachable,
+}
+
+impl InstKind {
+    pub fn is_terminator(&self) -> bool {
+        matches!(
+            self,
+            InstKind::Jump(_)
+                | InstKind::Brif { .. }
+                | InstKind::Return(_)
+                | InstKind::Detach { .. }
+                | InstKind::Reattach { .. }
+                | InstKind::Sync { .. }
+                | InstKind::Unreachable
+        )
+    }
+
+    /// The SSA operands, in order (block-call arguments included).
+    pub fn operands(&self) -> Vec<Value> {
+        let mut out = Vec::new();
+        self.for_each_operand(|v| out.push(v));
+        out
+    }
+
+    /// Calls `f` with each operand, in the order [`InstKind::operands`] lists them.
+    pub fn for_each_operand(&self, mut f: impl FnMut(Value)) {
+        let mut visit = |v: &Value| f(*v);
+        self.visit_operands(&mut visit);
+    }
+
+    /// Replaces each operand `v` by `f(v)`, in place.
+    pub fn map_operands(&mut self, mut f: impl FnMut(Value) -> Value) {
+        self.visit_operands_mut(&mut |v: &mut Value| *v = f(*v));
+    }
+
+    fn visit_operands(&self, f: &mut dyn FnMut(&Value)) {
+        use InstKind::*;
+        match self {
+            Iconst(_) | Fconst(_) | GlobalAddr(_) | Alloca { .. } | Unreachable => {}
+            Detach { .. } | Reattach { .. } | Sync { .. } => {}
+            Unary(_, a) | Cast(_, a) | Load(a) => f(a),
+            Binary(_, a, b) | Icmp(_, a, b) | Fcmp(_, a, b) | PtrAdd(a, b) => {
+                f(a);
+                f(b);
+            }
+            Store { value, ptr } => {
+                f(value);
+                f(ptr);
+            }
+            Select(c, a, b) => {
+                f(c);
+                f(a);
+                f(b);
+            }
+            Call { args, .. } | Intrinsic { args, .. } => args.iter().for_each(f),
+            Launch {
+                grid, block, args, ..
+            } => grid.iter().chain(block).chain(args).for_each(f),
+            Jump(dest) => dest.args.iter().for_each(f),
+            Brif {
+                cond,
+                then_dest,
+                else_dest,
+            } => {
+                f(cond);
+                then_dest.args.iter().for_each(&mut *f);
+                else_dest.args.iter().for_each(f);
+            }
+            Return(v) => v.iter().for_each(f),
+        }
+    }
+
+    fn visit_operands_mut(&mut self, f: &mut dyn FnMut(&mut Value)) {
+        use InstKind::*;
+        match self {
+            Iconst(_) | Fconst(_) | GlobalAddr(_) | Alloca { .. } | Unreachable => {}
+            Detach { .. } | Reattach { .. } | Sync { .. } => {}
+            Unary(_, a) | Cast(_, a) | Load(a) => f(a),
+            Binary(_, a, b) | Icmp(_, a, b) | Fcmp(_, a, b) | PtrAdd(a, b) => {
+                f(a);
+                f(b);
+            }
+            Store { value, ptr } => {
+                f(value);
+                f(ptr);
+            }
+            Select(c, a, b) => {
+                f(c);
+                f(a);
+                f(b);
+            }
+            Call { args, .. } | Intrinsic { args, .. } => args.iter_mut().for_each(f),
+            Launch {
+                grid, block, args, ..
+            } => grid
+                .iter_mut()
+                .chain(block.iter_mut())
+                .chain(args.iter_mut())
+                .for_each(f),
+            Jump(dest) => dest.args.iter_mut().for_each(f),
+            Brif {
+                cond,
+                then_dest,
+                else_dest,
+            } => {
+                f(cond);
+                then_dest.args.iter_mut().for_each(&mut *f);
+                else_dest.args.iter_mut().for_each(f);
+            }
+            Return(v) => v.iter_mut().for_each(f),
+        }
+    }
+
+    /// The blocks control may go to next (empty for `return`/`unreachable`
+    /// and for non-terminators). A detach lists its task first.
+    pub fn successors(&self) -> Vec<Block> {
+        use InstKind::*;
+        match self {
+            Jump(d) => vec![d.block],
+            Brif {
+                then_dest,
+                else_dest,
+                ..
+            } => vec![then_dest.block, else_dest.block],
+            Detach { task, cont, .. } => vec![*task, *cont],
+            Reattach { cont, .. } => vec![*cont],
+            Sync { next, .. } => vec![*next],
+            _ => Vec::new(),
+        }
+    }
+
+    /// Replaces every successor `b` by `f(b)`.
+    pub fn map_successors(&mut self, mut f: impl FnMut(Block) -> Block) {
+        use InstKind::*;
+        match self {
+            Jump(d) => d.block = f(d.block),
+            Brif {
+                then_dest,
+                else_dest,
+                ..
+            } => {
+                then_dest.block = f(then_dest.block);
+                else_dest.block = f(else_dest.block);
+            }
+            Detach { task, cont, .. } => {
+                *task = f(*task);
+                *cont = f(*cont);
+            }
+            Reattach { cont, .. } => *cont = f(*cont),
+            Sync { next, .. } => *next = f(*next),
+            _ => {}
+        }
+    }
+
+    /// True if the instruction may read memory.
+    pub fn may_read_memory(&self) -> bool {
+        match self {
+            InstKind::Load(_) | InstKind::Call { .. } | InstKind::Launch { .. } => true,
+            InstKind::Intrinsic { op, .. } => !op.is_pure(),
+            _ => false,
+        }
+    }
+
+    /// True if the instruction may write memory or have another effect
+    /// (output, exit, a fault other than a trapping load), so it must stay.
+    pub fn has_side_effects(&self) -> bool {
+        match self {
+            InstKind::Store { .. } | InstKind::Call { .. } | InstKind::Launch { .. } => true,
+            InstKind::Intrinsic { op, .. } => !op.is_pure(),
+            InstKind::Binary(op, ..) => matches!(
+                op,
+                BinaryOp::Sdiv | BinaryOp::Udiv | BinaryOp::Srem | BinaryOp::Urem
+            ),
+            other => other.is_terminator(),
+        }
+    }
+}
