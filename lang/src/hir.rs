@@ -1,0 +1,452 @@
+//! The checked program: names resolved, every expression typed, C's implicit
+//! conversions made explicit. `check` builds it from the AST; `lower` turns
+//! it into parir without re-deriving any C typing rule.
+//!
+//! Invariants (the checker guarantees them, lowering relies on them):
+//! - Every [`Expr`] has its C type in `ty`. Operands of arithmetic, comparison
+//!   and assignment already have the operation's type: the usual arithmetic
+//!   conversions, integer promotions, default argument promotions (for
+//!   `printf`), array-to-pointer decay and function-argument conversions are
+//!   all explicit [`ExprKind::Convert`] / [`ExprKind::Decay`] nodes.
+//! - Pointer arithmetic is explicit: [`ExprKind::PtrOffset`] and
+//!   [`ExprKind::PtrDiff`] carry the pointee size, so lowering never looks up
+//!   a type's size for them.
+//! - Lvalues are exactly `Local`, `Global`, `Deref`, `Index`, `Member`;
+//!   `AddrOf`, `Assign`, `CompoundAssign` and `IncDec` only wrap lvalues.
+//! - Conditions (`if`, loops, `!`, `&&`, `||`, `?:`) are scalar expressions
+//!   of any scalar type; lowering compares them with zero.
+//! - `sizeof` and integer constant expressions are folded to `IntConst`.
+//! - A `parallel_for` is in canonical form: index local, bounds and step
+//!   evaluated once, step positive (checked at run time where not constant).
+//! - Spawned calls are calls; a spawn destination is a local variable.
+//! - Struct layouts follow the C ABI of x86-64 (natural alignment).
+
+use crate::ast::Span;
+
+/// A C type after checking.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum CType {
+    Void,
+    Bool,
+    /// `char` is signed, as on x86-64.
+    Char,
+    Int,
+    UInt,
+    Long,
+    ULong,
+    Float,
+    Double,
+    Ptr(Box<CType>),
+    Array(Box<CType>, u64),
+    Struct(StructId),
+    /// CUDA's `dim3`: three `unsigned` fields `x`, `y`, `z` (12 bytes).
+    Dim3,
+}
+
+impl CType {
+    pub fn ptr_to(self) -> CType {
+        CType::Ptr(Box::new(self))
+    }
+
+    pub fn is_integer(&self) -> bool {
+        matches!(
+            self,
+            CType::Bool | CType::Char | CType::Int | CType::UInt | CType::Long | CType::ULong
+        )
+    }
+
+    pub fn is_floating(&self) -> bool {
+        matches!(self, CType::Float | CType::Double)
+    }
+
+    pub fn is_arithmetic(&self) -> bool {
+        self.is_integer() || self.is_floating()
+    }
+
+    pub fn is_pointer(&self) -> bool {
+        matches!(self, CType::Ptr(_))
+    }
+
+    pub fn is_scalar(&self) -> bool {
+        self.is_arithmetic() || self.is_pointer()
+    }
+
+    /// True for the unsigned integer types (`bool` counts as unsigned).
+    pub fn is_unsigned(&self) -> bool {
+        matches!(self, CType::Bool | CType::UInt | CType::ULong)
+    }
+
+    pub fn pointee(&self) -> Option<&CType> {
+        match self {
+            CType::Ptr(t) => Some(t),
+            _ => None,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct StructId(pub u32);
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct LocalId(pub u32);
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct GlobalVarId(pub u32);
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct FuncRef(pub u32);
+
+#[derive(Clone, Debug)]
+pub struct Program {
+    pub structs: Vec<StructLayout>,
+    pub globals: Vec<GlobalVar>,
+    /// Every function, defined or only declared; `FuncRef(i)` is `funcs[i]`.
+    pub funcs: Vec<Func>,
+    /// String literals, deduplicated; `ExprKind::Str(i)` is `strings[i]`
+    /// (without the terminating NUL, which lowering adds).
+    pub strings: Vec<Vec<u8>>,
+}
+
+#[derive(Clone, Debug)]
+pub struct StructLayout {
+    pub name: String,
+    pub fields: Vec<FieldLayout>,
+    pub size: u64,
+    pub align: u64,
+}
+
+#[derive(Clone, Debug)]
+pub struct FieldLayout {
+    pub name: String,
+    pub ty: CType,
+    pub offset: u64,
+}
+
+#[derive(Clone, Debug)]
+pub struct GlobalVar {
+    pub name: String,
+    pub ty: CType,
+    pub is_const: bool,
+    /// `__shared__` arrays declared in kernels are hoisted here (one
+    /// instance per GPU block at run time).
+    pub is_shared: bool,
+    pub init: Option<ConstInit>,
+    pub span: Span,
+}
+
+/// A constant initializer, already converted to the object's type.
+#[derive(Clone, Debug)]
+pub enum ConstInit {
+    Int(i64),
+    Float(f64),
+    /// The address of a string literal (`char *s = "..."`).
+    Str(usize),
+    /// The address of a global plus a byte offset (`int *p = &g;`).
+    GlobalAddr(GlobalVarId, i64),
+    Null,
+    /// Elements of an array or fields of a struct, in order; missing ones
+    /// are zero. A `char` array initialized from a string literal is a
+    /// `List` of `Int`s.
+    List(Vec<ConstInit>),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum FuncKind {
+    #[default]
+    Host,
+    /// `__global__`
+    Kernel,
+    /// `__device__`
+    Device,
+}
+
+#[derive(Clone, Debug)]
+pub struct Func {
+    pub name: String,
+    pub ret: CType,
+    /// Parameter locals, in order; their types are the parameter types.
+    pub params: Vec<LocalId>,
+    /// All locals of the function, parameters included; `LocalId(i)` is
+    /// `locals[i]`. Names may repeat (shadowing); ids do not.
+    pub locals: Vec<Local>,
+    pub kind: FuncKind,
+    pub is_static: bool,
+    /// `None` for a declaration (`extern` or a prototype never defined).
+    pub body: Option<Vec<Stmt>>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug)]
+pub struct Local {
+    pub name: String,
+    pub ty: CType,
+    /// True if its address is taken (`&x`, or an array), so it must live in
+    /// memory; false locals may be kept in registers from the start.
+    pub address_taken: bool,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug)]
+pub struct Stmt {
+    pub kind: StmtKind,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug)]
+pub enum StmtKind {
+    Expr(Expr),
+    /// A local comes into scope; with an initializer, it is assigned. A
+    /// declaration without one zero-fills the local (ParC's rule), also
+    /// when a loop executes it again.
+    Decl(LocalId, Option<Init>),
+    Block(Vec<Stmt>),
+    If {
+        cond: Expr,
+        then: Box<Stmt>,
+        els: Option<Box<Stmt>>,
+    },
+    While {
+        cond: Expr,
+        body: Box<Stmt>,
+    },
+    DoWhile {
+        body: Box<Stmt>,
+        cond: Expr,
+    },
+    For {
+        init: Option<Box<Stmt>>,
+        cond: Option<Expr>,
+        step: Option<Expr>,
+        body: Box<Stmt>,
+    },
+    /// `parallel_for (T var = lo; var < hi; var += step) body` (or `<=`
+    /// when `inclusive`). `lo`, `hi`, `step` have the type of `var`.
+    ParallelFor {
+        var: LocalId,
+        lo: Expr,
+        hi: Expr,
+        inclusive: bool,
+        step: Expr,
+        body: Box<Stmt>,
+    },
+    Break,
+    Continue,
+    /// Already converted to the function's return type.
+    Return(Option<Expr>),
+    /// `spawn f(args);` or `var = spawn f(args);`: `call` is an
+    /// [`ExprKind::Call`]; its result, converted to the type of `dest`, is
+    /// stored there by the spawned task.
+    Spawn {
+        dest: Option<LocalId>,
+        call: Expr,
+    },
+    Sync,
+}
+
+/// A local initializer, converted to the local's type.
+#[derive(Clone, Debug)]
+pub enum Init {
+    Expr(Expr),
+    /// Array elements or struct fields in order; the rest are zero.
+    List(Vec<Init>),
+}
+
+#[derive(Clone, Debug)]
+pub struct Expr {
+    pub kind: ExprKind,
+    pub ty: CType,
+    pub span: Span,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UnaryOp {
+    /// Arithmetic negation (integer or floating).
+    Neg,
+    /// `~` on an integer.
+    BitNot,
+    /// `!`: 1 if the operand is zero, else 0; result `int`.
+    Not,
+}
+
+/// Arithmetic and comparison on operands already converted to one type
+/// (the operand type, given by the operands' `ty`). Comparisons have type
+/// `int` and compare pointers too.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BinaryOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Rem,
+    Shl,
+    /// Arithmetic for signed, logical for unsigned operand types.
+    Shr,
+    BitAnd,
+    BitOr,
+    BitXor,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    Eq,
+    Ne,
+}
+
+/// The C library and CUDA functions the language provides.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Builtin {
+    /// Math functions; the `f`-suffixed forms have `Float` type, the
+    /// others `Double`; `Abs` is `int`, `Labs` is `long`.
+    Sqrt,
+    Exp,
+    Log,
+    Pow,
+    Sin,
+    Cos,
+    Tan,
+    Tanh,
+    Fabs,
+    Fmin,
+    Fmax,
+    Floor,
+    Ceil,
+    Abs,
+    Labs,
+    Malloc,
+    Calloc,
+    Free,
+    Memcpy,
+    Memset,
+    Printf,
+    Atoi,
+    Atol,
+    Atof,
+    Strcmp,
+    Exit,
+    Wtime,
+    /// `__syncthreads()`
+    SyncThreads,
+    /// `atomicAdd(p, v)` on `int`, `float`, `double`.
+    AtomicAdd,
+    /// `cudaMalloc(&p, bytes)`: arguments are the address of the pointer
+    /// variable (type `void**` after conversion) and the size (`long`).
+    CudaMalloc,
+    /// `cudaMemcpy(dst, src, bytes, kind)`; `kind` is folded into this.
+    CudaMemcpy(MemcpyKind),
+    CudaFree,
+    CudaDeviceSynchronize,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MemcpyKind {
+    HostToDevice,
+    DeviceToHost,
+    DeviceToDevice,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GpuIndex {
+    ThreadIdx,
+    BlockIdx,
+    BlockDim,
+    GridDim,
+}
+
+#[derive(Clone, Debug)]
+pub enum ExprKind {
+    /// An integer, `bool` or `char` constant of type `ty`.
+    IntConst(i64),
+    FloatConst(f64),
+    /// The address of string literal `i` (type `char*`).
+    Str(usize),
+    /// The null pointer of type `ty`.
+    Null,
+    /// Lvalue: a local variable.
+    Local(LocalId),
+    /// Lvalue: a global variable.
+    Global(GlobalVarId),
+    /// Converts the operand to `ty` as C does: integer widening (by the
+    /// operand's signedness), narrowing, int↔float, float↔double, to
+    /// `bool` (compare with zero), pointer↔pointer, pointer↔integer.
+    Convert(Box<Expr>),
+    /// An array lvalue used as a value: the address of its first element
+    /// (`ty` is a pointer to the element type).
+    Decay(Box<Expr>),
+    Unary(UnaryOp, Box<Expr>),
+    Binary(BinaryOp, Box<Expr>, Box<Expr>),
+    /// `ptr + index * elem_size` (`index` is `long`; subtraction has a
+    /// negated index). Type: the pointer's type.
+    PtrOffset {
+        ptr: Box<Expr>,
+        index: Box<Expr>,
+        elem_size: u64,
+    },
+    /// `(a - b) / elem_size` for two pointers; type `long`.
+    PtrDiff {
+        a: Box<Expr>,
+        b: Box<Expr>,
+        elem_size: u64,
+    },
+    /// Short-circuit `&&` (`is_and`) or `||`; operands scalar, type `int`.
+    Logical {
+        is_and: bool,
+        lhs: Box<Expr>,
+        rhs: Box<Expr>,
+    },
+    /// Lvalue: `*ptr`.
+    Deref(Box<Expr>),
+    /// `&lvalue`.
+    AddrOf(Box<Expr>),
+    /// Lvalue: `base[index]` where `base` is a pointer (arrays decayed) and
+    /// `index` is `long`; `elem_size` is the size of `ty`.
+    Index {
+        base: Box<Expr>,
+        index: Box<Expr>,
+        elem_size: u64,
+    },
+    /// Lvalue: field at `offset` of a struct (or `dim3`) lvalue; `ty` is
+    /// the field's type. `p->f` is `Member(Deref(p))`.
+    Member { base: Box<Expr>, offset: u64 },
+    /// `lhs = rhs`; `rhs` already has `lhs`'s type; value is the new value.
+    Assign { lhs: Box<Expr>, rhs: Box<Expr> },
+    /// `lhs op= rhs`: computes `(op_ty)lhs op rhs` in `op_ty` (the usual
+    /// arithmetic conversions of both sides; `rhs` already converted to it),
+    /// converts back to `lhs`'s type and stores. For pointer `+=`/`-=`,
+    /// `op` is `Add`/`Sub`, `op_ty` is the pointer type, `rhs` is `long`
+    /// and `elem_size` is the pointee size (otherwise 0).
+    CompoundAssign {
+        op: BinaryOp,
+        lhs: Box<Expr>,
+        rhs: Box<Expr>,
+        op_ty: CType,
+        elem_size: u64,
+    },
+    /// `++x`, `x--` and friends on an arithmetic or pointer lvalue;
+    /// pointers step by `elem_size` bytes (otherwise 0).
+    IncDec {
+        lvalue: Box<Expr>,
+        is_inc: bool,
+        is_prefix: bool,
+        elem_size: u64,
+    },
+    /// `c ? a : b`; `a` and `b` already have type `ty`.
+    Cond(Box<Expr>, Box<Expr>, Box<Expr>),
+    /// A call of a function of the program; arguments converted to the
+    /// parameter types.
+    Call { func: FuncRef, args: Vec<Expr> },
+    /// A builtin; arguments converted to what [`Builtin`] documents
+    /// (`printf`'s variadic ones promoted: `float` to `double`, small
+    /// integers to `int`).
+    Builtin { func: Builtin, args: Vec<Expr> },
+    /// `kernel<<<grid, block>>>(args)`: `grid` and `block` are `dim3`
+    /// values (an integer `n` was converted to `dim3(n, 1, 1)`).
+    Launch {
+        kernel: FuncRef,
+        grid: Box<Expr>,
+        block: Box<Expr>,
+        args: Vec<Expr>,
+    },
+    /// `dim3(x, y, z)` with missing components 1; components `unsigned`.
+    Dim3(Box<Expr>, Box<Expr>, Box<Expr>),
+    /// `threadIdx.x` etc.; type `int`. `dim` is 0, 1, 2 for x, y, z.
+    Gpu(GpuIndex, u8),
+    /// `a, b`: evaluates `a`, discards it, yields `b`.
+    Comma(Box<Expr>, Box<Expr>),
+}
