@@ -1,0 +1,3 @@
+//! One module per pass.
+
+pub mod dce;

@@ -1,0 +1,122 @@
+//! The pipeline driver behind the `parc` command: one short list of calls,
+//! as QBE's `main.c` reads.
+//!
+//! ```text
+//! bytes ─utf8─▶ source ─parse─▶ AST ─check─▶ HIR ─lower─▶ parir ─verify─▶ opt ─▶ consumer
+//! ```
+//!
+//! Every front-end failure comes back as rendered diagnostics (the caller
+//! prints them and exits with status 1); nothing here panics on user input.
+//! A module that fails the verifier after lowering or after a pass is a bug
+//! in parc, reported as an internal error.
+
+use parc_ir::Module;
+use parc_lang::ast::Span;
+use parc_lang::diag::{self, Diagnostic};
+
+/// How far the pipeline got when it stopped with errors.
+#[derive(Debug)]
+pub struct CompileError {
+    /// Rendered diagnostics, ready to print.
+    pub rendered: String,
+    /// True if the fault is parc's own (a verifier failure), not the user's.
+    pub internal: bool,
+}
+
+/// Options that shape compilation.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Options {
+    /// 0, 1 or 2.
+    pub opt_level: u8,
+    /// Render with ANSI colours.
+    pub color: bool,
+}
+
+/// What a successful front end hands on: the module and any warnings.
+pub struct Compiled {
+    pub module: Module,
+    pub warnings: String,
+}
+
+/// Turns raw file bytes into text, or a diagnostic pointing at the first
+/// byte that is not UTF-8.
+pub fn decode_source(path: &str, bytes: &[u8], color: bool) -> Result<String, CompileError> {
+    match std::str::from_utf8(bytes) {
+        Ok(text) => Ok(text.to_owned()),
+        Err(e) => {
+            let at = e.valid_up_to();
+            let shown = String::from_utf8_lossy(bytes).into_owned();
+            // The lossy text has the same prefix, so the offset is valid in it.
+            let d = Diagnostic::error(
+                Span::new(at, at + 1),
+                format!(
+                    "this file is not UTF-8 text: byte 0x{:02x} at offset {at} is not valid here",
+                    bytes[at]
+                ),
+            )
+            .with_help("ParC sources are UTF-8 (ASCII) text; is this the right file?");
+            Err(CompileError {
+                rendered: diag::render(path, &shown, &[d], color),
+                internal: false,
+            })
+        }
+    }
+}
+
+/// Source text to a verified (and, at `opt_level > 0`, optimized) module.
+pub fn compile(path: &str, source: &str, options: Options) -> Result<Compiled, CompileError> {
+    let (ast, mut diags) = parc_lang::parse::parse(source);
+    let hir = if diags.iter().any(Diagnostic::is_error) {
+        None
+    } else {
+        let (hir, check_diags) = parc_lang::check::check(&ast);
+        diags.extend(check_diags);
+        hir
+    };
+    let rendered = diag::render(path, source, &diags, options.color);
+    let Some(hir) = hir.filter(|_| !diags.iter().any(Diagnostic::is_error)) else {
+        return Err(CompileError {
+            rendered,
+            internal: false,
+        });
+    };
+    let module = parc_lang::lower::lower(&hir, path, source);
+    verified(&module, "lowering")?;
+    let module = parc_opt::optimize(module, options.opt_level, &mut |pass, m| verified(m, pass))?;
+    Ok(Compiled {
+        module,
+        warnings: rendered,
+    })
+}
+
+/// Checks only: parse and type-check, no lowering.
+pub fn check(path: &str, source: &str, color: bool) -> Result<String, CompileError> {
+    let (ast, mut diags) = parc_lang::parse::parse(source);
+    if !diags.iter().any(Diagnostic::is_error) {
+        diags.extend(parc_lang::check::check(&ast).1);
+    }
+    let rendered = diag::render(path, source, &diags, color);
+    if diags.iter().any(Diagnostic::is_error) {
+        Err(CompileError {
+            rendered,
+            internal: false,
+        })
+    } else {
+        Ok(rendered)
+    }
+}
+
+fn verified(module: &Module, after: &str) -> Result<(), CompileError> {
+    parc_ir::verify::verify_module(module).map_err(|errors| {
+        let mut rendered = format!(
+            "internal compiler error: the IR is invalid after {after} (this is a bug in parc)\n"
+        );
+        for e in errors {
+            rendered.push_str(&format!("  {e}\n"));
+        }
+        CompileError {
+            rendered,
+            internal: true,
+        }
+    })
+}

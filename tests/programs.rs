@@ -1,0 +1,321 @@
+//! End-to-end tests as data: every ParC program in the repository is run
+//! through the `parc` binary, as a user would, and compared with an oracle.
+//!
+//! Suites (one test per file):
+//! - `samples/NAME.pc`: `parc run --interp` must print `samples/NAME.stdout`
+//!   and exit with the status named by a `// exit: N` line (default 0), given
+//!   the arguments of a `// args: ...` line. For samples without kernels the
+//!   same program built by gcc through `include/parc.h` must print the same
+//!   (skipped with a message when gcc is missing).
+//! - `tests/bad/NAME.pc`: `parc check` must fail with status 1, within a
+//!   second, printing exactly `tests/bad/NAME.stderr`.
+//! - `tests/run/NAME.pc`: `parc run --interp` must print `NAME.stdout`, exit
+//!   with the `// exit:` status, and its stderr must equal `NAME.stderr`
+//!   (run-time faults end this way).
+//!
+//! `PARC_BLESS=1 cargo test --test programs` rewrites the expected files from
+//! what parc does now; review the diff before committing it.
+
+use libtest_mimic::{Arguments, Failed, Trial};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn parc() -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_parc"));
+    cmd.current_dir(root()).stdin(Stdio::null());
+    cmd
+}
+
+fn blessing() -> bool {
+    std::env::var_os("PARC_BLESS").is_some_and(|v| v != "0")
+}
+
+/// `.pc` files of a directory, sorted, as paths relative to the root.
+fn programs(dir: &str) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(root().join(dir))
+        .map(|entries| {
+            entries
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.extension().is_some_and(|x| x == "pc"))
+                .map(|p| Path::new(dir).join(p.file_name().unwrap_or_default()))
+                .collect()
+        })
+        .unwrap_or_default();
+    files.sort();
+    files
+}
+
+/// The `// key: value` directives in the first lines of a program.
+fn directive(source: &str, key: &str) -> Option<String> {
+    source
+        .lines()
+        .take_while(|l| l.starts_with("//") || l.trim().is_empty())
+        .find_map(|l| {
+            l.trim_start_matches("//")
+                .trim()
+                .strip_prefix(key)
+                .and_then(|rest| rest.strip_prefix(':'))
+                .map(|v| v.trim().to_string())
+        })
+}
+
+struct Expectations {
+    args: Vec<String>,
+    exit: i32,
+}
+
+fn expectations(path: &Path) -> Result<Expectations, Failed> {
+    let source = String::from_utf8_lossy(&std::fs::read(root().join(path))?).into_owned();
+    let args = directive(&source, "args")
+        .map(|a| a.split_whitespace().map(str::to_string).collect())
+        .unwrap_or_default();
+    let exit = match directive(&source, "exit") {
+        Some(n) => n
+            .parse()
+            .map_err(|_| format!("bad `// exit:` directive `{n}`"))?,
+        None => 0,
+    };
+    Ok(Expectations { args, exit })
+}
+
+fn run_with_timeout(mut cmd: Command, limit: Duration) -> Result<(Output, Duration), Failed> {
+    let start = Instant::now();
+    let mut child = cmd.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn()?;
+    // Reading pipes while polling would need threads; the outputs here are
+    // small, so waiting with a deadline is enough.
+    loop {
+        if child.try_wait()?.is_some() {
+            break;
+        }
+        if start.elapsed() > limit {
+            let _ = child.kill();
+            return Err(format!("did not finish within {limit:?}").into());
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let elapsed = start.elapsed();
+    Ok((child.wait_with_output()?, elapsed))
+}
+
+/// Compares `actual` with the file at `expected_path` (or writes it when
+/// blessing).
+fn compare_file(expected_path: &Path, actual: &str, what: &str) -> Result<(), Failed> {
+    let full = root().join(expected_path);
+    if blessing() {
+        std::fs::write(&full, actual)?;
+        return Ok(());
+    }
+    let expected = std::fs::read_to_string(&full).map_err(|e| {
+        format!(
+            "cannot read {}: {e} (run with PARC_BLESS=1 to create it)",
+            expected_path.display()
+        )
+    })?;
+    if expected != actual {
+        return Err(format!(
+            "{what} differs from {}:\n{}",
+            expected_path.display(),
+            diff(&expected, actual)
+        )
+        .into());
+    }
+    Ok(())
+}
+
+fn diff(expected: &str, actual: &str) -> String {
+    let mut out = String::new();
+    for change in similar::TextDiff::from_lines(expected, actual).iter_all_changes() {
+        let sign = match change.tag() {
+            similar::ChangeTag::Delete => "-",
+            similar::ChangeTag::Insert => "+",
+            similar::ChangeTag::Equal => " ",
+        };
+        out.push_str(&format!("{sign}{change}"));
+    }
+    out
+}
+
+fn status_of(output: &Output) -> i32 {
+    output.status.code().unwrap_or(-1)
+}
+
+fn check_sample(path: &Path) -> Result<(), Failed> {
+    let exp = expectations(path)?;
+    let mut cmd = parc();
+    cmd.args(["run", "--interp", "--color=never"])
+        .arg(path)
+        .arg("--")
+        .args(&exp.args);
+    let (out, _) = run_with_timeout(cmd, Duration::from_secs(120))?;
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    if status_of(&out) != exp.exit {
+        return Err(format!(
+            "exit status {} (expected {}); stderr:\n{stderr}",
+            status_of(&out),
+            exp.exit
+        )
+        .into());
+    }
+    compare_file(&path.with_extension("stdout"), &stdout, "the interpreter's output")
+}
+
+/// The gcc oracle: the serial projection compiled by gcc through the prelude
+/// must behave exactly as parc's interpreter does.
+fn check_against_gcc(path: &Path, openmp: bool) -> Result<(), Failed> {
+    let exp = expectations(path)?;
+    let dir = std::env::temp_dir().join(format!("parc-gcc-{}", std::process::id()));
+    std::fs::create_dir_all(&dir)?;
+    let stem = path.file_stem().unwrap_or_default().to_string_lossy();
+    let exe = dir.join(format!("{stem}{}", if openmp { "-omp" } else { "" }));
+    let mut gcc = Command::new("gcc");
+    gcc.current_dir(root())
+        .args(["-O2", "-fwrapv", "-include", "include/parc.h", "-x", "c"])
+        .arg(path)
+        .arg("-o")
+        .arg(&exe)
+        .arg("-lm");
+    if openmp {
+        gcc.arg("-fopenmp");
+    }
+    let built = gcc.output()?;
+    if !built.status.success() {
+        return Err(format!("gcc failed:\n{}", String::from_utf8_lossy(&built.stderr)).into());
+    }
+    let mut cmd = Command::new(&exe);
+    cmd.args(&exp.args)
+        .current_dir(root())
+        .env("OMP_NUM_THREADS", "2");
+    let (gcc_out, _) = run_with_timeout(cmd, Duration::from_secs(60))?;
+    let _ = std::fs::remove_file(&exe);
+    let mut cmd = parc();
+    cmd.args(["run", "--interp", "--color=never"])
+        .arg(path)
+        .arg("--")
+        .args(&exp.args);
+    let (parc_out, _) = run_with_timeout(cmd, Duration::from_secs(120))?;
+    if status_of(&gcc_out) != status_of(&parc_out) {
+        return Err(format!(
+            "exit status: gcc {} vs parc {}",
+            status_of(&gcc_out),
+            status_of(&parc_out)
+        )
+        .into());
+    }
+    let (g, p) = (
+        String::from_utf8_lossy(&gcc_out.stdout),
+        String::from_utf8_lossy(&parc_out.stdout),
+    );
+    if g != p {
+        return Err(format!("output differs (- gcc, + parc):\n{}", diff(&g, &p)).into());
+    }
+    Ok(())
+}
+
+fn has_kernels(path: &Path) -> bool {
+    std::fs::read_to_string(root().join(path)).is_ok_and(|s| s.contains("__global__"))
+}
+
+fn gcc_available() -> bool {
+    Command::new("gcc")
+        .arg("--version")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+fn check_bad(path: &Path) -> Result<(), Failed> {
+    let mut cmd = parc();
+    cmd.args(["check", "--color=never"]).arg(path);
+    let (out, elapsed) = run_with_timeout(cmd, Duration::from_secs(10))?;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    if status_of(&out) != 1 {
+        return Err(format!(
+            "exit status {} (expected 1); stderr:\n{stderr}",
+            status_of(&out)
+        )
+        .into());
+    }
+    if stderr.contains("panicked") || !stderr.contains("error") {
+        return Err(format!("no proper diagnostic; stderr:\n{stderr}").into());
+    }
+    // The promise is "within a second" in a release build; debug builds on a
+    // loaded 2-core machine get some slack.
+    if elapsed > Duration::from_secs(3) {
+        return Err(format!("took {elapsed:?}").into());
+    }
+    compare_file(&path.with_extension("stderr"), &stderr, "the diagnostics")
+}
+
+fn check_runtime(path: &Path) -> Result<(), Failed> {
+    let exp = expectations(path)?;
+    let mut cmd = parc();
+    cmd.args(["run", "--interp", "--color=never"])
+        .arg(path)
+        .arg("--")
+        .args(&exp.args);
+    let (out, _) = run_with_timeout(cmd, Duration::from_secs(60))?;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    if status_of(&out) != exp.exit {
+        return Err(format!(
+            "exit status {} (expected {}); stderr:\n{stderr}",
+            status_of(&out),
+            exp.exit
+        )
+        .into());
+    }
+    compare_file(
+        &path.with_extension("stdout"),
+        &String::from_utf8_lossy(&out.stdout),
+        "stdout",
+    )?;
+    compare_file(&path.with_extension("stderr"), &stderr, "stderr")
+}
+
+fn name_of(path: &Path) -> String {
+    path.with_extension("").display().to_string()
+}
+
+fn main() {
+    let args = Arguments::from_args();
+    let gcc = gcc_available();
+    let mut trials = Vec::new();
+    for path in programs("samples") {
+        let p = path.clone();
+        trials.push(Trial::test(format!("interp::{}", name_of(&path)), move || {
+            check_sample(&p)
+        }));
+        if !has_kernels(&path) {
+            for openmp in [false, true] {
+                let p = path.clone();
+                let label = if openmp { "gcc-openmp" } else { "gcc" };
+                trials.push(
+                    Trial::test(format!("{label}::{}", name_of(&path)), move || {
+                        check_against_gcc(&p, openmp)
+                    })
+                    .with_ignored_flag(!gcc),
+                );
+            }
+        }
+    }
+    if !gcc {
+        eprintln!("note: gcc not found; the gcc-oracle tests are skipped");
+    }
+    for path in programs("tests/bad") {
+        trials.push(Trial::test(format!("bad::{}", name_of(&path)), move || {
+            check_bad(&path)
+        }));
+    }
+    for path in programs("tests/run") {
+        trials.push(Trial::test(format!("run::{}", name_of(&path)), move || {
+            check_runtime(&path)
+        }));
+    }
+    libtest_mimic::run(&args, trials).exit();
+}
