@@ -45,8 +45,13 @@ pub fn decode_source(path: &str, bytes: &[u8], color: bool) -> Result<String, Co
         Ok(text) => Ok(text.to_owned()),
         Err(e) => {
             let at = e.valid_up_to();
-            let shown = String::from_utf8_lossy(bytes).into_owned();
-            // The lossy text has the same prefix, so the offset is valid in it.
+            // One `?` per invalid byte keeps byte offsets (and so the span)
+            // the same in the text ariadne renders.
+            let mut shown = String::with_capacity(bytes.len());
+            for chunk in bytes.utf8_chunks() {
+                shown.push_str(chunk.valid());
+                shown.extend(std::iter::repeat_n('?', chunk.invalid().len()));
+            }
             let d = Diagnostic::error(
                 Span::new(at, at + 1),
                 format!(

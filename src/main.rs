@@ -207,8 +207,9 @@ fn run(args: RunArgs) -> ExitCode {
         args: argv,
         ..parc_ir::interp::Config::default()
     };
-    let stdout = std::io::stdout();
-    let mut out = stdout.lock();
+    // Line buffering (what a locked stdout does) costs a system call per
+    // line; programs that print a lot would spend their time there.
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     let result = parc_ir::interp::run_main(&module, &config, &mut out);
     let _ = out.flush();
     match result {

@@ -86,20 +86,37 @@ fn expectations(path: &Path) -> Result<Expectations, Failed> {
 fn run_with_timeout(mut cmd: Command, limit: Duration) -> Result<(Output, Duration), Failed> {
     let start = Instant::now();
     let mut child = cmd.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn()?;
-    // Reading pipes while polling would need threads; the outputs here are
-    // small, so waiting with a deadline is enough.
-    loop {
-        if child.try_wait()?.is_some() {
-            break;
+    // Drain both pipes on their own threads: a child that fills a pipe while
+    // nobody reads it would block forever.
+    let drain = |pipe: Option<Box<dyn std::io::Read + Send>>| {
+        std::thread::spawn(move || {
+            let mut bytes = Vec::new();
+            if let Some(mut pipe) = pipe {
+                let _ = pipe.read_to_end(&mut bytes);
+            }
+            bytes
+        })
+    };
+    let stdout = drain(child.stdout.take().map(|p| Box::new(p) as _));
+    let stderr = drain(child.stderr.take().map(|p| Box::new(p) as _));
+    let status = loop {
+        if let Some(status) = child.try_wait()? {
+            break status;
         }
         if start.elapsed() > limit {
             let _ = child.kill();
+            let _ = child.wait();
             return Err(format!("did not finish within {limit:?}").into());
         }
         std::thread::sleep(Duration::from_millis(5));
-    }
+    };
     let elapsed = start.elapsed();
-    Ok((child.wait_with_output()?, elapsed))
+    let output = Output {
+        status,
+        stdout: stdout.join().unwrap_or_default(),
+        stderr: stderr.join().unwrap_or_default(),
+    };
+    Ok((output, elapsed))
 }
 
 /// Compares `actual` with the file at `expected_path` (or writes it when

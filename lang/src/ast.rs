@@ -104,6 +104,9 @@ pub struct FuncDef {
     pub ret: TypeName,
     pub name: Ident,
     pub params: Vec<Param>,
+    /// The parameter list ends with `...` (only in prototypes such as
+    /// `extern double __enzyme_autodiff(void *, ...);`).
+    pub variadic: bool,
     /// `None` for a prototype or `extern` declaration.
     pub body: Option<Block>,
     pub span: Span,

@@ -66,6 +66,21 @@ impl Diagnostic {
     }
 }
 
+/// Lines longer than this (in bytes) are not echoed under a diagnostic.
+const MAX_SHOWN_LINE: usize = 300;
+
+/// Length in bytes of the line containing `offset`.
+fn line_len(source: &str, offset: usize) -> usize {
+    let offset = offset.min(source.len());
+    let bytes = source.as_bytes();
+    let start = bytes[..offset].iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+    let end = bytes[offset..]
+        .iter()
+        .position(|&b| b == b'\n')
+        .map_or(bytes.len(), |i| offset + i);
+    end - start
+}
+
 /// 1-based line and column (in characters) of a byte offset.
 pub fn line_col(source: &str, offset: usize) -> (usize, usize) {
     let offset = offset.min(source.len());
@@ -87,7 +102,17 @@ pub fn render(path: &str, source: &str, diags: &[Diagnostic], color: bool) -> St
             Severity::Error => "error",
             Severity::Warning => "warning",
         };
-        out.extend_from_slice(format!("{path}:{line}:{col}: {kind_word}: {}\n", d.message).as_bytes());
+        out.extend_from_slice(
+            format!("{path}:{line}:{col}: {kind_word}: {}\n", d.message).as_bytes(),
+        );
+        if line_len(source, d.span.start as usize) > MAX_SHOWN_LINE {
+            // A snippet of a line this long (generated code, a 50,000-deep
+            // nesting) would bury the message; the position says where.
+            if let Some(help) = &d.help {
+                out.extend_from_slice(format!("  help: {help}\n").as_bytes());
+            }
+            continue;
+        }
         let kind = match d.severity {
             Severity::Error => ReportKind::Error,
             Severity::Warning => ReportKind::Warning,

@@ -5,4 +5,9 @@
 //! Only this crate knows ParC's surface syntax.
 
 pub mod ast;
+pub mod check;
 pub mod diag;
+pub mod lex;
+pub mod parse;
+pub mod hir;
+pub mod lower;

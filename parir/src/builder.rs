@@ -94,6 +94,10 @@ impl<'f> FuncBuilder<'f> {
         self.value(InstKind::GlobalAddr(g), Type::Ptr)
     }
 
+    pub fn func_addr(&mut self, f: FuncId) -> Value {
+        self.value(InstKind::FuncAddr(f), Type::Ptr)
+    }
+
     pub fn unary(&mut self, op: UnaryOp, a: Value) -> Value {
         let ty = self.ty(a);
         self.value(InstKind::Unary(op, a), ty)

@@ -564,6 +564,9 @@ pub enum InstKind {
     Fconst(f64),
     /// The address of a global.
     GlobalAddr(GlobalId),
+    /// The address of a function (for the runtime: outlined tasks and
+    /// loop bodies are passed to it as code pointers).
+    FuncAddr(FuncId),
     Unary(UnaryOp, Value),
     Binary(BinaryOp, Value, Value),
     Icmp(IntCC, Value, Value),
@@ -652,7 +655,7 @@ impl InstKind {
     fn visit_operands(&self, f: &mut dyn FnMut(&Value)) {
         use InstKind::*;
         match self {
-            Iconst(_) | Fconst(_) | GlobalAddr(_) | Alloca { .. } | Unreachable => {}
+            Iconst(_) | Fconst(_) | GlobalAddr(_) | FuncAddr(_) | Alloca { .. } | Unreachable => {}
             Detach { .. } | Reattach { .. } | Sync { .. } => {}
             Unary(_, a) | Cast(_, a) | Load(a) => f(a),
             Binary(_, a, b) | Icmp(_, a, b) | Fcmp(_, a, b) | PtrAdd(a, b) => {
@@ -689,7 +692,7 @@ impl InstKind {
     fn visit_operands_mut(&mut self, f: &mut dyn FnMut(&mut Value)) {
         use InstKind::*;
         match self {
-            Iconst(_) | Fconst(_) | GlobalAddr(_) | Alloca { .. } | Unreachable => {}
+            Iconst(_) | Fconst(_) | GlobalAddr(_) | FuncAddr(_) | Alloca { .. } | Unreachable => {}
             Detach { .. } | Reattach { .. } | Sync { .. } => {}
             Unary(_, a) | Cast(_, a) | Load(a) => f(a),
             Binary(_, a, b) | Icmp(_, a, b) | Fcmp(_, a, b) | PtrAdd(a, b) => {

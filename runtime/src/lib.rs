@@ -1,1 +1,140 @@
-//! (filled by its issue)
+//! `parc-runtime`: the work-stealing runtime that parc's generated code
+//! calls. It is the only place in parc with threads, deques and atomics of
+//! our own.
+//!
+//! Generated code (the Cranelift backend, JIT or object files) calls the
+//! `extern "C"` entry points below; the JIT registers them from
+//! [`symbols`], executables link the `staticlib`.
+//!
+//! # ABI contract
+//!
+//! All entry points use the platform C calling convention and are named
+//! `parc_rt_*`. Types: `i32`/`i64` are C `int`/`long`, `f32`/`f64` are
+//! `float`/`double`, `ptr` is a 64-bit address, `fn(..)` a C function
+//! pointer. Strings are NUL-terminated.
+//!
+//! | symbol | signature | semantics |
+//! |---|---|---|
+//! | `parc_rt_main` | `(fn(i32, ptr) -> i32 main, i32 argc, ptr argv) -> i32` | runs `main` on a worker with a 64 MiB stack, flushes stdout, returns main's status |
+//! | `parc_rt_enter` | `(fn(ptr) f, ptr ctx)` | runs `f(ctx)` on a worker (for entry points exported to C) |
+//! | `parc_rt_group_init` | `(ptr group)` | empties a 32-byte, 8-aligned group (zero-filling is equivalent) |
+//! | `parc_rt_spawn` | `(ptr group, fn(ptr) task, ptr ctx, u64 ctx_size)` | copies `ctx_size` bytes of `ctx` and makes `task(copy)` runnable in parallel |
+//! | `parc_rt_sync` | `(ptr group)` | returns when every task spawned into `group` has finished |
+//! | `parc_rt_parallel_for` | `(i64 lo, i64 hi, i64 grain, fn(ptr, i64, i64) body, ptr ctx)` | `body(ctx, s, e)` over disjoint chunks covering `[lo, hi)`; `grain <= 0`: automatic |
+//! | `parc_rt_num_workers` | `() -> i32` | worker count |
+//! | `parc_rt_worker_id` | `() -> i32` | `0..num_workers` on a worker, `num_workers` elsewhere |
+//! | `parc_rt_fault` | `(i32 kind, ptr func, i32 line, i32 col) -> !` | reports a run-time error (kinds in [`fault`]) and exits 1 |
+//! | `parc_rt_fault_msg` | `(ptr msg, ptr func, i32 line, i32 col) -> !` | the same with the message text given |
+//! | `parc_rt_atomic_add_i32` | `(ptr, i32) -> i32` | `atomicAdd`, returns the old value |
+//! | `parc_rt_atomic_add_i64` | `(ptr, i64) -> i64` | 〃 |
+//! | `parc_rt_atomic_add_f32` | `(ptr, f32) -> f32` | 〃 (CAS loop) |
+//! | `parc_rt_atomic_add_f64` | `(ptr, f64) -> f64` | 〃 (CAS loop) |
+//! | `parc_rt_printf` | `(ptr fmt, ptr args, ptr kinds, i32 nargs) -> i32` | `printf` with arguments as 64-bit slots (kinds in [`printf`]) |
+//! | `parc_rt_flush` | `()` | flushes the program's stdout |
+//! | `parc_rt_exit` | `(i32 status) -> !` | C `exit`: flushes and ends the process |
+//! | `parc_rt_wtime` | `() -> f64` | monotonic seconds |
+//! | `parc_rt_malloc` | `(i64 bytes) -> ptr` | `malloc` that faults ("out of memory") instead of returning null |
+//! | `parc_rt_calloc` | `(i64 count, i64 size) -> ptr` | `calloc`, likewise |
+//! | `parc_rt_launch` | `(fn(ptr) kernel, ptr args, ptr grid, ptr block, i64 shared_bytes)` | runs a kernel over `grid` × `block` threads (`grid`, `block`: three `i32`) |
+//! | `parc_rt_barrier` | `()` | `__syncthreads()` |
+//! | `parc_rt_thread_idx` | `(i32 dim) -> i32` | `threadIdx.{x,y,z}` |
+//! | `parc_rt_block_idx` | `(i32 dim) -> i32` | `blockIdx.{x,y,z}` |
+//! | `parc_rt_block_dim` | `(i32 dim) -> i32` | `blockDim.{x,y,z}` |
+//! | `parc_rt_grid_dim` | `(i32 dim) -> i32` | `gridDim.{x,y,z}` |
+//! | `parc_rt_shared_base` | `() -> ptr` | this block's zeroed `__shared__` segment |
+//! | `parc_rt_cuda_malloc` | `(ptr out, i64 bytes) -> i32` | `cudaMalloc` on host memory (zeroed) |
+//! | `parc_rt_cuda_memcpy` | `(ptr dst, ptr src, i64 bytes) -> i32` | `cudaMemcpy`, any direction |
+//! | `parc_rt_cuda_free` | `(ptr) -> i32` | `cudaFree` |
+//! | `parc_rt_cuda_device_synchronize` | `() -> i32` | `cudaDeviceSynchronize` |
+//!
+//! Other C library functions (`free memcpy memset atoi atol atof strcmp`,
+//! `sqrt` and the other math functions) are called directly.
+//!
+//! # Invariants generated code must keep
+//!
+//! - Every group is synced before the frame that holds it returns, and
+//!   only its owning strand spawns into or syncs it (see [`sched`]).
+//! - A `parallel_for` body and an outlined task sync their own spawns
+//!   before returning; `ctx` of a `parallel_for` is read-only while it runs.
+//! - Kernel code calls only the kernel entry points, atomics, `printf`,
+//!   math and faults: no spawn, sync, `parallel_for` or launch inside a
+//!   kernel (see [`gpu`]).
+//! - Program output goes through `parc_rt_printf` (not C stdio), and the
+//!   program ends through `parc_rt_main` returning or `parc_rt_exit`, so
+//!   the shared stdout buffer is flushed.
+//! - No entry point unwinds: faults and internal panics print one line
+//!   to stderr and end the process with status 1 ([`fault`]).
+//!
+//! # Scheduling in brief
+//!
+//! Work stealing over crossbeam-deque, `PARC_NUM_THREADS` workers (all
+//! cores by default), help-first: a spawn queues the child and the
+//! parent continues; a sync runs the unstolen children itself and steals
+//! other work while stolen ones finish; `parallel_for` halves its range
+//! with `join` down to the grain; kernel blocks are `parallel_for`
+//! iterations whose threads are coroutines. `main` runs on a worker. See
+//! [`sched`] and [`pool`].
+//!
+//! # Modules
+//!
+//! [`sched`] (groups, spawn/sync, main, worker ids), [`pool`] (worker
+//! threads and work stealing), [`task`] (spawned tasks' memory and
+//! completion), [`parfor`], [`gpu`], [`printf`], [`output`] (stdout
+//! buffer, exit), [`clib`] (allocation, clock), [`atomics`], [`fault`],
+//! [`signals`] (crashes of generated code as run-time errors).
+
+pub mod atomics;
+pub mod clib;
+pub mod fault;
+pub mod gpu;
+pub mod output;
+pub mod parfor;
+pub mod pool;
+pub mod printf;
+pub mod sched;
+pub mod signals;
+pub mod task;
+
+pub use sched::{ParcGroup, with_workers};
+
+/// Every entry point with its address, for `cranelift_jit::JITBuilder::symbol`.
+pub fn symbols() -> Vec<(&'static str, *const u8)> {
+    macro_rules! table {
+        ($($module:ident :: $name:ident),* $(,)?) => {
+            vec![$((stringify!($name), $module::$name as *const u8)),*]
+        };
+    }
+    table![
+        sched::parc_rt_main,
+        sched::parc_rt_enter,
+        sched::parc_rt_group_init,
+        sched::parc_rt_spawn,
+        sched::parc_rt_sync,
+        sched::parc_rt_num_workers,
+        sched::parc_rt_worker_id,
+        parfor::parc_rt_parallel_for,
+        fault::parc_rt_fault,
+        fault::parc_rt_fault_msg,
+        atomics::parc_rt_atomic_add_i32,
+        atomics::parc_rt_atomic_add_i64,
+        atomics::parc_rt_atomic_add_f32,
+        atomics::parc_rt_atomic_add_f64,
+        printf::parc_rt_printf,
+        output::parc_rt_flush,
+        output::parc_rt_exit,
+        clib::parc_rt_wtime,
+        clib::parc_rt_malloc,
+        clib::parc_rt_calloc,
+        gpu::parc_rt_launch,
+        gpu::parc_rt_barrier,
+        gpu::parc_rt_thread_idx,
+        gpu::parc_rt_block_idx,
+        gpu::parc_rt_block_dim,
+        gpu::parc_rt_grid_dim,
+        gpu::parc_rt_shared_base,
+        gpu::parc_rt_cuda_malloc,
+        gpu::parc_rt_cuda_memcpy,
+        gpu::parc_rt_cuda_free,
+        gpu::parc_rt_cuda_device_synchronize,
+    ]
+}

@@ -1,0 +1,1856 @@
+//! parir → Cranelift IR, for any `cranelift_module::Module` (the JIT and
+//! object files share this file).
+//!
+//! # Input
+//!
+//! A verified module after Tapir lowering: no `detach`/`reattach`/`sync`
+//! (checked: [`BackendError::Invalid`] otherwise); parallelism is plain
+//! calls of the runtime's imported `parc_rt_*` functions, with `func_addr`
+//! for the outlined tasks and loop bodies.
+//!
+//! # Values and types
+//!
+//! | parir | CLIF | invariant |
+//! |---|---|---|
+//! | `i1` | `i8` | holds 0 or 1 (CLIF comparisons produce exactly that); results of `i1` arithmetic are masked back to bit 0 |
+//! | `i8` `i32` `i64` | same | two's complement, wrapping |
+//! | `f32` `f64` | same | IEEE-754, no fusing (Cranelift never contracts `a*b+c`) |
+//! | `ptr` | `i64` | a plain address |
+//!
+//! Every parir value is one CLIF value; parir block parameters are CLIF
+//! block parameters, 1:1, in order. Blocks are translated in reverse
+//! postorder from the entry, so every definition is translated before its
+//! uses; blocks unreachable from the entry are dropped. The CLIF entry
+//! block is a fresh one that computes per-function values (the
+//! `__shared__` segment base) and jumps to parir's entry.
+//!
+//! Function signatures use the platform C calling convention with the
+//! table's types; `i8` parameters and results are sign-extended and `i1`
+//! ones zero-extended (what C compilers do for `char` and `_Bool`), so
+//! every function is callable from C.
+//!
+//! **Memory.** Loads and stores use `MemFlags::new()` (may trap, no
+//! alignment claim): user pointers are not trusted. `i1` is stored as a
+//! byte and loaded as a byte masked to bit 0. An `alloca` is a CLIF
+//! explicit stack slot of its size and alignment, zero-filled where the
+//! instruction stands (each time it executes), inline up to
+//! [`INLINE_ZERO_MAX`] bytes and by `memset` beyond. One slot per `alloca`
+//! instruction: an `alloca` executed again (in a loop) reuses the same
+//! memory, fresh zeros included; the front end and Tapir lowering only
+//! place `alloca`s in entry blocks and tasks' first blocks, where this is
+//! the parir semantics. An `alloca` whose address is only ever the address
+//! of loads and stores of one type filling it is not memory at all but a
+//! CLIF variable (see `promotable_allocas`): scalar `mem2reg`, so that
+//! modules fresh from the front end do not keep every local on the stack.
+//!
+//! **Arithmetic edge cases.** Shifts use CLIF's `ishl`/`ushr`/`sshr`,
+//! which take the amount modulo the width, as parir says. Integer division
+//! and remainder check the divisor (see the fault protocol) and never trap
+//! in hardware: `INT_MIN / -1` is `INT_MIN` and `INT_MIN % -1` is 0
+//! (wrapping, as gcc `-fwrapv`), computed by dividing by 1 instead when the
+//! divisor is -1. Float → integer casts saturate (NaN → 0) at the target
+//! width, including `i8`; `fcmp ne` is unordered-or-not-equal and the
+//! other predicates are ordered, as C's operators. `fmin`/`fmax` follow C
+//! (a NaN operand is ignored), built from CLIF's NaN-propagating `fmin`/
+//! `fmax` plus two selects. `sqrt`, `fabs`, `floor`, `ceil` are
+//! instructions (exact, so equal to libm's); the other math intrinsics call
+//! libm (`exp`, `expf`, ...).
+//!
+//! # Fault protocol
+//!
+//! An instruction that can fail at run time branches, when it does, to a
+//! cold block that calls `parc_rt_fault(kind, name, line, col)` and then
+//! traps (the call never returns; the trap only ends the block for
+//! Cranelift). `name` is a NUL-terminated read-only copy of the parir
+//! function's name, `line:col` the instruction's `SrcLoc` (0:0 when
+//! unknown). Kinds: 0 integer division or remainder by zero, 1 an
+//! `unreachable` reached (control fell off a non-void function), 2 an
+//! invalid launch configuration (any grid or block dimension below 1, or
+//! more than 1024 threads per block; checked here to report the position,
+//! and again by the runtime). Out of memory (3) and barrier divergence (4)
+//! are detected by the runtime itself.
+//!
+//! # Launch ABI
+//!
+//! `launch @k, grid, block, args` becomes
+//! `parc_rt_launch(@k.entry, args, grid, block, shared_bytes)`:
+//! - `args`: a stack array of `u64` slots, one per argument, integers
+//!   sign-extended (`i1` zero-extended), floats as their IEEE bits
+//!   (zero-extended for `f32`), pointers as addresses;
+//! - `grid`, `block`: stack arrays of three `i32`;
+//! - `@k.entry`: a generated `extern "C" fn(args: *const u64)` that reads
+//!   the slots back at `k`'s parameter types and calls `k`;
+//! - `shared_bytes`: the size of the module's `__shared__` segment. Every
+//!   `AddrSpace::Shared` global gets a fixed offset in it (declaration
+//!   order, each aligned to its alignment; one layout per module, shared by
+//!   all kernels), and `global_addr` of one is
+//!   `parc_rt_shared_base() + offset` (the base is fetched once per
+//!   function, at entry).
+//!
+//! GPU ids (`thread_idx.x` ...) call `parc_rt_thread_idx(0)` and friends;
+//! `barrier` calls `parc_rt_barrier()`. `atomic_add` on integers is a CLIF
+//! `atomic_rmw add` (sequentially consistent); on floats it calls
+//! `parc_rt_atomic_add_f32`/`_f64`.
+//!
+//! # Other intrinsics
+//!
+//! `printf(fmt, args...)` fills a stack array of `u64` slots and one of
+//! kind bytes (0 integer sign-extended, 1 double bits — an `f32` is
+//! promoted —, 2 pointer) and calls `parc_rt_printf(fmt, slots, kinds, n)`.
+//! `malloc`/`calloc` call `parc_rt_malloc`/`parc_rt_calloc` (which fault
+//! instead of returning null); `free memcpy memset atoi atol atof strcmp`
+//! call the C library; `exit` calls `parc_rt_exit`; `wtime` calls
+//! `parc_rt_wtime`; `abs`/`labs` are inline (wrapping: `abs(INT_MIN)` is
+//! `INT_MIN`); the `cuda_*` calls go to `parc_rt_cuda_*`.
+//!
+//! # Symbols
+//!
+//! The program's `main` is always renamed `parc.main` (local); a generated
+//! `parc.main_entry(i32 argc, ptr argv) -> i32` adapts it to the runtime's
+//! `main` type (`int main()` or `int main(int, char **)`), and for
+//! executables and objects a C `main` calls
+//! `parc_rt_main(parc.main_entry, argc, argv)`. Host functions with
+//! `Linkage::Export` keep their names and are exported in objects and
+//! libraries; in executables and the JIT every defined function is local,
+//! so a program function cannot interpose on a C library symbol the
+//! runtime uses. A local function whose name the backend needs for itself
+//! (`memcpy`, `pow`, `parc_rt_*` ...) is renamed `parc.fn.NAME`; an
+//! exported one is an error. Globals are local data objects (read-only
+//! when `is_const`, relocations for their pointer fields).
+//!
+//! In libraries, an exported function that may spawn (it or a function it
+//! reaches calls `parc_rt_spawn`/`parc_rt_sync`) is exported as a wrapper
+//! that runs the body on a worker through `parc_rt_enter`, and one that
+//! may print calls `parc_rt_flush` before returning, so C callers see the
+//! output.
+
+use crate::BackendError;
+use crate::intrinsics::{self as ix, ExternFn};
+use cranelift_codegen::ir::{
+    self as cl, AbiParam, BlockArg, InstBuilder, MemFlagsData, StackSlotData, StackSlotKind,
+    TrapCode, UserFuncName, condcodes, types,
+};
+use cranelift_codegen::isa::TargetIsa;
+use cranelift_codegen::{Context, settings};
+use cranelift_entity::EntityRef;
+use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Variable};
+use cranelift_module::{
+    DataDescription, DataId, FuncId as ClFuncId, Linkage as ClLinkage, Module as ClModule,
+    ModuleError,
+};
+use parc_ir::{
+    AddrSpace, BinaryOp, Block, CastOp, FloatCC, FuncId, FuncKind, Function, Inst, InstKind, IntCC,
+    Intrinsic, Linkage, Module, Signature, SrcLoc, Type, UnaryOp, Value,
+};
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+
+/// `alloca`s up to this size are zeroed with inline stores.
+pub(crate) const INLINE_ZERO_MAX: u32 = 128;
+
+/// Most threads in one block (CUDA's limit, and the runtime's).
+const MAX_THREADS_PER_BLOCK: i64 = 1024;
+
+/// Fault kinds of `parc_rt_fault` (the runtime's `fault` module).
+const FAULT_DIV_ZERO: i32 = 0;
+const FAULT_UNREACHABLE: i32 = 1;
+const FAULT_LAUNCH: i32 = 2;
+
+/// What the code is for; decides symbol visibility and the generated
+/// entry points (see the module doc's "Symbols").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Flavor {
+    Jit,
+    Exe,
+    Obj,
+    Lib,
+}
+
+impl Flavor {
+    fn exports(self) -> bool {
+        matches!(self, Flavor::Obj | Flavor::Lib)
+    }
+
+    fn c_main(self) -> bool {
+        matches!(self, Flavor::Exe | Flavor::Obj)
+    }
+}
+
+/// A function exported to C.
+#[derive(Clone, Debug)]
+pub(crate) struct Export {
+    pub name: String,
+    pub sig: Signature,
+}
+
+/// What a compiled module offers to its driver.
+pub(crate) struct Compiled {
+    /// Exported functions, in module order (objects and libraries).
+    pub exports: Vec<Export>,
+    /// `parc.main_entry`, the runtime-`main`-shaped adapter, if the module
+    /// has `main` (not in libraries).
+    pub main_entry: Option<ClFuncId>,
+}
+
+/// Cranelift settings shared by the JIT and objects.
+pub(crate) fn isa_flags(pic: bool) -> Vec<(&'static str, &'static str)> {
+    vec![
+        ("opt_level", "speed"),
+        ("is_pic", if pic { "true" } else { "false" }),
+        // Large `alloca`s must not jump over a thread's guard page.
+        ("enable_probestack", "true"),
+        ("probestack_strategy", "inline"),
+    ]
+}
+
+/// The host ISA with [`isa_flags`].
+pub(crate) fn host_isa(pic: bool) -> Result<Arc<dyn TargetIsa>, BackendError> {
+    let mut fb = settings::builder();
+    for (k, v) in isa_flags(pic) {
+        use settings::Configurable;
+        fb.set(k, v)
+            .map_err(|e| BackendError::Codegen(format!("setting {k}={v}: {e}")))?;
+    }
+    let isa = cranelift_native::builder()
+        .map_err(|e| BackendError::Codegen(format!("host machine not supported: {e}")))?;
+    isa.finish(settings::Flags::new(fb))
+        .map_err(|e| BackendError::Codegen(format!("host ISA: {e}")))
+}
+
+/// The CLIF type of a parir type.
+pub(crate) fn clif_type(ty: Type) -> cl::Type {
+    match ty {
+        Type::I1 | Type::I8 => types::I8,
+        Type::I32 => types::I32,
+        Type::I64 | Type::Ptr => types::I64,
+        Type::F32 => types::F32,
+        Type::F64 => types::F64,
+    }
+}
+
+fn abi_param(ty: Type) -> AbiParam {
+    let p = AbiParam::new(clif_type(ty));
+    match ty {
+        Type::I1 => p.uext(),
+        Type::I8 => p.sext(),
+        _ => p,
+    }
+}
+
+/// The C-ABI CLIF signature of parir parameter and result types.
+pub(crate) fn clif_signature(
+    m: &impl ClModule,
+    params: &[Type],
+    ret: Option<Type>,
+) -> cl::Signature {
+    let mut sig = m.make_signature();
+    sig.params.extend(params.iter().map(|&t| abi_param(t)));
+    sig.returns.extend(ret.map(abi_param));
+    sig
+}
+
+fn module_err(what: &str, e: ModuleError) -> BackendError {
+    match e {
+        ModuleError::IncompatibleDeclaration(name)
+        | ModuleError::IncompatibleSignature(name, ..) => BackendError::Invalid(format!(
+            "{what}: `{name}` is declared twice with different meanings (a program function or `extern` declaration clashes with a C library or runtime symbol of the same name)"
+        )),
+        ModuleError::Compilation(cranelift_codegen::CodegenError::Verifier(errs)) => {
+            BackendError::Codegen(format!("{what}: Cranelift verifier: {errs}"))
+        }
+        other => BackendError::Codegen(format!("{what}: {other}")),
+    }
+}
+
+/// An integer constant of CLIF type `ty` (Cranelift wants the immediate
+/// zero-extended from the type's width).
+fn iconst(b: &mut FunctionBuilder, ty: cl::Type, imm: i64) -> cl::Value {
+    let imm = match ty.bits() {
+        8 => imm as u8 as i64,
+        16 => imm as u16 as i64,
+        32 => imm as u32 as i64,
+        _ => imm,
+    };
+    b.ins().iconst(ty, imm)
+}
+
+/// Widens or narrows an integer between CLIF types.
+fn resize_int(b: &mut FunctionBuilder, v: cl::Value, to: cl::Type, signed: bool) -> cl::Value {
+    let from = b.func.dfg.value_type(v);
+    if from == to {
+        v
+    } else if from.bits() > to.bits() {
+        b.ins().ireduce(to, v)
+    } else if signed {
+        b.ins().sextend(to, v)
+    } else {
+        b.ins().uextend(to, v)
+    }
+}
+
+/// A value of parir type `ty` as a 64-bit slot: integers sign-extended
+/// (`i1` zero-extended), floats as bits (zero-extended), pointers as is.
+fn to_slot(b: &mut FunctionBuilder, v: cl::Value, ty: Type) -> cl::Value {
+    match ty {
+        Type::I1 => b.ins().uextend(types::I64, v),
+        Type::I8 | Type::I32 => b.ins().sextend(types::I64, v),
+        Type::I64 | Type::Ptr => v,
+        Type::F32 => {
+            let bits = b.ins().bitcast(types::I32, MemFlagsData::new(), v);
+            b.ins().uextend(types::I64, bits)
+        }
+        Type::F64 => b.ins().bitcast(types::I64, MemFlagsData::new(), v),
+    }
+}
+
+/// Reads slot `i` of the `u64` array at `base` back as parir type `ty`.
+fn from_slot(b: &mut FunctionBuilder, base: cl::Value, i: usize, ty: Type) -> cl::Value {
+    // Little-endian: a narrow value is in the slot's first bytes.
+    let v = b
+        .ins()
+        .load(clif_type(ty), MemFlagsData::trusted(), base, (8 * i) as i32);
+    if ty == Type::I1 {
+        b.ins().band_imm_u(v, 1)
+    } else {
+        v
+    }
+}
+
+/// The module-wide state of a translation.
+struct Cx<'a> {
+    ir: &'a Module,
+    flavor: Flavor,
+    /// Cranelift id of every parir function (`None`: not translated).
+    funcs: Vec<Option<ClFuncId>>,
+    /// Data object of every global in global memory.
+    data: Vec<Option<DataId>>,
+    /// Offset of every `__shared__` global in the shared segment.
+    shared_offset: Vec<u64>,
+    shared_bytes: u64,
+    /// `@k.entry` of every kernel.
+    kernel_entries: HashMap<FuncId, ClFuncId>,
+    /// Runtime and C library functions declared so far.
+    externs: HashMap<&'static str, ClFuncId>,
+    /// The NUL-terminated name of each function that can fault.
+    names: HashMap<FuncId, DataId>,
+    /// Symbols in use.
+    taken: HashSet<String>,
+}
+
+impl Cx<'_> {
+    /// A symbol based on `base` that nothing uses yet.
+    fn fresh(&mut self, base: &str) -> String {
+        let mut name = base.to_string();
+        let mut n = 1;
+        while self.taken.contains(&name) || (ix::is_reserved(&name) && !base.starts_with("parc.")) {
+            name = format!("{base}.{n}");
+            n += 1;
+        }
+        self.taken.insert(name.clone());
+        name
+    }
+
+    fn extern_fn(&mut self, m: &mut impl ClModule, e: &ExternFn) -> Result<ClFuncId, BackendError> {
+        if let Some(&id) = self.externs.get(e.name) {
+            return Ok(id);
+        }
+        let sig = clif_signature(m, e.params, e.ret);
+        let id = m
+            .declare_function(e.name, ClLinkage::Import, &sig)
+            .map_err(|err| module_err(&format!("declaring `{}`", e.name), err))?;
+        self.externs.insert(e.name, id);
+        Ok(id)
+    }
+
+    fn name_string(&mut self, m: &mut impl ClModule, func: FuncId) -> Result<DataId, BackendError> {
+        if let Some(&id) = self.names.get(&func) {
+            return Ok(id);
+        }
+        let fname = &self.ir.funcs[func].name;
+        let sym = self.fresh(&format!("parc.name.{fname}"));
+        let id = m
+            .declare_data(&sym, ClLinkage::Local, false, false)
+            .map_err(|e| module_err("declaring a function name", e))?;
+        let mut bytes = fname.as_bytes().to_vec();
+        bytes.push(0);
+        let mut desc = DataDescription::new();
+        desc.define(bytes.into_boxed_slice());
+        m.define_data(id, &desc)
+            .map_err(|e| module_err("defining a function name", e))?;
+        self.names.insert(func, id);
+        Ok(id)
+    }
+}
+
+/// Translates every function and global of `ir` into `m` (see the module
+/// doc for what `flavor` changes).
+pub(crate) fn compile<M: ClModule>(
+    m: &mut M,
+    ir: &Module,
+    flavor: Flavor,
+) -> Result<Compiled, BackendError> {
+    check_input(ir)?;
+    let mut cx = Cx {
+        ir,
+        flavor,
+        funcs: vec![None; ir.funcs.len()],
+        data: vec![None; ir.globals.len()],
+        shared_offset: vec![0; ir.globals.len()],
+        shared_bytes: 0,
+        kernel_entries: HashMap::new(),
+        externs: HashMap::new(),
+        names: HashMap::new(),
+        taken: HashSet::new(),
+    };
+
+    // Imports keep their names: they are how the program names C code.
+    for (_, f) in ir.funcs.iter() {
+        if f.linkage == Linkage::Import {
+            cx.taken.insert(f.name.clone());
+        }
+    }
+    let effects = Effects::of(ir);
+
+    // Defined functions: symbols and linkage.
+    let mut exports = Vec::new();
+    let mut lib_wrappers = Vec::new();
+    let main = ir
+        .func_by_name("main")
+        .filter(|&id| !ir.funcs[id].is_declaration());
+    let mut symbols: Vec<(FuncId, String, ClLinkage)> = Vec::new();
+    for (id, f) in ir.funcs.iter() {
+        if f.linkage == Linkage::Import {
+            continue;
+        }
+        let exported = flavor.exports()
+            && f.linkage == Linkage::Export
+            && f.kind == FuncKind::Host
+            && Some(id) != main;
+        if exported {
+            if ix::is_reserved(&f.name) || cx.taken.contains(&f.name) {
+                return Err(BackendError::Invalid(format!(
+                    "cannot export function `{}`: the name is used by the C library or the parc runtime; rename it or make it `static`",
+                    f.name
+                )));
+            }
+            cx.taken.insert(f.name.clone());
+            exports.push(Export {
+                name: f.name.clone(),
+                sig: f.sig.clone(),
+            });
+            let i = id.as_u32() as usize;
+            if flavor == Flavor::Lib && (effects.spawns[i] || effects.prints[i]) {
+                // The body becomes local; the export is a wrapper.
+                let inner = cx.fresh(&format!("parc.impl.{}", f.name));
+                symbols.push((id, inner, ClLinkage::Local));
+                lib_wrappers.push(id);
+            } else {
+                symbols.push((id, f.name.clone(), ClLinkage::Export));
+            }
+        } else {
+            let base = if Some(id) == main {
+                "parc.main".to_string()
+            } else if ix::is_reserved(&f.name) || cx.taken.contains(&f.name) {
+                format!("parc.fn.{}", f.name)
+            } else {
+                f.name.clone()
+            };
+            let sym = cx.fresh(&base);
+            symbols.push((id, sym, ClLinkage::Local));
+        }
+    }
+
+    // Declare every function; imports only if used, as a C linker would
+    // not mind an `extern` declaration of something never called.
+    let mut referenced = HashSet::new();
+    for (_, f) in ir.funcs.iter() {
+        for (_, inst) in f.placed_insts() {
+            match f.inst(inst) {
+                InstKind::Call { func, .. } | InstKind::FuncAddr(func) => {
+                    referenced.insert(*func);
+                }
+                InstKind::Launch { kernel, .. } => {
+                    referenced.insert(*kernel);
+                }
+                _ => {}
+            }
+        }
+    }
+    for (id, f) in ir.funcs.iter() {
+        if f.linkage == Linkage::Import && referenced.contains(&id) {
+            let sig = clif_signature(m, &f.sig.params, f.sig.ret);
+            let cid = m
+                .declare_function(&f.name, ClLinkage::Import, &sig)
+                .map_err(|e| module_err(&format!("declaring `{}`", f.name), e))?;
+            cx.funcs[id.as_u32() as usize] = Some(cid);
+        }
+    }
+    for (id, sym, linkage) in &symbols {
+        let f = &ir.funcs[*id];
+        let sig = clif_signature(m, &f.sig.params, f.sig.ret);
+        let cid = m
+            .declare_function(sym, *linkage, &sig)
+            .map_err(|e| module_err(&format!("declaring `{}`", f.name), e))?;
+        cx.funcs[id.as_u32() as usize] = Some(cid);
+    }
+
+    define_globals(m, &mut cx)?;
+
+    // Kernel entries are declared before bodies so launches can name them.
+    for (id, f) in ir.funcs.iter() {
+        if f.kind == FuncKind::Kernel && !f.is_declaration() {
+            let sym = cx.fresh(&format!("parc.entry.{}", f.name));
+            let sig = clif_signature(m, &[Type::Ptr], None);
+            let cid = m
+                .declare_function(&sym, ClLinkage::Local, &sig)
+                .map_err(|e| module_err("declaring a kernel entry", e))?;
+            cx.kernel_entries.insert(id, cid);
+        }
+    }
+
+    let mut ctx = m.make_context();
+    let mut fctx = FunctionBuilderContext::new();
+    for (id, f) in ir.funcs.iter() {
+        if f.is_declaration() {
+            continue;
+        }
+        let cid = cx.funcs[id.as_u32() as usize].expect("declared above");
+        ctx.func.signature = clif_signature(m, &f.sig.params, f.sig.ret);
+        ctx.func.name = UserFuncName::user(0, cid.as_u32());
+        FnTranslator::run(m, &mut cx, &mut ctx.func, &mut fctx, id)?;
+        define(m, cid, &mut ctx, &f.name)?;
+    }
+
+    let kernels: Vec<(FuncId, ClFuncId)> =
+        cx.kernel_entries.iter().map(|(&k, &e)| (k, e)).collect();
+    for (kernel, entry) in kernels {
+        let f = &ir.funcs[kernel];
+        let callee = cx.funcs[kernel.as_u32() as usize].expect("declared");
+        let sig = f.sig.clone();
+        gen_function(
+            m,
+            &mut ctx,
+            &mut fctx,
+            entry,
+            &[Type::Ptr],
+            None,
+            |m, b, params| {
+                let args: Vec<cl::Value> = (0..sig.params.len())
+                    .map(|i| from_slot(b, params[0], i, sig.params[i]))
+                    .collect();
+                let fref = m.declare_func_in_func(callee, b.func);
+                b.ins().call(fref, &args);
+                b.ins().return_(&[]);
+                Ok(())
+            },
+        )?;
+    }
+
+    let main_entry = match main {
+        Some(main) if flavor != Flavor::Lib => {
+            Some(gen_main(m, &mut cx, &mut ctx, &mut fctx, main)?)
+        }
+        _ => None,
+    };
+
+    for id in lib_wrappers {
+        gen_lib_wrapper(m, &mut cx, &mut ctx, &mut fctx, id, &effects)?;
+    }
+
+    Ok(Compiled {
+        exports,
+        main_entry,
+    })
+}
+
+/// Rejects modules this backend does not translate.
+fn check_input(ir: &Module) -> Result<(), BackendError> {
+    for (_, f) in ir.funcs.iter() {
+        for &block in &f.layout {
+            let Some(&last) = f.blocks[block].insts.last() else {
+                return Err(BackendError::Invalid(format!(
+                    "function `{}`: {block} is empty",
+                    f.name
+                )));
+            };
+            if !f.inst(last).is_terminator() {
+                return Err(BackendError::Invalid(format!(
+                    "function `{}`: {block} does not end in a terminator",
+                    f.name
+                )));
+            }
+            for &inst in &f.blocks[block].insts {
+                if matches!(
+                    f.inst(inst),
+                    InstKind::Detach { .. } | InstKind::Reattach { .. } | InstKind::Sync { .. }
+                ) {
+                    return Err(BackendError::Invalid(format!(
+                        "function `{}` still contains Tapir terminators (detach/reattach/sync); run `tapir::lower_tapir` before code generation",
+                        f.name
+                    )));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Which functions may spawn or print, directly or through the functions
+/// they call or take the address of.
+struct Effects {
+    spawns: Vec<bool>,
+    prints: Vec<bool>,
+}
+
+impl Effects {
+    fn of(ir: &Module) -> Effects {
+        let n = ir.funcs.len();
+        let mut spawns = vec![false; n];
+        let mut prints = vec![false; n];
+        let mut edges: Vec<Vec<usize>> = vec![Vec::new(); n];
+        for (id, f) in ir.funcs.iter() {
+            let i = id.as_u32() as usize;
+            if f.linkage == Linkage::Import && ix::RT_SPAWNING.contains(&f.name.as_str()) {
+                spawns[i] = true;
+            }
+            for (_, inst) in f.placed_insts() {
+                match f.inst(inst) {
+                    InstKind::Call { func, .. } | InstKind::FuncAddr(func) => {
+                        edges[i].push(func.as_u32() as usize)
+                    }
+                    InstKind::Launch { kernel, .. } => edges[i].push(kernel.as_u32() as usize),
+                    InstKind::Intrinsic {
+                        op: Intrinsic::Printf,
+                        ..
+                    } => prints[i] = true,
+                    _ => {}
+                }
+            }
+        }
+        let mut changed = true;
+        while changed {
+            changed = false;
+            for i in 0..n {
+                for &j in &edges[i] {
+                    if spawns[j] && !spawns[i] {
+                        spawns[i] = true;
+                        changed = true;
+                    }
+                    if prints[j] && !prints[i] {
+                        prints[i] = true;
+                        changed = true;
+                    }
+                }
+            }
+        }
+        Effects { spawns, prints }
+    }
+}
+
+/// Lays out the `__shared__` segment and defines every global-memory
+/// global as a data object.
+fn define_globals(m: &mut impl ClModule, cx: &mut Cx) -> Result<(), BackendError> {
+    let ir = cx.ir;
+    for (id, g) in ir.globals.iter() {
+        let i = id.as_u32() as usize;
+        match g.space {
+            AddrSpace::Shared => {
+                let align = u64::from(g.align.max(1));
+                let offset = cx.shared_bytes.next_multiple_of(align);
+                cx.shared_offset[i] = offset;
+                cx.shared_bytes = offset + g.size;
+            }
+            AddrSpace::Global => {
+                let base = if ix::is_reserved(&g.name) || cx.taken.contains(&g.name) {
+                    format!("parc.data.{}", g.name)
+                } else {
+                    g.name.clone()
+                };
+                let sym = cx.fresh(&base);
+                let did = m
+                    .declare_data(&sym, ClLinkage::Local, !g.is_const, false)
+                    .map_err(|e| module_err(&format!("declaring global `{}`", g.name), e))?;
+                cx.data[i] = Some(did);
+            }
+        }
+    }
+    // The runtime hands out 16-aligned segments; keep the size a multiple.
+    cx.shared_bytes = cx.shared_bytes.next_multiple_of(16);
+
+    for (id, g) in ir.globals.iter() {
+        let Some(did) = cx.data[id.as_u32() as usize] else {
+            continue;
+        };
+        let size = g.size.max(g.init.len() as u64).max(1) as usize;
+        let mut desc = DataDescription::new();
+        if g.init.iter().all(|&b| b == 0) && g.relocs.is_empty() && !g.is_const {
+            desc.define_zeroinit(size);
+        } else {
+            let mut bytes = g.init.clone();
+            bytes.resize(size, 0);
+            desc.define(bytes.into_boxed_slice());
+        }
+        desc.set_align(u64::from(g.align.max(1)));
+        for &(offset, target, addend) in &g.relocs {
+            let Some(tid) = cx.data[target.as_u32() as usize] else {
+                return Err(BackendError::Invalid(format!(
+                    "global `{}` holds the address of `__shared__` global `{}`",
+                    g.name, ir.globals[target].name
+                )));
+            };
+            let gv = m.declare_data_in_data(tid, &mut desc);
+            desc.write_data_addr(offset as u32, gv, addend);
+        }
+        m.define_data(did, &desc)
+            .map_err(|e| module_err(&format!("defining global `{}`", g.name), e))?;
+    }
+    Ok(())
+}
+
+fn define(
+    m: &mut impl ClModule,
+    id: ClFuncId,
+    ctx: &mut Context,
+    name: &str,
+) -> Result<(), BackendError> {
+    let result = m.define_function(id, ctx);
+    if let Err(e) = result {
+        let err = match e {
+            ModuleError::Compilation(cranelift_codegen::CodegenError::Verifier(errs)) => {
+                BackendError::Codegen(format!(
+                    "function `{name}`: Cranelift verifier:\n{}",
+                    cranelift_codegen::print_errors::pretty_verifier_error(&ctx.func, None, errs)
+                ))
+            }
+            other => module_err(&format!("function `{name}`"), other),
+        };
+        m.clear_context(ctx);
+        return Err(err);
+    }
+    m.clear_context(ctx);
+    Ok(())
+}
+
+/// Builds and defines a small generated function whose body `body` emits
+/// (given the entry block's parameters).
+#[allow(clippy::too_many_arguments)]
+fn gen_function<M: ClModule>(
+    m: &mut M,
+    ctx: &mut Context,
+    fctx: &mut FunctionBuilderContext,
+    id: ClFuncId,
+    params: &[Type],
+    ret: Option<Type>,
+    body: impl FnOnce(&mut M, &mut FunctionBuilder, &[cl::Value]) -> Result<(), BackendError>,
+) -> Result<(), BackendError> {
+    ctx.func.signature = clif_signature(m, params, ret);
+    ctx.func.name = UserFuncName::user(0, id.as_u32());
+    let cfg = m.target_config();
+    {
+        let mut b = FunctionBuilder::new(&mut ctx.func, fctx);
+        let entry = b.create_block();
+        b.append_block_params_for_function_params(entry);
+        b.switch_to_block(entry);
+        let ps = b.block_params(entry).to_vec();
+        body(m, &mut b, &ps)?;
+        b.seal_all_blocks();
+        b.finalize(cfg);
+    }
+    let name = m
+        .declarations()
+        .get_function_decl(id)
+        .linkage_name(id)
+        .into_owned();
+    define(m, id, ctx, &name)
+}
+
+/// `parc.main_entry(i32 argc, ptr argv) -> i32` calling the program's
+/// `main`, and for executables and objects the C `main` around it.
+fn gen_main<M: ClModule>(
+    m: &mut M,
+    cx: &mut Cx,
+    ctx: &mut Context,
+    fctx: &mut FunctionBuilderContext,
+    main: FuncId,
+) -> Result<ClFuncId, BackendError> {
+    let f = &cx.ir.funcs[main];
+    let callee = cx.funcs[main.as_u32() as usize].expect("declared");
+    let params = f.sig.params.clone();
+    let ret = f.sig.ret;
+    let ok = params.len() <= 2
+        && params.first().is_none_or(|t| t.is_int())
+        && params.get(1).is_none_or(|&t| t == Type::Ptr)
+        && ret.is_none_or(|t| t.is_int());
+    if !ok {
+        return Err(BackendError::Invalid(format!(
+            "`main` has an unsupported signature {:?} -> {:?}; use `int main()` or `int main(int argc, char **argv)`",
+            params, ret
+        )));
+    }
+    let sym = cx.fresh("parc.main_entry");
+    let sig = clif_signature(m, &[Type::I32, Type::Ptr], Some(Type::I32));
+    let entry = m
+        .declare_function(&sym, ClLinkage::Local, &sig)
+        .map_err(|e| module_err("declaring the main entry", e))?;
+    gen_function(
+        m,
+        ctx,
+        fctx,
+        entry,
+        &[Type::I32, Type::Ptr],
+        Some(Type::I32),
+        |m, b, ps| {
+            let mut args = Vec::new();
+            if let Some(&t) = params.first() {
+                let v = resize_int(b, ps[0], clif_type(t), true);
+                args.push(if t == Type::I1 {
+                    b.ins().band_imm_u(v, 1)
+                } else {
+                    v
+                });
+            }
+            if params.len() == 2 {
+                args.push(ps[1]);
+            }
+            let fref = m.declare_func_in_func(callee, b.func);
+            let call = b.ins().call(fref, &args);
+            let status = match ret {
+                Some(t) => {
+                    let r = b.inst_results(call)[0];
+                    resize_int(b, r, types::I32, t != Type::I1)
+                }
+                None => b.ins().iconst(types::I32, 0),
+            };
+            b.ins().return_(&[status]);
+            Ok(())
+        },
+    )?;
+
+    if cx.flavor.c_main() {
+        if cx.taken.contains("main") {
+            return Err(BackendError::Invalid(
+                "the symbol `main` is already in use".into(),
+            ));
+        }
+        cx.taken.insert("main".into());
+        let rt_main = cx.extern_fn(m, &ix::RT_MAIN)?;
+        let c_main = m
+            .declare_function("main", ClLinkage::Export, &sig)
+            .map_err(|e| module_err("declaring `main`", e))?;
+        gen_function(
+            m,
+            ctx,
+            fctx,
+            c_main,
+            &[Type::I32, Type::Ptr],
+            Some(Type::I32),
+            |m, b, ps| {
+                let entry_ref = m.declare_func_in_func(entry, b.func);
+                let addr = b.ins().func_addr(types::I64, entry_ref);
+                let rt = m.declare_func_in_func(rt_main, b.func);
+                let call = b.ins().call(rt, &[addr, ps[0], ps[1]]);
+                let status = b.inst_results(call)[0];
+                b.ins().return_(&[status]);
+                Ok(())
+            },
+        )?;
+    }
+    Ok(entry)
+}
+
+/// The exported wrapper of library function `id` (see the module doc).
+fn gen_lib_wrapper<M: ClModule>(
+    m: &mut M,
+    cx: &mut Cx,
+    ctx: &mut Context,
+    fctx: &mut FunctionBuilderContext,
+    id: FuncId,
+    effects: &Effects,
+) -> Result<(), BackendError> {
+    let f = &cx.ir.funcs[id];
+    let inner = cx.funcs[id.as_u32() as usize].expect("declared");
+    let sig = f.sig.clone();
+    let n = sig.params.len();
+    let i = id.as_u32() as usize;
+    let (spawns, prints) = (effects.spawns[i], effects.prints[i]);
+    let wrapper = m
+        .declare_function(
+            &f.name,
+            ClLinkage::Export,
+            &clif_signature(m, &sig.params, sig.ret),
+        )
+        .map_err(|e| module_err(&format!("declaring `{}`", f.name), e))?;
+
+    // The thunk the runtime calls on a worker: arguments and result in a
+    // `u64` slot array.
+    let thunk = if spawns {
+        let sym = cx.fresh(&format!("parc.enter.{}", f.name));
+        let t = m
+            .declare_function(
+                &sym,
+                ClLinkage::Local,
+                &clif_signature(m, &[Type::Ptr], None),
+            )
+            .map_err(|e| module_err("declaring an entry thunk", e))?;
+        let sig = sig.clone();
+        gen_function(m, ctx, fctx, t, &[Type::Ptr], None, |m, b, ps| {
+            let args: Vec<cl::Value> = (0..n)
+                .map(|k| from_slot(b, ps[0], k, sig.params[k]))
+                .collect();
+            let fref = m.declare_func_in_func(inner, b.func);
+            let call = b.ins().call(fref, &args);
+            if sig.ret.is_some() {
+                let r = b.inst_results(call)[0];
+                b.ins()
+                    .store(MemFlagsData::trusted(), r, ps[0], (8 * n) as i32);
+            }
+            b.ins().return_(&[]);
+            Ok(())
+        })?;
+        Some(t)
+    } else {
+        None
+    };
+    let enter = if spawns {
+        Some(cx.extern_fn(m, &ix::RT_ENTER)?)
+    } else {
+        None
+    };
+    let flush = if prints {
+        Some(cx.extern_fn(m, &ix::RT_FLUSH)?)
+    } else {
+        None
+    };
+
+    gen_function(m, ctx, fctx, wrapper, &sig.params, sig.ret, |m, b, ps| {
+        let result = if let (Some(thunk), Some(enter)) = (thunk, enter) {
+            let slot = b.create_sized_stack_slot(StackSlotData::new(
+                StackSlotKind::ExplicitSlot,
+                (8 * (n + 1)) as u32,
+                3,
+            ));
+            for (k, &t) in sig.params.iter().enumerate() {
+                let bits = to_slot(b, ps[k], t);
+                b.ins().stack_store(types::I64, bits, slot, (8 * k) as i32);
+            }
+            let addr = b.ins().stack_addr(types::I64, slot, 0);
+            let tref = m.declare_func_in_func(thunk, b.func);
+            let taddr = b.ins().func_addr(types::I64, tref);
+            let eref = m.declare_func_in_func(enter, b.func);
+            b.ins().call(eref, &[taddr, addr]);
+            sig.ret.map(|t| {
+                b.ins()
+                    .stack_load(types::I64, clif_type(t), slot, (8 * n) as i32)
+            })
+        } else {
+            let fref = m.declare_func_in_func(inner, b.func);
+            let call = b.ins().call(fref, ps);
+            sig.ret.map(|_| b.inst_results(call)[0])
+        };
+        if let Some(flush) = flush {
+            let fref = m.declare_func_in_func(flush, b.func);
+            b.ins().call(fref, &[]);
+        }
+        b.ins().return_(&result.into_iter().collect::<Vec<_>>());
+        Ok(())
+    })
+}
+
+/// Blocks reachable from the entry, in reverse postorder.
+fn reverse_postorder(f: &Function) -> Vec<Block> {
+    let Some(entry) = f.entry() else {
+        return Vec::new();
+    };
+    let mut seen = HashSet::new();
+    let mut post = Vec::new();
+    // (block, index of the next successor to visit)
+    let mut stack = vec![(entry, 0usize)];
+    seen.insert(entry);
+    while let Some(&mut (block, ref mut next)) = stack.last_mut() {
+        let succs = f.successors(block);
+        if let Some(&s) = succs.get(*next) {
+            *next += 1;
+            if seen.insert(s) {
+                stack.push((s, 0));
+            }
+        } else {
+            post.push(block);
+            stack.pop();
+        }
+    }
+    post.reverse();
+    post
+}
+
+/// The `alloca`s that can live in a register instead of memory, with
+/// their type: their address is used only as the address of loads and
+/// stores, all of one type that fills the allocation exactly. Their
+/// address cannot escape, so no other code or thread can see the memory,
+/// and each load reads the last store (or the zero fill): a CLIF variable
+/// (SSA built by cranelift-frontend) is the same thing, without the stack
+/// traffic. This is the scalar part of `mem2reg`; it makes unoptimized
+/// modules (locals all in `alloca`s) run at register speed.
+fn promotable_allocas(f: &Function) -> Vec<(Value, Type)> {
+    let mut candidates: HashMap<Value, (u32, Option<Type>)> = HashMap::new();
+    for (_, inst) in f.placed_insts() {
+        if let InstKind::Alloca { size, .. } = f.inst(inst)
+            && let Some(r) = f.result(inst)
+        {
+            candidates.insert(r, (*size, None));
+        }
+    }
+    let mut escaped = HashSet::new();
+    for (_, inst) in f.placed_insts() {
+        let kind = f.inst(inst);
+        // The type an access through `p` uses, if `p` is used as an address.
+        let mut access = |p: Value, ty: Type| {
+            if let Some((_, seen)) = candidates.get_mut(&p) {
+                match seen {
+                    None => *seen = Some(ty),
+                    Some(t) if *t == ty => {}
+                    Some(_) => {
+                        escaped.insert(p);
+                    }
+                }
+            }
+        };
+        match kind {
+            InstKind::Load(p) => {
+                let ty = f.result(inst).map(|r| f.value_type(r));
+                access(*p, ty.unwrap_or(Type::I64));
+            }
+            InstKind::Store { value, ptr } => {
+                access(*ptr, f.value_type(*value));
+                // Storing the address itself lets it escape.
+                if candidates.contains_key(value) {
+                    escaped.insert(*value);
+                }
+            }
+            other => other.for_each_operand(|v| {
+                if candidates.contains_key(&v) {
+                    escaped.insert(v);
+                }
+            }),
+        }
+    }
+    let mut out: Vec<(Value, Type)> = candidates
+        .into_iter()
+        .filter(|(v, _)| !escaped.contains(v))
+        .filter_map(|(v, (size, ty))| {
+            let ty = ty?;
+            (ty.bytes() == size).then_some((v, ty))
+        })
+        .collect();
+    out.sort_by_key(|&(v, _)| v);
+    out
+}
+
+/// The translation of one function.
+struct FnTranslator<'a, 'b, 'c, M: ClModule> {
+    m: &'a mut M,
+    cx: &'a mut Cx<'c>,
+    b: FunctionBuilder<'b>,
+    f: &'c Function,
+    id: FuncId,
+    /// CLIF value of each parir value.
+    values: Vec<Option<cl::Value>>,
+    /// CLIF block of each reachable parir block.
+    blocks: HashMap<Block, cl::Block>,
+    func_refs: HashMap<ClFuncId, cl::FuncRef>,
+    data_refs: HashMap<DataId, cl::GlobalValue>,
+    shared_base: Option<cl::Value>,
+    /// Allocas kept in registers (see [`promotable_allocas`]): the CLIF
+    /// variable and the one type they are accessed as.
+    promoted: HashMap<Value, (Variable, Type)>,
+    /// The instruction being translated (for fault positions).
+    inst: Option<Inst>,
+}
+
+impl<'a, 'b, 'c, M: ClModule> FnTranslator<'a, 'b, 'c, M> {
+    fn run(
+        m: &'a mut M,
+        cx: &'a mut Cx<'c>,
+        func: &'b mut cl::Function,
+        fctx: &'b mut FunctionBuilderContext,
+        id: FuncId,
+    ) -> Result<(), BackendError> {
+        let f = &cx.ir.funcs[id];
+        let cfg = m.target_config();
+        let mut t = FnTranslator {
+            m,
+            b: FunctionBuilder::new(func, fctx),
+            cx,
+            f,
+            id,
+            values: vec![None; f.values.len()],
+            blocks: HashMap::new(),
+            func_refs: HashMap::new(),
+            data_refs: HashMap::new(),
+            shared_base: None,
+            promoted: HashMap::new(),
+            inst: None,
+        };
+        t.translate()?;
+        t.b.seal_all_blocks();
+        t.b.finalize(cfg);
+        Ok(())
+    }
+
+    fn err(&self, msg: impl std::fmt::Display) -> BackendError {
+        BackendError::Invalid(format!("function `{}`: {msg}", self.f.name))
+    }
+
+    fn translate(&mut self) -> Result<(), BackendError> {
+        let order = reverse_postorder(self.f);
+        for (alloca, ty) in promotable_allocas(self.f) {
+            let var = self.b.declare_var(clif_type(ty));
+            self.promoted.insert(alloca, (var, ty));
+        }
+        for &block in &order {
+            let cb = self.b.create_block();
+            for &p in &self.f.blocks[block].params {
+                let v = self
+                    .b
+                    .append_block_param(cb, clif_type(self.f.value_type(p)));
+                self.values[p.index()] = Some(v);
+            }
+            self.blocks.insert(block, cb);
+        }
+
+        // A separate CLIF entry for per-function values.
+        let entry = self.b.create_block();
+        self.b.append_block_params_for_function_params(entry);
+        self.b.switch_to_block(entry);
+        let uses_shared = self.f.placed_insts().any(|(_, i)| {
+            matches!(self.f.inst(i), InstKind::GlobalAddr(g)
+                if self.cx.ir.globals[*g].space == AddrSpace::Shared)
+        });
+        if uses_shared {
+            let r = self.call_extern(&ix::RT_SHARED_BASE, &[])?;
+            self.shared_base = r;
+        }
+        let first = *self.blocks.get(&order[0]).expect("entry is reachable");
+        let params: Vec<BlockArg> = self
+            .b
+            .block_params(entry)
+            .iter()
+            .map(|&v| BlockArg::Value(v))
+            .collect();
+        if params.len() != self.f.blocks[order[0]].params.len() {
+            return Err(self.err("the entry block's parameters do not match the signature"));
+        }
+        self.b.ins().jump(first, &params);
+
+        for &block in &order {
+            self.b.switch_to_block(self.blocks[&block]);
+            for &inst in &self.f.blocks[block].insts {
+                self.inst = Some(inst);
+                self.translate_inst(inst)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn val(&self, v: Value) -> Result<cl::Value, BackendError> {
+        self.values[v.index()].ok_or_else(|| self.err(format!("{v} is used before it is defined")))
+    }
+
+    fn vals(&self, vs: &[Value]) -> Result<Vec<cl::Value>, BackendError> {
+        vs.iter().map(|&v| self.val(v)).collect()
+    }
+
+    fn ty(&self, v: Value) -> Type {
+        self.f.value_type(v)
+    }
+
+    fn loc(&self) -> SrcLoc {
+        self.inst.map(|i| self.f.locs[i]).unwrap_or_default()
+    }
+
+    fn func_ref(&mut self, id: ClFuncId) -> cl::FuncRef {
+        if let Some(&r) = self.func_refs.get(&id) {
+            return r;
+        }
+        let r = self.m.declare_func_in_func(id, self.b.func);
+        self.func_refs.insert(id, r);
+        r
+    }
+
+    fn data_addr(&mut self, id: DataId) -> cl::Value {
+        let gv = match self.data_refs.get(&id) {
+            Some(&gv) => gv,
+            None => {
+                let gv = self.m.declare_data_in_func(id, self.b.func);
+                self.data_refs.insert(id, gv);
+                gv
+            }
+        };
+        self.b.ins().symbol_value(types::I64, gv)
+    }
+
+    fn call_extern(
+        &mut self,
+        e: &ExternFn,
+        args: &[cl::Value],
+    ) -> Result<Option<cl::Value>, BackendError> {
+        let id = self.cx.extern_fn(self.m, e)?;
+        let fref = self.func_ref(id);
+        let call = self.b.ins().call(fref, args);
+        Ok(self.b.inst_results(call).first().copied())
+    }
+
+    /// Calls `parc_rt_fault(kind, name, line, col)` and ends the block.
+    fn emit_fault(&mut self, kind: i32) -> Result<(), BackendError> {
+        let loc = self.loc();
+        let name_id = self.cx.name_string(self.m, self.id)?;
+        let name = self.data_addr(name_id);
+        let kind_v = self.b.ins().iconst(types::I32, i64::from(kind));
+        let line = iconst(&mut self.b, types::I32, i64::from(loc.line));
+        let col = iconst(&mut self.b, types::I32, i64::from(loc.col));
+        self.call_extern(&ix::RT_FAULT, &[kind_v, name, line, col])?;
+        self.b.ins().trap(TrapCode::unwrap_user(kind as u8 + 1));
+        Ok(())
+    }
+
+    /// Continues only if `ok` (an `i8` truth value) holds; otherwise faults
+    /// with `kind` in a cold block.
+    fn fault_unless(&mut self, ok: cl::Value, kind: i32) -> Result<(), BackendError> {
+        let fault = self.b.create_block();
+        let cont = self.b.create_block();
+        self.b.set_cold_block(fault);
+        self.b.ins().brif(ok, cont, &[], fault, &[]);
+        self.b.switch_to_block(fault);
+        self.emit_fault(kind)?;
+        self.b.switch_to_block(cont);
+        Ok(())
+    }
+
+    /// The constant an integer value is defined as, if it is one.
+    fn const_of(&self, v: Value) -> Option<i64> {
+        match self.f.value_def(v) {
+            parc_ir::ValueDef::Result(i) => match self.f.inst(i) {
+                InstKind::Iconst(c) => Some(*c),
+                _ => None,
+            },
+            parc_ir::ValueDef::Param(..) => None,
+        }
+    }
+
+    fn block_args(&self, args: &[Value]) -> Result<Vec<BlockArg>, BackendError> {
+        Ok(self.vals(args)?.into_iter().map(BlockArg::Value).collect())
+    }
+
+    fn target(&self, block: Block) -> Result<cl::Block, BackendError> {
+        self.blocks
+            .get(&block)
+            .copied()
+            .ok_or_else(|| self.err(format!("branch to {block}, which is not reachable")))
+    }
+
+    fn translate_inst(&mut self, inst: Inst) -> Result<(), BackendError> {
+        let result = self.f.result(inst);
+        let rty = result.map(|r| self.f.value_type(r));
+        let kind = self.f.inst(inst);
+        let value: Option<cl::Value> = match kind {
+            InstKind::Iconst(c) => {
+                let ty = rty.ok_or_else(|| self.err("iconst without a result"))?;
+                let c = if ty == Type::I1 { c & 1 } else { *c };
+                Some(iconst(&mut self.b, clif_type(ty), c))
+            }
+            InstKind::Fconst(x) => Some(match rty {
+                Some(Type::F32) => self.b.ins().f32const(*x as f32),
+                _ => self.b.ins().f64const(*x),
+            }),
+            InstKind::GlobalAddr(g) => {
+                let i = g.as_u32() as usize;
+                match self.cx.data[i] {
+                    Some(did) => Some(self.data_addr(did)),
+                    None => {
+                        let base = self.shared_base.expect("fetched at entry");
+                        let off = self.cx.shared_offset[i] as i64;
+                        Some(self.b.ins().iadd_imm_s(base, off))
+                    }
+                }
+            }
+            InstKind::FuncAddr(func) => {
+                let id = self.cx.funcs[func.as_u32() as usize]
+                    .ok_or_else(|| self.err("func_addr of an unknown function"))?;
+                let r = self.func_ref(id);
+                Some(self.b.ins().func_addr(types::I64, r))
+            }
+            InstKind::Unary(UnaryOp::Fneg, a) => {
+                let a = self.val(*a)?;
+                Some(self.b.ins().fneg(a))
+            }
+            InstKind::Binary(op, a, b) => Some(self.binary(*op, *a, *b)?),
+            InstKind::Icmp(cc, a, b) => {
+                let (a, b) = (self.val(*a)?, self.val(*b)?);
+                Some(self.b.ins().icmp(int_cc(*cc), a, b))
+            }
+            InstKind::Fcmp(cc, a, b) => {
+                let (a, b) = (self.val(*a)?, self.val(*b)?);
+                Some(self.b.ins().fcmp(float_cc(*cc), a, b))
+            }
+            InstKind::Cast(op, a) => {
+                let to = rty.ok_or_else(|| self.err("cast without a result"))?;
+                Some(self.cast(*op, *a, to)?)
+            }
+            InstKind::Select(c, a, b) => {
+                let (c, a, b) = (self.val(*c)?, self.val(*a)?, self.val(*b)?);
+                Some(self.b.ins().select(c, a, b))
+            }
+            InstKind::Alloca { .. } if self.promoted.contains_key(&result.expect("a pointer")) => {
+                // Zero-filled, as the memory would be.
+                let (var, ty) = self.promoted[&result.expect("checked")];
+                let zero = match ty {
+                    Type::F32 => self.b.ins().f32const(0.0),
+                    Type::F64 => self.b.ins().f64const(0.0),
+                    other => self.b.ins().iconst(clif_type(other), 0),
+                };
+                self.b.def_var(var, zero);
+                return Ok(());
+            }
+            InstKind::Alloca { size, align } => Some(self.alloca(*size, *align)?),
+            InstKind::Load(p) if self.promoted.contains_key(p) => {
+                Some(self.b.use_var(self.promoted[p].0))
+            }
+            InstKind::Store { value, ptr } if self.promoted.contains_key(ptr) => {
+                let v = self.val(*value)?;
+                self.b.def_var(self.promoted[ptr].0, v);
+                None
+            }
+            InstKind::Load(p) => {
+                let ty = rty.ok_or_else(|| self.err("load without a result"))?;
+                let p = self.val(*p)?;
+                let v = self.b.ins().load(clif_type(ty), MemFlagsData::new(), p, 0);
+                Some(if ty == Type::I1 {
+                    self.b.ins().band_imm_u(v, 1)
+                } else {
+                    v
+                })
+            }
+            InstKind::Store { value, ptr } => {
+                let (v, p) = (self.val(*value)?, self.val(*ptr)?);
+                self.b.ins().store(MemFlagsData::new(), v, p, 0);
+                None
+            }
+            InstKind::PtrAdd(p, off) => {
+                let p = self.val(*p)?;
+                let off_ty = self.ty(*off);
+                let off = self.val(*off)?;
+                let off = resize_int(&mut self.b, off, types::I64, off_ty != Type::I1);
+                Some(self.b.ins().iadd(p, off))
+            }
+            InstKind::Call { func, args } => {
+                let id = self.cx.funcs[func.as_u32() as usize]
+                    .ok_or_else(|| self.err("call of an unknown function"))?;
+                let callee = &self.cx.ir.funcs[*func];
+                if callee.sig.params.len() != args.len() {
+                    return Err(self.err(format!(
+                        "call of `{}` with {} arguments for {} parameters",
+                        callee.name,
+                        args.len(),
+                        callee.sig.params.len()
+                    )));
+                }
+                let args = self.vals(args)?;
+                let r = self.func_ref(id);
+                let call = self.b.ins().call(r, &args);
+                self.b.inst_results(call).first().copied()
+            }
+            InstKind::Intrinsic { op, args } => self.intrinsic(*op, args, rty)?,
+            InstKind::Launch {
+                kernel,
+                grid,
+                block,
+                args,
+            } => {
+                self.launch(*kernel, grid, block, args)?;
+                None
+            }
+            InstKind::Jump(dest) => {
+                let target = self.target(dest.block)?;
+                let args = self.block_args(&dest.args)?;
+                self.b.ins().jump(target, &args);
+                None
+            }
+            InstKind::Brif {
+                cond,
+                then_dest,
+                else_dest,
+            } => {
+                let c = self.val(*cond)?;
+                let t = self.target(then_dest.block)?;
+                let e = self.target(else_dest.block)?;
+                let targs = self.block_args(&then_dest.args)?;
+                let eargs = self.block_args(&else_dest.args)?;
+                self.b.ins().brif(c, t, &targs, e, &eargs);
+                None
+            }
+            InstKind::Return(v) => {
+                let vs = match v {
+                    Some(v) => vec![self.val(*v)?],
+                    None => Vec::new(),
+                };
+                self.b.ins().return_(&vs);
+                None
+            }
+            InstKind::Unreachable => {
+                self.emit_fault(FAULT_UNREACHABLE)?;
+                None
+            }
+            InstKind::Detach { .. } | InstKind::Reattach { .. } | InstKind::Sync { .. } => {
+                return Err(self.err("Tapir terminator; run `tapir::lower_tapir` first"));
+            }
+        };
+        if let (Some(r), Some(v)) = (result, value) {
+            self.values[r.index()] = Some(v);
+        } else if result.is_some() {
+            return Err(self.err(format!("{inst} has a result this backend cannot produce")));
+        }
+        Ok(())
+    }
+
+    fn binary(&mut self, op: BinaryOp, a: Value, b: Value) -> Result<cl::Value, BackendError> {
+        use BinaryOp::*;
+        let ty = self.ty(a);
+        let (x, y) = (self.val(a)?, self.val(b)?);
+        let r = match op {
+            Iadd => self.b.ins().iadd(x, y),
+            Isub => self.b.ins().isub(x, y),
+            Imul => self.b.ins().imul(x, y),
+            And => self.b.ins().band(x, y),
+            Or => self.b.ins().bor(x, y),
+            Xor => self.b.ins().bxor(x, y),
+            // An `i1` shift amount is taken modulo 1: always 0.
+            Shl | Lshr | Ashr if ty == Type::I1 => x,
+            Shl => self.b.ins().ishl(x, y),
+            Lshr => self.b.ins().ushr(x, y),
+            Ashr => self.b.ins().sshr(x, y),
+            Sdiv | Udiv | Srem | Urem => self.divide(op, ty, x, y, b)?,
+            Fadd => self.b.ins().fadd(x, y),
+            Fsub => self.b.ins().fsub(x, y),
+            Fmul => self.b.ins().fmul(x, y),
+            Fdiv => self.b.ins().fdiv(x, y),
+        };
+        Ok(if ty == Type::I1 && matches!(op, Iadd | Isub | Imul) {
+            self.b.ins().band_imm_u(r, 1)
+        } else {
+            r
+        })
+    }
+
+    /// Division and remainder with the zero check and without the hardware
+    /// trap of `MIN / -1` (see the module doc).
+    fn divide(
+        &mut self,
+        op: BinaryOp,
+        ty: Type,
+        x: cl::Value,
+        y: cl::Value,
+        divisor: Value,
+    ) -> Result<cl::Value, BackendError> {
+        let known = self.const_of(divisor);
+        if known.is_none_or(|c| c == 0) {
+            self.fault_unless(y, FAULT_DIV_ZERO)?;
+        }
+        // `i1` values are 0 or 1, so signed and unsigned agree on them.
+        let signed = matches!(op, BinaryOp::Sdiv | BinaryOp::Srem) && ty != Type::I1;
+        if !signed {
+            return Ok(if op == BinaryOp::Udiv || op == BinaryOp::Sdiv {
+                self.b.ins().udiv(x, y)
+            } else {
+                self.b.ins().urem(x, y)
+            });
+        }
+        if known.is_some_and(|c| c != -1) {
+            return Ok(if op == BinaryOp::Sdiv {
+                self.b.ins().sdiv(x, y)
+            } else {
+                self.b.ins().srem(x, y)
+            });
+        }
+        // Divide by 1 instead of -1: x / -1 = -x (wrapping), x % -1 = x % 1 = 0.
+        let ct = clif_type(ty);
+        let minus_one = iconst(&mut self.b, ct, -1);
+        let is_m1 = self.b.ins().icmp(condcodes::IntCC::Equal, y, minus_one);
+        let one = iconst(&mut self.b, ct, 1);
+        let safe = self.b.ins().select(is_m1, one, y);
+        Ok(if op == BinaryOp::Sdiv {
+            let q = self.b.ins().sdiv(x, safe);
+            let neg = self.b.ins().ineg(x);
+            self.b.ins().select(is_m1, neg, q)
+        } else {
+            self.b.ins().srem(x, safe)
+        })
+    }
+
+    fn cast(&mut self, op: CastOp, a: Value, to: Type) -> Result<cl::Value, BackendError> {
+        let from = self.ty(a);
+        let x = self.val(a)?;
+        let ct = clif_type(to);
+        let b = &mut self.b;
+        let mask1 = |b: &mut FunctionBuilder, v| b.ins().band_imm_u(v, 1);
+        Ok(match op {
+            CastOp::Sext => {
+                // An `i1` is -1 or 0 when read as signed.
+                let x = if from == Type::I1 { b.ins().ineg(x) } else { x };
+                resize_int(b, x, ct, true)
+            }
+            CastOp::Zext | CastOp::IntToPtr => resize_int(b, x, ct, false),
+            CastOp::Trunc | CastOp::PtrToInt => {
+                let v = resize_int(b, x, ct, false);
+                if to == Type::I1 { mask1(b, v) } else { v }
+            }
+            CastOp::SiToFp => {
+                let x = match from {
+                    Type::I1 => {
+                        let n = b.ins().ineg(x);
+                        b.ins().sextend(types::I32, n)
+                    }
+                    Type::I8 => b.ins().sextend(types::I32, x),
+                    _ => x,
+                };
+                b.ins().fcvt_from_sint(ct, x)
+            }
+            CastOp::UiToFp => {
+                let x = if matches!(from, Type::I1 | Type::I8) {
+                    b.ins().uextend(types::I32, x)
+                } else {
+                    x
+                };
+                b.ins().fcvt_from_uint(ct, x)
+            }
+            CastOp::FpToSi => match to {
+                Type::I32 | Type::I64 | Type::Ptr => b.ins().fcvt_to_sint_sat(ct, x),
+                Type::I8 => {
+                    let w = b.ins().fcvt_to_sint_sat(types::I32, x);
+                    let lo = b.ins().iconst(types::I32, -128);
+                    let hi = b.ins().iconst(types::I32, 127);
+                    let w = b.ins().smax(w, lo);
+                    let w = b.ins().smin(w, hi);
+                    b.ins().ireduce(types::I8, w)
+                }
+                Type::I1 => {
+                    let w = b.ins().fcvt_to_sint_sat(types::I64, x);
+                    let w = b.ins().ireduce(types::I8, w);
+                    mask1(b, w)
+                }
+                Type::F32 | Type::F64 => return Err(self.err("fptosi to a float type")),
+            },
+            CastOp::FpToUi => match to {
+                Type::I32 | Type::I64 | Type::Ptr => b.ins().fcvt_to_uint_sat(ct, x),
+                Type::I8 | Type::I1 => {
+                    let w = b.ins().fcvt_to_uint_sat(types::I32, x);
+                    let hi = b.ins().iconst(types::I32, 255);
+                    let w = b.ins().umin(w, hi);
+                    let w = b.ins().ireduce(types::I8, w);
+                    if to == Type::I1 { mask1(b, w) } else { w }
+                }
+                Type::F32 | Type::F64 => return Err(self.err("fptoui to a float type")),
+            },
+            CastOp::FpExt => {
+                if from == to {
+                    x
+                } else {
+                    b.ins().fpromote(ct, x)
+                }
+            }
+            CastOp::FpTrunc => {
+                if from == to {
+                    x
+                } else {
+                    b.ins().fdemote(ct, x)
+                }
+            }
+        })
+    }
+
+    fn alloca(&mut self, size: u32, align: u32) -> Result<cl::Value, BackendError> {
+        let size = size.max(1);
+        let align_shift = align.max(1).next_power_of_two().trailing_zeros() as u8;
+        let slot = self.b.create_sized_stack_slot(StackSlotData::new(
+            StackSlotKind::ExplicitSlot,
+            size,
+            align_shift,
+        ));
+        let addr = self.b.ins().stack_addr(types::I64, slot, 0);
+        if size <= INLINE_ZERO_MAX {
+            // Widest stores first; the slot is at least `align`-aligned,
+            // and x86-64 and AArch64 allow unaligned stores anyway.
+            let mut off = 0u32;
+            for (width, ty) in [
+                (8, types::I64),
+                (4, types::I32),
+                (2, types::I16),
+                (1, types::I8),
+            ] {
+                if off + width > size {
+                    continue;
+                }
+                let zero = self.b.ins().iconst(ty, 0);
+                while off + width <= size {
+                    self.b.ins().stack_store(types::I64, zero, slot, off as i32);
+                    off += width;
+                }
+            }
+        } else {
+            let zero = self.b.ins().iconst(types::I32, 0);
+            let n = self.b.ins().iconst(types::I64, i64::from(size));
+            self.call_extern(&ix::C_MEMSET, &[addr, zero, n])?;
+        }
+        Ok(addr)
+    }
+
+    fn intrinsic(
+        &mut self,
+        op: Intrinsic,
+        args: &[Value],
+        rty: Option<Type>,
+    ) -> Result<Option<cl::Value>, BackendError> {
+        use Intrinsic::*;
+        let (fixed, _) = op.signature();
+        if args.len() < fixed.len() || (!op.is_variadic() && args.len() != fixed.len()) {
+            return Err(self.err(format!("`{}` with {} arguments", op.name(), args.len())));
+        }
+        let a = self.vals(args)?;
+        let float_ty = rty.unwrap_or(Type::F64);
+        let dim = |d: parc_ir::Dim| d.index() as i64;
+        Ok(match op {
+            Sqrt => Some(self.b.ins().sqrt(a[0])),
+            Fabs => Some(self.b.ins().fabs(a[0])),
+            Floor => Some(self.b.ins().floor(a[0])),
+            Ceil => Some(self.b.ins().ceil(a[0])),
+            Fmin | Fmax => {
+                // C: a NaN operand is ignored (CLIF's fmin/fmax propagate it).
+                let (x, y) = (a[0], a[1]);
+                let m = if op == Fmin {
+                    self.b.ins().fmin(x, y)
+                } else {
+                    self.b.ins().fmax(x, y)
+                };
+                let x_nan = self.b.ins().fcmp(condcodes::FloatCC::Unordered, x, x);
+                let y_nan = self.b.ins().fcmp(condcodes::FloatCC::Unordered, y, y);
+                let m = self.b.ins().select(x_nan, y, m);
+                Some(self.b.ins().select(y_nan, x, m))
+            }
+            Exp | Log | Pow | Sin | Cos | Tan | Tanh => {
+                let e = ix::libm_fn(op, float_ty).expect("a libm function");
+                self.call_extern(&e, &a)?
+            }
+            Abs | Labs => {
+                let x = a[0];
+                let ct = self.b.func.dfg.value_type(x);
+                let zero = self.b.ins().iconst(ct, 0);
+                let neg = self.b.ins().isub(zero, x);
+                let is_neg = self.b.ins().icmp(condcodes::IntCC::SignedLessThan, x, zero);
+                Some(self.b.ins().select(is_neg, neg, x))
+            }
+            Malloc => self.call_extern(&ix::RT_MALLOC, &a)?,
+            Calloc => self.call_extern(&ix::RT_CALLOC, &a)?,
+            Free => self.call_extern(&ix::C_FREE, &a)?,
+            Memcpy => {
+                self.call_extern(&ix::C_MEMCPY, &a)?;
+                None
+            }
+            Memset => {
+                self.call_extern(&ix::C_MEMSET, &a)?;
+                None
+            }
+            Printf => Some(self.printf(args, &a)?),
+            Atoi => self.call_extern(&ix::C_ATOI, &a)?,
+            Atol => self.call_extern(&ix::C_ATOL, &a)?,
+            Atof => self.call_extern(&ix::C_ATOF, &a)?,
+            Strcmp => self.call_extern(&ix::C_STRCMP, &a)?,
+            Exit => self.call_extern(&ix::RT_EXIT, &a)?,
+            Wtime => self.call_extern(&ix::RT_WTIME, &[])?,
+            ThreadIdx(d) | BlockIdx(d) | BlockDim(d) | GridDim(d) => {
+                let e = match op {
+                    ThreadIdx(_) => &ix::RT_THREAD_IDX,
+                    BlockIdx(_) => &ix::RT_BLOCK_IDX,
+                    BlockDim(_) => &ix::RT_BLOCK_DIM,
+                    _ => &ix::RT_GRID_DIM,
+                };
+                let d = self.b.ins().iconst(types::I32, dim(d));
+                self.call_extern(e, &[d])?
+            }
+            Barrier => self.call_extern(&ix::RT_BARRIER, &[])?,
+            AtomicAdd => match self.ty(args[1]) {
+                Type::F32 => self.call_extern(&ix::RT_ATOMIC_ADD_F32, &a)?,
+                Type::F64 => self.call_extern(&ix::RT_ATOMIC_ADD_F64, &a)?,
+                ty => {
+                    let ct = clif_type(ty);
+                    Some(self.b.ins().atomic_rmw(
+                        ct,
+                        MemFlagsData::new(),
+                        cl::AtomicRmwOp::Add,
+                        a[0],
+                        a[1],
+                    ))
+                }
+            },
+            CudaMalloc => self.call_extern(&ix::RT_CUDA_MALLOC, &a)?,
+            CudaMemcpy(_) => self.call_extern(&ix::RT_CUDA_MEMCPY, &a)?,
+            CudaFree => self.call_extern(&ix::RT_CUDA_FREE, &a)?,
+            CudaDeviceSynchronize => self.call_extern(&ix::RT_CUDA_SYNC, &[])?,
+        })
+    }
+
+    /// `printf` through `parc_rt_printf` (see the module doc).
+    fn printf(&mut self, args: &[Value], a: &[cl::Value]) -> Result<cl::Value, BackendError> {
+        let n = args.len() - 1;
+        let (slots, kinds) = if n == 0 {
+            let null = self.b.ins().iconst(types::I64, 0);
+            (null, null)
+        } else {
+            let vals = self.b.create_sized_stack_slot(StackSlotData::new(
+                StackSlotKind::ExplicitSlot,
+                (8 * n) as u32,
+                3,
+            ));
+            let kinds = self.b.create_sized_stack_slot(StackSlotData::new(
+                StackSlotKind::ExplicitSlot,
+                n as u32,
+                0,
+            ));
+            for k in 0..n {
+                let ty = self.ty(args[k + 1]);
+                let v = a[k + 1];
+                let (bits, kind) = match ty {
+                    Type::F32 => {
+                        let d = self.b.ins().fpromote(types::F64, v);
+                        (self.b.ins().bitcast(types::I64, MemFlagsData::new(), d), 1)
+                    }
+                    Type::F64 => (to_slot(&mut self.b, v, ty), 1),
+                    Type::Ptr => (v, 2),
+                    _ => (to_slot(&mut self.b, v, ty), 0),
+                };
+                self.b
+                    .ins()
+                    .stack_store(types::I64, bits, vals, (8 * k) as i32);
+                let kind = self.b.ins().iconst(types::I8, kind);
+                self.b.ins().stack_store(types::I64, kind, kinds, k as i32);
+            }
+            (
+                self.b.ins().stack_addr(types::I64, vals, 0),
+                self.b.ins().stack_addr(types::I64, kinds, 0),
+            )
+        };
+        let count = self.b.ins().iconst(types::I32, n as i64);
+        let r = self.call_extern(&ix::RT_PRINTF, &[a[0], slots, kinds, count])?;
+        Ok(r.expect("printf returns a value"))
+    }
+
+    /// A kernel launch (see the module doc's launch ABI).
+    fn launch(
+        &mut self,
+        kernel: FuncId,
+        grid: &[Value; 3],
+        block: &[Value; 3],
+        args: &[Value],
+    ) -> Result<(), BackendError> {
+        let entry = *self
+            .cx
+            .kernel_entries
+            .get(&kernel)
+            .ok_or_else(|| self.err("launch of a function that is not a defined kernel"))?;
+        let k = &self.cx.ir.funcs[kernel];
+        if k.sig.params.len() != args.len() {
+            return Err(self.err(format!(
+                "launch of `{}` with {} arguments for {} parameters",
+                k.name,
+                args.len(),
+                k.sig.params.len()
+            )));
+        }
+        let dims = self.vals(&[grid.as_slice(), block.as_slice()].concat())?;
+
+        // Every dimension at least 1, at most 1024 threads per block.
+        let one = self.b.ins().iconst(types::I32, 1);
+        let mut bad = None;
+        for &d in &dims {
+            let lt = self.b.ins().icmp(condcodes::IntCC::SignedLessThan, d, one);
+            bad = Some(match bad {
+                None => lt,
+                Some(acc) => self.b.ins().bor(acc, lt),
+            });
+        }
+        let mut threads = self.b.ins().sextend(types::I64, dims[3]);
+        for &d in &dims[4..6] {
+            let w = self.b.ins().sextend(types::I64, d);
+            threads = self.b.ins().imul(threads, w);
+        }
+        let max = self.b.ins().iconst(types::I64, MAX_THREADS_PER_BLOCK);
+        let too_many = self
+            .b
+            .ins()
+            .icmp(condcodes::IntCC::SignedGreaterThan, threads, max);
+        let bad = self.b.ins().bor(bad.expect("six dimensions"), too_many);
+        let ok = self.b.ins().bxor_imm_u(bad, 1);
+        self.fault_unless(ok, FAULT_LAUNCH)?;
+
+        let cfg =
+            self.b
+                .create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, 24, 2));
+        for (i, &d) in dims.iter().enumerate() {
+            self.b.ins().stack_store(types::I64, d, cfg, (4 * i) as i32);
+        }
+        let arg_ptr = if args.is_empty() {
+            self.b.ins().iconst(types::I64, 0)
+        } else {
+            let slot = self.b.create_sized_stack_slot(StackSlotData::new(
+                StackSlotKind::ExplicitSlot,
+                (8 * args.len()) as u32,
+                3,
+            ));
+            for (i, &v) in args.iter().enumerate() {
+                let ty = self.ty(v);
+                let x = self.val(v)?;
+                let bits = to_slot(&mut self.b, x, ty);
+                self.b
+                    .ins()
+                    .stack_store(types::I64, bits, slot, (8 * i) as i32);
+            }
+            self.b.ins().stack_addr(types::I64, slot, 0)
+        };
+        let grid_ptr = self.b.ins().stack_addr(types::I64, cfg, 0);
+        let block_ptr = self.b.ins().stack_addr(types::I64, cfg, 12);
+        let eref = self.func_ref(entry);
+        let entry_addr = self.b.ins().func_addr(types::I64, eref);
+        let shared = self.b.ins().iconst(types::I64, self.cx.shared_bytes as i64);
+        self.call_extern(
+            &ix::RT_LAUNCH,
+            &[entry_addr, arg_ptr, grid_ptr, block_ptr, shared],
+        )?;
+        Ok(())
+    }
+}
+
+fn int_cc(cc: IntCC) -> condcodes::IntCC {
+    use condcodes::IntCC as C;
+    match cc {
+        IntCC::Eq => C::Equal,
+        IntCC::Ne => C::NotEqual,
+        IntCC::Slt => C::SignedLessThan,
+        IntCC::Sle => C::SignedLessThanOrEqual,
+        IntCC::Sgt => C::SignedGreaterThan,
+        IntCC::Sge => C::SignedGreaterThanOrEqual,
+        IntCC::Ult => C::UnsignedLessThan,
+        IntCC::Ule => C::UnsignedLessThanOrEqual,
+        IntCC::Ugt => C::UnsignedGreaterThan,
+        IntCC::Uge => C::UnsignedGreaterThanOrEqual,
+    }
+}
+
+/// C's comparison operators: ordered, except `!=` (true on NaN).
+fn float_cc(cc: FloatCC) -> condcodes::FloatCC {
+    use condcodes::FloatCC as C;
+    match cc {
+        FloatCC::Eq => C::Equal,
+        FloatCC::Ne => C::NotEqual,
+        FloatCC::Lt => C::LessThan,
+        FloatCC::Le => C::LessThanOrEqual,
+        FloatCC::Gt => C::GreaterThan,
+        FloatCC::Ge => C::GreaterThanOrEqual,
+    }
+}

@@ -1,0 +1,222 @@
+//! The functions outside the module that generated code calls: the
+//! runtime's `parc_rt_*` entry points (see `parc-runtime`'s ABI table) and
+//! the C library, with their signatures in parir types.
+//!
+//! Every external call the backend emits goes through one [`ExternFn`] of
+//! this file, so the list of names here is also the list of symbols a
+//! program must not define with a different meaning (see
+//! [`is_reserved`]) and, for the JIT, the C library symbols it registers
+//! explicitly ([`c_library_symbols`]).
+
+use parc_ir::{Intrinsic, Type};
+
+/// An external function: its symbol and its C signature in parir types.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct ExternFn {
+    pub name: &'static str,
+    pub params: &'static [Type],
+    pub ret: Option<Type>,
+}
+
+const fn ext(name: &'static str, params: &'static [Type], ret: Option<Type>) -> ExternFn {
+    ExternFn { name, params, ret }
+}
+
+use Type::{F32, F64, I32, I64, Ptr};
+
+// The runtime (`parc-runtime/src/lib.rs` lists the same signatures).
+pub(crate) const RT_MAIN: ExternFn = ext("parc_rt_main", &[Ptr, I32, Ptr], Some(I32));
+pub(crate) const RT_ENTER: ExternFn = ext("parc_rt_enter", &[Ptr, Ptr], None);
+pub(crate) const RT_FAULT: ExternFn = ext("parc_rt_fault", &[I32, Ptr, I32, I32], None);
+pub(crate) const RT_ATOMIC_ADD_F32: ExternFn =
+    ext("parc_rt_atomic_add_f32", &[Ptr, F32], Some(F32));
+pub(crate) const RT_ATOMIC_ADD_F64: ExternFn =
+    ext("parc_rt_atomic_add_f64", &[Ptr, F64], Some(F64));
+pub(crate) const RT_PRINTF: ExternFn = ext("parc_rt_printf", &[Ptr, Ptr, Ptr, I32], Some(I32));
+pub(crate) const RT_FLUSH: ExternFn = ext("parc_rt_flush", &[], None);
+pub(crate) const RT_EXIT: ExternFn = ext("parc_rt_exit", &[I32], None);
+pub(crate) const RT_WTIME: ExternFn = ext("parc_rt_wtime", &[], Some(F64));
+pub(crate) const RT_MALLOC: ExternFn = ext("parc_rt_malloc", &[I64], Some(Ptr));
+pub(crate) const RT_CALLOC: ExternFn = ext("parc_rt_calloc", &[I64, I64], Some(Ptr));
+pub(crate) const RT_LAUNCH: ExternFn = ext("parc_rt_launch", &[Ptr, Ptr, Ptr, Ptr, I64], None);
+pub(crate) const RT_BARRIER: ExternFn = ext("parc_rt_barrier", &[], None);
+pub(crate) const RT_THREAD_IDX: ExternFn = ext("parc_rt_thread_idx", &[I32], Some(I32));
+pub(crate) const RT_BLOCK_IDX: ExternFn = ext("parc_rt_block_idx", &[I32], Some(I32));
+pub(crate) const RT_BLOCK_DIM: ExternFn = ext("parc_rt_block_dim", &[I32], Some(I32));
+pub(crate) const RT_GRID_DIM: ExternFn = ext("parc_rt_grid_dim", &[I32], Some(I32));
+pub(crate) const RT_SHARED_BASE: ExternFn = ext("parc_rt_shared_base", &[], Some(Ptr));
+pub(crate) const RT_CUDA_MALLOC: ExternFn = ext("parc_rt_cuda_malloc", &[Ptr, I64], Some(I32));
+pub(crate) const RT_CUDA_MEMCPY: ExternFn = ext("parc_rt_cuda_memcpy", &[Ptr, Ptr, I64], Some(I32));
+pub(crate) const RT_CUDA_FREE: ExternFn = ext("parc_rt_cuda_free", &[Ptr], Some(I32));
+pub(crate) const RT_CUDA_SYNC: ExternFn = ext("parc_rt_cuda_device_synchronize", &[], Some(I32));
+
+/// Runtime entry points whose presence (transitively) means a function
+/// spawns tasks, so an exported wrapper should enter the worker pool.
+pub(crate) const RT_SPAWNING: [&str; 2] = ["parc_rt_spawn", "parc_rt_sync"];
+
+// The C library.
+pub(crate) const C_FREE: ExternFn = ext("free", &[Ptr], None);
+pub(crate) const C_MEMCPY: ExternFn = ext("memcpy", &[Ptr, Ptr, I64], Some(Ptr));
+pub(crate) const C_MEMSET: ExternFn = ext("memset", &[Ptr, I32, I64], Some(Ptr));
+pub(crate) const C_ATOI: ExternFn = ext("atoi", &[Ptr], Some(I32));
+pub(crate) const C_ATOL: ExternFn = ext("atol", &[Ptr], Some(I64));
+pub(crate) const C_ATOF: ExternFn = ext("atof", &[Ptr], Some(F64));
+pub(crate) const C_STRCMP: ExternFn = ext("strcmp", &[Ptr, Ptr], Some(I32));
+
+/// The C math function computing `op` on `ty` (`f32` picks the
+/// `f`-suffixed one), for the math intrinsics that are calls. `sqrt`,
+/// `fabs`, `floor`, `ceil`, `fmin` and `fmax` are instructions instead
+/// (all exact, so they agree with libm bit for bit).
+pub(crate) fn libm_fn(op: Intrinsic, ty: Type) -> Option<ExternFn> {
+    use Intrinsic::*;
+    let single = ty == F32;
+    let (d, f) = match op {
+        Exp => ("exp", "expf"),
+        Log => ("log", "logf"),
+        Pow => ("pow", "powf"),
+        Sin => ("sin", "sinf"),
+        Cos => ("cos", "cosf"),
+        Tan => ("tan", "tanf"),
+        Tanh => ("tanh", "tanhf"),
+        _ => return None,
+    };
+    let binary = op == Pow;
+    Some(match (single, binary) {
+        (false, false) => ext(d, &[F64], Some(F64)),
+        (false, true) => ext(d, &[F64, F64], Some(F64)),
+        (true, false) => ext(f, &[F32], Some(F32)),
+        (true, true) => ext(f, &[F32, F32], Some(F32)),
+    })
+}
+
+/// Symbols Cranelift itself may call (libcalls for float rounding on CPUs
+/// without SSE4.1, `fma`, memory functions).
+const LIBCALLS: [&str; 14] = [
+    "floor",
+    "floorf",
+    "ceil",
+    "ceilf",
+    "trunc",
+    "truncf",
+    "nearbyint",
+    "nearbyintf",
+    "fma",
+    "fmaf",
+    "memcpy",
+    "memset",
+    "memmove",
+    "memcmp",
+];
+
+const LIBM: [&str; 14] = [
+    "exp", "expf", "log", "logf", "pow", "powf", "sin", "sinf", "cos", "cosf", "tan", "tanf",
+    "tanh", "tanhf",
+];
+
+/// True if `name` is a symbol the generated code may reference by itself,
+/// so a function of the program must not be defined under that name in
+/// the same object (it is renamed when local, rejected when exported).
+pub(crate) fn is_reserved(name: &str) -> bool {
+    name.starts_with("parc_rt_")
+        || name.starts_with("parc.")
+        || name == "main"
+        || LIBCALLS.contains(&name)
+        || LIBM.contains(&name)
+        || ["free", "atoi", "atol", "atof", "strcmp"].contains(&name)
+}
+
+#[link(name = "m")]
+unsafe extern "C" {
+    fn exp(x: f64) -> f64;
+    fn expf(x: f32) -> f32;
+    fn log(x: f64) -> f64;
+    fn logf(x: f32) -> f32;
+    fn pow(x: f64, y: f64) -> f64;
+    fn powf(x: f32, y: f32) -> f32;
+    fn sin(x: f64) -> f64;
+    fn sinf(x: f32) -> f32;
+    fn cos(x: f64) -> f64;
+    fn cosf(x: f32) -> f32;
+    fn tan(x: f64) -> f64;
+    fn tanf(x: f32) -> f32;
+    fn tanh(x: f64) -> f64;
+    fn tanhf(x: f32) -> f32;
+    fn floor(x: f64) -> f64;
+    fn floorf(x: f32) -> f32;
+    fn ceil(x: f64) -> f64;
+    fn ceilf(x: f32) -> f32;
+    fn trunc(x: f64) -> f64;
+    fn truncf(x: f32) -> f32;
+    fn nearbyint(x: f64) -> f64;
+    fn nearbyintf(x: f32) -> f32;
+    fn fma(x: f64, y: f64, z: f64) -> f64;
+    fn fmaf(x: f32, y: f32, z: f32) -> f32;
+    fn sqrt(x: f64) -> f64;
+    fn sqrtf(x: f32) -> f32;
+    fn fabs(x: f64) -> f64;
+    fn fabsf(x: f32) -> f32;
+    fn fmin(x: f64, y: f64) -> f64;
+    fn fminf(x: f32, y: f32) -> f32;
+    fn fmax(x: f64, y: f64) -> f64;
+    fn fmaxf(x: f32, y: f32) -> f32;
+}
+
+/// The C library functions generated code calls, with their addresses in
+/// this process, for the JIT's symbol table. Naming the math functions
+/// here also makes the linker keep libm in the `parc` binary, so the JIT
+/// never depends on `dlsym` finding them.
+pub(crate) fn c_library_symbols() -> Vec<(&'static str, *const u8)> {
+    type F1 = unsafe extern "C" fn(f64) -> f64;
+    type F1f = unsafe extern "C" fn(f32) -> f32;
+    type F2 = unsafe extern "C" fn(f64, f64) -> f64;
+    type F2f = unsafe extern "C" fn(f32, f32) -> f32;
+    type F3 = unsafe extern "C" fn(f64, f64, f64) -> f64;
+    type F3f = unsafe extern "C" fn(f32, f32, f32) -> f32;
+    vec![
+        ("exp", exp as F1 as *const u8),
+        ("expf", expf as F1f as *const u8),
+        ("log", log as F1 as *const u8),
+        ("logf", logf as F1f as *const u8),
+        ("pow", pow as F2 as *const u8),
+        ("powf", powf as F2f as *const u8),
+        ("sin", sin as F1 as *const u8),
+        ("sinf", sinf as F1f as *const u8),
+        ("cos", cos as F1 as *const u8),
+        ("cosf", cosf as F1f as *const u8),
+        ("tan", tan as F1 as *const u8),
+        ("tanf", tanf as F1f as *const u8),
+        ("tanh", tanh as F1 as *const u8),
+        ("tanhf", tanhf as F1f as *const u8),
+        ("floor", floor as F1 as *const u8),
+        ("floorf", floorf as F1f as *const u8),
+        ("ceil", ceil as F1 as *const u8),
+        ("ceilf", ceilf as F1f as *const u8),
+        ("trunc", trunc as F1 as *const u8),
+        ("truncf", truncf as F1f as *const u8),
+        ("nearbyint", nearbyint as F1 as *const u8),
+        ("nearbyintf", nearbyintf as F1f as *const u8),
+        ("fma", fma as F3 as *const u8),
+        ("fmaf", fmaf as F3f as *const u8),
+        // Not called by generated code (instructions there), but a program
+        // may declare them `extern` and call them by name.
+        ("sqrt", sqrt as F1 as *const u8),
+        ("sqrtf", sqrtf as F1f as *const u8),
+        ("fabs", fabs as F1 as *const u8),
+        ("fabsf", fabsf as F1f as *const u8),
+        ("fmin", fmin as F2 as *const u8),
+        ("fminf", fminf as F2f as *const u8),
+        ("fmax", fmax as F2 as *const u8),
+        ("fmaxf", fmaxf as F2f as *const u8),
+        ("abs", libc::abs as *const u8),
+        ("labs", libc::labs as *const u8),
+        ("free", libc::free as *const u8),
+        ("memcpy", libc::memcpy as *const u8),
+        ("memset", libc::memset as *const u8),
+        ("memmove", libc::memmove as *const u8),
+        ("memcmp", libc::memcmp as *const u8),
+        ("atoi", libc::atoi as *const u8),
+        ("atol", libc::atol as *const u8),
+        ("atof", libc::atof as *const u8),
+        ("strcmp", libc::strcmp as *const u8),
+    ]
+}

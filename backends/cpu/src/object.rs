@@ -1,0 +1,34 @@
+//! Relocatable objects (`--emit obj`, and the input of [`link`](crate::link)):
+//! the module compiled by `cranelift-object` for the host, as
+//! position-independent code so one object serves executables (PIE) and
+//! shared libraries alike.
+
+use crate::BackendError;
+use crate::codegen::{self, Export, Flavor};
+use cranelift_object::{ObjectBuilder, ObjectModule};
+use parc_ir::Module;
+
+/// An object file and what it exports.
+pub(crate) struct Object {
+    pub bytes: Vec<u8>,
+    pub exports: Vec<Export>,
+}
+
+/// Compiles `ir` into an object (see `codegen` for what `flavor` changes:
+/// symbol visibility, the C `main`, library wrappers).
+pub(crate) fn emit(ir: &Module, flavor: Flavor) -> Result<Object, BackendError> {
+    let isa = codegen::host_isa(true)?;
+    let name = ir.source_name.clone().unwrap_or_else(|| "parc".to_string());
+    let builder = ObjectBuilder::new(isa, name, cranelift_module::default_libcall_names())
+        .map_err(|e| BackendError::Codegen(format!("object setup: {e}")))?;
+    let mut m = ObjectModule::new(builder);
+    let compiled = codegen::compile(&mut m, ir, flavor)?;
+    let bytes = m
+        .finish()
+        .emit()
+        .map_err(|e| BackendError::Codegen(format!("writing the object: {e}")))?;
+    Ok(Object {
+        bytes,
+        exports: compiled.exports,
+    })
+}

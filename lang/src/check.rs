@@ -1,0 +1,986 @@
+//! Names and C types: the AST in, the typed [`hir`] out, with diagnostics.
+//!
+//! [`check`] resolves every name, computes every expression's C type, makes
+//! C's implicit conversions explicit and folds constants, so that lowering
+//! never re-derives a typing rule (see the invariants in [`hir`]). It keeps
+//! going after an error to report as many as it can in one run; an internal
+//! *error type* (compatible with everything) stops one mistake from causing a
+//! cascade of follow-on messages, and `ast::ExprKind::Error` nodes from the
+//! parser are typed with it silently.
+//!
+//! What is checked, by module:
+//! - here: file scope — struct, global and function declarations in order
+//!   (C has no implicit declarations; conflicting or duplicate declarations),
+//!   block scopes and shadowing, `main`'s signature, and whole-program rules
+//!   (host functions called from kernels must not fork).
+//! - `types`: written types, struct layouts (x86-64), C's promotions, usual
+//!   arithmetic conversions and simple-assignment constraints.
+//! - `expr`: every operator (pointer arithmetic, lvalues, `const`, decay,
+//!   casts, `sizeof`), GPU indices, and determinacy races in `parallel_for`.
+//! - `consts`: integer constant expressions and constant initializers.
+//! - `init`: initializers (scalars, nested brace lists with elision, strings
+//!   for `char` arrays, `dim3` constructors).
+//! - `stmt`: statements, loops, `break`/`continue`/`return` placement,
+//!   `spawn`/`sync`, the canonical form of `parallel_for`, `__shared__`.
+//! - `calls`: calls of user functions and builtins, kernel launches and the
+//!   CUDA runtime calls.
+//! - `printf`: `printf` format strings against their arguments.
+//! - `enzyme`: `__enzyme_autodiff` by Enzyme's activity rules.
+//!
+//! The error type is `struct <error>`, a [`CType::Struct`] with an id no real
+//! struct has; it never reaches a returned [`hir::Program`], because any
+//! error makes [`check`] return `None`.
+
+mod calls;
+mod consts;
+mod enzyme;
+mod expr;
+mod init;
+mod printf;
+mod stmt;
+#[cfg(test)]
+mod tests;
+mod types;
+
+pub use enzyme::{Activity, AdArg, AutodiffCall, default_activity};
+
+use std::collections::HashMap;
+
+use crate::ast::{self, Span};
+use crate::diag::Diagnostic;
+use crate::hir::{self, CType, FuncKind, FuncRef, GlobalVarId, LocalId, StructId};
+
+/// Checks a parsed program. Returns the HIR when no error was reported
+/// (warnings may be present).
+pub fn check(program: &ast::Program) -> (Option<hir::Program>, Vec<Diagnostic>) {
+    // The walks recurse once per nesting level, and the parser allows deep
+    // trees (`parse::MAX_CHAIN`); run them on a thread whose stack is large
+    // enough for any tree the parser returns. The memory is reserved, not
+    // used, unless a program is that deep.
+    std::thread::scope(|s| {
+        std::thread::Builder::new()
+            .name("parc-check".into())
+            .stack_size(CHECK_STACK)
+            .spawn_scoped(s, || check_here(program))
+            .ok()
+            .and_then(|h| h.join().ok())
+    })
+    .unwrap_or_else(|| {
+        let d = Diagnostic::error(Span::default(), "internal error: the checker could not run");
+        (None, vec![d])
+    })
+}
+
+/// Stack for the checker's thread (see [`check`]).
+const CHECK_STACK: usize = 1 << 30;
+
+/// [`check`] on the current thread.
+fn check_here(program: &ast::Program) -> (Option<hir::Program>, Vec<Diagnostic>) {
+    let mut c = Checker::default();
+    c.program(program);
+    let ok = !c.diags.iter().any(Diagnostic::is_error);
+    let diags = std::mem::take(&mut c.diags);
+    if !ok {
+        return (None, diags);
+    }
+    let prog = hir::Program {
+        structs: c.structs.into_iter().map(|s| s.layout).collect(),
+        globals: c.globals,
+        funcs: c.funcs,
+        strings: c.strings,
+    };
+    (Some(prog), diags)
+}
+
+const ERROR_STRUCT: StructId = StructId(u32::MAX);
+
+/// The error type: compatible with everything, never reported on.
+fn err_ty() -> CType {
+    CType::Struct(ERROR_STRUCT)
+}
+
+/// True if the type is, or is built from, the error type.
+fn is_err(t: &CType) -> bool {
+    match t {
+        CType::Struct(id) => *id == ERROR_STRUCT,
+        CType::Ptr(e) | CType::Array(e, _) => is_err(e),
+        _ => false,
+    }
+}
+
+/// A name in scope.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Sym {
+    Local(LocalId),
+    Global(GlobalVarId),
+    Func(FuncRef),
+}
+
+struct StructInfo {
+    layout: hir::StructLayout,
+    /// Where the struct is (first) defined, or first named.
+    span: Span,
+    /// The layout is known (its definition has been checked).
+    complete: bool,
+}
+
+struct GlobalInfo {
+    /// Where a definition with an initializer was seen, for "first defined here".
+    defined_at: Option<Span>,
+}
+
+struct FuncInfo {
+    /// Where the function was first declared.
+    decl_span: Span,
+    /// Where it is defined (with a body).
+    def_span: Option<Span>,
+    param_names: Vec<String>,
+    param_spans: Vec<Span>,
+    /// The first `spawn`, `sync` or `parallel_for` in its body.
+    fork_join: Option<Span>,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum LoopKind {
+    Ordinary,
+    /// The body of a `parallel_for`: `break` and `return` may not leave it.
+    ParallelBody,
+}
+
+/// A `parallel_for` being checked.
+struct PforInfo {
+    span: Span,
+    var: LocalId,
+    /// How many `if` branches inside this loop's body enclose the
+    /// statement being checked (a write under a condition may happen in
+    /// one iteration only).
+    conditional: u32,
+}
+
+struct LocalInfo {
+    is_const: bool,
+    /// How many `parallel_for` bodies enclose the declaration.
+    pfor_depth: usize,
+}
+
+/// The function whose body is being checked.
+struct FnCtx {
+    name: String,
+    ret: CType,
+    kind: FuncKind,
+    locals: Vec<hir::Local>,
+    local_info: Vec<LocalInfo>,
+    scopes: Vec<HashMap<String, (Sym, Span)>>,
+    loops: Vec<LoopKind>,
+    pfors: Vec<PforInfo>,
+    fork_join: Option<Span>,
+    /// Targets of `x = spawn f()` not yet followed by a `sync`, with the
+    /// spawn's span: using them is a determinacy race.
+    pending: Vec<(LocalId, Span)>,
+}
+
+#[derive(Default)]
+struct Checker {
+    diags: Vec<Diagnostic>,
+    structs: Vec<StructInfo>,
+    struct_ids: HashMap<String, StructId>,
+    globals: Vec<hir::GlobalVar>,
+    global_info: Vec<GlobalInfo>,
+    funcs: Vec<hir::Func>,
+    func_info: Vec<FuncInfo>,
+    /// File-scope variables and functions declared so far.
+    file_syms: HashMap<String, Sym>,
+    /// Every function declared anywhere in the file, for the help on calls
+    /// that come before the declaration.
+    funcs_ahead: HashMap<String, Span>,
+    strings: Vec<Vec<u8>>,
+    string_ids: HashMap<Vec<u8>, usize>,
+    fx: Option<FnCtx>,
+    /// Calls from kernels and `__device__` functions of host functions:
+    /// (callee, call span), checked once every body is known.
+    gpu_calls: Vec<(FuncRef, Span)>,
+    /// Stands in for the pending spawns at file scope (there are none).
+    no_pending: Vec<(LocalId, Span)>,
+    /// Functions named by `__enzyme_autodiff`, which need a body.
+    autodiff_targets: Vec<(FuncRef, Span)>,
+}
+
+/// The edit distance of two names, for "did you mean" suggestions.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().collect();
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.iter().enumerate() {
+        let mut cur = vec![i + 1; b.len() + 1];
+        for (j, cb) in b.iter().enumerate() {
+            let sub = prev[j] + usize::from(ca != cb);
+            cur[j + 1] = sub.min(prev[j + 1] + 1).min(cur[j] + 1);
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+/// The candidate closest to `name`, if it is close enough to be a typo.
+fn closest<'a>(name: &str, candidates: impl Iterator<Item = &'a str>) -> Option<&'a str> {
+    // Short names are too close to too much for a guess to help.
+    if name.chars().count() < 3 {
+        return None;
+    }
+    let limit = (name.chars().count() / 3).clamp(1, 3);
+    let mut best: Option<(usize, &str)> = None;
+    for c in candidates {
+        if c == name || c.is_empty() {
+            continue;
+        }
+        let d = edit_distance(name, c);
+        if d <= limit && best.is_none_or(|(bd, bc)| d < bd || (d == bd && c < bc)) {
+            best = Some((d, c));
+        }
+    }
+    best.map(|(_, c)| c)
+}
+
+fn plural(n: usize, word: &str) -> String {
+    if n == 1 {
+        format!("{n} {word}")
+    } else {
+        format!("{n} {word}s")
+    }
+}
+
+impl Checker {
+    fn push(&mut self, d: Diagnostic) {
+        self.diags.push(d);
+    }
+
+    fn fx(&self) -> Option<&FnCtx> {
+        self.fx.as_ref()
+    }
+
+    /// The kind of the function being checked (`Host` at file scope).
+    fn cur_kind(&self) -> FuncKind {
+        self.fx.as_ref().map_or(FuncKind::Host, |f| f.kind)
+    }
+
+    fn in_gpu_code(&self) -> bool {
+        self.cur_kind() != FuncKind::Host
+    }
+
+    fn intern_string(&mut self, bytes: &[u8]) -> usize {
+        if let Some(i) = self.string_ids.get(bytes) {
+            return *i;
+        }
+        let i = self.strings.len();
+        self.strings.push(bytes.to_vec());
+        self.string_ids.insert(bytes.to_vec(), i);
+        i
+    }
+
+    fn lookup(&self, name: &str) -> Option<Sym> {
+        if let Some(fx) = &self.fx {
+            for scope in fx.scopes.iter().rev() {
+                if let Some((s, _)) = scope.get(name) {
+                    return Some(*s);
+                }
+            }
+        }
+        self.file_syms.get(name).copied()
+    }
+
+    /// Every name visible here, for suggestions.
+    fn visible_names(&self) -> Vec<String> {
+        let mut v: Vec<String> = self.file_syms.keys().cloned().collect();
+        if let Some(fx) = &self.fx {
+            for scope in &fx.scopes {
+                v.extend(scope.keys().cloned());
+            }
+        }
+        v
+    }
+
+    fn suggest(&self, name: &str, extra: &[&str]) -> Option<String> {
+        let names = self.visible_names();
+        closest(
+            name,
+            names
+                .iter()
+                .map(String::as_str)
+                .chain(extra.iter().copied()),
+        )
+        .map(str::to_string)
+    }
+
+    /// Declares a block-scope name, reporting a redefinition in the same scope.
+    fn declare_local_name(&mut self, name: &str, sym: Sym, span: Span) {
+        let Some(fx) = self.fx.as_mut() else { return };
+        let Some(scope) = fx.scopes.last_mut() else {
+            return;
+        };
+        if let Some((_, prev)) = scope.get(name) {
+            let prev = *prev;
+            self.push(
+                Diagnostic::error(span, format!("redefinition of `{name}`"))
+                    .with_label("already declared in this scope")
+                    .with_secondary(prev, "first declared here")
+                    .with_help("rename one of them, or move this one into an inner block"),
+            );
+            return;
+        }
+        scope.insert(name.to_string(), (sym, span));
+    }
+
+    /// Creates a local of the current function and brings it into scope.
+    fn new_local(&mut self, name: &str, ty: CType, is_const: bool, span: Span) -> LocalId {
+        let Some(fx) = self.fx.as_mut() else {
+            return LocalId(0);
+        };
+        let id = LocalId(fx.locals.len() as u32);
+        let address_taken = matches!(ty, CType::Array(..));
+        fx.locals.push(hir::Local {
+            name: name.to_string(),
+            ty,
+            address_taken,
+            span,
+        });
+        let pfor_depth = fx.pfors.len();
+        fx.local_info.push(LocalInfo {
+            is_const,
+            pfor_depth,
+        });
+        if !name.is_empty() {
+            self.declare_local_name(name, Sym::Local(id), span);
+        }
+        id
+    }
+
+    fn push_scope(&mut self) {
+        if let Some(fx) = self.fx.as_mut() {
+            fx.scopes.push(HashMap::new());
+        }
+    }
+
+    fn pop_scope(&mut self) {
+        if let Some(fx) = self.fx.as_mut() {
+            fx.scopes.pop();
+        }
+    }
+
+    // ---------------------------------------------------------------- items
+
+    fn program(&mut self, p: &ast::Program) {
+        // Struct tags are known in the whole file so that structs may point
+        // to each other (`struct A { struct B *b; }; struct B { ... };`); a
+        // struct used by value must still be defined first.
+        for item in &p.items {
+            match item {
+                ast::Item::Struct(s) => {
+                    if !self.struct_ids.contains_key(&s.name.name) {
+                        let id = StructId(self.structs.len() as u32);
+                        self.struct_ids.insert(s.name.name.clone(), id);
+                        self.structs.push(StructInfo {
+                            layout: hir::StructLayout {
+                                name: s.name.name.clone(),
+                                fields: Vec::new(),
+                                size: 0,
+                                align: 1,
+                            },
+                            span: s.name.span,
+                            complete: false,
+                        });
+                    }
+                }
+                ast::Item::Func(f) => {
+                    self.funcs_ahead
+                        .entry(f.name.name.clone())
+                        .or_insert(f.name.span);
+                }
+                ast::Item::Global(_) => {}
+            }
+        }
+        for item in &p.items {
+            match item {
+                ast::Item::Struct(s) => self.struct_def(s),
+                ast::Item::Global(d) => self.global_decl(d),
+                ast::Item::Func(f) => self.func_item(f),
+            }
+        }
+        self.check_main();
+        self.check_gpu_calls();
+        self.check_autodiff_targets();
+    }
+
+    fn struct_def(&mut self, s: &ast::StructDef) {
+        let Some(&id) = self.struct_ids.get(&s.name.name) else {
+            return;
+        };
+        let idx = id.0 as usize;
+        if s.fields.is_empty() {
+            // `struct S;` or `struct S {};`: a declaration only.
+            return;
+        }
+        if self.structs[idx].complete {
+            let first = self.structs[idx].span;
+            self.push(
+                Diagnostic::error(
+                    s.name.span,
+                    format!("redefinition of struct `{}`", s.name.name),
+                )
+                .with_label("defined again here")
+                .with_secondary(first, "first defined here")
+                .with_help("give the second struct another name"),
+            );
+            return;
+        }
+        self.structs[idx].span = s.name.span;
+        let mut fields: Vec<hir::FieldLayout> = Vec::new();
+        let mut seen: HashMap<&str, Span> = HashMap::new();
+        let (mut offset, mut align) = (0u64, 1u64);
+        for f in &s.fields {
+            let mut ty = self.resolve_type(&f.ty, 0);
+            if ty == CType::Struct(id) {
+                self.push(
+                    Diagnostic::error(
+                        f.span,
+                        format!("struct `{}` cannot contain itself", s.name.name),
+                    )
+                    .with_label("this field would make the struct infinitely large")
+                    .with_help(format!(
+                        "use a pointer: `struct {} *{};`",
+                        s.name.name, f.name.name
+                    )),
+                );
+                ty = err_ty();
+            }
+            if let Some(len) = &f.array_len {
+                let n = self.array_len(len, &f.name.name);
+                ty = CType::Array(Box::new(ty), n.unwrap_or(1));
+            }
+            if !self.require_complete(&ty, f.span, &format!("field `{}`", f.name.name)) {
+                ty = err_ty();
+            }
+            if let Some(prev) = seen.get(f.name.name.as_str()) {
+                self.push(
+                    Diagnostic::error(
+                        f.name.span,
+                        format!(
+                            "duplicate field `{}` in struct `{}`",
+                            f.name.name, s.name.name
+                        ),
+                    )
+                    .with_label("declared again here")
+                    .with_secondary(*prev, "first declared here"),
+                );
+                continue;
+            }
+            seen.insert(&f.name.name, f.name.span);
+            let (sz, al) = (self.size_of(&ty), self.align_of(&ty));
+            offset = types::align_up(offset, al);
+            fields.push(hir::FieldLayout {
+                name: f.name.name.clone(),
+                ty,
+                offset,
+            });
+            offset = offset.saturating_add(sz);
+            align = align.max(al);
+        }
+        let size = types::align_up(offset, align);
+        if size > types::MAX_OBJECT_SIZE {
+            self.push(
+                Diagnostic::error(
+                    s.name.span,
+                    format!("struct `{}` is too large ({size} bytes)", s.name.name),
+                )
+                .with_label("too large"),
+            );
+        }
+        let info = &mut self.structs[idx];
+        info.layout.fields = fields;
+        info.layout.size = size;
+        info.layout.align = align;
+        info.complete = true;
+    }
+
+    /// Resolves a parameter list; `(void)` means no parameters.
+    fn params(&mut self, f: &ast::FuncDef) -> Vec<(CType, String, Span)> {
+        if let [p] = f.params.as_slice()
+            && p.ty.spec == ast::TypeSpec::Void
+            && p.ty.pointers == 0
+            && p.name.is_none()
+        {
+            return Vec::new();
+        }
+        let mut out = Vec::new();
+        for p in &f.params {
+            let mut ty = self.resolve_type(&p.ty, 0);
+            let name = p.name.as_ref().map(|n| n.name.clone()).unwrap_or_default();
+            let what = if name.is_empty() {
+                "a parameter".to_string()
+            } else {
+                format!("parameter `{name}`")
+            };
+            if f.body.is_some() && !self.require_complete(&ty, p.span, &what) {
+                ty = err_ty();
+            } else if ty == CType::Void {
+                self.require_complete(&ty, p.span, &what);
+                ty = err_ty();
+            }
+            let span = p.name.as_ref().map_or(p.span, |n| n.span);
+            out.push((ty, name, span));
+        }
+        out
+    }
+
+    fn func_item(&mut self, f: &ast::FuncDef) {
+        let name = f.name.name.as_str();
+        let q = f.quals;
+        let kind = if q.is_global {
+            FuncKind::Kernel
+        } else if q.is_device {
+            FuncKind::Device
+        } else {
+            FuncKind::Host
+        };
+        if q.is_global && q.is_device {
+            self.push(
+                Diagnostic::error(
+                    f.name.span,
+                    format!(
+                        "`{name}` cannot be both \
+                    `__global__` and `__device__`"
+                    ),
+                )
+                .with_label("two GPU qualifiers")
+                .with_help(
+                    "`__global__` declares a kernel launched from the host; \
+                        `__device__` a helper called from kernels",
+                ),
+            );
+        }
+        if q.is_shared {
+            self.push(
+                Diagnostic::error(
+                    f.name.span,
+                    "`__shared__` applies to variables, not functions",
+                )
+                .with_label("a function"),
+            );
+        }
+        let ret = self.resolve_type(&f.ret, 0);
+        if kind == FuncKind::Kernel && ret != CType::Void && !is_err(&ret) {
+            self.push(
+                Diagnostic::error(f.ret.span, "kernels must return `void`")
+                    .with_label(format!("`{name}` returns `{}`", self.ty_name(&ret)))
+                    .with_help("write results through a pointer argument"),
+            );
+        }
+        if matches!(ret, CType::Struct(_)) && f.body.is_some() {
+            self.require_complete(&ret, f.ret.span, &format!("the result of `{name}`"));
+        }
+        let params = self.params(f);
+
+        if f.variadic && !calls::is_variadic_builtin(name) {
+            self.push(
+                Diagnostic::error(
+                    f.name.span,
+                    format!(
+                        "`{name}` is declared with `...`, \
+                    but ParC has no variadic functions"
+                    ),
+                )
+                .with_label("variadic")
+                .with_help(
+                    "only `printf` and `__enzyme_autodiff` take variable \
+                        arguments; pass an array and a count instead",
+                ),
+            );
+            return;
+        }
+        if calls::is_builtin_name(name) {
+            if f.body.is_some() {
+                self.push(
+                    Diagnostic::error(f.name.span, format!("redefinition of builtin `{name}`"))
+                        .with_label("ParC provides this function")
+                        .with_help("rename your function"),
+                );
+            } else {
+                let tys: Vec<CType> = params.iter().map(|p| p.0.clone()).collect();
+                self.builtin_prototype(name, &ret, &tys, f.span);
+            }
+            return;
+        }
+
+        let fref = match self.file_syms.get(name).copied() {
+            Some(Sym::Func(fr)) => {
+                let prev = &self.funcs[fr.0 as usize];
+                let same = prev.ret == ret
+                    && prev.kind == kind
+                    && prev.params.len() == params.len()
+                    && prev.params.iter().zip(&params).all(|(l, p)| {
+                        prev.locals
+                            .get(l.0 as usize)
+                            .is_some_and(|l| l.ty == p.0 || is_err(&p.0))
+                    });
+                let info = &self.func_info[fr.0 as usize];
+                if !same && !is_err(&ret) {
+                    let prev_sig = self.signature(fr);
+                    let ps: Vec<String> = params.iter().map(|p| self.ty_name(&p.0)).collect();
+                    let ps = if ps.is_empty() {
+                        "void".to_string()
+                    } else {
+                        ps.join(", ")
+                    };
+                    let new_sig = format!("{} {name}({ps})", self.ty_name(&ret));
+                    let decl = info.decl_span;
+                    self.push(
+                        Diagnostic::error(f.name.span, format!("conflicting types for `{name}`"))
+                            .with_label(format!("declared here as `{new_sig}`"))
+                            .with_secondary(decl, format!("previously declared as `{prev_sig}`"))
+                            .with_help("make the declarations agree"),
+                    );
+                    return;
+                }
+                if f.body.is_some()
+                    && let Some(def) = info.def_span
+                {
+                    self.push(
+                        Diagnostic::error(f.name.span, format!("redefinition of `{name}`"))
+                            .with_label("defined again here")
+                            .with_secondary(def, "first defined here")
+                            .with_help("remove one of the definitions, or rename one"),
+                    );
+                    return;
+                }
+                fr
+            }
+            Some(Sym::Global(g)) => {
+                let span = self.globals[g.0 as usize].span;
+                self.push(
+                    Diagnostic::error(
+                        f.name.span,
+                        format!("redefinition of `{name}` as a different kind of symbol"),
+                    )
+                    .with_label("redeclared here")
+                    .with_secondary(span, "a global variable with this name is declared here"),
+                );
+                return;
+            }
+            _ => {
+                let fr = FuncRef(self.funcs.len() as u32);
+                self.funcs.push(hir::Func {
+                    name: name.to_string(),
+                    ret: ret.clone(),
+                    params: Vec::new(),
+                    locals: Vec::new(),
+                    kind,
+                    is_static: q.is_static,
+                    body: None,
+                    span: f.span,
+                });
+                self.func_info.push(FuncInfo {
+                    decl_span: f.name.span,
+                    def_span: None,
+                    param_names: Vec::new(),
+                    param_spans: Vec::new(),
+                    fork_join: None,
+                });
+                self.file_syms.insert(name.to_string(), Sym::Func(fr));
+                fr
+            }
+        };
+
+        // Parameters become the first locals; a definition's names win.
+        let fx = FnCtx {
+            name: name.to_string(),
+            ret: ret.clone(),
+            kind,
+            locals: Vec::new(),
+            local_info: Vec::new(),
+            scopes: vec![HashMap::new()],
+            loops: Vec::new(),
+            pfors: Vec::new(),
+            fork_join: None,
+            pending: Vec::new(),
+        };
+        // Functions do not nest, so there is no outer context to restore.
+        self.fx = Some(fx);
+        let mut param_ids = Vec::new();
+        for ((ty, pname, span), p) in params.iter().zip(&f.params) {
+            let id = if f.body.is_some() {
+                // `const int n` makes the parameter read-only in the body.
+                let is_const = p.ty.is_const && p.ty.pointers == 0;
+                self.new_local(pname, ty.clone(), is_const, *span)
+            } else {
+                // Prototypes: parameter names have no scope.
+                self.new_local("", ty.clone(), false, *span)
+            };
+            param_ids.push(id);
+        }
+        let idx = fref.0 as usize;
+        if f.body.is_some() || self.func_info[idx].def_span.is_none() {
+            self.func_info[idx].param_names = params.iter().map(|p| p.1.clone()).collect();
+            self.func_info[idx].param_spans = params.iter().map(|p| p.2).collect();
+        }
+        // The parameters are known before the body, which may recurse.
+        if f.body.is_some() || self.func_info[idx].def_span.is_none() {
+            self.funcs[idx].params = param_ids.clone();
+            self.funcs[idx].locals = self.fx().map(|fx| fx.locals.clone()).unwrap_or_default();
+        }
+        let body = f.body.as_ref().map(|b| {
+            self.func_info[idx].def_span = Some(f.name.span);
+            self.funcs[idx].span = f.span;
+            self.block_stmts(&b.stmts)
+        });
+        let Some(fx) = self.fx.take() else { return };
+        if body.is_some() || self.funcs[idx].body.is_none() {
+            let func = &mut self.funcs[idx];
+            func.params = param_ids;
+            func.locals = fx.locals;
+            func.is_static |= q.is_static;
+            if body.is_some() {
+                func.body = body;
+            }
+            self.func_info[idx].fork_join = self.func_info[idx].fork_join.or(fx.fork_join);
+        }
+    }
+
+    /// `double sqrt(double)` for messages.
+    fn signature(&self, f: FuncRef) -> String {
+        let func = &self.funcs[f.0 as usize];
+        let params: Vec<String> = func
+            .params
+            .iter()
+            .filter_map(|l| func.locals.get(l.0 as usize))
+            .map(|l| self.ty_name(&l.ty))
+            .collect();
+        let params = if params.is_empty() {
+            "void".to_string()
+        } else {
+            params.join(", ")
+        };
+        format!("{} {}({params})", self.ty_name(&func.ret), func.name)
+    }
+
+    // -------------------------------------------------------------- globals
+
+    fn global_decl(&mut self, d: &ast::Decl) {
+        let q = d.quals;
+        if q.is_shared {
+            self.push(
+                Diagnostic::error(
+                    d.span,
+                    "`__shared__` variables can only be declared inside kernels",
+                )
+                .with_label("a file-scope `__shared__` variable")
+                .with_help("declare it at the top of the `__global__` function that uses it"),
+            );
+        }
+        if q.is_global || q.is_device {
+            self.push(
+                Diagnostic::error(
+                    d.span,
+                    "`__global__` and `__device__` apply to functions, not variables",
+                )
+                .with_label("a variable")
+                .with_help("remove the qualifier; the variable is visible to host code"),
+            );
+        }
+        for decl in &d.declarators {
+            self.global_declarator(d, decl);
+        }
+    }
+
+    fn global_declarator(&mut self, d: &ast::Decl, decl: &ast::Declarator) {
+        let name = decl.name.name.as_str();
+        let (ty, init) = self.object_type_and_init(d, decl, |_, _| {});
+        let is_const = var_is_const(d, decl);
+        let init = init.map(|i| self.const_init(&i, name));
+        if let Some(sym) = self.file_syms.get(name).copied() {
+            match sym {
+                Sym::Global(g) => {
+                    let gi = g.0 as usize;
+                    let prev_ty = self.globals[gi].ty.clone();
+                    if prev_ty != ty && !is_err(&ty) && !is_err(&prev_ty) {
+                        let prev = self.globals[gi].span;
+                        let msg = format!(
+                            "conflicting types for `{name}`: `{}` here, `{}` before",
+                            self.ty_name(&ty),
+                            self.ty_name(&prev_ty)
+                        );
+                        self.push(
+                            Diagnostic::error(decl.name.span, msg)
+                                .with_secondary(prev, "previously declared here"),
+                        );
+                        return;
+                    }
+                    if let Some(init) = init {
+                        if let Some(first) = self.global_info[gi].defined_at {
+                            self.push(
+                                Diagnostic::error(
+                                    decl.name.span,
+                                    format!("redefinition of `{name}`"),
+                                )
+                                .with_label("defined again here")
+                                .with_secondary(first, "first defined here"),
+                            );
+                            return;
+                        }
+                        self.global_info[gi].defined_at = Some(decl.name.span);
+                        self.globals[gi].init = Some(init);
+                    }
+                }
+                Sym::Func(f) => {
+                    let span = self.func_info[f.0 as usize].decl_span;
+                    self.push(
+                        Diagnostic::error(
+                            decl.name.span,
+                            format!("redefinition of `{name}` as a different kind of symbol"),
+                        )
+                        .with_label("redeclared here")
+                        .with_secondary(span, "a function with this name is declared here"),
+                    );
+                }
+                Sym::Local(_) => {}
+            }
+            return;
+        }
+        if calls::is_builtin_name(name) {
+            self.push(
+                Diagnostic::error(
+                    decl.name.span,
+                    format!("`{name}` is the name of a builtin function"),
+                )
+                .with_label("a builtin's name")
+                .with_help("choose another name for the variable"),
+            );
+        }
+        let g = GlobalVarId(self.globals.len() as u32);
+        self.global_info.push(GlobalInfo {
+            defined_at: init.as_ref().map(|_| decl.name.span),
+        });
+        self.globals.push(hir::GlobalVar {
+            name: name.to_string(),
+            ty,
+            is_const,
+            is_shared: false,
+            init,
+            span: decl.name.span,
+        });
+        self.file_syms.insert(name.to_string(), Sym::Global(g));
+    }
+
+    /// A global variable created for a block-scope `__shared__` or `static`
+    /// declaration, named `function.variable` (made unique).
+    fn hoisted_global(&mut self, var: hir::GlobalVar) -> GlobalVarId {
+        let base = format!("{}.{}", self.fx().map_or("", |f| f.name.as_str()), var.name);
+        let mut name = base.clone();
+        let mut n = 2;
+        while self.globals.iter().any(|g| g.name == name) {
+            name = format!("{base}.{n}");
+            n += 1;
+        }
+        let g = GlobalVarId(self.globals.len() as u32);
+        self.global_info.push(GlobalInfo { defined_at: None });
+        self.globals.push(hir::GlobalVar { name, ..var });
+        g
+    }
+
+    // ------------------------------------------------------ program checks
+
+    fn check_main(&mut self) {
+        let Some(Sym::Func(f)) = self.file_syms.get("main").copied() else {
+            self.push(
+                Diagnostic::error(Span::default(), "the program has no `main` function")
+                    .with_help("add `int main() { ... }`"),
+            );
+            return;
+        };
+        let idx = f.0 as usize;
+        let Some(def) = self.func_info[idx].def_span else {
+            let decl = self.func_info[idx].decl_span;
+            self.push(
+                Diagnostic::error(decl, "`main` is declared but never defined")
+                    .with_label("declared here")
+                    .with_help("add `int main() { ... }`"),
+            );
+            return;
+        };
+        let func = &self.funcs[idx];
+        let tys: Vec<&CType> = func
+            .params
+            .iter()
+            .filter_map(|l| func.locals.get(l.0 as usize))
+            .map(|l| &l.ty)
+            .collect();
+        let argv = CType::Char.ptr_to().ptr_to();
+        let params_ok =
+            tys.is_empty() || (tys.len() == 2 && *tys[0] == CType::Int && *tys[1] == argv);
+        if func.kind != FuncKind::Host {
+            self.push(
+                Diagnostic::error(def, "`main` cannot be a kernel or a `__device__` function")
+                    .with_label("`main` runs on the host")
+                    .with_help("remove `__global__`/`__device__` from `main`"),
+            );
+        } else if func.ret != CType::Int || !params_ok {
+            if is_err(&func.ret) || tys.iter().any(|t| is_err(t)) {
+                return;
+            }
+            let sig = self.signature(f);
+            self.push(
+                Diagnostic::error(def, "invalid signature for `main`")
+                    .with_label(format!("declared as `{sig}`"))
+                    .with_help(
+                        "use `int main()`, `int main(void)` or `int main(int argc, char** argv)`",
+                    ),
+            );
+        }
+    }
+
+    /// Kernels and device functions may call plain host functions, but only
+    /// ones without fork-join parallelism (GPU threads cannot spawn).
+    fn check_gpu_calls(&mut self) {
+        let calls = std::mem::take(&mut self.gpu_calls);
+        for (callee, span) in calls {
+            let info = &self.func_info[callee.0 as usize];
+            if let Some(fj) = info.fork_join {
+                let name = self.funcs[callee.0 as usize].name.clone();
+                self.push(
+                    Diagnostic::error(
+                        span,
+                        format!(
+                            "`{name}` uses fork-join parallelism and cannot be called from GPU code"
+                        ),
+                    )
+                    .with_label("called from GPU code here")
+                    .with_secondary(fj, "the parallel construct is here")
+                    .with_help(format!("write a serial version of `{name}` for kernels")),
+                );
+            }
+        }
+    }
+}
+
+impl Checker {
+    /// Enzyme differentiates a function's body, which must be in this file.
+    fn check_autodiff_targets(&mut self) {
+        for (f, span) in std::mem::take(&mut self.autodiff_targets) {
+            if self.func_info[f.0 as usize].def_span.is_none() {
+                let name = self.funcs[f.0 as usize].name.clone();
+                self.push(
+                    Diagnostic::error(
+                        span,
+                        format!("cannot differentiate `{name}`: its body is not in this file"),
+                    )
+                    .with_label("differentiated here")
+                    .with_help(format!("define `{name}` in this file")),
+                );
+            }
+        }
+    }
+}
+
+/// `const int n` is a constant variable; `const char *s` is a variable
+/// pointing to constant characters (ParC checks `const` only on variables).
+fn var_is_const(d: &ast::Decl, decl: &ast::Declarator) -> bool {
+    (d.quals.is_const || d.ty.is_const) && d.ty.pointers == 0 && decl.pointers == 0
+}

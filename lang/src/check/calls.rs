@@ -1,0 +1,672 @@
+//! Calls: user functions (argument count and conversions), the builtins of
+//! LANGUAGE.md, kernel launches, and the CUDA runtime calls.
+
+use super::expr::{ConvCtx, MEMCPY_KINDS, err_expr, mk};
+use super::{Checker, Sym, is_err, plural};
+use crate::ast::{self, Span};
+use crate::diag::Diagnostic;
+use crate::hir::{Builtin, CType, Expr, ExprKind, FuncKind, FuncRef, MemcpyKind};
+
+/// Builtins whose arguments are checked by special rules.
+const SPECIAL: [&str; 5] = [
+    "printf",
+    "atomicAdd",
+    "cudaMalloc",
+    "cudaMemcpy",
+    "__enzyme_autodiff",
+];
+
+/// Every builtin name, for suggestions.
+const NAMES: [&str; 44] = [
+    "sqrt",
+    "exp",
+    "log",
+    "pow",
+    "sin",
+    "cos",
+    "tan",
+    "tanh",
+    "fabs",
+    "fmin",
+    "fmax",
+    "floor",
+    "ceil",
+    "sqrtf",
+    "expf",
+    "logf",
+    "powf",
+    "sinf",
+    "cosf",
+    "tanf",
+    "tanhf",
+    "fabsf",
+    "fminf",
+    "fmaxf",
+    "floorf",
+    "ceilf",
+    "abs",
+    "labs",
+    "malloc",
+    "calloc",
+    "free",
+    "memcpy",
+    "memset",
+    "printf",
+    "atoi",
+    "atol",
+    "atof",
+    "strcmp",
+    "exit",
+    "wtime",
+    "__syncthreads",
+    "atomicAdd",
+    "cudaMalloc",
+    "cudaMemcpy",
+];
+
+/// Math functions: the builtin and its number of parameters.
+fn math(name: &str) -> Option<(Builtin, usize)> {
+    Some(match name {
+        "sqrt" => (Builtin::Sqrt, 1),
+        "exp" => (Builtin::Exp, 1),
+        "log" => (Builtin::Log, 1),
+        "pow" => (Builtin::Pow, 2),
+        "sin" => (Builtin::Sin, 1),
+        "cos" => (Builtin::Cos, 1),
+        "tan" => (Builtin::Tan, 1),
+        "tanh" => (Builtin::Tanh, 1),
+        "fabs" => (Builtin::Fabs, 1),
+        "fmin" => (Builtin::Fmin, 2),
+        "fmax" => (Builtin::Fmax, 2),
+        "floor" => (Builtin::Floor, 1),
+        "ceil" => (Builtin::Ceil, 1),
+        _ => return None,
+    })
+}
+
+/// Builtins with a fixed C signature: (builtin, parameters, result).
+fn fixed_builtin(name: &str) -> Option<(Builtin, Vec<CType>, CType)> {
+    if let Some((b, n)) = math(name) {
+        return Some((b, vec![CType::Double; n], CType::Double));
+    }
+    if let Some(base) = name.strip_suffix('f')
+        && let Some((b, n)) = math(base)
+    {
+        return Some((b, vec![CType::Float; n], CType::Float));
+    }
+    let vp = || CType::Void.ptr_to();
+    let cp = || CType::Char.ptr_to();
+    use CType::*;
+    Some(match name {
+        "abs" => (Builtin::Abs, vec![Int], Int),
+        "labs" => (Builtin::Labs, vec![Long], Long),
+        "malloc" => (Builtin::Malloc, vec![Long], vp()),
+        "calloc" => (Builtin::Calloc, vec![Long, Long], vp()),
+        "free" => (Builtin::Free, vec![vp()], Void),
+        // C's memcpy and memset return their first argument; ParC's return
+        // nothing (lowering need not produce a value).
+        "memcpy" => (Builtin::Memcpy, vec![vp(), vp(), Long], Void),
+        "memset" => (Builtin::Memset, vec![vp(), Int, Long], Void),
+        "atoi" => (Builtin::Atoi, vec![cp()], Int),
+        "atol" => (Builtin::Atol, vec![cp()], Long),
+        "atof" => (Builtin::Atof, vec![cp()], Double),
+        "strcmp" => (Builtin::Strcmp, vec![cp(), cp()], Int),
+        "exit" => (Builtin::Exit, vec![Int], Void),
+        "wtime" => (Builtin::Wtime, vec![], Double),
+        "__syncthreads" => (Builtin::SyncThreads, vec![], Void),
+        "cudaFree" => (Builtin::CudaFree, vec![vp()], Int),
+        "cudaDeviceSynchronize" => (Builtin::CudaDeviceSynchronize, vec![], Int),
+        _ => return None,
+    })
+}
+
+/// Builtins that C declares with `...`.
+pub(super) fn is_variadic_builtin(name: &str) -> bool {
+    matches!(name, "printf" | "__enzyme_autodiff")
+}
+
+pub(super) fn is_builtin_name(name: &str) -> bool {
+    SPECIAL.contains(&name) || fixed_builtin(name).is_some()
+}
+
+/// A prototype is compatible with a builtin when it has as many parameters
+/// and each is the same kind of type (integer widths and pointer targets
+/// may differ: `void *memcpy(void*, const void*, unsigned long)` is fine).
+fn compatible_decl(a: &CType, b: &CType) -> bool {
+    a == b || (a.is_integer() && b.is_integer()) || (a.is_pointer() && b.is_pointer())
+}
+
+fn was_were(n: usize) -> &'static str {
+    if n == 1 { "was" } else { "were" }
+}
+
+impl Checker {
+    /// A user's own declaration of a builtin (`extern double sqrt(double);`):
+    /// accepted when compatible; the builtin stays in charge.
+    pub(super) fn builtin_prototype(
+        &mut self,
+        name: &str,
+        ret: &CType,
+        params: &[CType],
+        span: Span,
+    ) {
+        let Some((_, bparams, bret)) = fixed_builtin(name) else {
+            // printf and friends cannot be declared exactly in ParC's syntax
+            // (no `...`); any declaration of them is accepted.
+            return;
+        };
+        if is_err(ret) || params.iter().any(is_err) {
+            return;
+        }
+        let ret_ok = compatible_decl(ret, &bret) || (bret == CType::Void && ret.is_pointer());
+        let ok = ret_ok
+            && params.len() == bparams.len()
+            && params
+                .iter()
+                .zip(&bparams)
+                .all(|(a, b)| compatible_decl(a, b));
+        if !ok {
+            let ps: Vec<String> = bparams.iter().map(|t| self.ty_name(t)).collect();
+            let ps = if ps.is_empty() {
+                "void".to_string()
+            } else {
+                ps.join(", ")
+            };
+            let sig = format!("{} {name}({ps})", self.ty_name(&bret));
+            self.push(
+                Diagnostic::error(span, format!("conflicting types for builtin `{name}`"))
+                    .with_label("this declaration does not match the builtin")
+                    .with_help(format!(
+                        "ParC provides `{sig}`; remove this declaration or make it match"
+                    )),
+            );
+        }
+    }
+
+    pub(super) fn call(&mut self, callee: &ast::Ident, args: &[ast::Expr], span: Span) -> Expr {
+        let name = callee.name.as_str();
+        match self.lookup(name) {
+            Some(Sym::Func(f)) => self.user_call(f, callee, args, span),
+            Some(_) => {
+                let v = self.expr(&ast::Expr {
+                    kind: ast::ExprKind::Ident(callee.name.clone()),
+                    span: callee.span,
+                });
+                if !is_err(&v.ty) {
+                    let t = self.ty_name(&v.ty);
+                    self.push(
+                        Diagnostic::error(
+                            callee.span,
+                            format!("called object `{name}` is not a function"),
+                        )
+                        .with_label(format!("`{name}` is a variable of type `{t}`")),
+                    );
+                }
+                self.check_only(args);
+                err_expr(span)
+            }
+            None => self.builtin_call(callee, args, span),
+        }
+    }
+
+    /// Checks argument expressions for their own errors after a bad call.
+    pub(super) fn check_only(&mut self, args: &[ast::Expr]) {
+        for a in args {
+            self.rvalue(a);
+        }
+    }
+
+    fn arity_error(
+        &mut self,
+        what: &str,
+        expected: usize,
+        args: &[ast::Expr],
+        span: Span,
+        decl: Option<Span>,
+    ) {
+        let given = args.len();
+        let primary = if given > expected {
+            args[expected].span.to(args[given - 1].span)
+        } else {
+            span
+        };
+        let mut d = Diagnostic::error(
+            primary,
+            format!(
+                "{what} takes {} but {given} {} given",
+                plural(expected, "argument"),
+                was_were(given)
+            ),
+        );
+        if given < expected {
+            d = d.with_label(format!("{} missing", plural(expected - given, "argument")));
+        } else {
+            d = d.with_label("unexpected arguments");
+        }
+        if let Some(decl) = decl {
+            d = d.with_secondary(decl, "declared here");
+        }
+        self.push(d);
+    }
+
+    /// Converts arguments to parameter types; `None` after an error.
+    fn convert_args(
+        &mut self,
+        fname: &str,
+        params: &[CType],
+        param_spans: &[Span],
+        args: &[ast::Expr],
+    ) -> Option<Vec<Expr>> {
+        let mut out = Vec::new();
+        let mut ok = true;
+        for (i, (a, p)) in args.iter().zip(params).enumerate() {
+            let v = self.rvalue(a);
+            let ctx = ConvCtx::Arg {
+                func: fname,
+                index: i + 1,
+                param: param_spans.get(i).copied(),
+            };
+            let v = self.assign_conv(v, p, ctx);
+            ok &= !is_err(&v.ty);
+            out.push(v);
+        }
+        ok.then_some(out)
+    }
+
+    pub(super) fn user_call(
+        &mut self,
+        f: FuncRef,
+        callee: &ast::Ident,
+        args: &[ast::Expr],
+        span: Span,
+    ) -> Expr {
+        let idx = f.0 as usize;
+        let name = callee.name.as_str();
+        let (kind, ret) = (self.funcs[idx].kind, self.funcs[idx].ret.clone());
+        let decl = self.func_info[idx].decl_span;
+        if kind == FuncKind::Kernel {
+            self.push(
+                Diagnostic::error(callee.span, "kernels are launched with `<<<grid, block>>>`")
+                    .with_label(format!("`{name}` is a `__global__` function"))
+                    .with_secondary(decl, "declared `__global__` here")
+                    .with_help(format!("write `{name}<<<blocks, threads>>>(...)`")),
+            );
+            self.check_only(args);
+            return err_expr(span);
+        }
+        if self.in_gpu_code() && kind == FuncKind::Host {
+            self.gpu_calls.push((f, span));
+        }
+        let (params, spans) = self.param_types(f);
+        if params.len() != args.len() {
+            self.arity_error(
+                &format!("function `{name}`"),
+                params.len(),
+                args,
+                span,
+                Some(decl),
+            );
+            self.check_only(args);
+            return err_expr(span);
+        }
+        match self.convert_args(name, &params, &spans, args) {
+            Some(args) => mk(ExprKind::Call { func: f, args }, ret, span),
+            None => err_expr(span),
+        }
+    }
+
+    /// Parameter types of a function and where each is declared.
+    pub(super) fn param_types(&self, f: FuncRef) -> (Vec<CType>, Vec<Span>) {
+        let func = &self.funcs[f.0 as usize];
+        let tys = func
+            .params
+            .iter()
+            .map(|l| {
+                func.locals
+                    .get(l.0 as usize)
+                    .map_or_else(super::err_ty, |l| l.ty.clone())
+            })
+            .collect();
+        (tys, self.func_info[f.0 as usize].param_spans.clone())
+    }
+
+    fn builtin_call(&mut self, callee: &ast::Ident, args: &[ast::Expr], span: Span) -> Expr {
+        let name = callee.name.as_str();
+        match name {
+            "dim3" => return self.dim3_value(args, span),
+            "__enzyme_autodiff" => return self.autodiff(args, span),
+            "printf" => return self.printf(args, span),
+            "atomicAdd" => return self.atomic_add(args, span),
+            "cudaMalloc" => return self.cuda_malloc(args, span),
+            "cudaMemcpy" => return self.cuda_memcpy(args, span),
+            _ => {}
+        }
+        let Some((b, params, ret)) = fixed_builtin(name) else {
+            self.undeclared_function(callee);
+            self.check_only(args);
+            return err_expr(span);
+        };
+        match b {
+            Builtin::CudaFree | Builtin::CudaDeviceSynchronize => self.host_only(name, callee.span),
+            Builtin::SyncThreads if !self.in_gpu_code() => {
+                let d = self.gpu_only_diag(name, callee.span);
+                self.push(d);
+            }
+            _ => {}
+        }
+        if params.len() != args.len() {
+            self.arity_error(&format!("`{name}`"), params.len(), args, span, None);
+            self.check_only(args);
+            return err_expr(span);
+        }
+        match self.convert_args(name, &params, &[], args) {
+            Some(args) => mk(ExprKind::Builtin { func: b, args }, ret, span),
+            None => err_expr(span),
+        }
+    }
+
+    pub(super) fn undeclared_function(&mut self, callee: &ast::Ident) {
+        let name = callee.name.as_str();
+        let mut d = Diagnostic::error(callee.span, format!("call to undeclared function `{name}`"))
+            .with_label("not declared before this call");
+        if let Some(later) = self.funcs_ahead.get(name).copied() {
+            d = d
+                .with_secondary(later, "declared here, after this call")
+                .with_help(format!(
+                    "C needs a declaration before the call: move `{name}` above this function, \
+                    or add a prototype of it there"
+                ));
+        } else if let Some(s) = self.suggest(name, &NAMES) {
+            d = d.with_help(format!("did you mean `{s}`?"));
+        }
+        self.push(d);
+    }
+
+    fn host_only(&mut self, name: &str, span: Span) {
+        if self.in_gpu_code() {
+            self.push(
+                Diagnostic::error(span, format!("`{name}` can only be called from host code"))
+                    .with_label("called from GPU code")
+                    .with_help(
+                        "allocate and copy device memory in host code, before and after the launch",
+                    ),
+            );
+        }
+    }
+
+    fn atomic_add(&mut self, args: &[ast::Expr], span: Span) -> Expr {
+        if args.len() != 2 {
+            self.arity_error("`atomicAdd`", 2, args, span, None);
+            self.check_only(args);
+            return err_expr(span);
+        }
+        let p = self.rvalue(&args[0]);
+        let v = self.rvalue(&args[1]);
+        if is_err(&p.ty) || is_err(&v.ty) {
+            return err_expr(span);
+        }
+        let elem = match p.ty.pointee() {
+            Some(
+                t @ (CType::Int
+                | CType::UInt
+                | CType::Long
+                | CType::ULong
+                | CType::Float
+                | CType::Double),
+            ) => t.clone(),
+            _ => {
+                let t = self.ty_name(&p.ty);
+                self.push(
+                    Diagnostic::error(
+                        args[0].span,
+                        format!(
+                            "`atomicAdd` needs a pointer to \
+                        a number, but this has type `{t}`"
+                        ),
+                    )
+                    .with_label("not a pointer to a number")
+                    .with_help(
+                        "pass the address of an `int`, `unsigned`, `long`, \
+                            `unsigned long`, `float` or `double`, e.g. `&sum`",
+                    ),
+                );
+                return err_expr(span);
+            }
+        };
+        let v = self.assign_conv(
+            v,
+            &elem,
+            ConvCtx::Arg {
+                func: "atomicAdd",
+                index: 2,
+                param: None,
+            },
+        );
+        if is_err(&v.ty) {
+            return err_expr(span);
+        }
+        mk(
+            ExprKind::Builtin {
+                func: Builtin::AtomicAdd,
+                args: vec![p, v],
+            },
+            elem,
+            span,
+        )
+    }
+
+    fn cuda_malloc(&mut self, args: &[ast::Expr], span: Span) -> Expr {
+        self.host_only("cudaMalloc", span);
+        if args.len() != 2 {
+            self.arity_error("`cudaMalloc`", 2, args, span, None);
+            self.check_only(args);
+            return err_expr(span);
+        }
+        let p = self.rvalue(&args[0]);
+        let n = self.rvalue(&args[1]);
+        if is_err(&p.ty) || is_err(&n.ty) {
+            return err_expr(span);
+        }
+        if !matches!(p.ty.pointee(), Some(CType::Ptr(_))) {
+            let t = self.ty_name(&p.ty);
+            self.push(
+                Diagnostic::error(
+                    args[0].span,
+                    "the first argument of `cudaMalloc` must be the address of a pointer",
+                )
+                .with_label(format!("this has type `{t}`"))
+                .with_help(
+                    "pass the address of a pointer variable, e.g. `cudaMalloc(&d_a, bytes)`",
+                ),
+            );
+            return err_expr(span);
+        }
+        let p = self.convert(p, &CType::Void.ptr_to().ptr_to());
+        let n = self.assign_conv(
+            n,
+            &CType::Long,
+            ConvCtx::Arg {
+                func: "cudaMalloc",
+                index: 2,
+                param: None,
+            },
+        );
+        if is_err(&n.ty) {
+            return err_expr(span);
+        }
+        mk(
+            ExprKind::Builtin {
+                func: Builtin::CudaMalloc,
+                args: vec![p, n],
+            },
+            CType::Int,
+            span,
+        )
+    }
+
+    fn cuda_memcpy(&mut self, args: &[ast::Expr], span: Span) -> Expr {
+        self.host_only("cudaMemcpy", span);
+        if args.len() != 4 {
+            self.arity_error("`cudaMemcpy`", 4, args, span, None);
+            self.check_only(args);
+            return err_expr(span);
+        }
+        let kind = match &args[3].kind {
+            ast::ExprKind::Ident(k) if k == MEMCPY_KINDS[0] => Some(MemcpyKind::HostToDevice),
+            ast::ExprKind::Ident(k) if k == MEMCPY_KINDS[1] => Some(MemcpyKind::DeviceToHost),
+            ast::ExprKind::Ident(k) if k == MEMCPY_KINDS[2] => Some(MemcpyKind::DeviceToDevice),
+            ast::ExprKind::Error => None,
+            _ => {
+                self.push(
+                    Diagnostic::error(
+                        args[3].span,
+                        "the last argument of `cudaMemcpy` must \
+                        name the direction of the copy",
+                    )
+                    .with_label("not a `cudaMemcpyKind` constant")
+                    .with_help(
+                        "write `cudaMemcpyHostToDevice`, \
+                            `cudaMemcpyDeviceToHost` or `cudaMemcpyDeviceToDevice`",
+                    ),
+                );
+                None
+            }
+        };
+        let params = [CType::Void.ptr_to(), CType::Void.ptr_to(), CType::Long];
+        let converted = self.convert_args("cudaMemcpy", &params, &[], &args[..3]);
+        match (kind, converted) {
+            (Some(k), Some(args)) => mk(
+                ExprKind::Builtin {
+                    func: Builtin::CudaMemcpy(k),
+                    args,
+                },
+                CType::Int,
+                span,
+            ),
+            _ => err_expr(span),
+        }
+    }
+
+    pub(super) fn launch(
+        &mut self,
+        kernel: &ast::Ident,
+        grid: &ast::Expr,
+        block: &ast::Expr,
+        args: &[ast::Expr],
+        span: Span,
+    ) -> Expr {
+        let name = kernel.name.as_str();
+        if self.in_gpu_code() {
+            self.push(
+                Diagnostic::error(span, "kernels can only be launched from host code")
+                    .with_label("launched from GPU code")
+                    .with_help(
+                        "launch every kernel from the host; dynamic parallelism is not supported",
+                    ),
+            );
+        }
+        let f = match self.lookup(name) {
+            Some(Sym::Func(f)) if self.funcs[f.0 as usize].kind == FuncKind::Kernel => Some(f),
+            Some(Sym::Func(f)) => {
+                let decl = self.func_info[f.0 as usize].decl_span;
+                self.push(
+                    Diagnostic::error(
+                        kernel.span,
+                        format!("`{name}` is not a kernel; declare it `__global__`"),
+                    )
+                    .with_label("launched here")
+                    .with_secondary(decl, "declared here without `__global__`")
+                    .with_help(format!(
+                        "write `__global__ void {name}(...)`, or call it as `{name}(...)`"
+                    )),
+                );
+                None
+            }
+            Some(_) => {
+                self.push(
+                    Diagnostic::error(
+                        kernel.span,
+                        format!("`{name}` is not a kernel; declare it `__global__`"),
+                    )
+                    .with_label("not a `__global__` function"),
+                );
+                None
+            }
+            None if is_builtin_name(name) => {
+                self.push(
+                    Diagnostic::error(
+                        kernel.span,
+                        format!(
+                            "`{name}` is not a kernel; only `__global__` functions can be launched"
+                        ),
+                    )
+                    .with_label("a builtin"),
+                );
+                None
+            }
+            None => {
+                self.undeclared_function(kernel);
+                None
+            }
+        };
+        let g = self.launch_dim(grid);
+        let b = self.launch_dim(block);
+        let Some(f) = f else {
+            self.check_only(args);
+            return err_expr(span);
+        };
+        let (params, spans) = self.param_types(f);
+        if params.len() != args.len() {
+            let decl = self.func_info[f.0 as usize].decl_span;
+            self.arity_error(
+                &format!("kernel `{name}`"),
+                params.len(),
+                args,
+                span,
+                Some(decl),
+            );
+            self.check_only(args);
+            return err_expr(span);
+        }
+        let args = self.convert_args(name, &params, &spans, args);
+        match (g, b, args) {
+            (Some(g), Some(b), Some(args)) => mk(
+                ExprKind::Launch {
+                    kernel: f,
+                    grid: Box::new(g),
+                    block: Box::new(b),
+                    args,
+                },
+                CType::Void,
+                span,
+            ),
+            _ => err_expr(span),
+        }
+    }
+
+    /// A grid or block size: a `dim3`, or an integer `n` meaning `dim3(n, 1, 1)`.
+    fn launch_dim(&mut self, e: &ast::Expr) -> Option<Expr> {
+        let v = self.rvalue(e);
+        if is_err(&v.ty) {
+            return None;
+        }
+        if v.ty == CType::Dim3 {
+            return Some(v);
+        }
+        if v.ty.is_integer() {
+            return Some(self.convert(v, &CType::Dim3));
+        }
+        let t = self.ty_name(&v.ty);
+        self.push(
+            Diagnostic::error(
+                e.span,
+                format!(
+                    "a launch configuration must be an integer or a `dim3`, but this has type `{t}`"
+                ),
+            )
+            .with_label("expected an integer or a `dim3`")
+            .with_help("write a thread count such as `256`, or `dim3(x, y, z)`"),
+        );
+        None
+    }
+}

@@ -1,0 +1,533 @@
+//! Constant folding and constant initializers.
+//!
+//! Integer and floating operations on constants are folded as the target
+//! computes them (two's-complement wrapping, `float` rounding after every
+//! operation), so the HIR holds `IntConst`/`FloatConst` for every constant
+//! expression. Operations whose result C leaves undefined (division by
+//! zero, over-wide shifts, out-of-range float-to-integer conversions) are
+//! left unfolded for the run time to report. As an extension, `const`
+//! integer and floating globals with constant initializers count as
+//! constants (for array sizes and other globals' initializers).
+
+use super::expr::{err_expr, mk};
+use super::{Checker, is_err};
+use crate::ast;
+use crate::diag::Diagnostic;
+use crate::hir::{
+    BinaryOp as HB, CType, ConstInit, Expr, ExprKind, GlobalVarId, Init, UnaryOp as HU,
+};
+
+/// A constant arithmetic value (integers hold their bits sign- or
+/// zero-extended from their type, `unsigned long` as `i64` bits).
+#[derive(Clone, Copy, Debug)]
+pub(super) enum Cv {
+    I(i64),
+    F(f64),
+}
+
+/// Wraps an integer to the representation of an integer type.
+pub(super) fn wrap(t: &CType, v: i64) -> i64 {
+    match t {
+        CType::Bool => i64::from(v != 0),
+        CType::Char => v as i8 as i64,
+        CType::Int => v as i32 as i64,
+        CType::UInt => v as u32 as i64,
+        _ => v,
+    }
+}
+
+fn bits(t: &CType) -> u32 {
+    match t {
+        CType::Bool | CType::Char => 8,
+        CType::Int | CType::UInt => 32,
+        _ => 64,
+    }
+}
+
+fn round(t: &CType, f: f64) -> f64 {
+    if *t == CType::Float {
+        f as f32 as f64
+    } else {
+        f
+    }
+}
+
+/// Converts a constant from one arithmetic type to another, or `None` where
+/// C leaves the result undefined.
+fn cast(v: Cv, from: &CType, to: &CType) -> Option<Cv> {
+    match (v, to.is_integer()) {
+        (Cv::I(i), true) => Some(Cv::I(wrap(to, i))),
+        (Cv::F(f), true) => {
+            if *to == CType::Bool {
+                return Some(Cv::I(i64::from(f != 0.0)));
+            }
+            let t = f.trunc();
+            let (lo, hi) = match to {
+                CType::Char => (-128.0, 128.0),
+                CType::Int => (-2147483648.0, 2147483648.0),
+                CType::UInt => (0.0, 4294967296.0),
+                CType::Long => (-(2f64.powi(63)), 2f64.powi(63)),
+                _ => (0.0, 2f64.powi(64)),
+            };
+            if !(t >= lo && t < hi) {
+                return None;
+            }
+            Some(Cv::I(if *to == CType::ULong {
+                t as u64 as i64
+            } else {
+                t as i64
+            }))
+        }
+        (Cv::I(i), false) => {
+            let f = if *from == CType::ULong {
+                i as u64 as f64
+            } else {
+                i as f64
+            };
+            let f = if *to == CType::Float {
+                if *from == CType::ULong {
+                    i as u64 as f32 as f64
+                } else {
+                    i as f32 as f64
+                }
+            } else {
+                f
+            };
+            Some(Cv::F(f))
+        }
+        (Cv::F(f), false) => Some(Cv::F(round(to, f))),
+    }
+}
+
+fn int_binop(op: HB, t: &CType, a: i64, b: i64) -> Option<i64> {
+    let unsigned = t.is_unsigned();
+    let cmp = |o: std::cmp::Ordering| -> bool {
+        use std::cmp::Ordering::*;
+        match op {
+            HB::Lt => o == Less,
+            HB::Le => o != Greater,
+            HB::Gt => o == Greater,
+            HB::Ge => o != Less,
+            HB::Eq => o == Equal,
+            _ => o != Equal,
+        }
+    };
+    let v = match op {
+        HB::Add => a.wrapping_add(b),
+        HB::Sub => a.wrapping_sub(b),
+        HB::Mul => a.wrapping_mul(b),
+        HB::Div | HB::Rem => {
+            if b == 0 {
+                return None;
+            }
+            match (unsigned, bits(t), op == HB::Div) {
+                (true, _, true) => ((a as u64) / (b as u64)) as i64,
+                (true, _, false) => ((a as u64) % (b as u64)) as i64,
+                (false, 32, true) => (a as i32).wrapping_div(b as i32) as i64,
+                (false, 32, false) => (a as i32).wrapping_rem(b as i32) as i64,
+                (false, _, true) => a.wrapping_div(b),
+                (false, _, false) => a.wrapping_rem(b),
+            }
+        }
+        HB::Shl | HB::Shr => {
+            if b < 0 || b >= bits(t) as i64 {
+                return None;
+            }
+            if op == HB::Shl {
+                a.wrapping_shl(b as u32)
+            } else if unsigned {
+                ((a as u64) >> b) as i64
+            } else {
+                a >> b
+            }
+        }
+        HB::BitAnd => a & b,
+        HB::BitOr => a | b,
+        HB::BitXor => a ^ b,
+        HB::Lt | HB::Le | HB::Gt | HB::Ge | HB::Eq | HB::Ne => {
+            let o = if unsigned {
+                (a as u64).cmp(&(b as u64))
+            } else {
+                a.cmp(&b)
+            };
+            return Some(i64::from(cmp(o)));
+        }
+    };
+    Some(wrap(t, v))
+}
+
+fn float_binop(op: HB, t: &CType, a: f64, b: f64) -> Option<Cv> {
+    if *t == CType::Float {
+        let (a, b) = (a as f32, b as f32);
+        let r = match op {
+            HB::Add => a + b,
+            HB::Sub => a - b,
+            HB::Mul => a * b,
+            HB::Div => a / b,
+            _ => return float_cmp(op, a as f64, b as f64),
+        };
+        return Some(Cv::F(r as f64));
+    }
+    let r = match op {
+        HB::Add => a + b,
+        HB::Sub => a - b,
+        HB::Mul => a * b,
+        HB::Div => a / b,
+        _ => return float_cmp(op, a, b),
+    };
+    Some(Cv::F(r))
+}
+
+fn float_cmp(op: HB, a: f64, b: f64) -> Option<Cv> {
+    let r = match op {
+        HB::Lt => a < b,
+        HB::Le => a <= b,
+        HB::Gt => a > b,
+        HB::Ge => a >= b,
+        HB::Eq => a == b,
+        HB::Ne => a != b,
+        _ => return None,
+    };
+    Some(Cv::I(i64::from(r)))
+}
+
+fn truthy(v: Cv) -> bool {
+    match v {
+        Cv::I(i) => i != 0,
+        Cv::F(f) => f != 0.0,
+    }
+}
+
+impl Checker {
+    /// The value of a constant arithmetic expression.
+    pub(super) fn eval(&self, e: &Expr) -> Option<Cv> {
+        if !e.ty.is_arithmetic() {
+            return None;
+        }
+        match &e.kind {
+            ExprKind::IntConst(v) => Some(Cv::I(*v)),
+            ExprKind::FloatConst(f) => Some(Cv::F(*f)),
+            ExprKind::Global(g) => self.const_global(*g),
+            ExprKind::Convert(x) => {
+                if !x.ty.is_arithmetic() {
+                    return None;
+                }
+                cast(self.eval(x)?, &x.ty, &e.ty)
+            }
+            ExprKind::Unary(op, x) => {
+                let v = self.eval(x)?;
+                match (op, v) {
+                    (HU::Not, v) => Some(Cv::I(i64::from(!truthy(v)))),
+                    (HU::Neg, Cv::I(i)) => Some(Cv::I(wrap(&e.ty, i.wrapping_neg()))),
+                    (HU::Neg, Cv::F(f)) => Some(Cv::F(-f)),
+                    (HU::BitNot, Cv::I(i)) => Some(Cv::I(wrap(&e.ty, !i))),
+                    (HU::BitNot, Cv::F(_)) => None,
+                }
+            }
+            ExprKind::Binary(op, a, b) => {
+                let t = &a.ty;
+                match (self.eval(a)?, self.eval(b)?) {
+                    (Cv::I(x), Cv::I(y)) => int_binop(*op, t, x, y).map(Cv::I),
+                    (Cv::F(x), Cv::F(y)) => float_binop(*op, t, x, y),
+                    _ => None,
+                }
+            }
+            ExprKind::Logical { is_and, lhs, rhs } => {
+                let l = truthy(self.eval(lhs)?);
+                if *is_and != l {
+                    return Some(Cv::I(i64::from(l)));
+                }
+                Some(Cv::I(i64::from(truthy(self.eval(rhs)?))))
+            }
+            ExprKind::Cond(c, a, b) => {
+                if truthy(self.eval(c)?) {
+                    self.eval(a)
+                } else {
+                    self.eval(b)
+                }
+            }
+            _ => None,
+        }
+    }
+
+    /// The value of a `const` global with a constant initializer (extension).
+    fn const_global(&self, g: GlobalVarId) -> Option<Cv> {
+        let gv = self.globals.get(g.0 as usize)?;
+        if !gv.is_const || !gv.ty.is_arithmetic() {
+            return None;
+        }
+        match &gv.init {
+            Some(ConstInit::Int(i)) => Some(Cv::I(*i)),
+            Some(ConstInit::Float(f)) => Some(Cv::F(*f)),
+            None => Some(if gv.ty.is_integer() {
+                Cv::I(0)
+            } else {
+                Cv::F(0.0)
+            }),
+            _ => None,
+        }
+    }
+
+    /// Replaces an arithmetic expression over constant operands with its
+    /// value. Operands were folded when they were built, so only the
+    /// immediate children are looked at.
+    pub(super) fn fold(&self, e: Expr) -> Expr {
+        if !e.ty.is_arithmetic() {
+            return e;
+        }
+        let leaf = |x: &Expr| matches!(x.kind, ExprKind::IntConst(_) | ExprKind::FloatConst(_));
+        let all_const = match &e.kind {
+            ExprKind::Convert(x) | ExprKind::Unary(_, x) => leaf(x),
+            ExprKind::Binary(_, a, b) => leaf(a) && leaf(b),
+            ExprKind::Logical { lhs, .. } => leaf(lhs),
+            ExprKind::Cond(c, ..) => leaf(c),
+            _ => false,
+        };
+        if !all_const {
+            return e;
+        }
+        match self.eval(&e) {
+            Some(Cv::I(v)) if e.ty.is_integer() => mk(ExprKind::IntConst(v), e.ty, e.span),
+            Some(Cv::F(f)) if e.ty.is_floating() => mk(ExprKind::FloatConst(f), e.ty, e.span),
+            _ => e,
+        }
+    }
+
+    /// The length of an array declarator: a positive integer constant.
+    pub(super) fn array_len(&mut self, e: &ast::Expr, name: &str) -> Option<u64> {
+        let v = self.rvalue(e);
+        if is_err(&v.ty) {
+            return None;
+        }
+        if !v.ty.is_integer() {
+            let t = self.ty_name(&v.ty);
+            self.push(
+                Diagnostic::error(
+                    e.span,
+                    format!("the size of array `{name}` has type `{t}`; it must be an integer"),
+                )
+                .with_label("not an integer"),
+            );
+            return None;
+        }
+        let Some(Cv::I(n)) = self.eval(&v) else {
+            self.push(
+                Diagnostic::error(
+                    e.span,
+                    format!("the size of array `{name}` is not a constant"),
+                )
+                .with_label("computed at run time")
+                .with_help(
+                    "variable-length arrays are not supported; allocate the array with `malloc`",
+                ),
+            );
+            return None;
+        };
+        let n = if v.ty == CType::ULong {
+            n as u64 as i128
+        } else {
+            n as i128
+        };
+        if n <= 0 {
+            self.push(
+                Diagnostic::error(
+                    e.span,
+                    format!("array `{name}` must have a positive size, not {n}"),
+                )
+                .with_label("this size is not positive")
+                .with_help("ParC arrays have at least one element"),
+            );
+            return None;
+        }
+        Some(n as u64)
+    }
+
+    /// Turns a checked initializer of a global (or `static` local) into a
+    /// constant one, reporting parts that are computed at run time.
+    pub(super) fn const_init(&mut self, init: &Init, name: &str) -> ConstInit {
+        match init {
+            Init::List(items) => {
+                ConstInit::List(items.iter().map(|i| self.const_init(i, name)).collect())
+            }
+            Init::Expr(e) => match self.const_value(e) {
+                Some(c) => c,
+                None => {
+                    if !is_err(&e.ty) {
+                        self.push(
+                            Diagnostic::error(
+                                e.span,
+                                format!(
+                                    "the initializer of global \
+                                `{name}` is not a constant"
+                                ),
+                            )
+                            .with_label("computed at run time")
+                            .with_help(
+                                "globals are initialized before `main` runs; assign the \
+                                        value at the start of `main` instead",
+                            ),
+                        );
+                    }
+                    ConstInit::Int(0)
+                }
+            },
+        }
+    }
+
+    fn const_value(&self, e: &Expr) -> Option<ConstInit> {
+        if is_err(&e.ty) {
+            return Some(ConstInit::Int(0));
+        }
+        match &e.ty {
+            t if t.is_integer() => match self.eval(e)? {
+                Cv::I(i) => Some(ConstInit::Int(i)),
+                Cv::F(_) => None,
+            },
+            t if t.is_floating() => match self.eval(e)? {
+                Cv::F(f) => Some(ConstInit::Float(f)),
+                Cv::I(_) => None,
+            },
+            CType::Ptr(_) => self.const_ptr(e),
+            CType::Dim3 => match &e.kind {
+                ExprKind::Dim3(a, b, c) => Some(ConstInit::List(vec![
+                    self.const_value(a)?,
+                    self.const_value(b)?,
+                    self.const_value(c)?,
+                ])),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    /// An address constant: null, a string literal, or a global's address
+    /// plus an offset.
+    fn const_ptr(&self, e: &Expr) -> Option<ConstInit> {
+        match &e.kind {
+            ExprKind::Null => Some(ConstInit::Null),
+            ExprKind::Str(i) => Some(ConstInit::Str(*i)),
+            ExprKind::Convert(x) if x.ty.is_pointer() => self.const_ptr(x),
+            ExprKind::Decay(lv) | ExprKind::AddrOf(lv) => {
+                let (g, off) = self.const_addr(lv)?;
+                Some(ConstInit::GlobalAddr(g, off))
+            }
+            ExprKind::PtrOffset {
+                ptr,
+                index,
+                elem_size,
+            } => {
+                let ConstInit::GlobalAddr(g, off) = self.const_ptr(ptr)? else {
+                    return None;
+                };
+                let Cv::I(i) = self.eval(index)? else {
+                    return None;
+                };
+                Some(ConstInit::GlobalAddr(
+                    g,
+                    off.wrapping_add(i.wrapping_mul(*elem_size as i64)),
+                ))
+            }
+            _ => None,
+        }
+    }
+
+    fn const_addr(&self, lv: &Expr) -> Option<(GlobalVarId, i64)> {
+        match &lv.kind {
+            ExprKind::Global(g) if !self.globals.get(g.0 as usize)?.is_shared => Some((*g, 0)),
+            ExprKind::Member { base, offset } => {
+                let (g, o) = self.const_addr(base)?;
+                Some((g, o.wrapping_add(*offset as i64)))
+            }
+            ExprKind::Index {
+                base,
+                index,
+                elem_size,
+            } => {
+                let ConstInit::GlobalAddr(g, o) = self.const_ptr(base)? else {
+                    return None;
+                };
+                let Cv::I(i) = self.eval(index)? else {
+                    return None;
+                };
+                Some((g, o.wrapping_add(i.wrapping_mul(*elem_size as i64))))
+            }
+            ExprKind::Deref(p) => match self.const_ptr(p)? {
+                ConstInit::GlobalAddr(g, o) => Some((g, o)),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    /// The zero value of a scalar type, for `T x = {};`.
+    pub(super) fn zero_of(&self, t: &CType, span: crate::ast::Span) -> Expr {
+        match t {
+            t if t.is_integer() => mk(ExprKind::IntConst(0), t.clone(), span),
+            t if t.is_floating() => mk(ExprKind::FloatConst(0.0), t.clone(), span),
+            CType::Ptr(_) => mk(ExprKind::Null, t.clone(), span),
+            _ => err_expr(span),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn integer_folding_wraps_like_the_target() {
+        assert_eq!(
+            int_binop(HB::Add, &CType::Int, i32::MAX as i64, 1),
+            Some(i32::MIN as i64)
+        );
+        assert_eq!(
+            int_binop(HB::Sub, &CType::UInt, 0, 1),
+            Some(u32::MAX as i64)
+        );
+        assert_eq!(int_binop(HB::Div, &CType::Int, -7, 2), Some(-3));
+        assert_eq!(int_binop(HB::Rem, &CType::Int, -7, 2), Some(-1));
+        assert_eq!(int_binop(HB::Div, &CType::Int, 1, 0), None);
+        assert_eq!(int_binop(HB::Shl, &CType::Int, 1, 32), None);
+        assert_eq!(int_binop(HB::Shl, &CType::Long, 1, 40), Some(1 << 40));
+        assert_eq!(
+            int_binop(HB::Shr, &CType::UInt, u32::MAX as i64, 4),
+            Some(0x0FFF_FFFF)
+        );
+        assert_eq!(int_binop(HB::Shr, &CType::Int, -16, 2), Some(-4));
+        assert_eq!(int_binop(HB::Lt, &CType::UInt, u32::MAX as i64, 1), Some(0));
+        assert_eq!(int_binop(HB::Lt, &CType::ULong, -1, 1), Some(0));
+        assert_eq!(
+            int_binop(HB::Div, &CType::Int, i32::MIN as i64, -1),
+            Some(i32::MIN as i64)
+        );
+    }
+
+    #[test]
+    fn conversions() {
+        assert!(matches!(
+            cast(Cv::F(3.99), &CType::Double, &CType::Int),
+            Some(Cv::I(3))
+        ));
+        assert!(matches!(
+            cast(Cv::F(-3.99), &CType::Double, &CType::Int),
+            Some(Cv::I(-3))
+        ));
+        assert!(cast(Cv::F(1e20), &CType::Double, &CType::Int).is_none());
+        assert!(matches!(
+            cast(Cv::I(300), &CType::Int, &CType::Char),
+            Some(Cv::I(44))
+        ));
+        assert!(matches!(
+            cast(Cv::I(-1), &CType::Int, &CType::UInt),
+            Some(Cv::I(4294967295))
+        ));
+        assert!(matches!(
+            cast(Cv::I(7), &CType::Int, &CType::Bool),
+            Some(Cv::I(1))
+        ));
+        match cast(Cv::F(0.1), &CType::Double, &CType::Float) {
+            Some(Cv::F(f)) => assert_eq!(f, 0.1f32 as f64),
+            _ => panic!("expected a float"),
+        }
+    }
+}

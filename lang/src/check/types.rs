@@ -1,0 +1,296 @@
+//! C types: resolving written types, sizes and layouts, printing types in
+//! messages, and the conversion rules of C99 (integer promotions, the usual
+//! arithmetic conversions, simple-assignment constraints).
+
+use super::{Checker, is_err};
+use crate::ast::{self, Span};
+use crate::diag::Diagnostic;
+use crate::hir::{CType, StructId};
+
+/// Objects larger than this are rejected: no ParC target can hold them, and
+/// it keeps every size computation far away from `u64` overflow.
+pub(super) const MAX_OBJECT_SIZE: u64 = 1 << 40;
+
+/// Integer conversion rank in C99 6.3.1.1 (only the order matters).
+fn rank(t: &CType) -> u8 {
+    match t {
+        CType::Bool => 0,
+        CType::Char => 1,
+        CType::Int | CType::UInt => 2,
+        CType::Long | CType::ULong => 3,
+        _ => 0,
+    }
+}
+
+/// The integer promotions (C99 6.3.1.1p2): `bool` and `char` become `int`.
+pub(super) fn promote(t: &CType) -> CType {
+    match t {
+        CType::Bool | CType::Char => CType::Int,
+        other => other.clone(),
+    }
+}
+
+/// The usual arithmetic conversions (C99 6.3.1.8) of two arithmetic types.
+pub(super) fn usual_arith(a: &CType, b: &CType) -> CType {
+    if *a == CType::Double || *b == CType::Double {
+        return CType::Double;
+    }
+    if *a == CType::Float || *b == CType::Float {
+        return CType::Float;
+    }
+    let (a, b) = (promote(a), promote(b));
+    if a == b {
+        return a;
+    }
+    let (ua, ub) = (a.is_unsigned(), b.is_unsigned());
+    if ua == ub {
+        return if rank(&a) >= rank(&b) { a } else { b };
+    }
+    let (u, s) = if ua { (a, b) } else { (b, a) };
+    if rank(&u) >= rank(&s) {
+        u
+    } else {
+        // Here `s` is `long` and `u` is `unsigned`: long holds every unsigned.
+        s
+    }
+}
+
+/// Default argument promotions for variadic arguments (C99 6.5.2.2p6).
+pub(super) fn default_promotion(t: &CType) -> CType {
+    match t {
+        CType::Float => CType::Double,
+        other => promote(other),
+    }
+}
+
+/// Why a simple assignment (C99 6.5.16.1) is illegal.
+pub(super) enum AssignProblem {
+    /// Integer to pointer or pointer to integer: legal only with a cast.
+    IntPtr,
+    /// Pointers to different types.
+    PtrMismatch,
+    /// Anything else (structs, void, floating to pointer, ...).
+    Incompatible,
+}
+
+/// The problem with assigning a `from` to a `to`, or `None` when it is
+/// allowed. `null_const` says the source is a null pointer constant.
+pub(super) fn assign_problem(to: &CType, from: &CType, null_const: bool) -> Option<AssignProblem> {
+    if is_err(to) || is_err(from) || to == from {
+        return None;
+    }
+    match (to, from) {
+        (CType::Bool, f) if f.is_scalar() => None,
+        (t, f) if t.is_arithmetic() && f.is_arithmetic() => None,
+        // CUDA converts an integer to `dim3(n, 1, 1)` implicitly.
+        (CType::Dim3, f) if f.is_integer() => None,
+        (CType::Ptr(_), _) if null_const => None,
+        (CType::Ptr(a), CType::Ptr(b)) => {
+            if **a == CType::Void || **b == CType::Void {
+                None
+            } else {
+                Some(AssignProblem::PtrMismatch)
+            }
+        }
+        (CType::Ptr(_), f) if f.is_integer() => Some(AssignProblem::IntPtr),
+        (t, CType::Ptr(_)) if t.is_integer() => Some(AssignProblem::IntPtr),
+        _ => Some(AssignProblem::Incompatible),
+    }
+}
+
+/// Pointers that may be compared or subtracted: same pointee, or one is `void*`.
+pub(super) fn compatible_pointers(a: &CType, b: &CType) -> bool {
+    match (a, b) {
+        (CType::Ptr(x), CType::Ptr(y)) => x == y || **x == CType::Void || **y == CType::Void,
+        _ => false,
+    }
+}
+
+/// Rounds `v` up to a multiple of `a`.
+pub(super) fn align_up(v: u64, a: u64) -> u64 {
+    let a = a.max(1);
+    v.div_ceil(a) * a
+}
+
+impl Checker {
+    /// A written type: its base plus `extra` stars (from a declarator).
+    pub(super) fn resolve_type(&mut self, tn: &ast::TypeName, extra_pointers: u8) -> CType {
+        let mut t = match &tn.spec {
+            ast::TypeSpec::Void => CType::Void,
+            ast::TypeSpec::Bool => CType::Bool,
+            ast::TypeSpec::Char => CType::Char,
+            ast::TypeSpec::Int => CType::Int,
+            ast::TypeSpec::Unsigned => CType::UInt,
+            ast::TypeSpec::Long => CType::Long,
+            ast::TypeSpec::UnsignedLong => CType::ULong,
+            ast::TypeSpec::Float => CType::Float,
+            ast::TypeSpec::Double => CType::Double,
+            ast::TypeSpec::Dim3 => CType::Dim3,
+            ast::TypeSpec::Struct(name) => match self.struct_ids.get(&name.name) {
+                Some(id) => CType::Struct(*id),
+                None => {
+                    let mut d =
+                        Diagnostic::error(name.span, format!("unknown struct `{}`", name.name))
+                            .with_label("no struct with this name is defined in this file");
+                    let names: Vec<&str> = self
+                        .structs
+                        .iter()
+                        .map(|s| s.layout.name.as_str())
+                        .collect();
+                    if let Some(s) = super::closest(&name.name, names.into_iter()) {
+                        d = d.with_help(format!("did you mean `struct {s}`?"));
+                    }
+                    self.diags.push(d);
+                    super::err_ty()
+                }
+            },
+        };
+        for _ in 0..(tn.pointers as u32 + extra_pointers as u32) {
+            t = t.ptr_to();
+        }
+        t
+    }
+
+    /// True for a struct whose definition has been seen (so its layout is known).
+    pub(super) fn is_complete(&self, t: &CType) -> bool {
+        match t {
+            CType::Void => false,
+            CType::Struct(id) => self.structs.get(id.0 as usize).is_none_or(|s| s.complete),
+            CType::Array(e, _) => self.is_complete(e),
+            _ => true,
+        }
+    }
+
+    /// Size in bytes (x86-64). Incomplete and error types count as 1 so that
+    /// no caller divides by zero; they were reported where they arose.
+    pub(super) fn size_of(&self, t: &CType) -> u64 {
+        match t {
+            CType::Void => 1,
+            CType::Bool | CType::Char => 1,
+            CType::Int | CType::UInt | CType::Float => 4,
+            CType::Long | CType::ULong | CType::Double | CType::Ptr(_) => 8,
+            CType::Dim3 => 12,
+            CType::Array(e, n) => self.size_of(e).saturating_mul(*n),
+            CType::Struct(id) => match self.structs.get(id.0 as usize) {
+                Some(s) if s.complete => s.layout.size.max(1),
+                _ => 1,
+            },
+        }
+    }
+
+    pub(super) fn align_of(&self, t: &CType) -> u64 {
+        match t {
+            CType::Void | CType::Bool | CType::Char => 1,
+            CType::Int | CType::UInt | CType::Float | CType::Dim3 => 4,
+            CType::Long | CType::ULong | CType::Double | CType::Ptr(_) => 8,
+            CType::Array(e, _) => self.align_of(e),
+            CType::Struct(id) => match self.structs.get(id.0 as usize) {
+                Some(s) if s.complete => s.layout.align.max(1),
+                _ => 1,
+            },
+        }
+    }
+
+    /// The type as a C programmer writes it, for messages.
+    pub(super) fn ty_name(&self, t: &CType) -> String {
+        match t {
+            CType::Void => "void".into(),
+            CType::Bool => "bool".into(),
+            CType::Char => "char".into(),
+            CType::Int => "int".into(),
+            CType::UInt => "unsigned".into(),
+            CType::Long => "long".into(),
+            CType::ULong => "unsigned long".into(),
+            CType::Float => "float".into(),
+            CType::Double => "double".into(),
+            CType::Dim3 => "dim3".into(),
+            CType::Ptr(p) => format!("{}*", self.ty_name(p)),
+            CType::Array(e, n) => format!("{}[{n}]", self.ty_name(e)),
+            CType::Struct(id) => match self.structs.get(id.0 as usize) {
+                Some(s) => format!("struct {}", s.layout.name),
+                None => "<error>".into(),
+            },
+        }
+    }
+
+    /// Names of the fields of a struct or `dim3` with their offsets and types.
+    pub(super) fn fields_of(&self, t: &CType) -> Option<Vec<(String, CType, u64)>> {
+        match t {
+            CType::Dim3 => Some(vec![
+                ("x".into(), CType::UInt, 0),
+                ("y".into(), CType::UInt, 4),
+                ("z".into(), CType::UInt, 8),
+            ]),
+            CType::Struct(id) => self.structs.get(id.0 as usize).map(|s| {
+                s.layout
+                    .fields
+                    .iter()
+                    .map(|f| (f.name.clone(), f.ty.clone(), f.offset))
+                    .collect()
+            }),
+            _ => None,
+        }
+    }
+
+    /// Reports an object type that cannot hold a value (`void`, incomplete
+    /// struct) and says whether it was fine.
+    pub(super) fn require_complete(&mut self, t: &CType, span: Span, what: &str) -> bool {
+        if is_err(t) {
+            return false;
+        }
+        if *t == CType::Void {
+            self.diags.push(
+                Diagnostic::error(span, format!("{what} has type `void`"))
+                    .with_label("declared `void`")
+                    .with_help("`void` has no values; use `void*` for an untyped pointer"),
+            );
+            return false;
+        }
+        if !self.is_complete(t) {
+            let name = self.ty_name(t);
+            let mut d = Diagnostic::error(span, format!("{what} has incomplete type `{name}`"))
+                .with_label("used by value here");
+            if let Some(s) = strip_arrays(t).and_then(|s| self.struct_span(s)) {
+                d = d.with_secondary(s, "the struct is defined here, after this use");
+            }
+            self.diags.push(
+                d.with_help("define the struct before using it by value, or use a pointer to it"),
+            );
+            return false;
+        }
+        true
+    }
+
+    fn struct_span(&self, id: StructId) -> Option<Span> {
+        self.structs.get(id.0 as usize).map(|s| s.span)
+    }
+}
+
+fn strip_arrays(t: &CType) -> Option<StructId> {
+    match t {
+        CType::Struct(id) => Some(*id),
+        CType::Array(e, _) => strip_arrays(e),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn arithmetic_conversions() {
+        use CType::*;
+        assert_eq!(usual_arith(&Char, &Bool), Int);
+        assert_eq!(usual_arith(&Int, &UInt), UInt);
+        assert_eq!(usual_arith(&Long, &UInt), Long);
+        assert_eq!(usual_arith(&Int, &ULong), ULong);
+        assert_eq!(usual_arith(&Long, &ULong), ULong);
+        assert_eq!(usual_arith(&Long, &Float), Float);
+        assert_eq!(usual_arith(&Float, &Double), Double);
+        assert_eq!(default_promotion(&Float), Double);
+        assert_eq!(default_promotion(&Char), Int);
+        assert_eq!(align_up(5, 4), 8);
+        assert_eq!(align_up(8, 8), 8);
+    }
+}

@@ -1,0 +1,483 @@
+//! Lowering: the checked program ([`hir`]) to a parir [`Module`].
+//!
+//! Lowering re-derives no C typing rule: every conversion, promotion and
+//! pointer scaling is explicit in the HIR, so each HIR node maps to a fixed
+//! IR shape. Submodules: `func` (functions, statements, `spawn`,
+//! `parallel_for`), `expr` (expressions, conversions, built-ins).
+//!
+//! # What the produced IR looks like (later passes rely on it)
+//!
+//! **Types.** `bool`/`char` → `i8` (a `bool` in memory and in registers is 0
+//! or 1), `int`/`unsigned` → `i32`, `long`/`unsigned long` → `i64`, `float` →
+//! `f32`, `double` → `f64`, pointers → `ptr`. Arrays, structs and `dim3`
+//! (three `i32`s, 12 bytes) live only in memory; an expression of such a type
+//! is lowered to the *address* of its bytes.
+//!
+//! **Functions.** `FuncId(i)` is HIR `FuncRef(i)`. Declarations (no body) are
+//! `Linkage::Import`, `static` functions `Local`, the rest `Export`; kernels
+//! are `FuncKind::Kernel`, `__device__` functions `Device`.
+//! Structs by value (the only by-value aggregates C has): a struct or `dim3`
+//! parameter is passed as a `ptr` to the argument's bytes and the callee
+//! copies them into its own `alloca` on entry (so the caller never needs a
+//! copy for an ordinary call); a struct result is returned through a hidden
+//! first `ptr` parameter (`sret`) pointing to caller-provided memory, which
+//! the function also returns (as the x86-64 ABI does; so its signature is
+//! non-void and falling off its end is reported as for any non-void one).
+//!
+//! **Locals.** Every local has one `alloca` (nothing is in SSA form; `mem2reg`
+//! promotes later). The `alloca`s of a function sit at the top of its entry
+//! block, parameters are stored to theirs right after. Locals declared inside
+//! a `parallel_for` body (the per-iteration copy of the index included) and
+//! the temporaries of a spawned call are instead allocated at the top of the
+//! *task's first block*, so that each task instance has private storage
+//! (parir's `alloca` inside a task is private to that task). Every
+//! declaration stores zero (or its initializer) when executed, so a
+//! declaration in a loop starts afresh on each iteration.
+//!
+//! Struct assignment and by-value copies are the `memcpy` intrinsic; its
+//! ranges are disjoint or identical (`s = s`), never partially overlapping.
+//!
+//! **Control flow.** `&&`, `||` and `?:` are branches whose join block takes
+//! the result as a block parameter; there is no `select`. `exit(n)` is the
+//! `exit` intrinsic followed by `unreachable`. Blocks unreachable from the
+//! entry (code after `return`, `break`, `exit`) are left out of the layout.
+//! Falling off the end of `main` returns 0, of a `void` function returns,
+//! of any other function reaches `unreachable`.
+//!
+//! **spawn** (`x = spawn f(a, b);`), in the sync region `sr` of the enclosing
+//! function or `parallel_for` body (one per such scope, created only when the
+//! scope contains a `spawn`):
+//! ```text
+//!     a' = <a>; b' = <b>                  ; arguments evaluated in the parent
+//!     detach within sr, task, cont
+//! task:
+//!     r = call f(a', b')                  ; only the call, plus its temporaries
+//!     store (convert r), x.addr           ; if there is a destination
+//!     reattach within sr, cont
+//! cont:
+//! ```
+//! A struct argument of a spawned call is read field by field in the parent
+//! (so a later write by the continuation cannot race with it) and stored
+//! into a task-private `alloca`. `sync;` is `sync within sr, next`; without
+//! any spawn in the scope it is a no-op and emits nothing, and a sync right
+//! after another of the same region (`sync; return;`) is dropped. Before every
+//! `return` (and falling off the end) of a function that spawns, there is
+//! `sync within sr_fn, next` (evaluated before the return value, so
+//! `return x;` after `x = spawn ...` reads the synced value).
+//!
+//! **parallel_for** (`parallel_for (T i = lo; i < hi; i += step) body`), one
+//! fresh sync region `sr_pf` per loop:
+//! ```text
+//!     lo' = <lo>; hi' = <hi>; step' = <step>        ; once, in the parent
+//!     jump header(lo')
+//! header(iv: T):
+//!     c = icmp slt|ult|sle|ule iv, hi'              ; by T's signedness and `<=`
+//!     brif c, spawn_iter, exit
+//! spawn_iter:
+//!     detach within sr_pf, task, latch
+//! task:
+//!     i.addr = alloca ...; (body locals) = alloca ...   ; task-private
+//!     store iv, i.addr
+//!     <body>                                        ; `continue` → task_end
+//!     jump task_end
+//! task_end:
+//!     [sync within sr_body, end]                    ; only if the body spawns
+//!   end:
+//!     reattach within sr_pf, latch
+//! latch:
+//!     iv' = iadd iv, step'
+//!     jump header(iv')
+//! exit:
+//!     sync within sr_pf, after
+//! after:
+//! ```
+//! The task reads only values of the parent defined before the detach
+//! (`iv`, the bounds, pointers to the parent's locals); no value defined in a
+//! task is used outside it.
+//!
+//! **Kernels.** `__shared__` arrays are globals in `AddrSpace::Shared`;
+//! `threadIdx.x` and friends are intrinsics; `__syncthreads()` is `barrier`;
+//! a launch evaluates the `dim3`s to three `i32`s each.
+//!
+//! **Globals.** HIR global `i` is `GlobalId(i)`; string literal `j` follows
+//! them as a constant global `.str.j` with a trailing NUL. Initial images are
+//! little-endian, floats as IEEE bits, pointers as relocations.
+//!
+//! Every instruction carries the source position (line:col of the start of
+//! the statement or expression it implements) for run-time messages.
+
+mod expr;
+mod func;
+
+use crate::hir::{self, CType, ConstInit};
+use parc_ir::{
+    AddrSpace, FuncId, Function, GlobalData, GlobalId, Linkage, Module, Signature, SrcLoc, Type,
+};
+
+/// Lowers a checked program. `source` is the text `program` was checked
+/// from; it only turns spans into line:col positions.
+pub fn lower(program: &hir::Program, source_name: &str, source: &str) -> Module {
+    let mut module = Module::new();
+    module.source_name = Some(source_name.to_string());
+    let layout = Layout {
+        structs: &program.structs,
+    };
+
+    // Globals first (HIR order), then string literals, so ids are known
+    // before any initial image (with its relocations) is built.
+    let globals: Vec<GlobalId> = program
+        .globals
+        .iter()
+        .map(|g| {
+            module.globals.push(GlobalData {
+                name: g.name.clone(),
+                size: layout.size_of(&g.ty),
+                align: layout.align_of(&g.ty) as u32,
+                is_const: g.is_const,
+                space: if g.is_shared {
+                    AddrSpace::Shared
+                } else {
+                    AddrSpace::Global
+                },
+                ..GlobalData::default()
+            })
+        })
+        .collect();
+    let strings: Vec<GlobalId> = program
+        .strings
+        .iter()
+        .enumerate()
+        .map(|(j, s)| {
+            let mut init = s.clone();
+            init.push(0);
+            module.globals.push(GlobalData {
+                name: format!(".str.{j}"),
+                size: init.len() as u64,
+                align: 1,
+                init,
+                relocs: Vec::new(),
+                is_const: true,
+                space: AddrSpace::Global,
+            })
+        })
+        .collect();
+
+    let mut cx = Shared {
+        prog: program,
+        layout,
+        funcs: Vec::new(),
+        rets: Vec::new(),
+        sret: Vec::new(),
+        globals,
+        strings,
+        lines: LineIndex::new(source),
+    };
+
+    for (i, g) in program.globals.iter().enumerate() {
+        if let Some(init) = &g.init {
+            let mut image = ImageWriter {
+                cx: &cx,
+                bytes: vec![0; cx.layout.size_of(&g.ty) as usize],
+                relocs: Vec::new(),
+            };
+            image.write(0, &g.ty, init);
+            let ImageWriter {
+                mut bytes, relocs, ..
+            } = image;
+            // Trailing zeros are implied by `size`.
+            while bytes.last() == Some(&0) {
+                bytes.pop();
+            }
+            let data = &mut module.globals[cx.globals[i]];
+            data.init = bytes;
+            data.relocs = relocs;
+        }
+    }
+
+    // Every function is created before any body is lowered, so calls can
+    // name any of them.
+    for f in &program.funcs {
+        let sret = cx.layout.is_aggregate(&f.ret);
+        let mut params = Vec::new();
+        if sret {
+            params.push(Type::Ptr);
+        }
+        for &p in &f.params {
+            params.push(cx.layout.value_type(&program_local(f, p).ty));
+        }
+        // Like the x86-64 ABI, a struct result's address is also returned.
+        let ret = if sret {
+            Some(Type::Ptr)
+        } else {
+            scalar_type(&f.ret)
+        };
+        let sig = Signature { params, ret };
+        let mut func = if f.body.is_some() {
+            parc_ir::new_function(f.name.clone(), sig)
+        } else {
+            Function::new(f.name.clone(), sig)
+        };
+        func.kind = match f.kind {
+            hir::FuncKind::Host => parc_ir::FuncKind::Host,
+            hir::FuncKind::Kernel => parc_ir::FuncKind::Kernel,
+            hir::FuncKind::Device => parc_ir::FuncKind::Device,
+        };
+        func.linkage = if f.body.is_none() {
+            Linkage::Import
+        } else if f.is_static {
+            Linkage::Local
+        } else {
+            Linkage::Export
+        };
+        cx.funcs.push(module.funcs.push(func));
+        cx.rets.push(ret);
+        cx.sret.push(sret);
+    }
+
+    for (i, f) in program.funcs.iter().enumerate() {
+        if let Some(body) = &f.body {
+            let id = cx.funcs[i];
+            let mut func = std::mem::take(&mut module.funcs[id]);
+            func::lower_function(&cx, i, f, body, &mut func);
+            module.funcs[id] = func;
+        }
+    }
+    module
+}
+
+fn program_local(f: &hir::Func, id: hir::LocalId) -> &hir::Local {
+    &f.locals[id.0 as usize]
+}
+
+/// What every function's lowering shares: the program, the id maps and the
+/// line index.
+struct Shared<'a> {
+    prog: &'a hir::Program,
+    layout: Layout<'a>,
+    /// IR function of HIR function `i`.
+    funcs: Vec<FuncId>,
+    /// IR result type of each function (`None` for `void`).
+    rets: Vec<Option<Type>>,
+    /// True if function `i` returns a struct through a hidden pointer.
+    sret: Vec<bool>,
+    globals: Vec<GlobalId>,
+    strings: Vec<GlobalId>,
+    lines: LineIndex<'a>,
+}
+
+impl Shared<'_> {
+    fn func(&self, f: hir::FuncRef) -> FuncId {
+        self.funcs[f.0 as usize]
+    }
+
+    fn global(&self, g: hir::GlobalVarId) -> GlobalId {
+        self.globals[g.0 as usize]
+    }
+}
+
+/// Sizes and alignments of C types (x86-64 natural alignment; struct
+/// layouts come from the checker).
+struct Layout<'a> {
+    structs: &'a [hir::StructLayout],
+}
+
+impl Layout<'_> {
+    fn size_of(&self, ty: &CType) -> u64 {
+        match ty {
+            CType::Void | CType::Bool | CType::Char => 1,
+            CType::Int | CType::UInt | CType::Float => 4,
+            CType::Long | CType::ULong | CType::Double | CType::Ptr(_) => 8,
+            CType::Array(elem, n) => self.size_of(elem) * n,
+            CType::Struct(id) => self.structs.get(id.0 as usize).map_or(0, |s| s.size),
+            CType::Dim3 => 12,
+        }
+    }
+
+    fn align_of(&self, ty: &CType) -> u64 {
+        match ty {
+            CType::Array(elem, _) => self.align_of(elem),
+            CType::Struct(id) => self
+                .structs
+                .get(id.0 as usize)
+                .map_or(1, |s| s.align.max(1)),
+            CType::Dim3 => 4,
+            other => self.size_of(other),
+        }
+    }
+
+    /// True for the types that live only in memory.
+    fn is_aggregate(&self, ty: &CType) -> bool {
+        matches!(ty, CType::Array(..) | CType::Struct(_) | CType::Dim3)
+    }
+
+    /// The IR type a value of `ty` is passed as: its scalar type, or the
+    /// address of its bytes.
+    fn value_type(&self, ty: &CType) -> Type {
+        scalar_type(ty).unwrap_or(Type::Ptr)
+    }
+
+    /// The scalar pieces of a type: `(byte offset, IR type)` of every
+    /// scalar field and element, in order (padding omitted).
+    fn leaves(&self, ty: &CType, base: u64, out: &mut Vec<(u64, Type)>) {
+        match ty {
+            CType::Array(elem, n) => {
+                let size = self.size_of(elem);
+                for i in 0..*n {
+                    self.leaves(elem, base + i * size, out);
+                }
+            }
+            CType::Struct(id) => {
+                if let Some(s) = self.structs.get(id.0 as usize) {
+                    for f in &s.fields {
+                        self.leaves(&f.ty, base + f.offset, out);
+                    }
+                }
+            }
+            CType::Dim3 => out.extend((0..3).map(|i| (base + 4 * i, Type::I32))),
+            other => {
+                if let Some(t) = scalar_type(other) {
+                    out.push((base, t));
+                }
+            }
+        }
+    }
+}
+
+/// The IR type of a scalar C type (`None` for `void` and aggregates).
+fn scalar_type(ty: &CType) -> Option<Type> {
+    Some(match ty {
+        CType::Bool | CType::Char => Type::I8,
+        CType::Int | CType::UInt => Type::I32,
+        CType::Long | CType::ULong => Type::I64,
+        CType::Float => Type::F32,
+        CType::Double => Type::F64,
+        CType::Ptr(_) => Type::Ptr,
+        CType::Void | CType::Array(..) | CType::Struct(_) | CType::Dim3 => return None,
+    })
+}
+
+/// Builds a global's initial image from its constant initializer.
+struct ImageWriter<'a, 'c> {
+    cx: &'a Shared<'c>,
+    bytes: Vec<u8>,
+    relocs: Vec<(u64, GlobalId, i64)>,
+}
+
+impl ImageWriter<'_, '_> {
+    fn put(&mut self, offset: u64, data: &[u8]) {
+        let start = offset as usize;
+        // The checker sized the object; a mismatch is clipped, not a panic.
+        if let Some(dst) = self.bytes.get_mut(start..start + data.len()) {
+            dst.copy_from_slice(data);
+        }
+    }
+
+    fn write(&mut self, offset: u64, ty: &CType, init: &ConstInit) {
+        let layout = &self.cx.layout;
+        match (ty, init) {
+            (CType::Array(elem, n), ConstInit::List(items)) => {
+                let size = layout.size_of(elem);
+                for (i, item) in items.iter().take(*n as usize).enumerate() {
+                    self.write(offset + i as u64 * size, elem, item);
+                }
+            }
+            (CType::Struct(id), ConstInit::List(items)) => {
+                let fields = layout.structs.get(id.0 as usize).map(|s| &s.fields[..]);
+                for (field, item) in fields.unwrap_or_default().iter().zip(items) {
+                    self.write(offset + field.offset, &field.ty, item);
+                }
+            }
+            (CType::Dim3, ConstInit::List(items)) => {
+                for (i, item) in items.iter().take(3).enumerate() {
+                    self.write(offset + 4 * i as u64, &CType::UInt, item);
+                }
+            }
+            // `int x = {5};` is allowed by C: the first element initializes.
+            (_, ConstInit::List(items)) => {
+                if let Some(first) = items.first() {
+                    self.write(offset, ty, first);
+                }
+            }
+            // A char array from a string literal, should the checker keep it
+            // as a string.
+            (CType::Array(_, n), ConstInit::Str(i)) => {
+                let s = &self.cx.prog.strings[*i];
+                let len = s.len().min(*n as usize);
+                let data = s[..len].to_vec();
+                self.put(offset, &data);
+            }
+            (_, ConstInit::Str(i)) => self.relocs.push((offset, self.cx.strings[*i], 0)),
+            (_, ConstInit::GlobalAddr(g, addend)) => {
+                self.relocs.push((offset, self.cx.global(*g), *addend))
+            }
+            (_, ConstInit::Null) => {}
+            (_, ConstInit::Int(v)) => self.scalar(offset, ty, *v, *v as f64),
+            (_, ConstInit::Float(f)) => self.scalar(offset, ty, *f as i64, *f),
+        }
+    }
+
+    /// Stores a scalar given both as an integer and as a float; the type
+    /// picks which one is meant.
+    fn scalar(&mut self, offset: u64, ty: &CType, int: i64, float: f64) {
+        match ty {
+            CType::Bool => self.put(offset, &[(int != 0) as u8]),
+            CType::Char => self.put(offset, &[int as u8]),
+            CType::Int | CType::UInt => self.put(offset, &(int as u32).to_le_bytes()),
+            CType::Long | CType::ULong | CType::Ptr(_) => self.put(offset, &int.to_le_bytes()),
+            CType::Float => self.put(offset, &(float as f32).to_bits().to_le_bytes()),
+            CType::Double => self.put(offset, &float.to_bits().to_le_bytes()),
+            CType::Void | CType::Array(..) | CType::Struct(_) | CType::Dim3 => {}
+        }
+    }
+}
+
+/// Byte offsets to line:col, as [`crate::diag::line_col`] computes them but
+/// without rescanning the source for every instruction.
+struct LineIndex<'a> {
+    source: &'a str,
+    /// Byte offset of the start of each line.
+    starts: Vec<usize>,
+}
+
+impl<'a> LineIndex<'a> {
+    fn new(source: &'a str) -> LineIndex<'a> {
+        let mut starts = vec![0];
+        starts.extend(source.match_indices('\n').map(|(i, _)| i + 1));
+        LineIndex { source, starts }
+    }
+
+    fn loc(&self, offset: u32) -> SrcLoc {
+        if self.source.is_empty() {
+            return SrcLoc::default();
+        }
+        let offset = (offset as usize).min(self.source.len());
+        let line = self.starts.partition_point(|&s| s <= offset);
+        let start = self.starts[line - 1];
+        let col = self
+            .source
+            .get(start..offset)
+            .map_or(offset - start, |s| s.chars().count())
+            + 1;
+        SrcLoc::new(line as u32, col as u32)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::LineIndex;
+
+    #[test]
+    fn line_index_agrees_with_diag() {
+        let src = "int main()\n{\n  return é + 1;\n}\n";
+        let index = LineIndex::new(src);
+        for (off, _) in src.char_indices() {
+            let (line, col) = crate::diag::line_col(src, off);
+            let loc = index.loc(off as u32);
+            assert_eq!(
+                (loc.line as usize, loc.col as usize),
+                (line, col),
+                "offset {off}"
+            );
+        }
+    }
+}

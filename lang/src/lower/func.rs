@@ -1,0 +1,811 @@
+//! Functions and statements: frames for `alloca` placement, structured
+//! control flow, `spawn`/`sync` and `parallel_for` in Tapir's form (the
+//! shapes are in the parent module's doc).
+
+use super::{Shared, scalar_type};
+use crate::ast::Span;
+use crate::hir::{self, CType, Expr, ExprKind, Init, LocalId, Stmt, StmtKind};
+use parc_ir::{
+    Block, BlockCall, FuncBuilder, Function, InstKind, IntCC, Intrinsic, SrcLoc, SyncRegion, Type,
+    Value,
+};
+
+/// Lowers the body of `hf` into `func`, which already has its signature and
+/// an entry block whose parameters match it.
+pub(super) fn lower_function(
+    cx: &Shared<'_>,
+    index: usize,
+    hf: &hir::Func,
+    body: &[Stmt],
+    func: &mut Function,
+) {
+    let entry = func.entry().expect("a defined function has an entry block");
+    let params = func.block_params(entry).to_vec();
+    let mut lw = FnLowerer {
+        cx,
+        hf,
+        b: FuncBuilder::new(func),
+        locals: vec![None; hf.locals.len()],
+        frames: Vec::new(),
+        loops: Vec::new(),
+        sret: None,
+        loc: SrcLoc::default(),
+        synced: None,
+    };
+    lw.b.switch_to(entry);
+    lw.set_span(hf.span);
+    let region = spawns_in(body).then(|| lw.b.func.create_sync_region());
+    lw.frames.push(Frame {
+        entry,
+        n_allocas: 0,
+        region,
+        kind: FrameKind::Function,
+    });
+
+    let mut params = params.into_iter();
+    if cx.sret[index] {
+        lw.sret = params.next();
+    }
+    for (&local, value) in hf.params.iter().zip(params) {
+        let ty = &hf.locals[local.0 as usize].ty;
+        if let CType::Array(..) = ty {
+            // An array parameter is a pointer in C; its bytes are the caller's.
+            lw.locals[local.0 as usize] = Some(value);
+            continue;
+        }
+        let addr = lw.local_addr(local);
+        if cx.layout.is_aggregate(ty) {
+            // By-value struct: the callee owns a copy (see the module doc).
+            let size = cx.layout.size_of(ty);
+            lw.copy_bytes(addr, value, size);
+        } else {
+            lw.b.store(value, addr);
+        }
+    }
+    lw.alloc_decls(body);
+
+    lw.stmts(body);
+
+    if !lw.b.is_terminated() {
+        // Falling off the end happens at the closing brace.
+        let end = hf.span.end.saturating_sub(1).max(hf.span.start);
+        lw.set_span(Span { start: end, end });
+        let ret = lw.b.func.sig.ret;
+        if hf.name == "main" || hf.ret == CType::Void {
+            lw.sync_function_region();
+            let value = ret.map(|t| lw.zero(t));
+            lw.b.ret(value);
+        } else {
+            // The interpreter reports "control reached end of non-void function".
+            lw.b.unreachable();
+        }
+    }
+    prune_unreachable(lw.b.func);
+}
+
+/// Removes blocks that cannot be reached from the entry (code after
+/// `return`, `break`, `continue` or `exit`) from the layout.
+fn prune_unreachable(func: &mut Function) {
+    let Some(entry) = func.entry() else { return };
+    let mut seen = std::collections::HashSet::new();
+    let mut stack = vec![entry];
+    while let Some(b) = stack.pop() {
+        if seen.insert(b) {
+            stack.extend(func.successors(b));
+        }
+    }
+    func.layout.retain(|b| seen.contains(b));
+}
+
+/// True if `stmts` spawn in the scope they belong to (a `parallel_for` body
+/// is a scope of its own, so it is not looked into).
+fn spawns_in(stmts: &[Stmt]) -> bool {
+    stmts.iter().any(stmt_spawns)
+}
+
+fn stmt_spawns(s: &Stmt) -> bool {
+    match &s.kind {
+        StmtKind::Spawn { .. } => true,
+        StmtKind::Block(b) => spawns_in(b),
+        StmtKind::If { then, els, .. } => {
+            stmt_spawns(then) || els.as_deref().is_some_and(stmt_spawns)
+        }
+        StmtKind::While { body, .. } | StmtKind::DoWhile { body, .. } => stmt_spawns(body),
+        StmtKind::For { init, body, .. } => {
+            init.as_deref().is_some_and(stmt_spawns) || stmt_spawns(body)
+        }
+        StmtKind::ParallelFor { .. }
+        | StmtKind::Expr(_)
+        | StmtKind::Decl(..)
+        | StmtKind::Break
+        | StmtKind::Continue
+        | StmtKind::Return(_)
+        | StmtKind::Sync => false,
+    }
+}
+
+/// The locals declared in `stmts` in their scope (not inside a nested
+/// `parallel_for`, whose locals belong to its task).
+fn decls_in(stmts: &[Stmt], out: &mut Vec<LocalId>) {
+    for s in stmts {
+        match &s.kind {
+            StmtKind::Decl(local, _) => out.push(*local),
+            StmtKind::Block(b) => decls_in(b, out),
+            StmtKind::If { then, els, .. } => {
+                decls_in(std::slice::from_ref(then), out);
+                if let Some(els) = els {
+                    decls_in(std::slice::from_ref(els), out);
+                }
+            }
+            StmtKind::While { body, .. } | StmtKind::DoWhile { body, .. } => {
+                decls_in(std::slice::from_ref(body), out)
+            }
+            StmtKind::For { init, body, .. } => {
+                if let Some(init) = init {
+                    decls_in(std::slice::from_ref(init), out);
+                }
+                decls_in(std::slice::from_ref(body), out);
+            }
+            _ => {}
+        }
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum FrameKind {
+    Function,
+    /// The task of one `parallel_for` iteration.
+    ParallelBody,
+    /// The task of a spawned call.
+    SpawnTask,
+}
+
+/// A scope that owns storage: the function, or a task. Its `alloca`s go to
+/// the top of `entry` so that each instance (invocation or task) has its own.
+struct Frame {
+    entry: Block,
+    n_allocas: usize,
+    /// The sync region of this scope's spawns, if it has any.
+    region: Option<SyncRegion>,
+    kind: FrameKind,
+}
+
+struct LoopTargets {
+    /// `None` inside a `parallel_for` body, which `break` may not leave.
+    brk: Option<Block>,
+    cont: Block,
+}
+
+pub(super) struct FnLowerer<'a, 'f> {
+    pub(super) cx: &'a Shared<'a>,
+    pub(super) hf: &'a hir::Func,
+    pub(super) b: FuncBuilder<'f>,
+    /// The address of each local, once allocated.
+    locals: Vec<Option<Value>>,
+    frames: Vec<Frame>,
+    loops: Vec<LoopTargets>,
+    /// Where a struct result goes.
+    sret: Option<Value>,
+    /// The position given to instructions appended now.
+    pub(super) loc: SrcLoc,
+    /// The block that follows the latest `sync`, and its region.
+    synced: Option<(Block, SyncRegion)>,
+}
+
+impl FnLowerer<'_, '_> {
+    pub(super) fn set_span(&mut self, span: Span) {
+        let loc = self.cx.lines.loc(span.start);
+        self.set_loc(loc);
+    }
+
+    pub(super) fn set_loc(&mut self, loc: SrcLoc) {
+        self.loc = loc;
+        self.b.set_loc(loc);
+    }
+
+    /// Makes sure instructions can be appended: after a terminator, code
+    /// continues in a fresh block with no predecessors (pruned at the end).
+    pub(super) fn ensure_open(&mut self) {
+        if self.b.is_terminated() {
+            let block = self.b.create_block();
+            self.b.switch_to(block);
+        }
+    }
+
+    /// Jumps to `dest` unless the current block already ended.
+    fn jump_if_open(&mut self, dest: Block) {
+        if !self.b.is_terminated() {
+            self.b.jump(dest, Vec::new());
+        }
+    }
+
+    /// A stack slot in the current frame's first block (see [`Frame`]).
+    pub(super) fn frame_alloca(&mut self, size: u64, align: u64) -> Value {
+        let frame = self.frames.last_mut().expect("a frame is open");
+        let kind = InstKind::Alloca {
+            size: size.max(1) as u32,
+            align: align.max(1) as u32,
+        };
+        let inst = self.b.func.make_inst(kind, Some(Type::Ptr));
+        self.b.func.blocks[frame.entry]
+            .insts
+            .insert(frame.n_allocas, inst);
+        frame.n_allocas += 1;
+        if self.loc.is_known() {
+            self.b.func.locs[inst] = self.loc;
+        }
+        self.b.func.result(inst).expect("alloca has a result")
+    }
+
+    /// The address of a local, allocating it in the current frame if this
+    /// is its first mention.
+    pub(super) fn local_addr(&mut self, local: LocalId) -> Value {
+        if let Some(addr) = self.locals[local.0 as usize] {
+            return addr;
+        }
+        let ty = &self.hf.locals[local.0 as usize].ty;
+        let (size, align) = (self.cx.layout.size_of(ty), self.cx.layout.align_of(ty));
+        let saved = self.loc;
+        self.set_span(self.hf.locals[local.0 as usize].span);
+        let addr = self.frame_alloca(size, align);
+        self.set_loc(saved);
+        self.locals[local.0 as usize] = Some(addr);
+        addr
+    }
+
+    /// Allocates the locals declared in the current frame's statements up
+    /// front, so every one sits in the frame that owns it.
+    fn alloc_decls(&mut self, stmts: &[Stmt]) {
+        let mut decls = Vec::new();
+        decls_in(stmts, &mut decls);
+        for local in decls {
+            self.local_addr(local);
+        }
+    }
+
+    pub(super) fn zero(&mut self, ty: Type) -> Value {
+        if ty.is_float() {
+            self.b.fconst(ty, 0.0)
+        } else {
+            self.b.iconst(ty, 0)
+        }
+    }
+
+    pub(super) fn iconst64(&mut self, v: i64) -> Value {
+        self.b.iconst(Type::I64, v)
+    }
+
+    pub(super) fn copy_bytes(&mut self, dst: Value, src: Value, size: u64) {
+        let n = self.iconst64(size as i64);
+        self.b.intrinsic(Intrinsic::Memcpy, None, vec![dst, src, n]);
+    }
+
+    fn zero_fill(&mut self, addr: Value, ty: &CType) {
+        match scalar_type(ty) {
+            Some(t) => {
+                let z = self.zero(t);
+                self.b.store(z, addr);
+            }
+            None => {
+                let size = self.cx.layout.size_of(ty);
+                let byte = self.b.iconst(Type::I32, 0);
+                let n = self.iconst64(size as i64);
+                self.b
+                    .intrinsic(Intrinsic::Memset, None, vec![addr, byte, n]);
+            }
+        }
+    }
+
+    /// `addr + offset` (no instruction for offset 0).
+    pub(super) fn offset(&mut self, addr: Value, offset: u64) -> Value {
+        if offset == 0 {
+            return addr;
+        }
+        let off = self.iconst64(offset as i64);
+        self.b.ptradd(addr, off)
+    }
+
+    fn stmts(&mut self, stmts: &[Stmt]) {
+        for s in stmts {
+            self.stmt(s);
+        }
+    }
+
+    fn stmt(&mut self, s: &Stmt) {
+        self.ensure_open();
+        self.set_span(s.span);
+        match &s.kind {
+            StmtKind::Expr(e) => {
+                self.eval(e);
+            }
+            StmtKind::Decl(local, init) => {
+                let addr = self.local_addr(*local);
+                let ty = self.hf.locals[local.0 as usize].ty.clone();
+                match init {
+                    None => self.zero_fill(addr, &ty),
+                    Some(init) => self.init(addr, &ty, init, true),
+                }
+            }
+            StmtKind::Block(b) => self.stmts(b),
+            StmtKind::If { cond, then, els } => {
+                let c = self.cond(cond);
+                let then_b = self.b.create_block();
+                let merge = self.b.create_block();
+                let else_b = if els.is_some() {
+                    self.b.create_block()
+                } else {
+                    merge
+                };
+                self.b.brif(c, BlockCall::to(then_b), BlockCall::to(else_b));
+                self.b.switch_to(then_b);
+                self.stmt(then);
+                self.jump_if_open(merge);
+                if let Some(els) = els {
+                    self.b.switch_to(else_b);
+                    self.stmt(els);
+                    self.jump_if_open(merge);
+                }
+                self.b.switch_to(merge);
+            }
+            StmtKind::While { cond, body } => {
+                let header = self.b.create_block();
+                let body_b = self.b.create_block();
+                let exit = self.b.create_block();
+                self.b.jump(header, Vec::new());
+                self.b.switch_to(header);
+                let c = self.cond(cond);
+                self.b.brif(c, BlockCall::to(body_b), BlockCall::to(exit));
+                self.b.switch_to(body_b);
+                self.loop_body(body, exit, header);
+                self.b.switch_to(exit);
+            }
+            StmtKind::DoWhile { body, cond } => {
+                let body_b = self.b.create_block();
+                let cond_b = self.b.create_block();
+                let exit = self.b.create_block();
+                self.b.jump(body_b, Vec::new());
+                self.b.switch_to(body_b);
+                self.loop_body(body, exit, cond_b);
+                self.b.switch_to(cond_b);
+                self.set_span(cond.span);
+                let c = self.cond(cond);
+                self.b.brif(c, BlockCall::to(body_b), BlockCall::to(exit));
+                self.b.switch_to(exit);
+            }
+            StmtKind::For {
+                init,
+                cond,
+                step,
+                body,
+            } => {
+                if let Some(init) = init {
+                    self.stmt(init);
+                    self.ensure_open();
+                }
+                let header = self.b.create_block();
+                let body_b = self.b.create_block();
+                let step_b = self.b.create_block();
+                let exit = self.b.create_block();
+                self.b.jump(header, Vec::new());
+                self.b.switch_to(header);
+                match cond {
+                    Some(cond) => {
+                        let c = self.cond(cond);
+                        self.b.brif(c, BlockCall::to(body_b), BlockCall::to(exit));
+                    }
+                    None => self.b.jump(body_b, Vec::new()),
+                }
+                self.b.switch_to(body_b);
+                self.loop_body(body, exit, step_b);
+                self.b.switch_to(step_b);
+                if let Some(step) = step {
+                    self.eval(step);
+                }
+                self.b.jump(header, Vec::new());
+                self.b.switch_to(exit);
+            }
+            StmtKind::ParallelFor {
+                var,
+                lo,
+                hi,
+                inclusive,
+                step,
+                body,
+            } => self.parallel_for(*var, lo, hi, *inclusive, step, body),
+            StmtKind::Break => match self.loops.last().and_then(|l| l.brk) {
+                Some(exit) => self.b.jump(exit, Vec::new()),
+                // The checker rejects `break` out of a parallel_for body.
+                None => self.b.unreachable(),
+            },
+            StmtKind::Continue => match self.loops.last() {
+                Some(l) => {
+                    let cont = l.cont;
+                    self.b.jump(cont, Vec::new());
+                }
+                None => self.b.unreachable(),
+            },
+            StmtKind::Return(value) => self.ret(value.as_ref()),
+            StmtKind::Spawn { dest, call } => self.spawn(*dest, call),
+            StmtKind::Sync => {
+                // Without a spawn in this scope there is nothing to wait for.
+                if let Some(region) = self.frames.last().and_then(|f| f.region) {
+                    self.sync(region);
+                }
+            }
+        }
+    }
+
+    fn loop_body(&mut self, body: &Stmt, brk: Block, cont: Block) {
+        self.loops.push(LoopTargets {
+            brk: Some(brk),
+            cont,
+        });
+        self.stmt(body);
+        self.loops.pop();
+        self.jump_if_open(cont);
+    }
+
+    /// Stores an initializer into an object of type `ty` at `addr`. `fresh`
+    /// says the bytes not covered must still be zeroed.
+    fn init(&mut self, addr: Value, ty: &CType, init: &Init, fresh: bool) {
+        match init {
+            Init::Expr(e) => match ty {
+                CType::Array(_, n) => {
+                    // A char array from a string literal: copy what fits
+                    // (with the NUL if there is room), zero the rest.
+                    self.zero_fill(addr, ty);
+                    if let Some(i) = peel_string(e) {
+                        let len = (self.cx.prog.strings[i].len() as u64 + 1).min(*n);
+                        let src = self.b.global_addr(self.cx.strings[i]);
+                        self.copy_bytes(addr, src, len);
+                    } else {
+                        let src = self.value(e);
+                        let size = self.cx.layout.size_of(ty);
+                        self.copy_bytes(addr, src, size);
+                    }
+                }
+                _ if self.cx.layout.is_aggregate(ty) => {
+                    let src = self.value(e);
+                    let size = self.cx.layout.size_of(ty);
+                    self.copy_bytes(addr, src, size);
+                }
+                _ => {
+                    let v = self.value(e);
+                    self.b.store(v, addr);
+                }
+            },
+            Init::List(items) => {
+                if fresh && self.cx.layout.is_aggregate(ty) {
+                    // "The rest are zero": clear everything, then fill in.
+                    self.zero_fill(addr, ty);
+                }
+                match ty {
+                    CType::Array(elem, n) => {
+                        let size = self.cx.layout.size_of(elem);
+                        for (i, item) in items.iter().take(*n as usize).enumerate() {
+                            let at = self.offset(addr, i as u64 * size);
+                            self.init(at, elem, item, false);
+                        }
+                    }
+                    CType::Struct(id) => {
+                        let fields = self
+                            .cx
+                            .layout
+                            .structs
+                            .get(id.0 as usize)
+                            .map(|s| s.fields.clone())
+                            .unwrap_or_default();
+                        for (field, item) in fields.iter().zip(items) {
+                            let at = self.offset(addr, field.offset);
+                            self.init(at, &field.ty, item, false);
+                        }
+                    }
+                    CType::Dim3 => {
+                        for (i, item) in items.iter().take(3).enumerate() {
+                            let at = self.offset(addr, 4 * i as u64);
+                            self.init(at, &CType::UInt, item, false);
+                        }
+                    }
+                    _ => match items.first() {
+                        Some(first) => self.init(addr, ty, first, fresh),
+                        None if fresh => self.zero_fill(addr, ty),
+                        None => {}
+                    },
+                }
+            }
+        }
+    }
+
+    /// Syncs the function's spawns, if it has any (before every return).
+    fn sync_function_region(&mut self) {
+        if let Some(region) = self.frames.first().and_then(|f| f.region) {
+            self.sync(region);
+        }
+    }
+
+    /// `sync within region, next`, continuing at `next`; nothing if the
+    /// current block is the empty block right after such a sync (an
+    /// explicit `sync;` just before `return`).
+    fn sync(&mut self, region: SyncRegion) {
+        if let Some(here) = self.b.current_block()
+            && self.synced == Some((here, region))
+            && self.b.func.block_insts(here).is_empty()
+        {
+            return;
+        }
+        let next = self.b.create_block();
+        self.b.sync(region, next);
+        self.b.switch_to(next);
+        self.synced = Some((next, region));
+    }
+
+    fn ret(&mut self, value: Option<&Expr>) {
+        if self
+            .frames
+            .last()
+            .is_some_and(|f| f.kind != FrameKind::Function)
+        {
+            // `return` out of a parallel_for body is rejected by the checker.
+            self.b.unreachable();
+            return;
+        }
+        // The implicit sync comes first, so the result may read what the
+        // spawned calls wrote (as in the serial projection).
+        self.sync_function_region();
+        match (value, self.sret) {
+            (Some(e), Some(sret)) => {
+                let src = self.value(e);
+                let size = self.cx.layout.size_of(&self.hf.ret);
+                self.copy_bytes(sret, src, size);
+                self.b.ret(Some(sret));
+            }
+            (None, Some(sret)) => self.b.ret(Some(sret)),
+            (Some(e), None) => {
+                let v = self.eval(e);
+                match self.b.func.sig.ret {
+                    Some(_) => self.b.ret(v),
+                    None => self.b.ret(None),
+                }
+            }
+            (None, _) => {
+                let v = self.b.func.sig.ret.map(|t| self.zero(t));
+                self.b.ret(v);
+            }
+        }
+    }
+
+    /// The sync region of the current scope, created if missing.
+    fn current_region(&mut self) -> SyncRegion {
+        let idx = self
+            .frames
+            .iter()
+            .rposition(|f| f.kind != FrameKind::SpawnTask)
+            .unwrap_or(0);
+        if let Some(r) = self.frames[idx].region {
+            return r;
+        }
+        let r = self.b.func.create_sync_region();
+        self.frames[idx].region = Some(r);
+        r
+    }
+
+    fn spawn(&mut self, dest: Option<LocalId>, call: &Expr) {
+        let region = self.current_region();
+        let ExprKind::Call { func, args } = &call.kind else {
+            // Not a call of a program function (the checker only spawns
+            // those): run the whole expression in the task.
+            let task = self.b.create_block();
+            let cont = self.b.create_block();
+            self.b.detach(region, task, cont);
+            self.b.switch_to(task);
+            self.push_task_frame(task);
+            let v = self.eval(call);
+            self.store_spawn_result(dest, v, &call.ty);
+            self.b.reattach(region, cont);
+            self.frames.pop();
+            self.b.switch_to(cont);
+            return;
+        };
+
+        // Arguments are evaluated in the parent, before the detach.
+        enum Arg {
+            Value(Value),
+            /// A struct read field by field: `(offset, value)`, size, align.
+            Bytes(Vec<(u64, Value)>, u64, u64),
+        }
+        let mut evaluated = Vec::new();
+        for arg in args {
+            if self.cx.layout.is_aggregate(&arg.ty) {
+                let src = self.value(arg);
+                let mut leaves = Vec::new();
+                self.cx.layout.leaves(&arg.ty, 0, &mut leaves);
+                let values = leaves
+                    .into_iter()
+                    .map(|(off, t)| {
+                        let at = self.offset(src, off);
+                        (off, self.b.load(t, at))
+                    })
+                    .collect();
+                let (size, align) = (
+                    self.cx.layout.size_of(&arg.ty),
+                    self.cx.layout.align_of(&arg.ty),
+                );
+                evaluated.push(Arg::Bytes(values, size, align));
+            } else {
+                let v = self.value(arg);
+                evaluated.push(Arg::Value(v));
+            }
+        }
+        self.set_span(call.span);
+
+        let task = self.b.create_block();
+        let cont = self.b.create_block();
+        self.b.detach(region, task, cont);
+        self.b.switch_to(task);
+        self.push_task_frame(task);
+
+        let callee = self.cx.func(*func);
+        let index = func.0 as usize;
+        let mut values = Vec::new();
+        if self.cx.sret[index] {
+            let ret_ty = &self.cx.prog.funcs[index].ret;
+            let into_dest = dest.filter(|d| &self.hf.locals[d.0 as usize].ty == ret_ty);
+            let out = match into_dest {
+                Some(d) => self.local_addr(d),
+                None => {
+                    let (size, align) = (
+                        self.cx.layout.size_of(ret_ty),
+                        self.cx.layout.align_of(ret_ty),
+                    );
+                    self.frame_alloca(size, align)
+                }
+            };
+            values.push(out);
+        }
+        for arg in evaluated {
+            match arg {
+                Arg::Value(v) => values.push(v),
+                Arg::Bytes(leaves, size, align) => {
+                    let tmp = self.frame_alloca(size, align);
+                    for (off, v) in leaves {
+                        let at = self.offset(tmp, off);
+                        self.b.store(v, at);
+                    }
+                    values.push(tmp);
+                }
+            }
+        }
+        let result = self.b.call(callee, self.cx.rets[index], values);
+        if !self.cx.sret[index] {
+            self.store_spawn_result(dest, result, &call.ty);
+        }
+        self.b.reattach(region, cont);
+        self.frames.pop();
+        self.b.switch_to(cont);
+    }
+
+    fn push_task_frame(&mut self, task: Block) {
+        self.frames.push(Frame {
+            entry: task,
+            n_allocas: 0,
+            region: None,
+            kind: FrameKind::SpawnTask,
+        });
+    }
+
+    /// Inside a spawned task: stores the call's result, converted to the
+    /// destination's type, into the destination.
+    fn store_spawn_result(&mut self, dest: Option<LocalId>, v: Option<Value>, from: &CType) {
+        let (Some(dest), Some(v)) = (dest, v) else {
+            return;
+        };
+        let to = self.hf.locals[dest.0 as usize].ty.clone();
+        let addr = self.local_addr(dest);
+        if self.cx.layout.is_aggregate(&to) {
+            let size = self.cx.layout.size_of(&to);
+            self.copy_bytes(addr, v, size);
+        } else {
+            let v = self.convert(v, from, &to);
+            self.b.store(v, addr);
+        }
+    }
+
+    fn parallel_for(
+        &mut self,
+        var: LocalId,
+        lo: &Expr,
+        hi: &Expr,
+        inclusive: bool,
+        step: &Expr,
+        body: &Stmt,
+    ) {
+        let var_ty = self.hf.locals[var.0 as usize].ty.clone();
+        let Some(ty) = scalar_type(&var_ty) else {
+            return;
+        };
+        // Bounds and step once, in the parent.
+        let lo_v = self.value(lo);
+        let hi_v = self.value(hi);
+        let step_v = self.value(step);
+        let loop_loc = self.loc;
+
+        let region = self.b.func.create_sync_region();
+        let header = self.b.create_block();
+        let iv = self.b.param(header, ty);
+        let spawn_iter = self.b.create_block();
+        let task = self.b.create_block();
+        let task_end = self.b.create_block();
+        let latch = self.b.create_block();
+        let exit = self.b.create_block();
+
+        self.b.jump(header, vec![lo_v]);
+        self.b.switch_to(header);
+        let unsigned = var_ty.is_unsigned();
+        let cc = match (inclusive, unsigned) {
+            (false, false) => IntCC::Slt,
+            (false, true) => IntCC::Ult,
+            (true, false) => IntCC::Sle,
+            (true, true) => IntCC::Ule,
+        };
+        let c = self.b.icmp(cc, iv, hi_v);
+        self.b
+            .brif(c, BlockCall::to(spawn_iter), BlockCall::to(exit));
+        self.b.switch_to(spawn_iter);
+        self.b.detach(region, task, latch);
+
+        // The iteration: a task with its own frame (index copy and body
+        // locals private to it) and its own sync region for its spawns.
+        self.b.switch_to(task);
+        let body_slice = std::slice::from_ref(body);
+        let body_region = spawns_in(body_slice).then(|| self.b.func.create_sync_region());
+        self.frames.push(Frame {
+            entry: task,
+            n_allocas: 0,
+            region: body_region,
+            kind: FrameKind::ParallelBody,
+        });
+        let saved_locals = self.locals.clone();
+        let var_addr = {
+            // A fresh slot even if the variable was seen before (it cannot
+            // be, but the slot must belong to this task).
+            self.locals[var.0 as usize] = None;
+            self.local_addr(var)
+        };
+        self.alloc_decls(body_slice);
+        self.b.store(iv, var_addr);
+        self.loops.push(LoopTargets {
+            brk: None,
+            cont: task_end,
+        });
+        self.stmt(body);
+        self.loops.pop();
+        self.jump_if_open(task_end);
+        self.b.switch_to(task_end);
+        self.set_loc(loop_loc);
+        if let Some(r) = body_region {
+            // Cilk: each iteration syncs its own spawns before it ends.
+            self.sync(r);
+        }
+        self.b.reattach(region, latch);
+        self.frames.pop();
+        // Locals of the body are out of scope now; forgetting their slots
+        // keeps a task's values from leaking into the parent.
+        self.locals = saved_locals;
+
+        self.b.switch_to(latch);
+        let next = self.b.binary(parc_ir::BinaryOp::Iadd, iv, step_v);
+        self.b.jump(header, vec![next]);
+
+        self.b.switch_to(exit);
+        self.sync(region);
+    }
+}
+
+/// The string literal under conversions, if `e` is one.
+fn peel_string(e: &Expr) -> Option<usize> {
+    match &e.kind {
+        ExprKind::Convert(inner) | ExprKind::Decay(inner) => peel_string(inner),
+        ExprKind::Str(i) => Some(*i),
+        _ => None,
+    }
+}

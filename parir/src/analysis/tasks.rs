@@ -1,0 +1,358 @@
+//! The task tree: which blocks each detached task consists of, how tasks
+//! nest, and where each sync region is detached, reattached and synced.
+//!
+//! The task of `detach within sr, T, C` (in block `D`) is the set of blocks
+//! reachable from `T` without following the out-edge of a block that ends in
+//! `reattach within _, C` (the task's exits), and without entering a block
+//! that `T` does not dominate. In valid IR (the verifier's rule T1) the
+//! second restriction changes nothing; in invalid IR it keeps a stray branch
+//! out of a task from swallowing the parent's blocks, and the edge is
+//! recorded in [`TaskData::escapes`] for the verifier to report.
+//!
+//! A task nested in another (a detach inside a task) is a subset of its
+//! parent's blocks; each block's *innermost* task is the smallest task
+//! containing it, and blocks in no task belong to the function body
+//! (`None`). The continuation `C` is never part of the task.
+
+use super::cfg::{ControlFlowGraph, terminator_kind};
+use super::dom::DominatorTree;
+use crate::entities::{Block, Inst, SyncRegion};
+use crate::function::Function;
+use crate::inst::InstKind;
+use cranelift_entity::packed_option::PackedOption;
+use cranelift_entity::{EntitySet, PrimaryMap, SecondaryMap, entity_impl};
+
+/// One detached task of a function (identified by its detach).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Task(u32);
+entity_impl!(Task, "task");
+
+#[derive(Clone, Debug)]
+pub struct TaskData {
+    /// The block ending in the detach, and the detach itself.
+    pub detach_block: Block,
+    pub detach: Inst,
+    pub region: SyncRegion,
+    /// The detach's task block, where the task starts.
+    pub entry: Block,
+    /// The detach's continuation.
+    pub cont: Block,
+    /// The task's blocks in layout order (the entry included, the
+    /// continuation never).
+    pub blocks: Vec<Block>,
+    /// Blocks of the task that end in a `reattach` to `cont`.
+    pub reattaches: Vec<Block>,
+    /// Blocks of the task that end in `return`.
+    pub returns: Vec<Block>,
+    /// Edges `(from, to)` from a task block to a block outside the task
+    /// other than a reattach to `cont`: branches out of the task.
+    pub escapes: Vec<(Block, Block)>,
+    /// The innermost task containing the detach (none: the function body).
+    pub parent: Option<Task>,
+    /// 1 for a task detached by the function body itself.
+    pub depth: u32,
+    members: EntitySet<Block>,
+}
+
+impl TaskData {
+    pub fn contains(&self, block: Block) -> bool {
+        self.members.contains(block)
+    }
+}
+
+/// Where one sync region is used: blocks ending in a detach, reattach or
+/// sync within it, in layout order.
+#[derive(Clone, Debug, Default)]
+pub struct RegionInfo {
+    pub detaches: Vec<Block>,
+    pub reattaches: Vec<Block>,
+    pub syncs: Vec<Block>,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct TaskTree {
+    tasks: PrimaryMap<Task, TaskData>,
+    innermost: SecondaryMap<Block, PackedOption<Task>>,
+    by_detach: SecondaryMap<Block, PackedOption<Task>>,
+    regions: SecondaryMap<SyncRegion, RegionInfo>,
+}
+
+impl TaskTree {
+    pub fn compute(func: &Function, cfg: &ControlFlowGraph, domtree: &DominatorTree) -> TaskTree {
+        let mut tree = TaskTree::default();
+        for &b in cfg.blocks() {
+            let Some(term) = terminator_kind(func, b) else {
+                continue;
+            };
+            let (region, list) = match *term {
+                InstKind::Detach { region, .. } => (region, 0),
+                InstKind::Reattach { region, .. } => (region, 1),
+                InstKind::Sync { region, .. } => (region, 2),
+                _ => continue,
+            };
+            // A region number outside the arena is the verifier's to report;
+            // indexing a side table with it could allocate without bound.
+            if func.sync_regions.is_valid(region) {
+                let info = &mut tree.regions[region];
+                [&mut info.detaches, &mut info.reattaches, &mut info.syncs][list].push(b);
+            }
+            let InstKind::Detach {
+                region, task, cont, ..
+            } = *term
+            else {
+                continue;
+            };
+            let detach = *func.blocks[b].insts.last().expect("a terminator exists");
+            let is_exit = |x: Block| {
+                matches!(terminator_kind(func, x),
+                    Some(InstKind::Reattach { cont: c, .. }) if *c == cont)
+            };
+            let mut members = EntitySet::new();
+            let mut escapes = Vec::new();
+            if cfg.is_placed(task) && task != cont {
+                members.insert(task);
+                let mut work = vec![task];
+                while let Some(x) = work.pop() {
+                    if is_exit(x) {
+                        continue;
+                    }
+                    for &s in cfg.succs(x) {
+                        if members.contains(s) {
+                            continue;
+                        }
+                        if s != cont && domtree.dominates(task, s) {
+                            members.insert(s);
+                            work.push(s);
+                        } else {
+                            escapes.push((x, s));
+                        }
+                    }
+                }
+            }
+            let blocks: Vec<Block> = cfg
+                .blocks()
+                .iter()
+                .copied()
+                .filter(|&x| members.contains(x))
+                .collect();
+            let reattaches = blocks.iter().copied().filter(|&x| is_exit(x)).collect();
+            let returns = blocks
+                .iter()
+                .copied()
+                .filter(|&x| matches!(terminator_kind(func, x), Some(InstKind::Return(_))))
+                .collect();
+            let t = tree.tasks.push(TaskData {
+                detach_block: b,
+                detach,
+                region,
+                entry: task,
+                cont,
+                blocks,
+                reattaches,
+                returns,
+                escapes,
+                parent: None,
+                depth: 1,
+                members,
+            });
+            tree.by_detach[b] = t.into();
+        }
+
+        // Nesting, as for loops: visit tasks from largest to smallest, so a
+        // parent's depth is known before its children's and the last task
+        // to claim a block is its innermost.
+        let mut by_size: Vec<Task> = tree.tasks.keys().collect();
+        by_size.sort_by_key(|&t| std::cmp::Reverse(tree.tasks[t].blocks.len()));
+        for (i, &t) in by_size.iter().enumerate() {
+            let d = tree.tasks[t].detach_block;
+            let parent = by_size[..i]
+                .iter()
+                .rev()
+                .copied()
+                .find(|&p| tree.tasks[p].contains(d));
+            if let Some(p) = parent {
+                tree.tasks[t].parent = Some(p);
+                tree.tasks[t].depth = tree.tasks[p].depth + 1;
+            }
+            for j in 0..tree.tasks[t].blocks.len() {
+                let x = tree.tasks[t].blocks[j];
+                tree.innermost[x] = t.into();
+            }
+        }
+        tree
+    }
+
+    pub fn tasks(&self) -> impl Iterator<Item = Task> + '_ {
+        self.tasks.keys()
+    }
+
+    pub fn data(&self, task: Task) -> &TaskData {
+        &self.tasks[task]
+    }
+
+    pub fn len(&self) -> usize {
+        self.tasks.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.tasks.is_empty()
+    }
+
+    /// The innermost task containing `block` (none: the function body).
+    pub fn innermost(&self, block: Block) -> Option<Task> {
+        self.innermost[block].expand()
+    }
+
+    /// The task started by the detach that ends `block`.
+    pub fn task_of_detach(&self, block: Block) -> Option<Task> {
+        self.by_detach[block].expand()
+    }
+
+    pub fn contains(&self, task: Task, block: Block) -> bool {
+        self.tasks[task].contains(block)
+    }
+
+    /// True if `outer` is `inner` or one of its ancestors (none, the
+    /// function body, encloses everything).
+    pub fn encloses(&self, outer: Option<Task>, inner: Option<Task>) -> bool {
+        let Some(outer) = outer else { return true };
+        let mut cur = inner;
+        while let Some(t) = cur {
+            if t == outer {
+                return true;
+            }
+            cur = self.tasks[t].parent;
+        }
+        false
+    }
+
+    /// Uses of `region` (empty if it is never used or out of range).
+    pub fn region(&self, region: SyncRegion) -> &RegionInfo {
+        &self.regions[region]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::builder::{FuncBuilder, new_function};
+    use crate::function::Signature;
+    use crate::types::Type;
+
+    /// b0: detach sr0, b1, b4
+    ///   b1: detach sr1, b2, b3        (nested task)
+    ///     b2: reattach sr1, b3
+    ///   b3: sync sr1, b5 ; b5: reattach sr0, b4
+    /// b4: sync sr0, b6 ; b6: return
+    fn nested() -> (Function, Vec<Block>) {
+        let mut f = new_function("t", Signature::default());
+        let b0 = f.layout[0];
+        let sr0 = f.create_sync_region();
+        let sr1 = f.create_sync_region();
+        let mut b = FuncBuilder::new(&mut f);
+        let bs: Vec<Block> = std::iter::once(b0)
+            .chain((0..6).map(|_| b.create_block()))
+            .collect();
+        b.switch_to(bs[0]);
+        b.detach(sr0, bs[1], bs[4]);
+        b.switch_to(bs[1]);
+        b.detach(sr1, bs[2], bs[3]);
+        b.switch_to(bs[2]);
+        b.iconst(Type::I32, 1);
+        b.reattach(sr1, bs[3]);
+        b.switch_to(bs[3]);
+        b.sync(sr1, bs[5]);
+        b.switch_to(bs[5]);
+        b.reattach(sr0, bs[4]);
+        b.switch_to(bs[4]);
+        b.sync(sr0, bs[6]);
+        b.switch_to(bs[6]);
+        b.ret(None);
+        (f, bs)
+    }
+
+    #[test]
+    fn task_tree() {
+        let (f, bs) = nested();
+        let cfg = ControlFlowGraph::compute(&f);
+        let dt = DominatorTree::compute(&cfg);
+        let tt = TaskTree::compute(&f, &cfg, &dt);
+        assert_eq!(tt.len(), 2);
+        let outer = tt.task_of_detach(bs[0]).unwrap();
+        let inner = tt.task_of_detach(bs[1]).unwrap();
+        let o = tt.data(outer);
+        assert_eq!(o.blocks, vec![bs[1], bs[2], bs[3], bs[5]]);
+        assert_eq!(o.reattaches, vec![bs[5]]);
+        assert_eq!(
+            (o.entry, o.cont, o.depth, o.parent),
+            (bs[1], bs[4], 1, None)
+        );
+        assert!(o.escapes.is_empty() && o.returns.is_empty());
+        let i = tt.data(inner);
+        assert_eq!(i.blocks, vec![bs[2]]);
+        assert_eq!((i.parent, i.depth), (Some(outer), 2));
+        assert_eq!(tt.innermost(bs[2]), Some(inner));
+        assert_eq!(tt.innermost(bs[3]), Some(outer));
+        assert_eq!(tt.innermost(bs[1]), Some(outer));
+        assert_eq!(tt.innermost(bs[4]), None);
+        assert_eq!(tt.innermost(bs[0]), None);
+        assert!(tt.encloses(Some(outer), Some(inner)));
+        assert!(!tt.encloses(Some(inner), Some(outer)));
+        assert!(tt.encloses(None, Some(inner)));
+        assert!(!tt.encloses(Some(inner), None));
+        let r0 = tt.region(SyncRegion::from_u32(0));
+        assert_eq!(r0.detaches, vec![bs[0]]);
+        assert_eq!(r0.reattaches, vec![bs[5]]);
+        assert_eq!(r0.syncs, vec![bs[4]]);
+        assert!(tt.region(SyncRegion::from_u32(7)).detaches.is_empty());
+    }
+
+    #[test]
+    fn escapes_and_returns_are_recorded() {
+        let (mut f, bs) = nested();
+        // The inner task jumps to the outer continuation instead of
+        // reattaching, and the outer task's exit becomes a return.
+        let t = *f.blocks[bs[2]].insts.last().unwrap();
+        *f.inst_mut(t) = InstKind::Jump(crate::inst::BlockCall::to(bs[4]));
+        let t = *f.blocks[bs[5]].insts.last().unwrap();
+        *f.inst_mut(t) = InstKind::Return(None);
+        let cfg = ControlFlowGraph::compute(&f);
+        let dt = DominatorTree::compute(&cfg);
+        let tt = TaskTree::compute(&f, &cfg, &dt);
+        let outer = tt.task_of_detach(bs[0]).unwrap();
+        let inner = tt.task_of_detach(bs[1]).unwrap();
+        assert_eq!(tt.data(inner).escapes, vec![(bs[2], bs[4])]);
+        assert_eq!(tt.data(outer).escapes, vec![(bs[2], bs[4])]);
+        assert_eq!(tt.data(outer).returns, vec![bs[5]]);
+        assert!(tt.data(outer).reattaches.is_empty());
+    }
+
+    /// A parallel loop: the task is the loop body, inside the natural loop.
+    #[test]
+    fn parallel_loop_task_inside_loop() {
+        let m = crate::read::read_module(include_str!(
+            "../../../tests/filetests/verify/parallel_loop.pir"
+        ))
+        .unwrap();
+        let f = &m.funcs[crate::FuncId::from_u32(0)];
+        let a = crate::analysis::FunctionAnalyses::compute(f);
+        let b = |n| Block::from_u32(n);
+        assert_eq!(a.tasks.len(), 1);
+        let t = a.tasks.task_of_detach(b(2)).unwrap();
+        assert_eq!(a.tasks.data(t).blocks, vec![b(3)]);
+        assert_eq!(a.tasks.data(t).cont, b(4));
+        assert_eq!(a.tasks.innermost(b(4)), None);
+        let lp = a.loops.loop_headed_by(b(1)).unwrap();
+        let mut blocks = a.loops.data(lp).blocks.clone();
+        blocks.sort();
+        assert_eq!(blocks, vec![b(1), b(2), b(3), b(4)]);
+        assert_eq!(a.loops.data(lp).exits, vec![b(5)]);
+        assert_eq!(a.loops.data(lp).preheader, Some(b(0)));
+        assert_eq!(a.loops.data(lp).latches, vec![b(4)]);
+        let r = a.tasks.region(SyncRegion::from_u32(0));
+        assert_eq!(
+            (r.detaches.clone(), r.syncs.clone()),
+            (vec![b(2)], vec![b(5)])
+        );
+    }
+}

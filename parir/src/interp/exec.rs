@@ -1,0 +1,838 @@
+//! The step loop: frames, instructions and intrinsics.
+//!
+//! A [`Thread`] is an explicit stack of [`Frame`]s; [`Interp::run_thread`]
+//! runs it until it finishes, calls `exit`, or (GPU threads only) reaches a
+//! barrier, where it stops with its position just after the barrier so that
+//! running it again resumes there. Each frame's `pos` is the index of the
+//! instruction being executed in its current block — for a caller, that is
+//! its call instruction — so an error can always name the faulting
+//! instruction and the call sites above it.
+
+use super::memory::{Kind, Site, State, mask};
+use super::{CallSite, Fault, Interp, RunError, printf};
+use crate::entities::{Block, FuncId, Inst, Value};
+use crate::function::{AddrSpace, Function};
+use crate::inst::{BinaryOp, BlockCall, CastOp, FloatCC, InstKind, IntCC, Intrinsic, UnaryOp};
+use crate::sign_extend;
+use crate::types::Type;
+use cranelift_entity::EntityRef;
+
+/// One activation of a function.
+pub(crate) struct Frame {
+    pub func: FuncId,
+    pub block: Block,
+    /// Index in `block` of the instruction being executed.
+    pub pos: usize,
+    /// One register per SSA value of the function.
+    pub regs: Vec<u64>,
+    /// Slots of the `alloca`s made by this activation; they die on return.
+    pub allocas: Vec<u32>,
+    /// Continuations of the detaches whose tasks are running (innermost
+    /// last): the serial projection's "where to go at the reattach".
+    pub tasks: Vec<Block>,
+}
+
+/// A stack of frames: the host program, or one GPU thread.
+pub(crate) struct Thread {
+    pub frames: Vec<Frame>,
+    /// The thread's index in its block; `None` for host code.
+    pub tid: Option<[i32; 3]>,
+}
+
+/// Why [`Interp::run_thread`] stopped.
+pub(crate) enum Stop {
+    /// The outermost frame returned (with this value).
+    Finished(Option<u64>),
+    /// Waiting at this barrier (GPU threads only).
+    Barrier(FuncId, Inst),
+    /// `exit(status)` was called.
+    Exit(i32),
+}
+
+/// What the inner loop leaves to the outer one (which owns the frame stack).
+enum Action {
+    Call(Frame),
+    Return(Option<u64>),
+}
+
+#[inline]
+fn f32_of(bits: u64) -> f32 {
+    f32::from_bits(bits as u32)
+}
+
+#[inline]
+fn f32_bits(x: f32) -> u64 {
+    x.to_bits() as u64
+}
+
+/// The register form of an integer of type `ty`.
+#[inline]
+fn canon(v: i64, ty: Type) -> u64 {
+    sign_extend(v, ty) as u64
+}
+
+/// The signed value of an integer register (`i1` true is -1, as LLVM's
+/// signed view of a one-bit integer).
+#[inline]
+fn signed(bits: u64, ty: Type) -> i64 {
+    if ty == Type::I1 {
+        -(bits as i64)
+    } else {
+        bits as i64
+    }
+}
+
+impl<'a> Interp<'a> {
+    /// A frame for `func` with `args` in its entry block's parameters.
+    pub(crate) fn new_frame(
+        &mut self,
+        func: FuncId,
+        args: impl ExactSizeIterator<Item = u64>,
+    ) -> Result<Frame, Fault> {
+        let f = &self.module.funcs[func];
+        let Some(entry) = f.entry() else {
+            return Err(Fault::msg(format!(
+                "cannot call external function `{}` in the interpreter: it has no definition in this program",
+                f.name
+            )));
+        };
+        let params = &f.blocks[entry].params;
+        if params.len() != args.len() {
+            return Err(Fault::msg(format!(
+                "`{}` called with {} arguments but it takes {}",
+                f.name,
+                args.len(),
+                params.len()
+            )));
+        }
+        let mut frame = self.frame_pool.pop().unwrap_or(Frame {
+            func,
+            block: entry,
+            pos: 0,
+            regs: Vec::new(),
+            allocas: Vec::new(),
+            tasks: Vec::new(),
+        });
+        frame.func = func;
+        frame.block = entry;
+        frame.pos = 0;
+        // Registers are not cleared: in valid SSA every value is defined
+        // before it is used, so stale contents are never read.
+        frame.regs.resize(f.values.len(), 0);
+        for (p, a) in params.iter().zip(args) {
+            frame.regs[p.index()] = a;
+        }
+        Ok(frame)
+    }
+
+    /// Ends an activation: its stack objects die, its buffers are kept.
+    fn release(&mut self, mut frame: Frame) {
+        for &slot in &frame.allocas {
+            self.mem.kill(slot, State::Returned, Site::Unknown);
+        }
+        frame.allocas.clear();
+        frame.tasks.clear();
+        if self.frame_pool.len() < 64 {
+            self.frame_pool.push(frame);
+        }
+    }
+
+    /// Pops every frame (after an error or `exit`).
+    pub(crate) fn unwind(&mut self, th: &mut Thread) {
+        while let Some(f) = th.frames.pop() {
+            self.release(f);
+        }
+    }
+
+    /// A run-time error at the current instruction of `th`'s top frame.
+    pub(crate) fn error(&self, th: &Thread, fault: Fault) -> RunError {
+        let mut message = self.describe(fault);
+        if let (Some([x, y, z]), Some(b)) = (th.tid, &self.gpu) {
+            let [bx, by, bz] = b.block_idx;
+            message.push_str(&format!(
+                " (GPU thread ({x},{y},{z}) of block ({bx},{by},{bz}))"
+            ));
+        }
+        let at = |f: &Frame| {
+            let func = &self.module.funcs[f.func];
+            let loc = func.blocks[f.block]
+                .insts
+                .get(f.pos)
+                .and_then(|&i| self.loc(f.func, i));
+            (func.name.clone(), loc)
+        };
+        let mut frames = th.frames.iter().rev();
+        let (function, loc) = frames.next().map(at).unwrap_or_default();
+        let backtrace = frames
+            .map(|f| {
+                let (function, loc) = at(f);
+                CallSite { function, loc }
+            })
+            .collect();
+        RunError {
+            message,
+            function,
+            loc,
+            backtrace,
+        }
+    }
+
+    /// Runs `th` until it finishes, exits, or reaches a barrier.
+    pub(crate) fn run_thread(&mut self, th: &mut Thread) -> Result<Stop, RunError> {
+        let module = self.module;
+        let max_steps = self.config.max_steps.unwrap_or(u64::MAX);
+        let max_depth = self.config.max_call_depth;
+        loop {
+            let depth = th.frames.len();
+            let frame = th.frames.last_mut().expect("a running thread has a frame");
+            let fid = frame.func;
+            let func: &Function = &module.funcs[fid];
+            let mut insts: &[Inst] = &func.blocks[frame.block].insts;
+
+            // Turns a `Result<T, impl Into<Fault>>` into `T` or returns the
+            // error, placed at the current instruction.
+            macro_rules! tri {
+                ($e:expr) => {
+                    match $e {
+                        Ok(v) => v,
+                        Err(f) => return Err(self.error(th, Fault::from(f))),
+                    }
+                };
+            }
+            macro_rules! fail {
+                ($($arg:tt)*) => {{
+                    let message = format!($($arg)*);
+                    return Err(self.error(th, Fault::Msg(message)));
+                }};
+            }
+
+            let action = loop {
+                self.steps += 1;
+                if self.steps > max_steps {
+                    fail!(
+                        "step limit exceeded: the program ran more than {max_steps} instructions"
+                    );
+                }
+                let Some(&inst) = insts.get(frame.pos) else {
+                    fail!(
+                        "block {} of `{}` ends without a terminator",
+                        frame.block,
+                        func.name
+                    );
+                };
+                let data = &func.insts[inst];
+                let regs = &mut frame.regs;
+                macro_rules! get {
+                    ($v:expr) => {
+                        regs[$v.index()]
+                    };
+                }
+                macro_rules! set {
+                    ($x:expr) => {{
+                        let x = $x;
+                        if let Some(r) = data.result {
+                            regs[r.index()] = x;
+                        }
+                    }};
+                }
+                macro_rules! result_ty {
+                    () => {
+                        match data.result {
+                            Some(r) => func.values[r].ty,
+                            None => fail!("instruction {inst} has no result"),
+                        }
+                    };
+                }
+                macro_rules! goto {
+                    ($dest:expr) => {{
+                        frame.block = $dest;
+                        frame.pos = 0;
+                        insts = &func.blocks[frame.block].insts;
+                        continue;
+                    }};
+                }
+                match &data.kind {
+                    InstKind::Iconst(c) => set!(*c as u64),
+                    InstKind::Fconst(c) => {
+                        let bits = if result_ty!() == Type::F32 {
+                            f32_bits(*c as f32)
+                        } else {
+                            c.to_bits()
+                        };
+                        set!(bits)
+                    }
+                    InstKind::GlobalAddr(g) => {
+                        let a = self.globals[g.index()];
+                        let a = if a != 0 {
+                            a
+                        } else {
+                            tri!(self.shared_addr(*g))
+                        };
+                        set!(a)
+                    }
+                    InstKind::FuncAddr(f) => set!(super::memory::func_address(*f)),
+                    InstKind::Unary(UnaryOp::Fneg, a) => {
+                        let x = get!(a);
+                        let sign = if func.values[*a].ty == Type::F32 {
+                            1 << 31
+                        } else {
+                            1 << 63
+                        };
+                        set!(x ^ sign)
+                    }
+                    InstKind::Binary(op, a, b) => {
+                        let ty = func.values[*a].ty;
+                        let v = tri!(binary(*op, ty, get!(a), get!(b)));
+                        set!(v)
+                    }
+                    InstKind::Icmp(cc, a, b) => {
+                        let ty = func.values[*a].ty;
+                        let (x, y) = (get!(a), get!(b));
+                        let r = match cc {
+                            IntCC::Eq => x == y,
+                            IntCC::Ne => x != y,
+                            IntCC::Slt => signed(x, ty) < signed(y, ty),
+                            IntCC::Sle => signed(x, ty) <= signed(y, ty),
+                            IntCC::Sgt => signed(x, ty) > signed(y, ty),
+                            IntCC::Sge => signed(x, ty) >= signed(y, ty),
+                            // Sign-extension preserves unsigned order within
+                            // a width, so registers compare directly.
+                            IntCC::Ult => x < y,
+                            IntCC::Ule => x <= y,
+                            IntCC::Ugt => x > y,
+                            IntCC::Uge => x >= y,
+                        };
+                        set!(r as u64)
+                    }
+                    InstKind::Fcmp(cc, a, b) => {
+                        let (x, y) = if func.values[*a].ty == Type::F32 {
+                            (f32_of(get!(a)) as f64, f32_of(get!(b)) as f64)
+                        } else {
+                            (f64::from_bits(get!(a)), f64::from_bits(get!(b)))
+                        };
+                        let r = match cc {
+                            FloatCC::Eq => x == y,
+                            FloatCC::Ne => x != y,
+                            FloatCC::Lt => x < y,
+                            FloatCC::Le => x <= y,
+                            FloatCC::Gt => x > y,
+                            FloatCC::Ge => x >= y,
+                        };
+                        set!(r as u64)
+                    }
+                    InstKind::Cast(op, a) => {
+                        let from = func.values[*a].ty;
+                        let v = cast(*op, from, result_ty!(), get!(a));
+                        set!(v)
+                    }
+                    InstKind::Select(c, a, b) => {
+                        let v = if get!(c) & 1 != 0 { get!(a) } else { get!(b) };
+                        set!(v)
+                    }
+                    InstKind::Alloca { size, .. } => {
+                        let addr = tri!(self.mem.alloc(
+                            *size as u64,
+                            Kind::Stack,
+                            Site::Inst(fid, inst)
+                        ));
+                        frame.allocas.push(((addr >> 32) - 1) as u32);
+                        set!(addr)
+                    }
+                    InstKind::Load(p) => {
+                        let ty = result_ty!();
+                        let v = tri!(self.mem.load(get!(p), ty));
+                        set!(v)
+                    }
+                    InstKind::Store { value, ptr } => {
+                        let ty = func.values[*value].ty;
+                        tri!(self.mem.store(get!(ptr), ty, get!(value)));
+                    }
+                    InstKind::PtrAdd(p, off) => set!(get!(p).wrapping_add(get!(off))),
+                    InstKind::Call { func: callee, args } => {
+                        if depth >= max_depth {
+                            fail!(
+                                "stack overflow: call depth exceeded {max_depth} (infinite recursion?)"
+                            );
+                        }
+                        let new =
+                            tri!(self.new_frame(*callee, args.iter().map(|a| regs[a.index()])));
+                        break Action::Call(new);
+                    }
+                    InstKind::Intrinsic { op, args } => match op {
+                        Intrinsic::Barrier => {
+                            if th.tid.is_none() {
+                                fail!("`__syncthreads()` executed outside a kernel");
+                            }
+                            frame.pos += 1;
+                            return Ok(Stop::Barrier(fid, inst));
+                        }
+                        Intrinsic::Exit => {
+                            let code = match args.first() {
+                                Some(a) => get!(a) as i32,
+                                None => 0,
+                            };
+                            return Ok(Stop::Exit(code));
+                        }
+                        _ => {
+                            let rty = data.result.map(|r| func.values[r].ty);
+                            let v =
+                                tri!(self.intrinsic(*op, args, regs, func, th.tid, fid, inst, rty));
+                            if let Some(v) = v {
+                                set!(v)
+                            }
+                        }
+                    },
+                    InstKind::Launch {
+                        kernel,
+                        grid,
+                        block,
+                        args,
+                    } => {
+                        if th.tid.is_some() {
+                            fail!("a kernel cannot launch another kernel");
+                        }
+                        let g = grid.map(|v| get!(v) as i32);
+                        let b = block.map(|v| get!(v) as i32);
+                        tri!(super::gpu::check_config(g, b));
+                        let args: Vec<u64> = args.iter().map(|a| get!(a)).collect();
+                        if let Some(code) = self.run_launch(*kernel, g, b, &args)? {
+                            return Ok(Stop::Exit(code));
+                        }
+                    }
+                    InstKind::Jump(dest) => {
+                        tri!(branch(frame, func, dest, &mut self.scratch));
+                        insts = &func.blocks[frame.block].insts;
+                        continue;
+                    }
+                    InstKind::Brif {
+                        cond,
+                        then_dest,
+                        else_dest,
+                    } => {
+                        let dest = if get!(cond) & 1 != 0 {
+                            then_dest
+                        } else {
+                            else_dest
+                        };
+                        tri!(branch(frame, func, dest, &mut self.scratch));
+                        insts = &func.blocks[frame.block].insts;
+                        continue;
+                    }
+                    InstKind::Return(v) => {
+                        if !frame.tasks.is_empty() {
+                            fail!("`return` inside a task (a task must end with its reattach)");
+                        }
+                        break Action::Return(v.map(|v| get!(v)));
+                    }
+                    InstKind::Detach { task, cont, .. } => {
+                        // Serial projection: run the task now, remember where
+                        // its reattach continues.
+                        frame.tasks.push(*cont);
+                        goto!(*task)
+                    }
+                    InstKind::Reattach { cont, .. } => match frame.tasks.pop() {
+                        Some(expected) if expected == *cont => goto!(*cont),
+                        Some(expected) => fail!(
+                            "reattach continues at {cont} but the task was detached with continuation {expected}"
+                        ),
+                        None => fail!("reattach outside a task"),
+                    },
+                    // Every task detached before it has already run.
+                    InstKind::Sync { next, .. } => goto!(*next),
+                    InstKind::Unreachable => {
+                        if func.sig.ret.is_some() {
+                            fail!(
+                                "control reached the end of non-void function `{}` without a return",
+                                func.name
+                            );
+                        }
+                        fail!("reached unreachable code");
+                    }
+                }
+                frame.pos += 1;
+            };
+            match action {
+                Action::Call(new) => th.frames.push(new),
+                Action::Return(value) => {
+                    let done = th.frames.pop().expect("the returning frame");
+                    self.release(done);
+                    let Some(caller) = th.frames.last_mut() else {
+                        return Ok(Stop::Finished(value));
+                    };
+                    let cf = &module.funcs[caller.func];
+                    let call = cf.blocks[caller.block].insts[caller.pos];
+                    if let (Some(r), Some(v)) = (cf.insts[call].result, value) {
+                        caller.regs[r.index()] = v;
+                    }
+                    caller.pos += 1;
+                }
+            }
+        }
+    }
+
+    /// The current block's instance of a `__shared__` global, made on
+    /// first use.
+    fn shared_addr(&mut self, g: crate::GlobalId) -> Result<u64, Fault> {
+        let data = &self.module.globals[g];
+        if data.space != AddrSpace::Shared {
+            return Err(Fault::msg(format!("global `{}` has no address", data.name)));
+        }
+        let Some(ctx) = &mut self.gpu else {
+            return Err(Fault::msg(format!(
+                "shared variable `{}` used outside a kernel",
+                data.name
+            )));
+        };
+        let a = ctx.shared[g.index()];
+        if a != 0 {
+            return Ok(a);
+        }
+        let a = self
+            .mem
+            .alloc(data.size, Kind::Shared, Site::Shared(g, ctx.block_idx))?;
+        ctx.shared[g.index()] = a;
+        Ok(a)
+    }
+
+    /// Every intrinsic but `barrier` and `exit`; returns the result.
+    #[allow(clippy::too_many_arguments)]
+    fn intrinsic(
+        &mut self,
+        op: Intrinsic,
+        args: &[Value],
+        regs: &[u64],
+        func: &Function,
+        tid: Option<[i32; 3]>,
+        fid: FuncId,
+        inst: Inst,
+        rty: Option<Type>,
+    ) -> Result<Option<u64>, Fault> {
+        use Intrinsic::*;
+        let arg = |i: usize| -> Result<u64, Fault> {
+            args.get(i)
+                .map(|a| regs[a.index()])
+                .ok_or_else(|| Fault::msg(format!("`{}` needs more arguments", op.name())))
+        };
+        let site = Site::Inst(fid, inst);
+        let gpu_id = |ids: Option<[i32; 3]>, d: crate::Dim| -> Result<Option<u64>, Fault> {
+            match ids {
+                Some(ids) => Ok(Some(ids[d.index()] as i64 as u64)),
+                None => Err(Fault::msg(format!("`{}` used outside a kernel", op.name()))),
+            }
+        };
+        Ok(match op {
+            Sqrt | Exp | Log | Sin | Cos | Tan | Tanh | Fabs | Floor | Ceil => {
+                let x = arg(0)?;
+                Some(if rty == Some(Type::F32) {
+                    f32_bits(math1_f32(op, f32_of(x)))
+                } else {
+                    math1_f64(op, f64::from_bits(x)).to_bits()
+                })
+            }
+            Pow | Fmin | Fmax => {
+                let (x, y) = (arg(0)?, arg(1)?);
+                Some(if rty == Some(Type::F32) {
+                    let (x, y) = (f32_of(x), f32_of(y));
+                    f32_bits(match op {
+                        Pow => x.powf(y),
+                        Fmin => x.min(y),
+                        _ => x.max(y),
+                    })
+                } else {
+                    let (x, y) = (f64::from_bits(x), f64::from_bits(y));
+                    (match op {
+                        Pow => x.powf(y),
+                        Fmin => x.min(y),
+                        _ => x.max(y),
+                    })
+                    .to_bits()
+                })
+            }
+            Abs => Some(canon((arg(0)? as i32).wrapping_abs() as i64, Type::I32)),
+            Labs => Some((arg(0)? as i64).wrapping_abs() as u64),
+            Malloc => Some(self.mem.alloc(arg(0)?, Kind::Heap, site)?),
+            Calloc => {
+                let (n, size) = (arg(0)?, arg(1)?);
+                let total = n.saturating_mul(size);
+                Some(self.mem.alloc(total, Kind::Heap, site)?)
+            }
+            Free => {
+                self.mem.free(arg(0)?, site)?;
+                None
+            }
+            Memcpy => {
+                self.mem.copy(arg(0)?, arg(1)?, arg(2)?)?;
+                None
+            }
+            Memset => {
+                self.mem.fill(arg(0)?, arg(1)? as u8, arg(2)?)?;
+                None
+            }
+            Printf => {
+                let fmt = arg(0)?;
+                let mut list = std::mem::take(&mut self.printf_args);
+                list.clear();
+                list.extend(
+                    args[1..]
+                        .iter()
+                        .map(|a| (regs[a.index()], func.values[*a].ty)),
+                );
+                let mut line = std::mem::take(&mut self.line);
+                line.clear();
+                printf::format(&self.mem, fmt, &list, &mut line)?;
+                self.emit(&line)?;
+                let n = line.len();
+                self.line = line;
+                self.printf_args = list;
+                Some(canon(n as i64, Type::I32))
+            }
+            Atoi => Some(printf::atoi(&self.mem, arg(0)?)? as i64 as u64),
+            Atol => Some(printf::atol(&self.mem, arg(0)?)? as u64),
+            Atof => Some(printf::atof(&self.mem, arg(0)?)?.to_bits()),
+            Strcmp => Some(printf::strcmp(&self.mem, arg(0)?, arg(1)?)? as i64 as u64),
+            Wtime => Some(wtime().to_bits()),
+            ThreadIdx(d) => gpu_id(tid, d)?,
+            BlockIdx(d) => gpu_id(self.gpu.as_ref().map(|g| g.block_idx), d)?,
+            BlockDim(d) => gpu_id(self.gpu.as_ref().map(|g| g.block), d)?,
+            GridDim(d) => gpu_id(self.gpu.as_ref().map(|g| g.grid), d)?,
+            AtomicAdd => {
+                let (p, v) = (arg(0)?, arg(1)?);
+                let ty = func.values[args[1]].ty;
+                let old = self.mem.load(p, ty)?;
+                let new = match ty {
+                    Type::F32 => f32_bits(f32_of(old) + f32_of(v)),
+                    Type::F64 => (f64::from_bits(old) + f64::from_bits(v)).to_bits(),
+                    _ => canon((old as i64).wrapping_add(v as i64), ty),
+                };
+                self.mem.store(p, ty, new)?;
+                Some(old)
+            }
+            CudaMalloc => {
+                let (out, bytes) = (arg(0)?, arg(1)?);
+                let p = self.mem.alloc(bytes, Kind::Heap, site)?;
+                self.mem.store(out, Type::Ptr, p)?;
+                Some(0)
+            }
+            CudaMemcpy(_) => {
+                self.mem.copy(arg(0)?, arg(1)?, arg(2)?)?;
+                Some(0)
+            }
+            CudaFree => {
+                self.mem.free(arg(0)?, site)?;
+                Some(0)
+            }
+            CudaDeviceSynchronize => Some(0),
+            Barrier | Exit => unreachable!("handled by the step loop"),
+        })
+    }
+}
+
+/// Passes a branch's arguments to its target's parameters and moves there.
+#[inline]
+fn branch(
+    frame: &mut Frame,
+    func: &Function,
+    dest: &BlockCall,
+    scratch: &mut Vec<u64>,
+) -> Result<(), Fault> {
+    let params = &func.blocks[dest.block].params;
+    if params.len() != dest.args.len() {
+        return Err(Fault::msg(format!(
+            "branch to {} passes {} arguments for {} parameters",
+            dest.block,
+            dest.args.len(),
+            params.len()
+        )));
+    }
+    match dest.args.as_slice() {
+        [] => {}
+        [a] => frame.regs[params[0].index()] = frame.regs[a.index()],
+        args => {
+            // All arguments are read before any parameter is written: a
+            // loop may pass its parameters to themselves permuted.
+            scratch.clear();
+            scratch.extend(args.iter().map(|a| frame.regs[a.index()]));
+            for (p, &v) in params.iter().zip(scratch.iter()) {
+                frame.regs[p.index()] = v;
+            }
+        }
+    }
+    frame.block = dest.block;
+    frame.pos = 0;
+    Ok(())
+}
+
+/// Integer and float arithmetic on registers of type `ty`.
+#[inline]
+fn binary(op: BinaryOp, ty: Type, x: u64, y: u64) -> Result<u64, Fault> {
+    use BinaryOp::*;
+    let (a, b) = (x as i64, y as i64);
+    let div_zero = || Fault::msg("integer division by zero");
+    let bits = ty.bits().max(1);
+    let amount = (y as u32) & (bits - 1);
+    let r = match op {
+        Iadd => a.wrapping_add(b),
+        Isub => a.wrapping_sub(b),
+        Imul => a.wrapping_mul(b),
+        // Registers are sign-extended, so 64-bit division gives the
+        // narrow result (INT_MIN / -1 overflows only the narrow type, and
+        // re-canonicalizing wraps it); 64-bit MIN / -1 wraps here.
+        Sdiv => {
+            if b == 0 {
+                return Err(div_zero());
+            }
+            a.wrapping_div(b)
+        }
+        Srem => {
+            if b == 0 {
+                return Err(div_zero());
+            }
+            a.wrapping_rem(b)
+        }
+        Udiv => {
+            let (ua, ub) = (x & mask(ty), y & mask(ty));
+            if ub == 0 {
+                return Err(div_zero());
+            }
+            (ua / ub) as i64
+        }
+        Urem => {
+            let (ua, ub) = (x & mask(ty), y & mask(ty));
+            if ub == 0 {
+                return Err(div_zero());
+            }
+            (ua % ub) as i64
+        }
+        And => a & b,
+        Or => a | b,
+        Xor => a ^ b,
+        Shl => a.wrapping_shl(amount),
+        Lshr => ((x & mask(ty)) >> amount) as i64,
+        Ashr => a >> amount,
+        Fadd | Fsub | Fmul | Fdiv => {
+            return Ok(if ty == Type::F32 {
+                let (p, q) = (f32_of(x), f32_of(y));
+                f32_bits(match op {
+                    Fadd => p + q,
+                    Fsub => p - q,
+                    Fmul => p * q,
+                    _ => p / q,
+                })
+            } else {
+                let (p, q) = (f64::from_bits(x), f64::from_bits(y));
+                (match op {
+                    Fadd => p + q,
+                    Fsub => p - q,
+                    Fmul => p * q,
+                    _ => p / q,
+                })
+                .to_bits()
+            });
+        }
+    };
+    Ok(canon(r, ty))
+}
+
+/// Conversions, as C's casts (float to integer saturates, NaN gives 0).
+fn cast(op: CastOp, from: Type, to: Type, x: u64) -> u64 {
+    let float = |x: u64| -> f64 {
+        if from == Type::F32 {
+            f32_of(x) as f64
+        } else {
+            f64::from_bits(x)
+        }
+    };
+    match op {
+        CastOp::Sext => canon(signed(x, from), to),
+        CastOp::Zext => canon((x & mask(from)) as i64, to),
+        CastOp::Trunc | CastOp::PtrToInt => canon(x as i64, to),
+        CastOp::IntToPtr => x & mask(from),
+        // Straight from the 64-bit integer, so an `f32` result is rounded
+        // once.
+        CastOp::SiToFp => {
+            let v = signed(x, from);
+            if to == Type::F32 {
+                f32_bits(v as f32)
+            } else {
+                (v as f64).to_bits()
+            }
+        }
+        CastOp::UiToFp => {
+            let v = x & mask(from);
+            if to == Type::F32 {
+                f32_bits(v as f32)
+            } else {
+                (v as f64).to_bits()
+            }
+        }
+        CastOp::FpToSi => {
+            let f = float(x);
+            match to {
+                Type::I1 => (f as i64 & 1) as u64,
+                Type::I8 => f as i8 as i64 as u64,
+                Type::I32 => f as i32 as i64 as u64,
+                _ => f as i64 as u64,
+            }
+        }
+        CastOp::FpToUi => {
+            let f = float(x);
+            match to {
+                Type::I1 => (f as u8 & 1) as u64,
+                Type::I8 => canon(f as u8 as i64, to),
+                Type::I32 => canon(f as u32 as i64, to),
+                _ => f as u64,
+            }
+        }
+        CastOp::FpExt => float(x).to_bits(),
+        CastOp::FpTrunc => {
+            if from == Type::F32 {
+                x
+            } else {
+                f32_bits(f64::from_bits(x) as f32)
+            }
+        }
+    }
+}
+
+fn math1_f64(op: Intrinsic, x: f64) -> f64 {
+    use Intrinsic::*;
+    match op {
+        Sqrt => x.sqrt(),
+        Exp => x.exp(),
+        Log => x.ln(),
+        Sin => x.sin(),
+        Cos => x.cos(),
+        Tan => x.tan(),
+        Tanh => x.tanh(),
+        Fabs => x.abs(),
+        Floor => x.floor(),
+        _ => x.ceil(),
+    }
+}
+
+fn math1_f32(op: Intrinsic, x: f32) -> f32 {
+    use Intrinsic::*;
+    match op {
+        Sqrt => x.sqrt(),
+        Exp => x.exp(),
+        Log => x.ln(),
+        Sin => x.sin(),
+        Cos => x.cos(),
+        Tan => x.tan(),
+        Tanh => x.tanh(),
+        Fabs => x.abs(),
+        Floor => x.floor(),
+        _ => x.ceil(),
+    }
+}
+
+/// Monotonic seconds, computed as the ParC prelude's `wtime` does.
+fn wtime() -> f64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `ts` is a valid timespec to write.
+    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
+    ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9
+}

@@ -1,0 +1,447 @@
+//! CUDA-style kernels run on the CPU, and the CUDA memory calls.
+//!
+//! # Launch
+//!
+//! `parc_rt_launch(kernel, args, grid, block, shared_bytes)` checks the
+//! configuration (every dimension at least 1, at most 1024 threads per
+//! block, `shared_bytes` in `0..=i32::MAX`; otherwise fault kind 2), then
+//! runs the grid's blocks in parallel over the workers (the
+//! `parallel_for` splitter over block ids, x fastest) and returns when
+//! every thread of every block has returned. `kernel(args)` is the kernel
+//! body for one thread: `args` is the launch's argument array, shared
+//! read-only by all threads.
+//!
+//! # Threads of a block and barriers
+//!
+//! The threads of one block run on one worker, in order of their linear
+//! id (x fastest), as stackful coroutines (`corosensei`, 256 KiB stacks
+//! with a guard page, reused through a per-worker pool) that meet at
+//! barriers: `parc_rt_barrier()` suspends the calling thread; when every
+//! thread of the block is suspended at a barrier all of them are resumed,
+//! in order, for the next phase. If in one phase some threads finish while
+//! others wait at a barrier, that is barrier divergence: fault kind 4. (As
+//! every thread must reach the *same* barrier, and all barriers look
+//! alike here, waiting at two different barriers is not detected.)
+//!
+//! **Fast path.** Thread 0 always starts in a coroutine. If it finishes
+//! without reaching a barrier, no other thread of the block may reach one
+//! either (that would be divergence), so threads 1.. run as plain calls on
+//! the worker's stack, and a barrier reached by one of them is reported
+//! as divergence at once. A barrier-free kernel therefore costs one
+//! coroutine switch per block plus one indirect call per thread; a kernel
+//! with barriers costs one coroutine per thread and two context switches
+//! per thread per barrier (tens of nanoseconds each).
+//!
+//! # Thread state
+//!
+//! `parc_rt_thread_idx(dim)`, `parc_rt_block_idx(dim)`,
+//! `parc_rt_block_dim(dim)`, `parc_rt_grid_dim(dim)` (`dim` 0, 1, 2 for
+//! x, y, z) read the running thread's state from a thread-local pointer
+//! that the block runner sets before resuming each thread;
+//! `parc_rt_shared_base()` is this block's `__shared__` segment:
+//! `shared_bytes` bytes, 16-aligned, zeroed when the block starts (the
+//! compiler places every `__shared__` array at a fixed offset in it).
+//! Called outside a kernel they are faults.
+//!
+//! Kernel code must not spawn, sync, run `parallel_for` or launch: a
+//! thread's small coroutine stack is not meant to run other work.
+//!
+//! # Memory
+//!
+//! There is no device: `cudaMalloc` is `calloc` (zeroed, so runs are
+//! deterministic), `cudaMemcpy` is `memmove` in any direction, `cudaFree`
+//! is `free`, `cudaDeviceSynchronize` does nothing (launches are
+//! synchronous). They return 0 (`cudaSuccess`); bad arguments are faults.
+
+use crate::fault::{self, FAULT_BARRIER, FAULT_LAUNCH, FAULT_OOM};
+use crate::parfor::{auto_grain, split};
+use crate::sched::{SendPtr, in_pool, num_workers};
+use corosensei::stack::DefaultStack;
+use corosensei::{Coroutine, CoroutineResult, Yielder};
+use std::cell::{Cell, RefCell};
+use std::ptr;
+
+/// A kernel body for one thread.
+pub type KernelFn = extern "C" fn(args: *const u64);
+
+/// Most threads in one block.
+pub const MAX_THREADS_PER_BLOCK: i64 = 1024;
+/// Stack size of one kernel thread's coroutine.
+pub const THREAD_STACK: usize = 256 << 10;
+/// Stacks a worker keeps for reuse (one block's worth at most).
+const POOLED_STACKS: usize = MAX_THREADS_PER_BLOCK as usize;
+
+type ThreadCo = Coroutine<(), (), (), DefaultStack>;
+
+/// One kernel thread's view of the launch.
+#[derive(Clone, Copy)]
+struct ThreadState {
+    thread: [i32; 3],
+    block: [i32; 3],
+    block_dim: [i32; 3],
+    grid_dim: [i32; 3],
+    shared: *mut u8,
+    /// The thread's coroutine, or null when it runs as a plain call.
+    yielder: *const Yielder<(), ()>,
+}
+
+thread_local! {
+    /// The kernel thread running on this OS thread, or null.
+    static CURRENT: Cell<*mut ThreadState> = const { Cell::new(ptr::null_mut()) };
+    /// Coroutine stacks for reuse.
+    static STACKS: RefCell<Vec<DefaultStack>> = const { RefCell::new(Vec::new()) };
+    /// The shared-memory segment, reused from block to block.
+    static SHARED: Cell<Vec<u128>> = const { Cell::new(Vec::new()) };
+}
+
+fn take_stack() -> DefaultStack {
+    STACKS.with_borrow_mut(|s| s.pop()).unwrap_or_else(|| {
+        DefaultStack::new(THREAD_STACK).unwrap_or_else(|e| {
+            fault::die(&format!(
+                "{}: cannot allocate a kernel thread's stack: {e}",
+                fault::kind_message(FAULT_OOM)
+            ))
+        })
+    })
+}
+
+fn give_stack(stack: DefaultStack) {
+    STACKS.with_borrow_mut(|s| {
+        if s.len() < POOLED_STACKS {
+            s.push(stack);
+        }
+    });
+}
+
+/// The thread id of linear index `i` in a box of dimensions `d`.
+fn unflatten(mut i: u64, d: [i32; 3]) -> [i32; 3] {
+    let x = i % d[0] as u64;
+    i /= d[0] as u64;
+    let y = i % d[1] as u64;
+    let z = i / d[1] as u64;
+    [x as i32, y as i32, z as i32]
+}
+
+fn bad_launch(what: String) -> ! {
+    fault::die(&format!("{}: {what}", fault::kind_message(FAULT_LAUNCH)))
+}
+
+fn divergence(block: [i32; 3], detail: String) -> ! {
+    fault::die(&format!(
+        "{} in block ({},{},{}): {detail}",
+        fault::kind_message(FAULT_BARRIER),
+        block[0],
+        block[1],
+        block[2]
+    ))
+}
+
+/// Everything a block runner needs.
+#[derive(Clone, Copy)]
+struct Launch {
+    kernel: KernelFn,
+    args: *const u64,
+    grid: [i32; 3],
+    block: [i32; 3],
+    threads: u64,
+    shared_bytes: usize,
+}
+
+/// Runs one block to completion on this thread.
+fn run_block(l: &Launch, block_id: u64) {
+    let mut shared = SHARED.take();
+    shared.clear();
+    shared.resize(l.shared_bytes.div_ceil(16).max(1), 0);
+    let base = ThreadState {
+        thread: [0; 3],
+        block: unflatten(block_id, l.grid),
+        block_dim: l.block,
+        grid_dim: l.grid,
+        shared: shared.as_mut_ptr().cast(),
+        yielder: ptr::null(),
+    };
+    let saved = CURRENT.get();
+    // Boxed so that the address thread 0's coroutine holds stays fixed.
+    let first_state = Box::into_raw(Box::new(base));
+    let mut first = spawn_thread(l, first_state);
+    CURRENT.set(first_state);
+    if let CoroutineResult::Return(()) = first.resume(()) {
+        give_stack(first.into_stack());
+        // Fast path: no other thread of this block may reach a barrier.
+        let mut st = base;
+        for t in 1..l.threads {
+            st.thread = unflatten(t, l.block);
+            CURRENT.set(&mut st);
+            (l.kernel)(l.args);
+        }
+    } else {
+        run_phases(l, base, first, first_state);
+    }
+    // SAFETY: made by `Box::into_raw` above; its coroutine is finished.
+    drop(unsafe { Box::from_raw(first_state) });
+    CURRENT.set(saved);
+    SHARED.set(shared);
+}
+
+/// A coroutine that runs `kernel` as the thread whose state is `*st`.
+fn spawn_thread(l: &Launch, st: *mut ThreadState) -> ThreadCo {
+    let (kernel, args) = (l.kernel, SendPtr(l.args.cast_mut()));
+    let st = SendPtr(st);
+    Coroutine::with_stack(take_stack(), move |y: &Yielder<(), ()>, ()| {
+        // SAFETY: `st` points to state owned by the block runner, which
+        // outlives the coroutine; only this coroutine writes `yielder`.
+        unsafe { (*st.get()).yielder = y };
+        kernel(args.get());
+    })
+}
+
+/// The slow path: thread 0 (`first`, state `first_state`) waits at a
+/// barrier; run every thread as a coroutine, phase by phase.
+fn run_phases(l: &Launch, base: ThreadState, first: ThreadCo, first_state: *mut ThreadState) {
+    let n = l.threads as usize;
+    // Index 0 is unused (thread 0's state is `first_state`).
+    let mut states: Box<[ThreadState]> = vec![base; n].into_boxed_slice();
+    let states_ptr = states.as_mut_ptr();
+    let mut ptrs: Vec<*mut ThreadState> = Vec::with_capacity(n);
+    let mut cos: Vec<ThreadCo> = Vec::with_capacity(n);
+    ptrs.push(first_state);
+    cos.push(first);
+    for t in 1..n {
+        // SAFETY: `t < n`, inside the boxed slice, which outlives the
+        // coroutines and is only accessed through these pointers.
+        let st = unsafe { states_ptr.add(t) };
+        // SAFETY: as above.
+        unsafe { (*st).thread = unflatten(t as u64, l.block) };
+        ptrs.push(st);
+        cos.push(spawn_thread(l, st));
+    }
+    // The first phase resumes threads 1.. (thread 0 already waits).
+    let mut from = 1;
+    loop {
+        let mut waiting = from;
+        let mut finished = 0usize;
+        for t in from..n {
+            CURRENT.set(ptrs[t]);
+            match cos[t].resume(()) {
+                CoroutineResult::Yield(()) => waiting += 1,
+                CoroutineResult::Return(()) => finished += 1,
+            }
+        }
+        if finished == n {
+            break;
+        }
+        if finished > 0 {
+            divergence(
+                base.block,
+                format!(
+                    "{finished} of its {n} threads finished while {waiting} wait at __syncthreads()"
+                ),
+            );
+        }
+        from = 0;
+    }
+    for co in cos {
+        give_stack(co.into_stack());
+    }
+    drop(states);
+}
+
+/// Reads a `dim3` argument.
+///
+/// # Safety
+/// `p` points to three `i32`s.
+unsafe fn dim3(p: *const i32, what: &str) -> [i32; 3] {
+    if p.is_null() {
+        bad_launch(format!("the {what} dimensions are a null pointer"));
+    }
+    // SAFETY: the caller guarantees three readable `i32`s.
+    unsafe { [*p, *p.add(1), *p.add(2)] }
+}
+
+/// Launches `kernel` over `grid` blocks of `block` threads with
+/// `shared_bytes` bytes of shared memory per block; returns when all
+/// threads have finished. See the module doc.
+///
+/// # Safety
+/// `grid` and `block` point to three `i32`s (x, y, z); `kernel` is safe to
+/// call with `args` from any worker, many times concurrently.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn parc_rt_launch(
+    kernel: KernelFn,
+    args: *const u64,
+    grid: *const i32,
+    block: *const i32,
+    shared_bytes: i64,
+) {
+    // SAFETY: forwarded from the caller's contract.
+    let (grid, block) = unsafe { (dim3(grid, "grid"), dim3(block, "block")) };
+    let show = |d: [i32; 3]| format!("({},{},{})", d[0], d[1], d[2]);
+    if grid.iter().any(|&d| d < 1) {
+        bad_launch(format!("the grid {} has a dimension below 1", show(grid)));
+    }
+    if block.iter().any(|&d| d < 1) {
+        bad_launch(format!("the block {} has a dimension below 1", show(block)));
+    }
+    let threads: i64 = block.iter().map(|&d| d as i64).product();
+    if threads > MAX_THREADS_PER_BLOCK {
+        bad_launch(format!(
+            "the block {} has {threads} threads (at most {MAX_THREADS_PER_BLOCK})",
+            show(block)
+        ));
+    }
+    if !(0..=i32::MAX as i64).contains(&shared_bytes) {
+        bad_launch(format!("{shared_bytes} bytes of shared memory"));
+    }
+    // At most (2^31)^3 = 2^93 blocks: count in 128 bits.
+    let blocks: u128 = grid.iter().map(|&d| d as u128).product();
+    if blocks > i64::MAX as u128 {
+        bad_launch(format!("the grid {} has too many blocks", show(grid)));
+    }
+    let launch = Launch {
+        kernel,
+        args,
+        grid,
+        block,
+        threads: threads as u64,
+        shared_bytes: shared_bytes as usize,
+    };
+    let launch = SendPtr(&launch as *const Launch as *mut Launch);
+    fault::guard("launch", move || {
+        in_pool(move || {
+            let blocks = blocks as u64;
+            let grain = auto_grain(blocks, num_workers()).min(64);
+            let leaf = move |start: i64, len: u64| {
+                for b in start as u64..start as u64 + len {
+                    // SAFETY: the launch record outlives the parallel loop.
+                    run_block(unsafe { &*launch.get() }, b);
+                }
+            };
+            split(0, blocks, grain, &leaf);
+        })
+    });
+}
+
+/// `__syncthreads()`: waits until every thread of the block has reached a
+/// barrier (see the module doc).
+#[unsafe(no_mangle)]
+pub extern "C" fn parc_rt_barrier() {
+    let st = CURRENT.get();
+    if st.is_null() {
+        fault::die("__syncthreads() called outside a kernel");
+    }
+    // SAFETY: `CURRENT` points to the running thread's state while it runs.
+    let st = unsafe { *st };
+    if st.yielder.is_null() {
+        divergence(
+            st.block,
+            format!(
+                "thread ({},{},{}) reached __syncthreads() but thread (0,0,0) finished without reaching it",
+                st.thread[0], st.thread[1], st.thread[2]
+            ),
+        );
+    }
+    // SAFETY: the yielder belongs to the coroutine running this code.
+    unsafe { (*st.yielder).suspend(()) };
+}
+
+/// Reads the running kernel thread's state; a fault outside a kernel.
+#[inline]
+fn with_current<R>(what: &str, f: impl FnOnce(&ThreadState) -> R) -> R {
+    let st = CURRENT.get();
+    if st.is_null() {
+        fault::die(&format!("{what} used outside a kernel"));
+    }
+    // SAFETY: `CURRENT` points to the running thread's state while it runs.
+    f(unsafe { &*st })
+}
+
+fn component(v: [i32; 3], dim: i32, what: &str) -> i32 {
+    match dim {
+        0..=2 => v[dim as usize],
+        _ => fault::die(&format!("{what} with dimension {dim} (0, 1 or 2 expected)")),
+    }
+}
+
+/// `threadIdx.{x,y,z}` for `dim` 0, 1, 2.
+#[unsafe(no_mangle)]
+pub extern "C" fn parc_rt_thread_idx(dim: i32) -> i32 {
+    with_current("threadIdx", |st| component(st.thread, dim, "threadIdx"))
+}
+
+/// `blockIdx.{x,y,z}` for `dim` 0, 1, 2.
+#[unsafe(no_mangle)]
+pub extern "C" fn parc_rt_block_idx(dim: i32) -> i32 {
+    with_current("blockIdx", |st| component(st.block, dim, "blockIdx"))
+}
+
+/// `blockDim.{x,y,z}` for `dim` 0, 1, 2.
+#[unsafe(no_mangle)]
+pub extern "C" fn parc_rt_block_dim(dim: i32) -> i32 {
+    with_current("blockDim", |st| component(st.block_dim, dim, "blockDim"))
+}
+
+/// `gridDim.{x,y,z}` for `dim` 0, 1, 2.
+#[unsafe(no_mangle)]
+pub extern "C" fn parc_rt_grid_dim(dim: i32) -> i32 {
+    with_current("gridDim", |st| component(st.grid_dim, dim, "gridDim"))
+}
+
+/// The running block's shared-memory segment (16-aligned, zeroed at the
+/// start of the block, `shared_bytes` long).
+#[unsafe(no_mangle)]
+pub extern "C" fn parc_rt_shared_base() -> *mut u8 {
+    with_current("shared memory", |st| st.shared)
+}
+
+/// `cudaMalloc(out, bytes)`: `*out = calloc(bytes)`; returns 0. A negative
+/// size or a failed allocation is an "out of memory" fault.
+///
+/// # Safety
+/// `out` points to a writable pointer.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn parc_rt_cuda_malloc(out: *mut *mut u8, bytes: i64) -> i32 {
+    if out.is_null() {
+        fault::die("cudaMalloc: the result pointer is null");
+    }
+    let p = crate::clib::parc_rt_calloc(1, bytes);
+    // SAFETY: `out` is writable (caller's contract).
+    unsafe { out.write(p) };
+    0
+}
+
+/// `cudaMemcpy(dst, src, bytes, kind)` for any kind: `memmove`; returns 0.
+///
+/// # Safety
+/// `dst` and `src` are valid for `bytes` bytes.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn parc_rt_cuda_memcpy(dst: *mut u8, src: *const u8, bytes: i64) -> i32 {
+    if bytes < 0 {
+        fault::die(&format!("cudaMemcpy of {bytes} bytes"));
+    }
+    if bytes > 0 {
+        if dst.is_null() || src.is_null() {
+            fault::die("cudaMemcpy with a null pointer");
+        }
+        // SAFETY: both valid for `bytes` bytes (caller's contract);
+        // `copy` allows overlap.
+        unsafe { ptr::copy(src, dst, bytes as usize) };
+    }
+    0
+}
+
+/// `cudaFree(p)`: `free(p)`; returns 0.
+///
+/// # Safety
+/// `p` is null or came from `parc_rt_cuda_malloc` and was not freed.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn parc_rt_cuda_free(p: *mut u8) -> i32 {
+    // SAFETY: the caller's contract.
+    unsafe { libc::free(p.cast()) };
+    0
+}
+
+/// `cudaDeviceSynchronize()`: launches are synchronous; returns 0.
+#[unsafe(no_mangle)]
+pub extern "C" fn parc_rt_cuda_device_synchronize() -> i32 {
+    0
+}

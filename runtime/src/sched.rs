@@ -1,0 +1,344 @@
+//! The work-stealing scheduler: `spawn`/`sync` groups, the pool, `main`.
+//!
+//! # Design
+//!
+//! Workers are the threads of a [`pool`](crate::pool) built on
+//! crossbeam-deque (one Chase-Lev deque per worker, random stealing, an
+//! injector for threads outside the pool, sleeping idle workers). See that
+//! module for finding work and sleeping.
+//!
+//! **Help-first (child stealing).** `parc_rt_spawn` copies the task's
+//! captured values into a job (see [`task`]: memory recycled, values
+//! inline up to [`INLINE_CTX`] bytes), pushes it on the
+//! spawning worker's deque and returns at once: the *continuation* keeps
+//! running on the spawning worker and thieves take the *oldest* pending
+//! tasks from the other end. `parc_rt_sync` then runs the group's tasks
+//! that nobody stole, newest first, on the spawning worker, and while
+//! stolen ones are still running it executes any other available work
+//! (own deque, stealing, injector), so a waiting worker is never idle
+//! while work exists and deep nesting (fib with a spawn at every level)
+//! cannot deadlock: every waiting worker keeps draining work until its
+//! group's counter reaches zero.
+//!
+//! Cost of help-first compared with Cilk's work-first continuation
+//! stealing: every spawn materializes a job (a copy of the captured
+//! values, a deque push and pop, atomic operations on the group) even
+//! when nobody steals it: about 50 ns per spawn and sync on one worker
+//! (fib(32) with a spawn in every call: 15-20 times the serial time on
+//! one worker, about the serial time on 16; `cargo bench -p
+//! parc-runtime`). A loop that spawns many small tasks has a single
+//! producer that the thieves contend with (1 µs tasks: 9 times faster on
+//! 16 workers than on one; empty tasks get slower), where work-first
+//! would let thieves take over the loop itself; `parallel_for` splits
+//! recursively and does not have this problem. And a loop that spawns `n`
+//! tasks before syncing keeps up to `n` jobs queued at once (work-first
+//! would keep one). The second cost is bounded by **throttling**: when a
+//! group already has [`SPAWN_THROTTLE`] unfinished tasks, `parc_rt_spawn`
+//! runs the new task immediately on the calling thread (valid by the
+//! serial projection), so memory stays bounded while thieves still find
+//! plenty of queued work.
+//!
+//! # Groups
+//!
+//! A [`ParcGroup`] is 32 bytes, 8-aligned, `#[repr(C)]`, allocated by
+//! generated code in its own frame, one per sync region. **All-zero bytes
+//! are a valid empty group**: zero-filling it is enough and
+//! `parc_rt_group_init` exists only for symmetry. Invariants:
+//! - the group stays alive (its frame is not popped) until a
+//!   `parc_rt_sync` on it has returned after the last spawn into it, i.e.
+//!   every function (and every outlined task or `parallel_for` body) syncs
+//!   its groups before returning, as Cilk's implicit sync does;
+//! - only the strand that owns the group spawns into it or syncs it;
+//! - everything a task wrote happens-before the return of the sync that
+//!   waits for it (release decrement, acquire load).
+//!
+//! # Threads
+//!
+//! The global pool has `PARC_NUM_THREADS` workers (default: all cores),
+//! read once, when the runtime is first used; workers have 16 MiB stacks.
+//! `parc_rt_main` runs the program's `main` *on a worker*, on a fresh
+//! 64 MiB stack (a `corosensei` stack switched to on that worker), so
+//! `main`'s spawns go to a worker deque like any task's. Entry points also
+//! work from a thread outside the pool (a C program calling an exported
+//! `grad_f`): spawns are injected into the pool, `parallel_for` and
+//! kernel launches move into the pool for their duration
+//! (`Pool::install`), and sync waits (polling with naps) for the workers
+//! to finish the group's tasks. On a worker of a private pool (made by
+//! [`with_workers`]) every entry point uses that pool.
+//!
+//! # Per-worker data (reductions)
+//!
+//! `parc_rt_worker_id()` is in `0..parc_rt_num_workers()` on a worker and
+//! equals `parc_rt_num_workers()` on a thread outside the pool, so an array
+//! of `num_workers + 1` slots (padded to 64 bytes against false sharing)
+//! gives every strand a private partial sum: add to `slots[worker_id()]`
+//! with plain loads and stores, and combine after the sync. The id of a
+//! strand does not change between two runtime calls (tasks never migrate
+//! while running; a sync may run *other* tasks on the same worker, which
+//! use the same slot), so a slot must be re-read after any call to spawn,
+//! sync, parallel_for or launch, never kept in a register across one. At
+//! most one thread outside the pool may run ParC code at a time if it
+//! uses slots.
+
+use crate::fault;
+use crate::pool::{Backoff, Pool, PoolHandle, current};
+use crate::task;
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+pub use crate::pool::WORKER_STACK;
+
+/// Stack size `main` runs on.
+pub const MAIN_STACK: usize = 64 << 20;
+/// Unfinished tasks in one group beyond which a spawn runs inline.
+pub const SPAWN_THROTTLE: u64 = 4096;
+pub use crate::task::INLINE_CTX;
+
+/// An outlined task: receives a pointer to its own copy of the captured
+/// values.
+pub type TaskFn = extern "C" fn(ctx: *mut u8);
+/// The program's `main`.
+pub type MainFn = extern "C" fn(argc: i32, argv: *mut *mut i8) -> i32;
+
+/// A sync region's task counter (see the module doc for the contract).
+/// Generated code allocates `size_of::<ParcGroup>()` = 32 bytes with
+/// alignment 8 and zero-fills them.
+#[repr(C, align(8))]
+#[derive(Debug, Default)]
+pub struct ParcGroup {
+    /// Tasks spawned into the group that have not finished.
+    pending: AtomicU64,
+    /// Zero; room for the future without changing the ABI.
+    _reserved: [u64; 3],
+}
+
+const _: () = assert!(size_of::<ParcGroup>() == 32 && align_of::<ParcGroup>() == 8);
+
+impl ParcGroup {
+    /// An empty group (the same as all-zero bytes).
+    pub const fn new() -> ParcGroup {
+        ParcGroup {
+            pending: AtomicU64::new(0),
+            _reserved: [0; 3],
+        }
+    }
+
+    /// Tasks spawned and not yet finished.
+    pub fn pending(&self) -> u64 {
+        self.pending.load(Ordering::Acquire)
+    }
+
+    /// Marks `n` tasks finished. The group may be freed once this returns.
+    pub(crate) fn finished(&self, n: u64) {
+        self.pending.fetch_sub(n, Ordering::Release);
+    }
+}
+
+/// The worker count `PARC_NUM_THREADS` asks for, or all cores. An invalid
+/// value is reported and ends the process with status 1.
+fn configured_workers() -> usize {
+    match std::env::var("PARC_NUM_THREADS") {
+        Err(std::env::VarError::NotPresent) => default_workers(),
+        Ok(s) if s.trim().is_empty() => default_workers(),
+        Ok(s) => match s.trim().parse::<usize>() {
+            Ok(n) if (1..=4096).contains(&n) => n,
+            _ => invalid_workers(&s),
+        },
+        Err(std::env::VarError::NotUnicode(s)) => invalid_workers(&s.to_string_lossy()),
+    }
+}
+
+fn default_workers() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+fn invalid_workers(s: &str) -> ! {
+    eprintln!("parc: PARC_NUM_THREADS must be a whole number from 1 to 4096, not `{s}`");
+    crate::output::parc_rt_exit(1)
+}
+
+fn start_pool(workers: usize) -> PoolHandle {
+    crate::signals::install();
+    PoolHandle::start(workers)
+        .unwrap_or_else(|e| fault::die(&format!("cannot start the worker threads: {e}")))
+}
+
+/// The process-wide pool, started at first use.
+pub fn pool() -> &'static Pool {
+    static POOL: OnceLock<PoolHandle> = OnceLock::new();
+    POOL.get_or_init(|| start_pool(configured_workers())).pool()
+}
+
+/// Runs `f` on a private pool of `workers` workers and returns its result
+/// (for tests and embedders that need a worker count other than
+/// `PARC_NUM_THREADS`). Every entry point called inside `f` uses that
+/// pool. The pool's threads end before this returns.
+pub fn with_workers<R: Send>(workers: usize, f: impl FnOnce() -> R + Send) -> R {
+    let handle = start_pool(workers);
+    handle.pool().install(f)
+}
+
+/// Whether the calling thread is a worker of some pool.
+#[inline]
+pub fn on_worker() -> bool {
+    current().is_some()
+}
+
+/// Runs `f` on a worker: here if this thread is one, else inside
+/// [`pool`] (the caller blocks until `f` returns).
+pub fn in_pool<R: Send>(f: impl FnOnce() -> R + Send) -> R {
+    if on_worker() { f() } else { pool().install(f) }
+}
+
+/// Workers of the pool the calling thread uses.
+pub fn num_workers() -> usize {
+    match current() {
+        Some(w) => w.pool().workers(),
+        None => pool().workers(),
+    }
+}
+
+/// Runs `f` on a fresh stack of `size` bytes on this thread.
+pub fn on_big_stack<R>(size: usize, f: impl FnOnce() -> R) -> R {
+    let stack = corosensei::stack::DefaultStack::new(size)
+        .unwrap_or_else(|e| fault::die(&format!("cannot allocate a {size}-byte stack: {e}")));
+    corosensei::on_stack(stack, f)
+}
+
+/// A raw pointer that may cross threads: the runtime's contract makes the
+/// pointee outlive the use (groups outlive their tasks, `parallel_for`
+/// contexts outlive the loop).
+#[derive(Clone, Copy)]
+pub(crate) struct SendPtr<T>(pub *mut T);
+
+impl<T> SendPtr<T> {
+    /// The pointer. (A method, so that closures capture the whole
+    /// `SendPtr` rather than its non-`Send` field.)
+    #[inline]
+    pub fn get(self) -> *mut T {
+        self.0
+    }
+}
+
+// SAFETY: see the type's doc; the pointee's owner synchronizes through the
+// group counter or `join`.
+unsafe impl<T> Send for SendPtr<T> {}
+// SAFETY: as above.
+unsafe impl<T> Sync for SendPtr<T> {}
+
+/// Makes an empty group; the same as zero-filling its 32 bytes.
+///
+/// # Safety
+/// `group` points to 32 writable bytes, 8-aligned, not in use by a sync
+/// region with unfinished tasks.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn parc_rt_group_init(group: *mut ParcGroup) {
+    // SAFETY: the caller provides room for a group.
+    unsafe { group.write(ParcGroup::new()) };
+}
+
+/// Spawns `task` into `group` with a copy of the `ctx_size` bytes at `ctx`
+/// (the caller may reuse its buffer as soon as this returns). The task
+/// may run on any worker, in parallel with the caller's continuation, or
+/// (when the group is throttled) right now on the calling thread.
+///
+/// # Safety
+/// `group` is a live group (see the module doc); `ctx` points to
+/// `ctx_size` readable bytes (may be null when `ctx_size` is 0); `task`
+/// is safe to call with a pointer to a copy of them, from any thread.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn parc_rt_spawn(
+    group: *mut ParcGroup,
+    task: TaskFn,
+    ctx: *const u8,
+    ctx_size: u64,
+) {
+    // SAFETY: forwarded from the caller's contract.
+    let job = unsafe { task::make(group, task, ctx, ctx_size as usize) };
+    // SAFETY: the group is live (caller's contract).
+    let pending = unsafe { &(*group).pending };
+    let w = current();
+    let throttled = pending.load(Ordering::Relaxed) >= SPAWN_THROTTLE;
+    pending.fetch_add(1, Ordering::Relaxed);
+    if throttled {
+        // Enough parallel slack is queued: run this one now.
+        task::run(job);
+        return;
+    }
+    let job = task::into_job_ref(job);
+    match w {
+        Some(w) => w.push(job),
+        None => pool().inject(job),
+    }
+}
+
+/// Returns when every task spawned into `group` has finished, running
+/// other work meanwhile (see the module doc). The group is then empty
+/// and may be reused.
+///
+/// # Safety
+/// `group` is a live group.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn parc_rt_sync(group: *mut ParcGroup) {
+    // SAFETY: the group is live (caller's contract).
+    let pending = unsafe { &(*group).pending };
+    if pending.load(Ordering::Acquire) == 0 {
+        return;
+    }
+    match current() {
+        Some(w) => w.wait_until(|| pending.load(Ordering::Acquire) == 0),
+        None => {
+            let mut backoff = Backoff::new();
+            while pending.load(Ordering::Acquire) != 0 {
+                backoff.snooze();
+            }
+        }
+    }
+}
+
+/// Runs the program's `main(argc, argv)` on a worker, on a 64 MiB stack,
+/// flushes stdout and returns main's result (the exit status). Generated
+/// executables' C `main` and the JIT call this rather than `main` itself.
+///
+/// # Safety
+/// `argv` is as C's `main` receives it (or null with `argc` 0), and stays
+/// valid during the call.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn parc_rt_main(main_fn: MainFn, argc: i32, argv: *mut *mut i8) -> i32 {
+    crate::signals::install();
+    let argv = SendPtr(argv);
+    let status = fault::guard("main", || {
+        in_pool(move || on_big_stack(MAIN_STACK, move || main_fn(argc, argv.get())))
+    });
+    crate::output::flush();
+    status
+}
+
+/// Runs `f(ctx)` on a worker of the pool and returns when it has: the way
+/// for a function exported to C (`grad_f`) to give its body a worker, so
+/// that its spawns and syncs take the fast paths.
+///
+/// # Safety
+/// `f` is safe to call with `ctx` from another thread.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn parc_rt_enter(f: TaskFn, ctx: *mut u8) {
+    let ctx = SendPtr(ctx);
+    fault::guard("enter", move || in_pool(move || f(ctx.get())));
+}
+
+/// The number of workers (`PARC_NUM_THREADS`, or of the pool the caller is
+/// a worker of).
+#[unsafe(no_mangle)]
+pub extern "C" fn parc_rt_num_workers() -> i32 {
+    num_workers() as i32
+}
+
+/// The calling worker's index in `0..parc_rt_num_workers()`, or
+/// `parc_rt_num_workers()` on a thread outside the pool.
+#[unsafe(no_mangle)]
+pub extern "C" fn parc_rt_worker_id() -> i32 {
+    match current() {
+        Some(w) => w.index() as i32,
+        None => pool().workers() as i32,
+    }
+}

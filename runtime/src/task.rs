@@ -1,0 +1,286 @@
+//! Spawned tasks as jobs: their memory, and how their completion counts.
+//!
+//! # Memory
+//!
+//! A `TaskJob` holds the task function, its group, the worker that
+//! spawned it, and a copy of the captured values (inline up to
+//! [`INLINE_CTX`] bytes, 16-aligned, else in a heap buffer). Job memory
+//! never goes back to `malloc` in steady state: a job that ran on the
+//! thread that spawned it goes to that thread's cache; a stolen job goes
+//! back to its spawner through the spawner's `ReturnList` (a lock-free
+//! intrusive stack that any thread pushes onto and only its owner empties,
+//! all at once, so there is no ABA problem), and the spawner refills its
+//! cache from there. Returning memory to the spawner instead of freeing it
+//! on the thief keeps one worker spawning many tasks from fighting the
+//! thieves over `malloc` locks.
+//!
+//! # Counting completion
+//!
+//! A task that ran on its spawner's thread decrements its group's counter
+//! at once. A stolen task's completion is *deferred*: the thief collects
+//! finished tasks of one group (count and job memory) in a thread-local
+//! and publishes them, returned memory first and then one decrement of
+//! the counter, in `flush_deferred`. The pool calls it before running a
+//! job of another group or of another kind, whenever a search for work
+//! fails (before backing off, searching or sleeping), and before a wait
+//! (`sync`, `join`) returns to the code that waited. So a count stays
+//! deferred only while the thief runs tasks of that same group or looks
+//! for work: no sync waits on it longer than the thief keeps working for
+//! that very group, and a thief draining many small tasks of one group
+//! does not bounce the group's cache line with the spawner.
+//!
+//! All tasks of one group have the same spawner (a group belongs to one
+//! function invocation, which never migrates), and that worker is alive
+//! while the group has unfinished tasks (the invocation has not passed
+//! its sync), so returning memory before the decrement is safe.
+
+use crate::fault;
+use crate::pool::{Header, JobRef, WorkerThread, current};
+use crate::sched::{ParcGroup, TaskFn};
+use std::cell::{Cell, RefCell};
+use std::ptr;
+use std::sync::atomic::{AtomicPtr, Ordering};
+
+/// Captured values up to this size are stored inside the job.
+pub const INLINE_CTX: usize = 80;
+/// Jobs a thread keeps in its cache.
+const CACHE_MAX: usize = 1024;
+
+/// A spawned task with its own copy of the captured values.
+#[repr(C)]
+pub(crate) struct TaskJob {
+    /// First, so that a `JobRef` to the header is a pointer to the job.
+    header: Header,
+    task: TaskFn,
+    /// The worker that spawned the task (null: a thread outside the pool).
+    spawner: *const WorkerThread,
+    /// Link in a return list or a deferred chain.
+    next: *mut TaskJob,
+    /// Captured values that fit.
+    inline: [u128; INLINE_CTX / 16],
+    /// Captured values that do not fit.
+    heap: Option<Box<[u128]>>,
+}
+
+/// Jobs are boxed one by one: each is leaked to a queue as a raw pointer
+/// and its box is taken back after it runs.
+#[allow(clippy::vec_box)]
+type Cache = Vec<Box<TaskJob>>;
+
+thread_local! {
+    /// Job memory for reuse by this thread's spawns.
+    static CACHE: RefCell<Cache> = const { RefCell::new(Vec::new()) };
+    /// Finished stolen tasks not yet published.
+    static DEFERRED: Cell<Deferred> = const { Cell::new(Deferred::EMPTY) };
+}
+
+/// Finished stolen tasks of one group, not yet published.
+#[derive(Clone, Copy)]
+struct Deferred {
+    group: *const ParcGroup,
+    count: u64,
+    /// Their spawner, to which the chain goes back.
+    home: *const WorkerThread,
+    head: *mut TaskJob,
+    tail: *mut TaskJob,
+}
+
+impl Deferred {
+    const EMPTY: Deferred = Deferred {
+        group: ptr::null(),
+        count: 0,
+        home: ptr::null(),
+        head: ptr::null_mut(),
+        tail: ptr::null_mut(),
+    };
+}
+
+/// Jobs handed back to the worker that spawned them.
+pub(crate) struct ReturnList(AtomicPtr<TaskJob>);
+
+impl ReturnList {
+    pub fn new() -> ReturnList {
+        ReturnList(AtomicPtr::new(ptr::null_mut()))
+    }
+
+    /// Pushes the chain `head ..= tail` (linked through `next`).
+    ///
+    /// # Safety
+    /// The chain is well formed and owned by the caller.
+    unsafe fn push_chain(&self, head: *mut TaskJob, tail: *mut TaskJob) {
+        let mut old = self.0.load(Ordering::Relaxed);
+        loop {
+            // SAFETY: `tail` is owned by the caller until the exchange.
+            unsafe { (*tail).next = old };
+            match self
+                .0
+                .compare_exchange_weak(old, head, Ordering::Release, Ordering::Relaxed)
+            {
+                Ok(_) => return,
+                Err(now) => old = now,
+            }
+        }
+    }
+
+    /// Takes every job on the list (owner only).
+    fn take_all(&self) -> *mut TaskJob {
+        self.0.swap(ptr::null_mut(), Ordering::Acquire)
+    }
+}
+
+impl Drop for ReturnList {
+    fn drop(&mut self) {
+        let mut p = self.take_all();
+        while !p.is_null() {
+            // SAFETY: every job on the list was leaked from its box.
+            let job = unsafe { Box::from_raw(p) };
+            p = job.next;
+        }
+    }
+}
+
+/// A job for `task` in `group` with a copy of the `size` bytes at `ctx`.
+///
+/// # Safety
+/// `ctx` points to `size` readable bytes.
+pub(crate) unsafe fn make(
+    group: *const ParcGroup,
+    task: TaskFn,
+    ctx: *const u8,
+    size: usize,
+) -> Box<TaskJob> {
+    let w = current();
+    let spawner = w.map_or(ptr::null(), |w| w as *const WorkerThread);
+    let cached = CACHE.with_borrow_mut(|cache| {
+        if cache.is_empty()
+            && let Some(w) = w
+        {
+            refill(cache, w.returned().take_all());
+        }
+        cache.pop()
+    });
+    let mut job = cached.unwrap_or_else(|| {
+        Box::new(TaskJob {
+            header: Header {
+                exec: run_task,
+                group,
+            },
+            task,
+            spawner,
+            next: ptr::null_mut(),
+            inline: [0; INLINE_CTX / 16],
+            heap: None,
+        })
+    });
+    job.header.group = group;
+    job.task = task;
+    job.spawner = spawner;
+    let dst: *mut u8 = if size <= INLINE_CTX {
+        job.inline.as_mut_ptr().cast()
+    } else {
+        job.heap
+            .insert(vec![0u128; size.div_ceil(16)].into_boxed_slice())
+            .as_mut_ptr()
+            .cast()
+    };
+    if size > 0 {
+        // SAFETY: `ctx` has `size` bytes (caller); `dst` has room.
+        unsafe { ptr::copy_nonoverlapping(ctx, dst, size) };
+    }
+    job
+}
+
+/// Moves a returned chain into the cache (freeing what does not fit).
+fn refill(cache: &mut Cache, mut p: *mut TaskJob) {
+    while !p.is_null() {
+        // SAFETY: every job on a return list was leaked from its box and
+        // is owned by the list's owner, the caller.
+        let job = unsafe { Box::from_raw(p) };
+        p = job.next;
+        if cache.len() < CACHE_MAX {
+            cache.push(job);
+        }
+    }
+}
+
+/// Runs the task, then counts it finished (see the module doc). A panic
+/// (only possible from Rust code) ends the program.
+pub(crate) fn run(mut job: Box<TaskJob>) {
+    let ctx: *mut u8 = match &mut job.heap {
+        Some(b) => b.as_mut_ptr().cast(),
+        None => job.inline.as_mut_ptr().cast(),
+    };
+    let task = job.task;
+    fault::guard("a spawned task", || task(ctx));
+    job.heap = None;
+    let group = job.header.group;
+    let here = current();
+    let stolen = here.is_some_and(|w| !ptr::eq(w, job.spawner)) && !job.spawner.is_null();
+    if !stolen {
+        CACHE.with_borrow_mut(|cache| {
+            if cache.len() < CACHE_MAX {
+                cache.push(job);
+            }
+        });
+        // SAFETY: the group is alive until this decrement lets its sync
+        // return; it is not touched afterwards.
+        unsafe { (*group).finished(1) };
+        return;
+    }
+    let mut d = DEFERRED.get();
+    if d.count > 0 && d.group != group {
+        flush_deferred();
+        d = Deferred::EMPTY;
+    }
+    let home = job.spawner;
+    let p = Box::into_raw(job);
+    // SAFETY: `p` was just leaked; this thread owns it.
+    unsafe { (*p).next = d.head };
+    DEFERRED.set(Deferred {
+        group,
+        count: d.count + 1,
+        home,
+        head: p,
+        tail: if d.tail.is_null() { p } else { d.tail },
+    });
+}
+
+/// Leaks the job to its queue entry; [`run_task`] takes it back.
+pub(crate) fn into_job_ref(job: Box<TaskJob>) -> JobRef {
+    // `header` is the first field of the `repr(C)` `TaskJob`.
+    JobRef(Box::into_raw(job) as *const Header)
+}
+
+/// `Header::exec` of a [`TaskJob`].
+///
+/// # Safety
+/// `h` is the header of a `TaskJob` leaked from its box by
+/// `parc_rt_spawn`, and this is its only run.
+pub(crate) unsafe fn run_task(h: *const Header) {
+    // SAFETY: `header` is the first field of the `repr(C)` `TaskJob`.
+    run(unsafe { Box::from_raw(h as *mut TaskJob) });
+}
+
+/// The group whose completions this thread is deferring, or null.
+#[inline]
+pub(crate) fn deferred_group() -> *const ParcGroup {
+    DEFERRED.get().group
+}
+
+/// Publishes this thread's deferred completions: the job memory back to
+/// its spawner, then one decrement of the group's counter.
+#[inline]
+pub(crate) fn flush_deferred() {
+    let d = DEFERRED.get();
+    if d.count == 0 {
+        return;
+    }
+    DEFERRED.set(Deferred::EMPTY);
+    // SAFETY: the spawner and the group are alive while the group has
+    // unfinished tasks (module doc), and these are still unfinished for
+    // it until the decrement, after which neither is touched.
+    unsafe {
+        (*d.home).returned().push_chain(d.head, d.tail);
+        (*d.group).finished(d.count);
+    }
+}
