@@ -13,6 +13,7 @@
 use parc_ir::Module;
 use parc_lang::ast::Span;
 use parc_lang::diag::{self, Diagnostic};
+use std::time::Instant;
 
 /// How far the pipeline got when it stopped with errors.
 #[derive(Debug)]
@@ -24,12 +25,22 @@ pub struct CompileError {
 }
 
 /// Options that shape compilation.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct Options {
     /// 0, 1 or 2.
     pub opt_level: u8,
     /// Render with ANSI colours.
     pub color: bool,
+    /// Verify the module after every pass, not only after lowering and at
+    /// the end of the pipeline.
+    pub verify_each: bool,
+    /// Print the module to stderr after this pass (`all`: after every pass;
+    /// `lower`: straight after lowering).
+    pub dump_after: Option<String>,
+    /// Print the time spent in each phase and pass to stderr.
+    pub time_passes: bool,
+    /// Print the passes' statistics counters to stderr.
+    pub stats: bool,
 }
 
 /// What a successful front end hands on: the module and any warnings.
@@ -69,7 +80,7 @@ pub fn decode_source(path: &str, bytes: &[u8], color: bool) -> Result<String, Co
 }
 
 /// Source text to a verified (and, at `opt_level > 0`, optimized) module.
-pub fn compile(path: &str, source: &str, options: Options) -> Result<Compiled, CompileError> {
+pub fn compile(path: &str, source: &str, options: &Options) -> Result<Compiled, CompileError> {
     let (ast, mut diags) = parc_lang::parse::parse(source);
     let hir = if diags.iter().any(Diagnostic::is_error) {
         None
@@ -85,13 +96,62 @@ pub fn compile(path: &str, source: &str, options: Options) -> Result<Compiled, C
             internal: false,
         });
     };
-    let module = parc_lang::lower::lower(&hir, path, source);
+    let lower_start = Instant::now();
+    let mut module = parc_lang::lower::lower(&hir, path, source);
+    let lower_time = lower_start.elapsed();
     verified(&module, "lowering")?;
-    let module = parc_opt::optimize(module, options.opt_level, &mut |pass, m| verified(m, pass))?;
+    if options
+        .dump_after
+        .as_deref()
+        .is_some_and(|p| p == "lower" || p == "all")
+    {
+        eprint!(
+            "; after lowering\n{}",
+            parc_ir::print::print_module(&module)
+        );
+    }
+    let mut after_pass = |pass: &str, m: &Module| -> Result<(), String> {
+        if options.verify_each {
+            verified(m, pass).map_err(|e| e.rendered)?;
+        }
+        if options
+            .dump_after
+            .as_deref()
+            .is_some_and(|p| p == pass || p == "all")
+        {
+            eprint!("; after {pass}\n{}", parc_ir::print::print_module(m));
+        }
+        Ok(())
+    };
+    let mut inst = parc_opt::Instrumentation {
+        after_pass: Some(&mut after_pass),
+        ..Default::default()
+    };
+    let result = parc_opt::optimize(&mut module, options.opt_level, &mut inst);
+    if options.time_passes {
+        eprintln!("{:>12}  lowering", format_duration(lower_time));
+        for (name, time) in &inst.times {
+            eprintln!("{:>12}  {name}", format_duration(*time));
+        }
+    }
+    if options.stats {
+        for (name, n) in &inst.context.stats {
+            eprintln!("{n:>12}  {name}");
+        }
+    }
+    result.map_err(|rendered| CompileError {
+        rendered,
+        internal: true,
+    })?;
+    verified(&module, "the optimization pipeline")?;
     Ok(Compiled {
         module,
         warnings: rendered,
     })
+}
+
+fn format_duration(d: std::time::Duration) -> String {
+    format!("{:.3} ms", d.as_secs_f64() * 1e3)
 }
 
 /// Checks only: parse and type-check, no lowering.

@@ -8,6 +8,7 @@
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use parc::{CompileError, Options};
+use parc_cpu::{BackendError, OutputKind, tapir};
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -75,6 +76,19 @@ struct OptArgs {
     /// Full optimization (the default).
     #[arg(long = "O2", group = "opt")]
     o2: bool,
+    /// Verify the IR after every optimization pass.
+    #[arg(long)]
+    verify_each: bool,
+    /// Print the IR to stderr after the named pass (`lower` for the
+    /// unoptimized IR, `all` for after every pass).
+    #[arg(long, value_name = "PASS")]
+    dump_after: Option<String>,
+    /// Print how long lowering and each pass took, to stderr.
+    #[arg(long)]
+    time_passes: bool,
+    /// Print the passes' statistics counters, to stderr.
+    #[arg(long)]
+    stats: bool,
 }
 
 impl OptArgs {
@@ -87,15 +101,52 @@ impl OptArgs {
             2
         }
     }
+
+    fn options(&self, color: bool) -> Options {
+        Options {
+            opt_level: self.level(),
+            color,
+            verify_each: self.verify_each,
+            dump_after: self.dump_after.clone(),
+            time_passes: self.time_passes,
+            stats: self.stats,
+        }
+    }
+}
+
+#[derive(Args)]
+struct TapirArgs {
+    /// Run spawned tasks and parallel loops serially (spawn = call): the
+    /// serial projection, compiled natively. An oracle for parallel runs.
+    #[arg(long)]
+    serial: bool,
+    /// Iterations per chunk of a parallel loop (default: chosen at run time
+    /// from the trip count and the number of workers).
+    #[arg(long, value_name = "N")]
+    grain: Option<u64>,
+}
+
+impl TapirArgs {
+    fn lower(&self, module: &mut parc_ir::Module) -> Result<(), ExitCode> {
+        let target = if self.serial {
+            tapir::Target::Serial
+        } else {
+            tapir::Target::Runtime
+        };
+        let options = tapir::TapirOptions { grain: self.grain };
+        tapir::lower_tapir(module, target, &options)
+            .map_err(|e| internal(&format!("Tapir lowering failed: {e}")))
+    }
 }
 
 #[derive(Args)]
 struct RunArgs {
-    /// Run in the reference interpreter (the serial projection), the
-    /// semantic oracle. Native execution arrives with the Cranelift
-    /// backend; until then `run` always interprets.
+    /// Run in the reference interpreter (the serial projection, with every
+    /// memory access checked) instead of compiling to native code.
     #[arg(long)]
     interp: bool,
+    #[command(flatten)]
+    tapir: TapirArgs,
     #[command(flatten)]
     opt: OptArgs,
     #[command(flatten)]
@@ -138,13 +189,33 @@ struct BuildArgs {
     #[arg(long = "grad", value_name = "F")]
     grad: Vec<String>,
     #[command(flatten)]
+    tapir: TapirArgs,
+    #[command(flatten)]
     opt: OptArgs,
     #[command(flatten)]
     diag: DiagArgs,
 }
 
+/// The compiler's phases walk the syntax tree recursively; the parser bounds
+/// its depth (256 nested brackets, 10,000 operators in one expression), and
+/// this stack is sized so that walks of trees within those bounds fit.
+const COMPILER_STACK: usize = 256 << 20;
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    let worker = std::thread::Builder::new()
+        .name("parc".into())
+        .stack_size(COMPILER_STACK)
+        .spawn(move || dispatch(cli));
+    match worker.map(|handle| handle.join()) {
+        Ok(Ok(code)) => code,
+        // A panic has already printed its message; it is parc's bug.
+        Ok(Err(_)) => ExitCode::from(101),
+        Err(e) => fail(&format!("cannot start the compiler thread: {e}")),
+    }
+}
+
+fn dispatch(cli: Cli) -> ExitCode {
     match cli.command {
         Command::Check { file, diag } => check(&file, diag.color()),
         Command::Run(args) => run(args),
@@ -158,14 +229,27 @@ fn fail(message: &str) -> ExitCode {
     ExitCode::from(1)
 }
 
+/// Prints a message as a bug of parc's and returns status 101.
+fn internal(message: &str) -> ExitCode {
+    eprintln!("parc: internal compiler error: {message}");
+    ExitCode::from(101)
+}
+
+fn backend_failure(err: BackendError) -> ExitCode {
+    match err {
+        BackendError::Codegen(_) => internal(&err.to_string()),
+        other => fail(&other.to_string()),
+    }
+}
+
 fn report(err: CompileError) -> ExitCode {
     eprint!("{}", err.rendered);
     ExitCode::from(if err.internal { 101 } else { 1 })
 }
 
 fn read_source(path: &Path, color: bool) -> Result<String, ExitCode> {
-    let bytes = std::fs::read(path)
-        .map_err(|e| fail(&format!("cannot read `{}`: {e}", path.display())))?;
+    let bytes =
+        std::fs::read(path).map_err(|e| fail(&format!("cannot read `{}`: {e}", path.display())))?;
     parc::decode_source(&path.display().to_string(), &bytes, color).map_err(report)
 }
 
@@ -183,26 +267,42 @@ fn check(file: &Path, color: bool) -> ExitCode {
     }
 }
 
-fn compile(file: &Path, opt_level: u8, color: bool) -> Result<parc_ir::Module, ExitCode> {
-    let source = read_source(file, color)?;
-    let options = Options { opt_level, color };
+fn compile(file: &Path, options: &Options) -> Result<parc_ir::Module, ExitCode> {
+    let source = read_source(file, options.color)?;
+    if let Some(pass) = &options.dump_after
+        && !matches!(pass.as_str(), "all" | "lower")
+        && parc_opt::pass_by_name(pass).is_none()
+    {
+        return Err(fail(&format!(
+            "`--dump-after {pass}`: no such pass; the passes are: lower, all, {}",
+            parc_opt::passes::ALL
+                .iter()
+                .map(|(n, _)| *n)
+                .collect::<Vec<_>>()
+                .join(", ")
+        )));
+    }
     let compiled = parc::compile(&file.display().to_string(), &source, options).map_err(report)?;
     eprint!("{}", compiled.warnings);
     Ok(compiled.module)
 }
 
 fn run(args: RunArgs) -> ExitCode {
-    let module = match compile(&args.file, args.opt.level(), args.diag.color()) {
+    let mut module = match compile(&args.file, &args.opt.options(args.diag.color())) {
         Ok(m) => m,
         Err(code) => return code,
     };
-    if !args.interp {
-        eprintln!(
-            "parc: note: native code generation is not available yet; running in the reference interpreter"
-        );
-    }
     let mut argv = vec![args.file.display().to_string()];
     argv.extend(args.args);
+    if !args.interp {
+        if let Err(code) = args.tapir.lower(&mut module) {
+            return code;
+        }
+        return match parc_cpu::jit_run(&module, &argv) {
+            Ok(status) => ExitCode::from(status as u8),
+            Err(err) => backend_failure(err),
+        };
+    }
     let config = parc_ir::interp::Config {
         args: argv,
         ..parc_ir::interp::Config::default()
@@ -215,8 +315,10 @@ fn run(args: RunArgs) -> ExitCode {
     match result {
         // The OS keeps the low 8 bits of an exit status, as for a C program.
         Ok(status) => ExitCode::from(status as u8),
+        // Worded as a natively compiled program reports it: the fault is
+        // the program's, not parc's.
         Err(err) => {
-            eprintln!("parc: {err}");
+            eprintln!("{err}");
             ExitCode::from(1)
         }
     }
@@ -228,38 +330,50 @@ fn build(args: BuildArgs) -> ExitCode {
             "`--grad` is not supported yet: reverse-mode differentiation is not implemented in this version of parc",
         );
     }
-    let extension = match args.emit {
-        Emit::Ir => "pir",
-        Emit::Dot => "dot",
-        Emit::Exe | Emit::Obj | Emit::Lib | Emit::Ptx => {
-            return fail(&format!(
-                "`--emit {}` is not supported yet: this version of parc emits `ir` and `dot`; run programs with `parc run --interp`",
-                match args.emit {
-                    Emit::Exe => "exe",
-                    Emit::Obj => "obj",
-                    Emit::Lib => "lib",
-                    _ => "ptx",
-                }
-            ));
-        }
-    };
-    let module = match compile(&args.file, args.opt.level(), args.diag.color()) {
+    if args.emit == Emit::Ptx {
+        return fail(
+            "`--emit ptx` is not supported yet: this version of parc runs kernels on the CPU",
+        );
+    }
+    let mut module = match compile(&args.file, &args.opt.options(args.diag.color())) {
         Ok(m) => m,
         Err(code) => return code,
     };
-    let text = match args.emit {
-        Emit::Dot => parc_ir::print::print_dot(&module),
-        _ => parc_ir::print::print_module(&module),
+    let (kind, extension) = match args.emit {
+        Emit::Ir | Emit::Dot => {
+            let (text, extension) = if args.emit == Emit::Dot {
+                (parc_ir::print::print_dot(&module), "dot")
+            } else {
+                (parc_ir::print::print_module(&module), "pir")
+            };
+            let output = args
+                .output
+                .unwrap_or_else(|| args.file.with_extension(extension));
+            if output.as_os_str() == "-" {
+                print!("{text}");
+                return ExitCode::SUCCESS;
+            }
+            return match std::fs::write(&output, text) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => fail(&format!("cannot write `{}`: {e}", output.display())),
+            };
+        }
+        Emit::Exe => (OutputKind::Exe, ""),
+        Emit::Obj => (OutputKind::Obj, "o"),
+        Emit::Lib => (OutputKind::Lib, "so"),
+        Emit::Ptx => unreachable!("handled above"),
     };
     let output = args
         .output
         .unwrap_or_else(|| args.file.with_extension(extension));
     if output.as_os_str() == "-" {
-        print!("{text}");
-        return ExitCode::SUCCESS;
+        return fail("`-o -` is only for text outputs (`--emit ir` or `--emit dot`)");
     }
-    match std::fs::write(&output, text) {
+    if let Err(code) = args.tapir.lower(&mut module) {
+        return code;
+    }
+    match parc_cpu::build(&module, kind, &output) {
         Ok(()) => ExitCode::SUCCESS,
-        Err(e) => fail(&format!("cannot write `{}`: {e}", output.display())),
+        Err(err) => backend_failure(err),
     }
 }

@@ -9,9 +9,18 @@
 //!   (skipped with a message when gcc is missing).
 //! - `tests/bad/NAME.pc`: `parc check` must fail with status 1, within a
 //!   second, printing exactly `tests/bad/NAME.stderr`.
+//!   Natively, each sample must behave the same through the JIT at 1, 2 and
+//!   8 workers (`PARC_NUM_THREADS`), through the serial Tapir target
+//!   (`--serial`), as a built executable, and as a shared library whose
+//!   `parc_main` a C driver calls.
 //! - `tests/run/NAME.pc`: `parc run --interp` must print `NAME.stdout`, exit
 //!   with the `// exit:` status, and its stderr must equal `NAME.stderr`
-//!   (run-time faults end this way).
+//!   (run-time faults end this way). Natively (JIT), stdout and status must
+//!   be the same and a fault must be reported as a run-time error, except
+//!   in files with a `// native: skip ...` line: faults only the
+//!   interpreter's checked memory detects.
+//! - `tests/stress/NAME.pc`: natively at 1, 2 and 8 workers, `// repeat: N`
+//!   times each, always printing `NAME.stdout` (no deadlock, no lost task).
 //!
 //! `PARC_BLESS=1 cargo test --test programs` rewrites the expected files from
 //! what parc does now; review the diff before committing it.
@@ -179,7 +188,11 @@ fn check_sample(path: &Path) -> Result<(), Failed> {
         )
         .into());
     }
-    compare_file(&path.with_extension("stdout"), &stdout, "the interpreter's output")
+    compare_file(
+        &path.with_extension("stdout"),
+        &stdout,
+        "the interpreter's output",
+    )
 }
 
 /// The gcc oracle: the serial projection compiled by gcc through the prelude
@@ -295,6 +308,175 @@ fn check_runtime(path: &Path) -> Result<(), Failed> {
     compare_file(&path.with_extension("stderr"), &stderr, "stderr")
 }
 
+/// How a native run of a program is made.
+#[derive(Clone, Copy)]
+enum Native {
+    /// `parc run` (the JIT) with this many workers.
+    Jit(u32),
+    /// `parc run --serial`: spawn = call.
+    Serial,
+    /// `parc build` an executable, run it with two workers.
+    Exe,
+    /// `parc build --emit lib`, called from a C driver.
+    Lib,
+}
+
+impl Native {
+    fn label(self) -> String {
+        match self {
+            Native::Jit(n) => format!("jit-{n}"),
+            Native::Serial => "serial".into(),
+            Native::Exe => "exe".into(),
+            Native::Lib => "lib".into(),
+        }
+    }
+}
+
+fn scratch_dir() -> Result<PathBuf, Failed> {
+    let dir = std::env::temp_dir().join(format!("parc-tests-{}", std::process::id()));
+    std::fs::create_dir_all(&dir)?;
+    Ok(dir)
+}
+
+/// Runs `path` natively as `how` says; returns its output.
+fn run_native(path: &Path, args: &[String], how: Native) -> Result<Output, Failed> {
+    let stem = path.file_stem().unwrap_or_default().to_string_lossy();
+    let limit = Duration::from_secs(120);
+    let mut cmd = match how {
+        Native::Jit(workers) => {
+            let mut cmd = parc();
+            cmd.env("PARC_NUM_THREADS", workers.to_string());
+            cmd.arg("run").arg(path);
+            cmd
+        }
+        Native::Serial => {
+            let mut cmd = parc();
+            cmd.args(["run", "--serial"]).arg(path);
+            cmd
+        }
+        Native::Exe => {
+            let exe = scratch_dir()?.join(format!("{stem}.exe"));
+            build_with_parc(path, &["--emit", "exe"], &exe)?;
+            let mut cmd = Command::new(&exe);
+            cmd.current_dir(root()).env("PARC_NUM_THREADS", "2");
+            cmd.args(args);
+            return Ok(run_with_timeout(cmd, limit)?.0);
+        }
+        Native::Lib => {
+            let dir = scratch_dir()?;
+            let lib = dir.join(format!("lib{stem}.so"));
+            build_with_parc(path, &["--emit", "lib"], &lib)?;
+            let driver_c = dir.join(format!("{stem}_driver.c"));
+            std::fs::write(
+                &driver_c,
+                format!(
+                    "#include \"lib{stem}.h\"\nint main(int argc, char **argv) {{ return parc_main(argc, argv); }}\n"
+                ),
+            )?;
+            let driver = dir.join(format!("{stem}_driver"));
+            let cc = Command::new("cc")
+                .arg(&driver_c)
+                .arg("-I")
+                .arg(&dir)
+                .arg("-o")
+                .arg(&driver)
+                .arg(&lib)
+                .arg(format!("-Wl,-rpath,{}", dir.display()))
+                .output()?;
+            if !cc.status.success() {
+                return Err(format!(
+                    "compiling the C driver failed:\n{}",
+                    String::from_utf8_lossy(&cc.stderr)
+                )
+                .into());
+            }
+            let mut cmd = Command::new(&driver);
+            cmd.current_dir(root()).env("PARC_NUM_THREADS", "2");
+            cmd.args(args);
+            return Ok(run_with_timeout(cmd, limit)?.0);
+        }
+    };
+    cmd.arg("--").args(args);
+    Ok(run_with_timeout(cmd, limit)?.0)
+}
+
+fn build_with_parc(path: &Path, flags: &[&str], out: &Path) -> Result<(), Failed> {
+    let mut cmd = parc();
+    cmd.arg("build").arg(path).args(flags).arg("-o").arg(out);
+    let (built, _) = run_with_timeout(cmd, Duration::from_secs(120))?;
+    if !built.status.success() {
+        return Err(format!(
+            "parc build failed:\n{}",
+            String::from_utf8_lossy(&built.stderr)
+        )
+        .into());
+    }
+    Ok(())
+}
+
+/// A sample run natively must print its expected output exactly.
+fn check_sample_native(path: &Path, how: Native) -> Result<(), Failed> {
+    let exp = expectations(path)?;
+    let out = run_native(path, &exp.args, how)?;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    if status_of(&out) != exp.exit {
+        return Err(format!(
+            "exit status {} (expected {}); stderr:\n{stderr}",
+            status_of(&out),
+            exp.exit
+        )
+        .into());
+    }
+    let expected = std::fs::read_to_string(root().join(path.with_extension("stdout")))?;
+    let actual = String::from_utf8_lossy(&out.stdout);
+    if expected != actual {
+        return Err(format!(
+            "output differs (- expected, + actual):\n{}",
+            diff(&expected, &actual)
+        )
+        .into());
+    }
+    Ok(())
+}
+
+/// A fault test run through the JIT: same stdout and status as the
+/// interpreter, and a fault is reported as one.
+fn check_runtime_native(path: &Path) -> Result<(), Failed> {
+    let exp = expectations(path)?;
+    let out = run_native(path, &exp.args, Native::Jit(2))?;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    if status_of(&out) != exp.exit {
+        return Err(format!(
+            "exit status {} (expected {}); stderr:\n{stderr}",
+            status_of(&out),
+            exp.exit
+        )
+        .into());
+    }
+    let expected = std::fs::read_to_string(root().join(path.with_extension("stdout")))?;
+    let actual = String::from_utf8_lossy(&out.stdout);
+    if expected != actual {
+        return Err(format!("stdout differs:\n{}", diff(&expected, &actual)).into());
+    }
+    let interp_stderr =
+        std::fs::read_to_string(root().join(path.with_extension("stderr"))).unwrap_or_default();
+    if !interp_stderr.is_empty() && !stderr.starts_with("run-time error") {
+        return Err(format!("the fault was not reported; stderr:\n{stderr}").into());
+    }
+    Ok(())
+}
+
+fn check_stress(path: &Path, workers: u32) -> Result<(), Failed> {
+    let source = std::fs::read_to_string(root().join(path))?;
+    let repeat: u32 = directive(&source, "repeat")
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(1);
+    for _ in 0..repeat {
+        check_sample_native(path, Native::Jit(workers))?;
+    }
+    Ok(())
+}
+
 fn name_of(path: &Path) -> String {
     path.with_extension("").display().to_string()
 }
@@ -305,9 +487,24 @@ fn main() {
     let mut trials = Vec::new();
     for path in programs("samples") {
         let p = path.clone();
-        trials.push(Trial::test(format!("interp::{}", name_of(&path)), move || {
-            check_sample(&p)
-        }));
+        trials.push(Trial::test(
+            format!("interp::{}", name_of(&path)),
+            move || check_sample(&p),
+        ));
+        for how in [
+            Native::Jit(1),
+            Native::Jit(2),
+            Native::Jit(8),
+            Native::Serial,
+            Native::Exe,
+            Native::Lib,
+        ] {
+            let p = path.clone();
+            trials.push(Trial::test(
+                format!("{}::{}", how.label(), name_of(&path)),
+                move || check_sample_native(&p, how),
+            ));
+        }
         if !has_kernels(&path) {
             for openmp in [false, true] {
                 let p = path.clone();
@@ -330,9 +527,27 @@ fn main() {
         }));
     }
     for path in programs("tests/run") {
+        let p = path.clone();
         trials.push(Trial::test(format!("run::{}", name_of(&path)), move || {
-            check_runtime(&path)
+            check_runtime(&p)
         }));
+        let interp_only = std::fs::read_to_string(root().join(&path))
+            .is_ok_and(|s| directive(&s, "native").is_some_and(|v| v.starts_with("skip")));
+        if !interp_only {
+            trials.push(Trial::test(
+                format!("run-native::{}", name_of(&path)),
+                move || check_runtime_native(&path),
+            ));
+        }
+    }
+    for path in programs("tests/stress") {
+        for workers in [1, 2, 8] {
+            let p = path.clone();
+            trials.push(Trial::test(
+                format!("stress-{workers}::{}", name_of(&path)),
+                move || check_stress(&p, workers),
+            ));
+        }
     }
     libtest_mimic::run(&args, trials).exit();
 }

@@ -261,7 +261,10 @@ pub enum ExprKind {
     /// suffix as C does and reports literals too large for any type.
     IntLit(u128, IntSuffix),
     /// `is_float` for an `f`/`F` suffix.
-    FloatLit { value: f64, is_float: bool },
+    FloatLit {
+        value: f64,
+        is_float: bool,
+    },
     CharLit(u8),
     /// Bytes after escape processing, without the terminating NUL.
     StrLit(Vec<u8>),
@@ -280,7 +283,10 @@ pub enum ExprKind {
     Cond(Box<Expr>, Box<Expr>, Box<Expr>),
     /// `f(args)`: also builtins (`printf`, `sqrt`, `atomicAdd`,
     /// `__syncthreads`, `__enzyme_autodiff`, `cudaMalloc`, `dim3`, ...).
-    Call { callee: Ident, args: Vec<Expr> },
+    Call {
+        callee: Ident,
+        args: Vec<Expr>,
+    },
     /// `kernel<<<grid, block>>>(args)`
     Launch {
         kernel: Ident,

@@ -16,7 +16,11 @@
 //! - `types`: written types, struct layouts (x86-64), C's promotions, usual
 //!   arithmetic conversions and simple-assignment constraints.
 //! - `expr`: every operator (pointer arithmetic, lvalues, `const`, decay,
-//!   casts, `sizeof`), GPU indices, and determinacy races in `parallel_for`.
+//!   casts, `sizeof`), GPU indices, and the determinacy races the compiler
+//!   can see: in a `parallel_for` body, assigning a variable declared outside
+//!   the body (or a global), or writing unconditionally to a location that is
+//!   the same in every iteration (`a[0]`, `*p`); and using the target of
+//!   `x = spawn f()` before `sync`.
 //! - `consts`: integer constant expressions and constant initializers.
 //! - `init`: initializers (scalars, nested brace lists with elision, strings
 //!   for `char` arrays, `dim3` constructors).
@@ -26,6 +30,11 @@
 //!   CUDA runtime calls.
 //! - `printf`: `printf` format strings against their arguments.
 //! - `enzyme`: `__enzyme_autodiff` by Enzyme's activity rules.
+//!
+//! Extensions to C99: `const`
+//! integer globals count as integer constants (array sizes, initializers);
+//! `parallel_for` also accepts `hi > i` and `hi >= i`; `dim3` converts from
+//! an integer and a declared `dim3` starts as (1, 1, 1), as in CUDA.
 //!
 //! The error type is `struct <error>`, a [`CType::Struct`] with an id no real
 //! struct has; it never reaches a returned [`hir::Program`], because any
@@ -54,25 +63,29 @@ use crate::hir::{self, CType, FuncKind, FuncRef, GlobalVarId, LocalId, StructId}
 /// (warnings may be present).
 pub fn check(program: &ast::Program) -> (Option<hir::Program>, Vec<Diagnostic>) {
     // The walks recurse once per nesting level, and the parser allows deep
-    // trees (`parse::MAX_CHAIN`); run them on a thread whose stack is large
-    // enough for any tree the parser returns. The memory is reserved, not
-    // used, unless a program is that deep.
-    std::thread::scope(|s| {
-        std::thread::Builder::new()
+    // trees (`parse::MAX_CHAIN` statements, each with as many operators);
+    // run them on a thread whose stack holds any tree the parser returns.
+    // The memory is only reserved, not used, unless a program is that deep.
+    let spawned = std::thread::scope(|s| {
+        let handle = std::thread::Builder::new()
             .name("parc-check".into())
             .stack_size(CHECK_STACK)
-            .spawn_scoped(s, || check_here(program))
-            .ok()
-            .and_then(|h| h.join().ok())
-    })
-    .unwrap_or_else(|| {
-        let d = Diagnostic::error(Span::default(), "internal error: the checker could not run");
-        (None, vec![d])
-    })
+            .spawn_scoped(s, || check_here(program));
+        match handle {
+            Ok(h) => Some(h.join().unwrap_or_else(|_| {
+                let d = Diagnostic::error(Span::default(), "internal error: the checker failed");
+                (None, vec![d])
+            })),
+            Err(_) => None,
+        }
+    });
+    // Without a thread (no memory for its stack), check on this one.
+    spawned.unwrap_or_else(|| check_here(program))
 }
 
-/// Stack for the checker's thread (see [`check`]).
-const CHECK_STACK: usize = 1 << 30;
+/// Stack for the checker's thread (see [`check`]): 10,000 nested
+/// statements or operators need about 32 MiB in a debug build.
+const CHECK_STACK: usize = 256 << 20;
 
 /// [`check`] on the current thread.
 fn check_here(program: &ast::Program) -> (Option<hir::Program>, Vec<Diagnostic>) {
@@ -201,6 +214,9 @@ struct Checker {
     gpu_calls: Vec<(FuncRef, Span)>,
     /// Stands in for the pending spawns at file scope (there are none).
     no_pending: Vec<(LocalId, Span)>,
+    /// Undeclared names already reported in the current function (or at
+    /// file scope): each is reported once, as gcc does.
+    reported_unknown: std::collections::HashSet<String>,
     /// Functions named by `__enzyme_autodiff`, which need a body.
     autodiff_targets: Vec<(FuncRef, Span)>,
 }
@@ -704,6 +720,7 @@ impl Checker {
         };
         // Functions do not nest, so there is no outer context to restore.
         self.fx = Some(fx);
+        self.reported_unknown.clear();
         let mut param_ids = Vec::new();
         for ((ty, pname, span), p) in params.iter().zip(&f.params) {
             let id = if f.body.is_some() {
@@ -732,6 +749,7 @@ impl Checker {
             self.block_stmts(&b.stmts)
         });
         let Some(fx) = self.fx.take() else { return };
+        self.reported_unknown.clear();
         if body.is_some() || self.funcs[idx].body.is_none() {
             let func = &mut self.funcs[idx];
             func.params = param_ids;

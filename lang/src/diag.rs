@@ -73,7 +73,10 @@ const MAX_SHOWN_LINE: usize = 300;
 fn line_len(source: &str, offset: usize) -> usize {
     let offset = offset.min(source.len());
     let bytes = source.as_bytes();
-    let start = bytes[..offset].iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+    let start = bytes[..offset]
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |i| i + 1);
     let end = bytes[offset..]
         .iter()
         .position(|&b| b == b'\n')

@@ -1,42 +1,110 @@
 //! parc's optimizer: passes over parir and the ordered pipeline that runs
-//! them.
+//! them (as Cranelift's `context.rs` or QBE's `main.c`: one readable list).
 //!
-//! Architecture invariant: every pass maps a verified module to a verified
-//! module, lives in its own file under `passes/`, is a free function
-//! `fn(&mut Function) -> bool` that returns whether it changed anything, and
-//! is valid for the serial projection *and* keeps Tapir's rules (it never
-//! moves a memory operation into a task or across a detach or sync in a way
-//! that could create a race).
+//! Architecture invariants:
+//! - Every pass lives in its own file under `passes/`, is a free function
+//!   `fn(&mut Module, &mut PassContext) -> bool` returning whether it changed
+//!   anything, and maps a verified module to a verified module. The driver
+//!   can verify after every pass (`--verify-each`); tests always do.
+//! - Every pass is valid for the serial projection *and* keeps Tapir's rules:
+//!   it never moves a memory operation into a task, or across a detach or a
+//!   sync, in a way that could create a race (see `passes/licm.rs` and
+//!   `analysis/alias.rs` for how motion is judged).
+//! - Analyses the passes share (alias analysis, function mod/ref summaries)
+//!   live in `analysis/` and are side tables recomputed from the IR; the IR
+//!   holds no cached analysis results.
 
+pub mod analysis;
 pub mod passes;
 
-use parc_ir::{Function, Module};
+use parc_ir::Module;
+use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
 
-/// A pass over one function; returns true if it changed the function.
-pub type FunctionPass = fn(&mut Function) -> bool;
+/// What a pass may use and report besides the module.
+#[derive(Debug, Default)]
+pub struct PassContext {
+    /// Named counters (`--stats`), e.g. `mem2reg.promoted`.
+    pub stats: BTreeMap<String, u64>,
+}
 
-/// The passes of each optimization level, in order.
-pub fn pipeline(opt_level: u8) -> &'static [(&'static str, FunctionPass)] {
-    match opt_level {
-        0 => &[],
-        _ => &[("dce", passes::dce::run)],
+impl PassContext {
+    /// Adds `n` to the counter `name`.
+    pub fn count(&mut self, name: &str, n: u64) {
+        if n > 0 {
+            *self.stats.entry(name.to_string()).or_default() += n;
+        }
     }
 }
 
-/// Runs the pipeline of `opt_level` over every defined function, calling
-/// `after_pass(name, module)` after each pass (the driver verifies there).
-pub fn optimize<E>(
-    mut module: Module,
-    opt_level: u8,
-    after_pass: &mut dyn FnMut(&str, &Module) -> Result<(), E>,
-) -> Result<Module, E> {
-    for &(name, pass) in pipeline(opt_level) {
-        for func in module.funcs.values_mut() {
-            if !func.is_declaration() {
-                pass(func);
-            }
-        }
-        after_pass(name, &module)?;
+/// A pass over a whole module; returns true if it changed the module.
+pub type Pass = fn(&mut Module, &mut PassContext) -> bool;
+
+/// Every pass by name, for `--dump-after` and filetests (`; test: pass NAME`).
+pub fn pass_by_name(name: &str) -> Option<Pass> {
+    passes::ALL
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|&(_, pass)| pass)
+}
+
+/// The passes of an optimization level, in order.
+pub fn pipeline(opt_level: u8) -> Vec<&'static str> {
+    match opt_level {
+        0 => vec![],
+        1 => vec!["dce"],
+        _ => vec!["dce"],
     }
-    Ok(module)
+}
+
+/// How `optimize` reports on itself (the CLI's `--verify-each`,
+/// `--dump-after`, `--time-passes`, `--stats`).
+#[derive(Default)]
+pub struct Instrumentation<'a> {
+    /// Called after every pass; an error stops the pipeline (the driver
+    /// verifies here).
+    pub after_pass: Option<&'a mut dyn FnMut(&str, &Module) -> Result<(), String>>,
+    /// Time spent in each pass, summed over repeated runs, in pipeline order.
+    pub times: Vec<(&'static str, Duration)>,
+    pub context: PassContext,
+}
+
+/// Runs the pipeline of `opt_level`. Returns the error of `after_pass`, if
+/// any, with the pass's name.
+pub fn optimize(
+    module: &mut Module,
+    opt_level: u8,
+    inst: &mut Instrumentation<'_>,
+) -> Result<(), String> {
+    for name in pipeline(opt_level) {
+        let pass = pass_by_name(name).ok_or_else(|| format!("unknown pass `{name}`"))?;
+        let start = Instant::now();
+        let changed = pass(module, &mut inst.context);
+        let elapsed = start.elapsed();
+        match inst.times.iter_mut().find(|(n, _)| *n == name) {
+            Some((_, t)) => *t += elapsed,
+            None => inst.times.push((name, elapsed)),
+        }
+        if changed {
+            inst.context.count(&format!("{name}.changed"), 1);
+        }
+        if let Some(hook) = inst.after_pass.as_mut() {
+            hook(name, module)?;
+        }
+    }
+    Ok(())
+}
+
+/// Runs `f` on every function with a body; true if any call returned true.
+pub fn for_each_function(
+    module: &mut Module,
+    mut f: impl FnMut(&mut parc_ir::Function) -> bool,
+) -> bool {
+    let mut changed = false;
+    for func in module.funcs.values_mut() {
+        if !func.is_declaration() {
+            changed |= f(func);
+        }
+    }
+    changed
 }

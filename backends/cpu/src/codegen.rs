@@ -109,7 +109,9 @@
 //! `parc.main_entry(i32 argc, ptr argv) -> i32` adapts it to the runtime's
 //! `main` type (`int main()` or `int main(int, char **)`), and for
 //! executables and objects a C `main` calls
-//! `parc_rt_main(parc.main_entry, argc, argv)`. Host functions with
+//! `parc_rt_main(parc.main_entry, argc, argv)`; a library exports the same
+//! entry as `int parc_main(int, char **)` (declared in its header) so that a
+//! C program linked with it keeps its own `main`. Host functions with
 //! `Linkage::Export` keep their names and are exported in objects and
 //! libraries; in executables and the JIT every defined function is local,
 //! so a program function cannot interpose on a C library symbol the
@@ -145,6 +147,10 @@ use parc_ir::{
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
+/// Set (to anything) to print every function's CLIF to stderr before it
+/// is compiled.
+pub(crate) const DUMP_ENV: &str = "PARC_DUMP_CLIF";
+
 /// `alloca`s up to this size are zeroed with inline stores.
 pub(crate) const INLINE_ZERO_MAX: u32 = 128;
 
@@ -155,6 +161,9 @@ const MAX_THREADS_PER_BLOCK: i64 = 1024;
 const FAULT_DIV_ZERO: i32 = 0;
 const FAULT_UNREACHABLE: i32 = 1;
 const FAULT_LAUNCH: i32 = 2;
+
+/// The name under which a library exports the program's `main`.
+pub(crate) const LIB_MAIN: &str = "parc_main";
 
 /// What the code is for; decides symbol visibility and the generated
 /// entry points (see the module doc's "Symbols").
@@ -171,8 +180,16 @@ impl Flavor {
         matches!(self, Flavor::Obj | Flavor::Lib)
     }
 
-    fn c_main(self) -> bool {
-        matches!(self, Flavor::Exe | Flavor::Obj)
+    /// The symbol of the C-callable entry that runs the program's `main`
+    /// on the worker pool: `main` itself for executables and objects;
+    /// `parc_main` for libraries, so a C program linked with one keeps its
+    /// own `main` and can still run the ParC program's.
+    fn c_main(self) -> Option<&'static str> {
+        match self {
+            Flavor::Exe | Flavor::Obj => Some("main"),
+            Flavor::Lib => Some(LIB_MAIN),
+            Flavor::Jit => None,
+        }
     }
 }
 
@@ -547,11 +564,18 @@ pub(crate) fn compile<M: ClModule>(
     }
 
     let main_entry = match main {
-        Some(main) if flavor != Flavor::Lib => {
-            Some(gen_main(m, &mut cx, &mut ctx, &mut fctx, main)?)
-        }
-        _ => None,
+        Some(main) => Some(gen_main(m, &mut cx, &mut ctx, &mut fctx, main)?),
+        None => None,
     };
+    if main.is_some() && flavor == Flavor::Lib {
+        exports.push(Export {
+            name: LIB_MAIN.to_string(),
+            sig: Signature {
+                params: vec![Type::I32, Type::Ptr],
+                ret: Some(Type::I32),
+            },
+        });
+    }
 
     for id in lib_wrappers {
         gen_lib_wrapper(m, &mut cx, &mut ctx, &mut fctx, id, &effects)?;
@@ -713,6 +737,9 @@ fn define(
     ctx: &mut Context,
     name: &str,
 ) -> Result<(), BackendError> {
+    if std::env::var_os(DUMP_ENV).is_some() {
+        eprintln!("; {name}\n{}", ctx.func.display());
+    }
     let result = m.define_function(id, ctx);
     if let Err(e) = result {
         let err = match e {
@@ -826,17 +853,17 @@ fn gen_main<M: ClModule>(
         },
     )?;
 
-    if cx.flavor.c_main() {
-        if cx.taken.contains("main") {
-            return Err(BackendError::Invalid(
-                "the symbol `main` is already in use".into(),
-            ));
+    if let Some(c_name) = cx.flavor.c_main() {
+        if cx.taken.contains(c_name) {
+            return Err(BackendError::Invalid(format!(
+                "the symbol `{c_name}` is already in use"
+            )));
         }
-        cx.taken.insert("main".into());
+        cx.taken.insert(c_name.into());
         let rt_main = cx.extern_fn(m, &ix::RT_MAIN)?;
         let c_main = m
-            .declare_function("main", ClLinkage::Export, &sig)
-            .map_err(|e| module_err("declaring `main`", e))?;
+            .declare_function(c_name, ClLinkage::Export, &sig)
+            .map_err(|e| module_err(&format!("declaring `{c_name}`"), e))?;
         gen_function(
             m,
             ctx,

@@ -23,6 +23,9 @@
 //!   ends the process there, as a native program would);
 //! - [`emit_object`]: the relocatable object (`--emit obj`);
 //! - [`build`]: an executable, a shared library plus header, or an object.
+//!
+//! Debugging: with `PARC_DUMP_CLIF` set, every function's Cranelift IR is
+//! printed to stderr before it is compiled.
 
 pub mod tapir;
 

@@ -367,6 +367,9 @@ impl Checker {
 
     pub(super) fn undeclared_function(&mut self, callee: &ast::Ident) {
         let name = callee.name.as_str();
+        if !self.reported_unknown.insert(name.to_string()) {
+            return;
+        }
         let mut d = Diagnostic::error(callee.span, format!("call to undeclared function `{name}`"))
             .with_label("not declared before this call");
         if let Some(later) = self.funcs_ahead.get(name).copied() {

@@ -56,8 +56,9 @@ pub(super) fn is_null_const(e: &Expr) -> bool {
 }
 
 /// The span of the `parallel_for` keyword that starts a loop.
-fn keyword(loop_span: Span) -> Span {
-    Span::new(loop_span.start as usize, loop_span.start as usize + 12)
+pub(super) fn keyword(loop_span: Span) -> Span {
+    let len = "parallel_for".len().min(loop_span.range().len());
+    Span::new(loop_span.start as usize, loop_span.start as usize + len)
 }
 
 /// The variable an lvalue names, through `.` only: `s.a.b` is `s`, while
@@ -370,6 +371,9 @@ impl Checker {
                 format!("call it: `{name}(...)`; ParC has no function pointers"),
             )
         } else {
+            if !self.reported_unknown.insert(name.to_string()) {
+                return;
+            }
             let mut d = Diagnostic::error(span, format!("use of undeclared identifier `{name}`"))
                 .with_label("not found in this scope");
             if let Some(s) = self.suggest(name, &[]) {

@@ -4,7 +4,7 @@
 //! calls of user functions, into local variables), `sync`, and the
 //! canonical form of `parallel_for` with the rules for its body.
 
-use super::expr::{ConvCtx, err_expr, int_const};
+use super::expr::{ConvCtx, err_expr, int_const, keyword};
 use super::{Checker, LoopKind, PforInfo, Sym, err_ty, is_err, var_is_const};
 use crate::ast::{self, Span};
 use crate::diag::Diagnostic;
@@ -35,14 +35,6 @@ fn mentions(e: &ast::Expr, name: &str) -> bool {
 
 fn is_var(e: &ast::Expr, name: &str) -> bool {
     matches!(&e.kind, ast::ExprKind::Ident(n) if n == name)
-}
-
-/// The span of the `parallel_for` keyword at the start of a loop.
-fn keyword(span: Span) -> Span {
-    Span::new(
-        span.start as usize,
-        span.start as usize + "parallel_for".len().min(span.range().len()),
-    )
 }
 
 impl Checker {

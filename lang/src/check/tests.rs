@@ -16,7 +16,8 @@ fn run(src: &str) -> (Option<hir::Program>, Vec<Diagnostic>) {
         .filter(|d| d.is_error())
         .map(|d| d.message.clone())
         .collect();
-    assert!(perrs.is_empty(), "parse errors: {perrs:?}\n{src}");
+    let head: String = src.chars().take(300).collect();
+    assert!(perrs.is_empty(), "parse errors: {perrs:?}\n{head}");
     check(&ast)
 }
 
@@ -1029,27 +1030,88 @@ fn self_reference_in_initializer() {
     ));
 }
 
-// ------------------------------------------------------------ robustness
+#[test]
+fn more_expression_rules() {
+    ok(&main_body("    int a[3];\n    int x = 1[a];\n    int *p = a;\n    x = p[2] + *(p + 1);"));
+    err(
+        &main_body("    int x = 1;\n    int *p = &x;\n    double d = x ? p : 1.5;"),
+        "6:16: the branches of `?:` have incompatible types `int*` and `double`",
+    );
+    err(&main_body("    int x = 1;\n    double d = x[0];"), "5:16: subscripted value of type `int` is not an array or a pointer");
+    err(&main_body("    int a[2];\n    int x = a[1.5];"), "5:15: array index has type `double`; it must be an integer");
+    err(&main_body("    int x = 1;\n    int *p = &x;\n    p->y = 2;"), "6:5: `->` needs a pointer to a struct, but this has type `int*`");
+    err(&main_body("    long s = sizeof(void);"), "4:21: the operand of `sizeof` has type `void`");
+    err(&main_body("    void v;"), "4:10: variable `v` has type `void`");
+    err("struct S;\nint main() { struct S s; return 0; }", "2:24: variable `s` has incomplete type `struct S`");
+    err("struct S { int a; int a; };\nint main() { return 0; }", "1:23: duplicate field `a` in struct `S`");
+    err("struct S { int a; };\nstruct S { int b; };\nint main() { return 0; }", "2:8: redefinition of struct `S`");
+    err("int main();", "1:5: `main` is declared but never defined");
+    err(&main_body("    int x = 0;\n    x = f;"), "5:9: use of undeclared identifier `f`");
+    err("int f() { return 1; }\nint main() { int x = f; return x; }", "2:22: function `f` used as a value");
+}
 
 #[test]
-fn error_expressions_do_not_cascade() {
-    // One unknown name gives one error, however it is used.
-    let errs = errors(&main_body(
-        "    int x = (y + 1) * 2 - *(&y)[0];\n    double d = sqrt(y) + x;",
-    ));
-    assert_eq!(
-        errs,
-        vec![
-            "4:14: use of undeclared identifier `y`",
-            "4:30: use of undeclared identifier `y`",
-            "5:21: use of undeclared identifier `y`"
-        ]
+fn more_gpu_rules() {
+    err(
+        &format!("{KERNEL}__global__ void l(int *a) {{ k<<<1, 1>>>(a); }}\nint main() {{ return 0; }}"),
+        "2:29: kernels can only be launched from host code",
+    );
+    err(
+        &format!("{KERNEL}int main() {{ int *d = 0; k<<<1, 1>>>(d, d); return 0; }}"),
+        "2:42: kernel `k` takes 1 argument but 2 were given",
+    );
+    err(&main_body("    dim3 g = dim3(1, 2, 3, 4);"), "4:28: `dim3` takes at most 3 components, but 4 were given");
+    err(&main_body("    dim3 g = dim3(1.5);"), "4:19: `dim3` components must be integers, but this has type `double`");
+    err(&main_body("    int x(3);"), "4:10: constructor-style initialization is only for `dim3`");
+    err(
+        "__global__ void k(int *a) { cudaFree(a); }\nint main() { return 0; }",
+        "1:29: `cudaFree` can only be called from host code",
+    );
+    err(
+        "__global__ void k(int *a) { a[0] = threadIdx; }\nint main() { return 0; }",
+        "1:36: `threadIdx` must be followed by `.x`, `.y` or `.z`",
+    );
+    err(
+        "__global__ void k(int *a) { threadIdx.x = 1; }\nint main() { return 0; }",
+        "1:29: expression is not assignable",
     );
 }
 
 #[test]
+fn more_printf_rules() {
+    ok(&main_body("    char *fmt = \"%d\\n\";\n    printf(fmt, 1.5);\n    printf(\"%*d|%-*.*f\\n\", 5, 1, 8, 2, 3.5);"));
+    err(&main_body("    printf(\"%*d\\n\", 1.0, 2);"), "4:21: a `*` width or precision expects an `int` argument, but argument 2 has type `double`");
+    err(&main_body("    printf();"), "4:5: `printf` needs a format string");
+    err(
+        "struct S { int a; };\nint main() { struct S s; printf(\"%d\", s); return 0; }",
+        "2:39: a value of type `struct S` cannot be printed with `printf`",
+    );
+}
+
+#[test]
+fn more_enzyme_rules() {
+    assert_eq!(ad_err("double d = __enzyme_autodiff(sqrt, 1.0)"), vec!["5:34: builtin `sqrt` cannot be differentiated directly"]);
+    assert_eq!(ad_err("double d = __enzyme_autodiff()"), vec!["5:16: `__enzyme_autodiff` needs the function to differentiate as its first argument"]);
+    assert_eq!(ad_err("__enzyme_autodiff(sq, enzyme_const)"), vec!["5:27: `enzyme_const` must be followed by an argument"]);
+    assert_eq!(ad_err("__enzyme_autodiff(sq, enzyme_const, enzyme_out, 1.0)"), vec!["5:41: expected a value for parameter `x` of `sq`, found `enzyme_out`"]);
+    let errs = errors("double g(double x);\nint main() { double d = __enzyme_autodiff(g, 1.0); return 0; }");
+    assert!(errs.iter().any(|e| e == "2:43: cannot differentiate `g`: its body is not in this file"), "{errs:#?}");
+}
+
+// ------------------------------------------------------------ robustness
+
+#[test]
+fn error_expressions_do_not_cascade() {
+    // One unknown name gives one error per function, however it is used.
+    let errs = errors(&main_body(
+        "    int x = (y + 1) * 2 - *(&y)[0];\n    double d = sqrt(y) + x;",
+    ));
+    assert_eq!(errs, vec!["4:14: use of undeclared identifier `y`"]);
+}
+
+#[test]
 fn deep_trees_do_not_overflow() {
-    let n = 9000;
+    let n = 9990;
     let src = format!(
         "int main() {{ int x = 0; x = {}0; return x; }}",
         "1 + ".repeat(n)
@@ -1140,5 +1202,62 @@ fn print_bad_corpus() {
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
         print!("{}", crate::diag::render(&name, &src, &diags, false));
+    }
+}
+
+/// Mutated samples (bytes deleted, duplicated or swapped) never make the
+/// checker panic: every run ends with diagnostics or a program.
+#[test]
+fn mutated_samples_never_panic() {
+    let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
+    let mut next = move |n: usize| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        (seed % n.max(1) as u64) as usize
+    };
+    let rounds: usize = std::env::var("PARC_FUZZ_ROUNDS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(20);
+    for path in pc_files("samples").into_iter().chain(pc_files("tests/bad")) {
+        let src = std::fs::read(&path).unwrap_or_default();
+        if src.len() > 20_000 {
+            continue;
+        }
+        for _ in 0..rounds {
+            let mut s = src.clone();
+            for _ in 0..1 + next(4) {
+                if s.is_empty() {
+                    break;
+                }
+                let a = next(s.len());
+                let b = (a + 1 + next(12)).min(s.len());
+                match next(3) {
+                    0 => {
+                        s.drain(a..b);
+                    }
+                    1 => {
+                        let chunk: Vec<u8> = s[a..b].to_vec();
+                        let at = next(s.len());
+                        s.splice(at..at, chunk);
+                    }
+                    _ => {
+                        let c = next(s.len());
+                        s.swap(a, c);
+                    }
+                }
+            }
+            let text = String::from_utf8_lossy(&s);
+            let (ast, _) = parse(&text);
+            let (_, diags) = check(&ast);
+            assert!(
+                !diags
+                    .iter()
+                    .any(|d| d.message.starts_with("internal error")),
+                "the checker panicked on a mutation of {}:\n{text}",
+                path.display()
+            );
+        }
     }
 }

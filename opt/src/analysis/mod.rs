@@ -1,0 +1,1 @@
+//! Analyses the passes share. Each is a side table recomputed from the IR.
