@@ -257,9 +257,15 @@ pub enum IntSuffix {
 
 #[derive(Clone, Debug)]
 pub enum ExprKind {
-    /// The value as written; the checker picks its type from the value and
-    /// suffix as C does and reports literals too large for any type.
-    IntLit(u128, IntSuffix),
+    /// The value as written; the checker picks its type from the value,
+    /// the suffix and the radix as C does (C99 6.4.4.1) and reports
+    /// literals too large for any type.
+    IntLit {
+        value: u128,
+        suffix: IntSuffix,
+        /// False for hexadecimal and octal literals, which may be unsigned.
+        decimal: bool,
+    },
     /// `is_float` for an `f`/`F` suffix.
     FloatLit {
         value: f64,

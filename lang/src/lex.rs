@@ -32,6 +32,9 @@ pub enum Number {
     Int {
         value: u128,
         suffix: IntSuffix,
+        /// Written in decimal (C types decimal and hex/octal literals
+        /// differently: `0xFFFFFFFF` is `unsigned`, `4294967295` is `long`).
+        decimal: bool,
     },
     /// A `float` literal (`f` suffix) holds the value rounded to binary32
     /// directly from the decimal text, to avoid double rounding.
@@ -460,6 +463,7 @@ fn lex_number(lex: &mut Lexer<Token>) -> Number {
             Number::Int {
                 value: 0,
                 suffix: IntSuffix::None,
+                decimal: true,
             }
         }
     }
@@ -483,7 +487,11 @@ pub(crate) fn convert_number(text: &str) -> Result<Number, NumError> {
         }
         let value = accumulate(&text[2..digits_end], 16)?;
         let suffix = int_suffix(&text[digits_end..])?;
-        return Ok(Number::Int { value, suffix });
+        return Ok(Number::Int {
+            value,
+            suffix,
+            decimal: false,
+        });
     }
     // Decimal or octal integer, or decimal floating literal:
     // digits [. digits] [e[+-]digits] suffix
@@ -562,7 +570,8 @@ pub(crate) fn convert_number(text: &str) -> Result<Number, NumError> {
         ));
     }
     let suffix = int_suffix(suffix)?;
-    let value = if number.len() > 1 && number.starts_with('0') {
+    let decimal = !(number.len() > 1 && number.starts_with('0'));
+    let value = if !decimal {
         if let Some(bad) = number.chars().find(|c| !('0'..='7').contains(c)) {
             return Err((
                 format!("invalid digit `{bad}` in octal literal `{number}`"),
@@ -576,7 +585,11 @@ pub(crate) fn convert_number(text: &str) -> Result<Number, NumError> {
     } else {
         accumulate(number, 10)?
     };
-    Ok(Number::Int { value, suffix })
+    Ok(Number::Int {
+        value,
+        suffix,
+        decimal,
+    })
 }
 
 fn accumulate(digits: &str, radix: u32) -> Result<u128, NumError> {

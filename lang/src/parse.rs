@@ -1102,7 +1102,15 @@ pub(crate) fn stmt(kind: StmtKind, lo: usize, hi: usize) -> Stmt {
 
 pub(crate) fn number(n: Number) -> ExprKind {
     match n {
-        Number::Int { value, suffix } => ExprKind::IntLit(value, suffix),
+        Number::Int {
+            value,
+            suffix,
+            decimal,
+        } => ExprKind::IntLit {
+            value,
+            suffix,
+            decimal,
+        },
         Number::Float { value, is_float } => ExprKind::FloatLit { value, is_float },
     }
 }

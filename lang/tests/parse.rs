@@ -67,7 +67,11 @@ fn list(es: &[Expr]) -> String {
 
 fn ex(e: &Expr) -> String {
     match &e.kind {
-        ExprKind::IntLit(v, s) => {
+        ExprKind::IntLit {
+            value: v,
+            suffix: s,
+            ..
+        } => {
             let suf = match s {
                 IntSuffix::None => "",
                 IntSuffix::Long => "l",
@@ -459,8 +463,22 @@ fn lex_errs(src: &str) -> String {
     show(&d, src)
 }
 
+/// A decimal integer token.
 fn int(value: u128, suffix: IntSuffix) -> Token {
-    Token::Number(Number::Int { value, suffix })
+    Token::Number(Number::Int {
+        value,
+        suffix,
+        decimal: true,
+    })
+}
+
+/// A hexadecimal or octal integer token.
+fn radix_int(value: u128, suffix: IntSuffix) -> Token {
+    Token::Number(Number::Int {
+        value,
+        suffix,
+        decimal: false,
+    })
 }
 
 fn float(value: f64, is_float: bool) -> Token {
@@ -642,9 +660,9 @@ fn lex_integers() {
         vec![
             int(0, None),
             int(42, None),
-            int(42, None),
-            int(42, None),
-            int(42, None)
+            radix_int(42, None),
+            radix_int(42, None),
+            radix_int(42, None)
         ]
     );
     assert_eq!(
@@ -663,8 +681,8 @@ fn lex_integers() {
             int(1, UnsignedLong),
             int(1, UnsignedLong),
             int(1, UnsignedLong),
-            int(255, Unsigned),
-            int(16, Long),
+            radix_int(255, Unsigned),
+            radix_int(16, Long),
         ]
     );
     assert_eq!(
@@ -673,7 +691,7 @@ fn lex_integers() {
     );
     assert_eq!(
         toks("0x1E+1"),
-        vec![int(30, None), Token::Plus, int(1, None)]
+        vec![radix_int(30, None), Token::Plus, int(1, None)]
     );
 }
 

@@ -15,6 +15,7 @@
 //!   holds no cached analysis results.
 
 pub mod analysis;
+pub mod fold;
 pub mod passes;
 
 use parc_ir::Module;
@@ -53,7 +54,19 @@ pub fn pipeline(opt_level: u8) -> Vec<&'static str> {
     match opt_level {
         0 => vec![],
         1 => vec!["dce"],
-        _ => vec!["dce"],
+        _ => vec![
+            "sroa",
+            "mem2reg",
+            "inline",
+            "sroa",
+            "mem2reg",
+            "sync-elim",
+            "serialize-small-tasks",
+            "sync-elim",
+            "adce",
+            "dce",
+            "mark-parallel-loops",
+        ],
     }
 }
 

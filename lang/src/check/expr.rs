@@ -151,7 +151,11 @@ impl Checker {
         let span = e.span;
         match &e.kind {
             ast::ExprKind::Error => err_expr(span),
-            ast::ExprKind::IntLit(v, suffix) => self.int_lit(*v, *suffix, span),
+            ast::ExprKind::IntLit {
+                value,
+                suffix,
+                decimal,
+            } => self.int_lit(*value, *suffix, *decimal, span),
             ast::ExprKind::FloatLit { value, is_float } => {
                 if *is_float {
                     mk(
@@ -258,20 +262,36 @@ impl Checker {
         v
     }
 
-    fn int_lit(&mut self, v: u128, suffix: ast::IntSuffix, span: Span) -> Expr {
+    fn int_lit(&mut self, v: u128, suffix: ast::IntSuffix, decimal: bool, span: Span) -> Expr {
         use ast::IntSuffix as S;
-        // C99 6.4.4.1: the first type of the list that can hold the value.
-        // The AST does not record the radix, so unsuffixed values above
-        // `long` become `unsigned long` (as C does for hex literals).
-        let ty = match suffix {
-            S::None if v <= i32::MAX as u128 => Some(CType::Int),
-            S::None | S::Long if v <= i64::MAX as u128 => Some(CType::Long),
-            S::Unsigned if v <= u32::MAX as u128 => Some(CType::UInt),
-            _ if v <= u64::MAX as u128 => Some(CType::ULong),
-            _ => None,
+        // C99 6.4.4.1: the first type of the suffix's list that can hold the
+        // value; hexadecimal and octal lists also have the unsigned types.
+        let candidates: &[CType] = match (suffix, decimal) {
+            (S::None, true) => &[CType::Int, CType::Long],
+            (S::None, false) => &[CType::Int, CType::UInt, CType::Long, CType::ULong],
+            (S::Unsigned, _) => &[CType::UInt, CType::ULong],
+            (S::Long, true) => &[CType::Long],
+            (S::Long, false) => &[CType::Long, CType::ULong],
+            (S::UnsignedLong, _) => &[CType::ULong],
         };
+        let fits = |ty: &CType| match ty {
+            CType::Int => v <= i32::MAX as u128,
+            CType::UInt => v <= u32::MAX as u128,
+            CType::Long => v <= i64::MAX as u128,
+            _ => v <= u64::MAX as u128,
+        };
+        let ty = candidates.iter().find(|t| fits(t)).cloned();
         match ty {
             Some(ty) => int_const(v as u64 as i64, ty, span),
+            None if v <= u64::MAX as u128 => {
+                let widest = candidates.last().map_or("long".to_string(), |t| self.ty_name(t));
+                self.push(
+                    Diagnostic::error(span, "integer literal is too large")
+                        .with_label(format!("does not fit in `{widest}`"))
+                        .with_help("add a `UL` suffix to make it `unsigned long`"),
+                );
+                err_expr(span)
+            }
             None => {
                 self.push(
                     Diagnostic::error(span, "integer literal is too large")

@@ -1032,37 +1032,76 @@ fn self_reference_in_initializer() {
 
 #[test]
 fn more_expression_rules() {
-    ok(&main_body("    int a[3];\n    int x = 1[a];\n    int *p = a;\n    x = p[2] + *(p + 1);"));
+    ok(&main_body(
+        "    int a[3];\n    int x = 1[a];\n    int *p = a;\n    x = p[2] + *(p + 1);",
+    ));
     err(
         &main_body("    int x = 1;\n    int *p = &x;\n    double d = x ? p : 1.5;"),
         "6:16: the branches of `?:` have incompatible types `int*` and `double`",
     );
-    err(&main_body("    int x = 1;\n    double d = x[0];"), "5:16: subscripted value of type `int` is not an array or a pointer");
-    err(&main_body("    int a[2];\n    int x = a[1.5];"), "5:15: array index has type `double`; it must be an integer");
-    err(&main_body("    int x = 1;\n    int *p = &x;\n    p->y = 2;"), "6:5: `->` needs a pointer to a struct, but this has type `int*`");
-    err(&main_body("    long s = sizeof(void);"), "4:21: the operand of `sizeof` has type `void`");
-    err(&main_body("    void v;"), "4:10: variable `v` has type `void`");
-    err("struct S;\nint main() { struct S s; return 0; }", "2:24: variable `s` has incomplete type `struct S`");
-    err("struct S { int a; int a; };\nint main() { return 0; }", "1:23: duplicate field `a` in struct `S`");
-    err("struct S { int a; };\nstruct S { int b; };\nint main() { return 0; }", "2:8: redefinition of struct `S`");
+    err(
+        &main_body("    int x = 1;\n    double d = x[0];"),
+        "5:16: subscripted value of type `int` is not an array or a pointer",
+    );
+    err(
+        &main_body("    int a[2];\n    int x = a[1.5];"),
+        "5:15: array index has type `double`; it must be an integer",
+    );
+    err(
+        &main_body("    int x = 1;\n    int *p = &x;\n    p->y = 2;"),
+        "6:5: `->` needs a pointer to a struct, but this has type `int*`",
+    );
+    err(
+        &main_body("    long s = sizeof(void);"),
+        "4:21: the operand of `sizeof` has type `void`",
+    );
+    err(
+        &main_body("    void v;"),
+        "4:10: variable `v` has type `void`",
+    );
+    err(
+        "int main() { struct S s; return 0; }\nstruct S { int a; };",
+        "1:23: variable `s` has incomplete type `struct S`",
+    );
+    err(
+        "struct S { int a; int a; };\nint main() { return 0; }",
+        "1:23: duplicate field `a` in struct `S`",
+    );
+    err(
+        "struct S { int a; };\nstruct S { int b; };\nint main() { return 0; }",
+        "2:8: redefinition of struct `S`",
+    );
     err("int main();", "1:5: `main` is declared but never defined");
-    err(&main_body("    int x = 0;\n    x = f;"), "5:9: use of undeclared identifier `f`");
-    err("int f() { return 1; }\nint main() { int x = f; return x; }", "2:22: function `f` used as a value");
+    err(
+        &main_body("    int x = 0;\n    x = f;"),
+        "5:9: use of undeclared identifier `f`",
+    );
+    err(
+        "int f() { return 1; }\nint main() { int x = f; return x; }",
+        "2:22: function `f` used as a value",
+    );
 }
 
 #[test]
 fn more_gpu_rules() {
     err(
-        &format!("{KERNEL}__global__ void l(int *a) {{ k<<<1, 1>>>(a); }}\nint main() {{ return 0; }}"),
+        &format!(
+            "{KERNEL}__global__ void l(int *a) {{ k<<<1, 1>>>(a); }}\nint main() {{ return 0; }}"
+        ),
         "2:29: kernels can only be launched from host code",
     );
     err(
         &format!("{KERNEL}int main() {{ int *d = 0; k<<<1, 1>>>(d, d); return 0; }}"),
-        "2:42: kernel `k` takes 1 argument but 2 were given",
+        "2:41: kernel `k` takes 1 argument but 2 were given",
     );
-    err(&main_body("    dim3 g = dim3(1, 2, 3, 4);"), "4:28: `dim3` takes at most 3 components, but 4 were given");
-    err(&main_body("    dim3 g = dim3(1.5);"), "4:19: `dim3` components must be integers, but this has type `double`");
-    err(&main_body("    int x(3);"), "4:10: constructor-style initialization is only for `dim3`");
+    err(
+        &main_body("    dim3 g = dim3(1, 2, 3, 4);"),
+        "4:28: `dim3` takes at most 3 components, but 4 were given",
+    );
+    err(
+        &main_body("    dim3 g = dim3(1.5);"),
+        "4:19: `dim3` components must be integers, but this has type `double`",
+    );
     err(
         "__global__ void k(int *a) { cudaFree(a); }\nint main() { return 0; }",
         "1:29: `cudaFree` can only be called from host code",
@@ -1079,9 +1118,17 @@ fn more_gpu_rules() {
 
 #[test]
 fn more_printf_rules() {
-    ok(&main_body("    char *fmt = \"%d\\n\";\n    printf(fmt, 1.5);\n    printf(\"%*d|%-*.*f\\n\", 5, 1, 8, 2, 3.5);"));
-    err(&main_body("    printf(\"%*d\\n\", 1.0, 2);"), "4:21: a `*` width or precision expects an `int` argument, but argument 2 has type `double`");
-    err(&main_body("    printf();"), "4:5: `printf` needs a format string");
+    ok(&main_body(
+        "    char *fmt = \"%d\\n\";\n    printf(fmt, 1.5);\n    printf(\"%*d|%-*.*f\\n\", 5, 1, 8, 2, 3.5);",
+    ));
+    err(
+        &main_body("    printf(\"%*d\\n\", 1.0, 2);"),
+        "4:21: a `*` width or precision expects an `int` argument, but argument 2 has type `double`",
+    );
+    err(
+        &main_body("    printf();"),
+        "4:5: `printf` needs a format string",
+    );
     err(
         "struct S { int a; };\nint main() { struct S s; printf(\"%d\", s); return 0; }",
         "2:39: a value of type `struct S` cannot be printed with `printf`",
@@ -1090,12 +1137,30 @@ fn more_printf_rules() {
 
 #[test]
 fn more_enzyme_rules() {
-    assert_eq!(ad_err("double d = __enzyme_autodiff(sqrt, 1.0)"), vec!["5:34: builtin `sqrt` cannot be differentiated directly"]);
-    assert_eq!(ad_err("double d = __enzyme_autodiff()"), vec!["5:16: `__enzyme_autodiff` needs the function to differentiate as its first argument"]);
-    assert_eq!(ad_err("__enzyme_autodiff(sq, enzyme_const)"), vec!["5:27: `enzyme_const` must be followed by an argument"]);
-    assert_eq!(ad_err("__enzyme_autodiff(sq, enzyme_const, enzyme_out, 1.0)"), vec!["5:41: expected a value for parameter `x` of `sq`, found `enzyme_out`"]);
-    let errs = errors("double g(double x);\nint main() { double d = __enzyme_autodiff(g, 1.0); return 0; }");
-    assert!(errs.iter().any(|e| e == "2:43: cannot differentiate `g`: its body is not in this file"), "{errs:#?}");
+    assert_eq!(
+        ad_err("double d = __enzyme_autodiff(sqrt, 1.0)"),
+        vec!["5:34: builtin `sqrt` cannot be differentiated directly"]
+    );
+    assert_eq!(
+        ad_err("double d = __enzyme_autodiff()"),
+        vec!["5:16: `__enzyme_autodiff` needs the function to differentiate as its first argument"]
+    );
+    assert_eq!(
+        ad_err("__enzyme_autodiff(sq, enzyme_const)"),
+        vec!["5:27: `enzyme_const` must be followed by an argument"]
+    );
+    assert_eq!(
+        ad_err("__enzyme_autodiff(sq, enzyme_const, enzyme_out, 1.0)"),
+        vec!["5:41: expected a value for parameter `x` of `sq`, found `enzyme_out`"]
+    );
+    let errs = errors(
+        "double g(double x);\nint main() { double d = __enzyme_autodiff(g, 1.0); return 0; }",
+    );
+    assert!(
+        errs.iter()
+            .any(|e| e == "2:43: cannot differentiate `g`: its body is not in this file"),
+        "{errs:#?}"
+    );
 }
 
 // ------------------------------------------------------------ robustness

@@ -1,1 +1,3 @@
 //! Analyses the passes share. Each is a side table recomputed from the IR.
+
+pub mod parallel_loops;

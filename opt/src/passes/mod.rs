@@ -3,7 +3,23 @@
 
 use crate::Pass;
 
+pub mod adce;
 pub mod dce;
+pub mod inline;
+pub mod mark_parallel_loops;
+pub mod mem2reg;
+pub mod serialize_tasks;
+pub mod sroa;
+pub mod sync_elim;
 
 /// Every pass, by the name the pipeline and the command line use.
-pub const ALL: &[(&str, Pass)] = &[("dce", dce::run)];
+pub const ALL: &[(&str, Pass)] = &[
+    ("dce", dce::run),
+    ("adce", adce::run),
+    ("inline", inline::run),
+    ("sync-elim", sync_elim::run),
+    ("serialize-small-tasks", serialize_tasks::run),
+    ("mark-parallel-loops", mark_parallel_loops::run),
+    ("mem2reg", mem2reg::run),
+    ("sroa", sroa::run),
+];

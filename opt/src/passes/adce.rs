@@ -1,0 +1,203 @@
+//! `adce`: aggressive dead code elimination. Everything is presumed dead
+//! until proven live, so, unlike `dce`, dead *cycles* go too — typically a
+//! loop-carried value (a block parameter of a loop header) that nobody
+//! reads except its own update on the back edge.
+//!
+//! # Liveness
+//! Roots: every instruction with an effect ([`InstKind::has_side_effects`]:
+//! stores, calls, impure intrinsics, divisions that may trap) and every
+//! terminator. This is the "all branches live" variant of ADCE: control
+//! flow is never removed (no post-dominator-based control dependence), so
+//! infinite loops, exits and Tapir's `detach`/`reattach`/`sync` stay as
+//! they are; `simplify-cfg` cleans up blocks that end up empty.
+//!
+//! A live instruction makes its operands live, except that a branch's
+//! block-call arguments are not operands of the branch itself: argument
+//! `i` of a branch to `B` is live only once `B`'s parameter `i` is live.
+//! (A `brif`'s condition and a `return`'s value are live with the branch.)
+//! A live block parameter makes argument `i` of every branch to its block
+//! live. Entry-block parameters are the function's and always stay.
+//!
+//! # Removal
+//! Dead instructions leave their blocks; dead block parameters leave their
+//! blocks, with the matching argument of every branch to them, and the
+//! remaining parameters are renumbered. Loads may be removed (a load whose
+//! value nobody needs can only matter by faulting, which is undefined
+//! behaviour in ParC), as `dce` does.
+//!
+//! Tapir: nothing moves, control flow is untouched, and the blocks a
+//! detach, reattach or sync targets have no parameters, so every Tapir
+//! rule that held before holds after.
+
+use crate::PassContext;
+use parc_ir::{Block, BlockCall, Function, InstKind, Module, Value, ValueDef};
+use std::collections::{HashMap, HashSet};
+
+pub fn run(module: &mut Module, ctx: &mut PassContext) -> bool {
+    let (mut insts, mut params) = (0, 0);
+    let changed = crate::for_each_function(module, |f| {
+        let (i, p) = run_function(f);
+        insts += i;
+        params += p;
+        i + p > 0
+    });
+    ctx.count("adce.removed-insts", insts);
+    ctx.count("adce.removed-params", params);
+    changed
+}
+
+/// Removes the dead instructions and block parameters of `func`; returns
+/// how many of each.
+pub fn run_function(func: &mut Function) -> (u64, u64) {
+    let live = live_values(func);
+
+    // Instructions: keep the effects and those whose result is live.
+    let mut removed_insts = 0;
+    for &b in &func.layout {
+        let before = func.blocks[b].insts.len();
+        let insts = std::mem::take(&mut func.blocks[b].insts);
+        let keep: Vec<_> = insts
+            .into_iter()
+            .filter(|&i| {
+                let data = &func.insts[i];
+                data.kind.has_side_effects() || data.result.is_some_and(|r| live.contains(&r))
+            })
+            .collect();
+        removed_insts += (before - keep.len()) as u64;
+        func.blocks[b].insts = keep;
+    }
+
+    // Block parameters (never the entry's: they are the signature's).
+    let mut dead_params: HashMap<Block, Vec<bool>> = HashMap::new();
+    for &b in func.layout.iter().skip(1) {
+        let dead: Vec<bool> = func.blocks[b]
+            .params
+            .iter()
+            .map(|v| !live.contains(v))
+            .collect();
+        if dead.iter().any(|&d| d) {
+            dead_params.insert(b, dead);
+        }
+    }
+    let mut removed_params = 0;
+    if !dead_params.is_empty() {
+        for (&b, dead) in &dead_params {
+            let params = std::mem::take(&mut func.blocks[b].params);
+            let kept: Vec<Value> = params
+                .into_iter()
+                .zip(dead)
+                .filter(|(_, d)| !**d)
+                .map(|(v, _)| v)
+                .collect();
+            removed_params += (dead.len() - kept.len()) as u64;
+            for (n, &v) in kept.iter().enumerate() {
+                func.values[v].def = ValueDef::Param(b, n as u32);
+            }
+            func.blocks[b].params = kept;
+        }
+        for (_, i) in func
+            .placed_insts()
+            .filter(|&(_, i)| func.inst(i).is_terminator())
+            .collect::<Vec<_>>()
+        {
+            for_each_block_call(func.inst_mut(i), |call| {
+                if let Some(dead) = dead_params.get(&call.block) {
+                    let mut n = 0;
+                    call.args.retain(|_| {
+                        n += 1;
+                        !dead[n - 1]
+                    });
+                }
+            });
+        }
+    }
+    (removed_insts, removed_params)
+}
+
+/// The live values of `func` (see the module doc).
+fn live_values(func: &Function) -> HashSet<Value> {
+    // For each block parameter, the branch arguments that feed it.
+    let mut incoming: HashMap<Value, Vec<Value>> = HashMap::new();
+    for (_, i) in func.placed_insts() {
+        let calls: &[&BlockCall] = match func.inst(i) {
+            InstKind::Jump(call) => &[call],
+            InstKind::Brif {
+                then_dest,
+                else_dest,
+                ..
+            } => &[then_dest, else_dest],
+            _ => &[],
+        };
+        for call in calls {
+            let Some(params) = func.blocks.get(call.block).map(|d| &d.params) else {
+                continue;
+            };
+            for (&p, &a) in params.iter().zip(&call.args) {
+                incoming.entry(p).or_default().push(a);
+            }
+        }
+    }
+
+    let mut live: HashSet<Value> = HashSet::new();
+    let mut work: Vec<Value> = Vec::new();
+    let mark = |v: Value, live: &mut HashSet<Value>, work: &mut Vec<Value>| {
+        if live.insert(v) {
+            work.push(v);
+        }
+    };
+    if let Some(entry) = func.entry() {
+        for &p in func.block_params(entry) {
+            mark(p, &mut live, &mut work);
+        }
+    }
+    for (_, i) in func.placed_insts() {
+        let kind = func.inst(i);
+        if !kind.has_side_effects() {
+            continue;
+        }
+        for v in root_operands(kind) {
+            mark(v, &mut live, &mut work);
+        }
+    }
+    while let Some(v) = work.pop() {
+        match func.value_def(v) {
+            ValueDef::Result(i) => {
+                for u in root_operands(func.inst(i)) {
+                    mark(u, &mut live, &mut work);
+                }
+            }
+            ValueDef::Param(..) => {
+                for &a in incoming.get(&v).into_iter().flatten() {
+                    mark(a, &mut live, &mut work);
+                }
+            }
+        }
+    }
+    live
+}
+
+/// The operands an instruction needs for itself: all of them, except a
+/// branch's block-call arguments (which belong to the target's parameters).
+fn root_operands(kind: &InstKind) -> Vec<Value> {
+    match kind {
+        InstKind::Jump(_) => Vec::new(),
+        InstKind::Brif { cond, .. } => vec![*cond],
+        other => other.operands(),
+    }
+}
+
+/// Calls `f` on each block call of a terminator.
+fn for_each_block_call(kind: &mut InstKind, mut f: impl FnMut(&mut BlockCall)) {
+    match kind {
+        InstKind::Jump(call) => f(call),
+        InstKind::Brif {
+            then_dest,
+            else_dest,
+            ..
+        } => {
+            f(then_dest);
+            f(else_dest);
+        }
+        _ => {}
+    }
+}

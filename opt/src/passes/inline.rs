@@ -1,0 +1,521 @@
+//! `inline`: replaces direct calls of small functions by a copy of the
+//! callee's body.
+//!
+//! # Order
+//! Bottom-up over the call graph: its strongly connected components are
+//! visited callees first (Tarjan), so a callee has already received its own
+//! inlining when its size is judged and its body copied. Only the call
+//! sites present before a function's turn are considered; calls that
+//! arrive inside an inlined body were already judged in the callee.
+//!
+//! # Cost model
+//! The size of a function is its number of placed instructions
+//! (terminators included). A call of `g` is inlined when all hold:
+//! - `g` has a body (not `import`) and is not a kernel; a host function is
+//!   inlined into host functions, a device function into kernels and
+//!   device functions (`inline.skipped.declaration`, `.kind`);
+//! - `g` is not recursive: not in a call-graph cycle, itself included
+//!   (`.recursive`);
+//! - `g` has no `detach`, `reattach` or `sync` (`.tapir`): its sync regions
+//!   would have to become fresh regions of the caller and its implicit
+//!   syncs before returns would have to stay in place; that is possible but
+//!   not worth the risk yet, and spawning callees are rarely small;
+//! - no address of one of `g`'s `alloca`s can outlive the call: none is
+//!   returned, stored to memory or turned into an integer (`.escaping-alloca`).
+//!   In ParC such a pointer dangles; inlined, the object would live on in
+//!   the caller's frame and the interpreter could no longer report the
+//!   use after return;
+//! - `g` has no loop, or the call is in no loop of the caller
+//!   (`.loop-in-loop`): a loop called from a loop is where LICM and the
+//!   Tapir lowering want to see one call — Tapir's `normalize` example
+//!   hoists `mag(in, n)` out of the parallel loop only while it is a call;
+//! - `size(g) <=` [`MAX_SIZE`], or `<=` [`MAX_SIZE_ONE_SITE`] when the call
+//!   is the only call of `g` in the module, so inlining it does not grow
+//!   the program much (`.too-big`);
+//! - the caller stays below [`MAX_CALLER_SIZE`] (`.caller-too-big`), which
+//!   bounds the growth of any one function.
+//!
+//! # The transformation
+//! The call's block is split after the call: the instructions after it move
+//! to a continuation block, which takes the call's result (if any) as a
+//! block parameter. The callee's blocks are copied between the two, its
+//! values and blocks renamed, its entry parameters replaced by the call's
+//! arguments, each `return v` turned into a jump to the continuation
+//! passing `v`, and its source positions kept (a fault in inlined code is
+//! reported at the callee's line, in the caller).
+//!
+//! `alloca`s keep their meaning: a fresh, zero-filled object per execution
+//! of the call, private to the task that runs it. They move to the caller's
+//! entry block — or, when the call is inside a task (a `parallel_for` body,
+//! a spawned statement), to the top of the first block of the innermost
+//! such task, so that each task execution still has its own object (an
+//! `alloca` in the caller's entry would be shared by every iteration of a
+//! parallel loop: a race). That block runs once per execution of the
+//! enclosing function or task; when the call is inside a loop nested in
+//! that scope, it runs more often than the block, so the inlined body
+//! first re-zeroes each moved object (a zero store for a 1-, 4- or 8-byte
+//! object, `memset` otherwise).
+//!
+//! # Tapir constraints
+//! The copied body has no Tapir terminators, so it adds no task, sync
+//! region or return: a call inside a task becomes code of that task (it is
+//! dominated by the task's entry and leaves only through the continuation,
+//! so rule T1 holds), and the continuation of a detach still reaches the
+//! same syncs (T4).
+
+use crate::PassContext;
+use parc_ir::analysis::{FunctionAnalyses, LoopAnalysis};
+use parc_ir::{
+    Block, BlockCall, CastOp, FuncId, FuncKind, Function, Inst, InstKind, Intrinsic, Module, Type,
+    Value,
+};
+use std::collections::{HashMap, HashSet};
+
+/// Largest callee inlined at any call site.
+pub const MAX_SIZE: usize = 40;
+/// Largest callee inlined at its only call site in the module.
+pub const MAX_SIZE_ONE_SITE: usize = 400;
+/// No caller grows beyond this many instructions by inlining.
+pub const MAX_CALLER_SIZE: usize = 20_000;
+
+pub fn run(module: &mut Module, ctx: &mut PassContext) -> bool {
+    let (order, recursive) = bottom_up(module);
+    let mut sites: HashMap<FuncId, usize> = HashMap::new();
+    for f in module.funcs.values() {
+        for (_, i) in f.placed_insts() {
+            if let InstKind::Call { func, .. } = f.inst(i) {
+                *sites.entry(*func).or_default() += 1;
+            }
+        }
+    }
+    let mut changed = false;
+    for caller in order {
+        if module.funcs[caller].is_declaration() {
+            continue;
+        }
+        // Take the caller out of the module so callees can be read while it
+        // is edited (a caller never inlines itself: that is recursion).
+        let mut func = std::mem::take(&mut module.funcs[caller]);
+        changed |= inline_into(&mut func, module, &recursive, &sites, ctx);
+        module.funcs[caller] = func;
+    }
+    changed
+}
+
+/// Why a call is not inlined (the `inline.skipped.*` counter names).
+fn refusal(
+    caller: &Function,
+    an: &FunctionAnalyses,
+    call_block: Block,
+    module: &Module,
+    callee: FuncId,
+    recursive: &HashSet<FuncId>,
+    sites: &HashMap<FuncId, usize>,
+) -> Option<&'static str> {
+    let g = &module.funcs[callee];
+    if g.is_declaration() {
+        return Some("declaration");
+    }
+    let kinds_ok = match (caller.kind, g.kind) {
+        (FuncKind::Host, FuncKind::Host) => true,
+        (FuncKind::Kernel | FuncKind::Device, FuncKind::Device) => true,
+        _ => false,
+    };
+    if !kinds_ok {
+        return Some("kind");
+    }
+    if recursive.contains(&callee) {
+        return Some("recursive");
+    }
+    let g_size = size(g);
+    if g.placed_insts().any(|(_, i)| {
+        matches!(
+            g.inst(i),
+            InstKind::Detach { .. } | InstKind::Reattach { .. } | InstKind::Sync { .. }
+        )
+    }) {
+        return Some("tapir");
+    }
+    if allocas_escape(g) {
+        return Some("escaping-alloca");
+    }
+    if an.loops.innermost(call_block).is_some() && has_loop(g) {
+        return Some("loop-in-loop");
+    }
+    let limit = if sites.get(&callee) == Some(&1) {
+        MAX_SIZE_ONE_SITE
+    } else {
+        MAX_SIZE
+    };
+    if g_size > limit {
+        return Some("too-big");
+    }
+    if size(caller) + g_size > MAX_CALLER_SIZE {
+        return Some("caller-too-big");
+    }
+    None
+}
+
+fn size(f: &Function) -> usize {
+    f.layout.iter().map(|&b| f.blocks[b].insts.len()).sum()
+}
+
+fn has_loop(f: &Function) -> bool {
+    let an = FunctionAnalyses::compute(f);
+    !an.loops.is_empty()
+}
+
+/// True if the address of an `alloca` of `f` (or a pointer derived from it
+/// by `ptradd`, `select` or a block parameter) is returned, stored as a
+/// value, or converted to an integer.
+fn allocas_escape(f: &Function) -> bool {
+    let mut derived: HashSet<Value> = HashSet::new();
+    // Grow the set to a fixpoint: block parameters may be fed from later
+    // blocks.
+    loop {
+        let before = derived.len();
+        for (_, i) in f.placed_insts() {
+            let kind = f.inst(i);
+            let from = |v: &Value| derived.contains(v);
+            let add = match kind {
+                InstKind::Alloca { .. } => true,
+                InstKind::PtrAdd(p, _) => from(p),
+                InstKind::Select(_, a, b) => from(a) || from(b),
+                _ => false,
+            };
+            if add && let Some(r) = f.result(i) {
+                derived.insert(r);
+            }
+            let mut params = Vec::new();
+            for_each_block_call(kind, |call| {
+                for (n, a) in call.args.iter().enumerate() {
+                    if derived.contains(a) {
+                        params.push(f.blocks[call.block].params[n]);
+                    }
+                }
+            });
+            derived.extend(params);
+        }
+        if derived.len() == before {
+            break;
+        }
+    }
+    f.placed_insts().any(|(_, i)| match f.inst(i) {
+        InstKind::Return(Some(v)) => derived.contains(v),
+        InstKind::Store { value, .. } => derived.contains(value),
+        InstKind::Cast(CastOp::PtrToInt, v) => derived.contains(v),
+        _ => false,
+    })
+}
+
+fn for_each_block_call(kind: &InstKind, mut f: impl FnMut(&BlockCall)) {
+    match kind {
+        InstKind::Jump(call) => f(call),
+        InstKind::Brif {
+            then_dest,
+            else_dest,
+            ..
+        } => {
+            f(then_dest);
+            f(else_dest);
+        }
+        _ => {}
+    }
+}
+
+/// Inlines the eligible calls of `func` (taken out of `module`).
+fn inline_into(
+    func: &mut Function,
+    module: &Module,
+    recursive: &HashSet<FuncId>,
+    sites: &HashMap<FuncId, usize>,
+    ctx: &mut PassContext,
+) -> bool {
+    // Calls already judged (refused ones, and calls copied from callees).
+    let mut judged: HashSet<Inst> = HashSet::new();
+    let mut changed = false;
+    loop {
+        let an = FunctionAnalyses::compute(func);
+        let next = func.placed_insts().find_map(|(b, i)| match func.inst(i) {
+            InstKind::Call { func: g, .. } if !judged.contains(&i) => Some((b, i, *g)),
+            _ => None,
+        });
+        let Some((block, call, callee)) = next else {
+            return changed;
+        };
+        judged.insert(call);
+        if !an.cfg.is_reachable(block) {
+            // Code after `exit`, say: nothing to gain, and no task or
+            // dominance information to place allocas with.
+            ctx.count("inline.skipped.unreachable", 1);
+            continue;
+        }
+        if let Some(why) = refusal(func, &an, block, module, callee, recursive, sites) {
+            ctx.count(&format!("inline.skipped.{why}"), 1);
+            continue;
+        }
+        // Allocas go to the innermost task's first block, or the entry.
+        let dest = match an.tasks.innermost(block) {
+            Some(t) => an.tasks.data(t).entry,
+            None => func.entry().expect("a caller has a body"),
+        };
+        let rezero = needs_rezero(&an.loops, block, dest);
+        let copied = inline_call(func, block, call, &module.funcs[callee], dest, rezero);
+        judged.extend(copied);
+        ctx.count("inline.inlined", 1);
+        changed = true;
+    }
+}
+
+/// True if `block` can run more than once per run of `dest` (the block
+/// that will hold the moved allocas): it lies in a loop `dest` is not in.
+fn needs_rezero(loops: &LoopAnalysis, block: Block, dest: Block) -> bool {
+    loops
+        .innermost(block)
+        .is_some_and(|l| !loops.data(l).contains(dest))
+}
+
+/// Inlines `callee` at `call` (in `block`), moving its allocas to the top of
+/// `dest`. Returns the copied call instructions.
+fn inline_call(
+    func: &mut Function,
+    block: Block,
+    call: Inst,
+    callee: &Function,
+    dest: Block,
+    rezero: bool,
+) -> Vec<Inst> {
+    let InstKind::Call { args, .. } = func.inst(call).clone() else {
+        unreachable!("inline_call on a call")
+    };
+    let call_loc = func.locs[call];
+    let result = func.result(call);
+
+    // Split: the instructions after the call move to the continuation.
+    let pos = func.blocks[block]
+        .insts
+        .iter()
+        .position(|&i| i == call)
+        .expect("the call is in its block");
+    let after = func.blocks[block].insts.split_off(pos + 1);
+    func.blocks[block].insts.pop();
+    let cont = func.create_block();
+    func.blocks[cont].insts = after;
+
+    // The callee's blocks and values, renamed.
+    let mut bmap: HashMap<Block, Block> = HashMap::new();
+    let mut vmap: HashMap<Value, Value> = HashMap::new();
+    let callee_entry = callee.entry().expect("a callee has a body");
+    for (&p, &a) in callee.block_params(callee_entry).iter().zip(&args) {
+        vmap.insert(p, a);
+    }
+    let new_blocks: Vec<Block> = callee
+        .layout
+        .iter()
+        .map(|&cb| {
+            let nb = func.create_block();
+            bmap.insert(cb, nb);
+            if cb != callee_entry {
+                for &p in callee.block_params(cb) {
+                    let np = func.append_block_param(nb, callee.value_type(p));
+                    vmap.insert(p, np);
+                }
+            }
+            nb
+        })
+        .collect();
+    let mut moved_allocas: Vec<Inst> = Vec::new();
+    let mut copied_calls: Vec<Inst> = Vec::new();
+    let mut new_insts: Vec<Inst> = Vec::new();
+    for &cb in &callee.layout {
+        let nb = bmap[&cb];
+        for &ci in callee.block_insts(cb) {
+            let kind = callee.inst(ci).clone();
+            let ty = callee.result(ci).map(|r| callee.value_type(r));
+            let ni = func.make_inst(kind, ty);
+            if let (Some(r), Some(nr)) = (callee.result(ci), func.result(ni)) {
+                vmap.insert(r, nr);
+            }
+            let loc = callee.locs[ci];
+            if loc.is_known() {
+                func.locs[ni] = loc;
+            }
+            match callee.inst(ci) {
+                InstKind::Alloca { .. } => moved_allocas.push(ni),
+                _ => {
+                    if matches!(callee.inst(ci), InstKind::Call { .. }) {
+                        copied_calls.push(ni);
+                    }
+                    func.blocks[nb].insts.push(ni);
+                }
+            }
+            new_insts.push(ni);
+        }
+    }
+    for &ni in &new_insts {
+        let kind = func.inst_mut(ni);
+        kind.map_operands(|v| *vmap.get(&v).expect("callee operands are defined"));
+        kind.map_successors(|b| bmap[&b]);
+        if let InstKind::Return(v) = kind {
+            let args = v.iter().copied().collect();
+            *kind = InstKind::Jump(BlockCall::new(cont, args));
+        }
+    }
+
+    // The call's result is the continuation's parameter.
+    let new_entry = bmap[&callee_entry];
+    let at = func
+        .layout
+        .iter()
+        .position(|&b| b == block)
+        .expect("the call's block is placed");
+    func.layout
+        .splice(at + 1..at + 1, new_blocks.iter().copied().chain([cont]));
+    if let Some(r) = result {
+        let p = func.append_block_param(cont, func.value_type(r));
+        func.replace_uses(r, p);
+    }
+    let jump = func.append_inst(block, InstKind::Jump(BlockCall::to(new_entry)), None);
+    if call_loc.is_known() {
+        func.locs[jump] = call_loc;
+    }
+
+    // Allocas to the top of `dest` (after the allocas already there), and
+    // re-zeroed at the inlined entry when `dest` runs less often.
+    if rezero {
+        let zeroing = zero_fill(func, &moved_allocas);
+        func.blocks[new_entry].insts.splice(0..0, zeroing);
+    }
+    let first_non_alloca = func.blocks[dest]
+        .insts
+        .iter()
+        .position(|&i| !matches!(func.inst(i), InstKind::Alloca { .. }))
+        .unwrap_or(0);
+    func.blocks[dest]
+        .insts
+        .splice(first_non_alloca..first_non_alloca, moved_allocas);
+    copied_calls
+}
+
+/// Instructions (not yet placed) that zero the objects of `allocas`.
+fn zero_fill(func: &mut Function, allocas: &[Inst]) -> Vec<Inst> {
+    let mut out = Vec::new();
+    for &a in allocas {
+        let InstKind::Alloca { size, .. } = *func.inst(a) else {
+            continue;
+        };
+        let ptr = func.result(a).expect("an alloca has a result");
+        let loc = func.locs[a];
+        let mut push = |func: &mut Function, kind: InstKind, ty: Option<Type>| -> Option<Value> {
+            let i = func.make_inst(kind, ty);
+            if loc.is_known() {
+                func.locs[i] = loc;
+            }
+            out.push(i);
+            func.result(i)
+        };
+        let scalar = match size {
+            1 => Some(Type::I8),
+            4 => Some(Type::I32),
+            8 => Some(Type::I64),
+            _ => None,
+        };
+        match scalar {
+            Some(ty) => {
+                let zero = push(func, InstKind::Iconst(0), Some(ty)).expect("a constant");
+                push(func, InstKind::Store { value: zero, ptr }, None);
+            }
+            None => {
+                let byte = push(func, InstKind::Iconst(0), Some(Type::I32)).expect("a constant");
+                let len =
+                    push(func, InstKind::Iconst(size as i64), Some(Type::I64)).expect("a constant");
+                push(
+                    func,
+                    InstKind::Intrinsic {
+                        op: Intrinsic::Memset,
+                        args: vec![ptr, byte, len],
+                    },
+                    None,
+                );
+            }
+        }
+    }
+    out
+}
+
+/// The functions in bottom-up order (callees before callers; the members
+/// of a cycle in any order) and the set of recursive functions (in a cycle
+/// of the call graph, a self-call included).
+fn bottom_up(module: &Module) -> (Vec<FuncId>, HashSet<FuncId>) {
+    let succs: HashMap<FuncId, Vec<FuncId>> = module
+        .funcs
+        .iter()
+        .map(|(id, f)| {
+            let mut out = Vec::new();
+            for (_, i) in f.placed_insts() {
+                match f.inst(i) {
+                    InstKind::Call { func, .. } => out.push(*func),
+                    InstKind::Launch { kernel, .. } => out.push(*kernel),
+                    _ => {}
+                }
+            }
+            (id, out)
+        })
+        .collect();
+    // Tarjan's algorithm, iterative; components come out callees first.
+    let mut index: HashMap<FuncId, usize> = HashMap::new();
+    let mut low: HashMap<FuncId, usize> = HashMap::new();
+    let mut on_stack: HashSet<FuncId> = HashSet::new();
+    let mut stack: Vec<FuncId> = Vec::new();
+    let mut order = Vec::new();
+    let mut recursive = HashSet::new();
+    for root in module.funcs.keys() {
+        if index.contains_key(&root) {
+            continue;
+        }
+        let mut frames: Vec<(FuncId, usize)> = vec![(root, 0)];
+        index.insert(root, index.len());
+        low.insert(root, index[&root]);
+        stack.push(root);
+        on_stack.insert(root);
+        while let Some(top) = frames.last_mut() {
+            let v = top.0;
+            if let Some(&w) = succs[&v].get(top.1) {
+                top.1 += 1;
+                if !index.contains_key(&w) {
+                    let n = index.len();
+                    index.insert(w, n);
+                    low.insert(w, n);
+                    stack.push(w);
+                    on_stack.insert(w);
+                    frames.push((w, 0));
+                } else if on_stack.contains(&w) {
+                    let m = low[&v].min(index[&w]);
+                    low.insert(v, m);
+                }
+                continue;
+            }
+            frames.pop();
+            if let Some(&(parent, _)) = frames.last() {
+                let m = low[&parent].min(low[&v]);
+                low.insert(parent, m);
+            }
+            if low[&v] == index[&v] {
+                let mut component = Vec::new();
+                loop {
+                    let w = stack.pop().expect("v is on the stack");
+                    on_stack.remove(&w);
+                    component.push(w);
+                    if w == v {
+                        break;
+                    }
+                }
+                if component.len() > 1 || succs[&v].contains(&v) {
+                    recursive.extend(component.iter().copied());
+                }
+                order.extend(component);
+            }
+        }
+    }
+    (order, recursive)
+}

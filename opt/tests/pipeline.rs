@@ -1,0 +1,203 @@
+//! The whole pipeline on real programs: every `samples/*.pc` and
+//! `tests/run/*.pc` is compiled at -O0 and at -O2, the module is verified
+//! after every pass, and both builds must run in the reference interpreter
+//! to the expected output (`NAME.stdout`) and exit status (`// exit: N`,
+//! default 0; a run-time fault counts as status 1, as `parc run` reports
+//! it), given the `// args:` of the program.
+//!
+//! A second test checks that -O2 keeps every parallel loop in the shape the
+//! Tapir lowering turns into one chunked runtime call
+//! ([`parc_opt::analysis::parallel_loops`]): optimization must not turn a
+//! `parallel_for` into a spawn per iteration.
+
+use parc_ir::Module;
+use parc_ir::interp::{Config, run_main};
+use parc_ir::verify::verify_module;
+use std::path::{Path, PathBuf};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// `.pc` files of the directories, sorted.
+fn programs() -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    for dir in ["samples", "tests/run"] {
+        let Ok(entries) = std::fs::read_dir(root().join(dir)) else {
+            continue;
+        };
+        files.extend(
+            entries
+                .flatten()
+                .map(|e| e.path())
+                .filter(|p| p.extension().is_some_and(|x| x == "pc")),
+        );
+    }
+    files.sort();
+    files
+}
+
+/// The `// key: value` directive in the first comment lines.
+fn directive(source: &str, key: &str) -> Option<String> {
+    source
+        .lines()
+        .take_while(|l| l.starts_with("//") || l.trim().is_empty())
+        .find_map(|l| {
+            l.trim_start_matches("//")
+                .trim()
+                .strip_prefix(key)
+                .and_then(|rest| rest.strip_prefix(':'))
+                .map(|v| v.trim().to_string())
+        })
+}
+
+/// Parses, checks and lowers; the module verifies.
+fn lower(path: &Path, source: &str) -> Result<Module, String> {
+    let (ast, diags) = parc_lang::parse::parse(source);
+    if diags.iter().any(|d| d.is_error()) {
+        return Err(format!("does not parse: {diags:?}"));
+    }
+    let (hir, diags) = parc_lang::check::check(&ast);
+    let hir = match hir {
+        Some(h) if !diags.iter().any(|d| d.is_error()) => h,
+        _ => return Err(format!("does not check: {diags:?}")),
+    };
+    let name = path.display().to_string();
+    let module = parc_lang::lower::lower(&hir, &name, source);
+    verify_module(&module).map_err(|e| format!("lowering does not verify: {e:?}"))?;
+    Ok(module)
+}
+
+/// Runs the pipeline of `level`, verifying after every pass.
+fn optimize(module: &mut Module, level: u8) -> Result<(), String> {
+    let mut verify = |pass: &str, m: &Module| -> Result<(), String> {
+        verify_module(m).map_err(|errors| {
+            let text: Vec<String> = errors.iter().map(|e| format!("  {e}")).collect();
+            format!(
+                "-O{level}: the module does not verify after `{pass}`:\n{}\n{}",
+                text.join("\n"),
+                parc_ir::print::print_module(m)
+            )
+        })
+    };
+    let mut inst = parc_opt::Instrumentation {
+        after_pass: Some(&mut verify),
+        ..Default::default()
+    };
+    parc_opt::optimize(module, level, &mut inst)
+}
+
+/// Output and exit status of `main` in the interpreter.
+fn run(module: &Module, args: &[String]) -> (String, i32) {
+    let config = Config {
+        args: args.to_vec(),
+        max_steps: Some(2_000_000_000),
+        ..Config::default()
+    };
+    let mut out = Vec::new();
+    let status = run_main(module, &config, &mut out).unwrap_or(1);
+    (String::from_utf8_lossy(&out).into_owned(), status)
+}
+
+fn check_program(path: &Path) -> Result<(), String> {
+    let source = String::from_utf8_lossy(&std::fs::read(path).map_err(|e| e.to_string())?)
+        .into_owned();
+    let mut args = vec![path.display().to_string()];
+    if let Some(a) = directive(&source, "args") {
+        args.extend(a.split_whitespace().map(str::to_string));
+    }
+    let exit: i32 = directive(&source, "exit").map_or(Ok(0), |n| {
+        n.parse().map_err(|_| format!("bad `// exit:` directive `{n}`"))
+    })?;
+    let expected = std::fs::read_to_string(path.with_extension("stdout")).ok();
+    let base = lower(path, &source)?;
+    let mut results = Vec::new();
+    for level in [0, 2] {
+        let mut module = base.clone();
+        optimize(&mut module, level)?;
+        let (out, status) = run(&module, &args);
+        if status != exit {
+            return Err(format!("-O{level}: exit status {status}, expected {exit}"));
+        }
+        if let Some(exp) = &expected
+            && *exp != out
+        {
+            return Err(format!(
+                "-O{level}: output differs from the .stdout file:\n--- expected\n{exp}--- actual\n{out}"
+            ));
+        }
+        results.push(out);
+    }
+    if results[0] != results[1] {
+        return Err(format!(
+            "-O0 and -O2 print different things:\n--- -O0\n{}--- -O2\n{}",
+            results[0], results[1]
+        ));
+    }
+    Ok(())
+}
+
+/// Runs `check` on every program, in parallel, and reports every failure.
+fn for_all_programs(check: fn(&Path) -> Result<(), String>) {
+    let files = programs();
+    assert!(!files.is_empty(), "no programs found under {}", root().display());
+    let failures: Vec<String> = std::thread::scope(|s| {
+        let handles: Vec<_> = files
+            .iter()
+            .map(|f| {
+                let f = f.clone();
+                // The interpreter recurses per call; give it room.
+                std::thread::Builder::new()
+                    .stack_size(256 << 20)
+                    .spawn_scoped(s, move || {
+                        check(&f).err().map(|e| format!("{}: {e}", f.display()))
+                    })
+                    .expect("spawn a test thread")
+            })
+            .collect();
+        handles
+            .into_iter()
+            .filter_map(|h| h.join().unwrap_or_else(|_| Some("panicked".into())))
+            .collect()
+    });
+    assert!(
+        failures.is_empty(),
+        "{} of {} programs failed:\n\n{}",
+        failures.len(),
+        files.len(),
+        failures.join("\n\n")
+    );
+}
+
+#[test]
+fn o0_and_o2_agree_on_every_program() {
+    for_all_programs(check_program);
+}
+
+fn check_parallel_loops(path: &Path) -> Result<(), String> {
+    let source = String::from_utf8_lossy(&std::fs::read(path).map_err(|e| e.to_string())?)
+        .into_owned();
+    let mut module = lower(path, &source)?;
+    let count = |m: &Module| -> usize {
+        m.funcs
+            .values()
+            .map(|f| parc_opt::analysis::parallel_loops::find(f).len())
+            .sum()
+    };
+    let before = count(&module);
+    optimize(&mut module, 2)?;
+    let after = count(&module);
+    if after < before {
+        return Err(format!(
+            "-O2 keeps {after} of {before} parallel loops in the shape the Tapir lowering \
+             recognizes:\n{}",
+            parc_ir::print::print_module(&module)
+        ));
+    }
+    Ok(())
+}
+
+#[test]
+fn o2_keeps_parallel_loops_recognizable() {
+    for_all_programs(check_parallel_loops);
+}
