@@ -1251,25 +1251,6 @@ fn bad_programs_get_errors() {
     }
 }
 
-/// Prints every diagnostic of the bad corpus (run with `--ignored --nocapture`).
-#[test]
-#[ignore]
-fn print_bad_corpus() {
-    for path in pc_files("tests/bad") {
-        let bytes = std::fs::read(&path).unwrap_or_default();
-        let src = String::from_utf8_lossy(&bytes);
-        let (ast, mut diags) = parse(&src);
-        if !diags.iter().any(Diagnostic::is_error) {
-            diags.extend(check(&ast).1);
-        }
-        let name = path
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        print!("{}", crate::diag::render(&name, &src, &diags, false));
-    }
-}
-
 /// Mutated samples (bytes deleted, duplicated or swapped) never make the
 /// checker panic: every run ends with diagnostics or a program.
 #[test]
