@@ -254,6 +254,81 @@ pub struct GlobalData {
     pub space: AddrSpace,
 }
 
+/// How one parameter of a differentiated function takes part in its
+/// gradient (Enzyme's activities).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Activity {
+    /// No derivative flows through it; the gradient function takes the value.
+    Const,
+    /// A pointer followed by its shadow: gradients are added into the
+    /// shadow's memory.
+    Dup,
+    /// Like `Dup`, but the primal values written through the pointer are
+    /// not needed by the caller.
+    DupNoNeed,
+    /// A floating scalar whose gradient the gradient function returns.
+    Active,
+}
+
+/// A request for the reverse-mode gradient of `primal`, recorded by the
+/// front end (`__enzyme_autodiff`, `--grad`) and fulfilled by the AD.
+///
+/// Until the AD runs, `grad` is a declaration (`Linkage::Import`, no body)
+/// whose signature is the gradient's: for each primal parameter in order,
+/// `Const` and `Active` give one parameter of the primal's type, `Dup` and
+/// `DupNoNeed` give two pointers (value, then shadow); the result is the
+/// type of the `Active` parameter if there is exactly one, else nothing.
+/// The AD gives `grad` a body and the linkage `linkage`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GradRequest {
+    pub primal: FuncId,
+    pub grad: FuncId,
+    /// One per parameter of `primal`.
+    pub activities: Vec<Activity>,
+    /// `Export` for `--grad` (a C-callable `grad_f`), `Local` for
+    /// `__enzyme_autodiff` calls.
+    pub linkage: Linkage,
+    /// Where it was asked for (the `__enzyme_autodiff` call), if in source.
+    pub loc: SrcLoc,
+}
+
+/// The signature of the gradient of a function with signature `primal`
+/// under `activities` (see [`GradRequest`]), or why there is none.
+pub fn gradient_signature(primal: &Signature, activities: &[Activity]) -> Result<Signature, String> {
+    if activities.len() != primal.params.len() {
+        return Err(format!(
+            "{} activities for {} parameters",
+            activities.len(),
+            primal.params.len()
+        ));
+    }
+    let mut params = Vec::new();
+    let mut active = Vec::new();
+    for (i, (&ty, &act)) in primal.params.iter().zip(activities).enumerate() {
+        match act {
+            Activity::Const => params.push(ty),
+            Activity::Dup | Activity::DupNoNeed if ty == Type::Ptr => {
+                params.extend([Type::Ptr, Type::Ptr]);
+            }
+            Activity::Active if ty.is_float() => {
+                params.push(ty);
+                active.push(ty);
+            }
+            _ => return Err(format!("parameter {i} of type {ty} cannot be {act:?}")),
+        }
+    }
+    if active.len() > 1 {
+        return Err(format!(
+            "{} active scalar parameters; at most one is supported",
+            active.len()
+        ));
+    }
+    Ok(Signature {
+        params,
+        ret: active.first().copied(),
+    })
+}
+
 /// A whole program.
 #[derive(Clone, Debug, Default)]
 pub struct Module {
@@ -261,6 +336,8 @@ pub struct Module {
     pub globals: PrimaryMap<GlobalId, GlobalData>,
     /// The ParC file it was compiled from, for messages.
     pub source_name: Option<String>,
+    /// Gradients to generate; empty once the AD has run.
+    pub grad_requests: Vec<GradRequest>,
 }
 
 impl Module {

@@ -24,8 +24,8 @@ pub mod verify;
 pub use builder::{FuncBuilder, new_function, sign_extend};
 pub use entities::{Block, FuncId, GlobalId, Inst, SyncRegion, Value};
 pub use function::{
-    AddrSpace, BlockData, FuncKind, Function, GlobalData, InstData, Linkage, Module, Signature,
-    SrcLoc, ValueData, ValueDef,
+    Activity, AddrSpace, BlockData, FuncKind, Function, GlobalData, GradRequest, InstData, Linkage,
+    Module, Signature, SrcLoc, ValueData, ValueDef, gradient_signature,
 };
 pub use inst::{
     BinaryOp, BlockCall, CastOp, CopyKind, Dim, FloatCC, InstKind, IntCC, Intrinsic, OperandType,
