@@ -2,17 +2,30 @@
 //! as QBE's `main.c` reads.
 //!
 //! ```text
-//! bytes ─utf8─▶ source ─parse─▶ AST ─check─▶ HIR ─lower─▶ parir ─verify─▶ opt ─▶ consumer
+//! bytes ─utf8─▶ source ─parse─▶ AST ─check─▶ HIR ─lower─▶ parir (+ --grad requests) ─verify─▶
+//!     opt ─▶ [ad ─▶ opt] ─▶ consumer            (with gradient requests)
+//!     [ad ─▶] opt ─▶ consumer                   (--ad-before-opt)
 //! ```
+//!
+//! Gradients are Enzyme's way round by default: the AD differentiates the
+//! *optimized* IR (smaller, with fewer loads to cache), and the pipeline
+//! runs again on the result, whose adjoint code the first run never saw.
+//! `--ad-before-opt` differentiates the IR straight from lowering and
+//! optimizes once, for comparing the two orders. A module without gradient
+//! requests goes through the optimizer once either way.
 //!
 //! Every front-end failure comes back as rendered diagnostics (the caller
 //! prints them and exits with status 1); nothing here panics on user input.
-//! A module that fails the verifier after lowering or after a pass is a bug
-//! in parc, reported as an internal error.
+//! A construct the AD cannot differentiate is the user's error too, with
+//! the source position of the instruction. A module that fails the
+//! verifier after lowering, a pass or the AD is a bug in parc, reported as
+//! an internal error.
 
-use parc_ir::Module;
+use parc_ad::{AccumulationClass, AdError, AdReport};
+use parc_ir::{Activity, FuncKind, Function, GradRequest, Linkage, Module, SrcLoc, Type};
 use parc_lang::ast::Span;
 use parc_lang::diag::{self, Diagnostic};
+use parc_lang::hir;
 use std::time::Instant;
 
 /// How far the pipeline got when it stopped with errors.
@@ -41,12 +54,18 @@ pub struct Options {
     pub time_passes: bool,
     /// Print the passes' statistics counters to stderr.
     pub stats: bool,
+    /// Functions whose gradients to export as `grad_F` (`--grad F`).
+    pub grad: Vec<String>,
+    /// Differentiate before optimizing instead of after.
+    pub ad_before_opt: bool,
 }
 
 /// What a successful front end hands on: the module and any warnings.
 pub struct Compiled {
     pub module: Module,
     pub warnings: String,
+    /// What the AD did, if the module asked for gradients.
+    pub ad_report: Option<AdReport>,
 }
 
 /// Turns raw file bytes into text, or a diagnostic pointing at the first
@@ -99,16 +118,46 @@ pub fn compile(path: &str, source: &str, options: &Options) -> Result<Compiled, 
     let lower_start = Instant::now();
     let mut module = parc_lang::lower::lower(&hir, path, source);
     let lower_time = lower_start.elapsed();
+    for name in &options.grad {
+        request_exported_gradient(&mut module, &hir, name, path, source, options.color)?;
+    }
     verified(&module, "lowering")?;
-    if options
-        .dump_after
-        .as_deref()
-        .is_some_and(|p| p == "lower" || p == "all")
-    {
+    let dump = |phase: &str| {
+        options
+            .dump_after
+            .as_deref()
+            .is_some_and(|p| p == phase || p == "all")
+    };
+    if dump("lower") {
         eprint!(
             "; after lowering\n{}",
             parc_ir::print::print_module(&module)
         );
+    }
+    // The AD runs at most once; its report and time are kept for the
+    // caller and `--time-passes`.
+    let wants_ad = !module.grad_requests.is_empty();
+    let mut ad_report = None;
+    let mut ad_time = None;
+    let mut differentiate = |module: &mut Module| -> Result<(), CompileError> {
+        let start = Instant::now();
+        let report = parc_ad::differentiate(module, &parc_ad::AdOptions::default())
+            .map_err(|e| ad_error(&e, path, source, options.color))?;
+        ad_time = Some(start.elapsed());
+        ad_report = Some(report);
+        verified(module, "differentiation")?;
+        if !module.grad_requests.is_empty() {
+            return Err(internal_error(
+                "the AD left gradient requests unfulfilled (this is a bug in parc)",
+            ));
+        }
+        if dump("ad") {
+            eprint!("; after ad\n{}", parc_ir::print::print_module(module));
+        }
+        Ok(())
+    };
+    if wants_ad && options.ad_before_opt {
+        differentiate(&mut module)?;
     }
     let mut after_pass = |pass: &str, m: &Module| -> Result<(), String> {
         if options.verify_each {
@@ -127,9 +176,17 @@ pub fn compile(path: &str, source: &str, options: &Options) -> Result<Compiled, 
         after_pass: Some(&mut after_pass),
         ..Default::default()
     };
-    let result = parc_opt::optimize(&mut module, options.opt_level, &mut inst);
+    let mut result = parc_opt::optimize(&mut module, options.opt_level, &mut inst);
+    if result.is_ok() && wants_ad && !options.ad_before_opt {
+        verified(&module, "the optimization pipeline")?;
+        differentiate(&mut module)?;
+        result = parc_opt::optimize(&mut module, options.opt_level, &mut inst);
+    }
     if options.time_passes {
         eprintln!("{:>12}  lowering", format_duration(lower_time));
+        if let Some(t) = ad_time {
+            eprintln!("{:>12}  ad", format_duration(t));
+        }
         for (name, time) in &inst.times {
             eprintln!("{:>12}  {name}", format_duration(*time));
         }
@@ -147,7 +204,250 @@ pub fn compile(path: &str, source: &str, options: &Options) -> Result<Compiled, 
     Ok(Compiled {
         module,
         warnings: rendered,
+        ad_report,
     })
+}
+
+fn internal_error(message: &str) -> CompileError {
+    CompileError {
+        rendered: format!("internal compiler error: {message}\n"),
+        internal: true,
+    }
+}
+
+/// A CLI-level error (no source position): `parc: error: ...`.
+fn usage_error(message: String) -> CompileError {
+    CompileError {
+        rendered: format!("parc: error: {message}\n"),
+        internal: false,
+    }
+}
+
+/// The activity `--grad` gives a parameter of IR type `ty`: Enzyme's
+/// defaults (LANGUAGE.md "Gradients"), which `__enzyme_autodiff` without
+/// markers also uses: pointers are duplicated, floats active, integers
+/// constant.
+pub fn default_activity(ty: Type) -> Activity {
+    match ty {
+        Type::Ptr => Activity::Dup,
+        t if t.is_float() => Activity::Active,
+        _ => Activity::Const,
+    }
+}
+
+/// `--grad NAME`: declares `grad_NAME` (imported until the AD defines it,
+/// then exported) with the default activities, and requests it.
+fn request_exported_gradient(
+    module: &mut Module,
+    hir: &hir::Program,
+    name: &str,
+    path: &str,
+    source: &str,
+    color: bool,
+) -> Result<(), CompileError> {
+    let grad_name = format!("grad_{name}");
+    // The front end's `FuncRef(i)` is the module's `FuncId(i)`; gradient
+    // declarations of `__enzyme_autodiff` follow and have dotted names.
+    let Some((index, hf)) = hir.funcs.iter().enumerate().find(|(_, f)| f.name == name) else {
+        return Err(usage_error(format!(
+            "no function `{name}` to differentiate in `{path}` (`--grad {name}`)"
+        )));
+    };
+    let Some(primal) = module.func_by_name(name) else {
+        return Err(usage_error(format!(
+            "no function `{name}` to differentiate in `{path}` (`--grad {name}`)"
+        )));
+    };
+    if let Some(g) = module.func_by_name(&grad_name) {
+        if module
+            .grad_requests
+            .iter()
+            .any(|r| r.grad == g && r.primal == primal)
+        {
+            return Ok(()); // `--grad f` given twice
+        }
+        return Err(func_error(
+            hir,
+            index,
+            path,
+            source,
+            color,
+            format!(
+                "cannot export the gradient of `{name}` as `{grad_name}`: a function of that name already exists"
+            ),
+            "rename the existing function".into(),
+        ));
+    }
+    let why_not = if hf.body.is_none() {
+        Some((
+            format!("cannot differentiate `{name}`: its body is not in this file"),
+            format!("define `{name}` in `{path}`"),
+        ))
+    } else if hf.kind == hir::FuncKind::Kernel {
+        Some((
+            format!("cannot differentiate kernel `{name}`"),
+            "differentiate a `__device__` function that the kernel calls instead".into(),
+        ))
+    } else if matches!(hf.ret, hir::CType::Struct(_) | hir::CType::Dim3) {
+        Some((
+            format!("cannot differentiate `{name}`: it returns a struct"),
+            "return the result through a pointer parameter (and its shadow)".into(),
+        ))
+    } else {
+        None
+    };
+    if let Some((message, help)) = why_not {
+        return Err(func_error(hir, index, path, source, color, message, help));
+    }
+    let sig = module.funcs[primal].sig.clone();
+    let activities: Vec<Activity> = sig.params.iter().map(|&t| default_activity(t)).collect();
+    let active: Vec<usize> = (0..activities.len())
+        .filter(|&i| activities[i] == Activity::Active)
+        .collect();
+    if active.len() > 1 {
+        let names: Vec<String> = active
+            .iter()
+            .map(|&i| {
+                let local = hf.params.get(i).and_then(|l| hf.locals.get(l.0 as usize));
+                match local {
+                    Some(l) if !l.name.is_empty() => format!("`{}`", l.name),
+                    _ => format!("{}", i + 1),
+                }
+            })
+            .collect();
+        return Err(func_error(
+            hir,
+            index,
+            path,
+            source,
+            color,
+            format!(
+                "cannot export the gradient of `{name}`: it has {} active scalar parameters ({}); at most one is supported",
+                active.len(),
+                names.join(", ")
+            ),
+            "pass the extra scalars through a pointer (their gradients are then added to its shadow), or write a wrapper that takes them so".into(),
+        ));
+    }
+    let grad_sig = parc_ir::gradient_signature(&sig, &activities)
+        .map_err(|e| internal_error(&format!("gradient of `{name}`: {e}")))?;
+    let mut decl = Function::new(grad_name, grad_sig);
+    decl.kind = match module.funcs[primal].kind {
+        FuncKind::Device => FuncKind::Device,
+        _ => FuncKind::Host,
+    };
+    decl.linkage = Linkage::Import;
+    let grad = module.funcs.push(decl);
+    module.grad_requests.push(GradRequest {
+        primal,
+        grad,
+        activities,
+        linkage: Linkage::Export,
+        loc: SrcLoc::default(),
+    });
+    Ok(())
+}
+
+/// An error about a whole function, pointing at its declaration.
+fn func_error(
+    hir: &hir::Program,
+    index: usize,
+    path: &str,
+    source: &str,
+    color: bool,
+    message: String,
+    help: String,
+) -> CompileError {
+    let d = Diagnostic::error(hir.funcs[index].span, message)
+        .with_label("this function")
+        .with_help(help);
+    CompileError {
+        rendered: diag::render(path, source, &[d], color),
+        internal: false,
+    }
+}
+
+/// The byte offset of 1-based `line`:`col` (columns count characters) in
+/// `source`, if it is inside it.
+fn offset_of(source: &str, loc: SrcLoc) -> Option<usize> {
+    if !loc.is_known() {
+        return None;
+    }
+    let start = if loc.line == 1 {
+        0
+    } else {
+        source.match_indices('\n').nth(loc.line as usize - 2)?.0 + 1
+    };
+    let text = &source[start..];
+    let line = &text[..text.find('\n').unwrap_or(text.len())];
+    match line.char_indices().nth((loc.col as usize).max(1) - 1) {
+        Some((i, _)) => Some(start + i),
+        None => Some(start + line.len()),
+    }
+}
+
+/// A construct the AD refuses, rendered as the front end renders errors:
+/// `path:line:col: error: cannot differentiate ...` with the source
+/// underlined (the identifier or character at the position).
+fn ad_error(e: &AdError, path: &str, source: &str, color: bool) -> CompileError {
+    let message = format!("cannot differentiate `{}`: {}", e.function, e.message);
+    let rendered = match offset_of(source, e.loc) {
+        Some(at) => {
+            let rest = &source[at..];
+            let word = rest
+                .char_indices()
+                .find(|&(_, c)| !(c.is_alphanumeric() || c == '_'))
+                .map_or(rest.len(), |(i, _)| i);
+            let len = if word > 0 {
+                word
+            } else {
+                rest.chars().next().map_or(0, char::len_utf8)
+            };
+            let d = Diagnostic::error(Span::new(at, at + len), message)
+                .with_label("this cannot be differentiated");
+            diag::render(path, source, &[d], color)
+        }
+        None => format!("{path}: error: {message}\n"),
+    };
+    CompileError {
+        rendered,
+        internal: false,
+    }
+}
+
+/// The lower-case name of an accumulation class, as `--explain-ad` prints it.
+pub fn class_name(class: AccumulationClass) -> &'static str {
+    match class {
+        AccumulationClass::Local => "local",
+        AccumulationClass::Disjoint => "disjoint",
+        AccumulationClass::Reduction => "reduction",
+        AccumulationClass::Atomic => "atomic",
+    }
+}
+
+/// `--explain-ad`: one `path:line:col: class: reason` line per accumulation
+/// site, in source order (sites without a position last, as `path: ...`).
+pub fn explain_ad(path: &str, report: &AdReport) -> String {
+    let mut sites: Vec<_> = report.sites.iter().collect();
+    sites.sort_by_key(|s| (!s.loc.is_known(), s.loc.line, s.loc.col));
+    let mut lines: Vec<String> = Vec::new();
+    for s in sites {
+        let class = class_name(s.class);
+        let line = if s.loc.is_known() {
+            format!(
+                "{path}:{}:{}: {class}: {}\n",
+                s.loc.line, s.loc.col, s.reason
+            )
+        } else {
+            format!("{path}: {class}: {} (in `{}`)\n", s.reason, s.function)
+        };
+        // Two gradients of one function (say with different activities)
+        // make the same decision at the same place: say it once.
+        if !lines.contains(&line) {
+            lines.push(line);
+        }
+    }
+    lines.concat()
 }
 
 fn format_duration(d: std::time::Duration) -> String {
@@ -184,4 +484,131 @@ fn verified(module: &Module, after: &str) -> Result<(), CompileError> {
             internal: true,
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn with_grad(source: &str, grad: &[&str]) -> Result<Compiled, CompileError> {
+        let options = Options {
+            opt_level: 0,
+            grad: grad.iter().map(|s| s.to_string()).collect(),
+            ..Options::default()
+        };
+        compile("t.pc", source, &options)
+    }
+
+    fn grad_error(source: &str, grad: &str) -> String {
+        match with_grad(source, &[grad]) {
+            Ok(_) => panic!("`--grad {grad}` was accepted"),
+            Err(e) => {
+                assert!(!e.internal, "{}", e.rendered);
+                e.rendered
+            }
+        }
+    }
+
+    #[test]
+    fn grad_flag_errors_name_the_problem() {
+        let src = "struct P { double x; };\n\
+                   double two(double x, double y) { return x * y; }\n\
+                   struct P mk(double x) { struct P p; p.x = x; return p; }\n\
+                   double ext(double x);\n\
+                   double grad_two(double x) { return x; }\n\
+                   int main() { return 0; }\n";
+        let e = grad_error(src, "nosuch");
+        assert!(e.contains("no function `nosuch` to differentiate"), "{e}");
+        let e = grad_error(src, "mk");
+        assert!(
+            e.starts_with("t.pc:3:1: error: cannot differentiate `mk`: it returns a struct"),
+            "{e}"
+        );
+        let e = grad_error(src, "ext");
+        assert!(e.contains("its body is not in this file"), "{e}");
+        let src2 = src.replace("double grad_two", "double other");
+        let e = grad_error(&src2, "two");
+        assert!(
+            e.contains("it has 2 active scalar parameters (`x`, `y`)") && e.contains("pointer"),
+            "{e}"
+        );
+        let e = grad_error(src, "two");
+        assert!(e.contains("a function of that name already exists"), "{e}");
+    }
+
+    #[test]
+    fn default_activities_follow_enzyme() {
+        assert_eq!(default_activity(Type::Ptr), Activity::Dup);
+        assert_eq!(default_activity(Type::F64), Activity::Active);
+        assert_eq!(default_activity(Type::F32), Activity::Active);
+        assert_eq!(default_activity(Type::I32), Activity::Const);
+        assert_eq!(default_activity(Type::I8), Activity::Const);
+    }
+
+    #[test]
+    fn source_positions_map_to_offsets() {
+        let src = "ab\ncdé f\n\nx";
+        assert_eq!(offset_of(src, SrcLoc::new(1, 1)), Some(0));
+        assert_eq!(offset_of(src, SrcLoc::new(2, 3)), Some(5));
+        // Columns count characters: `f` is the 5th of line 2.
+        assert_eq!(offset_of(src, SrcLoc::new(2, 5)), Some(8));
+        assert_eq!(offset_of(src, SrcLoc::new(4, 1)), Some(11));
+        // Past the end of a line: its end; past the last line: unknown.
+        assert_eq!(offset_of(src, SrcLoc::new(1, 9)), Some(2));
+        assert_eq!(offset_of(src, SrcLoc::new(9, 1)), None);
+        assert_eq!(offset_of(src, SrcLoc::default()), None);
+        assert_eq!(offset_of(src, SrcLoc::new(2, 0)), Some(3));
+    }
+
+    #[test]
+    fn ad_errors_render_as_diagnostics() {
+        let src = "int f(int x) {\n    return spawn_me(x);\n}\n";
+        let e = AdError {
+            function: "f".into(),
+            loc: SrcLoc::new(2, 12),
+            message: "a call to `extern` function `spawn_me`".into(),
+        };
+        let r = ad_error(&e, "t.pc", src, false);
+        assert!(!r.internal);
+        assert!(
+            r.rendered.starts_with(
+                "t.pc:2:12: error: cannot differentiate `f`: a call to `extern` function `spawn_me`\n"
+            ),
+            "{}",
+            r.rendered
+        );
+        // The identifier at the position is underlined.
+        assert!(r.rendered.contains("────┬───"), "{}", r.rendered);
+        let unknown = AdError {
+            loc: SrcLoc::default(),
+            ..e
+        };
+        assert_eq!(
+            ad_error(&unknown, "t.pc", src, false).rendered,
+            "t.pc: error: cannot differentiate `f`: a call to `extern` function `spawn_me`\n"
+        );
+    }
+
+    #[test]
+    fn explain_ad_sorts_by_position() {
+        use parc_ad::AccumulationSite;
+        let site = |line, col, class, reason: &str| AccumulationSite {
+            function: "f".into(),
+            loc: SrcLoc::new(line, col),
+            class,
+            reason: reason.into(),
+        };
+        let report = AdReport {
+            sites: vec![
+                site(9, 2, AccumulationClass::Atomic, "b"),
+                site(0, 0, AccumulationClass::Local, "c"),
+                site(3, 7, AccumulationClass::Reduction, "a"),
+                site(3, 7, AccumulationClass::Reduction, "a"),
+            ],
+        };
+        assert_eq!(
+            explain_ad("p.pc", &report),
+            "p.pc:3:7: reduction: a\np.pc:9:2: atomic: b\np.pc: local: c (in `f`)\n"
+        );
+    }
 }

@@ -80,7 +80,8 @@ struct OptArgs {
     #[arg(long)]
     verify_each: bool,
     /// Print the IR to stderr after the named pass (`lower` for the
-    /// unoptimized IR, `all` for after every pass).
+    /// unoptimized IR, `ad` for right after differentiation, `all` for
+    /// after every pass).
     #[arg(long, value_name = "PASS")]
     dump_after: Option<String>,
     /// Print how long lowering and each pass took, to stderr.
@@ -102,7 +103,7 @@ impl OptArgs {
         }
     }
 
-    fn options(&self, color: bool) -> Options {
+    fn options(&self, color: bool, ad: &AdArgs) -> Options {
         Options {
             opt_level: self.level(),
             color,
@@ -110,8 +111,23 @@ impl OptArgs {
             dump_after: self.dump_after.clone(),
             time_passes: self.time_passes,
             stats: self.stats,
+            grad: Vec::new(),
+            ad_before_opt: ad.ad_before_opt,
         }
     }
+}
+
+#[derive(Args)]
+struct AdArgs {
+    /// Differentiate the IR straight from lowering, then optimize once
+    /// (the default is Enzyme's order: optimize, differentiate, optimize).
+    #[arg(long)]
+    ad_before_opt: bool,
+    /// Print how the AD accumulates each adjoint in parallel code
+    /// (local, disjoint, reduction or atomic, and why), to stderr, as
+    /// `file:line:col: class: reason` lines in source order.
+    #[arg(long)]
+    explain_ad: bool,
 }
 
 #[derive(Args)]
@@ -150,6 +166,8 @@ struct RunArgs {
     #[command(flatten)]
     opt: OptArgs,
     #[command(flatten)]
+    ad: AdArgs,
+    #[command(flatten)]
     diag: DiagArgs,
     /// The ParC source file (`.pc`).
     file: PathBuf,
@@ -185,13 +203,18 @@ struct BuildArgs {
     /// extension; `-` for standard output where the output is text).
     #[arg(short = 'o', long = "output")]
     output: Option<PathBuf>,
-    /// Export the reverse-mode gradient `grad_F` of function F (repeatable).
+    /// Export the reverse-mode gradient of function F as `grad_F`, with
+    /// Enzyme's default activities: pointers duplicated (each followed by
+    /// its shadow, into which gradients are added), `float`/`double`
+    /// active (the gradient is returned), integers constant. Repeatable.
     #[arg(long = "grad", value_name = "F")]
     grad: Vec<String>,
     #[command(flatten)]
     tapir: TapirArgs,
     #[command(flatten)]
     opt: OptArgs,
+    #[command(flatten)]
+    ad: AdArgs,
     #[command(flatten)]
     diag: DiagArgs,
 }
@@ -267,14 +290,14 @@ fn check(file: &Path, color: bool) -> ExitCode {
     }
 }
 
-fn compile(file: &Path, options: &Options) -> Result<parc_ir::Module, ExitCode> {
+fn compile(file: &Path, options: &Options, explain_ad: bool) -> Result<parc_ir::Module, ExitCode> {
     let source = read_source(file, options.color)?;
     if let Some(pass) = &options.dump_after
-        && !matches!(pass.as_str(), "all" | "lower")
+        && !matches!(pass.as_str(), "all" | "lower" | "ad")
         && parc_opt::pass_by_name(pass).is_none()
     {
         return Err(fail(&format!(
-            "`--dump-after {pass}`: no such pass; the passes are: lower, all, {}",
+            "`--dump-after {pass}`: no such pass; the passes are: lower, ad, all, {}",
             parc_opt::passes::ALL
                 .iter()
                 .map(|(n, _)| *n)
@@ -282,13 +305,22 @@ fn compile(file: &Path, options: &Options) -> Result<parc_ir::Module, ExitCode> 
                 .join(", ")
         )));
     }
-    let compiled = parc::compile(&file.display().to_string(), &source, options).map_err(report)?;
+    let path = file.display().to_string();
+    let compiled = parc::compile(&path, &source, options).map_err(report)?;
     eprint!("{}", compiled.warnings);
+    if explain_ad {
+        match &compiled.ad_report {
+            Some(r) if !r.sites.is_empty() => eprint!("{}", parc::explain_ad(&path, r)),
+            Some(_) => eprintln!("{path}: the gradients accumulate only in serial code"),
+            None => eprintln!("{path}: no gradients to explain"),
+        }
+    }
     Ok(compiled.module)
 }
 
 fn run(args: RunArgs) -> ExitCode {
-    let mut module = match compile(&args.file, &args.opt.options(args.diag.color())) {
+    let options = args.opt.options(args.diag.color(), &args.ad);
+    let mut module = match compile(&args.file, &options, args.ad.explain_ad) {
         Ok(m) => m,
         Err(code) => return code,
     };
@@ -325,17 +357,16 @@ fn run(args: RunArgs) -> ExitCode {
 }
 
 fn build(args: BuildArgs) -> ExitCode {
-    if !args.grad.is_empty() {
-        return fail(
-            "`--grad` is not supported yet: reverse-mode differentiation is not implemented in this version of parc",
-        );
-    }
     if args.emit == Emit::Ptx {
         return fail(
             "`--emit ptx` is not supported yet: this version of parc runs kernels on the CPU",
         );
     }
-    let mut module = match compile(&args.file, &args.opt.options(args.diag.color())) {
+    let options = Options {
+        grad: args.grad.clone(),
+        ..args.opt.options(args.diag.color(), &args.ad)
+    };
+    let mut module = match compile(&args.file, &options, args.ad.explain_ad) {
         Ok(m) => m,
         Err(code) => return code,
     };

@@ -21,13 +21,30 @@
 //!   interpreter's checked memory detects.
 //! - `tests/stress/NAME.pc`: natively at 1, 2 and 8 workers, `// repeat: N`
 //!   times each, always printing `NAME.stdout` (no deadlock, no lost task).
+//! - `tests/grad/NAME.pc` (`grad::` tests): gradient checks. Each program
+//!   computes gradients with `__enzyme_autodiff` and central finite
+//!   differences in ParC itself, printing `check NAME ANALYTIC FD` lines;
+//!   every one must satisfy |ANALYTIC − FD| ≤ tol·(1 + |FD|) (tol 1e-5, or
+//!   a `// tol: X` line). Every other line must equal `NAME.stdout`
+//!   exactly (exact gradients of linear code). Each program runs through
+//!   the interpreter (the reference), the JIT at 1, 2 and 8 workers, and
+//!   with `--ad-before-opt` and `--O0` (interpreted and native); the
+//!   analytic values of every run must agree with the interpreter's within
+//!   1e-9 relative (parallel reductions may reassociate sums). While the
+//!   AD reports "reverse-mode differentiation is not implemented" (a probe
+//!   program tells), these tests are reported as ignored.
+//! - `grad-lib::` tests: a sample built with `--grad F --emit lib`, whose
+//!   exported `grad_F` a C driver calls and compares with finite
+//!   differences of `F` from the same library.
 //!
 //! `PARC_BLESS=1 cargo test --test programs` rewrites the expected files from
 //! what parc does now; review the diff before committing it.
 
-use libtest_mimic::{Arguments, Failed, Trial};
+use libtest_mimic::{Arguments, Completion, Failed, Trial};
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 fn root() -> PathBuf {
@@ -247,8 +264,10 @@ fn check_against_gcc(path: &Path, openmp: bool) -> Result<(), Failed> {
     Ok(())
 }
 
-fn has_kernels(path: &Path) -> bool {
-    std::fs::read_to_string(root().join(path)).is_ok_and(|s| s.contains("__global__"))
+/// Samples gcc cannot build: kernels (no CUDA) and gradients (no Enzyme).
+fn gcc_cannot_build(path: &Path) -> bool {
+    std::fs::read_to_string(root().join(path))
+        .is_ok_and(|s| s.contains("__global__") || s.contains("__enzyme_autodiff"))
 }
 
 fn gcc_available() -> bool {
@@ -477,6 +496,396 @@ fn check_stress(path: &Path, workers: u32) -> Result<(), Failed> {
     Ok(())
 }
 
+// ------------------------------------------------------------------ gradients
+
+/// How a gradient check is run.
+#[derive(Clone, Copy, PartialEq)]
+enum GradRun {
+    /// `parc run --interp`: the reference the others are compared with.
+    Interp,
+    /// `parc run` with this many workers.
+    Jit(u32),
+    /// `--ad-before-opt`, interpreted (checked memory) or native.
+    AdBeforeOpt { native: bool },
+    /// `--O0`, interpreted or native.
+    O0 { native: bool },
+}
+
+impl GradRun {
+    const ALL: [GradRun; 8] = [
+        GradRun::Interp,
+        GradRun::Jit(1),
+        GradRun::Jit(2),
+        GradRun::Jit(8),
+        GradRun::AdBeforeOpt { native: false },
+        GradRun::AdBeforeOpt { native: true },
+        GradRun::O0 { native: false },
+        GradRun::O0 { native: true },
+    ];
+
+    fn label(self) -> String {
+        let where_ = |native: bool| if native { "jit" } else { "interp" };
+        match self {
+            GradRun::Interp => "interp".into(),
+            GradRun::Jit(n) => format!("jit-{n}"),
+            GradRun::AdBeforeOpt { native } => format!("ad-before-opt-{}", where_(native)),
+            GradRun::O0 { native } => format!("O0-{}", where_(native)),
+        }
+    }
+
+    fn command(self, path: &Path) -> Command {
+        let mut cmd = parc();
+        cmd.args(["run", "--color=never"]);
+        let native = match self {
+            GradRun::Interp => false,
+            GradRun::Jit(n) => {
+                cmd.env("PARC_NUM_THREADS", n.to_string());
+                true
+            }
+            GradRun::AdBeforeOpt { native } => {
+                cmd.arg("--ad-before-opt");
+                native
+            }
+            GradRun::O0 { native } => {
+                cmd.arg("--O0");
+                native
+            }
+        };
+        if native {
+            // Several workers, so parallel accumulation is exercised.
+            if !matches!(self, GradRun::Jit(_)) {
+                cmd.env("PARC_NUM_THREADS", "4");
+            }
+        } else {
+            cmd.arg("--interp");
+        }
+        cmd.arg(path);
+        cmd
+    }
+}
+
+/// What the ignored gradient tests say while the AD is a stub.
+const AD_MISSING: &str = "reverse-mode AD is not implemented yet";
+
+/// True while `parc_ad::differentiate` refuses every request with its
+/// "not implemented" error: a tiny probe program, compiled once, tells.
+fn ad_not_implemented() -> bool {
+    static PROBE: OnceLock<bool> = OnceLock::new();
+    *PROBE.get_or_init(|| {
+        let Ok(dir) = scratch_dir() else { return false };
+        let probe = dir.join("ad_probe.pc");
+        let src = "double sq(double x) { return x * x; }\nint main() { double d = __enzyme_autodiff(sq, 3.0); return d == 6.0 ? 0 : 1; }\n";
+        if std::fs::write(&probe, src).is_err() {
+            return false;
+        }
+        let mut cmd = parc();
+        cmd.args(["build", "--emit", "ir", "-o", "-"]).arg(&probe);
+        run_with_timeout(cmd, Duration::from_secs(60)).is_ok_and(|(out, _)| {
+            String::from_utf8_lossy(&out.stderr)
+                .contains("reverse-mode differentiation is not implemented")
+        })
+    })
+}
+
+/// The output of one gradient run (stdout), or why it failed.
+fn grad_stdout(path: &Path, how: GradRun) -> Result<String, String> {
+    let exp = expectations(path).map_err(|e| format!("{e:?}"))?;
+    let mut cmd = how.command(path);
+    cmd.arg("--").args(&exp.args);
+    let (out, _) = run_with_timeout(cmd, Duration::from_secs(120)).map_err(|e| format!("{e:?}"))?;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    if status_of(&out) != exp.exit {
+        return Err(format!(
+            "{}: exit status {} (expected {}); stderr:\n{stderr}",
+            how.label(),
+            status_of(&out),
+            exp.exit
+        ));
+    }
+    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+/// The interpreter's output for `path`, computed once and shared by every
+/// run of it (the trials run on several threads).
+fn grad_reference(path: &Path) -> Result<String, String> {
+    type Cell = Arc<OnceLock<Result<String, String>>>;
+    static RUNS: OnceLock<Mutex<HashMap<PathBuf, Cell>>> = OnceLock::new();
+    let cell = {
+        let mut map = RUNS
+            .get_or_init(Default::default)
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        map.entry(path.to_path_buf()).or_default().clone()
+    };
+    cell.get_or_init(|| grad_stdout(path, GradRun::Interp))
+        .clone()
+}
+
+/// One `check NAME ANALYTIC FD` line (the name may contain spaces).
+struct GradCheck {
+    name: String,
+    analytic: f64,
+    fd: f64,
+}
+
+/// Splits a gradient program's output into its checks and the other lines.
+fn split_checks(stdout: &str) -> Result<(Vec<GradCheck>, String), Failed> {
+    let mut checks = Vec::new();
+    let mut rest = String::new();
+    for line in stdout.lines() {
+        let Some(body) = line.strip_prefix("check ") else {
+            rest.push_str(line);
+            rest.push('\n');
+            continue;
+        };
+        let mut fields = body.rsplitn(3, ' ');
+        let (Some(fd), Some(analytic), Some(name)) = (fields.next(), fields.next(), fields.next())
+        else {
+            return Err(format!("malformed check line `{line}`").into());
+        };
+        let num = |s: &str| {
+            s.parse::<f64>()
+                .map_err(|_| format!("malformed number `{s}` in `{line}`"))
+        };
+        checks.push(GradCheck {
+            name: name.trim().to_string(),
+            analytic: num(analytic)?,
+            fd: num(fd)?,
+        });
+    }
+    Ok((checks, rest))
+}
+
+/// |a − b| ≤ bound; false when either is NaN (a NaN gradient fails).
+fn within(a: f64, b: f64, bound: f64) -> bool {
+    (a - b).abs().partial_cmp(&bound).is_some_and(|o| o.is_le())
+}
+
+/// Every analytic gradient within `tol` of its finite difference.
+fn check_tolerances(checks: &[GradCheck], tol: f64) -> Result<(), Failed> {
+    let bad: Vec<String> = checks
+        .iter()
+        .filter(|c| !within(c.analytic, c.fd, tol * (1.0 + c.fd.abs())))
+        .map(|c| {
+            format!(
+                "  {}: analytic {:e}, finite difference {:e}",
+                c.name, c.analytic, c.fd
+            )
+        })
+        .collect();
+    if bad.is_empty() {
+        Ok(())
+    } else {
+        Err(format!(
+            "{} of {} gradients differ from finite differences by more than {tol:e} (1 + |fd|):\n{}",
+            bad.len(),
+            checks.len(),
+            bad.join("\n")
+        )
+        .into())
+    }
+}
+
+fn check_grad(path: &Path, how: GradRun) -> Result<Completion, Failed> {
+    if ad_not_implemented() {
+        return Ok(Completion::ignored_with(AD_MISSING));
+    }
+    let source = std::fs::read_to_string(root().join(path))?;
+    let tol = match directive(&source, "tol") {
+        Some(t) => t
+            .parse::<f64>()
+            .map_err(|_| format!("bad `// tol:` directive `{t}`"))?,
+        None => 1e-5,
+    };
+    let stdout = if how == GradRun::Interp {
+        grad_reference(path)?
+    } else {
+        grad_stdout(path, how)?
+    };
+    let (checks, rest) = split_checks(&stdout)?;
+    if checks.is_empty() {
+        return Err("no `check` lines: the program checks no gradient".into());
+    }
+    check_tolerances(&checks, tol)?;
+    let expected = path.with_extension("stdout");
+    if how == GradRun::Interp {
+        compare_file(&expected, &rest, "the lines other than `check`")?;
+    } else {
+        // Blessing writes the file from the interpreter's run; compare with
+        // that run then, so the trials need not wait for each other.
+        let reference = grad_reference(path)
+            .map_err(|e| format!("the interpreter's run (the reference) failed: {e}"))?;
+        let (ref_checks, ref_rest) = split_checks(&reference)?;
+        let want = if blessing() {
+            ref_rest
+        } else {
+            std::fs::read_to_string(root().join(&expected))?
+        };
+        if want != rest {
+            return Err(format!(
+                "the lines other than `check` differ (- expected, + actual):\n{}",
+                diff(&want, &rest)
+            )
+            .into());
+        }
+        if ref_checks.len() != checks.len() {
+            return Err(format!(
+                "{} check lines, but the interpreter printed {}",
+                checks.len(),
+                ref_checks.len()
+            )
+            .into());
+        }
+        // Reassociated sums differ in the last bits; the absolute floor
+        // covers sums that cancel to (nearly) zero.
+        for (c, r) in checks.iter().zip(&ref_checks) {
+            let scale = c.analytic.abs().max(r.analytic.abs());
+            if !within(c.analytic, r.analytic, 1e-9 * scale + 1e-15) {
+                return Err(format!(
+                    "{}: {:e}, but the interpreter computed {:e}",
+                    c.name, c.analytic, r.analytic
+                )
+                .into());
+            }
+        }
+    }
+    Ok(Completion::Completed)
+}
+
+/// The C driver of the `grad-lib::` test: calls the exported gradients of
+/// `samples/normalize.pc` (`mag`, `normalize`) and `samples/nbody.pc`
+/// (`energy`, over an array of `struct Body`: 8 doubles' worth each, the
+/// last holding the `int` id) and compares them with central differences
+/// of the functions themselves.
+const GRAD_LIB_DRIVER: &str = r#"
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include HEADER
+
+static double h_of(double x) { return 1e-6 * (fabs(x) > 1.0 ? fabs(x) : 1.0); }
+
+static void check(const char *name, double analytic, double fd) {
+    printf("check %s %.17g %.17g\n", name, analytic, fd);
+}
+
+#if NORMALIZE
+static double objective(double *in, double *w, int n) {
+    double *out = malloc(n * sizeof(double));
+    normalize(out, in, n);
+    double s = 0.0;
+    for (int i = 0; i < n; i++) s += w[i] * out[i];
+    free(out);
+    return s;
+}
+
+int main(void) {
+    enum { N = 7 };
+    double in[N], din[N], w[N], out[N], dout[N];
+    for (int i = 0; i < N; i++) {
+        in[i] = 0.5 + 0.3 * i - 0.1 * i * i;
+        w[i] = 1.0 - 0.25 * i;
+        din[i] = 0.0;
+    }
+    grad_mag(in, din, N);
+    for (int j = 0; j < N; j++) {
+        double old = in[j], h = h_of(old);
+        in[j] = old + h; double up = mag(in, N);
+        in[j] = old - h; double down = mag(in, N);
+        in[j] = old;
+        check("grad_mag", din[j], (up - down) / (2 * h));
+    }
+    for (int i = 0; i < N; i++) { din[i] = 0.0; dout[i] = w[i]; }
+    grad_normalize(out, dout, in, din, N);
+    for (int j = 0; j < N; j++) {
+        double old = in[j], h = h_of(old);
+        in[j] = old + h; double up = objective(in, w, N);
+        in[j] = old - h; double down = objective(in, w, N);
+        in[j] = old;
+        check("grad_normalize", din[j], (up - down) / (2 * h));
+    }
+    return 0;
+}
+#else
+int main(void) {
+    enum { N = 4, STRIDE = 8 };
+    double b[N * STRIDE], db[N * STRIDE];
+    memset(b, 0, sizeof b);
+    memset(db, 0, sizeof db);
+    for (int i = 0; i < N; i++) {
+        for (int k = 0; k < 6; k++) b[i * STRIDE + k] = sin(1.7 * i + 0.9 * k);
+        b[i * STRIDE + 6] = 1.0 + 0.5 * i;
+    }
+    grad_energy(b, db, N);
+    for (int i = 0; i < N; i++) {
+        for (int k = 0; k < 7; k++) {
+            double *p = &b[i * STRIDE + k], old = *p, h = h_of(old);
+            *p = old + h; double up = energy(b, N);
+            *p = old - h; double down = energy(b, N);
+            *p = old;
+            check("grad_energy", db[i * STRIDE + k], (up - down) / (2 * h));
+        }
+    }
+    return 0;
+}
+#endif
+"#;
+
+/// `parc build SAMPLE --grad F... --emit lib`, then the C driver.
+fn check_grad_lib(sample: &str, grads: &[&str]) -> Result<Completion, Failed> {
+    if ad_not_implemented() {
+        return Ok(Completion::ignored_with(AD_MISSING));
+    }
+    let path = Path::new("samples").join(format!("{sample}.pc"));
+    let dir = scratch_dir()?;
+    let lib = dir.join(format!("libgrad_{sample}.so"));
+    let mut flags = vec!["--emit", "lib"];
+    for g in grads {
+        flags.extend(["--grad", g]);
+    }
+    build_with_parc(&path, &flags, &lib)?;
+    let driver_c = dir.join(format!("grad_{sample}_driver.c"));
+    std::fs::write(&driver_c, GRAD_LIB_DRIVER)?;
+    let driver = dir.join(format!("grad_{sample}_driver"));
+    let cc = Command::new("cc")
+        .arg(&driver_c)
+        .arg(format!("-DHEADER=\"libgrad_{sample}.h\""))
+        .arg(format!("-DNORMALIZE={}", i32::from(sample == "normalize")))
+        .arg("-I")
+        .arg(&dir)
+        .arg("-o")
+        .arg(&driver)
+        .arg(&lib)
+        .arg(format!("-Wl,-rpath,{}", dir.display()))
+        .arg("-lm")
+        .output()?;
+    if !cc.status.success() {
+        return Err(format!(
+            "compiling the C driver failed:\n{}",
+            String::from_utf8_lossy(&cc.stderr)
+        )
+        .into());
+    }
+    let mut cmd = Command::new(&driver);
+    cmd.env("PARC_NUM_THREADS", "2");
+    let (out, _) = run_with_timeout(cmd, Duration::from_secs(60))?;
+    if !out.status.success() {
+        return Err(format!(
+            "the C driver failed ({}):\n{}",
+            status_of(&out),
+            String::from_utf8_lossy(&out.stderr)
+        )
+        .into());
+    }
+    let (checks, _) = split_checks(&String::from_utf8_lossy(&out.stdout))?;
+    if checks.is_empty() {
+        return Err("the driver checked nothing".into());
+    }
+    check_tolerances(&checks, 1e-5)?;
+    Ok(Completion::Completed)
+}
+
 fn name_of(path: &Path) -> String {
     path.with_extension("").display().to_string()
 }
@@ -505,7 +914,7 @@ fn main() {
                 move || check_sample_native(&p, how),
             ));
         }
-        if !has_kernels(&path) {
+        if !gcc_cannot_build(&path) {
             for openmp in [false, true] {
                 let p = path.clone();
                 let label = if openmp { "gcc-openmp" } else { "gcc" };
@@ -548,6 +957,24 @@ fn main() {
                 move || check_stress(&p, workers),
             ));
         }
+    }
+    for path in programs("tests/grad") {
+        for how in GradRun::ALL {
+            let p = path.clone();
+            trials.push(Trial::ignorable_test(
+                format!("grad::{}::{}", how.label(), name_of(&path)),
+                move || check_grad(&p, how),
+            ));
+        }
+    }
+    for (sample, grads) in [
+        ("normalize", &["mag", "normalize"][..]),
+        ("nbody", &["energy"][..]),
+    ] {
+        trials.push(Trial::ignorable_test(
+            format!("grad-lib::samples/{sample}"),
+            move || check_grad_lib(sample, grads),
+        ));
     }
     libtest_mimic::run(&args, trials).exit();
 }

@@ -42,32 +42,40 @@
 //! with. LIFO order makes this correct for any CFG — loops with unknown trip
 //! counts, early returns, break/continue — and for recursion.
 //!
-//! **Caching vs recomputation** (`cache.rs`). Values a reverse block needs
-//! are either popped from the tape or recomputed from other available
-//! values; loads of memory the primal overwrites later must be recorded.
-//! The choice is a min-cut over the dataflow graph of needed values (split
-//! nodes; recording a value costs one slot per execution, recomputing costs
-//! its instructions); where no cut is computed, every needed value is
-//! recorded (always correct).
+//! **Caching vs recomputation.** Values a reverse block needs are popped
+//! from the tape, except constants (re-emitted) and, in combined mode,
+//! values of blocks that dominate every return and lie in no loop (used
+//! directly). Recording every other needed value is always correct (loads
+//! of memory the primal overwrites later included). *Not yet implemented:*
+//! the min-cut choice of recomputation (`cache.rs`: max-flow over the split
+//! dataflow graph of needed values) — today every needed value is recorded.
 //!
 //! **Adjoint rules** (`rules.rs`): a table from instruction kind to the
 //! adjoint contributions of its operands (float arithmetic, conversions,
 //! select, the math intrinsics `sqrt exp log pow sin cos tan tanh fabs fmin
-//! fmax floor ceil`, loads and stores — `load`: `d[p] += adj`; `store v, p`:
-//! `adj(v) += d[p]; d[p] = 0` — `memcpy`/`memset`, `malloc`/`free`). Adjoints
-//! of SSA values live in zero-initialized stack slots that `mem2reg`
-//! promotes afterwards.
+//! fmax floor ceil`); memory instructions are handled beside the shadow
+//! bookkeeping in `reverse.rs` — `load`: `d[p] += adj`; `store v, p`:
+//! `adj(v) += d[p]; d[p] = 0`; `memcpy`: `dsrc += ddst; ddst = 0` and
+//! `memset`: `ddst = 0` (element type from the float loads and stores of
+//! that memory; memory holding pointers has its shadow pointers copied in
+//! the forward sweep instead); `malloc`/`calloc` get a zeroed shadow freed
+//! at the allocation's reverse (the primal's `free` stays in the forward
+//! sweep: the reverse reads only the tape and shadows). In split mode,
+//! shadows of `alloca`s are heap memory, since `.rev` runs after `.aug`
+//! returned. Adjoints of SSA values live in zero-initialized stack slots
+//! that `mem2reg` promotes afterwards.
 //!
-//! **Parallelism** (`parallel.rs`). Tasks cannot share a tape. Each detached
-//! task (a spawned call, or one iteration of a parallel loop) records onto a
-//! tape of its own; a parallel loop keeps its iterations' tapes in an array
-//! indexed by the iteration number (the trip count is known before the loop
-//! starts, since the bounds are evaluated once). The reverse of a parallel
-//! loop is a parallel loop in the same Tapir shape (so Tapir lowering spawns
-//! it divide-and-conquer) whose iteration `k` replays tape `k`; the reverse
-//! of a spawned call is spawned at the reverse of its `sync` and synced at
-//! the reverse of its `detach`; the reverse of a `__syncthreads` is a barrier
-//! at the mirrored point.
+//! **Parallelism** (`parallel.rs`). Tasks cannot share a tape. Each
+//! iteration of a parallel loop records onto a tape of its own, kept in an
+//! array indexed by the iteration number `(iv - lo) / step` (the trip count
+//! is known before the loop starts, since the bounds are evaluated once).
+//! The reverse of a parallel loop is a parallel loop in the same Tapir shape
+//! (so Tapir lowering spawns it divide-and-conquer) whose iteration `k`
+//! replays tape `k`; adjoint slots of the task's values are allocas of the
+//! reverse task (private). Loops nest. *Not yet implemented* (reported as
+//! an [`AdError`]): spawned calls (`spawn`/`sync` outside a loop), loops
+//! whose shape an optimization changed (e.g. an exit with a second
+//! predecessor), kernels and `__syncthreads`.
 //!
 //! **Race-aware accumulation** (`policy.rs`). Every adjoint update
 //! `d[p] += v` (and every update of an SSA adjoint of a value defined
@@ -78,10 +86,20 @@
 //! add), *reduction* (the same address in every iteration: per-worker
 //! partial sums indexed by `worker_id`, combined once after the loop's
 //! sync), *atomic* (anything else: atomic fetch-add). Serial code never pays
-//! for atomics. Every decision and its reason is recorded in the
+//! for atomics. Inside a loop nested in another parallel loop only *local*,
+//! *reduction* (combined into the enclosing loop's own classification) and
+//! *atomic* are used: disjointness would have to hold across both loops. Every decision and its reason is recorded in the
 //! [`AdReport`] that `parc build --explain-ad` prints.
 
-use parc_ir::{GradRequest, Module, SrcLoc};
+pub mod activity;
+pub mod parallel;
+pub mod policy;
+pub mod reverse;
+pub mod rules;
+pub mod tape;
+
+use parc_ir::{GradRequest, Linkage, Module, SrcLoc, gradient_signature};
+use std::collections::HashMap;
 
 /// Options of the AD.
 #[derive(Clone, Debug, Default)]
@@ -131,21 +149,88 @@ impl std::fmt::Display for AdError {
                 self.function, self.loc.line, self.loc.col, self.message
             )
         } else {
-            write!(f, "cannot differentiate `{}`: {}", self.function, self.message)
+            write!(
+                f,
+                "cannot differentiate `{}`: {}",
+                self.function, self.message
+            )
         }
     }
 }
 
-/// Fulfils every gradient request of `module` (see the module doc).
+/// Fulfils every gradient request of `module` (see the module doc). On
+/// error the module is left unchanged.
 pub fn differentiate(module: &mut Module, options: &AdOptions) -> Result<AdReport, AdError> {
     let _ = options;
-    match module.grad_requests.first() {
-        None => Ok(AdReport::default()),
-        Some(GradRequest { primal, loc, .. }) => Err(AdError {
-            function: module.funcs[*primal].name.clone(),
-            loc: *loc,
-            message: "reverse-mode differentiation is not implemented in this version of parc"
-                .into(),
-        }),
+    if module.grad_requests.is_empty() {
+        return Ok(AdReport::default());
     }
+    if let Err(errs) = parc_ir::verify::verify_module(module) {
+        let first = errs.first().map(|e| e.to_string()).unwrap_or_default();
+        return Err(AdError {
+            function: String::new(),
+            loc: SrcLoc::default(),
+            message: format!("the module to differentiate does not verify: {first}"),
+        });
+    }
+    let mut m = module.clone();
+    let requests = std::mem::take(&mut m.grad_requests);
+    let mut ctx = reverse::Ctx {
+        tape: tape::ensure_helpers(&mut m),
+        acc: tape::ensure_acc(&mut m),
+        pairs: HashMap::new(),
+        queue: Vec::new(),
+        sites: Vec::new(),
+    };
+    for GradRequest {
+        primal,
+        grad,
+        activities,
+        linkage,
+        loc,
+    } in &requests
+    {
+        let request_error = |message: String| AdError {
+            function: m
+                .funcs
+                .get(*primal)
+                .map(|f| f.name.clone())
+                .unwrap_or_default(),
+            loc: *loc,
+            message,
+        };
+        let (Some(pf), Some(gf)) = (m.funcs.get(*primal), m.funcs.get(*grad)) else {
+            return Err(request_error(
+                "a gradient request names a missing function".into(),
+            ));
+        };
+        let sig = gradient_signature(&pf.sig, activities).map_err(&request_error)?;
+        if sig != gf.sig {
+            return Err(request_error(format!(
+                "the gradient declaration `{}` does not have the gradient's signature",
+                gf.name
+            )));
+        }
+        let name = gf.name.clone();
+        let mut body =
+            reverse::combined(&mut m, &mut ctx, *primal, activities, &name).map_err(|e| {
+                AdError {
+                    loc: if e.loc.is_known() { e.loc } else { *loc },
+                    ..e
+                }
+            })?;
+        body.sig = sig;
+        body.linkage = if *linkage == Linkage::Import {
+            Linkage::Local
+        } else {
+            *linkage
+        };
+        body.kind = parc_ir::FuncKind::Host;
+        m.funcs[*grad] = body;
+    }
+    while let Some((primal, pair)) = ctx.queue.pop() {
+        reverse::split(&mut m, &mut ctx, primal, &pair)?;
+    }
+    *module = m;
+    Ok(AdReport { sites: ctx.sites })
 }

@@ -19,6 +19,9 @@
 //! - A `parallel_for` is in canonical form: index local, bounds and step
 //!   evaluated once, step positive (checked at run time where not constant).
 //! - Spawned calls are calls; a spawn destination is a local variable.
+//! - `__enzyme_autodiff` calls are [`ExprKind::Autodiff`] nodes that
+//!   already obey Enzyme's rules: one argument per parameter of a function
+//!   with a body, each with its activity, at most one active.
 //! - Struct layouts follow the C ABI of x86-64 (natural alignment).
 
 use crate::ast::Span;
@@ -449,4 +452,42 @@ pub enum ExprKind {
     Gpu(GpuIndex, u8),
     /// `a, b`: evaluates `a`, discards it, yields `b`.
     Comma(Box<Expr>, Box<Expr>),
+    /// `__enzyme_autodiff(f, args...)`: a call of the reverse-mode gradient
+    /// of `f` (a function with a body in this program that returns no
+    /// struct). `args` has exactly one entry per parameter of `f`, in
+    /// order, with the activity Enzyme's rules give it; values and shadows
+    /// are converted to the parameter's type. `ty` is the type of the one
+    /// `Active` parameter (`float` or `double`), or `void` when none is;
+    /// at most one is.
+    Autodiff {
+        func: FuncRef,
+        args: Vec<AutodiffArg>,
+    },
+}
+
+/// How an argument of a differentiated call takes part in the derivative
+/// (Enzyme's activities).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Activity {
+    /// `enzyme_const`: no derivative (the default for integers).
+    Const,
+    /// `enzyme_dup`: a pointer and its shadow, into which gradients are
+    /// added (the default for pointers).
+    Dup,
+    /// `enzyme_dupnoneed`: like `Dup`, but the primal values written
+    /// through the pointer need not be computed.
+    DupNoNeed,
+    /// `enzyme_out`: an active scalar whose gradient is returned (the
+    /// default for `float` and `double`).
+    Active,
+}
+
+/// One parameter's argument(s) in [`ExprKind::Autodiff`].
+#[derive(Clone, Debug)]
+pub struct AutodiffArg {
+    pub activity: Activity,
+    /// The primal value (pointer or scalar).
+    pub value: Expr,
+    /// The shadow pointer, exactly for `Dup` and `DupNoNeed`.
+    pub shadow: Option<Expr>,
 }

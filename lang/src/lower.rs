@@ -99,6 +99,17 @@
 //! `threadIdx.x` and friends are intrinsics; `__syncthreads()` is `barrier`;
 //! a launch evaluates the `dim3`s to three `i32`s each.
 //!
+//! **Gradients.** `__enzyme_autodiff(f, args...)` is a `call` of a
+//! gradient declaration with the flattened arguments (each parameter's
+//! value, followed by its shadow for `dup`/`dupnoneed`). There is one
+//! declaration per distinct (function, activities) pair, named `f.grad`
+//! (then `f.grad.2`, `f.grad.3` ... for further activity patterns of the
+//! same `f`; no ParC name contains a dot), `Linkage::Import`, of `f`'s
+//! kind, with [`parc_ir::gradient_signature`]; each comes with a
+//! [`parc_ir::GradRequest`] (`Linkage::Local`, at the first such call) in
+//! `Module::grad_requests`, for the AD to fulfil. These functions follow
+//! the HIR's, in the order their first call is lowered.
+//!
 //! **Globals.** HIR global `i` is `GlobalId(i)`; string literal `j` follows
 //! them as a constant global `.str.j` with a trailing NUL. Initial images are
 //! little-endian, floats as IEEE bits, pointers as relocations.
@@ -111,8 +122,10 @@ mod func;
 
 use crate::hir::{self, CType, ConstInit};
 use parc_ir::{
-    AddrSpace, FuncId, Function, GlobalData, GlobalId, Linkage, Module, Signature, SrcLoc, Type,
+    Activity, AddrSpace, FuncId, Function, GlobalData, GlobalId, GradRequest, Linkage, Module,
+    Signature, SrcLoc, Type,
 };
+use std::cell::RefCell;
 
 /// Lowers a checked program. `source` is the text `program` was checked
 /// from; it only turns spans into line:col positions.
@@ -171,6 +184,7 @@ pub fn lower(program: &hir::Program, source_name: &str, source: &str) -> Module 
         globals,
         strings,
         lines: LineIndex::new(source),
+        grads: RefCell::new(Vec::new()),
     };
 
     for (i, g) in program.globals.iter().enumerate() {
@@ -242,7 +256,50 @@ pub fn lower(program: &hir::Program, source_name: &str, source: &str) -> Module 
             module.funcs[id] = func;
         }
     }
+    declare_gradients(&cx, &mut module);
     module
+}
+
+/// Adds the gradient declarations that `__enzyme_autodiff` calls named
+/// (with the ids [`Shared::gradient`] promised) and their requests.
+fn declare_gradients(cx: &Shared, module: &mut Module) {
+    let grads = cx.grads.borrow();
+    let mut per_primal: Vec<u32> = vec![0; cx.funcs.len()];
+    for (k, g) in grads.iter().enumerate() {
+        let primal = cx.func(g.func);
+        let n = &mut per_primal[g.func.0 as usize];
+        *n += 1;
+        let p = &module.funcs[primal];
+        let name = match *n {
+            1 => format!("{}.grad", p.name),
+            n => format!("{}.grad.{n}", p.name),
+        };
+        // The checker admits only activities that fit the parameters (and
+        // no struct result, which would add a hidden parameter), so this
+        // cannot fail; were it to, the verifier would report the mismatch
+        // as an internal error rather than lowering panicking.
+        let sig = parc_ir::gradient_signature(&p.sig, &g.activities).unwrap_or_default();
+        let mut decl = Function::new(name, sig);
+        decl.kind = p.kind;
+        decl.linkage = Linkage::Import;
+        let id = module.funcs.push(decl);
+        debug_assert_eq!(id, cx.gradient_id(k));
+        module.grad_requests.push(GradRequest {
+            primal,
+            grad: id,
+            activities: g.activities.clone(),
+            linkage: Linkage::Local,
+            loc: g.loc,
+        });
+    }
+}
+
+/// A gradient some `__enzyme_autodiff` call needs.
+struct GradDecl {
+    func: hir::FuncRef,
+    activities: Vec<Activity>,
+    /// The first call's position.
+    loc: SrcLoc,
 }
 
 fn program_local(f: &hir::Func, id: hir::LocalId) -> &hir::Local {
@@ -263,11 +320,43 @@ struct Shared<'a> {
     globals: Vec<GlobalId>,
     strings: Vec<GlobalId>,
     lines: LineIndex<'a>,
+    /// Gradients called so far, in order of first use. Bodies are lowered
+    /// with the module's functions taken out one at a time, so a gradient
+    /// cannot be declared when its first call is met; instead it gets the
+    /// id it will have once appended after every HIR function
+    /// ([`declare_gradients`]), which saves a separate walk over the HIR.
+    grads: RefCell<Vec<GradDecl>>,
 }
 
 impl Shared<'_> {
     fn func(&self, f: hir::FuncRef) -> FuncId {
         self.funcs[f.0 as usize]
+    }
+
+    /// The id of the `k`th gradient declaration.
+    fn gradient_id(&self, k: usize) -> FuncId {
+        FuncId::from_u32((self.funcs.len() + k) as u32)
+    }
+
+    /// The gradient declaration for `f` under `activities`, made on first
+    /// use at `loc`.
+    fn gradient(&self, f: hir::FuncRef, activities: Vec<Activity>, loc: SrcLoc) -> FuncId {
+        let mut grads = self.grads.borrow_mut();
+        let k = match grads
+            .iter()
+            .position(|g| g.func == f && g.activities == activities)
+        {
+            Some(k) => k,
+            None => {
+                grads.push(GradDecl {
+                    func: f,
+                    activities,
+                    loc,
+                });
+                grads.len() - 1
+            }
+        };
+        self.gradient_id(k)
     }
 
     fn global(&self, g: hir::GlobalVarId) -> GlobalId {
@@ -465,6 +554,56 @@ impl<'a> LineIndex<'a> {
 #[cfg(test)]
 mod tests {
     use super::LineIndex;
+    use parc_ir::{Activity, Linkage, Type};
+
+    #[test]
+    fn autodiff_calls_become_gradient_declarations_and_requests() {
+        let src = "double f(double *a, double x, int n) { return a[0] * x * n; }\n\
+                   int main() {\n\
+                   double a[1]; double da[1];\n\
+                   double d = __enzyme_autodiff(f, a, da, 2.0, 3);\n\
+                   d += __enzyme_autodiff(f, a, da, 2.0, 4);\n\
+                   __enzyme_autodiff(f, enzyme_dupnoneed, a, da, enzyme_const, 2.0, 3);\n\
+                   return (int)d; }\n";
+        let (ast, diags) = crate::parse::parse(src);
+        assert!(!diags.iter().any(|d| d.is_error()));
+        let (hir, diags) = crate::check::check(&ast);
+        assert!(!diags.iter().any(|d| d.is_error()), "{diags:?}");
+        let m = super::lower(&hir.unwrap(), "t.pc", src);
+        parc_ir::verify::verify_module(&m).unwrap();
+        // One declaration per activity pattern, in order of first use.
+        let f = m.func_by_name("f").unwrap();
+        let g1 = m.func_by_name("f.grad").unwrap();
+        let g2 = m.func_by_name("f.grad.2").unwrap();
+        assert_eq!(m.funcs.len(), 4);
+        assert_eq!(m.funcs[g1].linkage, Linkage::Import);
+        assert_eq!(
+            m.funcs[g1].sig.params,
+            vec![Type::Ptr, Type::Ptr, Type::F64, Type::I32]
+        );
+        assert_eq!(m.funcs[g1].sig.ret, Some(Type::F64));
+        assert_eq!(m.funcs[g2].sig.ret, None);
+        assert_eq!(m.grad_requests.len(), 2);
+        let r = &m.grad_requests[0];
+        assert_eq!((r.primal, r.grad, r.linkage), (f, g1, Linkage::Local));
+        assert_eq!(
+            r.activities,
+            vec![Activity::Dup, Activity::Active, Activity::Const]
+        );
+        assert_eq!((r.loc.line, r.loc.col), (4, 12));
+        assert_eq!(
+            m.grad_requests[1].activities,
+            vec![Activity::DupNoNeed, Activity::Const, Activity::Const]
+        );
+        // The text form shows (and reads back) the requests.
+        let text = parc_ir::print::print_module(&m);
+        assert!(
+            text.contains("gradient @f.grad = @f(dup, active, const) local @4:12"),
+            "{text}"
+        );
+        let back = parc_ir::read::read_module(&text).unwrap();
+        assert_eq!(back.grad_requests, m.grad_requests);
+    }
 
     #[test]
     fn line_index_agrees_with_diag() {

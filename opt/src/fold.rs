@@ -355,7 +355,7 @@ mod tests {
 
         /// A random constant of `ty`, edge values one time in three.
         fn value(&mut self, ty: Type) -> Const {
-            let edge = self.next() % 3 == 0;
+            let edge = self.next().is_multiple_of(3);
             match ty {
                 Type::F32 => {
                     let specials = [
@@ -378,7 +378,7 @@ mod tests {
                     ];
                     let v = if edge {
                         specials[(self.next() % specials.len() as u64) as usize]
-                    } else if self.next() % 2 == 0 {
+                    } else if self.next().is_multiple_of(2) {
                         f32::from_bits(self.next() as u32)
                     } else {
                         (self.next() % 20_001) as f32 / 8.0 - 1250.0
@@ -409,7 +409,7 @@ mod tests {
                     ];
                     let v = if edge {
                         specials[(self.next() % specials.len() as u64) as usize]
-                    } else if self.next() % 2 == 0 {
+                    } else if self.next().is_multiple_of(2) {
                         f64::from_bits(self.next())
                     } else {
                         (self.next() % 2_000_001) as f64 / 16.0 - 62500.0
@@ -440,7 +440,7 @@ mod tests {
                     ];
                     let v = if edge {
                         specials[(self.next() % specials.len() as u64) as usize]
-                    } else if self.next() % 2 == 0 {
+                    } else if self.next().is_multiple_of(2) {
                         self.next() as i64
                     } else {
                         (self.next() % 41) as i64 - 20
@@ -568,7 +568,7 @@ mod tests {
                 for _ in 0..ROUNDS {
                     let (a, b) = (rng.value(ty), rng.value(ty));
                     // Equal operands one time in four.
-                    let b = if rng.next() % 4 == 0 { a } else { b };
+                    let b = if rng.next().is_multiple_of(4) { a } else { b };
                     let kind = InstKind::Icmp(cc, a_val(), b_val());
                     let got = interp(&[a, b], Type::I1, |bd, p| bd.icmp(cc, p[0], p[1]));
                     check(&kind, &[a, b], Type::I1, got);
@@ -579,7 +579,7 @@ mod tests {
             for ty in FLOATS {
                 for _ in 0..ROUNDS {
                     let (a, b) = (rng.value(ty), rng.value(ty));
-                    let b = if rng.next() % 4 == 0 { a } else { b };
+                    let b = if rng.next().is_multiple_of(4) { a } else { b };
                     let kind = InstKind::Fcmp(cc, a_val(), b_val());
                     let got = interp(&[a, b], Type::I1, |bd, p| bd.fcmp(cc, p[0], p[1]));
                     check(&kind, &[a, b], Type::I1, got);

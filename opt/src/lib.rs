@@ -53,22 +53,51 @@ pub fn pass_by_name(name: &str) -> Option<Pass> {
 pub fn pipeline(opt_level: u8) -> Vec<&'static str> {
     match opt_level {
         0 => vec![],
-        1 => vec!["dce"],
+        1 => vec![
+            "simplify-cfg",
+            "mem2reg",
+            "sccp",
+            "instcombine",
+            "dce",
+            "simplify-cfg",
+        ],
+        // -O2: clean up and promote locals, fold and simplify, CSE, hoist;
+        // then inline (bottom-up; LICM has already seen the loops whose
+        // calls inlining would bury, and inline refuses to put a loop in a
+        // loop) and redo the scalar passes on the larger bodies; then the
+        // Tapir passes: drop idle syncs, run tiny tasks in place (their
+        // syncs become idle too), and clean up. `mark-parallel-loops` last:
+        // it changes nothing and reports the loops the backend will run as
+        // chunked parallel loops.
         _ => vec![
+            "simplify-cfg",
             "sroa",
             "mem2reg",
+            "sccp",
+            "instcombine",
+            "gvn",
+            "licm",
             "inline",
+            "simplify-cfg",
             "sroa",
             "mem2reg",
+            "sccp",
+            "instcombine",
+            "gvn",
+            "licm",
             "sync-elim",
             "serialize-small-tasks",
             "sync-elim",
             "adce",
             "dce",
+            "simplify-cfg",
             "mark-parallel-loops",
         ],
     }
 }
+
+/// A hook called with each pass's name and the module after it.
+pub type AfterPass<'a> = &'a mut dyn FnMut(&str, &Module) -> Result<(), String>;
 
 /// How `optimize` reports on itself (the CLI's `--verify-each`,
 /// `--dump-after`, `--time-passes`, `--stats`).
@@ -76,7 +105,7 @@ pub fn pipeline(opt_level: u8) -> Vec<&'static str> {
 pub struct Instrumentation<'a> {
     /// Called after every pass; an error stops the pipeline (the driver
     /// verifies here).
-    pub after_pass: Option<&'a mut dyn FnMut(&str, &Module) -> Result<(), String>>,
+    pub after_pass: Option<AfterPass<'a>>,
     /// Time spent in each pass, summed over repeated runs, in pipeline order.
     pub times: Vec<(&'static str, Duration)>,
     pub context: PassContext,

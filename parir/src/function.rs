@@ -20,11 +20,28 @@ use cranelift_entity::{PrimaryMap, SecondaryMap};
 pub struct SrcLoc {
     pub line: u32,
     pub col: u32,
+    /// The function the source position is in, when that is not the
+    /// function holding the instruction: inlining and outlining move code
+    /// between functions, and run-time errors must still name the function
+    /// the programmer wrote. `None`: the holding function.
+    pub func: Option<FuncId>,
 }
 
 impl SrcLoc {
     pub fn new(line: u32, col: u32) -> SrcLoc {
-        SrcLoc { line, col }
+        SrcLoc {
+            line,
+            col,
+            func: None,
+        }
+    }
+
+    /// This position, attributed to `func` unless it already names one.
+    pub fn moved_from(self, func: FuncId) -> SrcLoc {
+        SrcLoc {
+            func: self.func.or(Some(func)),
+            ..self
+        }
     }
 
     pub fn is_known(self) -> bool {

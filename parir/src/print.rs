@@ -16,6 +16,7 @@
 //!     v2 = thread_idx.x
 //!     ...
 //! }
+//! gradient @f.grad = @f(const, dup, active) local @12:5  ; Module::grad_requests
 //! ```
 //!
 //! - Functions print as `func` (default linkage `export`) when they have a
@@ -30,6 +31,12 @@
 //! - Names are `@ident` (letters, digits, `_`, `.`, `$`, not starting with
 //!   a digit) or `@"quoted"` with `\HH` escapes.
 //! - A source position prints as a trailing `@line:col`.
+//! - Gradient requests print last, in order, one per line:
+//!   `gradient @GRAD = @PRIMAL(ACTIVITY, ...) LINKAGE` with activities
+//!   `const dup dupnoneed active`, the linkage the gradient gets once the
+//!   AD has run (`export` or `local`), and the position of the request
+//!   (the `__enzyme_autodiff` call) when known. They come after every
+//!   function so that both names are defined when a reader meets them.
 //!
 //! Instructions (`T` a type, `a b c p` values, `B` a block call
 //! `blockN` or `blockN(v1, v2)`):
@@ -66,7 +73,7 @@
 //! sees what was there.
 
 use crate::entities::{FuncId, GlobalId, Inst, Value};
-use crate::function::{AddrSpace, FuncKind, Function, Linkage, Module};
+use crate::function::{Activity, AddrSpace, FuncKind, Function, GradRequest, Linkage, Module};
 use crate::inst::{BlockCall, InstKind, OperandType};
 use crate::types::Type;
 use cranelift_entity::EntitySet;
@@ -86,6 +93,49 @@ pub fn print_module(module: &Module) -> String {
             out.push('\n');
         }
         write_function(&mut out, module, func);
+    }
+    if !module.grad_requests.is_empty() && !out.is_empty() {
+        out.push('\n');
+    }
+    for req in &module.grad_requests {
+        out.push_str(&grad_request_to_string(module, req));
+        out.push('\n');
+    }
+    out
+}
+
+/// The text name of an activity.
+pub fn activity_name(a: Activity) -> &'static str {
+    match a {
+        Activity::Const => "const",
+        Activity::Dup => "dup",
+        Activity::DupNoNeed => "dupnoneed",
+        Activity::Active => "active",
+    }
+}
+
+/// A gradient request's line (without newline), e.g.
+/// `gradient @f.grad = @f(dup, active) local @3:9`.
+pub fn grad_request_to_string(module: &Module, req: &GradRequest) -> String {
+    let mut out = format!(
+        "gradient {} = {}(",
+        func_name(module, req.grad),
+        func_name(module, req.primal)
+    );
+    for (i, &a) in req.activities.iter().enumerate() {
+        if i > 0 {
+            out.push_str(", ");
+        }
+        out.push_str(activity_name(a));
+    }
+    out.push_str(") ");
+    out.push_str(match req.linkage {
+        Linkage::Export => "export",
+        Linkage::Local => "local",
+        Linkage::Import => "import",
+    });
+    if req.loc.is_known() {
+        let _ = write!(out, " @{}:{}", req.loc.line, req.loc.col);
     }
     out
 }

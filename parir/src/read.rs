@@ -22,8 +22,8 @@
 
 use crate::entities::{Block, FuncId, GlobalId, Inst, SyncRegion, Value};
 use crate::function::{
-    AddrSpace, BlockData, FuncKind, Function, GlobalData, InstData, Linkage, Module, Signature,
-    SrcLoc, ValueData, ValueDef,
+    Activity, AddrSpace, BlockData, FuncKind, Function, GlobalData, GradRequest, InstData, Linkage,
+    Module, Signature, SrcLoc, ValueData, ValueDef,
 };
 use crate::inst::{BinaryOp, BlockCall, CastOp, FloatCC, InstKind, IntCC, Intrinsic, UnaryOp};
 use crate::print::implied_type;
@@ -69,12 +69,13 @@ pub fn read_module(text: &str) -> Result<Module> {
     let mut reloc_targets: Vec<(GlobalId, usize, String, Pos)> = Vec::new();
     // Relocs attach to the global on the line above (or above its relocs).
     let mut last_global: Option<GlobalId> = None;
+    let mut gradients: Vec<PendingGradient> = Vec::new();
 
     let mut i = 0;
     while i < lines.len() {
         let line = &lines[i];
         let mut cur = Cur::new(line);
-        let (kw, pos) = cur.word("`global`, `func`, `declare` or `source`")?;
+        let (kw, pos) = cur.word("`global`, `func`, `declare`, `gradient` or `source`")?;
         match kw.as_str() {
             "source" => {
                 if module.source_name.is_some() {
@@ -131,7 +132,10 @@ pub fn read_module(text: &str) -> Result<Module> {
                         match l.toks.first().map(|t| &t.tok) {
                             Some(Tok::Punct('}')) => break,
                             Some(Tok::Word(w))
-                                if matches!(w.as_str(), "func" | "declare" | "global") =>
+                                if matches!(
+                                    w.as_str(),
+                                    "func" | "declare" | "global" | "gradient"
+                                ) =>
                             {
                                 return Err(Pos::at(l.no, 1).err(format!(
                                     "`{w}` inside the body of @{name}: missing `}}`?"
@@ -150,13 +154,34 @@ pub fn read_module(text: &str) -> Result<Module> {
                 let fid = module.funcs.push(func);
                 func_names.insert(name, fid);
             }
+            "gradient" => {
+                last_global = None;
+                gradients.push(parse_gradient(&mut cur)?);
+            }
             other => {
                 return Err(pos.err(format!(
-                    "expected `global`, `func`, `declare` or `source`, found `{other}`"
+                    "expected `global`, `func`, `declare`, `gradient` or `source`, found `{other}`"
                 )));
             }
         }
         i += 1;
+    }
+
+    // Gradient requests name functions that may come after them.
+    for g in gradients {
+        let resolve = |(name, pos): &(String, Pos)| {
+            func_names
+                .get(name)
+                .copied()
+                .ok_or_else(|| pos.err(format!("undefined function @{name}")))
+        };
+        module.grad_requests.push(GradRequest {
+            grad: resolve(&g.grad)?,
+            primal: resolve(&g.primal)?,
+            activities: g.activities,
+            linkage: g.linkage,
+            loc: g.loc,
+        });
     }
 
     for (g, idx, target, pos) in reloc_targets {
@@ -660,6 +685,60 @@ fn parse_global(cur: &mut Cur, name: String) -> Result<GlobalData> {
 }
 
 /// `+ N`, `- N`, or a signed word (`+0`, `-8`).
+/// A `gradient` line, its function names not yet resolved.
+struct PendingGradient {
+    grad: (String, Pos),
+    primal: (String, Pos),
+    activities: Vec<Activity>,
+    linkage: Linkage,
+    loc: SrcLoc,
+}
+
+/// The rest of `gradient @GRAD = @PRIMAL(ACTIVITY, ...) LINKAGE [@l:c]`.
+fn parse_gradient(cur: &mut Cur) -> Result<PendingGradient> {
+    let grad = cur.name("the gradient function's name")?;
+    cur.expect_punct('=')?;
+    let primal = cur.name("the differentiated function's name")?;
+    cur.expect_punct('(')?;
+    let mut activities = Vec::new();
+    if !cur.eat_punct(')') {
+        loop {
+            let (w, pos) = cur.word("an activity (`const`, `dup`, `dupnoneed`, `active`)")?;
+            activities.push(match w.as_str() {
+                "const" => Activity::Const,
+                "dup" => Activity::Dup,
+                "dupnoneed" => Activity::DupNoNeed,
+                "active" => Activity::Active,
+                _ => {
+                    return Err(pos.err(format!(
+                        "unknown activity `{w}` (const, dup, dupnoneed, active)"
+                    )));
+                }
+            });
+            if cur.eat_punct(')') {
+                break;
+            }
+            cur.expect_punct(',')?;
+        }
+    }
+    let (w, pos) = cur.word("the gradient's linkage (`export` or `local`)")?;
+    let linkage = match w.as_str() {
+        "export" => Linkage::Export,
+        "local" => Linkage::Local,
+        "import" => Linkage::Import,
+        _ => return Err(pos.err(format!("unknown linkage `{w}`"))),
+    };
+    let loc = cur.loc().unwrap_or_default();
+    cur.expect_end()?;
+    Ok(PendingGradient {
+        grad,
+        primal,
+        activities,
+        linkage,
+        loc,
+    })
+}
+
 fn parse_addend(cur: &mut Cur) -> Result<i64> {
     let (w, pos) = cur.word("`+ addend`")?;
     let text = if w == "+" || w == "-" {
@@ -1391,7 +1470,7 @@ mod tests {
             "frob\n",
             1,
             1,
-            "expected `global`, `func`, `declare` or `source`",
+            "expected `global`, `func`, `declare`, `gradient` or `source`",
         );
         assert_err("declare @f(i32\n", 1, 15, "expected `,`");
         assert_err("declare kernel kernel @f()\n", 1, 16, "conflicts");

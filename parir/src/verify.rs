@@ -13,6 +13,17 @@
 //!   not `import`.
 //! - A kernel returns nothing.
 //!
+//! # Gradient requests `[gradient]`
+//! For each entry of `Module::grad_requests` (they exist until the AD runs):
+//! - the primal function exists and has a body;
+//! - the gradient function exists, differs from the primal, is a
+//!   declaration (`import`, no body: the AD gives it its body) whose
+//!   signature is exactly [`gradient_signature`] of the primal's under the
+//!   request's activities (one activity per parameter, `dup`/`dupnoneed`
+//!   only for pointers, `active` only for floats, at most one `active`);
+//! - the linkage it is to get is `export` or `local`;
+//! - no gradient function is the target of two requests.
+//!
 //! # Globals `[global]`
 //! - The alignment is a power of two.
 //! - The initial bytes are no longer than the size (the rest is zero).
@@ -153,7 +164,9 @@
 
 use crate::analysis::{ControlFlowGraph, DominatorTree, TaskTree};
 use crate::entities::{Block, FuncId, GlobalId, Inst, SyncRegion, Value};
-use crate::function::{AddrSpace, FuncKind, Function, Linkage, Module, ValueDef};
+use crate::function::{
+    AddrSpace, FuncKind, Function, Linkage, Module, Signature, ValueDef, gradient_signature,
+};
 use crate::inst::{BlockCall, CastOp, InstKind, Intrinsic, OperandType};
 use crate::print::{inst_to_string, name_ref};
 use crate::types::Type;
@@ -174,8 +187,8 @@ pub struct VerifyError {
     pub inst: Option<Inst>,
     /// The instruction as the printer writes it.
     pub inst_text: Option<String>,
-    /// The rule group: `module`, `global`, `layout`, `ssa`, `types`,
-    /// `call`, `gpu`, `tapir`, `T1`, `T2`, `T3` or `T4`.
+    /// The rule group: `module`, `gradient`, `global`, `layout`, `ssa`,
+    /// `types`, `call`, `gpu`, `tapir`, `T1`, `T2`, `T3` or `T4`.
     pub rule: &'static str,
     pub message: String,
 }
@@ -214,10 +227,81 @@ pub fn verify_module(module: &Module) -> Result<(), Vec<VerifyError>> {
     for func in module.funcs.values() {
         FuncVerifier::new(module, func, &mut errors).run();
     }
+    check_gradients(module, &mut errors);
     if errors.is_empty() {
         Ok(())
     } else {
         Err(errors)
+    }
+}
+
+fn check_gradients(module: &Module, errors: &mut Vec<VerifyError>) {
+    let mut seen: HashMap<FuncId, usize> = HashMap::new();
+    for (i, req) in module.grad_requests.iter().enumerate() {
+        let mut err = |func: Option<&Function>, message: String| {
+            errors.push(VerifyError {
+                func: func.map(|f| f.name.clone()),
+                ..module_error("gradient", format!("gradient request {i}: {message}"))
+            })
+        };
+        let primal = module.funcs.get(req.primal);
+        let grad = module.funcs.get(req.grad);
+        match primal {
+            None => err(None, format!("the primal {} does not exist", req.primal)),
+            Some(p) if p.is_declaration() => {
+                err(Some(p), "the primal is a declaration, with no body".into())
+            }
+            Some(_) => {}
+        }
+        let Some(g) = grad else {
+            err(None, format!("the gradient {} does not exist", req.grad));
+            continue;
+        };
+        if req.grad == req.primal {
+            err(Some(g), "the gradient is the primal itself".into());
+            continue;
+        }
+        if g.linkage != Linkage::Import || !g.is_declaration() {
+            err(
+                Some(g),
+                "the gradient must be a declaration (`import`) until the AD runs".into(),
+            );
+        }
+        if req.linkage == Linkage::Import {
+            err(
+                Some(g),
+                "the gradient's linkage must be `export` or `local`".into(),
+            );
+        }
+        if let Some(first) = seen.insert(req.grad, i) {
+            err(
+                Some(g),
+                format!("request {first} already asks for this gradient"),
+            );
+        }
+        let Some(p) = primal else { continue };
+        match gradient_signature(&p.sig, &req.activities) {
+            Err(why) => err(Some(p), format!("activities do not fit: {why}")),
+            Ok(sig) if sig != g.sig => err(
+                Some(g),
+                format!(
+                    "the gradient's signature is {}, but {} under these activities gives {}",
+                    signature_text(&g.sig),
+                    name_ref(&p.name),
+                    signature_text(&sig)
+                ),
+            ),
+            Ok(_) => {}
+        }
+    }
+}
+
+/// `(T, ...) -> T`, as the printer writes a header.
+fn signature_text(sig: &Signature) -> String {
+    let params: Vec<&str> = sig.params.iter().map(|t| t.name()).collect();
+    match sig.ret {
+        Some(r) => format!("({}) -> {r}", params.join(", ")),
+        None => format!("({})", params.join(", ")),
     }
 }
 

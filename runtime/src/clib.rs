@@ -1,8 +1,9 @@
 //! C library services with ParC's error behaviour: allocation that faults
 //! instead of returning null, and a monotonic clock.
 //!
-//! Memory from [`parc_rt_malloc`] and [`parc_rt_calloc`] comes from the C
-//! library's `malloc`/`calloc`, so generated code frees it with `free`.
+//! Memory from [`parc_rt_malloc`], [`parc_rt_calloc`] and
+//! [`parc_rt_realloc`] comes from the C library's allocator, so generated
+//! code frees it with `free`.
 //! Everything else of the C library (`free memcpy memset atoi atol atof
 //! strcmp` and the math functions) is called directly by generated code.
 
@@ -49,6 +50,25 @@ pub extern "C" fn parc_rt_calloc(count: i64, size: i64) -> *mut u8 {
     p.cast()
 }
 
+/// `realloc(p, bytes)`: keeps the contents up to the smaller size;
+/// `realloc(null, n)` is `malloc(n)`. Faults like [`parc_rt_malloc`]
+/// instead of returning null (the AD grows its tapes with it, and a tape
+/// that cannot grow must stop the program, not lose records).
+#[unsafe(no_mangle)]
+pub extern "C" fn parc_rt_realloc(p: *mut u8, bytes: i64) -> *mut u8 {
+    if bytes < 0 {
+        out_of_memory(bytes);
+    }
+    // SAFETY: `p` is null or came from the C library's allocator (every
+    // allocation of generated code does); the result is checked. A size of
+    // 0 would free `p` and may return null, so at least 1 byte is asked.
+    let q = unsafe { libc::realloc(p.cast(), (bytes as u64).max(1) as usize) };
+    if q.is_null() {
+        out_of_memory(bytes);
+    }
+    q.cast()
+}
+
 /// `double wtime()`: seconds on a monotonic clock, from an arbitrary
 /// origin fixed at the first call (differences are what matter).
 #[unsafe(no_mangle)]
@@ -56,4 +76,23 @@ pub extern "C" fn parc_rt_wtime() -> f64 {
     static ORIGIN: OnceLock<Instant> = OnceLock::new();
     let origin = *ORIGIN.get_or_init(Instant::now);
     origin.elapsed().as_secs_f64()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn realloc_keeps_contents() {
+        let p = parc_rt_realloc(std::ptr::null_mut(), 4);
+        // SAFETY: `p` has 4 bytes, `q` 1 << 20; both come from the allocator.
+        unsafe {
+            p.copy_from(b"abcd".as_ptr(), 4);
+            let q = parc_rt_realloc(p, 1 << 20);
+            assert_eq!(std::slice::from_raw_parts(q, 4), b"abcd");
+            let r = parc_rt_realloc(q, 0);
+            assert!(!r.is_null());
+            libc::free(r.cast());
+        }
+    }
 }

@@ -35,6 +35,7 @@
 //! | `parc_rt_wtime` | `() -> f64` | monotonic seconds |
 //! | `parc_rt_malloc` | `(i64 bytes) -> ptr` | `malloc` that faults ("out of memory") instead of returning null |
 //! | `parc_rt_calloc` | `(i64 count, i64 size) -> ptr` | `calloc`, likewise |
+//! | `parc_rt_realloc` | `(ptr p, i64 bytes) -> ptr` | `realloc` (null: `malloc`), likewise |
 //! | `parc_rt_launch` | `(fn(ptr) kernel, ptr args, ptr grid, ptr block, i64 shared_bytes)` | runs a kernel over `grid` × `block` threads (`grid`, `block`: three `i32`) |
 //! | `parc_rt_barrier` | `()` | `__syncthreads()` |
 //! | `parc_rt_thread_idx` | `(i32 dim) -> i32` | `threadIdx.{x,y,z}` |
@@ -125,6 +126,7 @@ pub fn symbols() -> Vec<(&'static str, *const u8)> {
         clib::parc_rt_wtime,
         clib::parc_rt_malloc,
         clib::parc_rt_calloc,
+        clib::parc_rt_realloc,
         gpu::parc_rt_launch,
         gpu::parc_rt_barrier,
         gpu::parc_rt_thread_idx,

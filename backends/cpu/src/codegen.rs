@@ -97,11 +97,13 @@
 //! `printf(fmt, args...)` fills a stack array of `u64` slots and one of
 //! kind bytes (0 integer sign-extended, 1 double bits — an `f32` is
 //! promoted —, 2 pointer) and calls `parc_rt_printf(fmt, slots, kinds, n)`.
-//! `malloc`/`calloc` call `parc_rt_malloc`/`parc_rt_calloc` (which fault
-//! instead of returning null); `free memcpy memset atoi atol atof strcmp`
-//! call the C library; `exit` calls `parc_rt_exit`; `wtime` calls
-//! `parc_rt_wtime`; `abs`/`labs` are inline (wrapping: `abs(INT_MIN)` is
-//! `INT_MIN`); the `cuda_*` calls go to `parc_rt_cuda_*`.
+//! `malloc`/`calloc`/`realloc` call `parc_rt_malloc`/`parc_rt_calloc`/
+//! `parc_rt_realloc` (which fault instead of returning null); `free memcpy
+//! memset atoi atol atof strcmp` call the C library; `exit` calls
+//! `parc_rt_exit`; `wtime`, `worker_id` and `num_workers` call
+//! `parc_rt_wtime`, `parc_rt_worker_id` and `parc_rt_num_workers`;
+//! `abs`/`labs` are inline (wrapping: `abs(INT_MIN)` is `INT_MIN`); the
+//! `cuda_*` calls go to `parc_rt_cuda_*`.
 //!
 //! # Symbols
 //!
@@ -1229,7 +1231,7 @@ impl<'a, 'b, 'c, M: ClModule> FnTranslator<'a, 'b, 'c, M> {
     /// Calls `parc_rt_fault(kind, name, line, col)` and ends the block.
     fn emit_fault(&mut self, kind: i32) -> Result<(), BackendError> {
         let loc = self.loc();
-        let name_id = self.cx.name_string(self.m, self.id)?;
+        let name_id = self.cx.name_string(self.m, loc.func.unwrap_or(self.id))?;
         let name = self.data_addr(name_id);
         let kind_v = self.b.ins().iconst(types::I32, i64::from(kind));
         let line = iconst(&mut self.b, types::I32, i64::from(loc.line));
@@ -1675,6 +1677,7 @@ impl<'a, 'b, 'c, M: ClModule> FnTranslator<'a, 'b, 'c, M> {
             }
             Malloc => self.call_extern(&ix::RT_MALLOC, &a)?,
             Calloc => self.call_extern(&ix::RT_CALLOC, &a)?,
+            Realloc => self.call_extern(&ix::RT_REALLOC, &a)?,
             Free => self.call_extern(&ix::C_FREE, &a)?,
             Memcpy => {
                 self.call_extern(&ix::C_MEMCPY, &a)?;
@@ -1691,6 +1694,8 @@ impl<'a, 'b, 'c, M: ClModule> FnTranslator<'a, 'b, 'c, M> {
             Strcmp => self.call_extern(&ix::C_STRCMP, &a)?,
             Exit => self.call_extern(&ix::RT_EXIT, &a)?,
             Wtime => self.call_extern(&ix::RT_WTIME, &[])?,
+            WorkerId => self.call_extern(&ix::RT_WORKER_ID, &[])?,
+            NumWorkers => self.call_extern(&ix::RT_NUM_WORKERS, &[])?,
             ThreadIdx(d) | BlockIdx(d) | BlockDim(d) | GridDim(d) => {
                 let e = match op {
                     ThreadIdx(_) => &ix::RT_THREAD_IDX,

@@ -1140,8 +1140,11 @@ fn library_functions_may_spawn_and_print() {
     ] {
         assert!(header.contains(proto), "{proto} missing in\n{header}");
     }
+    // `twice` is static; the program's `main` is exported only as
+    // `parc_main`, so the C program below can have its own `main`.
+    assert!(header.contains("int parc_main(int, void *);"), "{header}");
     assert!(
-        !header.contains("twice") && !header.contains("main"),
+        !header.contains("twice") && !header.contains(" main("),
         "{header}"
     );
     let c = scratch("use_par.c");

@@ -1,31 +1,17 @@
 //! `__enzyme_autodiff(f, args...)`, checked by Enzyme's activity rules
 //! (LANGUAGE.md "Gradients"). [`Checker::autodiff_call`] walks the
 //! arguments against `f`'s parameters and returns an [`AutodiffCall`]
-//! describing each argument's activity, for the AD work to reuse. Reverse
-//! mode is not implemented yet, so a valid call is then reported as
-//! unsupported.
+//! describing each argument's activity; a valid call becomes an
+//! [`ExprKind::Autodiff`] node, which lowering turns into a call of a
+//! gradient declaration plus a request for the AD to define it.
 
 use super::expr::{ConvCtx, ENZYME_MARKERS, err_expr, mk};
 use super::{Checker, Sym, is_err};
 use crate::ast::{self, Span};
 use crate::diag::Diagnostic;
-use crate::hir::{CType, Expr, FuncKind, FuncRef};
+use crate::hir::{AutodiffArg, CType, Expr, ExprKind, FuncKind, FuncRef};
 
-/// How an argument of a differentiated call takes part in the derivative.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Activity {
-    /// `enzyme_const`: no derivative (the default for integers).
-    Const,
-    /// `enzyme_dup`: a pointer and its shadow, into which gradients are
-    /// added (the default for pointers).
-    Dup,
-    /// `enzyme_dupnoneed`: like `Dup`, but the primal values written
-    /// through the pointer need not be computed.
-    DupNoNeed,
-    /// `enzyme_out`: an active scalar whose gradient is returned (the
-    /// default for `float` and `double`).
-    Active,
-}
+pub use crate::hir::Activity;
 
 /// The activity Enzyme gives a parameter of this type when no marker is
 /// written, or `None` for types it cannot differentiate through (structs).
@@ -95,18 +81,28 @@ impl Checker {
         let Some(call) = self.autodiff_call(args, span) else {
             return err_expr(span);
         };
-        self.push(
-            Diagnostic::error(
-                span,
-                "`__enzyme_autodiff` is not supported yet: reverse-mode differentiation is \
-                    not implemented in this version of parc",
-            )
-            .with_label("this gradient call is valid, but cannot be compiled yet")
-            .with_help("run without the gradient call for now"),
-        );
-        // The value is never lowered (an error was reported); the type keeps
-        // the surrounding expression from reporting anything more.
-        mk(crate::hir::ExprKind::IntConst(0), call.ret, span)
+        // The gradient runs wherever the call is: from GPU code, the same
+        // rule as for a call of `f` applies (no parallel constructs).
+        if self.in_gpu_code() && self.funcs[call.func.0 as usize].kind == FuncKind::Host {
+            self.gpu_calls.push((call.func, span));
+        }
+        let args = call
+            .args
+            .into_iter()
+            .map(|a| AutodiffArg {
+                activity: a.activity,
+                value: a.value,
+                shadow: a.shadow,
+            })
+            .collect();
+        mk(
+            ExprKind::Autodiff {
+                func: call.func,
+                args,
+            },
+            call.ret,
+            span,
+        )
     }
 
     /// Checks a call by Enzyme's rules; `None` after reporting an error.
@@ -124,6 +120,20 @@ impl Checker {
         };
         let f = self.autodiff_target(first, &args[1..])?;
         let fname = self.funcs[f.0 as usize].name.clone();
+        if matches!(self.funcs[f.0 as usize].ret, CType::Struct(_) | CType::Dim3) {
+            let decl = self.func_info[f.0 as usize].decl_span;
+            self.push(
+                Diagnostic::error(
+                    first.span,
+                    format!("cannot differentiate `{fname}`: it returns a struct"),
+                )
+                .with_label("differentiated here")
+                .with_secondary(decl, format!("`{fname}` declared here"))
+                .with_help("return the result through a pointer parameter (and its shadow)"),
+            );
+            self.check_only(&args[1..]);
+            return None;
+        }
         let (params, spans) = self.param_types(f);
         let names = self.func_info[f.0 as usize].param_names.clone();
         let pname = |i: usize| match names.get(i) {

@@ -430,7 +430,13 @@ impl Checker {
                         .with_label("a builtin")
                         .with_help("wrap the builtin in a function of your own and spawn that"),
                     );
-                    self.check_only(args);
+                    if callee.name == "__enzyme_autodiff" {
+                        // Its first argument is a function name, which an
+                        // ordinary argument check would report as misused.
+                        self.call(callee, args, call.span);
+                    } else {
+                        self.check_only(args);
+                    }
                     None
                 }
                 None => {

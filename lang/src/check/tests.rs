@@ -889,24 +889,75 @@ fn ad_err(call: &str) -> Vec<String> {
 }
 
 #[test]
-fn autodiff_valid_calls_are_unsupported_for_now() {
-    let msg = "5:5: `__enzyme_autodiff` is not supported yet: reverse-mode differentiation is not implemented in this version of parc";
-    for call in [
-        "double d = __enzyme_autodiff(sq, 3.0)",
-        "double d = __enzyme_autodiff(poly, enzyme_const, 2.0, 5.0)",
-        "__enzyme_autodiff(sum, a, da, 2)",
-        "__enzyme_autodiff((void*)sum, enzyme_dup, a, da, enzyme_const, 2)",
-        "__enzyme_autodiff(sum, enzyme_dupnoneed, a, da, 2)",
-        "double d = __enzyme_autodiff(poly, enzyme_out, 2.0, enzyme_const, 5.0)",
+fn autodiff_valid_calls_become_autodiff_nodes() {
+    use hir::Activity::*;
+    for (call, ty, acts) in [
+        (
+            "double d = __enzyme_autodiff(sq, 3.0)",
+            hir::CType::Double,
+            vec![Active],
+        ),
+        (
+            "double d = __enzyme_autodiff(poly, enzyme_const, 2.0, 5.0)",
+            hir::CType::Double,
+            vec![Const, Active],
+        ),
+        (
+            "__enzyme_autodiff(sum, a, da, 2)",
+            hir::CType::Void,
+            vec![Dup, Const],
+        ),
+        (
+            "__enzyme_autodiff((void*)sum, enzyme_dup, a, da, enzyme_const, 2)",
+            hir::CType::Void,
+            vec![Dup, Const],
+        ),
+        (
+            "__enzyme_autodiff(sum, enzyme_dupnoneed, a, da, 2)",
+            hir::CType::Void,
+            vec![DupNoNeed, Const],
+        ),
+        (
+            "double d = __enzyme_autodiff(poly, enzyme_out, 2.0, enzyme_const, 5.0)",
+            hir::CType::Double,
+            vec![Active, Const],
+        ),
     ] {
-        let errs = ad_err(call);
-        let at = msg.replacen(
-            "5:5",
-            &format!("5:{}", 5 + call.find("__enzyme").unwrap_or(0)),
-            1,
-        );
-        assert_eq!(errs, vec![at], "{call}");
+        let p = ok(&format!(
+            "{AD}int main() {{ double a[2]; double da[2];\n    {call};\n    return 0; }}"
+        ));
+        let main = p.funcs.iter().find(|f| f.name == "main").unwrap();
+        let mut found = None;
+        for s in main.body.as_ref().unwrap() {
+            let e = match &s.kind {
+                hir::StmtKind::Expr(e) => e,
+                hir::StmtKind::Decl(_, Some(hir::Init::Expr(e))) => e,
+                _ => continue,
+            };
+            if let hir::ExprKind::Autodiff { args, .. } = &e.kind {
+                found = Some((e.ty.clone(), args.clone()));
+            }
+        }
+        let (t, args) = found.unwrap_or_else(|| panic!("no Autodiff node for {call}"));
+        assert_eq!(t, ty, "{call}");
+        let got: Vec<_> = args.iter().map(|a| a.activity).collect();
+        assert_eq!(got, acts, "{call}");
+        for a in &args {
+            assert_eq!(
+                a.shadow.is_some(),
+                matches!(a.activity, Dup | DupNoNeed),
+                "{call}"
+            );
+        }
     }
+}
+
+#[test]
+fn autodiff_of_a_struct_result_is_refused() {
+    err(
+        "struct P { double x; };\nstruct P mk(double x) { struct P p; p.x = x; return p; }\nint main() { __enzyme_autodiff(mk, 1.0); return 0; }",
+        "3:32: cannot differentiate `mk`: it returns a struct",
+    );
 }
 
 #[test]
@@ -1005,9 +1056,7 @@ fn recursion_and_prototypes() {
 #[test]
 fn enzyme_declarations_are_accepted() {
     let src = "extern double __enzyme_autodiff(void *, ...);\nint enzyme_dup;\nint enzyme_const;\ndouble sq(double x) { return x * x; }\nint main() {\n    double d = __enzyme_autodiff((void *)sq, 2.0);\n    return (int)d;\n}";
-    let errs = errors(src);
-    assert_eq!(errs.len(), 1, "{errs:#?}");
-    assert!(errs[0].contains("is not supported yet"));
+    ok(src);
     err(
         "int sum(int n, ...);\nint main() { return 0; }",
         "1:5: `sum` is declared with `...`, but ParC has no variadic functions",
@@ -1224,15 +1273,8 @@ fn samples_check_cleanly() {
                 format!("{}:{l}:{c}: {}", path.display(), d.message)
             })
             .collect();
-        if src.contains("__enzyme_autodiff") {
-            assert!(
-                errs.iter().all(|e| e.contains("is not supported yet")),
-                "only the unsupported-gradient errors are expected: {errs:#?}"
-            );
-        } else {
-            assert!(errs.is_empty(), "{errs:#?}");
-            assert!(prog.is_some());
-        }
+        assert!(errs.is_empty(), "{errs:#?}");
+        assert!(prog.is_some());
     }
 }
 

@@ -8,7 +8,9 @@
 
 use super::func::FnLowerer;
 use super::scalar_type;
-use crate::hir::{BinaryOp as HOp, Builtin, CType, Expr, ExprKind, GpuIndex, MemcpyKind, UnaryOp};
+use crate::hir::{
+    Activity, BinaryOp as HOp, Builtin, CType, Expr, ExprKind, GpuIndex, MemcpyKind, UnaryOp,
+};
 use parc_ir::{BinaryOp, BlockCall, CastOp, CopyKind, Dim, FloatCC, IntCC, Intrinsic, Type, Value};
 
 impl FnLowerer<'_, '_> {
@@ -334,6 +336,25 @@ impl FnLowerer<'_, '_> {
                 return if sret { out } else { r };
             }
             ExprKind::Builtin { func, args } => return self.builtin(*func, args, ty, loc),
+            ExprKind::Autodiff { func, args } => {
+                let mut values = Vec::new();
+                let mut activities = Vec::new();
+                for a in args {
+                    values.push(self.value(&a.value));
+                    if let Some(shadow) = &a.shadow {
+                        values.push(self.value(shadow));
+                    }
+                    activities.push(match a.activity {
+                        Activity::Const => parc_ir::Activity::Const,
+                        Activity::Dup => parc_ir::Activity::Dup,
+                        Activity::DupNoNeed => parc_ir::Activity::DupNoNeed,
+                        Activity::Active => parc_ir::Activity::Active,
+                    });
+                }
+                self.set_loc(loc);
+                let grad = self.cx.gradient(*func, activities, loc);
+                return self.b.call(grad, scalar_type(ty), values);
+            }
             ExprKind::Launch {
                 kernel,
                 grid,

@@ -5,11 +5,21 @@
 //!
 //! # Liveness
 //! Roots: every instruction with an effect ([`InstKind::has_side_effects`]:
-//! stores, calls, impure intrinsics, divisions that may trap) and every
-//! terminator. This is the "all branches live" variant of ADCE: control
-//! flow is never removed (no post-dominator-based control dependence), so
-//! infinite loops, exits and Tapir's `detach`/`reattach`/`sync` stay as
-//! they are; `simplify-cfg` cleans up blocks that end up empty.
+//! stores, calls, impure intrinsics, divisions that may trap), every
+//! terminator, and every load (see below). This is the "all branches live"
+//! variant of ADCE: control flow is never removed (no post-dominator-based
+//! control dependence), so infinite loops, exits and Tapir's
+//! `detach`/`reattach`/`sync` stay as they are; `simplify-cfg` cleans up
+//! blocks that end up empty.
+//!
+//! Loads are roots because a load may fault, and in a dead cycle the
+//! faulting load is often what ends the loop: `while (1) { s += n->v; n =
+//! n->next; }` stops at the null pointer (`tests/run/null_deref.pc`), and
+//! without its loads it would spin forever. A faulting load is undefined
+//! behaviour, so removing it would be allowed, but turning a reported fault
+//! into a hang helps nobody. This costs little: a kept load whose result
+//! nobody uses (`s`'s `n->v` above, once `s` is gone) is removed by `dce`;
+//! only loads whose result feeds their own address (pointer chasing) stay.
 //!
 //! A live instruction makes its operands live, except that a branch's
 //! block-call arguments are not operands of the branch itself: argument
@@ -21,9 +31,7 @@
 //! # Removal
 //! Dead instructions leave their blocks; dead block parameters leave their
 //! blocks, with the matching argument of every branch to them, and the
-//! remaining parameters are renumbered. Loads may be removed (a load whose
-//! value nobody needs can only matter by faulting, which is undefined
-//! behaviour in ParC), as `dce` does.
+//! remaining parameters are renumbered.
 //!
 //! Tapir: nothing moves, control flow is untouched, and the blocks a
 //! detach, reattach or sync targets have no parameters, so every Tapir
@@ -60,7 +68,7 @@ pub fn run_function(func: &mut Function) -> (u64, u64) {
             .into_iter()
             .filter(|&i| {
                 let data = &func.insts[i];
-                data.kind.has_side_effects() || data.result.is_some_and(|r| live.contains(&r))
+                is_root(&data.kind) || data.result.is_some_and(|r| live.contains(&r))
             })
             .collect();
         removed_insts += (before - keep.len()) as u64;
@@ -152,7 +160,7 @@ fn live_values(func: &Function) -> HashSet<Value> {
     }
     for (_, i) in func.placed_insts() {
         let kind = func.inst(i);
-        if !kind.has_side_effects() {
+        if !is_root(kind) {
             continue;
         }
         for v in root_operands(kind) {
@@ -174,6 +182,11 @@ fn live_values(func: &Function) -> HashSet<Value> {
         }
     }
     live
+}
+
+/// True for the instructions that are live whatever their result's fate.
+fn is_root(kind: &InstKind) -> bool {
+    kind.has_side_effects() || matches!(kind, InstKind::Load(_))
 }
 
 /// The operands an instruction needs for itself: all of them, except a

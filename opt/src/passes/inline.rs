@@ -20,6 +20,9 @@
 //!   would have to become fresh regions of the caller and its implicit
 //!   syncs before returns would have to stay in place; that is possible but
 //!   not worth the risk yet, and spawning callees are rarely small;
+//! - `g` cannot fall off its end (`.may-fall-off-end`: an `unreachable`
+//!   not preceded by `exit`): reaching it is a run-time error that names
+//!   the function it happens in, and that must stay `g`;
 //! - no address of one of `g`'s `alloca`s can outlive the call: none is
 //!   returned, stored to memory or turned into an integer (`.escaping-alloca`).
 //!   In ParC such a pointer dangles; inlined, the object would live on in
@@ -33,7 +36,8 @@
 //!   is the only call of `g` in the module, so inlining it does not grow
 //!   the program much (`.too-big`);
 //! - the caller stays below [`MAX_CALLER_SIZE`] (`.caller-too-big`), which
-//!   bounds the growth of any one function.
+//!   bounds the growth of any one function;
+//! - the call is reachable from the caller's entry (`.unreachable`).
 //!
 //! # The transformation
 //! The call's block is split after the call: the instructions after it move
@@ -42,7 +46,8 @@
 //! values and blocks renamed, its entry parameters replaced by the call's
 //! arguments, each `return v` turned into a jump to the continuation
 //! passing `v`, and its source positions kept (a fault in inlined code is
-//! reported at the callee's line, in the caller).
+//! reported at the callee's line — but in the caller's name: parir's
+//! `SrcLoc` has no "inlined from").
 //!
 //! `alloca`s keep their meaning: a fresh, zero-filled object per execution
 //! of the call, private to the task that runs it. They move to the caller's
@@ -54,7 +59,8 @@
 //! enclosing function or task; when the call is inside a loop nested in
 //! that scope, it runs more often than the block, so the inlined body
 //! first re-zeroes each moved object (a zero store for a 1-, 4- or 8-byte
-//! object, `memset` otherwise).
+//! object, `memset` otherwise). "Inside a loop" means a natural loop:
+//! ParC's control flow is structured, so the CFG has no irreducible cycle.
 //!
 //! # Tapir constraints
 //! The copied body has no Tapir terminators, so it adds no task, sync
@@ -88,6 +94,11 @@ pub fn run(module: &mut Module, ctx: &mut PassContext) -> bool {
             }
         }
     }
+    let mut judge = Judge {
+        recursive,
+        sites,
+        facts: HashMap::new(),
+    };
     let mut changed = false;
     for caller in order {
         if module.funcs[caller].is_declaration() {
@@ -96,73 +107,125 @@ pub fn run(module: &mut Module, ctx: &mut PassContext) -> bool {
         // Take the caller out of the module so callees can be read while it
         // is edited (a caller never inlines itself: that is recursion).
         let mut func = std::mem::take(&mut module.funcs[caller]);
-        changed |= inline_into(&mut func, module, &recursive, &sites, ctx);
+        changed |= inline_into(&mut func, module, &mut judge, ctx);
         module.funcs[caller] = func;
     }
     changed
 }
 
-/// Why a call is not inlined (the `inline.skipped.*` counter names).
-fn refusal(
-    caller: &Function,
-    an: &FunctionAnalyses,
-    call_block: Block,
-    module: &Module,
-    callee: FuncId,
-    recursive: &HashSet<FuncId>,
-    sites: &HashMap<FuncId, usize>,
-) -> Option<&'static str> {
-    let g = &module.funcs[callee];
-    if g.is_declaration() {
-        return Some("declaration");
+/// What the cost model needs to know about a callee.
+struct Facts {
+    size: usize,
+    tapir: bool,
+    escaping_alloca: bool,
+    may_fall_off_end: bool,
+    has_loop: bool,
+}
+
+impl Facts {
+    fn of(g: &Function) -> Facts {
+        Facts {
+            size: size(g),
+            tapir: g.placed_insts().any(|(_, i)| {
+                matches!(
+                    g.inst(i),
+                    InstKind::Detach { .. } | InstKind::Reattach { .. } | InstKind::Sync { .. }
+                )
+            }),
+            escaping_alloca: allocas_escape(g),
+            may_fall_off_end: may_fall_off_end(g),
+            has_loop: !FunctionAnalyses::compute(g).loops.is_empty(),
+        }
     }
-    let kinds_ok = match (caller.kind, g.kind) {
-        (FuncKind::Host, FuncKind::Host) => true,
-        (FuncKind::Kernel | FuncKind::Device, FuncKind::Device) => true,
-        _ => false,
-    };
-    if !kinds_ok {
-        return Some("kind");
+}
+
+/// The call graph's facts and a cache of callee facts. A callee's facts
+/// are final once computed: bottom-up, a non-recursive callee's turn is
+/// over before any caller of it is edited.
+struct Judge {
+    recursive: HashSet<FuncId>,
+    /// Calls of each function in the module before inlining.
+    sites: HashMap<FuncId, usize>,
+    facts: HashMap<FuncId, Facts>,
+}
+
+impl Judge {
+    /// Why the call of `callee` in `call_block` of `caller` is not inlined
+    /// (the `inline.skipped.*` counter names), or `None` to inline it.
+    fn refusal(
+        &mut self,
+        caller: &Function,
+        an: &FunctionAnalyses,
+        call_block: Block,
+        module: &Module,
+        callee: FuncId,
+    ) -> Option<&'static str> {
+        let g = &module.funcs[callee];
+        if g.is_declaration() {
+            return Some("declaration");
+        }
+        let kinds_ok = matches!(
+            (caller.kind, g.kind),
+            (FuncKind::Host, FuncKind::Host)
+                | (FuncKind::Kernel | FuncKind::Device, FuncKind::Device)
+        );
+        if !kinds_ok {
+            return Some("kind");
+        }
+        if self.recursive.contains(&callee) {
+            return Some("recursive");
+        }
+        let facts = self.facts.entry(callee).or_insert_with(|| Facts::of(g));
+        if facts.tapir {
+            return Some("tapir");
+        }
+        if facts.escaping_alloca {
+            return Some("escaping-alloca");
+        }
+        if facts.may_fall_off_end {
+            return Some("may-fall-off-end");
+        }
+        if facts.has_loop && an.loops.innermost(call_block).is_some() {
+            return Some("loop-in-loop");
+        }
+        let limit = if self.sites.get(&callee) == Some(&1) {
+            MAX_SIZE_ONE_SITE
+        } else {
+            MAX_SIZE
+        };
+        if facts.size > limit {
+            return Some("too-big");
+        }
+        if size(caller) + facts.size > MAX_CALLER_SIZE {
+            return Some("caller-too-big");
+        }
+        None
     }
-    if recursive.contains(&callee) {
-        return Some("recursive");
-    }
-    let g_size = size(g);
-    if g.placed_insts().any(|(_, i)| {
-        matches!(
-            g.inst(i),
-            InstKind::Detach { .. } | InstKind::Reattach { .. } | InstKind::Sync { .. }
-        )
-    }) {
-        return Some("tapir");
-    }
-    if allocas_escape(g) {
-        return Some("escaping-alloca");
-    }
-    if an.loops.innermost(call_block).is_some() && has_loop(g) {
-        return Some("loop-in-loop");
-    }
-    let limit = if sites.get(&callee) == Some(&1) {
-        MAX_SIZE_ONE_SITE
-    } else {
-        MAX_SIZE
-    };
-    if g_size > limit {
-        return Some("too-big");
-    }
-    if size(caller) + g_size > MAX_CALLER_SIZE {
-        return Some("caller-too-big");
-    }
-    None
 }
 
 fn size(f: &Function) -> usize {
     f.layout.iter().map(|&b| f.blocks[b].insts.len()).sum()
 }
 
-fn has_loop(f: &Function) -> bool {
-    let an = FunctionAnalyses::compute(f);
-    !an.loops.is_empty()
+/// True if `f` has an `unreachable` not preceded by `exit`: where the
+/// front end puts the end of a non-void function that control may reach.
+/// Reaching it is a run-time error whose message names the function it is
+/// in, which would be the caller once inlined.
+fn may_fall_off_end(f: &Function) -> bool {
+    f.layout.iter().any(|&b| match f.block_insts(b) {
+        [.., before, last] => {
+            matches!(f.inst(*last), InstKind::Unreachable)
+                && !matches!(
+                    f.inst(*before),
+                    InstKind::Intrinsic {
+                        op: Intrinsic::Exit,
+                        ..
+                    }
+                )
+        }
+        [last] => matches!(f.inst(*last), InstKind::Unreachable),
+        [] => false,
+    })
 }
 
 /// True if the address of an `alloca` of `f` (or a pointer derived from it
@@ -227,8 +290,7 @@ fn for_each_block_call(kind: &InstKind, mut f: impl FnMut(&BlockCall)) {
 fn inline_into(
     func: &mut Function,
     module: &Module,
-    recursive: &HashSet<FuncId>,
-    sites: &HashMap<FuncId, usize>,
+    judge: &mut Judge,
     ctx: &mut PassContext,
 ) -> bool {
     // Calls already judged (refused ones, and calls copied from callees).
@@ -250,7 +312,7 @@ fn inline_into(
             ctx.count("inline.skipped.unreachable", 1);
             continue;
         }
-        if let Some(why) = refusal(func, &an, block, module, callee, recursive, sites) {
+        if let Some(why) = judge.refusal(func, &an, block, module, callee) {
             ctx.count(&format!("inline.skipped.{why}"), 1);
             continue;
         }
@@ -260,7 +322,7 @@ fn inline_into(
             None => func.entry().expect("a caller has a body"),
         };
         let rezero = needs_rezero(&an.loops, block, dest);
-        let copied = inline_call(func, block, call, &module.funcs[callee], dest, rezero);
+        let copied = inline_call(func, block, call, (callee, &module.funcs[callee]), dest, rezero);
         judged.extend(copied);
         ctx.count("inline.inlined", 1);
         changed = true;
@@ -281,7 +343,7 @@ fn inline_call(
     func: &mut Function,
     block: Block,
     call: Inst,
-    callee: &Function,
+    (callee_id, callee): (FuncId, &Function),
     dest: Block,
     rezero: bool,
 ) -> Vec<Inst> {
@@ -336,9 +398,10 @@ fn inline_call(
             if let (Some(r), Some(nr)) = (callee.result(ci), func.result(ni)) {
                 vmap.insert(r, nr);
             }
+            // Keep naming the callee in run-time errors raised by its code.
             let loc = callee.locs[ci];
             if loc.is_known() {
-                func.locs[ni] = loc;
+                func.locs[ni] = loc.moved_from(callee_id);
             }
             match callee.inst(ci) {
                 InstKind::Alloca { .. } => moved_allocas.push(ni),
@@ -518,4 +581,94 @@ fn bottom_up(module: &Module) -> (Vec<FuncId>, HashSet<FuncId>) {
         }
     }
     (order, recursive)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use parc_ir::read::read_module;
+
+    #[test]
+    fn bottom_up_visits_callees_first_and_finds_cycles() {
+        let m = read_module(
+            "
+func @leaf() {
+block0:
+    return
+}
+func @a() {
+block0:
+    call @b()
+    return
+}
+func @b() {
+block0:
+    call @a()
+    call @leaf()
+    return
+}
+func @self() {
+block0:
+    call @self()
+    return
+}
+func @main() {
+block0:
+    call @a()
+    call @leaf()
+    call @self()
+    return
+}
+",
+        )
+        .unwrap();
+        let id = |n: &str| m.func_by_name(n).unwrap();
+        let (order, recursive) = bottom_up(&m);
+        let pos = |n: &str| order.iter().position(|&f| f == id(n)).unwrap();
+        assert_eq!(order.len(), 5);
+        assert!(pos("leaf") < pos("a") && pos("leaf") < pos("b"));
+        assert!(pos("a") < pos("main") && pos("b") < pos("main"));
+        assert!(pos("self") < pos("main"));
+        let mut rec: Vec<&str> = recursive
+            .iter()
+            .map(|&f| m.funcs[f].name.as_str())
+            .collect();
+        rec.sort();
+        assert_eq!(rec, ["a", "b", "self"]);
+    }
+
+    #[test]
+    fn escaping_allocas() {
+        let m = read_module(
+            "
+func @ret() -> ptr {
+block0:
+    v0 = alloca 8, align 8
+    v1 = iconst.i64 4
+    v2 = ptradd v0, v1
+    jump block1(v2)
+block1(v3: ptr):
+    return v3
+}
+func @stored(ptr) {
+block0(v0: ptr):
+    v1 = alloca 8, align 8
+    store v1, v0
+    return
+}
+func @local(ptr) -> i32 {
+block0(v0: ptr):
+    v1 = alloca 4, align 4
+    store v0, v1
+    v2 = load.i32 v1
+    return v2
+}
+",
+        )
+        .unwrap();
+        let esc = |n: &str| allocas_escape(&m.funcs[m.func_by_name(n).unwrap()]);
+        assert!(esc("ret"));
+        assert!(esc("stored"));
+        assert!(!esc("local"), "storing a pointer *into* a local is fine");
+    }
 }

@@ -251,9 +251,14 @@ fn run_function(func: &mut Function, stats: &mut Stats) -> bool {
         }
         ok
     });
+    if slots.is_empty() {
+        return changed;
+    }
 
-    // Where each slot needs a block parameter.
-    let mut first: HashMap<(usize, Block), First> = HashMap::new();
+    // Where each slot needs a block parameter. First, per slot, what each
+    // block does to it first (a load, or a definition: the alloca or a
+    // store).
+    let mut first: Vec<HashMap<Block, First>> = vec![HashMap::new(); slots.len()];
     {
         let mut slot_of: HashMap<Inst, (usize, First)> = HashMap::new();
         for (k, s) in slots.iter().enumerate() {
@@ -267,23 +272,23 @@ fn run_function(func: &mut Function, stats: &mut Stats) -> bool {
         }
         for (b, i) in func.placed_insts() {
             if let Some(&(k, what)) = slot_of.get(&i) {
-                first.entry((k, b)).or_insert(what);
+                first[k].entry(b).or_insert(what);
             }
         }
     }
     let mut params_at: Vec<Vec<Block>> = Vec::new();
     let mut keep = vec![true; slots.len()];
-    for (k, _) in slots.iter().enumerate() {
+    for k in 0..slots.len() {
         // A block defines the slot if it holds the alloca or a store.
         let defs: HashSet<Block> = std::iter::once(slots[k].block)
             .chain(slots[k].stores.iter().map(|st| inst_block[st]))
             .collect();
         // Live-in blocks: a load comes before any definition, or the slot
         // flows through a block without definitions to such a block.
-        let mut live: HashSet<Block> = first
+        let mut live: HashSet<Block> = first[k]
             .iter()
-            .filter(|&(&(s, _), &w)| s == k && w == First::Load)
-            .map(|(&(_, b), _)| b)
+            .filter(|&(_, &w)| w == First::Load)
+            .map(|(&b, _)| b)
             .collect();
         let mut work: Vec<Block> = live.iter().copied().collect();
         while let Some(b) = work.pop() {

@@ -5,10 +5,15 @@ use crate::Pass;
 
 pub mod adce;
 pub mod dce;
+pub mod gvn;
 pub mod inline;
+pub mod instcombine;
+pub mod licm;
 pub mod mark_parallel_loops;
 pub mod mem2reg;
+pub mod sccp;
 pub mod serialize_tasks;
+pub mod simplify_cfg;
 pub mod sroa;
 pub mod sync_elim;
 
@@ -22,4 +27,9 @@ pub const ALL: &[(&str, Pass)] = &[
     ("mark-parallel-loops", mark_parallel_loops::run),
     ("mem2reg", mem2reg::run),
     ("sroa", sroa::run),
+    ("sccp", sccp::run),
+    ("simplify-cfg", simplify_cfg::run),
+    ("instcombine", instcombine::run),
+    ("gvn", gvn::run),
+    ("licm", licm::run),
 ];

@@ -22,7 +22,7 @@
 
 use crate::PassContext;
 use parc_ir::analysis::ControlFlowGraph;
-use parc_ir::{BlockCall, Function, InstKind, Module, SyncRegion};
+use parc_ir::{Block, BlockCall, Function, InstKind, Module, SyncRegion};
 use std::collections::{HashMap, HashSet};
 
 pub fn run(module: &mut Module, ctx: &mut PassContext) -> bool {
@@ -39,23 +39,24 @@ pub fn run(module: &mut Module, ctx: &mut PassContext) -> bool {
 /// Drops the syncs of `func` that wait for nothing; returns how many.
 pub fn run_function(func: &mut Function) -> u64 {
     let cfg = ControlFlowGraph::compute(func);
-    // Per region: the continuations of its detaches (where the search
-    // starts) and the blocks ending in a sync of it (where it stops).
-    let mut starts: HashMap<SyncRegion, Vec<parc_ir::Block>> = HashMap::new();
-    let mut syncs: Vec<(parc_ir::Block, SyncRegion)> = Vec::new();
+    // Per region, the continuations of its detaches: where the search for
+    // the syncs that may have something to wait for starts. (Detaches in
+    // unreachable blocks count too: keeping a sync is always safe.)
+    let mut starts: HashMap<SyncRegion, Vec<Block>> = HashMap::new();
+    let mut syncs: Vec<Block> = Vec::new();
     for &b in cfg.blocks() {
         let Some(t) = func.terminator(b) else {
             continue;
         };
         match *func.inst(t) {
             InstKind::Detach { region, cont, .. } => starts.entry(region).or_default().push(cont),
-            InstKind::Sync { region, .. } => syncs.push((b, region)),
+            InstKind::Sync { .. } => syncs.push(b),
             _ => {}
         }
     }
-    let mut needed: HashSet<parc_ir::Block> = HashSet::new();
+    let mut needed: HashSet<Block> = HashSet::new();
     for (&region, conts) in &starts {
-        let ends_in_sync = |b: parc_ir::Block| {
+        let ends_in_sync = |b: Block| {
             func.terminator(b).is_some_and(
                 |t| matches!(*func.inst(t), InstKind::Sync { region: r, .. } if r == region),
             )
@@ -69,7 +70,7 @@ pub fn run_function(func: &mut Function) -> u64 {
         }
     }
     let mut removed = 0;
-    for (b, _) in syncs {
+    for b in syncs {
         if needed.contains(&b) {
             continue;
         }

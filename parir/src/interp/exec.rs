@@ -159,7 +159,12 @@ impl<'a> Interp<'a> {
                 .insts
                 .get(f.pos)
                 .and_then(|&i| self.loc(f.func, i));
-            (func.name.clone(), loc)
+            // Code inlined or outlined from elsewhere names its origin.
+            let origin = loc
+                .and_then(|l| l.func)
+                .and_then(|o| self.module.funcs.get(o))
+                .unwrap_or(func);
+            (origin.name.clone(), loc)
         };
         let mut frames = th.frames.iter().rev();
         let (function, loc) = frames.next().map(at).unwrap_or_default();
@@ -551,6 +556,7 @@ impl<'a> Interp<'a> {
             Abs => Some(canon((arg(0)? as i32).wrapping_abs() as i64, Type::I32)),
             Labs => Some((arg(0)? as i64).wrapping_abs() as u64),
             Malloc => Some(self.mem.alloc(arg(0)?, Kind::Heap, site)?),
+            Realloc => Some(self.mem.realloc(arg(0)?, arg(1)?, site)?),
             Calloc => {
                 let (n, size) = (arg(0)?, arg(1)?);
                 let total = n.saturating_mul(size);
@@ -591,6 +597,9 @@ impl<'a> Interp<'a> {
             Atof => Some(printf::atof(&self.mem, arg(0)?)?.to_bits()),
             Strcmp => Some(printf::strcmp(&self.mem, arg(0)?, arg(1)?)? as i64 as u64),
             Wtime => Some(wtime().to_bits()),
+            // The interpreter runs the serial projection: one worker.
+            WorkerId => Some(0),
+            NumWorkers => Some(1),
             ThreadIdx(d) => gpu_id(tid, d)?,
             BlockIdx(d) => gpu_id(self.gpu.as_ref().map(|g| g.block_idx), d)?,
             BlockDim(d) => gpu_id(self.gpu.as_ref().map(|g| g.block), d)?,

@@ -319,6 +319,50 @@ impl Memory {
         Ok(())
     }
 
+    /// C's `realloc`: `realloc(null, n)` is `malloc(n)`; otherwise `addr`
+    /// must be what `free` accepts (the base of a live heap object, checked
+    /// the same way), and the contents move to a new object of `size`
+    /// bytes (the common prefix is kept, any growth is zero-filled as every
+    /// object is). Always a new object, so a stale pointer to the old one
+    /// faults as a use after free.
+    pub fn realloc(&mut self, addr: u64, size: u64, site: Site) -> Result<u64, MemFault> {
+        if addr == 0 {
+            return self.alloc(size, Kind::Heap, site);
+        }
+        let (slot, offset) = match self.decode(addr) {
+            Ok(x) => x,
+            Err(MemFault::Null { addr }) | Err(MemFault::Wild { addr }) => {
+                return Err(MemFault::FreeWild { addr });
+            }
+            Err(other) => return Err(other),
+        };
+        let obj = &self.objects[slot as usize];
+        if obj.kind != Kind::Heap {
+            return Err(if obj.state == State::Live {
+                MemFault::FreeNotHeap { slot }
+            } else {
+                MemFault::FreeDead { slot }
+            });
+        }
+        if obj.state != State::Live {
+            return Err(MemFault::DoubleFree { slot });
+        }
+        if offset != 0 {
+            return Err(MemFault::FreeInterior { slot, offset });
+        }
+        let keep = obj.size.min(size);
+        let new = self.alloc(size, Kind::Heap, site)?;
+        let (new_slot, _) = self.decode(new)?;
+        // Two distinct live objects: move the prefix across without a copy
+        // of the old buffer.
+        let old_bytes = std::mem::take(&mut self.objects[slot as usize].bytes);
+        self.objects[new_slot as usize].bytes[..keep as usize]
+            .copy_from_slice(&old_bytes[..keep as usize]);
+        self.objects[slot as usize].bytes = old_bytes;
+        self.kill(slot, State::Freed, site);
+        Ok(new)
+    }
+
     /// The live object and offset for an access of `len` bytes at `addr`.
     #[inline]
     fn check(&self, addr: u64, len: u64) -> Result<(usize, usize), MemFault> {
@@ -446,5 +490,51 @@ impl Memory {
             None if window.len() < rest.len() || limit == Some(window.len()) => Ok(window),
             None => Err(MemFault::Unterminated { slot }),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn realloc_keeps_contents_and_checks_like_free() {
+        let mut m = Memory::new(1 << 20);
+        // realloc(null, n) is malloc(n).
+        let p = m.realloc(0, 8, Site::Unknown).unwrap();
+        m.store(p, Type::I64, 0x1122_3344_5566_7788).unwrap();
+        // Growing keeps the bytes and zero-fills the rest.
+        let q = m.realloc(p, 16, Site::Unknown).unwrap();
+        assert_eq!(m.load(q, Type::I64).unwrap(), 0x1122_3344_5566_7788);
+        assert_eq!(m.load(q.wrapping_add(8), Type::I64).unwrap(), 0);
+        // The old object is dead: a stale pointer faults, as after free.
+        assert!(matches!(m.load(p, Type::I64), Err(MemFault::Dead { .. })));
+        assert!(matches!(
+            m.realloc(p, 4, Site::Unknown),
+            Err(MemFault::DoubleFree { .. })
+        ));
+        // Shrinking keeps the prefix.
+        let r = m.realloc(q, 4, Site::Unknown).unwrap();
+        assert_eq!(m.load(r, Type::I32).unwrap(), 0x5566_7788);
+        assert!(matches!(
+            m.load(r, Type::I64),
+            Err(MemFault::OutOfBounds { .. })
+        ));
+        // Only the base of a live heap object is accepted.
+        assert!(matches!(
+            m.realloc(r.wrapping_add(1), 8, Site::Unknown),
+            Err(MemFault::FreeInterior { .. })
+        ));
+        let s = m.alloc(8, Kind::Stack, Site::Unknown).unwrap();
+        assert!(matches!(
+            m.realloc(s, 8, Site::Unknown),
+            Err(MemFault::FreeNotHeap { .. })
+        ));
+        assert!(matches!(
+            m.realloc(0x10, 8, Site::Unknown),
+            Err(MemFault::FreeWild { .. })
+        ));
+        // The live-byte count follows: only `r` (4) and `s` (8) are live.
+        assert_eq!(m.live_bytes, 12);
     }
 }

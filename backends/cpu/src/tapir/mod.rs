@@ -175,9 +175,20 @@ pub fn lower_tapir(
             continue;
         }
         let mut func = std::mem::take(&mut module.funcs[id]);
+        let first_new = module.funcs.len();
         let result = lower_function(module, &mut func, target.as_ref(), &mut names);
         module.funcs[id] = func;
         result?;
+        // Outlined code keeps naming `id` in run-time errors.
+        for new in first_new..module.funcs.len() {
+            let helper = &mut module.funcs[FuncId::from_u32(new as u32)];
+            let placed: Vec<_> = helper.placed_insts().map(|(_, i)| i).collect();
+            for i in placed {
+                if helper.locs[i].is_known() {
+                    helper.locs[i] = helper.locs[i].moved_from(id);
+                }
+            }
+        }
     }
     Ok(())
 }

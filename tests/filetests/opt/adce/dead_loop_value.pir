@@ -18,7 +18,7 @@
 ; nextln: block3:
 ; nextln: return v3
 ; nextln: }
-; nextln: func @spin(i32) {
+; check: func @spin(i32) {
 ; nextln: block0(v0: i32):
 ; nextln: jump block1
 ; nextln: block1:

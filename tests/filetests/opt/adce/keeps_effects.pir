@@ -1,7 +1,7 @@
 ; test: pass adce
 ; Everything that feeds an effect stays: the stored value's cycle (v4) is
 ; live through the store, the possibly-trapping division and its operands
-; stay, and an unused load goes.
+; stay, and so does the unused load (loads are roots; `dce` removes it).
 ; check: func @f(ptr, i32) {
 ; nextln: block0(v0: ptr, v1: i32):
 ; nextln: v2 = iconst.i32 0
@@ -13,6 +13,7 @@
 ; nextln: v6 = iadd v4, v3
 ; nextln: store v6, v0
 ; nextln: v7 = sdiv v1, v3
+; nextln: v8 = load.i32 v0
 ; nextln: v9 = iconst.i32 1
 ; nextln: v10 = iadd v3, v9
 ; nextln: jump block1(v10, v6)

@@ -5,7 +5,7 @@
 ; A task with a call stays a task, and so does the per-iteration task of a
 ; parallel loop, however small (the backend runs the whole loop as chunks).
 ; check: declare @work(i32)
-; nextln: func @f(ptr, i32) {
+; check: func @f(ptr, i32) {
 ; nextln: block0(v0: ptr, v1: i32):
 ; nextln: jump block1
 ; nextln: block1:
@@ -22,7 +22,7 @@
 ; nextln: block5:
 ; nextln: return
 ; nextln: }
-; nextln: func @scale(ptr, i32) {
+; check: func @scale(ptr, i32) {
 ; nextln: block0(v0: ptr, v1: i32):
 ; nextln: v2 = iconst.i32 0
 ; nextln: jump block1(v2)

@@ -1,26 +1,17 @@
 ; test: pass sroa
-; check: func @a(i32) -> i32 {
-; nextln: block0(v0: i32):
-; nextln: v17 = alloca 4, align 4
-; nextln: v18 = alloca 4, align 4
-; nextln: v2 = iconst.i32 0
-; nextln: v3 = sext.i64 v2
-; nextln: v4 = iconst.i64 4
-; nextln: v5 = imul v3, v4
-; nextln: store v0, v17
-; nextln: v7 = iconst.i32 2
-; nextln: v8 = sext.i64 v7
-; nextln: v9 = imul v8, v4
-; nextln: v11 = load.i32 v17
-; nextln: v12 = iconst.i32 1
-; nextln: v13 = iadd v11, v12
-; nextln: store v13, v18
-; nextln: v16 = load.i32 v18
-; nextln: return v16
-; nextln: }
 ; int a[3]; a[0] = x; a[2] = a[0] + 1; return a[2];
 ; The offsets are constant only after folding (`imul (sext 2), 4`, as the
 ; front end computes them), and one ptradd chain adds 4 twice.
+; check: block0(v0: i32):
+; nextln: $(a0=v\d+) = alloca 4, align 4
+; nextln: $(a2=v\d+) = alloca 4, align 4
+; not: alloca 12
+; check: store v0, $a0
+; check: v11 = load.i32 $a0
+; check: store v13, $a2
+; nextln: v16 = load.i32 $a2
+; nextln: return v16
+; not: ptradd
 func @a(i32) -> i32 {
 block0(v0: i32):
     v1 = alloca 12, align 4

@@ -1,7 +1,9 @@
 ; test: pass sroa
-; check: func @r(ptr, i64, i32) -> i32 {
-; nextln: block0(v0: ptr, v1: i64, v2: i32):
-; nextln: v3 = alloca 16, align 8
+; Not split: a struct copied with memcpy (v1), a constant index out of
+; bounds (v2: the access must still fault), a variable index (v3), type
+; punning (v4: an i64 overlapped by an i32), and an object over 64 bytes
+; (v5). A lone scalar accessed directly (v6) is mem2reg's business.
+; check: v3 = alloca 16, align 8
 ; nextln: v4 = iconst.i64 16
 ; nextln: memcpy v3, v0, v4
 ; nextln: v5 = load.i32 v3
@@ -22,12 +24,6 @@
 ; nextln: store v2, v16
 ; nextln: v17 = alloca 4, align 4
 ; nextln: store v2, v17
-; nextln: return v14
-; nextln: }
-; Not split: a struct copied with memcpy (v1), a constant index out of
-; bounds (v2: the access must still fault), a variable index (v3), type
-; punning (v4: an i64 overlapped by an i32), and an object over 64 bytes
-; (v5). A lone scalar accessed directly (v6) is mem2reg's business.
 func @r(ptr, i64, i32) -> i32 {
 block0(v0: ptr, v1: i64, v2: i32):
     v3 = alloca 16, align 8

@@ -1,30 +1,22 @@
 ; test: pass sroa
-; check: func @t(ptr, i32) {
-; nextln: block0(v0: ptr, v1: i32):
-; nextln: v9 = alloca 4, align 4
-; nextln: v10 = alloca 4, align 4
-; nextln: store v1, v9
-; nextln: v3 = iconst.i64 4
-; nextln: store v1, v10
-; nextln: detach within sr0, block1, block2
-; nextln: block1:
-; nextln: v11 = alloca 4, align 4
-; nextln: v12 = alloca 4, align 4
-; nextln: v6 = load.i32 v10
-; nextln: store v6, v11
-; nextln: store v6, v12
-; nextln: v8 = load.i32 v12
-; nextln: store v8, v0
-; nextln: reattach within sr0, block2
-; nextln: block2:
-; nextln: sync within sr0, block3
-; nextln: block3:
-; nextln: return
-; nextln: }
 ; A pair declared in a spawned task (at the top of the task's first block):
 ; its fields are allocated there too, so each task instance still has its
 ; own. The parent's pair, written by the parent and read in the task, is
 ; split as well (mem2reg decides later what may become SSA values).
+; check: block0(v0: ptr, v1: i32):
+; nextln: $(p0=v\d+) = alloca 4, align 4
+; nextln: $(p1=v\d+) = alloca 4, align 4
+; nextln: store v1, $p0
+; check: store v1, $p1
+; nextln: detach within sr0, block1, block2
+; check: block1:
+; nextln: $(t0=v\d+) = alloca 4, align 4
+; nextln: $(t1=v\d+) = alloca 4, align 4
+; nextln: v6 = load.i32 $p1
+; nextln: store v6, $t0
+; nextln: store v6, $t1
+; nextln: v8 = load.i32 $t1
+; not: ptradd
 func @t(ptr, i32) {
 block0(v0: ptr, v1: i32):
     v2 = alloca 8, align 4

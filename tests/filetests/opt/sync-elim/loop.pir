@@ -3,7 +3,7 @@
 ; previous iteration (around the back edge), so it stays; the exit's sync
 ; stays too. A sync of a region nothing detaches within (sr1) goes.
 ; check: declare @work(i32)
-; nextln: func @f(i32) {
+; check: func @f(i32) {
 ; nextln: block0(v0: i32):
 ; nextln: v1 = iconst.i32 0
 ; nextln: v2 = iconst.i32 1

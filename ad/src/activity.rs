@@ -1,0 +1,331 @@
+//! Activity analysis: which floating values carry derivatives (*varied*)
+//! and which pointers carry a shadow (*shadowed*).
+//!
+//! A forward fixpoint over the function, monotone in every fact:
+//! - a floating value is varied if it is an `Active` parameter, a load
+//!   through a shadowed pointer, or computed (arithmetic, `fpext`/`fptrunc`,
+//!   `select`, math intrinsics, block parameters) from a varied value, or the
+//!   result of a call with a varied or shadowed argument;
+//! - every pointer has a set of *roots* (where its memory came from: a
+//!   parameter, an `alloca`, a heap allocation, a load, a global, something
+//!   unknown), propagated through `ptradd`, `select` and block parameters;
+//! - a root is *active memory* if it is a `Dup` parameter, or an
+//!   `alloca`/`malloc`/`calloc` into which a varied value or a shadowed
+//!   pointer is stored (directly, by `memcpy` from shadowed memory, or by a
+//!   call that receives varied or shadowed arguments), or a pointer loaded
+//!   through a shadowed pointer;
+//! - a pointer is shadowed if one of its roots is active memory. Roots that
+//!   are not active give a null shadow (their memory has no derivative).
+//!
+//! Only varied values get adjoints; integer code is inactive and copied as
+//! is. The analysis is conservative: a varied value that does not influence
+//! the result only costs adjoint code whose contributions are zero.
+
+use parc_ir::analysis::ControlFlowGraph;
+use parc_ir::{Activity, Block, Function, Inst, InstKind, Intrinsic, Type, Value};
+use std::collections::{BTreeSet, HashSet};
+
+/// Where a pointer's memory comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Root {
+    /// A pointer parameter (its index among the primal's parameters).
+    Param(u32),
+    Alloca(Inst),
+    /// `malloc`, `calloc` or `realloc`.
+    Heap(Inst),
+    /// A pointer loaded from memory.
+    Loaded(Inst),
+    Global,
+    /// `inttoptr`, a call's result, a constant address.
+    Unknown,
+}
+
+/// The activity facts of one function under one assignment of parameter
+/// activities.
+#[derive(Clone, Debug, Default)]
+pub struct ActivityInfo {
+    varied: HashSet<Value>,
+    roots: std::collections::HashMap<Value, BTreeSet<Root>>,
+    active_roots: HashSet<Root>,
+}
+
+impl ActivityInfo {
+    /// Runs the fixpoint. `acts` has one entry per parameter of `func`.
+    pub fn compute(func: &Function, acts: &[Activity], cfg: &ControlFlowGraph) -> ActivityInfo {
+        let mut a = ActivityInfo::default();
+        let Some(entry) = func.entry() else {
+            return a;
+        };
+        for (i, (&p, &act)) in func.blocks[entry].params.iter().zip(acts).enumerate() {
+            match act {
+                Activity::Active if func.value_type(p).is_float() => {
+                    a.varied.insert(p);
+                }
+                Activity::Dup | Activity::DupNoNeed => {
+                    a.add_roots(p, [Root::Param(i as u32)]);
+                    a.active_roots.insert(Root::Param(i as u32));
+                }
+                _ => {
+                    if func.value_type(p) == Type::Ptr {
+                        a.add_roots(p, [Root::Param(i as u32)]);
+                    }
+                }
+            }
+        }
+        let blocks: Vec<Block> = cfg.rpo().to_vec();
+        loop {
+            let mut changed = false;
+            for &b in &blocks {
+                for &inst in func.block_insts(b) {
+                    changed |= a.transfer(func, inst);
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
+        a
+    }
+
+    pub fn is_varied(&self, v: Value) -> bool {
+        self.varied.contains(&v)
+    }
+
+    pub fn roots(&self, v: Value) -> impl Iterator<Item = Root> + '_ {
+        self.roots.get(&v).into_iter().flatten().copied()
+    }
+
+    pub fn is_active_root(&self, r: Root) -> bool {
+        self.active_roots.contains(&r)
+    }
+
+    /// True if `v` is a pointer with a shadow.
+    pub fn is_shadowed(&self, v: Value) -> bool {
+        self.roots(v).any(|r| self.active_roots.contains(&r))
+    }
+
+    /// True if `v` carries a derivative: a varied float or a shadowed pointer.
+    pub fn is_active_value(&self, v: Value) -> bool {
+        self.is_varied(v) || self.is_shadowed(v)
+    }
+
+    fn add_roots(&mut self, v: Value, rs: impl IntoIterator<Item = Root>) -> bool {
+        let set = self.roots.entry(v).or_default();
+        let mut changed = false;
+        for r in rs {
+            changed |= set.insert(r);
+        }
+        changed
+    }
+
+    fn copy_roots(&mut self, to: Value, from: Value) -> bool {
+        let rs: Vec<Root> = self.roots(from).collect();
+        self.add_roots(to, rs)
+    }
+
+    fn vary(&mut self, func: &Function, v: Value) -> bool {
+        func.value_type(v).is_float() && self.varied.insert(v)
+    }
+
+    /// Makes the memory `p` points into active: allocations get shadows,
+    /// and a pointer loaded from memory gets one if the memory it was loaded
+    /// from can hold shadows (which is made so, recursively).
+    fn activate_roots_of(&mut self, func: &Function, p: Value) -> bool {
+        self.activate_rec(func, p, &mut HashSet::new())
+    }
+
+    fn activate_rec(&mut self, func: &Function, p: Value, seen: &mut HashSet<Inst>) -> bool {
+        let rs: Vec<Root> = self.roots(p).collect();
+        let mut changed = false;
+        for r in rs {
+            match r {
+                Root::Alloca(_) | Root::Heap(_) => changed |= self.active_roots.insert(r),
+                Root::Loaded(l) if !self.active_roots.contains(&r) && seen.insert(l) => {
+                    if let InstKind::Load(from) = func.inst(l) {
+                        let from = *from;
+                        changed |= self.activate_rec(func, from, seen);
+                        if self.is_shadowed(from) {
+                            changed |= self.active_roots.insert(r);
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        changed
+    }
+
+    fn transfer(&mut self, func: &Function, inst: Inst) -> bool {
+        let res = func.result(inst);
+        let mut changed = false;
+        match func.inst(inst) {
+            InstKind::Unary(_, x) | InstKind::Cast(_, x) => {
+                if let Some(r) = res {
+                    if self.is_varied(*x) {
+                        if let InstKind::Cast(op, _) = func.inst(inst) {
+                            use parc_ir::CastOp::*;
+                            if matches!(op, FpExt | FpTrunc) {
+                                changed |= self.vary(func, r);
+                            }
+                        } else {
+                            changed |= self.vary(func, r);
+                        }
+                    }
+                    if let InstKind::Cast(parc_ir::CastOp::IntToPtr, _) = func.inst(inst) {
+                        changed |= self.add_roots(r, [Root::Unknown]);
+                    }
+                }
+            }
+            InstKind::Binary(op, x, y) => {
+                if let Some(r) = res
+                    && op.is_float()
+                    && (self.is_varied(*x) || self.is_varied(*y))
+                {
+                    changed |= self.vary(func, r);
+                }
+            }
+            InstKind::Select(_, x, y) => {
+                if let Some(r) = res {
+                    if self.is_varied(*x) || self.is_varied(*y) {
+                        changed |= self.vary(func, r);
+                    }
+                    if func.value_type(r) == Type::Ptr {
+                        changed |= self.copy_roots(r, *x);
+                        changed |= self.copy_roots(r, *y);
+                    }
+                }
+            }
+            InstKind::Alloca { .. } => {
+                if let Some(r) = res {
+                    changed |= self.add_roots(r, [Root::Alloca(inst)]);
+                }
+            }
+            InstKind::GlobalAddr(_) => {
+                if let Some(r) = res {
+                    changed |= self.add_roots(r, [Root::Global]);
+                }
+            }
+            InstKind::Iconst(_) | InstKind::FuncAddr(_) => {
+                if let Some(r) = res
+                    && func.value_type(r) == Type::Ptr
+                {
+                    changed |= self.add_roots(r, [Root::Unknown]);
+                }
+            }
+            InstKind::PtrAdd(p, _) => {
+                if let Some(r) = res {
+                    changed |= self.copy_roots(r, *p);
+                }
+            }
+            InstKind::Load(p) => {
+                if let Some(r) = res {
+                    let ty = func.value_type(r);
+                    if ty.is_float() && self.is_shadowed(*p) {
+                        changed |= self.vary(func, r);
+                    }
+                    if ty == Type::Ptr {
+                        changed |= self.add_roots(r, [Root::Loaded(inst)]);
+                        if self.is_shadowed(*p) {
+                            changed |= self.active_roots.insert(Root::Loaded(inst));
+                        }
+                    }
+                }
+            }
+            InstKind::Store { value, ptr } => {
+                if self.is_varied(*value) || self.is_shadowed(*value) {
+                    changed |= self.activate_roots_of(func, *ptr);
+                }
+                // A pointer stored into memory that has a shadow needs a
+                // shadow itself (loads of it will look for one).
+                if func.value_type(*value) == Type::Ptr && self.is_shadowed(*ptr) {
+                    changed |= self.activate_roots_of(func, *value);
+                }
+            }
+            InstKind::Intrinsic { op, args } => match op {
+                Intrinsic::Malloc | Intrinsic::Calloc | Intrinsic::Realloc => {
+                    if let Some(r) = res {
+                        changed |= self.add_roots(r, [Root::Heap(inst)]);
+                    }
+                    if *op == Intrinsic::Realloc && self.is_shadowed(args[0]) {
+                        changed |= self.activate_roots_of(func, res.unwrap_or(args[0]));
+                    }
+                }
+                Intrinsic::Memcpy => {
+                    if args.len() == 3 && self.is_shadowed(args[1]) {
+                        changed |= self.activate_roots_of(func, args[0]);
+                    }
+                }
+                Intrinsic::AtomicAdd => {
+                    if let Some(r) = res
+                        && args.len() == 2
+                        && self.is_varied(args[1])
+                    {
+                        changed |= self.vary(func, r);
+                        changed |= self.activate_roots_of(func, args[0]);
+                    }
+                }
+                _ if crate::rules::is_math(*op) => {
+                    if let Some(r) = res
+                        && args.iter().any(|&x| self.is_varied(x))
+                    {
+                        changed |= self.vary(func, r);
+                    }
+                }
+                _ => {
+                    if let Some(r) = res
+                        && func.value_type(r) == Type::Ptr
+                    {
+                        changed |= self.add_roots(r, [Root::Unknown]);
+                    }
+                }
+            },
+            InstKind::Call { args, .. } => {
+                if args.iter().any(|&x| self.is_active_value(x)) {
+                    for &x in args {
+                        if func.value_type(x) == Type::Ptr {
+                            changed |= self.activate_roots_of(func, x);
+                        }
+                    }
+                    if let Some(r) = res {
+                        changed |= self.vary(func, r);
+                    }
+                }
+                if let Some(r) = res
+                    && func.value_type(r) == Type::Ptr
+                {
+                    changed |= self.add_roots(r, [Root::Unknown]);
+                }
+            }
+            InstKind::Jump(_) | InstKind::Brif { .. } => {
+                for (dest, args) in branch_dests(func.inst(inst)) {
+                    for (&p, &x) in func.blocks[dest].params.iter().zip(args) {
+                        if self.is_varied(x) {
+                            changed |= self.vary(func, p);
+                        }
+                        if func.value_type(p) == Type::Ptr {
+                            changed |= self.copy_roots(p, x);
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+        changed
+    }
+}
+
+/// The `(target, arguments)` pairs of a `jump` or `brif`.
+pub fn branch_dests(kind: &InstKind) -> Vec<(Block, &[Value])> {
+    match kind {
+        InstKind::Jump(d) => vec![(d.block, &d.args[..])],
+        InstKind::Brif {
+            then_dest,
+            else_dest,
+            ..
+        } => vec![
+            (then_dest.block, &then_dest.args[..]),
+            (else_dest.block, &else_dest.args[..]),
+        ],
+        _ => Vec::new(),
+    }
+}

@@ -1,0 +1,273 @@
+//! Parallel reversal: recognizing the parallel loops of a primal.
+//!
+//! The AD reverses a detach only as part of a parallel loop in the front
+//! end's (and Tapir lowering's) shape:
+//!
+//! ```text
+//! pre:    ... jump header(lo)            ; the header's only other predecessor
+//! header(iv): c = icmp slt|sle|ult|ule iv, hi ; brif c, spawn, exit
+//! spawn:  detach within sr, task, latch
+//! task:   ...  reattach within sr, latch  ; exactly one reattaching block
+//! latch:  iv' = iadd iv, step ; jump header(iv')
+//! exit:   sync within sr, next           ; the header's only exit
+//! ```
+//!
+//! **Forward.** `pre` allocates one tape header per iteration
+//! (`calloc(trip, 24)`, with the trip count computed as Tapir lowering
+//! does); the copy of `task` computes its iteration number `k = (iv - lo)
+//! / step` and records onto tape `k`, so iterations never share a tape.
+//!
+//! **Reverse.** The reverse of `exit` is a new parallel loop in the same
+//! shape (`k` from 0 to `trip`, step 1): its task takes tape `k`, runs the
+//! reverse blocks of the primal task (whose adjoint slots are allocas of
+//! the reverse task: task-private), frees the tape and reattaches; after its
+//! sync the per-worker partial sums of reductions are combined and the
+//! reverse continues with `pre`. The reverse of the header, `spawn` and
+//! `latch` is this loop: they get no reverse blocks of their own.
+//!
+//! Other detaches (spawned calls) are reported as unsupported.
+
+use crate::AdError;
+use parc_ir::analysis::FunctionAnalyses;
+use parc_ir::{BinaryOp, Block, CastOp, Function, InstKind, IntCC, SyncRegion, Value, ValueDef};
+use std::collections::HashSet;
+
+/// A parallel loop of the primal (names as in the module doc).
+#[derive(Clone, Debug)]
+pub struct PLoop {
+    pub pre: Block,
+    pub header: Block,
+    pub spawn: Block,
+    pub task_entry: Block,
+    pub reattach: Block,
+    pub latch: Block,
+    pub exit: Block,
+    pub sr: SyncRegion,
+    pub iv: Value,
+    pub lo: Value,
+    pub hi: Value,
+    pub step: Value,
+    pub signed: bool,
+    pub inclusive: bool,
+    /// The blocks of the natural loop (header, spawn, task, latch).
+    pub loop_blocks: HashSet<Block>,
+    /// The task's blocks.
+    pub task_blocks: HashSet<Block>,
+    /// The innermost parallel loop whose task contains this loop.
+    pub parent: Option<usize>,
+}
+
+fn shape_error(p: &Function, b: Block, what: &str) -> AdError {
+    let loc = p.terminator(b).map(|t| p.locs[t]).unwrap_or_default();
+    AdError {
+        function: p.name.clone(),
+        loc,
+        message: what.to_string(),
+    }
+}
+
+/// Finds every parallel loop, or says which detach is not in one.
+pub fn find_loops(p: &Function, an: &FunctionAnalyses) -> Result<Vec<PLoop>, AdError> {
+    let mut out = Vec::new();
+    for t in an.tasks.tasks() {
+        let td = an.tasks.data(t);
+        let spawn = td.detach_block;
+        if !an.cfg.is_reachable(spawn) {
+            continue;
+        }
+        let not_loop = || {
+            shape_error(
+                p,
+                spawn,
+                "a `spawn` (a detach outside a `parallel_for` loop) cannot be differentiated yet",
+            )
+        };
+        // spawn's only predecessor is the header, which branches on iv < hi.
+        let [header] = an.cfg.preds(spawn) else {
+            return Err(not_loop());
+        };
+        let header = *header;
+        if p.block_insts(spawn).len() != 1 {
+            return Err(not_loop());
+        }
+        let Some(InstKind::Brif {
+            cond,
+            then_dest,
+            else_dest,
+        }) = p.terminator(header).map(|i| p.inst(i).clone())
+        else {
+            return Err(not_loop());
+        };
+        if then_dest.block != spawn || p.blocks[header].params.len() != 1 {
+            return Err(not_loop());
+        }
+        let iv = p.blocks[header].params[0];
+        let exit = else_dest.block;
+        let ValueDef::Result(ci) = p.value_def(cond) else {
+            return Err(not_loop());
+        };
+        let InstKind::Icmp(cc, a, hi) = p.inst(ci).clone() else {
+            return Err(not_loop());
+        };
+        if a != iv {
+            return Err(not_loop());
+        }
+        let (signed, inclusive) = match cc {
+            IntCC::Slt => (true, false),
+            IntCC::Sle => (true, true),
+            IntCC::Ult => (false, false),
+            IntCC::Ule => (false, true),
+            _ => return Err(not_loop()),
+        };
+        let latch = td.cont;
+        let [reattach] = td.reattaches[..] else {
+            return Err(shape_error(
+                p,
+                spawn,
+                "a `parallel_for` body with several exits cannot be differentiated yet",
+            ));
+        };
+        let Some(InstKind::Jump(back)) = p.terminator(latch).map(|i| p.inst(i).clone()) else {
+            return Err(not_loop());
+        };
+        if back.block != header {
+            return Err(not_loop());
+        }
+        let ValueDef::Result(inc) = p.value_def(back.args[0]) else {
+            return Err(not_loop());
+        };
+        let InstKind::Binary(BinaryOp::Iadd, x, step) = p.inst(inc).clone() else {
+            return Err(not_loop());
+        };
+        if x != iv {
+            return Err(not_loop());
+        }
+        let Some(lp) = an.loops.loop_headed_by(header) else {
+            return Err(not_loop());
+        };
+        let ld = an.loops.data(lp);
+        let preds: Vec<Block> = an
+            .cfg
+            .preds(header)
+            .iter()
+            .copied()
+            .filter(|b| !ld.contains(*b))
+            .collect();
+        let [pre] = preds[..] else {
+            return Err(not_loop());
+        };
+        let lo = match p.terminator(pre).map(|i| p.inst(i).clone()) {
+            Some(InstKind::Jump(d)) if d.block == header => d.args[0],
+            Some(InstKind::Brif {
+                then_dest,
+                else_dest,
+                ..
+            }) => {
+                if then_dest.block == header && else_dest.block != header {
+                    then_dest.args[0]
+                } else if else_dest.block == header && then_dest.block != header {
+                    else_dest.args[0]
+                } else {
+                    return Err(not_loop());
+                }
+            }
+            _ => return Err(not_loop()),
+        };
+        let Some(InstKind::Sync { region, .. }) = p.terminator(exit).map(|i| p.inst(i).clone())
+        else {
+            return Err(not_loop());
+        };
+        if region != td.region || an.cfg.preds(exit) != [header] || ld.exits != [exit] {
+            return Err(not_loop());
+        }
+        out.push(PLoop {
+            pre,
+            header,
+            spawn,
+            task_entry: td.entry,
+            reattach,
+            latch,
+            exit,
+            sr: td.region,
+            iv,
+            lo,
+            hi,
+            step,
+            signed,
+            inclusive,
+            loop_blocks: ld.blocks.iter().copied().collect(),
+            task_blocks: td.blocks.iter().copied().collect(),
+            parent: None,
+        });
+    }
+    for i in 0..out.len() {
+        let h = out[i].header;
+        out[i].parent = (0..out.len())
+            .filter(|&j| j != i && out[j].task_blocks.contains(&h))
+            .min_by_key(|&j| out[j].task_blocks.len());
+    }
+    Ok(out)
+}
+
+/// The coefficient `c` if `v = c * iv + (something invariant in the loop)`.
+pub fn affine(p: &Function, l: &PLoop, v: Value, depth: u32) -> Option<i64> {
+    if v == l.iv {
+        return Some(1);
+    }
+    if depth > 16 {
+        return None;
+    }
+    let ValueDef::Result(i) = p.value_def(v) else {
+        // A block parameter: invariant only if its block is outside the loop.
+        let ValueDef::Param(b, _) = p.value_def(v) else {
+            return None;
+        };
+        return (!l.loop_blocks.contains(&b)).then_some(0);
+    };
+    let inside = p
+        .layout
+        .iter()
+        .any(|b| l.loop_blocks.contains(b) && p.block_insts(*b).contains(&i));
+    if !inside {
+        return Some(0);
+    }
+    let konst = |x: Value| match p.value_def(x) {
+        ValueDef::Result(i) => match p.inst(i) {
+            InstKind::Iconst(c) => Some(*c),
+            _ => None,
+        },
+        _ => None,
+    };
+    match p.inst(i) {
+        InstKind::Iconst(_) => Some(0),
+        InstKind::Cast(CastOp::Sext | CastOp::Zext, x) => affine(p, l, *x, depth + 1),
+        InstKind::Binary(BinaryOp::Iadd, a, b) | InstKind::PtrAdd(a, b) => {
+            Some(affine(p, l, *a, depth + 1)?.checked_add(affine(p, l, *b, depth + 1)?)?)
+        }
+        InstKind::Binary(BinaryOp::Isub, a, b) => {
+            Some(affine(p, l, *a, depth + 1)?.checked_sub(affine(p, l, *b, depth + 1)?)?)
+        }
+        InstKind::Binary(BinaryOp::Imul, a, b) => {
+            if let Some(c) = konst(*b) {
+                affine(p, l, *a, depth + 1)?.checked_mul(c)
+            } else if let Some(c) = konst(*a) {
+                affine(p, l, *b, depth + 1)?.checked_mul(c)
+            } else {
+                None
+            }
+        }
+        InstKind::Binary(BinaryOp::Shl, a, b) => {
+            let c = konst(*b)?;
+            if !(0..32).contains(&c) {
+                return None;
+            }
+            affine(p, l, *a, depth + 1)?.checked_mul(1i64 << c)
+        }
+        _ => None,
+    }
+}
+
+/// True if `v` is defined outside the loop (the same in every iteration).
+pub fn invariant(p: &Function, l: &PLoop, v: Value) -> bool {
+    affine(p, l, v, 0) == Some(0)
+}

@@ -1,0 +1,2121 @@
+//! Reversal of one function: the forward sweep (a copy of the primal that
+//! also computes shadows and records onto the tape) and the reverse sweep.
+//!
+//! One generator serves both modes of the design:
+//! - *combined* (the requested gradient): forward blocks, then each primal
+//!   `return` jumps into the reverse sweep of its block, and the reverse of
+//!   the entry block returns the gradient. Values of blocks that dominate
+//!   every return and lie in no loop execute at most once before the
+//!   reverse sweep, so the reverse uses them directly instead of recording.
+//! - *split* (`f.aug` / `f.rev` for active callees): the same work function
+//!   is built with the tape as first parameter and a reverse entry block,
+//!   then cut in two (forward blocks → `.aug`, reverse blocks → `.rev`);
+//!   every value the reverse needs is recorded, since `.rev` sees only its
+//!   parameters.
+//!
+//! # Layout of the work function
+//!
+//! For each reachable primal block `B`: a forward block `F(B)` (the primal's
+//! parameters, then a shadow parameter per shadowed pointer parameter, then
+//! an `i32` edge index if `B` has several incoming edges) and, if a return
+//! is reachable from `B`, a pop block `P(B)` followed by reverse blocks.
+//!
+//! # Invariants
+//! - **Frames.** The reverse code of `B` uses only: parameters of the
+//!   entry, constants (re-emitted), adjoint slots (allocas), directly
+//!   available values (combined mode), and values popped in `P(B)`. Each
+//!   such popped value is stored by `F(B)` just before its terminator, in a
+//!   frame of `n` slots; `P(B)` pops the same frame. Since `F(B)` runs
+//!   after every definition it stores (SSA dominance), the frame is
+//!   complete, and LIFO order matches frames to their reverse blocks.
+//! - **Edges.** The reverse of `B` continues with the reverse of the
+//!   predecessor it was entered from: the edge index (a block parameter of
+//!   `F(B)`, recorded like any value) chooses, and the adjoints of `B`'s
+//!   parameters flow to that edge's arguments.
+//! - **Adjoints.** Each varied value has a zero-initialized slot; a
+//!   definition's reverse reads its slot and zeroes it (so a loop's next
+//!   reverse iteration starts from zero), uses add into it.
+
+use crate::activity::{ActivityInfo, Root, branch_dests};
+use crate::parallel::{PLoop, find_loops};
+use crate::rules::{self, AdjointBuilder};
+use crate::tape::{HEADER_BYTES, TapeFns};
+use crate::{AccumulationClass, AccumulationSite, AdError};
+use parc_ir::analysis::FunctionAnalyses;
+use parc_ir::{
+    Activity, BinaryOp, Block, BlockCall, CastOp, FloatCC, FuncId, FuncKind, Function, Inst,
+    InstKind, IntCC, Intrinsic, Linkage, Module, Signature, Type, UnaryOp, Value, ValueDef,
+};
+use std::collections::{HashMap, HashSet};
+
+/// An augmented-forward / reverse pair for one callee and one activity
+/// assignment.
+#[derive(Clone, Debug)]
+pub struct Pair {
+    pub aug: FuncId,
+    pub rev: FuncId,
+    pub acts: Vec<Activity>,
+    pub ret_active: bool,
+}
+
+/// State shared by all functions of one `differentiate` call.
+pub struct Ctx {
+    pub tape: TapeFns,
+    pub acc: crate::tape::AccFns,
+    pub pairs: HashMap<(FuncId, Vec<Activity>), Pair>,
+    /// Split pairs declared but not generated yet: `(primal, pair)`.
+    pub queue: Vec<(FuncId, Pair)>,
+    pub sites: Vec<AccumulationSite>,
+}
+
+impl Ctx {
+    /// The pair for `callee` under `acts`, declared (and queued) if new.
+    fn pair(
+        &mut self,
+        module: &mut Module,
+        callee: FuncId,
+        acts: Vec<Activity>,
+        ret_active: bool,
+    ) -> Pair {
+        if let Some(p) = self.pairs.get(&(callee, acts.clone())) {
+            return p.clone();
+        }
+        let f = &module.funcs[callee];
+        let mut params = vec![Type::Ptr];
+        for (&ty, &a) in f.sig.params.iter().zip(&acts) {
+            params.push(ty);
+            if matches!(a, Activity::Dup | Activity::DupNoNeed) {
+                params.push(Type::Ptr);
+            }
+        }
+        let aug_sig = Signature {
+            params: params.clone(),
+            ret: f.sig.ret,
+        };
+        let mut rev_params = params;
+        if ret_active {
+            rev_params.push(f.sig.ret.unwrap_or(Type::F64));
+        }
+        rev_params.push(Type::Ptr);
+        let rev_sig = Signature {
+            params: rev_params,
+            ret: None,
+        };
+        let base = f.name.clone();
+        let aug_name = unique_name(module, &format!("{base}.aug"));
+        let mut aug = Function::new(aug_name, aug_sig);
+        aug.linkage = Linkage::Import;
+        let aug = module.funcs.push(aug);
+        let rev_name = unique_name(module, &format!("{base}.rev"));
+        let mut rev = Function::new(rev_name, rev_sig);
+        rev.linkage = Linkage::Import;
+        let rev = module.funcs.push(rev);
+        let pair = Pair {
+            aug,
+            rev,
+            acts: acts.clone(),
+            ret_active,
+        };
+        self.pairs.insert((callee, acts), pair.clone());
+        self.queue.push((callee, pair.clone()));
+        pair
+    }
+}
+
+fn unique_name(module: &Module, base: &str) -> String {
+    let mut name = base.to_string();
+    let mut n = 1;
+    while module.func_by_name(&name).is_some() {
+        name = format!("{base}.{n}");
+        n += 1;
+    }
+    name
+}
+
+/// What to generate.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    Combined,
+    Split { ret_active: bool },
+}
+
+/// Builds the body of the combined gradient of `primal` (a function named
+/// `name` with the gradient signature).
+pub fn combined(
+    module: &mut Module,
+    ctx: &mut Ctx,
+    primal: FuncId,
+    acts: &[Activity],
+    name: &str,
+) -> Result<Function, AdError> {
+    let g = Gen::run(module, ctx, primal, acts, Mode::Combined)?;
+    let mut f = g.g;
+    f.name = name.to_string();
+    Ok(f)
+}
+
+/// Builds the bodies of a split pair.
+pub fn split(
+    module: &mut Module,
+    ctx: &mut Ctx,
+    primal: FuncId,
+    pair: &Pair,
+) -> Result<(), AdError> {
+    let gen_ = Gen::run(
+        module,
+        ctx,
+        primal,
+        &pair.acts,
+        Mode::Split {
+            ret_active: pair.ret_active,
+        },
+    )?;
+    let rentry = gen_.rentry.expect("split mode has a reverse entry");
+    let fentry = gen_.g.layout[0];
+    // `.aug`: the forward blocks only.
+    let mut aug = gen_.g.clone();
+    aug.layout = gen_.fwd_layout.clone();
+    aug.name = module.funcs[pair.aug].name.clone();
+    aug.sig = module.funcs[pair.aug].sig.clone();
+    aug.linkage = Linkage::Local;
+    // `.rev`: the reverse blocks, entered at `rentry`, which takes over the
+    // forward entry's parameters (the reverse code refers to them).
+    let mut rev = gen_.g;
+    let mut params = std::mem::take(&mut rev.blocks[fentry].params);
+    params.extend(rev.blocks[rentry].params.iter().copied());
+    for (n, &v) in params.iter().enumerate() {
+        rev.values[v].def = ValueDef::Param(rentry, n as u32);
+    }
+    rev.blocks[rentry].params = params;
+    let mut layout = vec![rentry];
+    layout.extend(gen_.rev_layout.iter().copied().filter(|&b| b != rentry));
+    rev.layout = layout;
+    rev.name = module.funcs[pair.rev].name.clone();
+    rev.sig = module.funcs[pair.rev].sig.clone();
+    rev.linkage = Linkage::Local;
+    module.funcs[pair.aug] = aug;
+    module.funcs[pair.rev] = rev;
+    Ok(())
+}
+
+struct Gen {
+    p: Function,
+    an: FunctionAnalyses,
+    act: ActivityInfo,
+    acts: Vec<Activity>,
+    mode: Mode,
+    g: Function,
+    cur: Block,
+    /// The primal block whose forward (or reverse) code is being emitted.
+    cur_fwd: Option<Block>,
+    cur_rev: Option<Block>,
+    fwd: HashMap<Value, Value>,
+    shadow: HashMap<Value, Value>,
+    fblock: HashMap<Block, Block>,
+    origin: HashMap<Value, Block>,
+    avail: HashSet<Block>,
+    adj: HashMap<Value, Value>,
+    alloca_block: Block,
+    tape: Value,
+    tape_fns: TapeFns,
+    acc_fns: crate::tape::AccFns,
+    edges: HashMap<Block, Vec<(Block, usize)>>,
+    edge_param: HashMap<Block, Value>,
+    frame_pos: HashMap<Block, usize>,
+    frames: HashMap<Block, Vec<(Value, Inst)>>,
+    pop_cache: HashMap<(Block, Value), Value>,
+    rpop: HashMap<Block, Block>,
+    rbodies: HashMap<Block, Block>,
+    returns: Vec<Block>,
+    rentry: Option<Block>,
+    dret: Option<Value>,
+    dargs: Option<Value>,
+    fwd_layout: Vec<Block>,
+    rev_layout: Vec<Block>,
+    calls: HashMap<Inst, Pair>,
+    memcpy_ty: HashMap<Inst, Type>,
+    sites: Vec<AccumulationSite>,
+    /// Parallel loops of the primal, their reverse loops, and the
+    /// innermost loop whose task contains each block.
+    ploops: Vec<PLoop>,
+    rl: Vec<RevLoop>,
+    loop_of: HashMap<Block, usize>,
+    /// The parallel loop whose reverse task code is being emitted.
+    ctx_loop: Option<usize>,
+    cur_inst: Option<Inst>,
+    inst_block: HashMap<Inst, Block>,
+}
+
+/// The reverse of one parallel loop (see `parallel.rs`).
+struct RevLoop {
+    pre: Block,
+    header: Block,
+    k: Value,
+    task: Block,
+    latch: Block,
+    after: Block,
+    sr: parc_ir::SyncRegion,
+    /// `ptradd tapes, 24k`, placed at the start of `task` when known.
+    tape_inst: Inst,
+    tape: Value,
+    nw: Value,
+    /// Forward sweep: the per-iteration tape array, the trip count, and
+    /// each iteration's tape.
+    tapes_fwd: Option<Value>,
+    trip_fwd: Option<Value>,
+    tape_fwd: Option<Value>,
+    /// Reverse sweep: the same, popped at the reverse of the exit.
+    tapes_rev: Option<Value>,
+    trip_rev: Option<Value>,
+    reductions: Vec<Reduction>,
+}
+
+/// A per-worker partial sum: `buf[worker]` collects updates of `target`.
+struct Reduction {
+    key: (Option<Value>, Option<Value>),
+    buf: Value,
+    ty: Type,
+    target: RedTarget,
+}
+
+#[derive(Clone, Copy)]
+enum RedTarget {
+    /// The adjoint of a primal SSA value.
+    Ssa(Value),
+    /// Shadow memory at the shadow of primal pointer `ptr` (of a load `inst`).
+    Mem { inst: Inst, ptr: Value },
+}
+
+fn err(p: &Function, inst: Option<Inst>, message: impl Into<String>) -> AdError {
+    AdError {
+        function: p.name.clone(),
+        loc: inst.map(|i| p.locs[i]).unwrap_or_default(),
+        message: message.into(),
+    }
+}
+
+impl Gen {
+    fn run(
+        module: &mut Module,
+        ctx: &mut Ctx,
+        primal: FuncId,
+        acts: &[Activity],
+        mode: Mode,
+    ) -> Result<Gen, AdError> {
+        let p = module.funcs[primal].clone();
+        if p.is_declaration() {
+            return Err(err(
+                &p,
+                None,
+                format!("`{}` has no body (an `extern` function)", p.name),
+            ));
+        }
+        if p.kind != FuncKind::Host {
+            return Err(err(&p, None, "kernels cannot be differentiated yet"));
+        }
+        if acts.len() != p.sig.params.len() {
+            return Err(err(&p, None, "one activity per parameter is required"));
+        }
+        let an = FunctionAnalyses::compute(&p);
+        let inst_block: HashMap<Inst, Block> = p.placed_insts().map(|(b, i)| (i, b)).collect();
+        let act = ActivityInfo::compute(&p, acts, &an.cfg);
+        let mut g = Function::new(p.name.clone(), Signature::default());
+        let entry = g.create_block();
+        g.append_block(entry);
+        let mut gen_ = Gen {
+            an,
+            act,
+            acts: acts.to_vec(),
+            mode,
+            cur: entry,
+            cur_fwd: None,
+            cur_rev: None,
+            fwd: HashMap::new(),
+            shadow: HashMap::new(),
+            fblock: HashMap::new(),
+            origin: HashMap::new(),
+            avail: HashSet::new(),
+            adj: HashMap::new(),
+            alloca_block: entry,
+            tape: Value::from_u32(0),
+            tape_fns: ctx.tape,
+            acc_fns: ctx.acc,
+            edges: HashMap::new(),
+            edge_param: HashMap::new(),
+            frame_pos: HashMap::new(),
+            frames: HashMap::new(),
+            pop_cache: HashMap::new(),
+            rpop: HashMap::new(),
+            rbodies: HashMap::new(),
+            returns: Vec::new(),
+            rentry: None,
+            dret: None,
+            dargs: None,
+            fwd_layout: vec![entry],
+            rev_layout: Vec::new(),
+            calls: HashMap::new(),
+            memcpy_ty: HashMap::new(),
+            sites: Vec::new(),
+            ploops: Vec::new(),
+            rl: Vec::new(),
+            loop_of: HashMap::new(),
+            ctx_loop: None,
+            cur_inst: None,
+            inst_block,
+            p,
+            g,
+        };
+        gen_.check_and_plan(module, ctx)?;
+        gen_.build(entry)?;
+        ctx.sites.append(&mut gen_.sites);
+        Ok(gen_)
+    }
+
+    // ----- planning -------------------------------------------------------
+
+    /// Rejects what cannot be differentiated and prepares calls and memcpys.
+    fn check_and_plan(&mut self, module: &mut Module, ctx: &mut Ctx) -> Result<(), AdError> {
+        self.ploops = find_loops(&self.p, &self.an)?;
+        for (i, l) in self.ploops.iter().enumerate() {
+            for &b in &l.task_blocks {
+                let inner = self
+                    .loop_of
+                    .get(&b)
+                    .is_some_and(|&j| self.ploops[j].task_blocks.len() < l.task_blocks.len());
+                if !inner {
+                    self.loop_of.insert(b, i);
+                }
+            }
+        }
+        let blocks: Vec<Block> = self.an.cfg.rpo().to_vec();
+        for &b in &blocks {
+            for &inst in self.p.block_insts(b) {
+                let kind = self.p.inst(inst).clone();
+                let res = self.p.result(inst);
+                match &kind {
+                    InstKind::Launch { .. } => {
+                        return Err(err(
+                            &self.p,
+                            Some(inst),
+                            "kernels cannot be differentiated yet",
+                        ));
+                    }
+                    InstKind::Intrinsic { op, args } => match op {
+                        Intrinsic::Barrier
+                        | Intrinsic::ThreadIdx(_)
+                        | Intrinsic::BlockIdx(_)
+                        | Intrinsic::BlockDim(_)
+                        | Intrinsic::GridDim(_) => {
+                            return Err(err(
+                                &self.p,
+                                Some(inst),
+                                "kernels cannot be differentiated yet",
+                            ));
+                        }
+                        Intrinsic::AtomicAdd
+                            if args.iter().any(|&a| self.act.is_active_value(a)) =>
+                        {
+                            return Err(err(
+                                &self.p,
+                                Some(inst),
+                                "an atomic on differentiable memory cannot be differentiated yet",
+                            ));
+                        }
+                        Intrinsic::Realloc
+                            if self.act.is_shadowed(args[0])
+                                || res.is_some_and(|r| self.act.is_shadowed(r)) =>
+                        {
+                            return Err(err(
+                                &self.p,
+                                Some(inst),
+                                "`realloc` of differentiable memory cannot be differentiated yet",
+                            ));
+                        }
+                        Intrinsic::CudaMalloc | Intrinsic::CudaMemcpy(_) | Intrinsic::CudaFree
+                            if args.iter().any(|&a| self.act.is_shadowed(a)) =>
+                        {
+                            return Err(err(
+                                &self.p,
+                                Some(inst),
+                                "CUDA memory functions on differentiable memory cannot be differentiated yet",
+                            ));
+                        }
+                        Intrinsic::Memcpy | Intrinsic::Memset if self.act.is_shadowed(args[0]) => {
+                            let ptrs = if *op == Intrinsic::Memcpy {
+                                vec![args[0], args[1]]
+                            } else {
+                                vec![args[0]]
+                            };
+                            let ty = self.memory_kind(&ptrs, inst)?;
+                            self.memcpy_ty.insert(inst, ty);
+                        }
+                        _ => {}
+                    },
+                    InstKind::Store { value, ptr }
+                        if self.act.is_varied(*value) && !self.act.is_shadowed(*ptr) =>
+                    {
+                        let bad = self.act.roots(*ptr).find(|r| !matches!(r, Root::Param(_)));
+                        if let Some(r) = bad {
+                            let what = match r {
+                                Root::Global => "a global variable",
+                                _ => {
+                                    "memory without a derivative (reached through an untracked pointer)"
+                                }
+                            };
+                            return Err(err(
+                                &self.p,
+                                Some(inst),
+                                format!("a differentiable value is stored to {what}"),
+                            ));
+                        }
+                    }
+                    InstKind::Call { func, args } => {
+                        if !args.iter().any(|&a| self.act.is_active_value(a)) {
+                            continue;
+                        }
+                        let callee = &module.funcs[*func];
+                        if callee.is_declaration() {
+                            return Err(err(
+                                &self.p,
+                                Some(inst),
+                                format!(
+                                    "a call to `extern` function `{}` with differentiable arguments",
+                                    callee.name
+                                ),
+                            ));
+                        }
+                        if callee.sig.ret == Some(Type::Ptr) {
+                            return Err(err(
+                                &self.p,
+                                Some(inst),
+                                format!(
+                                    "a call to `{}`, which returns a pointer, with differentiable arguments",
+                                    callee.name
+                                ),
+                            ));
+                        }
+                        let acts: Vec<Activity> = args
+                            .iter()
+                            .map(|&a| {
+                                let ty = self.p.value_type(a);
+                                if ty.is_float() && self.act.is_varied(a) {
+                                    Activity::Active
+                                } else if ty == Type::Ptr && self.act.is_shadowed(a) {
+                                    Activity::Dup
+                                } else {
+                                    Activity::Const
+                                }
+                            })
+                            .collect();
+                        let ret_active = res.is_some_and(|r| self.act.is_varied(r));
+                        let pair = ctx.pair(module, *func, acts, ret_active);
+                        self.calls.insert(inst, pair);
+                    }
+                    _ => {}
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// What the memory `ptrs` point into holds, for `memcpy`/`memset`
+    /// (which move bytes, so the AD must know how to add them): a float
+    /// type, or `ptr` (whose shadows are copied in the forward sweep, as
+    /// pointers are). Errors if it holds both, or both float types.
+    fn memory_kind(&self, ptrs: &[Value], inst: Inst) -> Result<Type, AdError> {
+        let roots: HashSet<Root> = ptrs.iter().flat_map(|&p| self.act.roots(p)).collect();
+        let mut tys = HashSet::new();
+        for (_, i) in self.p.placed_insts() {
+            let (ptr, ty) = match self.p.inst(i) {
+                InstKind::Load(p) => (*p, self.p.result(i).map(|r| self.p.value_type(r))),
+                InstKind::Store { value, ptr } => (*ptr, Some(self.p.value_type(*value))),
+                _ => continue,
+            };
+            if self.act.roots(ptr).any(|r| roots.contains(&r))
+                && let Some(ty) = ty
+                && (ty.is_float() || ty == Type::Ptr)
+            {
+                tys.insert(ty);
+            }
+        }
+        if tys.contains(&Type::Ptr) {
+            if tys.len() > 1 {
+                return Err(err(
+                    &self.p,
+                    Some(inst),
+                    "`memcpy`/`memset` of differentiable memory that holds both floats and pointers",
+                ));
+            }
+            return Ok(Type::Ptr);
+        }
+        match (tys.contains(&Type::F32), tys.contains(&Type::F64)) {
+            (true, true) => Err(err(
+                &self.p,
+                Some(inst),
+                "`memcpy` of memory holding both `float` and `double` values",
+            )),
+            (true, false) => Ok(Type::F32),
+            _ => Ok(Type::F64),
+        }
+    }
+
+    // ----- emission helpers ----------------------------------------------
+
+    fn emit(&mut self, kind: InstKind, ty: Option<Type>) -> Option<Value> {
+        let inst = self.g.append_inst(self.cur, kind, ty);
+        let r = self.g.result(inst);
+        if let (Some(r), Some(b)) = (r, self.cur_fwd) {
+            self.origin.insert(r, b);
+        }
+        r
+    }
+
+    fn ev(&mut self, kind: InstKind, ty: Type) -> Value {
+        self.emit(kind, Some(ty))
+            .expect("typed instruction has a result")
+    }
+
+    fn iconst(&mut self, ty: Type, v: i64) -> Value {
+        self.ev(InstKind::Iconst(parc_ir::sign_extend(v, ty)), ty)
+    }
+
+    fn fconst_(&mut self, ty: Type, v: f64) -> Value {
+        let v = if ty == Type::F32 { v as f32 as f64 } else { v };
+        self.ev(InstKind::Fconst(v), ty)
+    }
+
+    fn binop(&mut self, op: BinaryOp, a: Value, b: Value) -> Value {
+        let ty = self.g.value_type(a);
+        self.ev(InstKind::Binary(op, a, b), ty)
+    }
+
+    fn offset(&mut self, base: Value, off: i64) -> Value {
+        let o = self.iconst(Type::I64, off);
+        self.ev(InstKind::PtrAdd(base, o), Type::Ptr)
+    }
+
+    fn new_block(&mut self, forward: bool) -> Block {
+        let b = self.g.create_block();
+        self.g.append_block(b);
+        if forward {
+            self.fwd_layout.push(b);
+        } else {
+            self.rev_layout.push(b);
+        }
+        b
+    }
+
+    fn fv(&self, v: Value) -> Value {
+        self.fwd[&v]
+    }
+
+    /// The forward shadow of primal pointer `v` (null if it has none).
+    fn sh(&mut self, v: Value) -> Value {
+        match self.shadow.get(&v) {
+            Some(&s) => s,
+            None => self.iconst(Type::Ptr, 0),
+        }
+    }
+
+    // ----- the generation -------------------------------------------------
+
+    fn build(&mut self, entry: Block) -> Result<(), AdError> {
+        let pentry = self.p.layout[0];
+        let rpo: Vec<Block> = self.an.cfg.rpo().to_vec();
+        // Incoming edges of each block, in a fixed order.
+        for &b in &rpo {
+            if let Some(t) = self.p.terminator(b) {
+                for (slot, (dest, _)) in branch_dests(self.p.inst(t)).into_iter().enumerate() {
+                    self.edges.entry(dest).or_default().push((b, slot));
+                }
+                if let InstKind::Sync { next, .. } = self.p.inst(t) {
+                    self.edges.entry(*next).or_default().push((b, 0));
+                }
+                if matches!(self.p.inst(t), InstKind::Return(_)) {
+                    self.returns.push(b);
+                }
+            }
+        }
+        // Blocks from which a return is reachable get reverse code.
+        let mut live: HashSet<Block> = self.returns.iter().copied().collect();
+        let mut work: Vec<Block> = self.returns.clone();
+        while let Some(b) = work.pop() {
+            for &pb in self.an.cfg.preds(b) {
+                if self.an.cfg.is_reachable(pb) && live.insert(pb) {
+                    work.push(pb);
+                }
+            }
+        }
+        for l in &self.ploops {
+            for b in [l.header, l.spawn, l.latch] {
+                live.remove(&b);
+            }
+        }
+        for _ in self.p.sync_regions.keys() {
+            self.g.create_sync_region();
+        }
+        if self.mode == Mode::Combined {
+            for &b in &rpo {
+                if self.an.loops.innermost(b).is_none()
+                    && self
+                        .returns
+                        .iter()
+                        .all(|&r| self.an.domtree.dominates(b, r))
+                {
+                    self.avail.insert(b);
+                }
+            }
+        }
+        // The entry's parameters: [tape,] then per parameter its value and
+        // (for Dup) its shadow.
+        if matches!(self.mode, Mode::Split { .. }) {
+            self.tape = self.g.append_block_param(entry, Type::Ptr);
+        }
+        let pparams = self.p.blocks[pentry].params.clone();
+        for (i, &pp) in pparams.iter().enumerate() {
+            let ty = self.p.value_type(pp);
+            let v = self.g.append_block_param(entry, ty);
+            self.fwd.insert(pp, v);
+            if matches!(self.acts[i], Activity::Dup | Activity::DupNoNeed) {
+                let s = self.g.append_block_param(entry, Type::Ptr);
+                self.shadow.insert(pp, s);
+            }
+        }
+        self.g.sig.params = self.g.blocks[entry]
+            .params
+            .iter()
+            .map(|&v| self.g.value_type(v))
+            .collect();
+        self.fblock.insert(pentry, entry);
+        // Other forward blocks and their parameters.
+        for &b in &rpo {
+            if b == pentry {
+                continue;
+            }
+            let fb = self.new_block(true);
+            self.fblock.insert(b, fb);
+            let params = self.p.blocks[b].params.clone();
+            for &pp in &params {
+                let ty = self.p.value_type(pp);
+                let v = self.g.append_block_param(fb, ty);
+                self.fwd.insert(pp, v);
+                self.origin.insert(v, b);
+            }
+            for &pp in &params {
+                if self.act.is_shadowed(pp) {
+                    let s = self.g.append_block_param(fb, Type::Ptr);
+                    self.shadow.insert(pp, s);
+                    self.origin.insert(s, b);
+                }
+            }
+            if self.edges.get(&b).is_some_and(|e| e.len() > 1) {
+                if self.an.cfg.preds(b).iter().any(|&pb| {
+                    self.p
+                        .terminator(pb)
+                        .is_some_and(|t| matches!(self.p.inst(t), InstKind::Sync { .. }))
+                }) {
+                    return Err(err(
+                        &self.p,
+                        self.p.terminator(b),
+                        "a block entered both by a `sync` and by branches cannot be differentiated yet",
+                    ));
+                }
+                let e = self.g.append_block_param(fb, Type::I32);
+                self.edge_param.insert(b, e);
+                self.origin.insert(e, b);
+            }
+        }
+        for &b in &rpo {
+            if live.contains(&b) {
+                let rp = self.new_block(false);
+                self.rpop.insert(b, rp);
+            }
+        }
+        for i in 0..self.ploops.len() {
+            self.create_rev_loop(i);
+        }
+        // Split mode: the reverse entry, with [dret,] dargs.
+        match self.mode {
+            Mode::Combined => {
+                self.cur = entry;
+                self.tape = self.ev(
+                    InstKind::Alloca {
+                        size: HEADER_BYTES,
+                        align: 8,
+                    },
+                    Type::Ptr,
+                );
+                self.alloca_block = entry;
+            }
+            Mode::Split { ret_active } => {
+                let re = self.new_block(false);
+                self.rentry = Some(re);
+                self.alloca_block = re;
+                if ret_active {
+                    let ty = self.p.sig.ret.unwrap_or(Type::F64);
+                    self.dret = Some(self.g.append_block_param(re, ty));
+                }
+                self.dargs = Some(self.g.append_block_param(re, Type::Ptr));
+            }
+        }
+        // Forward sweep.
+        for &b in &rpo {
+            self.cur = self.fblock[&b];
+            self.cur_fwd = Some(b);
+            let insts = self.p.blocks[b].insts.clone();
+            let (term, body) = insts.split_last().expect("verified blocks are not empty");
+            if let Some(i) = self.ploops.iter().position(|l| l.task_entry == b) {
+                self.forward_task_tape(i);
+            }
+            for &inst in body {
+                self.forward_inst(inst)?;
+            }
+            self.frame_pos
+                .insert(b, self.g.blocks[self.cur].insts.len());
+            for i in 0..self.ploops.len() {
+                if self.ploops[i].pre == b {
+                    self.forward_tapes(i);
+                }
+            }
+            self.forward_term(b, *term)?;
+        }
+        self.cur_fwd = None;
+        // Reverse sweep.
+        for &b in &rpo {
+            if live.contains(&b) {
+                self.reverse_block(b)?;
+            }
+        }
+        // Parallel loops, innermost first (their reductions feed the outer).
+        let mut order: Vec<usize> = (0..self.ploops.len()).collect();
+        order.sort_by_key(|&i| std::cmp::Reverse(self.depth(i)));
+        for i in order {
+            self.finish_rev_loop(i);
+        }
+        // Split mode: the reverse entry chooses the return taken.
+        if let Some(re) = self.rentry {
+            self.cur = re;
+            self.cur_rev = None;
+            let targets: Vec<Block> = self.returns.iter().map(|r| self.rpop[r]).collect();
+            match targets.len() {
+                0 => {
+                    self.emit(InstKind::Return(None), None);
+                }
+                1 => {
+                    self.emit(InstKind::Jump(BlockCall::to(targets[0])), None);
+                }
+                _ => {
+                    let one = self.iconst(Type::I64, 1);
+                    let base = self
+                        .emit(
+                            InstKind::Call {
+                                func: self.tape_fns.pop,
+                                args: vec![self.tape, one],
+                            },
+                            Some(Type::Ptr),
+                        )
+                        .expect("pop returns a pointer");
+                    let idx = self.ev(InstKind::Load(base), Type::I64);
+                    self.switch(idx, Type::I64, &targets);
+                }
+            }
+        }
+        self.finish_frames();
+        Ok(())
+    }
+
+    /// Branches to `targets[idx]` (a chain of compares; the last is the default).
+    fn switch(&mut self, idx: Value, ty: Type, targets: &[Block]) {
+        for (k, &t) in targets.iter().enumerate() {
+            if k + 1 == targets.len() {
+                self.emit(InstKind::Jump(BlockCall::to(t)), None);
+                break;
+            }
+            let kc = self.iconst(ty, k as i64);
+            let c = self.ev(InstKind::Icmp(IntCC::Eq, idx, kc), Type::I1);
+            let next = self.new_block(false);
+            self.emit(
+                InstKind::Brif {
+                    cond: c,
+                    then_dest: BlockCall::to(t),
+                    else_dest: BlockCall::to(next),
+                },
+                None,
+            );
+            self.cur = next;
+        }
+    }
+
+    fn forward_inst(&mut self, inst: Inst) -> Result<(), AdError> {
+        let kind = self.p.inst(inst).clone();
+        let res = self.p.result(inst);
+        let loc = self.p.locs[inst];
+        // Calls of active callees go to their augmented forward.
+        if let Some(pair) = self.calls.get(&inst).cloned() {
+            let InstKind::Call { args, .. } = &kind else {
+                unreachable!("only calls are planned as calls")
+            };
+            let mut cargs = vec![self.fwd_tape(self.cur_fwd)];
+            for (&a, &act) in args.iter().zip(&pair.acts) {
+                cargs.push(self.fv(a));
+                if act == Activity::Dup {
+                    let s = self.sh(a);
+                    cargs.push(s);
+                }
+            }
+            let ty = res.map(|r| self.p.value_type(r));
+            let r = self.emit(
+                InstKind::Call {
+                    func: pair.aug,
+                    args: cargs,
+                },
+                ty,
+            );
+            if let (Some(r), Some(pr)) = (r, res) {
+                self.fwd.insert(pr, r);
+            }
+            return Ok(());
+        }
+        // Free of shadowed memory: the primal is freed now; the shadow at
+        // the reverse of its allocation (the reverse sweep still needs it).
+        let mut k2 = kind.clone();
+        k2.map_operands(|v| self.fwd[&v]);
+        let ty = res.map(|r| self.p.value_type(r));
+        let placed = self.g.append_inst(self.cur, k2, ty);
+        self.g.locs[placed] = loc;
+        if let (Some(r), Some(pr)) = (self.g.result(placed), res) {
+            self.fwd.insert(pr, r);
+            if let Some(b) = self.cur_fwd {
+                self.origin.insert(r, b);
+            }
+        }
+        // Shadows.
+        match &kind {
+            InstKind::Alloca { size, align } if self.act.is_active_root(Root::Alloca(inst)) => {
+                // In split mode the reverse runs in `.rev`, after `.aug`
+                // returned: the shadow must outlive the frame, so it is
+                // heap memory freed at the alloca's reverse.
+                let kind = if self.mode == Mode::Combined {
+                    InstKind::Alloca {
+                        size: *size,
+                        align: *align,
+                    }
+                } else {
+                    let n = self.iconst(Type::I64, *size as i64);
+                    let one = self.iconst(Type::I64, 1);
+                    InstKind::Intrinsic {
+                        op: Intrinsic::Calloc,
+                        args: vec![n, one],
+                    }
+                };
+                let s = self.ev(kind, Type::Ptr);
+                self.shadow.insert(res.expect("alloca has a result"), s);
+            }
+            InstKind::PtrAdd(p, o) => {
+                let r = res.expect("ptradd has a result");
+                if self.act.is_shadowed(r) {
+                    let sp = self.sh(*p);
+                    let o = self.fv(*o);
+                    let s = self.ev(InstKind::PtrAdd(sp, o), Type::Ptr);
+                    self.shadow.insert(r, s);
+                }
+            }
+            InstKind::Select(c, a, b) => {
+                let r = res.expect("select has a result");
+                if self.p.value_type(r) == Type::Ptr && self.act.is_shadowed(r) {
+                    let (sa, sb) = (self.sh(*a), self.sh(*b));
+                    let c = self.fv(*c);
+                    let s = self.ev(InstKind::Select(c, sa, sb), Type::Ptr);
+                    self.shadow.insert(r, s);
+                }
+            }
+            InstKind::Load(p) => {
+                let r = res.expect("load has a result");
+                if self.p.value_type(r) == Type::Ptr && self.act.is_shadowed(r) {
+                    let sp = self.sh(*p);
+                    let s = self.ev(InstKind::Load(sp), Type::Ptr);
+                    self.shadow.insert(r, s);
+                }
+            }
+            InstKind::Store { value, ptr }
+                if self.p.value_type(*value) == Type::Ptr && self.act.is_shadowed(*ptr) =>
+            {
+                let sv = self.sh(*value);
+                let sp = self.sh(*ptr);
+                self.emit(InstKind::Store { value: sv, ptr: sp }, None);
+            }
+            InstKind::Intrinsic { op, args } => match op {
+                Intrinsic::Malloc | Intrinsic::Calloc
+                    if self.act.is_active_root(Root::Heap(inst)) =>
+                {
+                    let cargs = if *op == Intrinsic::Malloc {
+                        let one = self.iconst(Type::I64, 1);
+                        vec![self.fv(args[0]), one]
+                    } else {
+                        vec![self.fv(args[0]), self.fv(args[1])]
+                    };
+                    let s = self.ev(
+                        InstKind::Intrinsic {
+                            op: Intrinsic::Calloc,
+                            args: cargs,
+                        },
+                        Type::Ptr,
+                    );
+                    self.shadow.insert(res.expect("malloc has a result"), s);
+                }
+                // Shadows of floats are adjoints (seeds, for outputs): the
+                // forward sweep leaves them alone; shadows of pointers are
+                // pointers and move as the primal does.
+                Intrinsic::Memcpy if self.memcpy_ty.get(&inst) == Some(&Type::Ptr) => {
+                    let sd = self.sh(args[0]);
+                    let n = self.fv(args[2]);
+                    if self.act.is_shadowed(args[1]) {
+                        let ss = self.sh(args[1]);
+                        self.emit(
+                            InstKind::Intrinsic {
+                                op: Intrinsic::Memcpy,
+                                args: vec![sd, ss, n],
+                            },
+                            None,
+                        );
+                    } else {
+                        let z = self.iconst(Type::I32, 0);
+                        self.emit(
+                            InstKind::Intrinsic {
+                                op: Intrinsic::Memset,
+                                args: vec![sd, z, n],
+                            },
+                            None,
+                        );
+                    }
+                }
+                Intrinsic::Memset if self.memcpy_ty.get(&inst) == Some(&Type::Ptr) => {
+                    let sd = self.sh(args[0]);
+                    let n = self.fv(args[2]);
+                    let z = self.iconst(Type::I32, 0);
+                    self.emit(
+                        InstKind::Intrinsic {
+                            op: Intrinsic::Memset,
+                            args: vec![sd, z, n],
+                        },
+                        None,
+                    );
+                }
+                _ => {}
+            },
+            _ => {}
+        }
+        Ok(())
+    }
+
+    fn forward_term(&mut self, b: Block, term: Inst) -> Result<(), AdError> {
+        let kind = self.p.inst(term).clone();
+        match &kind {
+            InstKind::Jump(_) | InstKind::Brif { .. } => {
+                let mut calls = Vec::new();
+                for (slot, (dest, args)) in branch_dests(&kind).into_iter().enumerate() {
+                    let mut a: Vec<Value> = args.iter().map(|&v| self.fv(v)).collect();
+                    let params = self.p.blocks[dest].params.clone();
+                    for (&pp, &arg) in params.iter().zip(args) {
+                        if self.act.is_shadowed(pp) {
+                            let s = self.sh(arg);
+                            a.push(s);
+                        }
+                    }
+                    if let Some(es) = self.edges.get(&dest)
+                        && es.len() > 1
+                    {
+                        let k = es.iter().position(|&e| e == (b, slot)).unwrap_or(0);
+                        let kc = self.iconst(Type::I32, k as i64);
+                        a.push(kc);
+                    }
+                    calls.push(BlockCall::new(self.fblock[&dest], a));
+                }
+                let new = match kind {
+                    InstKind::Jump(_) => InstKind::Jump(calls.remove(0)),
+                    InstKind::Brif { cond, .. } => {
+                        let else_dest = calls.pop().expect("two targets");
+                        let then_dest = calls.pop().expect("two targets");
+                        InstKind::Brif {
+                            cond: self.fv(cond),
+                            then_dest,
+                            else_dest,
+                        }
+                    }
+                    _ => unreachable!(),
+                };
+                self.emit(new, None);
+            }
+            InstKind::Return(v) => match self.mode {
+                Mode::Combined => {
+                    let rp = self.rpop[&b];
+                    self.emit(InstKind::Jump(BlockCall::to(rp)), None);
+                }
+                Mode::Split { .. } => {
+                    if self.returns.len() > 1 {
+                        let k = self.returns.iter().position(|&r| r == b).unwrap_or(0);
+                        let one = self.iconst(Type::I64, 1);
+                        let base = self
+                            .emit(
+                                InstKind::Call {
+                                    func: self.tape_fns.push,
+                                    args: vec![self.tape, one],
+                                },
+                                Some(Type::Ptr),
+                            )
+                            .expect("push returns a pointer");
+                        let kc = self.iconst(Type::I64, k as i64);
+                        self.emit(
+                            InstKind::Store {
+                                value: kc,
+                                ptr: base,
+                            },
+                            None,
+                        );
+                    }
+                    let rv = v.map(|v| self.fv(v));
+                    self.emit(InstKind::Return(rv), None);
+                }
+            },
+            InstKind::Unreachable => {
+                self.emit(InstKind::Unreachable, None);
+            }
+            InstKind::Detach { .. } | InstKind::Reattach { .. } | InstKind::Sync { .. } => {
+                let mut k = kind.clone();
+                k.map_successors(|s| self.fblock[&s]);
+                self.emit(k, None);
+            }
+            _ => {
+                return Err(err(
+                    &self.p,
+                    Some(term),
+                    "an instruction that is not a terminator ends a block",
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    // ----- reverse --------------------------------------------------------
+
+    /// `gv` (a value of the forward sweep) in the reverse code of the
+    /// current block: see the module doc's frame invariant.
+    fn need(&mut self, gv: Value) -> Value {
+        let fentry = self.g.layout[0];
+        match self.g.value_def(gv) {
+            ValueDef::Param(b, _) if b == fentry || Some(b) == self.rentry => return gv,
+            ValueDef::Result(i) => {
+                let k = self.g.inst(i).clone();
+                if matches!(
+                    k,
+                    InstKind::Iconst(_)
+                        | InstKind::Fconst(_)
+                        | InstKind::GlobalAddr(_)
+                        | InstKind::FuncAddr(_)
+                ) {
+                    let ty = self.g.value_type(gv);
+                    return self.ev(k, ty);
+                }
+            }
+            _ => {}
+        }
+        if self.mode == Mode::Combined
+            && self.origin.get(&gv).is_some_and(|b| self.avail.contains(b))
+        {
+            return gv;
+        }
+        let b = self.cur_rev.expect("need() is only called in reverse code");
+        if let Some(&v) = self.pop_cache.get(&(b, gv)) {
+            return v;
+        }
+        let ty = self.g.value_type(gv);
+        let l = self.g.make_inst(InstKind::Load(gv), Some(ty));
+        let v = self.g.result(l).expect("load has a result");
+        self.frames.entry(b).or_default().push((gv, l));
+        self.pop_cache.insert((b, gv), v);
+        v
+    }
+
+    /// A primal value (its forward copy) in the reverse code.
+    fn rv(&mut self, v: Value) -> Value {
+        let f = self.fv(v);
+        self.need(f)
+    }
+
+    fn slot(&mut self, v: Value) -> Value {
+        if let Some(&s) = self.adj.get(&v) {
+            return s;
+        }
+        let ty = self.p.value_type(v);
+        let inst = self.g.make_inst(
+            InstKind::Alloca {
+                size: ty.bytes(),
+                align: ty.bytes(),
+            },
+            Some(Type::Ptr),
+        );
+        // Adjoints of a task's values are private to the reverse task.
+        let home = match self.def_loop(v) {
+            Some(i) => self.rl[i].task,
+            None => self.alloca_block,
+        };
+        self.g.blocks[home].insts.insert(0, inst);
+        let s = self.g.result(inst).expect("alloca has a result");
+        self.adj.insert(v, s);
+        s
+    }
+
+    fn add_adj(&mut self, v: Value, x: Value) {
+        if !self.act.is_varied(v) {
+            return;
+        }
+        let ty = self.p.value_type(v);
+        if let Some(l) = self.ctx_loop
+            && !self.defined_in_task(v, l)
+        {
+            // Every iteration adds to the adjoint of a value of the parent:
+            // a reduction.
+            let name = self.value_name(v);
+            let reason = format!(
+                "`d_{name}`: a value defined outside the loop, the same in every iteration"
+            );
+            self.reduce(
+                l,
+                RedTarget::Ssa(v),
+                ty,
+                x,
+                AccumulationClass::Reduction,
+                reason,
+            );
+            return;
+        }
+        let s = self.slot(v);
+        let t = self.ev(InstKind::Load(s), ty);
+        let t2 = self.ev(InstKind::Binary(BinaryOp::Fadd, t, x), ty);
+        self.emit(InstKind::Store { value: t2, ptr: s }, None);
+    }
+
+    fn take_adj(&mut self, v: Value) -> Value {
+        let ty = self.p.value_type(v);
+        let s = self.slot(v);
+        let t = self.ev(InstKind::Load(s), ty);
+        let z = self.fconst_(ty, 0.0);
+        self.emit(InstKind::Store { value: z, ptr: s }, None);
+        t
+    }
+
+    fn reverse_block(&mut self, b: Block) -> Result<(), AdError> {
+        self.ctx_loop = self.loop_of.get(&b).copied();
+        let body = self.new_block(false);
+        self.rbodies.insert(b, body);
+        self.cur = body;
+        self.cur_rev = Some(b);
+        let insts = self.p.blocks[b].insts.clone();
+        let (term, rest) = insts.split_last().expect("verified blocks are not empty");
+        if let InstKind::Return(Some(v)) = self.p.inst(*term).clone()
+            && self.act.is_varied(v)
+        {
+            let seed = match self.dret {
+                Some(d) => d,
+                None => {
+                    let ty = self.p.value_type(v);
+                    self.fconst_(ty, 1.0)
+                }
+            };
+            self.add_adj(v, seed);
+        }
+        for &inst in rest.iter().rev() {
+            self.cur_inst = Some(inst);
+            self.reverse_inst(inst)?;
+        }
+        let edges = self.edges.get(&b).cloned().unwrap_or_default();
+        let exits = self.ploops.iter().position(|l| l.exit == b);
+        let enters = self.ploops.iter().position(|l| l.task_entry == b);
+        if let Some(i) = exits {
+            // The reverse of the whole loop: a parallel loop over the tapes.
+            let tapes = self.rl[i].tapes_fwd.expect("forward tapes exist");
+            let trip = self.rl[i].trip_fwd.expect("forward trip count exists");
+            let tapes = self.need(tapes);
+            let trip = self.need(trip);
+            self.rl[i].tapes_rev = Some(tapes);
+            self.rl[i].trip_rev = Some(trip);
+            let pre = self.rl[i].pre;
+            self.emit(InstKind::Jump(BlockCall::to(pre)), None);
+        } else if let Some(i) = enters {
+            let tape = self.rl[i].tape;
+            self.emit(
+                InstKind::Call {
+                    func: self.tape_fns.free,
+                    args: vec![tape],
+                },
+                None,
+            );
+            let (sr, latch) = (self.rl[i].sr, self.rl[i].latch);
+            self.emit(
+                InstKind::Reattach {
+                    region: sr,
+                    cont: latch,
+                },
+                None,
+            );
+        } else if b == self.p.layout[0] {
+            self.finish_entry();
+        } else if edges.len() == 1 {
+            self.edge_adjoints(b, edges[0]);
+            let t = self.rpop[&edges[0].0];
+            self.emit(InstKind::Jump(BlockCall::to(t)), None);
+        } else {
+            let e = self.edge_param[&b];
+            let idx = self.need(e);
+            let mut targets = Vec::new();
+            for &edge in &edges {
+                let eb = self.new_block(false);
+                targets.push(eb);
+                let saved = self.cur;
+                self.cur = eb;
+                self.edge_adjoints(b, edge);
+                let t = self.rpop[&edge.0];
+                self.emit(InstKind::Jump(BlockCall::to(t)), None);
+                self.cur = saved;
+            }
+            self.switch(idx, Type::I32, &targets);
+        }
+        self.cur_rev = None;
+        // The pop block continues into the body (its pops are filled in
+        // when every frame is known).
+        Ok(())
+    }
+
+    /// Moves the adjoints of `b`'s parameters to the arguments of `edge`.
+    fn edge_adjoints(&mut self, b: Block, (pred, slot): (Block, usize)) {
+        let term = self
+            .p
+            .terminator(pred)
+            .expect("verified blocks end in a terminator");
+        let kind = self.p.inst(term).clone();
+        let Some((_, args)) = branch_dests(&kind).into_iter().nth(slot) else {
+            return;
+        };
+        let args = args.to_vec();
+        let params = self.p.blocks[b].params.clone();
+        for (&pp, &arg) in params.iter().zip(&args) {
+            if self.act.is_varied(pp) {
+                let t = self.take_adj(pp);
+                self.add_adj(arg, t);
+            }
+        }
+    }
+
+    fn finish_entry(&mut self) {
+        let pentry = self.p.layout[0];
+        let params = self.p.blocks[pentry].params.clone();
+        match self.mode {
+            Mode::Combined => {
+                let mut ret = None;
+                for (i, &pp) in params.iter().enumerate() {
+                    if self.acts[i] == Activity::Active {
+                        let ty = self.p.value_type(pp);
+                        let s = self.slot(pp);
+                        ret = Some(self.ev(InstKind::Load(s), ty));
+                    }
+                }
+                self.emit(
+                    InstKind::Call {
+                        func: self.tape_fns.free,
+                        args: vec![self.tape],
+                    },
+                    None,
+                );
+                self.emit(InstKind::Return(ret), None);
+            }
+            Mode::Split { .. } => {
+                let dargs = self.dargs.expect("split mode has dargs");
+                for (i, &pp) in params.iter().enumerate() {
+                    if self.acts[i] == Activity::Active {
+                        let ty = self.p.value_type(pp);
+                        let s = self.slot(pp);
+                        let t = self.ev(InstKind::Load(s), ty);
+                        let a = self.offset(dargs, 8 * i as i64);
+                        self.emit(InstKind::Store { value: t, ptr: a }, None);
+                    }
+                }
+                self.emit(InstKind::Return(None), None);
+            }
+        }
+    }
+
+    fn reverse_inst(&mut self, inst: Inst) -> Result<(), AdError> {
+        let kind = self.p.inst(inst).clone();
+        let res = self.p.result(inst);
+        if let Some(pair) = self.calls.get(&inst).cloned() {
+            return self.reverse_call(inst, &kind, res, &pair);
+        }
+        match &kind {
+            InstKind::Load(p) => {
+                let r = res.expect("load has a result");
+                if self.act.is_varied(r) {
+                    let a = self.take_adj(r);
+                    let sp = self.shadow[p];
+                    let sp = self.need(sp);
+                    self.accumulate(inst, sp, a);
+                }
+            }
+            InstKind::Store { value, ptr } => {
+                let ty = self.p.value_type(*value);
+                if ty.is_float() && self.act.is_shadowed(*ptr) {
+                    let sp = self.shadow[ptr];
+                    let sp = self.need(sp);
+                    let t = self.ev(InstKind::Load(sp), ty);
+                    let z = self.fconst_(ty, 0.0);
+                    self.emit(InstKind::Store { value: z, ptr: sp }, None);
+                    self.add_adj(*value, t);
+                }
+            }
+            InstKind::Intrinsic { op, args } => match op {
+                Intrinsic::Memcpy | Intrinsic::Memset
+                    if self.memcpy_ty.get(&inst).is_some_and(|t| t.is_float()) =>
+                {
+                    let ty = self.memcpy_ty[&inst];
+                    let sd = self.shadow[&args[0]];
+                    let sd = self.need(sd);
+                    let n = self.rv(args[2]);
+                    if *op == Intrinsic::Memcpy && self.act.is_shadowed(args[1]) {
+                        // dsrc += ddst; ddst = 0
+                        let ss = self.shadow[&args[1]];
+                        let ss = self.need(ss);
+                        let f = if ty == Type::F32 {
+                            self.acc_fns.f32
+                        } else {
+                            self.acc_fns.f64
+                        };
+                        self.emit(
+                            InstKind::Call {
+                                func: f,
+                                args: vec![ss, sd, n],
+                            },
+                            None,
+                        );
+                    } else {
+                        // The overwritten values' adjoints end here.
+                        let z = self.iconst(Type::I32, 0);
+                        self.emit(
+                            InstKind::Intrinsic {
+                                op: Intrinsic::Memset,
+                                args: vec![sd, z, n],
+                            },
+                            None,
+                        );
+                    }
+                }
+                Intrinsic::Malloc | Intrinsic::Calloc
+                    if self.act.is_active_root(Root::Heap(inst)) =>
+                {
+                    let r = res.expect("malloc has a result");
+                    let s = self.shadow[&r];
+                    let s = self.need(s);
+                    self.emit(
+                        InstKind::Intrinsic {
+                            op: Intrinsic::Free,
+                            args: vec![s],
+                        },
+                        None,
+                    );
+                }
+                _ => self.reverse_pure(inst, &kind, res)?,
+            },
+            InstKind::Alloca { .. }
+                if self.mode != Mode::Combined && self.act.is_active_root(Root::Alloca(inst)) =>
+            {
+                let r = res.expect("alloca has a result");
+                let s = self.shadow[&r];
+                let s = self.need(s);
+                self.emit(
+                    InstKind::Intrinsic {
+                        op: Intrinsic::Free,
+                        args: vec![s],
+                    },
+                    None,
+                );
+            }
+            _ => self.reverse_pure(inst, &kind, res)?,
+        }
+        Ok(())
+    }
+
+    /// The rule-table instructions.
+    fn reverse_pure(
+        &mut self,
+        inst: Inst,
+        kind: &InstKind,
+        res: Option<Value>,
+    ) -> Result<(), AdError> {
+        let Some(r) = res else { return Ok(()) };
+        if !self.act.is_varied(r) {
+            return Ok(());
+        }
+        let Some(rule) = rules::lookup(kind) else {
+            return Err(err(
+                &self.p,
+                Some(inst),
+                format!("no derivative rule for `{}`", kind_name(kind)),
+            ));
+        };
+        let a = self.take_adj(r);
+        let ops = kind.operands();
+        let contribs = {
+            let mut cx = RuleCx {
+                gen_: self,
+                ops: &ops,
+                res: r,
+            };
+            (rule.apply)(&mut cx, a)
+        };
+        for (i, v) in contribs {
+            if let Some(&op) = ops.get(i) {
+                self.add_adj(op, v);
+            }
+        }
+        Ok(())
+    }
+
+    fn reverse_call(
+        &mut self,
+        _inst: Inst,
+        kind: &InstKind,
+        res: Option<Value>,
+        pair: &Pair,
+    ) -> Result<(), AdError> {
+        let InstKind::Call { args, .. } = kind else {
+            unreachable!("only calls are planned as calls")
+        };
+        let mut cargs = vec![self.rev_tape(self.cur_rev)];
+        for (&a, &act) in args.iter().zip(&pair.acts) {
+            let v = self.rv(a);
+            cargs.push(v);
+            if act == Activity::Dup {
+                let s = self.shadow.get(&a).copied();
+                let s = match s {
+                    Some(s) => self.need(s),
+                    None => self.iconst(Type::Ptr, 0),
+                };
+                cargs.push(s);
+            }
+        }
+        if pair.ret_active {
+            let r = res.expect("an active result exists");
+            let d = self.take_adj(r);
+            cargs.push(d);
+        }
+        let buf_inst = self.g.make_inst(
+            InstKind::Alloca {
+                size: 8 * args.len().max(1) as u32,
+                align: 8,
+            },
+            Some(Type::Ptr),
+        );
+        self.g.blocks[self.alloca_block].insts.insert(0, buf_inst);
+        let buf = self.g.result(buf_inst).expect("alloca has a result");
+        cargs.push(buf);
+        self.emit(
+            InstKind::Call {
+                func: pair.rev,
+                args: cargs,
+            },
+            None,
+        );
+        for (i, (&a, &act)) in args.iter().zip(&pair.acts).enumerate() {
+            if act == Activity::Active {
+                let ty = self.p.value_type(a);
+                let p = self.offset(buf, 8 * i as i64);
+                let t = self.ev(InstKind::Load(p), ty);
+                self.add_adj(a, t);
+            }
+        }
+        Ok(())
+    }
+
+    /// `*sp += a` for the adjoint of a load of primal pointer `ptr`
+    /// (`sp` is its shadow): plain in serial code, classified by the policy
+    /// inside a reverse task.
+    fn accumulate(&mut self, inst: Inst, sp: Value, a: Value) {
+        let ty = self.g.value_type(a);
+        if let Some(l) = self.ctx_loop
+            && let InstKind::Load(ptr) = self.p.inst(inst).clone()
+        {
+            let name = self.value_name(ptr);
+            let nested = self.ploops[l].parent.is_some();
+            let (class, reason) = crate::policy::classify(
+                &self.p,
+                &self.act,
+                &self.ploops[l],
+                nested,
+                ptr,
+                ty.bytes(),
+                &name,
+            );
+            match class {
+                AccumulationClass::Reduction => {
+                    self.reduce(l, RedTarget::Mem { inst, ptr }, ty, a, class, reason);
+                    return;
+                }
+                AccumulationClass::Atomic => {
+                    self.site(inst, class, reason);
+                    self.emit(
+                        InstKind::Intrinsic {
+                            op: Intrinsic::AtomicAdd,
+                            args: vec![sp, a],
+                        },
+                        Some(ty),
+                    );
+                    return;
+                }
+                _ => self.site(inst, class, reason),
+            }
+        }
+        let old = self.ev(InstKind::Load(sp), ty);
+        let new = self.ev(InstKind::Binary(BinaryOp::Fadd, old, a), ty);
+        self.emit(
+            InstKind::Store {
+                value: new,
+                ptr: sp,
+            },
+            None,
+        );
+    }
+
+    fn site(&mut self, inst: Inst, class: AccumulationClass, reason: String) {
+        let loc = self.p.locs[inst];
+        let s = AccumulationSite {
+            function: self.p.name.clone(),
+            loc,
+            class,
+            reason,
+        };
+        if !self.sites.contains(&s) {
+            self.sites.push(s);
+        }
+    }
+
+    /// A readable name for a primal value in reasons (`v12` if nothing better).
+    fn value_name(&self, v: Value) -> String {
+        let pentry = self.p.layout[0];
+        match self.p.value_def(v) {
+            ValueDef::Param(b, n) if b == pentry => format!("arg{n}"),
+            ValueDef::Result(i) => match self.p.inst(i) {
+                InstKind::PtrAdd(base, _) => format!("{}[..]", self.value_name(*base)),
+                _ => v.to_string(),
+            },
+            _ => v.to_string(),
+        }
+    }
+
+    /// Adds `x` to worker `worker_id`'s partial sum for `target` in loop `l`.
+    fn reduce(
+        &mut self,
+        l: usize,
+        target: RedTarget,
+        ty: Type,
+        x: Value,
+        class: AccumulationClass,
+        reason: String,
+    ) {
+        let key = match target {
+            RedTarget::Ssa(v) => (Some(v), None),
+            RedTarget::Mem { ptr, .. } => (None, Some(ptr)),
+        };
+        let existing = self.rl[l]
+            .reductions
+            .iter()
+            .find(|r| r.key == key)
+            .map(|r| r.buf);
+        let buf = match existing {
+            Some(b) => b,
+            None => {
+                if let Some(inst) = match target {
+                    RedTarget::Mem { inst, .. } => Some(inst),
+                    RedTarget::Ssa(_) => self.cur_inst,
+                } {
+                    self.site(inst, class, reason);
+                }
+                let pre = self.rl[l].pre;
+                let nw = self.rl[l].nw;
+                let eight = self
+                    .g
+                    .append_inst(pre, InstKind::Iconst(8), Some(Type::I64));
+                let eight = self.g.result(eight).expect("iconst");
+                let c = self.g.append_inst(
+                    pre,
+                    InstKind::Intrinsic {
+                        op: Intrinsic::Calloc,
+                        args: vec![nw, eight],
+                    },
+                    Some(Type::Ptr),
+                );
+                let buf = self.g.result(c).expect("calloc");
+                self.rl[l].reductions.push(Reduction {
+                    key,
+                    buf,
+                    ty,
+                    target,
+                });
+                buf
+            }
+        };
+        let w = self
+            .emit(
+                InstKind::Intrinsic {
+                    op: Intrinsic::WorkerId,
+                    args: vec![],
+                },
+                Some(Type::I32),
+            )
+            .expect("worker_id has a result");
+        let w = self.ev(InstKind::Cast(CastOp::Sext, w), Type::I64);
+        let eight = self.iconst(Type::I64, 8);
+        let off = self.binop(BinaryOp::Imul, w, eight);
+        let p = self.ev(InstKind::PtrAdd(buf, off), Type::Ptr);
+        let old = self.ev(InstKind::Load(p), ty);
+        let new = self.ev(InstKind::Binary(BinaryOp::Fadd, old, x), ty);
+        self.emit(InstKind::Store { value: new, ptr: p }, None);
+    }
+
+    fn depth(&self, mut i: usize) -> u32 {
+        let mut d = 0;
+        while let Some(pi) = self.ploops[i].parent {
+            d += 1;
+            i = pi;
+        }
+        d
+    }
+
+    /// The innermost parallel loop whose task defines primal value `v`.
+    fn def_loop(&self, v: Value) -> Option<usize> {
+        let b = match self.p.value_def(v) {
+            ValueDef::Param(b, _) => b,
+            ValueDef::Result(i) => *self.inst_block.get(&i)?,
+        };
+        self.loop_of.get(&b).copied()
+    }
+
+    /// True if `v` is defined in the task of loop `l` (or a loop inside it).
+    fn defined_in_task(&self, v: Value, l: usize) -> bool {
+        let b = match self.p.value_def(v) {
+            ValueDef::Param(b, _) => Some(b),
+            ValueDef::Result(i) => self.inst_block.get(&i).copied(),
+        };
+        b.is_some_and(|b| self.ploops[l].task_blocks.contains(&b))
+    }
+
+    fn fwd_tape(&self, b: Option<Block>) -> Value {
+        match b.and_then(|b| self.loop_of.get(&b)) {
+            Some(&i) => self.rl[i]
+                .tape_fwd
+                .expect("the task's tape is computed at its entry"),
+            None => self.tape,
+        }
+    }
+
+    fn rev_tape(&self, b: Option<Block>) -> Value {
+        match b.and_then(|b| self.loop_of.get(&b)) {
+            Some(&i) => self.rl[i].tape,
+            None => self.tape,
+        }
+    }
+
+    /// Integer `v` (of the forward sweep) as an `i64`.
+    fn widen_i64(&mut self, v: Value, signed: bool) -> Value {
+        match self.g.value_type(v) {
+            Type::I64 => v,
+            _ => {
+                let op = if signed { CastOp::Sext } else { CastOp::Zext };
+                self.ev(InstKind::Cast(op, v), Type::I64)
+            }
+        }
+    }
+
+    /// In the forward copy of `pre`: the trip count and the tape array.
+    fn forward_tapes(&mut self, i: usize) {
+        let l = self.ploops[i].clone();
+        let lo = self.fv(l.lo);
+        let lo = self.widen_i64(lo, l.signed);
+        let hi = self.fv(l.hi);
+        let hi = self.widen_i64(hi, l.signed);
+        let step = self.fv(l.step);
+        let step = self.widen_i64(step, l.signed);
+        let one = self.iconst(Type::I64, 1);
+        let span = self.binop(BinaryOp::Isub, hi, lo);
+        let span = if l.inclusive {
+            span
+        } else {
+            self.binop(BinaryOp::Isub, span, one)
+        };
+        let q = self.binop(BinaryOp::Udiv, span, step);
+        let t = self.binop(BinaryOp::Iadd, q, one);
+        let cc = match (l.signed, l.inclusive) {
+            (true, false) => IntCC::Slt,
+            (true, true) => IntCC::Sle,
+            (false, false) => IntCC::Ult,
+            (false, true) => IntCC::Ule,
+        };
+        let c = self.ev(InstKind::Icmp(cc, lo, hi), Type::I1);
+        let zero = self.iconst(Type::I64, 0);
+        let trip = self.ev(InstKind::Select(c, t, zero), Type::I64);
+        let size = self.iconst(Type::I64, HEADER_BYTES as i64);
+        let tapes = self.ev(
+            InstKind::Intrinsic {
+                op: Intrinsic::Calloc,
+                args: vec![trip, size],
+            },
+            Type::Ptr,
+        );
+        self.rl[i].tapes_fwd = Some(tapes);
+        self.rl[i].trip_fwd = Some(trip);
+    }
+
+    /// At the start of the forward copy of the task: this iteration's tape.
+    fn forward_task_tape(&mut self, i: usize) {
+        let l = self.ploops[i].clone();
+        let iv = self.fv(l.iv);
+        let iv = self.widen_i64(iv, l.signed);
+        let lo = self.fv(l.lo);
+        let lo = self.widen_i64(lo, l.signed);
+        let step = self.fv(l.step);
+        let step = self.widen_i64(step, l.signed);
+        let d = self.binop(BinaryOp::Isub, iv, lo);
+        let k = self.binop(BinaryOp::Udiv, d, step);
+        let size = self.iconst(Type::I64, HEADER_BYTES as i64);
+        let off = self.binop(BinaryOp::Imul, k, size);
+        let tapes = self.rl[i].tapes_fwd.expect("pre dominates the task");
+        let tape = self.ev(InstKind::PtrAdd(tapes, off), Type::Ptr);
+        self.rl[i].tape_fwd = Some(tape);
+    }
+
+    /// Creates the blocks of loop `i`'s reverse (filled in later).
+    fn create_rev_loop(&mut self, _i: usize) {
+        let pre = self.new_block(false);
+        let header = self.new_block(false);
+        let k = self.g.append_block_param(header, Type::I64);
+        let spawn = self.new_block(false);
+        let task = self.new_block(false);
+        let latch = self.new_block(false);
+        let exit = self.new_block(false);
+        let after = self.new_block(false);
+        let sr = self.g.create_sync_region();
+        let nw = self.g.append_inst(
+            pre,
+            InstKind::Intrinsic {
+                op: Intrinsic::NumWorkers,
+                args: vec![],
+            },
+            Some(Type::I32),
+        );
+        let nw = self.g.result(nw).expect("num_workers has a result");
+        let nw = self
+            .g
+            .append_inst(pre, InstKind::Cast(CastOp::Sext, nw), Some(Type::I64));
+        let nw = self.g.result(nw).expect("sext has a result");
+        self.g.append_inst(
+            spawn,
+            InstKind::Detach {
+                region: sr,
+                task,
+                cont: latch,
+            },
+            None,
+        );
+        let one = self
+            .g
+            .append_inst(latch, InstKind::Iconst(1), Some(Type::I64));
+        let one = self.g.result(one).expect("iconst");
+        let k1 = self.g.append_inst(
+            latch,
+            InstKind::Binary(BinaryOp::Iadd, k, one),
+            Some(Type::I64),
+        );
+        let k1 = self.g.result(k1).expect("iadd");
+        self.g.append_inst(
+            latch,
+            InstKind::Jump(BlockCall::new(header, vec![k1])),
+            None,
+        );
+        self.g.append_inst(
+            exit,
+            InstKind::Sync {
+                region: sr,
+                next: after,
+            },
+            None,
+        );
+        let tape_inst = self.g.make_inst(InstKind::PtrAdd(k, k), Some(Type::Ptr));
+        let tape = self.g.result(tape_inst).expect("ptradd");
+        let _ = exit;
+        self.rl.push(RevLoop {
+            pre,
+            header,
+            k,
+            task,
+            latch,
+            after,
+            sr,
+            tape_inst,
+            tape,
+            nw,
+            tapes_fwd: None,
+            trip_fwd: None,
+            tape_fwd: None,
+            tapes_rev: None,
+            trip_rev: None,
+            reductions: Vec::new(),
+        });
+        let _ = spawn;
+    }
+
+    /// Fills in loop `i`'s reverse: the header, the task's tape, and after
+    /// the sync the combination of partial sums and the way on to `pre`.
+    fn finish_rev_loop(&mut self, i: usize) {
+        let l = self.ploops[i].clone();
+        let (Some(tapes), Some(trip)) = (self.rl[i].tapes_rev, self.rl[i].trip_rev) else {
+            return; // the loop's exit reaches no return: no reverse
+        };
+        let r = &self.rl[i];
+        let (pre, header, k, task, after, nw) = (r.pre, r.header, r.k, r.task, r.after, r.nw);
+        let spawn = self.g.layout[self
+            .g
+            .layout
+            .iter()
+            .position(|&b| b == header)
+            .expect("placed")
+            + 1];
+        let exit = self.g.layout[self
+            .g
+            .layout
+            .iter()
+            .position(|&b| b == after)
+            .expect("placed")
+            - 1];
+        // pre: jump header(0)
+        self.cur = pre;
+        let zero = self.iconst(Type::I64, 0);
+        self.emit(InstKind::Jump(BlockCall::new(header, vec![zero])), None);
+        // header(k): brif k < trip, spawn, exit
+        self.cur = header;
+        let c = self.ev(InstKind::Icmp(IntCC::Slt, k, trip), Type::I1);
+        self.emit(
+            InstKind::Brif {
+                cond: c,
+                then_dest: BlockCall::to(spawn),
+                else_dest: BlockCall::to(exit),
+            },
+            None,
+        );
+        // task: tape = tapes + 24k; continue with the reverse of the body.
+        self.cur = task;
+        let size = self.iconst(Type::I64, HEADER_BYTES as i64);
+        let off = self.binop(BinaryOp::Imul, k, size);
+        *self.g.inst_mut(self.rl[i].tape_inst) = InstKind::PtrAdd(tapes, off);
+        let ti = self.rl[i].tape_inst;
+        self.g.blocks[task].insts.push(ti);
+        let start = self.rpop[&l.reattach];
+        self.emit(InstKind::Jump(BlockCall::to(start)), None);
+        // after: combine the reductions, free the tapes, go on with `pre`.
+        self.cur = after;
+        self.cur_rev = Some(l.exit);
+        self.ctx_loop = l.parent;
+        let reds = std::mem::take(&mut self.rl[i].reductions);
+        for red in reds {
+            let zero_i = self.iconst(Type::I64, 0);
+            let zero_f = self.fconst_(red.ty, 0.0);
+            let head = self.new_block(false);
+            let w = self.g.append_block_param(head, Type::I64);
+            let sum = self.g.append_block_param(head, red.ty);
+            let body = self.new_block(false);
+            let done = self.new_block(false);
+            self.emit(
+                InstKind::Jump(BlockCall::new(head, vec![zero_i, zero_f])),
+                None,
+            );
+            self.cur = head;
+            let c = self.ev(InstKind::Icmp(IntCC::Slt, w, nw), Type::I1);
+            self.emit(
+                InstKind::Brif {
+                    cond: c,
+                    then_dest: BlockCall::to(body),
+                    else_dest: BlockCall::to(done),
+                },
+                None,
+            );
+            self.cur = body;
+            let eight = self.iconst(Type::I64, 8);
+            let off = self.binop(BinaryOp::Imul, w, eight);
+            let p = self.ev(InstKind::PtrAdd(red.buf, off), Type::Ptr);
+            let x = self.ev(InstKind::Load(p), red.ty);
+            let s2 = self.binop(BinaryOp::Fadd, sum, x);
+            let one = self.iconst(Type::I64, 1);
+            let w2 = self.binop(BinaryOp::Iadd, w, one);
+            self.emit(InstKind::Jump(BlockCall::new(head, vec![w2, s2])), None);
+            self.cur = done;
+            self.emit(
+                InstKind::Intrinsic {
+                    op: Intrinsic::Free,
+                    args: vec![red.buf],
+                },
+                None,
+            );
+            match red.target {
+                RedTarget::Ssa(v) => self.add_adj(v, sum),
+                RedTarget::Mem { inst, ptr } => {
+                    let sp = self.shadow[&ptr];
+                    let sp = self.need(sp);
+                    self.accumulate(inst, sp, sum);
+                }
+            }
+        }
+        self.emit(
+            InstKind::Intrinsic {
+                op: Intrinsic::Free,
+                args: vec![tapes],
+            },
+            None,
+        );
+        let rp = self.rpop[&l.pre];
+        self.emit(InstKind::Jump(BlockCall::to(rp)), None);
+        self.cur_rev = None;
+        self.ctx_loop = None;
+    }
+
+    /// Fills in every frame: the pushes at the end of forward blocks and
+    /// the pops at the start of reverse blocks.
+    fn finish_frames(&mut self) {
+        let blocks: Vec<Block> = self.rpop.keys().copied().collect();
+        for b in blocks {
+            let rp = self.rpop[&b];
+            let body = self.rbody(b);
+            let frame = self.frames.remove(&b).unwrap_or_default();
+            self.cur = rp;
+            if !frame.is_empty() {
+                let n = frame.len() as i64;
+                let nc = self.iconst(Type::I64, n);
+                let rtape = self.rev_tape(Some(b));
+                let base = self
+                    .emit(
+                        InstKind::Call {
+                            func: self.tape_fns.pop,
+                            args: vec![rtape, nc],
+                        },
+                        Some(Type::Ptr),
+                    )
+                    .expect("pop returns a pointer");
+                for (k, &(_, l)) in frame.iter().enumerate() {
+                    let a = self.offset(base, 8 * k as i64);
+                    *self.g.inst_mut(l) = InstKind::Load(a);
+                    self.g.blocks[rp].insts.push(l);
+                }
+                // The pushes, spliced in before the forward block's
+                // terminator (and anything the terminator needed).
+                let fb = self.fblock[&b];
+                let pos = self.frame_pos[&b];
+                let mut code = Vec::new();
+                let nc = self.g.make_inst(InstKind::Iconst(n), Some(Type::I64));
+                code.push(nc);
+                let ftape = self.fwd_tape(Some(b));
+                let base = self.g.make_inst(
+                    InstKind::Call {
+                        func: self.tape_fns.push,
+                        args: vec![ftape, self.g.result(nc).expect("iconst")],
+                    },
+                    Some(Type::Ptr),
+                );
+                code.push(base);
+                let base = self.g.result(base).expect("push returns a pointer");
+                for (k, &(gv, _)) in frame.iter().enumerate() {
+                    let o = self
+                        .g
+                        .make_inst(InstKind::Iconst(8 * k as i64), Some(Type::I64));
+                    let a = self.g.make_inst(
+                        InstKind::PtrAdd(base, self.g.result(o).expect("iconst")),
+                        Some(Type::Ptr),
+                    );
+                    let s = self.g.make_inst(
+                        InstKind::Store {
+                            value: gv,
+                            ptr: self.g.result(a).expect("ptradd"),
+                        },
+                        None,
+                    );
+                    code.extend([o, a, s]);
+                }
+                let insts = &mut self.g.blocks[fb].insts;
+                let tail = insts.split_off(pos);
+                insts.extend(code);
+                insts.extend(tail);
+            }
+            self.cur = rp;
+            self.emit(InstKind::Jump(BlockCall::to(body)), None);
+        }
+    }
+
+    fn rbody(&self, b: Block) -> Block {
+        self.rbodies[&b]
+    }
+}
+
+/// The adapter that lets a rule emit into the reverse sweep.
+struct RuleCx<'a> {
+    gen_: &'a mut Gen,
+    ops: &'a [Value],
+    res: Value,
+}
+
+impl AdjointBuilder for RuleCx<'_> {
+    fn op(&mut self, i: usize) -> Value {
+        let v = self.ops[i];
+        self.gen_.rv(v)
+    }
+    fn res(&mut self) -> Value {
+        self.gen_.rv(self.res)
+    }
+    fn ty(&self) -> Type {
+        self.gen_.p.value_type(self.res)
+    }
+    fn fconst(&mut self, ty: Type, c: f64) -> Value {
+        self.gen_.fconst_(ty, c)
+    }
+    fn bin(&mut self, op: BinaryOp, a: Value, b: Value) -> Value {
+        self.gen_.binop(op, a, b)
+    }
+    fn neg(&mut self, a: Value) -> Value {
+        let ty = self.gen_.g.value_type(a);
+        self.gen_.ev(InstKind::Unary(UnaryOp::Fneg, a), ty)
+    }
+    fn math(&mut self, op: Intrinsic, args: Vec<Value>) -> Value {
+        let ty = self.gen_.g.value_type(args[0]);
+        self.gen_.ev(InstKind::Intrinsic { op, args }, ty)
+    }
+    fn fcmp(&mut self, cc: FloatCC, a: Value, b: Value) -> Value {
+        self.gen_.ev(InstKind::Fcmp(cc, a, b), Type::I1)
+    }
+    fn select(&mut self, c: Value, a: Value, b: Value) -> Value {
+        let ty = self.gen_.g.value_type(a);
+        self.gen_.ev(InstKind::Select(c, a, b), ty)
+    }
+    fn cast(&mut self, op: CastOp, a: Value, to: Type) -> Value {
+        self.gen_.ev(InstKind::Cast(op, a), to)
+    }
+    fn wants(&self, i: usize) -> bool {
+        self.ops.get(i).is_some_and(|&v| self.gen_.act.is_varied(v))
+    }
+}
+
+fn kind_name(kind: &InstKind) -> String {
+    match kind {
+        InstKind::Binary(op, ..) => op.name().to_string(),
+        InstKind::Cast(op, _) => op.name().to_string(),
+        InstKind::Intrinsic { op, .. } => op.name(),
+        InstKind::Call { .. } => "call".into(),
+        other => format!("{other:?}")
+            .split(['(', ' ', '{'])
+            .next()
+            .unwrap_or("?")
+            .to_lowercase(),
+    }
+}

@@ -1,0 +1,310 @@
+//! Adjoint rules of the pure floating instructions, as a table.
+//!
+//! Each [`Rule`] maps an instruction kind to the contributions its operands
+//! receive from the adjoint `a` of its result: a list of `(operand index,
+//! value)` pairs that the reversal adds to the operands' adjoints (only for
+//! operands that are varied). Rules emit their arithmetic through
+//! [`AdjointBuilder`], which also makes primal operand and result values
+//! available in the reverse sweep (recorded or recomputed: the rule does not
+//! care).
+//!
+//! Memory instructions (`load`, `store`, `memcpy`, `memset`, allocation)
+//! and calls change shadow memory rather than SSA adjoints; their rules are
+//! in `reverse.rs` next to the shadow bookkeeping, and documented in the
+//! crate's design (`load`: `d[p] += a`; `store v, p`: `adj(v) += d[p];
+//! d[p] = 0`; `memcpy`: `dsrc += ddst; ddst = 0`; `memset`: `ddst = 0`).
+//!
+//! Invariant: every floating instruction kind that may have a varied result
+//! has exactly one entry here; [`lookup`] returning `None` for such an
+//! instruction is an error the reversal reports (never a silent zero).
+
+use parc_ir::{BinaryOp, CastOp, FloatCC, InstKind, Intrinsic, Type, UnaryOp, Value};
+
+/// What a rule may emit into the reverse sweep.
+pub trait AdjointBuilder {
+    /// Primal operand `i` of the instruction, available in the reverse sweep.
+    fn op(&mut self, i: usize) -> Value;
+    /// The primal result, available in the reverse sweep.
+    fn res(&mut self) -> Value;
+    /// The result's type.
+    fn ty(&self) -> Type;
+    fn fconst(&mut self, ty: Type, c: f64) -> Value;
+    fn bin(&mut self, op: BinaryOp, a: Value, b: Value) -> Value;
+    fn neg(&mut self, a: Value) -> Value;
+    fn math(&mut self, op: Intrinsic, args: Vec<Value>) -> Value;
+    fn fcmp(&mut self, cc: FloatCC, a: Value, b: Value) -> Value;
+    fn select(&mut self, c: Value, a: Value, b: Value) -> Value;
+    fn cast(&mut self, op: CastOp, a: Value, to: Type) -> Value;
+    /// True if operand `i` is varied (so its contribution is worth computing).
+    fn wants(&self, i: usize) -> bool;
+}
+
+/// Which instructions a rule applies to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RuleKey {
+    Binary(BinaryOp),
+    Unary(UnaryOp),
+    Cast(CastOp),
+    Select,
+    Math(Intrinsic),
+}
+
+/// Contributions `(operand index, value)` given the result's adjoint.
+pub type RuleFn = fn(&mut dyn AdjointBuilder, Value) -> Vec<(usize, Value)>;
+
+pub struct Rule {
+    pub key: RuleKey,
+    /// The derivative in words, for documentation and `--explain-ad`.
+    pub formula: &'static str,
+    pub apply: RuleFn,
+}
+
+use BinaryOp::{Fadd, Fdiv, Fmul, Fsub};
+
+/// The table.
+pub static RULES: &[Rule] = &[
+    Rule {
+        key: RuleKey::Binary(Fadd),
+        formula: "dx += a; dy += a",
+        apply: |_, a| vec![(0, a), (1, a)],
+    },
+    Rule {
+        key: RuleKey::Binary(Fsub),
+        formula: "dx += a; dy -= a",
+        apply: |b, a| {
+            let n = if b.wants(1) { b.neg(a) } else { a };
+            vec![(0, a), (1, n)]
+        },
+    },
+    Rule {
+        key: RuleKey::Binary(Fmul),
+        formula: "dx += a*y; dy += a*x",
+        apply: |b, a| {
+            let mut out = Vec::new();
+            if b.wants(0) {
+                let y = b.op(1);
+                out.push((0, b.bin(Fmul, a, y)));
+            }
+            if b.wants(1) {
+                let x = b.op(0);
+                out.push((1, b.bin(Fmul, a, x)));
+            }
+            out
+        },
+    },
+    Rule {
+        key: RuleKey::Binary(Fdiv),
+        formula: "dx += a/y; dy -= a*x/(y*y)",
+        apply: |b, a| {
+            let y = b.op(1);
+            let q = b.bin(Fdiv, a, y);
+            let mut out = vec![(0, q)];
+            if b.wants(1) {
+                let x = b.op(0);
+                let t = b.bin(Fmul, q, x);
+                let t = b.bin(Fdiv, t, y);
+                out.push((1, b.neg(t)));
+            }
+            out
+        },
+    },
+    Rule {
+        key: RuleKey::Unary(UnaryOp::Fneg),
+        formula: "dx -= a",
+        apply: |b, a| vec![(0, b.neg(a))],
+    },
+    Rule {
+        key: RuleKey::Cast(CastOp::FpExt),
+        formula: "dx += fptrunc(a)",
+        apply: |b, a| vec![(0, b.cast(CastOp::FpTrunc, a, Type::F32))],
+    },
+    Rule {
+        key: RuleKey::Cast(CastOp::FpTrunc),
+        formula: "dx += fpext(a)",
+        apply: |b, a| vec![(0, b.cast(CastOp::FpExt, a, Type::F64))],
+    },
+    Rule {
+        key: RuleKey::Select,
+        formula: "da += c ? a : 0; db += c ? 0 : a",
+        apply: |b, a| {
+            let ty = b.ty();
+            let c = b.op(0);
+            let z = b.fconst(ty, 0.0);
+            let x = b.select(c, a, z);
+            let y = b.select(c, z, a);
+            vec![(1, x), (2, y)]
+        },
+    },
+    Rule {
+        key: RuleKey::Math(Intrinsic::Sqrt),
+        formula: "dx += a / (2 sqrt x)",
+        apply: |b, a| {
+            let ty = b.ty();
+            let r = b.res();
+            let two = b.fconst(ty, 2.0);
+            let d = b.bin(Fmul, two, r);
+            vec![(0, b.bin(Fdiv, a, d))]
+        },
+    },
+    Rule {
+        key: RuleKey::Math(Intrinsic::Exp),
+        formula: "dx += a exp x",
+        apply: |b, a| {
+            let r = b.res();
+            vec![(0, b.bin(Fmul, a, r))]
+        },
+    },
+    Rule {
+        key: RuleKey::Math(Intrinsic::Log),
+        formula: "dx += a / x",
+        apply: |b, a| {
+            let x = b.op(0);
+            vec![(0, b.bin(Fdiv, a, x))]
+        },
+    },
+    Rule {
+        key: RuleKey::Math(Intrinsic::Pow),
+        formula: "dx += a y x^(y-1); dy += a x^y log x",
+        apply: |b, a| {
+            let ty = b.ty();
+            let mut out = Vec::new();
+            if b.wants(0) {
+                let (x, y) = (b.op(0), b.op(1));
+                let one = b.fconst(ty, 1.0);
+                let ym1 = b.bin(Fsub, y, one);
+                let p = b.math(Intrinsic::Pow, vec![x, ym1]);
+                let t = b.bin(Fmul, y, p);
+                out.push((0, b.bin(Fmul, a, t)));
+            }
+            if b.wants(1) {
+                let x = b.op(0);
+                let r = b.res();
+                let l = b.math(Intrinsic::Log, vec![x]);
+                let t = b.bin(Fmul, r, l);
+                out.push((1, b.bin(Fmul, a, t)));
+            }
+            out
+        },
+    },
+    Rule {
+        key: RuleKey::Math(Intrinsic::Sin),
+        formula: "dx += a cos x",
+        apply: |b, a| {
+            let x = b.op(0);
+            let c = b.math(Intrinsic::Cos, vec![x]);
+            vec![(0, b.bin(Fmul, a, c))]
+        },
+    },
+    Rule {
+        key: RuleKey::Math(Intrinsic::Cos),
+        formula: "dx -= a sin x",
+        apply: |b, a| {
+            let x = b.op(0);
+            let s = b.math(Intrinsic::Sin, vec![x]);
+            let t = b.bin(Fmul, a, s);
+            vec![(0, b.neg(t))]
+        },
+    },
+    Rule {
+        key: RuleKey::Math(Intrinsic::Tan),
+        formula: "dx += a (1 + tan² x)",
+        apply: |b, a| {
+            let ty = b.ty();
+            let r = b.res();
+            let one = b.fconst(ty, 1.0);
+            let r2 = b.bin(Fmul, r, r);
+            let t = b.bin(Fadd, one, r2);
+            vec![(0, b.bin(Fmul, a, t))]
+        },
+    },
+    Rule {
+        key: RuleKey::Math(Intrinsic::Tanh),
+        formula: "dx += a (1 - tanh² x)",
+        apply: |b, a| {
+            let ty = b.ty();
+            let r = b.res();
+            let one = b.fconst(ty, 1.0);
+            let r2 = b.bin(Fmul, r, r);
+            let t = b.bin(Fsub, one, r2);
+            vec![(0, b.bin(Fmul, a, t))]
+        },
+    },
+    Rule {
+        key: RuleKey::Math(Intrinsic::Fabs),
+        formula: "dx += x < 0 ? -a : a",
+        apply: |b, a| {
+            let ty = b.ty();
+            let x = b.op(0);
+            let z = b.fconst(ty, 0.0);
+            let c = b.fcmp(FloatCC::Lt, x, z);
+            let n = b.neg(a);
+            vec![(0, b.select(c, n, a))]
+        },
+    },
+    Rule {
+        key: RuleKey::Math(Intrinsic::Fmin),
+        formula: "the chosen operand gets a (x on ties)",
+        apply: min_max,
+    },
+    Rule {
+        key: RuleKey::Math(Intrinsic::Fmax),
+        formula: "the chosen operand gets a (x on ties)",
+        apply: min_max,
+    },
+    Rule {
+        key: RuleKey::Math(Intrinsic::Floor),
+        formula: "0 (piecewise constant)",
+        apply: |_, _| Vec::new(),
+    },
+    Rule {
+        key: RuleKey::Math(Intrinsic::Ceil),
+        formula: "0 (piecewise constant)",
+        apply: |_, _| Vec::new(),
+    },
+    Rule {
+        key: RuleKey::Cast(CastOp::FpToSi),
+        formula: "0 (integer result)",
+        apply: |_, _| Vec::new(),
+    },
+    Rule {
+        key: RuleKey::Cast(CastOp::FpToUi),
+        formula: "0 (integer result)",
+        apply: |_, _| Vec::new(),
+    },
+];
+
+fn min_max(b: &mut dyn AdjointBuilder, a: Value) -> Vec<(usize, Value)> {
+    let ty = b.ty();
+    let x = b.op(0);
+    let r = b.res();
+    // The result equals the operand it chose (C's fmin/fmax return one of
+    // their operands), so comparing with the result finds it, NaNs included.
+    let c = b.fcmp(FloatCC::Eq, r, x);
+    let z = b.fconst(ty, 0.0);
+    let dx = b.select(c, a, z);
+    let dy = b.select(c, z, a);
+    vec![(0, dx), (1, dy)]
+}
+
+/// The rule key of an instruction kind, if it is one the table covers.
+pub fn key_of(kind: &InstKind) -> Option<RuleKey> {
+    match kind {
+        InstKind::Binary(op, ..) => Some(RuleKey::Binary(*op)),
+        InstKind::Unary(op, _) => Some(RuleKey::Unary(*op)),
+        InstKind::Cast(op, _) => Some(RuleKey::Cast(*op)),
+        InstKind::Select(..) => Some(RuleKey::Select),
+        InstKind::Intrinsic { op, .. } => Some(RuleKey::Math(*op)),
+        _ => None,
+    }
+}
+
+/// The rule for an instruction kind.
+pub fn lookup(kind: &InstKind) -> Option<&'static Rule> {
+    let key = key_of(kind)?;
+    RULES.iter().find(|r| r.key == key)
+}
+
+/// True for the floating math intrinsics that have rules.
+pub fn is_math(op: Intrinsic) -> bool {
+    RULES.iter().any(|r| r.key == RuleKey::Math(op))
+}

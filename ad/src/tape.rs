@@ -1,0 +1,219 @@
+//! The tape: a growable stack of 8-byte slots in heap memory.
+//!
+//! A tape is a 24-byte header `{ ptr data, i64 len, i64 cap }` (lengths in
+//! slots). The combined gradient function keeps its header in an `alloca`
+//! (zero-filled, so an empty tape needs no initialization) and passes its
+//! address to every `.aug`/`.rev` it calls. Each parallel task records onto
+//! a header of its own (see `parallel.rs`).
+//!
+//! Values are moved in *frames*: a forward block reserves `n` slots at once
+//! with `__parc_ad_tape_push(tape, n) -> ptr` and stores its values at
+//! `ptr + 8k`; its reverse block releases the same frame with
+//! `__parc_ad_tape_pop(tape, n) -> ptr` and loads them back. Frames are
+//! pushed and popped in LIFO order (that is the reversal's invariant), so a
+//! pop always returns the frame its block pushed.
+//!
+//! Invariant: the helpers are ordinary parir functions (`Local` linkage)
+//! added to the module once; growth uses `realloc` (capacity doubles, at
+//! least 64 slots), so pushes are amortized O(1). `__parc_ad_tape_free`
+//! releases the data at the end of the reversal.
+
+use parc_ir::{
+    BinaryOp, FuncBuilder, FuncId, IntCC, Intrinsic, Linkage, Module, Signature, Type, new_function,
+};
+
+/// Byte offsets of the header's fields.
+pub const DATA: i64 = 0;
+pub const LEN: i64 = 8;
+pub const CAP: i64 = 16;
+/// Size of a tape header in bytes.
+pub const HEADER_BYTES: u32 = 24;
+
+/// The tape helper functions of a module.
+#[derive(Clone, Copy, Debug)]
+pub struct TapeFns {
+    pub push: FuncId,
+    pub pop: FuncId,
+    pub free: FuncId,
+}
+
+/// Adds the helpers to `module` (or finds them, if an earlier run added them).
+pub fn ensure_helpers(module: &mut Module) -> TapeFns {
+    let push = find_or_add(module, "__parc_ad_tape_push", build_push);
+    let pop = find_or_add(module, "__parc_ad_tape_pop", build_pop);
+    let free = find_or_add(module, "__parc_ad_tape_free", build_free);
+    TapeFns { push, pop, free }
+}
+
+fn find_or_add(module: &mut Module, name: &str, build: fn(&str) -> parc_ir::Function) -> FuncId {
+    if let Some(id) = module.func_by_name(name) {
+        return id;
+    }
+    let mut f = build(name);
+    f.linkage = Linkage::Local;
+    module.funcs.push(f)
+}
+
+fn field(b: &mut FuncBuilder, tape: parc_ir::Value, off: i64) -> parc_ir::Value {
+    let o = b.iconst(Type::I64, off);
+    b.ptradd(tape, o)
+}
+
+/// `push(tape, n) -> ptr`: reserves `n` slots and returns the first.
+fn build_push(name: &str) -> parc_ir::Function {
+    let sig = Signature {
+        params: vec![Type::Ptr, Type::I64],
+        ret: Some(Type::Ptr),
+    };
+    let mut f = new_function(name, sig);
+    let entry = f.layout[0];
+    let (tape, n) = (f.blocks[entry].params[0], f.blocks[entry].params[1]);
+    let mut b = FuncBuilder::new(&mut f);
+    b.switch_to(entry);
+    let len_p = field(&mut b, tape, LEN);
+    let cap_p = field(&mut b, tape, CAP);
+    let len = b.load(Type::I64, len_p);
+    let cap = b.load(Type::I64, cap_p);
+    let need = b.binary(BinaryOp::Iadd, len, n);
+    let full = b.icmp(IntCC::Sgt, need, cap);
+    let grow = b.create_block();
+    let done = b.create_block();
+    b.brif(
+        full,
+        parc_ir::BlockCall::to(grow),
+        parc_ir::BlockCall::to(done),
+    );
+    b.switch_to(grow);
+    // new capacity: max(2 * cap, need, 64)
+    let two = b.iconst(Type::I64, 2);
+    let dbl = b.binary(BinaryOp::Imul, cap, two);
+    let c1 = b.icmp(IntCC::Sgt, dbl, need);
+    let m1 = b.select(c1, dbl, need);
+    let min = b.iconst(Type::I64, 64);
+    let c2 = b.icmp(IntCC::Sgt, m1, min);
+    let newcap = b.select(c2, m1, min);
+    let eight = b.iconst(Type::I64, 8);
+    let bytes = b.binary(BinaryOp::Imul, newcap, eight);
+    let data_p = field(&mut b, tape, DATA);
+    let old = b.load(Type::Ptr, data_p);
+    let new = b
+        .intrinsic(Intrinsic::Realloc, Some(Type::Ptr), vec![old, bytes])
+        .expect("realloc has a result");
+    b.store(new, data_p);
+    b.store(newcap, cap_p);
+    b.jump(done, vec![]);
+    b.switch_to(done);
+    let data_p = field(&mut b, tape, DATA);
+    let data = b.load(Type::Ptr, data_p);
+    b.store(need, len_p);
+    let eight = b.iconst(Type::I64, 8);
+    let off = b.binary(BinaryOp::Imul, len, eight);
+    let slot = b.ptradd(data, off);
+    b.ret(Some(slot));
+    f
+}
+
+/// `pop(tape, n) -> ptr`: releases the top `n` slots and returns the first.
+fn build_pop(name: &str) -> parc_ir::Function {
+    let sig = Signature {
+        params: vec![Type::Ptr, Type::I64],
+        ret: Some(Type::Ptr),
+    };
+    let mut f = new_function(name, sig);
+    let entry = f.layout[0];
+    let (tape, n) = (f.blocks[entry].params[0], f.blocks[entry].params[1]);
+    let mut b = FuncBuilder::new(&mut f);
+    b.switch_to(entry);
+    let len_p = field(&mut b, tape, LEN);
+    let len = b.load(Type::I64, len_p);
+    let new_len = b.binary(BinaryOp::Isub, len, n);
+    b.store(new_len, len_p);
+    let data_p = field(&mut b, tape, DATA);
+    let data = b.load(Type::Ptr, data_p);
+    let eight = b.iconst(Type::I64, 8);
+    let off = b.binary(BinaryOp::Imul, new_len, eight);
+    let slot = b.ptradd(data, off);
+    b.ret(Some(slot));
+    f
+}
+
+/// `free(tape)`: releases the data and empties the header.
+fn build_free(name: &str) -> parc_ir::Function {
+    let sig = Signature {
+        params: vec![Type::Ptr],
+        ret: None,
+    };
+    let mut f = new_function(name, sig);
+    let entry = f.layout[0];
+    let tape = f.blocks[entry].params[0];
+    let mut b = FuncBuilder::new(&mut f);
+    b.switch_to(entry);
+    let data_p = field(&mut b, tape, DATA);
+    let data = b.load(Type::Ptr, data_p);
+    b.intrinsic(Intrinsic::Free, None, vec![data]);
+    let zero = b.iconst(Type::I64, 0);
+    let null = b.null();
+    b.store(null, data_p);
+    let len_p = field(&mut b, tape, LEN);
+    b.store(zero, len_p);
+    let cap_p = field(&mut b, tape, CAP);
+    b.store(zero, cap_p);
+    b.ret(None);
+    f
+}
+
+/// Helpers for the reverse of `memcpy`: `acc(dsrc, ddst, bytes)` adds the
+/// destination's adjoints into the source's and zeroes the destination's,
+/// element by element.
+#[derive(Clone, Copy, Debug)]
+pub struct AccFns {
+    pub f32: FuncId,
+    pub f64: FuncId,
+}
+
+pub fn ensure_acc(module: &mut Module) -> AccFns {
+    let f32 = find_or_add(module, "__parc_ad_acc_f32", |n| build_acc(n, Type::F32));
+    let f64 = find_or_add(module, "__parc_ad_acc_f64", |n| build_acc(n, Type::F64));
+    AccFns { f32, f64 }
+}
+
+fn build_acc(name: &str, ty: Type) -> parc_ir::Function {
+    let sig = Signature {
+        params: vec![Type::Ptr, Type::Ptr, Type::I64],
+        ret: None,
+    };
+    let mut f = new_function(name, sig);
+    let entry = f.layout[0];
+    let ps = f.blocks[entry].params.clone();
+    let (dsrc, ddst, bytes) = (ps[0], ps[1], ps[2]);
+    let mut b = FuncBuilder::new(&mut f);
+    b.switch_to(entry);
+    let head = b.create_block();
+    let body = b.create_block();
+    let done = b.create_block();
+    let zero = b.iconst(Type::I64, 0);
+    b.jump(head, vec![zero]);
+    b.switch_to(head);
+    let off = b.param(head, Type::I64);
+    let c = b.icmp(IntCC::Slt, off, bytes);
+    b.brif(
+        c,
+        parc_ir::BlockCall::to(body),
+        parc_ir::BlockCall::to(done),
+    );
+    b.switch_to(body);
+    let ps = b.ptradd(dsrc, off);
+    let pd = b.ptradd(ddst, off);
+    let s = b.load(ty, ps);
+    let d = b.load(ty, pd);
+    let sum = b.binary(BinaryOp::Fadd, s, d);
+    b.store(sum, ps);
+    let z = b.fconst(ty, 0.0);
+    b.store(z, pd);
+    let step = b.iconst(Type::I64, ty.bytes() as i64);
+    let next = b.binary(BinaryOp::Iadd, off, step);
+    b.jump(head, vec![next]);
+    b.switch_to(done);
+    b.ret(None);
+    f
+}

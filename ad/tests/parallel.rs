@@ -1,0 +1,175 @@
+//! Parallel reversal: gradients of `parallel_for` loops equal finite
+//! differences and the gradient of the serial projection, and the
+//! accumulation report classifies each update.
+
+mod common;
+use common::*;
+use parc_ad::AccumulationClass::{self, *};
+use parc_ad::AdReport;
+
+/// Checks at -O0 and -O2, against the serial projection too; returns the
+/// -O2 report.
+fn check_par(src: &str, f: &str, args: &[Arg]) -> AdReport {
+    check_par_at(src, f, args, &[0, 2])
+}
+
+fn check_par_at(src: &str, f: &str, args: &[Arg], levels: &[u8]) -> AdReport {
+    let serial = src.replace("parallel_for", "for");
+    let mut report = None;
+    for &level in levels {
+        let (d, sh, r) = check_at(src, level, f, args, 1e-6);
+        let (ds, shs, rs) = check_at(&serial, level, f, args, 1e-6);
+        assert!(rs.sites.is_empty(), "serial code is never classified");
+        if let (Some(a), Some(b)) = (d, ds) {
+            assert!(close(a, b, 1e-12), "parallel {a} vs serial {b}");
+        }
+        for (a, b) in sh.iter().zip(&shs) {
+            for (x, y) in a.iter().zip(b) {
+                assert!(close(*x, *y, 1e-12), "parallel {x} vs serial {y}");
+            }
+        }
+        report = Some(r);
+    }
+    report.expect("ran")
+}
+
+fn classes(r: &AdReport) -> Vec<AccumulationClass> {
+    let mut c: Vec<_> = r.sites.iter().map(|s| s.class).collect();
+    c.sort_by_key(|c| *c as u8);
+    c.dedup();
+    c
+}
+
+#[test]
+fn set_reduces_the_scalar() {
+    let src = "void set(double *a, double val, int n) { parallel_for (int i = 0; i < n; i++) a[i] = val * a[i]; }";
+    let r = check_par(
+        src,
+        "set",
+        &[
+            Arg::Dup(vec![1.0, 2.0, 3.0, 4.0], vec![1.0, 0.5, 2.0, 1.0]),
+            Arg::F(1.5),
+            Arg::I(4),
+        ],
+    );
+    assert!(r.sites.iter().any(|s| s.class == Reduction), "{r:?}");
+    assert!(r.sites.iter().any(|s| s.class == Disjoint), "{r:?}");
+    assert!(!r.sites.iter().any(|s| s.class == Atomic), "{r:?}");
+}
+
+#[test]
+fn axpy() {
+    let src = r#"
+        void axpy(double a, double *x, double *y, int n) {
+            parallel_for (int i = 0; i < n; i++) y[i] = a * x[i] + y[i];
+        }
+    "#;
+    let r = check_par(
+        src,
+        "axpy",
+        &[
+            Arg::F(0.7),
+            Arg::dup(&[1.0, 2.0, 3.0]),
+            Arg::Dup(vec![0.5, 0.1, 0.2], vec![1.0, 2.0, 3.0]),
+            Arg::I(3),
+        ],
+    );
+    assert_eq!(classes(&r), vec![Disjoint, Reduction], "{r:?}");
+    assert!(r.sites.iter().any(|s| s.reason.contains("affine")), "{r:?}");
+}
+
+#[test]
+fn gather_is_atomic() {
+    let src = r#"
+        void gather(double *x, double *y, int *idx, int n) {
+            parallel_for (int i = 0; i < n; i++) y[i] = x[idx[i]] * x[idx[i]];
+        }
+    "#;
+    let r = check_par(
+        src,
+        "gather",
+        &[
+            Arg::dup(&[1.0, 2.0, 3.0]),
+            Arg::Dup(vec![0.0; 5], vec![1.0, 2.0, 3.0, 4.0, 5.0]),
+            Arg::Ints(vec![0, 2, 2, 1, 0]),
+            Arg::I(5),
+        ],
+    );
+    assert!(
+        r.sites
+            .iter()
+            .any(|s| s.class == Atomic && s.reason.contains("not affine")),
+        "{r:?}"
+    );
+}
+
+#[test]
+fn nested_parallel_loops() {
+    let src = r#"
+        void mv(double *m, double *x, double *y, int n) {
+            parallel_for (int i = 0; i < n; i++) {
+                parallel_for (int j = 0; j < n; j++) y[i * n + j] = m[i * n + j] * x[j] * x[i];
+            }
+        }
+    "#;
+    // At -O2 LICM hoists `x[i]` out of the inner loop behind a guard that
+    // skips it, so its exit gains a predecessor: that shape is reported.
+    expect_error(
+        src,
+        2,
+        "mv",
+        &[
+            Arg::dup(&[1.0]),
+            Arg::dup(&[1.0]),
+            Arg::dup(&[1.0]),
+            Arg::I(1),
+        ],
+        "spawn",
+    );
+    let r = check_par_at(
+        src,
+        "mv",
+        &[
+            Arg::dup(&[1.0, 2.0, 3.0, 4.0]),
+            Arg::dup(&[0.5, 1.5]),
+            Arg::Dup(vec![0.0; 4], vec![1.0, 2.0, 3.0, 4.0]),
+            Arg::I(2),
+        ],
+        &[0],
+    );
+    assert!(!r.sites.is_empty());
+}
+
+#[test]
+fn loop_with_local_work_and_math() {
+    let src = r#"
+        double norm(double *x, double *out, int n) {
+            parallel_for (int i = 0; i < n; i++) {
+                double t = 0.0;
+                for (int k = 0; k <= i; k++) t = t + sin(x[k]) * x[i];
+                out[i] = sqrt(t * t + 1.0);
+            }
+            double s = 0.0;
+            for (int i = 0; i < n; i++) s = s + out[i];
+            return s;
+        }
+    "#;
+    check_par(
+        src,
+        "norm",
+        &[
+            Arg::dup(&[0.3, 1.2, -0.4, 2.0]),
+            Arg::out(4, 0.0),
+            Arg::I(4),
+        ],
+    );
+}
+
+#[test]
+fn spawn_is_reported() {
+    let src = r#"
+        double g(double x) { return x * x; }
+        double f(double x) { double a = spawn g(x); double b = g(x + 1.0); sync; return a + b; }
+    "#;
+    expect_error(src, 0, "f", &[Arg::F(1.0)], "spawn");
+}

@@ -1,0 +1,336 @@
+//! Serial reverse mode: every rule and construct against finite
+//! differences, at -O0 (locals in memory) and -O2 (SSA).
+
+mod common;
+use common::*;
+
+#[test]
+fn arithmetic() {
+    let src = "double f(double x) { double y = x * x - 3.0 * x; return y / (x + 2.0) - (-x); }";
+    let (d, _) = check(src, "f", &[Arg::F(1.7)]);
+    assert!(d.is_some());
+}
+
+#[test]
+fn linear_code_is_exact() {
+    let src = "double f(double x) { return 3.0 * x + 2.0 * x - x; }";
+    let (m, g, _) = build(src, 2, "f", &[Arg::F(5.0)]);
+    let (d, _, _) = gradient(&m, g, &[Arg::F(5.0)]);
+    assert_eq!(d, Some(4.0));
+}
+
+#[test]
+fn math_intrinsics() {
+    let src = r#"
+        double f(double x) {
+            return sqrt(x) + exp(x) * log(x) + pow(x, 2.5) + pow(1.3, x) + sin(x) * cos(x)
+                 + tan(x) + tanh(x) + fabs(x - 3.0) + fmin(x, 1.0) + fmax(x, 1.0)
+                 + floor(x) * x + ceil(x);
+        }
+    "#;
+    check(src, "f", &[Arg::F(0.8)]);
+    check(src, "f", &[Arg::F(1.9)]);
+}
+
+#[test]
+fn conversions_and_floats() {
+    let src = r#"
+        double f(double x) {
+            float y = (float)x * 2.0f;
+            int k = (int)x;
+            return (double)y * (double)k + (double)(y * y);
+        }
+    "#;
+    // `float` rounding defeats finite differences; the derivative is
+    // 2k + 4y with y = (float)x * 2 and k = 2.
+    for level in [0, 2] {
+        let (m, g, _) = build(src, level, "f", &[Arg::F(2.3)]);
+        let (d, _, _) = gradient(&m, g, &[Arg::F(2.3)]);
+        let y = 2.3f32 * 2.0;
+        assert!(close(d.unwrap(), 4.0 + 4.0 * y as f64, 1e-6), "{d:?}");
+    }
+}
+
+#[test]
+fn float_active_parameter() {
+    let src = "float f(float x) { return x * x * 3.0f; }";
+    let (m, g, _) = build(src, 2, "f", &[Arg::F32(1.5)]);
+    let (d, _, _) = gradient(&m, g, &[Arg::F32(1.5)]);
+    assert_eq!(d, Some(9.0));
+}
+
+#[test]
+fn select_and_branches() {
+    let src = r#"
+        double f(double x) {
+            double y = x > 1.0 ? x * x : 3.0 * x;
+            if (y > 4.0) y = y - x; else y = y * y;
+            return y;
+        }
+    "#;
+    check(src, "f", &[Arg::F(0.5)]);
+    check(src, "f", &[Arg::F(1.5)]);
+    check(src, "f", &[Arg::F(3.0)]);
+}
+
+#[test]
+fn loops_with_unknown_trip_counts() {
+    let src = r#"
+        double f(double x) {
+            double s = 1.0;
+            while (s < 100.0) { s = s * x + 0.5; }
+            for (int i = 0; i < 3; i++) {
+                for (int j = 0; j < i; j++) s = s + 0.01 * sin(s) * x;
+            }
+            return s;
+        }
+    "#;
+    check(src, "f", &[Arg::F(1.7)]);
+}
+
+#[test]
+fn break_continue_early_return() {
+    let src = r#"
+        double f(double *a, int n, double x) {
+            double s = 0.0;
+            for (int i = 0; i < n; i++) {
+                if (a[i] < 0.0) continue;
+                if (s > 10.0) break;
+                if (a[i] > 100.0) return s * x;
+                s = s + a[i] * x * a[i];
+            }
+            return s + x;
+        }
+    "#;
+    let a = [1.0, -2.0, 3.0, 2.5, 4.0];
+    check(src, "f", &[Arg::dup(&a), Arg::I(5), Arg::F(0.7)]);
+    let b = [1.0, 200.0, 3.0];
+    check(src, "f", &[Arg::dup(&b), Arg::I(3), Arg::F(0.7)]);
+}
+
+#[test]
+fn arrays_in_and_out() {
+    let src = r#"
+        void f(double *x, double *y, int n) {
+            for (int i = 0; i < n; i++) y[i] = x[i] * x[i] + y[i] * x[(i + 1) % n];
+        }
+    "#;
+    let args = [
+        Arg::dup(&[1.0, 2.0, 3.0, 4.0]),
+        Arg::Dup(vec![0.5, 0.25, 2.0, 1.0], vec![1.0, 2.0, 3.0, 4.0]),
+        Arg::I(4),
+    ];
+    check(src, "f", &args);
+}
+
+#[test]
+fn in_place_overwrites() {
+    // y[i] is read and then overwritten: its old adjoint must be consumed.
+    let src = r#"
+        void f(double *y, int n) {
+            for (int k = 0; k < 3; k++)
+                for (int i = 1; i < n; i++) y[i] = y[i] * y[i - 1] + 0.5;
+        }
+    "#;
+    let args = [
+        Arg::Dup(vec![0.9, 1.1, 0.7, 1.2], vec![1.0, 1.0, 1.0, 1.0]),
+        Arg::I(4),
+    ];
+    check(src, "f", &args);
+}
+
+#[test]
+fn const_pointers_and_integer_code() {
+    let src = r#"
+        double f(double *w, double *c, int *idx, int n) {
+            double s = 0.0;
+            int h = 0;
+            for (int i = 0; i < n; i++) { h = h * 31 + idx[i]; s = s + w[idx[i]] * c[i]; }
+            if (h % 2 == 0) s = s * 2.0;
+            return s;
+        }
+    "#;
+    let args = [
+        Arg::dup(&[1.0, 2.0, 3.0]),
+        Arg::Const(vec![0.5, 1.5, 2.5, 3.5]),
+        Arg::Ints(vec![2, 0, 2, 1]),
+        Arg::I(4),
+    ];
+    check(src, "f", &args);
+}
+
+#[test]
+fn local_arrays_and_structs() {
+    let src = r#"
+        struct P { double a; double b; };
+        double f(double x) {
+            double t[4];
+            struct P p;
+            struct P q;
+            for (int i = 0; i < 4; i++) t[i] = x * (double)i;
+            p.a = t[3] * x; p.b = t[2];
+            q = p;
+            return q.a * q.b + t[1];
+        }
+    "#;
+    check(src, "f", &[Arg::F(1.3)]);
+}
+
+#[test]
+fn heap_memory() {
+    let src = r#"
+        double f(double *x, int n) {
+            double *t = (double*)malloc(n * sizeof(double));
+            double *u = (double*)calloc(n, sizeof(double));
+            for (int i = 0; i < n; i++) t[i] = x[i] * x[i];
+            for (int i = 0; i < n; i++) u[i] = t[i] + t[(i + 1) % n];
+            memcpy(t, u, n * sizeof(double));
+            double s = 0.0;
+            for (int i = 0; i < n; i++) s = s + t[i] * x[i];
+            free(t);
+            free(u);
+            return s;
+        }
+    "#;
+    check(src, "f", &[Arg::dup(&[1.0, 2.0, 0.5]), Arg::I(3)]);
+}
+
+#[test]
+fn memset_kills_derivatives() {
+    let src = r#"
+        double f(double *x, int n) {
+            double s = x[0] * x[1];
+            memset(x, 0, n * sizeof(double));
+            x[1] = s * 2.0;
+            return s + x[0];
+        }
+    "#;
+    check(
+        src,
+        "f",
+        &[
+            Arg::Dup(vec![1.5, 2.0, 3.0], vec![1.0, 1.0, 1.0]),
+            Arg::I(3),
+        ],
+    );
+}
+
+#[test]
+fn printf_is_an_inactive_side_effect() {
+    let src = r#"
+        double f(double x) {
+            printf("x = %f\n", x);
+            return x * x;
+        }
+    "#;
+    let (m, g, _) = build(src, 2, "f", &[Arg::F(3.0)]);
+    let (d, _, _) = gradient(&m, g, &[Arg::F(3.0)]);
+    assert_eq!(d, Some(6.0));
+}
+
+const CALLS: &str = r#"
+    double sq(double a) { return a * a; }
+    void scale(double *v, int n, double s) { for (int i = 0; i < n; i++) v[i] = v[i] * s; }
+    double dot(double *a, double *b, int n) {
+        double s = 0.0;
+        for (int i = 0; i < n; i++) s = s + a[i] * b[i];
+        return s;
+    }
+    double f(double *x, int n, double s) {
+        scale(x, n, sq(s));
+        double r = dot(x, x, n);
+        if (r > 1000.0) return 0.0;
+        return sq(r) + sq(s);
+    }
+"#;
+
+#[test]
+fn calls_split_mode() {
+    check(
+        CALLS,
+        "f",
+        &[
+            Arg::Dup(vec![1.0, 2.0, 0.5], vec![1.0, 0.0, 2.0]),
+            Arg::I(3),
+            Arg::F(0.9),
+        ],
+    );
+}
+
+#[test]
+fn recursion() {
+    let src = r#"
+        double p(double x, int n) {
+            if (n == 0) return 1.0;
+            if (n % 2 == 1) return x * p(x, n - 1);
+            double h = p(x, n / 2);
+            return h * h + sin(x) * 0.0;
+        }
+    "#;
+    let (d, _) = check(src, "p", &[Arg::F(1.1), Arg::I(7)]);
+    let exact = 7.0 * 1.1f64.powi(6);
+    assert!(close(d.unwrap(), exact, 1e-12));
+}
+
+#[test]
+fn nothing_active() {
+    let src = "double f(double x, int n) { int s = 0; for (int i = 0; i < n; i++) s += i; return (double)s; }";
+    let (m, g, _) = build(src, 2, "f", &[Arg::F(2.0), Arg::I(4)]);
+    let (d, _, _) = gradient(&m, g, &[Arg::F(2.0), Arg::I(4)]);
+    assert_eq!(d, Some(0.0));
+}
+
+#[test]
+fn errors_name_the_construct() {
+    expect_error(
+        "extern double g(double x); double f(double x) { return g(x); }",
+        2,
+        "f",
+        &[Arg::F(1.0)],
+        "`extern` function `g`",
+    );
+    expect_error(
+        "double G; void f(double x) { G = x * 2.0; }",
+        2,
+        "f",
+        &[Arg::F(1.0)],
+        "global",
+    );
+}
+
+/// Interpreter steps of the gradient against the primal, on a loop (the
+/// overhead the design promises to keep modest: every needed value is
+/// recorded, so a constant factor).
+#[test]
+fn overhead_on_a_loop() {
+    let src = r#"
+        double f(double *x, int n) {
+            double s = 0.0;
+            for (int i = 0; i < n; i++) s = s + x[i] * x[i] * sin(x[i]);
+            return s;
+        }
+    "#;
+    let x: Vec<f64> = (0..1000).map(|i| i as f64 * 0.001).collect();
+    let args = [Arg::dup(&x), Arg::I(1000)];
+    let (mut m, g, _) = build(src, 2, "f", &args);
+    let (_, _, raw_steps) = gradient(&m, g, &args);
+    // The driver optimizes again after the AD (mem2reg promotes the
+    // adjoint slots).
+    parc_opt::optimize(&mut m, 2, &mut parc_opt::Instrumentation::default()).unwrap();
+    parc_ir::verify::verify_module(&m).unwrap();
+    let (_, _, grad_steps) = gradient(&m, g, &args);
+    println!("gradient before re-optimizing: {raw_steps} steps");
+    let fid = m.func_by_name("f").unwrap();
+    let mut it = parc_ir::interp::Interp::new(&m, Default::default()).unwrap();
+    let p = it.alloc(8000).unwrap();
+    it.write_f64s(p, &x).unwrap();
+    it.call(
+        fid,
+        &[parc_ir::interp::Val::Ptr(p), parc_ir::interp::Val::I(1000)],
+    )
+    .unwrap();
+    let primal_steps = it.steps();
+    let ratio = grad_steps as f64 / primal_steps as f64;
+    println!("primal {primal_steps} steps, gradient {grad_steps} steps: {ratio:.1}x");
+    assert!(ratio < 20.0, "{ratio}");
+}

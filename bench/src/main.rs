@@ -1,0 +1,1552 @@
+//! `parc-bench`: builds every program in `bench/programs` with parc and with
+//! gcc from the same source, runs each configuration several times, checks
+//! that every run prints exactly what the gcc -O2 serial build prints, and
+//! prints Markdown tables of medians and ratios measured in this one run.
+//!
+//! `cargo run --release -p parc-bench -- [--quick] [--only NAME] [--reps N]`;
+//! see bench/README.md for what each table means.
+
+mod report;
+
+use clap::Parser;
+use report::{
+    Align, Table, directive, fmt_ms, fmt_ratio, geomean, median, ns_per_spawn, parse_time_passes,
+    spawn_count, verdict,
+};
+use std::collections::HashMap;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+#[derive(Parser)]
+#[command(
+    name = "parc-bench",
+    about = "Benchmarks parc against gcc -O2 (serial and OpenMP) and rayon; prints Markdown tables"
+)]
+struct Cli {
+    /// Smaller sizes (each program's `// quick-args:`) and 3 repetitions: a
+    /// smoke test of the harness, not a measurement.
+    #[arg(long)]
+    quick: bool,
+    /// Run only these benchmarks (repeatable or comma-separated names).
+    #[arg(long, value_name = "NAME", value_delimiter = ',')]
+    only: Vec<String>,
+    /// Repetitions of every configuration (default 5; 3 with --quick).
+    #[arg(long, value_name = "N")]
+    reps: Option<usize>,
+    /// Use this parc binary instead of building it with cargo.
+    #[arg(long, value_name = "PATH")]
+    parc: Option<PathBuf>,
+    /// Write the report here too (default: bench/results.md).
+    #[arg(long, value_name = "FILE")]
+    out: Option<PathBuf>,
+    /// The C compiler to compare with.
+    #[arg(long, default_value = "gcc")]
+    cc: String,
+    /// Kill a run after this many seconds (a hang is a failure).
+    #[arg(long, value_name = "SECS", default_value_t = 300)]
+    timeout: u64,
+}
+
+/// The workers (threads) of the parallel configurations.
+const WORKERS: usize = 2;
+
+/// The order of the tables; programs not named here follow alphabetically.
+const ORDER: [&str; 7] = [
+    "normalize",
+    "stencil",
+    "nbody",
+    "matmul",
+    "fib",
+    "fib_serial",
+    "kernel",
+];
+
+/// Ways of building a program.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum Build {
+    Gcc,
+    GccOmp,
+    ParcSerial,
+    ParcO0,
+    ParcO1,
+    ParcO2,
+    /// The oracle for programs gcc cannot build (kernels).
+    ParcO0Serial,
+}
+
+impl Build {
+    fn suffix(self) -> &'static str {
+        match self {
+            Build::Gcc => "gcc",
+            Build::GccOmp => "omp",
+            Build::ParcSerial => "serial",
+            Build::ParcO0 => "O0",
+            Build::ParcO1 => "O1",
+            Build::ParcO2 => "O2",
+            Build::ParcO0Serial => "O0serial",
+        }
+    }
+
+    /// The command line that builds `src` into `out`.
+    fn command(self, tools: &Tools, src: &str, out: &str) -> Vec<String> {
+        let gcc = |omp: bool| {
+            let mut v = vec![tools.cc.clone(), "-O2".into(), "-fwrapv".into()];
+            if omp {
+                v.push("-fopenmp".into());
+            }
+            v.extend(
+                [
+                    "-include",
+                    "include/parc.h",
+                    "-x",
+                    "c",
+                    src,
+                    "-lm",
+                    "-o",
+                    out,
+                ]
+                .map(String::from),
+            );
+            v
+        };
+        let parc = |flags: &[&str]| {
+            let mut v = vec![tools.parc.display().to_string(), "build".into()];
+            v.extend(flags.iter().map(|f| f.to_string()));
+            v.extend([src, "-o", out].map(String::from));
+            v
+        };
+        match self {
+            Build::Gcc => gcc(false),
+            Build::GccOmp => gcc(true),
+            Build::ParcSerial => parc(&["--O2", "--serial"]),
+            Build::ParcO0 => parc(&["--O0"]),
+            Build::ParcO1 => parc(&["--O1"]),
+            Build::ParcO2 => parc(&["--O2"]),
+            Build::ParcO0Serial => parc(&["--O0", "--serial"]),
+        }
+    }
+}
+
+/// A timed configuration: a build and the environment it runs in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum Config {
+    /// gcc -O2, serial projection.
+    Gcc,
+    /// gcc -O2 -fopenmp on 2 threads.
+    Omp2,
+    /// parc -O2 --serial (spawn = call), 1 worker.
+    Serial,
+    /// parc -O2 parallel build, 1 worker.
+    Par1,
+    /// parc -O2 parallel build, 2 workers.
+    Par2,
+    /// parc -O0 parallel build, 2 workers.
+    O0Par2,
+    /// parc -O1 parallel build, 2 workers.
+    O1Par2,
+}
+
+impl Config {
+    const ALL: [Config; 7] = [
+        Config::Gcc,
+        Config::Omp2,
+        Config::Serial,
+        Config::Par1,
+        Config::Par2,
+        Config::O0Par2,
+        Config::O1Par2,
+    ];
+
+    fn build(self) -> Build {
+        match self {
+            Config::Gcc => Build::Gcc,
+            Config::Omp2 => Build::GccOmp,
+            Config::Serial => Build::ParcSerial,
+            Config::Par1 | Config::Par2 => Build::ParcO2,
+            Config::O0Par2 => Build::ParcO0,
+            Config::O1Par2 => Build::ParcO1,
+        }
+    }
+
+    fn label(self) -> &'static str {
+        match self {
+            Config::Gcc => "gcc",
+            Config::Omp2 => "gcc-omp2",
+            Config::Serial => "parc-serial",
+            Config::Par1 => "parc-1w",
+            Config::Par2 => "parc-2w",
+            Config::O0Par2 => "parc-O0-2w",
+            Config::O1Par2 => "parc-O1-2w",
+        }
+    }
+
+    /// `PARC_NUM_THREADS` and `OMP_NUM_THREADS`: both are always set, so
+    /// that nothing depends on the caller's environment.
+    fn threads(self) -> usize {
+        match self {
+            Config::Gcc | Config::Serial | Config::Par1 => 1,
+            Config::Omp2 | Config::Par2 | Config::O0Par2 | Config::O1Par2 => WORKERS,
+        }
+    }
+
+    fn needs_gcc(self) -> bool {
+        matches!(self, Config::Gcc | Config::Omp2)
+    }
+}
+
+/// The problem size a run uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum Size {
+    /// The program's `// args:` (or `// quick-args:`).
+    Main,
+    /// Half the first argument: normalize's growth measurement.
+    Half,
+}
+
+struct Program {
+    name: String,
+    /// Relative to the workspace root (commands run there).
+    path: String,
+    lines: usize,
+    bytes: usize,
+    args: Vec<String>,
+    half_args: Option<Vec<String>>,
+    kernels: bool,
+    parallel_for: bool,
+    spawns: bool,
+}
+
+impl Program {
+    fn args(&self, size: Size) -> &[String] {
+        match size {
+            Size::Main => &self.args,
+            Size::Half => self.half_args.as_deref().unwrap_or(&self.args),
+        }
+    }
+
+    fn configs(&self) -> Vec<Config> {
+        Config::ALL
+            .into_iter()
+            .filter(|c| !(self.kernels && c.needs_gcc()))
+            .collect()
+    }
+
+    fn oracle(&self) -> Build {
+        if self.kernels {
+            Build::ParcO0Serial
+        } else {
+            Build::Gcc
+        }
+    }
+
+    fn kind(&self) -> &'static str {
+        match (self.kernels, self.parallel_for, self.spawns) {
+            (true, _, _) => "kernel launches",
+            (_, true, true) => "parallel_for + spawn",
+            (_, true, false) => "parallel_for",
+            (_, false, true) => "spawn/sync",
+            _ => "serial",
+        }
+    }
+}
+
+struct Tools {
+    parc: PathBuf,
+    cc: String,
+}
+
+/// The samples of one timed configuration.
+#[derive(Default)]
+struct Samples {
+    times: Vec<f64>,
+    /// Why a run (or the build) failed: a wrong output, a bad status, a
+    /// timeout. One failure poisons the cell.
+    failure: Option<String>,
+}
+
+type Key = (String, Config, Size);
+
+struct Harness {
+    root: PathBuf,
+    scratch: PathBuf,
+    tools: Tools,
+    timeout: Duration,
+    reps: usize,
+    programs: Vec<Program>,
+    /// Built executables, or why the build failed.
+    exes: HashMap<(String, Build), Result<PathBuf, String>>,
+    /// The oracle's stdout per (program, size).
+    expected: HashMap<(String, Size), Result<String, String>>,
+    results: HashMap<Key, Samples>,
+    failures: Vec<String>,
+    load_start: String,
+}
+
+/// A finished process.
+struct Finished {
+    secs: f64,
+    status: std::process::ExitStatus,
+    stdout: String,
+    stderr: String,
+}
+
+/// Runs `argv` in `cwd` with `env`, timing the whole process (spawn to
+/// exit) with the wall clock. A watchdog kills it after `timeout`.
+fn run_process(
+    argv: &[String],
+    cwd: &Path,
+    env: &[(&str, String)],
+    timeout: Duration,
+) -> Result<Finished, String> {
+    let mut cmd = Command::new(&argv[0]);
+    cmd.args(&argv[1..])
+        .current_dir(cwd)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let start = Instant::now();
+    let child = cmd
+        .spawn()
+        .map_err(|e| format!("cannot start `{}`: {e}", argv[0]))?;
+    let pid = child.id();
+    let (done, wait) = mpsc::channel::<()>();
+    let watchdog = std::thread::spawn(move || {
+        if let Err(mpsc::RecvTimeoutError::Timeout) = wait.recv_timeout(timeout) {
+            let _ = Command::new("kill")
+                .args(["-KILL", &pid.to_string()])
+                .status();
+            true
+        } else {
+            false
+        }
+    });
+    let output = child.wait_with_output();
+    let secs = start.elapsed().as_secs_f64();
+    let _ = done.send(());
+    let killed = watchdog.join().unwrap_or(false);
+    let output = output.map_err(|e| format!("waiting for `{}`: {e}", argv[0]))?;
+    if killed {
+        return Err(format!("killed after {} s (timeout)", timeout.as_secs()));
+    }
+    Ok(Finished {
+        secs,
+        status: output.status,
+        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+    })
+}
+
+/// The first few lines of `text`, for failure messages.
+fn excerpt(text: &str) -> String {
+    let lines: Vec<&str> = text.lines().take(6).collect();
+    let mut s = lines.join("\n    ");
+    if text.lines().count() > 6 {
+        s.push_str("\n    ...");
+    }
+    s
+}
+
+/// Runs a command, returning its trimmed stdout ("?" if it fails).
+fn probe(argv: &[&str]) -> String {
+    Command::new(argv[0])
+        .args(&argv[1..])
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .unwrap_or_else(|| "?".into())
+}
+
+/// The first three fields of /proc/loadavg: other work on the machine makes
+/// every number noisier, the parallel ones most.
+fn loadavg() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+        .unwrap_or_else(|_| "?".into())
+}
+
+fn cpu_model() -> String {
+    std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("model name"))
+                .and_then(|l| l.split_once(':'))
+                .map(|(_, v)| v.trim().to_string())
+        })
+        .unwrap_or_else(|| "?".into())
+}
+
+/// The benchmark programs, in table order.
+fn load_programs(root: &Path, quick: bool, only: &[String]) -> Result<Vec<Program>, String> {
+    let dir = root.join("bench/programs");
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .map_err(|e| format!("cannot read {}: {e}", dir.display()))?
+        .filter_map(|e| e.ok())
+        .filter_map(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            name.strip_suffix(".pc").map(str::to_string)
+        })
+        .collect();
+    let rank = |n: &str| ORDER.iter().position(|o| *o == n).unwrap_or(ORDER.len());
+    names.sort_by(|a, b| rank(a).cmp(&rank(b)).then(a.cmp(b)));
+    for o in only {
+        if !names.contains(o) {
+            return Err(format!(
+                "--only {o}: no bench/programs/{o}.pc (there are: {})",
+                names.join(", ")
+            ));
+        }
+    }
+    let mut programs = Vec::new();
+    for name in names {
+        if !only.is_empty() && !only.contains(&name) {
+            continue;
+        }
+        let path = format!("bench/programs/{name}.pc");
+        let source = std::fs::read_to_string(root.join(&path))
+            .map_err(|e| format!("cannot read {path}: {e}"))?;
+        let full = directive(&source, "args").unwrap_or_default();
+        let args = if quick {
+            directive(&source, "quick-args").unwrap_or(full)
+        } else {
+            full
+        };
+        // normalize's growth: the same program at half the size
+        let half_args = (name == "normalize")
+            .then(|| args.first()?.parse::<u64>().ok())
+            .flatten()
+            .map(|n| {
+                let mut a = args.clone();
+                a[0] = (n / 2).to_string();
+                a
+            });
+        // the kinds of parallelism, from the code without `//` comments
+        let code: String = source
+            .lines()
+            .map(|l| l.split_once("//").map_or(l, |(code, _)| code))
+            .collect::<Vec<_>>()
+            .join("\n");
+        programs.push(Program {
+            lines: source.lines().count(),
+            bytes: source.len(),
+            kernels: code.contains("__global__"),
+            parallel_for: code.contains("parallel_for"),
+            spawns: code.contains("spawn "),
+            name,
+            path,
+            args,
+            half_args,
+        });
+    }
+    Ok(programs)
+}
+
+/// Builds `parc` (and the runtime library it links) in release mode, in the
+/// target directory this binary was built in.
+fn build_parc(root: &Path) -> Result<PathBuf, String> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    eprintln!("parc-bench: building parc: cargo build --release -p parc -p parc-runtime");
+    let status = Command::new(&cargo)
+        .args(["build", "--release", "-p", "parc", "-p", "parc-runtime"])
+        .current_dir(root)
+        .status()
+        .map_err(|e| format!("cannot run {cargo}: {e}"))?;
+    if !status.success() {
+        return Err(format!(
+            "`cargo build --release -p parc -p parc-runtime` failed ({status}); fix the build or pass `--parc PATH`"
+        ));
+    }
+    let target = match std::env::var_os("CARGO_TARGET_DIR") {
+        Some(dir) => root.join(dir),
+        None => root.join("target"),
+    };
+    let parc = target.join("release").join("parc");
+    if parc.is_file() {
+        Ok(parc)
+    } else {
+        Err(format!("built parc, but {} is not there", parc.display()))
+    }
+}
+
+impl Harness {
+    fn exe(&self, prog: &str, build: Build) -> Result<&Path, String> {
+        match self.exes.get(&(prog.to_string(), build)) {
+            Some(Ok(p)) => Ok(p),
+            Some(Err(e)) => Err(e.clone()),
+            None => Err(format!("{prog} was not built with {build:?}")),
+        }
+    }
+
+    fn builds_needed(&self) -> Vec<(usize, Build)> {
+        let mut v = Vec::new();
+        for (i, p) in self.programs.iter().enumerate() {
+            let mut builds: Vec<Build> = p.configs().iter().map(|c| c.build()).collect();
+            builds.push(p.oracle());
+            builds.dedup();
+            for b in builds {
+                if !v.contains(&(i, b)) {
+                    v.push((i, b));
+                }
+            }
+        }
+        v
+    }
+
+    fn build_all(&mut self) {
+        for (i, build) in self.builds_needed() {
+            let p = &self.programs[i];
+            let out = self.scratch.join(format!("{}.{}", p.name, build.suffix()));
+            let argv = build.command(&self.tools, &p.path, &out.display().to_string());
+            eprintln!("parc-bench: build {}", argv.join(" "));
+            let result = match run_process(&argv, &self.root, &[], self.timeout) {
+                Ok(f) if f.status.success() => Ok(out),
+                Ok(f) => Err(format!(
+                    "build failed ({}): {}\n    {}",
+                    f.status,
+                    argv.join(" "),
+                    excerpt(&f.stderr)
+                )),
+                Err(e) => Err(format!("build failed: {}: {e}", argv.join(" "))),
+            };
+            if let Err(e) = &result {
+                self.failures.push(format!("{}: {e}", p.name));
+            }
+            self.exes.insert((p.name.clone(), build), result);
+        }
+    }
+
+    fn sizes(p: &Program) -> Vec<Size> {
+        if p.half_args.is_some() {
+            vec![Size::Main, Size::Half]
+        } else {
+            vec![Size::Main]
+        }
+    }
+
+    /// The configurations run at a size (the half size only needs the
+    /// optimization levels and gcc).
+    fn configs_at(p: &Program, size: Size) -> Vec<Config> {
+        p.configs()
+            .into_iter()
+            .filter(|c| {
+                size == Size::Main
+                    || matches!(
+                        c,
+                        Config::Gcc | Config::O0Par2 | Config::O1Par2 | Config::Par2
+                    )
+            })
+            .collect()
+    }
+
+    /// Runs each program's oracle once per size: its stdout is what every
+    /// timed run must print.
+    fn run_oracles(&mut self) {
+        for p in &self.programs {
+            for size in Harness::sizes(p) {
+                let oracle = p.oracle();
+                let args = p.args(size);
+                let result = self.exe(&p.name, oracle).and_then(|exe| {
+                    let mut argv = vec![exe.display().to_string()];
+                    argv.extend(args.iter().cloned());
+                    eprintln!("parc-bench: oracle {}", argv.join(" "));
+                    let env = [
+                        ("PARC_NUM_THREADS", "1".to_string()),
+                        ("OMP_NUM_THREADS", "1".to_string()),
+                    ];
+                    let f = run_process(&argv, &self.root, &env, self.timeout)?;
+                    if !f.status.success() {
+                        return Err(format!(
+                            "oracle ({oracle:?}) exited with {}: {}",
+                            f.status,
+                            excerpt(&f.stderr)
+                        ));
+                    }
+                    if f.stdout.trim().is_empty() {
+                        return Err(format!("oracle ({oracle:?}) printed nothing"));
+                    }
+                    if f.stdout.contains("MISMATCH") {
+                        return Err(format!(
+                            "oracle ({oracle:?}) reports a wrong result: {}",
+                            excerpt(&f.stdout)
+                        ));
+                    }
+                    Ok(f.stdout)
+                });
+                if let Err(e) = &result {
+                    self.failures.push(format!("{} {:?}: {e}", p.name, size));
+                }
+                self.expected.insert((p.name.clone(), size), result);
+            }
+        }
+    }
+
+    /// One timed run of a configuration; records its time or its failure.
+    fn run_one(&mut self, pi: usize, config: Config, size: Size) {
+        let p = &self.programs[pi];
+        let key = (p.name.clone(), config, size);
+        let outcome = (|| {
+            let expected = match self.expected.get(&(p.name.clone(), size)) {
+                Some(Ok(s)) => s.clone(),
+                Some(Err(_)) | None => return Err("no oracle output".to_string()),
+            };
+            let exe = self.exe(&p.name, config.build())?;
+            let mut argv = vec![exe.display().to_string()];
+            argv.extend(p.args(size).iter().cloned());
+            let n = config.threads().to_string();
+            let env = [("PARC_NUM_THREADS", n.clone()), ("OMP_NUM_THREADS", n)];
+            let f = run_process(&argv, &self.root, &env, self.timeout)?;
+            if !f.status.success() {
+                return Err(format!("exited with {}: {}", f.status, excerpt(&f.stderr)));
+            }
+            if f.stdout != expected {
+                return Err(format!(
+                    "OUTPUT MISMATCH\n    expected ({:?}): {}\n    got: {}",
+                    p.oracle(),
+                    excerpt(&expected),
+                    excerpt(&f.stdout)
+                ));
+            }
+            Ok(f.secs)
+        })();
+        let samples = self.results.entry(key).or_default();
+        match outcome {
+            Ok(secs) => {
+                eprintln!(
+                    "parc-bench:   {:<11} {:<12} {:?}: {} ms",
+                    p.name,
+                    config.label(),
+                    size,
+                    fmt_ms(secs)
+                );
+                samples.times.push(secs);
+            }
+            Err(e) => {
+                eprintln!(
+                    "parc-bench:   {:<11} {:<12} {:?}: FAILED: {e}",
+                    p.name,
+                    config.label(),
+                    size
+                );
+                if samples.failure.is_none() {
+                    self.failures.push(format!(
+                        "{} [{}, args {}]: {e}",
+                        p.name,
+                        config.label(),
+                        p.args(size).join(" ")
+                    ));
+                    samples.failure = Some(e);
+                }
+            }
+        }
+    }
+
+    /// Every configuration `reps` times, round-robin (rep 1 of everything,
+    /// then rep 2, ...) so that slow drifts of the machine hit all alike.
+    fn run_all(&mut self) {
+        let mut jobs = Vec::new();
+        for (i, p) in self.programs.iter().enumerate() {
+            for size in Harness::sizes(p) {
+                for c in Harness::configs_at(p, size) {
+                    jobs.push((i, c, size));
+                }
+            }
+        }
+        for rep in 0..self.reps {
+            eprintln!("parc-bench: repetition {}/{}", rep + 1, self.reps);
+            for &(i, c, size) in &jobs {
+                let key = (self.programs[i].name.clone(), c, size);
+                if self.results.get(&key).is_some_and(|s| s.failure.is_some()) {
+                    continue;
+                }
+                self.run_one(i, c, size);
+            }
+        }
+    }
+
+    fn program(&self, name: &str) -> Option<&Program> {
+        self.programs.iter().find(|p| p.name == name)
+    }
+
+    /// The median time of a configuration; `None` if it failed or did not
+    /// run.
+    fn med(&self, prog: &str, config: Config, size: Size) -> Option<f64> {
+        let s = self.results.get(&(prog.to_string(), config, size))?;
+        if s.failure.is_some() {
+            return None;
+        }
+        median(&s.times)
+    }
+
+    /// A table cell for a configuration's median.
+    fn cell(&self, prog: &str, config: Config, size: Size) -> String {
+        match self.results.get(&(prog.to_string(), config, size)) {
+            Some(s) if s.failure.as_deref().is_some_and(|f| f.contains("MISMATCH")) => {
+                "**MISMATCH**".into()
+            }
+            Some(s) if s.failure.is_some() => "**FAILED**".into(),
+            Some(s) => median(&s.times).map(fmt_ms).unwrap_or_else(|| "-".into()),
+            None => "-".into(),
+        }
+    }
+}
+
+fn ratio_cell(num: Option<f64>, den: Option<f64>) -> (String, Option<f64>) {
+    match (num, den) {
+        (Some(a), Some(b)) if b > 0.0 => {
+            let r = a / b;
+            (fmt_ratio(r), Some(r))
+        }
+        _ => ("-".into(), None),
+    }
+}
+
+/// Rayon's fib with `join` at every level (the second closure may be
+/// stolen: the analogue of a spawn).
+fn fib_join(n: u32) -> u64 {
+    if n < 2 {
+        return n as u64;
+    }
+    let (a, b) = rayon_core::join(|| fib_join(n - 1), || fib_join(n - 2));
+    a + b
+}
+
+fn fib_seq(n: u32) -> u64 {
+    if n < 2 {
+        return n as u64;
+    }
+    fib_seq(n - 1) + fib_seq(n - 2)
+}
+
+/// Median seconds of rayon fib(n) on a 1- and a 2-thread pool and of the
+/// serial Rust fib, each timed in-process, `reps` times round-robin.
+struct RayonTimes {
+    join1: f64,
+    join2: f64,
+    serial: f64,
+}
+
+fn time_rayon(n: u32, reps: usize) -> Result<RayonTimes, String> {
+    let pool = |threads| {
+        rayon_core::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .map_err(|e| format!("rayon pool: {e}"))
+    };
+    let (p1, p2) = (pool(1)?, pool(WORKERS)?);
+    let expect = report::fib(n);
+    let timed = |f: &dyn Fn() -> u64| -> Result<f64, String> {
+        let start = Instant::now();
+        let r = f();
+        let secs = start.elapsed().as_secs_f64();
+        if r != expect {
+            return Err(format!("rayon fib({n}) = {r}, expected {expect}"));
+        }
+        Ok(secs)
+    };
+    let join1 = || p1.install(|| fib_join(std::hint::black_box(n)));
+    let join2 = || p2.install(|| fib_join(std::hint::black_box(n)));
+    let serial = || fib_seq(std::hint::black_box(n));
+    // warm-up: start the pools' threads
+    timed(&join1)?;
+    timed(&join2)?;
+    let (mut t1, mut t2, mut ts) = (Vec::new(), Vec::new(), Vec::new());
+    for _ in 0..reps {
+        t1.push(timed(&join1)?);
+        t2.push(timed(&join2)?);
+        ts.push(timed(&serial)?);
+    }
+    eprintln!("parc-bench: rayon fib({n}) done");
+    Ok(RayonTimes {
+        join1: median(&t1).unwrap_or(f64::NAN),
+        join2: median(&t2).unwrap_or(f64::NAN),
+        serial: median(&ts).unwrap_or(f64::NAN),
+    })
+}
+
+/// Compile times: medians of whole `parc build` / `gcc` processes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum CompileJob {
+    ParcExe,
+    ParcObj,
+    GccExe,
+    GccObj,
+}
+
+impl CompileJob {
+    fn command(self, tools: &Tools, src: &str, out: &str) -> Vec<String> {
+        let s = |x: &str| x.to_string();
+        match self {
+            CompileJob::ParcExe => vec![
+                tools.parc.display().to_string(),
+                s("build"),
+                s("--O2"),
+                s(src),
+                s("-o"),
+                s(out),
+            ],
+            CompileJob::ParcObj => vec![
+                tools.parc.display().to_string(),
+                s("build"),
+                s("--O2"),
+                s("--emit"),
+                s("obj"),
+                s(src),
+                s("-o"),
+                s(out),
+            ],
+            CompileJob::GccExe => {
+                let mut v = vec![tools.cc.clone()];
+                v.extend(
+                    [
+                        "-O2",
+                        "-fwrapv",
+                        "-include",
+                        "include/parc.h",
+                        "-x",
+                        "c",
+                        src,
+                        "-lm",
+                    ]
+                    .map(String::from),
+                );
+                v.extend([s("-o"), s(out)]);
+                v
+            }
+            CompileJob::GccObj => {
+                let mut v = vec![tools.cc.clone()];
+                v.extend(
+                    [
+                        "-O2",
+                        "-fwrapv",
+                        "-include",
+                        "include/parc.h",
+                        "-x",
+                        "c",
+                        "-c",
+                        src,
+                    ]
+                    .map(String::from),
+                );
+                v.extend([s("-o"), s(out)]);
+                v
+            }
+        }
+    }
+}
+
+/// (pass, median seconds), in the order parc prints them.
+type PassTimes = Vec<(String, f64)>;
+
+struct CompileTimes {
+    times: HashMap<(String, CompileJob), Result<Vec<f64>, String>>,
+    /// The file broken down by pass, and median seconds per pass (in the
+    /// order parc prints them).
+    passes: Option<(String, Result<PassTimes, String>)>,
+}
+
+fn time_compiles(h: &mut Harness) -> CompileTimes {
+    let mut times: HashMap<(String, CompileJob), Result<Vec<f64>, String>> = HashMap::new();
+    let jobs = [
+        CompileJob::ParcExe,
+        CompileJob::ParcObj,
+        CompileJob::GccExe,
+        CompileJob::GccObj,
+    ];
+    eprintln!("parc-bench: compile times");
+    for _ in 0..h.reps {
+        for p in &h.programs {
+            for job in jobs {
+                if p.kernels && matches!(job, CompileJob::GccExe | CompileJob::GccObj) {
+                    continue;
+                }
+                let key = (p.name.clone(), job);
+                if matches!(times.get(&key), Some(Err(_))) {
+                    continue;
+                }
+                let out = h.scratch.join(format!("compile-{}-{job:?}", p.name));
+                let argv = job.command(&h.tools, &p.path, &out.display().to_string());
+                let r = match run_process(&argv, &h.root, &[], h.timeout) {
+                    Ok(f) if f.status.success() => Ok(f.secs),
+                    Ok(f) => Err(format!("{} failed: {}", argv.join(" "), excerpt(&f.stderr))),
+                    Err(e) => Err(e),
+                };
+                match r {
+                    Ok(secs) => {
+                        if let Ok(v) = times.entry(key).or_insert_with(|| Ok(Vec::new())) {
+                            v.push(secs);
+                        }
+                    }
+                    Err(e) => {
+                        h.failures.push(format!("compile time, {}: {e}", p.name));
+                        times.insert(key, Err(e));
+                    }
+                }
+            }
+        }
+    }
+    // per-pass breakdown of the largest file
+    let passes = h.programs.iter().max_by_key(|p| p.bytes).map(|p| {
+        let out = h.scratch.join("compile-passes");
+        let mut argv = CompileJob::ParcExe.command(&h.tools, &p.path, &out.display().to_string());
+        argv.insert(3, "--time-passes".into());
+        let mut per_pass: Vec<(String, Vec<f64>)> = Vec::new();
+        let mut error = None;
+        for _ in 0..h.reps {
+            match run_process(&argv, &h.root, &[], h.timeout) {
+                Ok(f) if f.status.success() => {
+                    for (pass, secs) in parse_time_passes(&f.stderr) {
+                        match per_pass.iter_mut().find(|(n, _)| *n == pass) {
+                            Some((_, v)) => v.push(secs),
+                            None => per_pass.push((pass, vec![secs])),
+                        }
+                    }
+                }
+                Ok(f) => {
+                    error = Some(format!("{} failed: {}", argv.join(" "), excerpt(&f.stderr)));
+                    break;
+                }
+                Err(e) => {
+                    error = Some(e);
+                    break;
+                }
+            }
+        }
+        let result = match error {
+            Some(e) => {
+                h.failures.push(format!("--time-passes on {}: {e}", p.name));
+                Err(e)
+            }
+            None => Ok(per_pass
+                .into_iter()
+                .map(|(n, v)| (n, median(&v).unwrap_or(f64::NAN)))
+                .collect()),
+        };
+        (p.path.clone(), result)
+    });
+    CompileTimes { times, passes }
+}
+
+/// The report, in Markdown.
+fn render(
+    h: &Harness,
+    cli: &Cli,
+    rayon: Option<&Result<RayonTimes, String>>,
+    compile: &CompileTimes,
+) -> String {
+    let mut md = String::new();
+    let w = &mut md;
+    let _ = writeln!(w, "# parc benchmarks\n");
+    let dirty = probe(&["git", "status", "--porcelain"]).lines().count();
+    let _ = writeln!(
+        w,
+        "- date: {}\n- machine: {} CPUs (`nproc`), {}; load average (1/5/15 min) at start {}, at end {}\n- parc: `{}` at git {}{}\n- C compiler: {}\n- {} repetitions of every configuration{}; times are medians of whole processes (wall clock, start to exit), ratios are of medians from this run only\n",
+        probe(&["date", "-u", "+%Y-%m-%d %H:%M:%S UTC"]),
+        probe(&["nproc"]),
+        cpu_model(),
+        h.load_start,
+        loadavg(),
+        h.tools.parc.display(),
+        probe(&["git", "rev-parse", "--short", "HEAD"]),
+        if dirty > 0 {
+            format!(" (+{dirty} uncommitted changes in the tree)")
+        } else {
+            String::new()
+        },
+        probe(&[&h.tools.cc, "--version"])
+            .lines()
+            .next()
+            .unwrap_or("?"),
+        h.reps,
+        if cli.quick {
+            " (--quick: small sizes, a smoke test of the harness, not a measurement)"
+        } else {
+            ""
+        },
+    );
+
+    // ---- legend -------------------------------------------------------------
+    let _ = writeln!(w, "## Configurations\n");
+    let _ = writeln!(
+        w,
+        "`B` is `bench/programs/B.pc`, `ARGS` its arguments (below). Commands run in the workspace root; `PARC` is the parc above.\n"
+    );
+    let legend_tools = Tools {
+        parc: PathBuf::from("PARC"),
+        cc: h.tools.cc.clone(),
+    };
+    let mut legend = Table::new(&["config", "build", "run"]).with_align(&[Align::Left; 3]);
+    for c in Config::ALL {
+        let cmd = c
+            .build()
+            .command(
+                &legend_tools,
+                "bench/programs/B.pc",
+                &format!("B.{}", c.build().suffix()),
+            )
+            .join(" ");
+        let run = format!(
+            "PARC_NUM_THREADS={n} OMP_NUM_THREADS={n} ./B.{} ARGS",
+            c.build().suffix(),
+            n = c.threads()
+        );
+        legend.row([
+            format!("`{}`", c.label()),
+            format!("`{cmd}`"),
+            format!("`{run}`"),
+        ]);
+    }
+    let oracle = Build::ParcO0Serial
+        .command(&legend_tools, "bench/programs/B.pc", "B.O0serial")
+        .join(" ");
+    legend.row([
+        "oracle (kernels)".to_string(),
+        format!("`{oracle}`"),
+        "`PARC_NUM_THREADS=1 ./B.O0serial ARGS`".to_string(),
+    ]);
+    let _ = writeln!(w, "{}", legend.render());
+    let _ = writeln!(
+        w,
+        "Every run's stdout must equal the `gcc` run's stdout (for programs with kernels, which gcc cannot build, the `oracle` run's), or the harness fails.\n"
+    );
+    let mut sizes = Table::new(&["benchmark", "kind", "lines", "ARGS"]).with_align(&[
+        Align::Left,
+        Align::Left,
+        Align::Right,
+        Align::Left,
+    ]);
+    for p in &h.programs {
+        let mut args = p.args.join(" ");
+        if let Some(half) = &p.half_args {
+            args.push_str(&format!(" (and {} for growth)", half.join(" ")));
+        }
+        sizes.row([p.name.clone(), p.kind().into(), p.lines.to_string(), args]);
+    }
+    let _ = writeln!(w, "{}", sizes.render());
+
+    let names: Vec<&str> = h.programs.iter().map(|p| p.name.as_str()).collect();
+    let gcc_progs: Vec<&Program> = h.programs.iter().filter(|p| !p.kernels).collect();
+    let parallel_progs: Vec<&Program> = h
+        .programs
+        .iter()
+        .filter(|p| p.parallel_for || p.spawns || p.kernels)
+        .collect();
+    let m = Size::Main;
+
+    // ---- 1. serial ----------------------------------------------------------
+    let _ = writeln!(
+        w,
+        "## 1. Serial: parc -O2 --serial (1 worker) vs gcc -O2\n\nTarget (issue): parc within 1.2x of gcc, geometric mean.\n"
+    );
+    let mut t = Table::new(&[
+        "benchmark",
+        "gcc -O2 (ms)",
+        "parc --serial (ms)",
+        "parc/gcc",
+        "≤ 1.2",
+    ]);
+    let mut ratios = Vec::new();
+    for p in &gcc_progs {
+        let (r, rv) = ratio_cell(
+            h.med(&p.name, Config::Serial, m),
+            h.med(&p.name, Config::Gcc, m),
+        );
+        ratios.push(rv);
+        t.row([
+            p.name.clone(),
+            h.cell(&p.name, Config::Gcc, m),
+            h.cell(&p.name, Config::Serial, m),
+            r,
+            rv.map(|r| verdict(r, 1.2, false).to_string())
+                .unwrap_or_default(),
+        ]);
+    }
+    if !gcc_progs.is_empty() {
+        // normalize measures LICM (an O(n²) -> O(n) change) rather than code
+        // quality, so the geomean is also given without it
+        let mut geo = |label: &str, skip: Option<&str>| {
+            let picked: Vec<Option<f64>> = gcc_progs
+                .iter()
+                .zip(&ratios)
+                .filter(|(p, _)| Some(p.name.as_str()) != skip)
+                .map(|(_, r)| *r)
+                .collect();
+            let all: Vec<f64> = picked.iter().flatten().copied().collect();
+            let g = (all.len() == picked.len()).then(|| geomean(&all)).flatten();
+            t.row([
+                label.to_string(),
+                String::new(),
+                String::new(),
+                g.map(fmt_ratio).unwrap_or_else(|| "-".into()),
+                g.map(|g| verdict(g, 1.2, false).to_string())
+                    .unwrap_or_default(),
+            ]);
+        };
+        geo("**geomean**", None);
+        if gcc_progs.len() > 1 && gcc_progs.iter().any(|p| p.name == "normalize") {
+            geo("geomean without normalize", Some("normalize"));
+        }
+    }
+    let _ = writeln!(w, "{}", t.render());
+    if names.contains(&"kernel") {
+        let _ = writeln!(w, "kernel: gcc cannot build kernels; see tables 3 and 6.\n");
+    }
+
+    // ---- 2. parallel --------------------------------------------------------
+    let _ = writeln!(
+        w,
+        "## 2. Parallel: parc -O2 at {WORKERS} workers vs gcc -O2 -fopenmp at {WORKERS} threads\n\nTarget: parc at least as fast (ratio ≤ 1.0).\n"
+    );
+    let mut t = Table::new(&[
+        "benchmark",
+        "gcc -fopenmp (ms)",
+        "parc (ms)",
+        "parc/gcc",
+        "≤ 1.0",
+        "note",
+    ])
+    .with_align(&[
+        Align::Left,
+        Align::Right,
+        Align::Right,
+        Align::Right,
+        Align::Right,
+        Align::Left,
+    ]);
+    for p in gcc_progs.iter().filter(|p| p.parallel_for || p.spawns) {
+        let (r, rv) = ratio_cell(
+            h.med(&p.name, Config::Par2, m),
+            h.med(&p.name, Config::Omp2, m),
+        );
+        let note = if p.spawns && !p.parallel_for {
+            "gcc runs the serial projection (spawn = call): no parallelism on its side"
+        } else {
+            ""
+        };
+        t.row([
+            p.name.clone(),
+            h.cell(&p.name, Config::Omp2, m),
+            h.cell(&p.name, Config::Par2, m),
+            r,
+            rv.map(|r| verdict(r, 1.0, false).to_string())
+                .unwrap_or_default(),
+            note.to_string(),
+        ]);
+    }
+    let _ = writeln!(w, "{}", t.render());
+    if names.contains(&"kernel") {
+        let _ = writeln!(
+            w,
+            "kernel: no gcc build (kernels); parc only, in tables 3 and 6.\n"
+        );
+    }
+
+    // ---- 3. work efficiency and speedup ---------------------------------------
+    let _ = writeln!(
+        w,
+        "## 3. Work efficiency T_S/T_1 and {WORKERS}-worker speedup T_1/T_2 (parc -O2)\n\nT_S: `--serial` build (spawn = call); T_1, T_2: the parallel build at 1 and 2 workers. Targets: T_S/T_1 ≥ 0.97 on parallel_for code; T_1/T_2 ≥ 1.8.\n"
+    );
+    let mut t = Table::new(&[
+        "benchmark",
+        "T_S (ms)",
+        "T_1 (ms)",
+        "T_2 (ms)",
+        "T_S/T_1",
+        "≥ 0.97",
+        "T_1/T_2",
+        "≥ 1.8",
+    ]);
+    for p in &parallel_progs {
+        let (ts, t1, t2) = (
+            h.med(&p.name, Config::Serial, m),
+            h.med(&p.name, Config::Par1, m),
+            h.med(&p.name, Config::Par2, m),
+        );
+        let (eff, effv) = ratio_cell(ts, t1);
+        let (sp, spv) = ratio_cell(t1, t2);
+        let eff_verdict = if p.parallel_for && !p.spawns && !p.kernels {
+            effv.map(|r| verdict(r, 0.97, true).to_string())
+                .unwrap_or_default()
+        } else {
+            "(n/a)".to_string()
+        };
+        t.row([
+            p.name.clone(),
+            h.cell(&p.name, Config::Serial, m),
+            h.cell(&p.name, Config::Par1, m),
+            h.cell(&p.name, Config::Par2, m),
+            eff,
+            eff_verdict,
+            sp,
+            spv.map(|r| verdict(r, 1.8, true).to_string())
+                .unwrap_or_default(),
+        ]);
+    }
+    let _ = writeln!(w, "{}", t.render());
+    let _ = writeln!(
+        w,
+        "(n/a): the work-efficiency target is for parallel_for code; fib's T_S/T_1 is its spawn overhead (table 4).\n"
+    );
+
+    // ---- 4. spawn cost -------------------------------------------------------
+    let _ = writeln!(w, "## 4. Spawn cost: fib(n) with a spawn at every level\n");
+    let fib_n = h
+        .program("fib")
+        .and_then(|p| p.args.first()?.parse::<u32>().ok());
+    let mut t = Table::new(&[
+        "implementation",
+        "fib with spawn (ms)",
+        "serial fib (ms)",
+        "spawns",
+        "ns per spawn",
+        "speedup vs 1 worker",
+    ])
+    .with_align(&[
+        Align::Left,
+        Align::Right,
+        Align::Right,
+        Align::Right,
+        Align::Right,
+        Align::Right,
+    ]);
+    if let Some(n) = fib_n {
+        let spawns = spawn_count(n);
+        let ns = |a: Option<f64>, b: Option<f64>| match (a, b) {
+            (Some(a), Some(b)) => ns_per_spawn(a, b, spawns)
+                .map(|x| format!("{x:.1}"))
+                .unwrap_or_default(),
+            _ => "-".into(),
+        };
+        let has_serial = h.program("fib_serial").is_some();
+        let ser_cell = |c: Config| {
+            if has_serial {
+                h.cell("fib_serial", c, m)
+            } else {
+                "-".into()
+            }
+        };
+        let (p1, p2, ps) = (
+            h.med("fib", Config::Par1, m),
+            h.med("fib", Config::Par2, m),
+            h.med("fib_serial", Config::Par1, m),
+        );
+        t.row([
+            "parc -O2, 1 worker (fib.pc vs fib_serial.pc)".to_string(),
+            h.cell("fib", Config::Par1, m),
+            ser_cell(Config::Par1),
+            spawns.to_string(),
+            ns(p1, ps),
+            String::new(),
+        ]);
+        t.row([
+            format!("parc -O2, {WORKERS} workers"),
+            h.cell("fib", Config::Par2, m),
+            ser_cell(Config::Par1),
+            spawns.to_string(),
+            String::new(),
+            ratio_cell(p1, p2).0,
+        ]);
+        t.row([
+            "parc -O2 --serial fib.pc (spawn = call)".to_string(),
+            h.cell("fib", Config::Serial, m),
+            ser_cell(Config::Par1),
+            "0".to_string(),
+            String::new(),
+            String::new(),
+        ]);
+        match rayon {
+            Some(Ok(r)) => {
+                t.row([
+                    "rust rayon_core::join, 1-thread pool".to_string(),
+                    fmt_ms(r.join1),
+                    fmt_ms(r.serial),
+                    spawns.to_string(),
+                    ns(Some(r.join1), Some(r.serial)),
+                    String::new(),
+                ]);
+                t.row([
+                    format!("rust rayon_core::join, {WORKERS}-thread pool"),
+                    fmt_ms(r.join2),
+                    fmt_ms(r.serial),
+                    spawns.to_string(),
+                    String::new(),
+                    ratio_cell(Some(r.join1), Some(r.join2)).0,
+                ]);
+            }
+            Some(Err(e)) => {
+                t.row(["rayon".to_string(), format!("**FAILED**: {e}")]);
+            }
+            None => {}
+        }
+        t.row([
+            "gcc -O2 (serial projection of fib.pc)".to_string(),
+            h.cell("fib", Config::Gcc, m),
+            ser_cell(Config::Gcc),
+            "0".to_string(),
+            String::new(),
+            String::new(),
+        ]);
+        let _ = writeln!(
+            w,
+            "n = {n}; spawns = calls with n ≥ 2 = fib(n+1) − 1 = {spawns}. ns per spawn = (T_spawn − T_serial) / spawns, on 1 worker/thread. parc and gcc times are whole processes (start-up included on both sides of the difference); rayon is timed in-process (after a warm-up run).\n"
+        );
+        let _ = writeln!(w, "{}", t.render());
+    } else {
+        let _ = writeln!(w, "(fib not run)\n");
+    }
+
+    // ---- 5. compile time -----------------------------------------------------
+    let _ = writeln!(
+        w,
+        "## 5. Compile time (median of {} runs of each compiler process)\n",
+        h.reps
+    );
+    let ct = |prog: &str, job: CompileJob| -> (String, Option<f64>) {
+        match compile.times.get(&(prog.to_string(), job)) {
+            Some(Ok(v)) => match median(v) {
+                Some(x) => (fmt_ms(x), Some(x)),
+                None => ("-".into(), None),
+            },
+            Some(Err(_)) => ("**FAILED**".into(), None),
+            None => ("n/a".into(), None),
+        }
+    };
+    let mut t = Table::new(&[
+        "file",
+        "lines",
+        "parc build -O2 exe (ms)",
+        "gcc -O2 exe (ms)",
+        "parc/gcc",
+        "parc --emit obj (ms)",
+        "gcc -O2 -c (ms)",
+        "parc/gcc",
+    ]);
+    for p in &h.programs {
+        let (pe, pev) = ct(&p.name, CompileJob::ParcExe);
+        let (ge, gev) = ct(&p.name, CompileJob::GccExe);
+        let (po, pov) = ct(&p.name, CompileJob::ParcObj);
+        let (go, gov) = ct(&p.name, CompileJob::GccObj);
+        t.row([
+            p.path.clone(),
+            p.lines.to_string(),
+            pe,
+            ge,
+            ratio_cell(pev, gev).0,
+            po,
+            go,
+            ratio_cell(pov, gov).0,
+        ]);
+    }
+    let _ = writeln!(w, "{}", t.render());
+    let _ = writeln!(
+        w,
+        "Exe columns include linking (parc links the runtime library with `cc`); obj columns are the compilers alone.\n"
+    );
+    if let Some((file, passes)) = &compile.passes {
+        let _ = writeln!(
+            w,
+            "Per-pass breakdown, `parc build --O2 --time-passes {file}` (median of {} runs):\n",
+            h.reps
+        );
+        match passes {
+            Ok(passes) => {
+                let mut t = Table::new(&["pass", "ms"]);
+                for (pass, secs) in passes {
+                    t.row([pass.clone(), format!("{:.3}", secs * 1e3)]);
+                }
+                let total: f64 = passes.iter().map(|(_, s)| s).sum();
+                t.row(["**total**".to_string(), format!("{:.3}", total * 1e3)]);
+                let _ = writeln!(w, "{}", t.render());
+            }
+            Err(e) => {
+                let _ = writeln!(w, "**FAILED**: {e}\n");
+            }
+        }
+    }
+
+    // ---- 6. optimization levels ------------------------------------------------
+    let _ = writeln!(
+        w,
+        "## 6. Optimization levels: parc -O0/-O1/-O2 ({WORKERS} workers) vs gcc -O2 -fopenmp ({WORKERS} threads)\n"
+    );
+    let mut t = Table::new(&[
+        "benchmark",
+        "gcc -fopenmp (ms)",
+        "parc -O0 (ms)",
+        "parc -O1 (ms)",
+        "parc -O2 (ms)",
+        "O0/gcc",
+        "O1/gcc",
+        "O2/gcc",
+    ]);
+    for p in &h.programs {
+        let gcc = h.med(&p.name, Config::Omp2, m);
+        let r = |c: Config| {
+            if p.kernels {
+                "n/a".to_string()
+            } else {
+                ratio_cell(h.med(&p.name, c, m), gcc).0
+            }
+        };
+        t.row([
+            p.name.clone(),
+            if p.kernels {
+                "n/a (kernels)".to_string()
+            } else {
+                h.cell(&p.name, Config::Omp2, m)
+            },
+            h.cell(&p.name, Config::O0Par2, m),
+            h.cell(&p.name, Config::O1Par2, m),
+            h.cell(&p.name, Config::Par2, m),
+            r(Config::O0Par2),
+            r(Config::O1Par2),
+            r(Config::Par2),
+        ]);
+    }
+    let _ = writeln!(w, "{}", t.render());
+    if let Some(p) = h.program("normalize").filter(|p| p.half_args.is_some()) {
+        let half = p.args(Size::Half).join(" ");
+        let full = p.args(Size::Main).join(" ");
+        let _ = writeln!(
+            w,
+            "normalize growth: time at n = {full} over time at n = {half}. ≈ 4 means O(n²) (mag() recomputed in every iteration); ≈ 2 or less means O(n) (mag() hoisted; at these sizes an O(n) run is mostly process start-up, so the factor can be near 1).\n"
+        );
+        let mut t = Table::new(&[
+            "configuration",
+            &format!("n = {half} (ms)"),
+            &format!("n = {full} (ms)"),
+            "growth",
+            "complexity",
+        ]);
+        for (label, c) in [
+            (format!("parc -O0, {WORKERS} workers"), Config::O0Par2),
+            (format!("parc -O1, {WORKERS} workers"), Config::O1Par2),
+            (format!("parc -O2, {WORKERS} workers"), Config::Par2),
+            ("gcc -O2 (serial)".to_string(), Config::Gcc),
+        ] {
+            let (g, gv) = ratio_cell(h.med(&p.name, c, Size::Main), h.med(&p.name, c, Size::Half));
+            let complexity = match gv {
+                Some(x) if x >= 3.0 => "O(n²)",
+                Some(_) => "O(n)",
+                None => "",
+            };
+            t.row([
+                label,
+                h.cell(&p.name, c, Size::Half),
+                h.cell(&p.name, c, Size::Main),
+                g,
+                complexity.to_string(),
+            ]);
+        }
+        let _ = writeln!(w, "{}", t.render());
+    }
+
+    // ---- failures ------------------------------------------------------------
+    if h.failures.is_empty() {
+        let _ = writeln!(
+            w,
+            "All runs printed the expected output; no build or run failed."
+        );
+    } else {
+        let _ = writeln!(w, "## FAILURES\n\n```");
+        for f in &h.failures {
+            let _ = writeln!(w, "{f}");
+        }
+        let _ = writeln!(w, "```");
+    }
+    md
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    // the workspace root: the current directory when it has the programs
+    // (a copied binary), else where this crate was compiled
+    let root = std::env::current_dir()
+        .ok()
+        .filter(|d| d.join("bench/programs").is_dir())
+        .unwrap_or_else(|| {
+            Path::new(env!("CARGO_MANIFEST_DIR"))
+                .parent()
+                .expect("bench/ is inside the workspace")
+                .to_path_buf()
+        });
+    let reps = cli.reps.unwrap_or(if cli.quick { 3 } else { 5 }).max(1);
+    let programs = match load_programs(&root, cli.quick, &cli.only) {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("parc-bench: error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let parc = match &cli.parc {
+        Some(p) => std::path::absolute(p).unwrap_or_else(|_| p.clone()),
+        None => match build_parc(&root) {
+            Ok(p) => p,
+            Err(e) => {
+                eprintln!("parc-bench: error: {e}");
+                return ExitCode::from(2);
+            }
+        },
+    };
+    let scratch = std::env::temp_dir().join(format!("parc-bench-{}", std::process::id()));
+    if let Err(e) = std::fs::create_dir_all(&scratch) {
+        eprintln!(
+            "parc-bench: error: cannot create {}: {e}",
+            scratch.display()
+        );
+        return ExitCode::from(2);
+    }
+    let mut h = Harness {
+        root: root.clone(),
+        scratch: scratch.clone(),
+        tools: Tools {
+            parc,
+            cc: cli.cc.clone(),
+        },
+        timeout: Duration::from_secs(cli.timeout.max(1)),
+        reps,
+        programs,
+        exes: HashMap::new(),
+        expected: HashMap::new(),
+        results: HashMap::new(),
+        failures: Vec::new(),
+        load_start: loadavg(),
+    };
+    h.build_all();
+    h.run_oracles();
+    h.run_all();
+    let rayon = h
+        .program("fib")
+        .and_then(|p| p.args.first()?.parse::<u32>().ok())
+        .map(|n| time_rayon(n, reps));
+    if let Some(Err(e)) = &rayon {
+        h.failures.push(format!("rayon fib: {e}"));
+    }
+    let compile = time_compiles(&mut h);
+    let md = render(&h, &cli, rayon.as_ref(), &compile);
+    let _ = std::fs::remove_dir_all(&scratch);
+    print!("{md}");
+    let out = cli
+        .out
+        .clone()
+        .unwrap_or_else(|| root.join("bench/results.md"));
+    match std::fs::write(&out, &md) {
+        Ok(()) => eprintln!("parc-bench: report written to {}", out.display()),
+        Err(e) => eprintln!("parc-bench: cannot write {}: {e}", out.display()),
+    }
+    if h.failures.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        eprintln!(
+            "parc-bench: {} FAILURE(S): see the FAILURES section of the report",
+            h.failures.len()
+        );
+        ExitCode::from(1)
+    }
+}

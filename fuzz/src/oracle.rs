@@ -1,0 +1,466 @@
+//! The oracles: one program through every configuration, outputs compared.
+//!
+//! The interpreter configurations run in this process (through
+//! `parc::compile` and `parc_ir::interp`, exactly what `parc run --interp`
+//! calls); native ones run the `parc` binary, because generated code
+//! prints through the C library to file descriptor 1 and may end the
+//! process on a fault; gcc builds run as executables.
+
+use crate::Program;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// How a run ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Status {
+    /// Exit status as the shell sees it (0..=255): `parc` exits 1 for a
+    /// rejected program or a run-time fault, 101 for an internal error.
+    Exit(i32),
+    /// Killed by a signal (a crash).
+    Signal(i32),
+    /// Still running after the time limit.
+    Timeout,
+    /// Could not be run: the gcc build failed, or the binary is missing.
+    NotRun(String),
+}
+
+impl std::fmt::Display for Status {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Status::Exit(c) => write!(f, "exit {c}"),
+            Status::Signal(s) => write!(f, "killed by signal {s}"),
+            Status::Timeout => write!(f, "timed out"),
+            Status::NotRun(why) => write!(f, "not run: {why}"),
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct Outcome {
+    pub status: Status,
+    pub stdout: String,
+    pub stderr: String,
+    pub time: Duration,
+}
+
+impl Outcome {
+    /// What must agree between configurations.
+    fn key(&self) -> (&Status, &str) {
+        (&self.status, &self.stdout)
+    }
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Kind {
+    Interp { opt: u8, verify_each: bool },
+    Parc { args: &'static [&'static str], threads: Option<&'static str> },
+    Gcc { openmp: bool, ubsan: bool },
+}
+
+/// One way of running a program.
+#[derive(Clone, Copy, Debug)]
+pub struct Config {
+    pub name: &'static str,
+    kind: Kind,
+}
+
+/// The reference comes first: the interpreter, unoptimized.
+pub const CONFIGS: [Config; 7] = [
+    Config { name: "interp-O0", kind: Kind::Interp { opt: 0, verify_each: false } },
+    Config { name: "interp-O2-verify-each", kind: Kind::Interp { opt: 2, verify_each: true } },
+    Config { name: "jit-O0", kind: Kind::Parc { args: &["--O0"], threads: None } },
+    Config { name: "jit-O2-2-workers", kind: Kind::Parc { args: &["--O2"], threads: Some("2") } },
+    Config { name: "serial-O2", kind: Kind::Parc { args: &["--serial", "--O2"], threads: None } },
+    Config { name: "gcc-O2", kind: Kind::Gcc { openmp: false, ubsan: false } },
+    Config { name: "gcc-O2-openmp", kind: Kind::Gcc { openmp: true, ubsan: false } },
+];
+
+/// An extra check of the generator itself (`--ubsan`): gcc's undefined
+/// behaviour and address sanitizers must stay silent.
+pub const UBSAN: Config = Config { name: "gcc-ubsan-asan", kind: Kind::Gcc { openmp: false, ubsan: true } };
+
+/// The math functions gcc folds with MPFR (correctly rounded) when their
+/// arguments are constants, where glibc at run time may differ in the last
+/// bit. Not folding them keeps the comparison about parc.
+const NO_FOLD: [&str; 14] = [
+    "sin", "cos", "tan", "tanh", "exp", "log", "pow", "sinf", "cosf", "tanf", "tanhf", "expf",
+    "logf", "powf",
+];
+
+/// Interpreter step limit: generated programs take well under a million.
+const MAX_STEPS: u64 = 2_000_000_000;
+
+/// Runs `program` in the interpreter in this process, as `parc run
+/// --interp` would, and reports what the command would have printed and
+/// returned.
+pub fn interp(program: &Program, opt_level: u8, verify_each: bool) -> Outcome {
+    let start = Instant::now();
+    let path = program.file_name();
+    let source = program.source.clone();
+    let mut args = vec![path.clone()];
+    args.extend(program.args.iter().cloned());
+    // The compiler's passes recurse over the program: give them a stack
+    // like the `parc` binary's own compiler thread does.
+    let worker = std::thread::Builder::new()
+        .stack_size(256 << 20)
+        .spawn(move || {
+            let options = parc::Options {
+                opt_level,
+                verify_each,
+                ..parc::Options::default()
+            };
+            let compiled = match parc::compile(&path, &source, &options) {
+                Ok(c) => c,
+                Err(e) => {
+                    let code = if e.internal { 101 } else { 1 };
+                    return (Status::Exit(code), Vec::new(), e.rendered);
+                }
+            };
+            let config = parc_ir::interp::Config {
+                args,
+                max_steps: Some(MAX_STEPS),
+                ..parc_ir::interp::Config::default()
+            };
+            let mut out = Vec::new();
+            match parc_ir::interp::run_main(&compiled.module, &config, &mut out) {
+                Ok(status) => (Status::Exit(i32::from(status as u8)), out, String::new()),
+                Err(err) => (Status::Exit(1), out, format!("{err}\n")),
+            }
+        });
+    let (status, stdout, stderr) = match worker.map(|h| h.join()) {
+        Ok(Ok(r)) => r,
+        Ok(Err(panic)) => {
+            let msg = panic
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_default();
+            (Status::Exit(101), Vec::new(), format!("parc panicked: {msg}\n"))
+        }
+        Err(e) => (Status::NotRun(format!("cannot start a thread: {e}")), Vec::new(), String::new()),
+    };
+    Outcome {
+        status,
+        stdout: String::from_utf8_lossy(&stdout).into_owned(),
+        stderr,
+        time: start.elapsed(),
+    }
+}
+
+/// Runs a command with a time limit, collecting its output.
+fn run_command(mut cmd: Command, limit: Duration) -> Outcome {
+    let start = Instant::now();
+    let mut child = match cmd
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+    {
+        Ok(c) => c,
+        Err(e) => {
+            return Outcome {
+                status: Status::NotRun(format!("cannot run {cmd:?}: {e}")),
+                stdout: String::new(),
+                stderr: String::new(),
+                time: start.elapsed(),
+            };
+        }
+    };
+    // Drain both pipes on threads: a child filling a pipe nobody reads
+    // would block forever.
+    fn drain<R: Read + Send + 'static>(pipe: Option<R>) -> std::thread::JoinHandle<Vec<u8>> {
+        std::thread::spawn(move || {
+            let mut bytes = Vec::new();
+            if let Some(mut p) = pipe {
+                let _ = p.read_to_end(&mut bytes);
+            }
+            bytes
+        })
+    }
+    let out = drain(child.stdout.take());
+    let err = drain(child.stderr.take());
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(s)) => break Some(s),
+            Ok(None) if start.elapsed() > limit => {
+                let _ = child.kill();
+                let _ = child.wait();
+                break None;
+            }
+            Ok(None) => std::thread::sleep(Duration::from_millis(2)),
+            Err(_) => break None,
+        }
+    };
+    let stdout = String::from_utf8_lossy(&out.join().unwrap_or_default()).into_owned();
+    let stderr = String::from_utf8_lossy(&err.join().unwrap_or_default()).into_owned();
+    let status = match status {
+        None => Status::Timeout,
+        Some(s) => match s.code() {
+            Some(c) => Status::Exit(c),
+            None => {
+                use std::os::unix::process::ExitStatusExt;
+                Status::Signal(s.signal().unwrap_or(0))
+            }
+        },
+    };
+    Outcome {
+        status,
+        stdout,
+        stderr,
+        time: start.elapsed(),
+    }
+}
+
+/// The result of checking one program.
+#[derive(Debug)]
+pub enum Verdict {
+    /// Every configuration printed the same and exited the same way.
+    Agree { outcomes: Vec<(&'static str, Outcome)> },
+    /// They did not, or the reference run did not end normally; `report`
+    /// says how, for people.
+    Mismatch { report: String, outcomes: Vec<(&'static str, Outcome)> },
+}
+
+impl Verdict {
+    pub fn outcomes(&self) -> &[(&'static str, Outcome)] {
+        match self {
+            Verdict::Agree { outcomes } | Verdict::Mismatch { outcomes, .. } => outcomes,
+        }
+    }
+}
+
+/// Where the tools are, and the limits.
+#[derive(Clone, Debug)]
+pub struct Oracles {
+    /// The `parc` binary.
+    pub parc: PathBuf,
+    /// `include/parc.h`.
+    pub prelude: PathBuf,
+    /// The C compiler, or None to skip the gcc configurations.
+    pub gcc: Option<PathBuf>,
+    /// Scratch directory for sources and executables (created on demand).
+    pub scratch: PathBuf,
+    /// Limit for each command.
+    pub timeout: Duration,
+    /// Also run the program built with gcc's sanitizers (checks the
+    /// generator's guarantees rather than parc).
+    pub ubsan: bool,
+}
+
+impl Oracles {
+    /// Oracles using `parc` and the prelude of the repository at `root`;
+    /// gcc if `gcc --version` runs.
+    pub fn new(parc: PathBuf, root: &Path) -> Oracles {
+        let gcc = Command::new("gcc")
+            .arg("--version")
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success())
+            .then(|| PathBuf::from("gcc"));
+        Oracles {
+            parc,
+            prelude: root.join("include").join("parc.h"),
+            gcc,
+            scratch: std::env::temp_dir().join(format!("parc-fuzz-{}", std::process::id())),
+            timeout: Duration::from_secs(60),
+            ubsan: false,
+        }
+    }
+
+    /// The configurations this checker runs.
+    pub fn configs(&self) -> Vec<Config> {
+        let mut v: Vec<Config> = CONFIGS
+            .iter()
+            .copied()
+            .filter(|c| self.gcc.is_some() || !matches!(c.kind, Kind::Gcc { .. }))
+            .collect();
+        if self.ubsan && self.gcc.is_some() {
+            v.push(UBSAN);
+        }
+        v
+    }
+
+    /// Runs one configuration.
+    pub fn run(&self, config: &Config, program: &Program) -> Outcome {
+        match config.kind {
+            Kind::Interp { opt, verify_each } => interp(program, opt, verify_each),
+            Kind::Parc { args, threads } => {
+                let file = match self.source_file(program) {
+                    Ok(f) => f,
+                    Err(o) => return o,
+                };
+                let mut cmd = Command::new(&self.parc);
+                cmd.args(["run", "--color=never"])
+                    .args(args)
+                    .arg(&file)
+                    .arg("--")
+                    .args(&program.args);
+                if let Some(n) = threads {
+                    cmd.env("PARC_NUM_THREADS", n);
+                }
+                run_command(cmd, self.timeout)
+            }
+            Kind::Gcc { openmp, ubsan } => {
+                let Some(gcc) = &self.gcc else {
+                    return not_run("no gcc");
+                };
+                let file = match self.source_file(program) {
+                    Ok(f) => f,
+                    Err(o) => return o,
+                };
+                let exe = self.scratch.join(format!("fuzz-{}-{}", program.seed, config.name));
+                let mut cmd = Command::new(gcc);
+                cmd.args(["-fwrapv", "-w"]);
+                if ubsan {
+                    cmd.args([
+                        "-O1",
+                        "-fsanitize=undefined,address,float-cast-overflow",
+                        "-fno-sanitize=shift-base",
+                        "-fno-sanitize-recover=all",
+                    ]);
+                } else {
+                    cmd.arg("-O2");
+                }
+                if openmp {
+                    cmd.arg("-fopenmp");
+                }
+                for f in NO_FOLD {
+                    cmd.arg(format!("-fno-builtin-{f}"));
+                }
+                cmd.arg("-include")
+                    .arg(&self.prelude)
+                    .args(["-x", "c"])
+                    .arg(&file)
+                    .arg("-lm")
+                    .arg("-o")
+                    .arg(&exe);
+                let build = run_command(cmd, self.timeout);
+                if build.status != Status::Exit(0) {
+                    return Outcome {
+                        status: Status::NotRun(format!("gcc failed ({})", build.status)),
+                        stdout: String::new(),
+                        stderr: build.stderr,
+                        time: build.time,
+                    };
+                }
+                let mut run = Command::new(&exe);
+                run.args(&program.args);
+                if ubsan {
+                    // Leaks are not undefined behaviour.
+                    run.env("ASAN_OPTIONS", "detect_leaks=0");
+                }
+                let mut out = run_command(run, self.timeout);
+                out.time += build.time;
+                let _ = std::fs::remove_file(&exe);
+                out
+            }
+        }
+    }
+
+    fn source_file(&self, program: &Program) -> Result<PathBuf, Outcome> {
+        // Written for every run: a reduced program keeps its seed's name.
+        let file = self.scratch.join(program.file_name());
+        std::fs::create_dir_all(&self.scratch)
+            .and_then(|()| std::fs::write(&file, &program.source))
+            .map_err(|e| not_run(&format!("cannot write {}: {e}", file.display())))?;
+        Ok(file)
+    }
+
+    /// Runs every configuration and compares them with the first, the
+    /// reference interpreter, which must end normally (exit 10..=73, as
+    /// every generated `main` does, with nothing on stderr).
+    pub fn check(&self, program: &Program) -> Verdict {
+        let configs = self.configs();
+        let mut outcomes: Vec<(&'static str, Outcome)> = Vec::new();
+        let reference = self.run(&configs[0], program);
+        let clean = matches!(reference.status, Status::Exit(10..=73)) && reference.stderr.is_empty();
+        outcomes.push((configs[0].name, reference));
+        if !clean {
+            let report = format!(
+                "seed {}: the reference run ({}) did not end normally: {}\n{}",
+                program.seed,
+                configs[0].name,
+                outcomes[0].1.status,
+                excerpt(&outcomes[0].1.stderr)
+            );
+            self.clean_up(program);
+            return Verdict::Mismatch { report, outcomes };
+        }
+        for c in &configs[1..] {
+            outcomes.push((c.name, self.run(c, program)));
+        }
+        self.clean_up(program);
+        let reference = &outcomes[0].1;
+        if outcomes.iter().all(|(_, o)| o.key() == reference.key()) {
+            return Verdict::Agree { outcomes };
+        }
+        let report = mismatch_report(program, &outcomes);
+        Verdict::Mismatch { report, outcomes }
+    }
+
+    fn clean_up(&self, program: &Program) {
+        let _ = std::fs::remove_file(self.scratch.join(program.file_name()));
+    }
+}
+
+fn not_run(why: &str) -> Outcome {
+    Outcome {
+        status: Status::NotRun(why.to_string()),
+        stdout: String::new(),
+        stderr: String::new(),
+        time: Duration::ZERO,
+    }
+}
+
+fn excerpt(text: &str) -> String {
+    const MAX: usize = 3000;
+    if text.len() <= MAX {
+        text.to_string()
+    } else {
+        let mut end = MAX;
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
+        format!("{}\n[... {} more bytes]\n", &text[..end], text.len() - end)
+    }
+}
+
+/// Which configurations agree with which, and how the others differ from
+/// the reference.
+fn mismatch_report(program: &Program, outcomes: &[(&'static str, Outcome)]) -> String {
+    let mut groups: Vec<(Vec<&str>, &Outcome)> = Vec::new();
+    for (name, o) in outcomes {
+        match groups.iter_mut().find(|(_, g)| g.key() == o.key()) {
+            Some((names, _)) => names.push(name),
+            None => groups.push((vec![name], o)),
+        }
+    }
+    let mut r = format!(
+        "seed {}: configurations disagree (args: {})\n",
+        program.seed,
+        program.args.join(" ")
+    );
+    for (names, o) in &groups {
+        r.push_str(&format!(
+            "  {}: {}, {} lines of output\n",
+            names.join(", "),
+            o.status,
+            o.stdout.lines().count()
+        ));
+    }
+    let reference = groups[0].1;
+    for (names, o) in &groups[1..] {
+        r.push_str(&format!("--- {} (reference)\n+++ {}\n", outcomes[0].0, names.join(", ")));
+        let diff = similar::TextDiff::from_lines(&reference.stdout, &o.stdout);
+        for hunk in diff.unified_diff().context_radius(1).iter_hunks() {
+            r.push_str(&hunk.to_string());
+        }
+        if !o.stderr.is_empty() {
+            r.push_str(&format!("stderr of {}:\n{}", names[0], excerpt(&o.stderr)));
+        }
+    }
+    r
+}

@@ -1,0 +1,890 @@
+//! `licm`: loop-invariant code motion, with Tapir's parallel-loop rule.
+//!
+//! Loops are visited innermost first (what an inner loop hoists into its
+//! preheader, inside the outer loop, may then leave the outer loop too).
+//! Every loop first gets a **preheader**: a block outside the loop whose
+//! only successor is the header, and the header's only predecessor from
+//! outside. Where there is none, one is made: a block taking the header's
+//! parameters, entered by every outside edge to the header (a loop whose
+//! header is entered by a `detach`, `reattach` or `sync` edge is left
+//! alone: those targets take no parameters and pair with other edges).
+//!
+//! # What moves
+//! An instruction of the loop whose operands are all *invariant* (defined
+//! outside the loop, or by an instruction already hoisted) moves to the
+//! preheader, in order, when one of these holds:
+//!
+//! 1. **Pure**: no memory access, no effect, cannot trap (arithmetic,
+//!    compares, casts, `select`, `ptradd`, constants, addresses, pure
+//!    intrinsics; a division by a non-zero constant). It is safe to run
+//!    even if the loop body never runs.
+//! 2. **Loads and read-only calls** (calls of functions that
+//!    [`modref`](crate::analysis::modref) finds read-only: no visible
+//!    write, no allocation, no side effect), when the value is the same in
+//!    every iteration (the *memory rule*) and it is safe to run it before
+//!    the loop (the *position rule*).
+//! 3. **Divisions that may trap**, under the position rule alone.
+//!
+//! Never moved: stores and every other instruction that writes memory or
+//! has an effect, `alloca`s (an `alloca` in a loop is a fresh object per
+//! iteration, and one in a task is that task's private object),
+//! terminators, and anything with a loop-variant operand.
+//!
+//! # The memory rule
+//! Let `R` be what the instruction reads (its address and size; for a call,
+//! the memory its pointer arguments reach, plus any memory if the callee
+//! reads through other pointers) and let the loop's *writes* be every
+//! instruction in it that may write memory (stores, `memcpy`/`memset`/
+//! `free`, writing calls, atomics, barriers, launches; task blocks are loop
+//! blocks, so writes inside tasks count). A write *conflicts* if alias
+//! analysis cannot prove it disjoint from `R`.
+//!
+//! - **Serial loops**: no write of the loop conflicts, and the loop holds
+//!   no `sync` at all. (A sync in the loop may wait for a task, spawned
+//!   before the loop or in an earlier iteration, that writes `R`: the value
+//!   read after it may differ from the one at the preheader. A read is
+//!   never moved across a sync.)
+//!
+//! - **Parallel loops — Tapir's rule.** Suppose every iteration that
+//!   passes the header's test runs a detach `D` whose task `T` is part of
+//!   the loop, the region of `D` is synced nowhere in the loop, and the
+//!   loop holds no other sync outside `T`. Then the tasks of all iterations
+//!   are *logically parallel*: task `k` runs in parallel with the
+//!   continuation of its detach, which contains every later iteration, and
+//!   nothing in the loop waits for it. ParC programs are race-free by
+//!   contract (LANGUAGE.md: reading a location that a logically parallel
+//!   strand writes is a determinacy race, undefined behaviour). Take an
+//!   instruction `X` in `T` that runs, in its iteration, before any write
+//!   of that iteration that may conflict with it: `X` is on `T`'s
+//!   straight-line start (see the position rule) and every conflicting
+//!   write of the loop lies in `T`, after `X` on that start or off it. In
+//!   iteration `k`, then, nothing has written `R` since the loop began:
+//!   not task `j != k` (that would race with `X` in task `k`), not task
+//!   `k` before `X` (there is no such write), not the loop's own control
+//!   code (conflicting writes are all in `T`). So `X` reads in every
+//!   iteration what it would read before the loop, and it is hoisted —
+//!   **even though the loop writes memory that may alias `R`**. This is
+//!   what turns `parallel_for (i) out[i] = in[i] / mag(in, n);` from
+//!   `O(n²)` into `O(n)`: `out` and `in` may alias, so the serial rule
+//!   refuses, but a write to `out[j]` that `mag` in another iteration
+//!   reads would be a race. In a serial loop the same call stays (a
+//!   filetest shows both). A call placed after a conflicting store in its
+//!   iteration's task stays too: that store happens before it.
+//!
+//! # The position rule
+//! A load may fault and a call may fault or never return, so neither may
+//! run where the original would not have. The *straight-line start* of a
+//! block is the block followed by the blocks it reaches through `jump`s to
+//! blocks with no other predecessor and through `detach`es into their
+//! tasks (a task runs whenever its detach does, in the serial
+//! projection). An instruction on a straight-line start, all of whose
+//! predecessors there always return and show nothing (no call, `exit`,
+//! barrier, launch, `printf` or division that may trap; a faulting load or
+//! store is undefined behaviour anyway), runs whenever the start's first
+//! block runs, and if it faults or never returns there, it would have at
+//! its old place too, with nothing visible happening in between.
+//! - On the header's straight-line start: it runs whenever the loop is
+//!   entered; it moves to the preheader.
+//! - On the straight-line start of the header's in-loop successor, when
+//!   the header is exactly `c = icmp a, b; brif c, body, exit`: it runs
+//!   whenever the loop runs at least once. It moves to a **guard** block
+//!   that only runs then: the preheader evaluates the header's test on the
+//!   loop's initial values and branches to the guard (which jumps to the
+//!   header) or straight to the exit (with the exit's arguments evaluated
+//!   on the initial values). The guard is made only if no value of the loop
+//!   is used outside it (the exit no longer sees the header's values on
+//!   that path). The header keeps only its compare and branch, the detach
+//!   block only its detach, and the task receives the hoisted value as an
+//!   SSA value defined before the detach — so the CPU backend still
+//!   recognizes the parallel loop (`backends/cpu/src/tapir/loops.rs`).
+//! - A load from an address inside an `alloca` or a global (in bounds)
+//!   cannot fault; under the serial memory rule it moves to the preheader
+//!   from anywhere in the loop.
+//!
+//! Nothing is moved into a task, and no memory operation crosses a sync:
+//! the preheader and guard are outside the loop, in the same task as its
+//! header, and the serial rule refuses loops with a sync.
+
+use crate::PassContext;
+use crate::analysis::alias::{AliasAnalysis, GlobalFacts, const_int, type_size};
+use crate::analysis::modref::{MemSet, ModRefAnalysis, inst_effects, may_overlap};
+use parc_ir::analysis::{FunctionAnalyses, Loop, LoopData, Task};
+use parc_ir::{
+    BinaryOp, Block, BlockCall, Function, Inst, InstKind, Intrinsic, Module, Type, Value, ValueDef,
+};
+use std::collections::{HashMap, HashSet};
+
+/// What one run did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Stats {
+    pub pure: u64,
+    pub loads: u64,
+    pub calls: u64,
+    /// Loads and calls hoisted by the parallel-loop rule (also counted in
+    /// `loads`/`calls`).
+    pub parallel: u64,
+    pub preheaders: u64,
+    pub guards: u64,
+}
+
+impl Stats {
+    fn changed(self) -> bool {
+        self.pure + self.loads + self.calls + self.preheaders + self.guards > 0
+    }
+
+    fn add(&mut self, o: Stats) {
+        self.pure += o.pure;
+        self.loads += o.loads;
+        self.calls += o.calls;
+        self.parallel += o.parallel;
+        self.preheaders += o.preheaders;
+        self.guards += o.guards;
+    }
+}
+
+pub fn run(module: &mut Module, ctx: &mut PassContext) -> bool {
+    let modref = ModRefAnalysis::compute(module);
+    let globals = GlobalFacts::new(module);
+    let mut stats = Stats::default();
+    let changed = crate::for_each_function(module, |f| {
+        let s = run_function(f, &globals, &modref);
+        stats.add(s);
+        s.changed()
+    });
+    ctx.count("licm.pure", stats.pure);
+    ctx.count("licm.loads", stats.loads);
+    ctx.count("licm.calls", stats.calls);
+    ctx.count("licm.parallel", stats.parallel);
+    ctx.count("licm.preheaders", stats.preheaders);
+    ctx.count("licm.guards", stats.guards);
+    changed
+}
+
+/// Runs LICM on one function.
+pub fn run_function(func: &mut Function, globals: &GlobalFacts, modref: &ModRefAnalysis) -> Stats {
+    let mut stats = Stats::default();
+    // Preheaders first, one at a time (each changes the CFG).
+    let mut refused: HashSet<Block> = HashSet::new();
+    loop {
+        let an = FunctionAnalyses::compute(func);
+        let missing = an
+            .loops
+            .loops()
+            .map(|l| an.loops.data(l))
+            .find(|d| d.preheader.is_none() && !refused.contains(&d.header))
+            .map(|d| d.header);
+        let Some(h) = missing else { break };
+        if insert_preheader(func, &an, h) {
+            stats.preheaders += 1;
+        } else {
+            refused.insert(h);
+        }
+    }
+
+    let mut an = FunctionAnalyses::compute(func);
+    let mut aa = modref.alias_analysis(func, globals);
+    let mut headers: Vec<(u32, Block)> = an
+        .loops
+        .loops()
+        .map(|l| (an.loops.data(l).depth, an.loops.data(l).header))
+        .collect();
+    headers.sort_by_key(|&(depth, _)| std::cmp::Reverse(depth));
+    let mut dirty = false;
+    for (_, h) in headers {
+        if dirty {
+            an = FunctionAnalyses::compute(func);
+            aa = modref.alias_analysis(func, globals);
+            dirty = false;
+        }
+        let Some(lp) = an.loops.loop_headed_by(h) else {
+            continue;
+        };
+        if an.loops.data(lp).preheader.is_none() {
+            continue;
+        }
+        let mut l = LoopLicm::new(func, &an, &aa, modref, lp);
+        l.run(func);
+        dirty |= l.stats.guards > 0;
+        stats.add(l.stats);
+    }
+    stats
+}
+
+/// Gives the loop headed by `h` a preheader (see the module doc).
+fn insert_preheader(func: &mut Function, an: &FunctionAnalyses, h: Block) -> bool {
+    let Some(lp) = an.loops.loop_headed_by(h) else {
+        return false;
+    };
+    let ld = an.loops.data(lp);
+    let outside: Vec<Block> = an
+        .cfg
+        .preds(h)
+        .iter()
+        .copied()
+        .filter(|&p| !ld.contains(p) && an.domtree.is_reachable(p))
+        .collect();
+    if outside.is_empty() {
+        return false;
+    }
+    for &p in &outside {
+        let ordinary = func
+            .terminator(p)
+            .is_some_and(|t| matches!(func.inst(t), InstKind::Jump(_) | InstKind::Brif { .. }));
+        if !ordinary {
+            return false;
+        }
+    }
+    let ph = func.create_block();
+    let params: Vec<Value> = func
+        .block_params(h)
+        .to_vec()
+        .into_iter()
+        .map(|p| {
+            let ty = func.value_type(p);
+            func.append_block_param(ph, ty)
+        })
+        .collect();
+    func.append_inst(ph, InstKind::Jump(BlockCall::new(h, params)), None);
+    let pos = func
+        .layout
+        .iter()
+        .position(|&b| b == h)
+        .unwrap_or(func.layout.len());
+    func.layout.insert(pos, ph);
+    for p in outside {
+        let t = func.terminator(p).expect("checked above");
+        func.inst_mut(t)
+            .map_successors(|b| if b == h { ph } else { b });
+    }
+    true
+}
+
+/// Where a hoisted instruction goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Dest {
+    /// The preheader: runs whenever the loop is entered.
+    Preheader,
+    /// The guard: runs when the loop runs at least once.
+    Guard,
+}
+
+/// Which memory rule allowed a hoist.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Rule {
+    Serial,
+    Parallel,
+}
+
+/// A straight-line start (see the module doc) and what it implies.
+struct Chain {
+    blocks: Vec<Block>,
+    dest: Dest,
+    /// The first detach on the chain whose task qualifies for the
+    /// parallel rule: its block and task.
+    parallel: Option<(Block, Task)>,
+}
+
+struct LoopLicm<'a> {
+    an: &'a FunctionAnalyses,
+    aa: &'a AliasAnalysis,
+    modref: &'a ModRefAnalysis,
+    ld: &'a LoopData,
+    preheader: Block,
+    guard: Option<Block>,
+    guard_refused: bool,
+    /// Current block of every placed instruction.
+    inst_block: HashMap<Inst, Block>,
+    /// The loop's writes: instruction, block, what it writes.
+    writes: Vec<(Inst, Block, MemSet)>,
+    /// Blocks of the loop ending in a sync.
+    syncs: Vec<Block>,
+    chains: Vec<Chain>,
+    stats: Stats,
+}
+
+impl<'a> LoopLicm<'a> {
+    fn new(
+        func: &Function,
+        an: &'a FunctionAnalyses,
+        aa: &'a AliasAnalysis,
+        modref: &'a ModRefAnalysis,
+        lp: Loop,
+    ) -> LoopLicm<'a> {
+        let ld = an.loops.data(lp);
+        let inst_block: HashMap<Inst, Block> = func.placed_insts().map(|(b, i)| (i, b)).collect();
+        let mut writes = Vec::new();
+        let mut syncs = Vec::new();
+        for &b in &ld.blocks {
+            for &i in func.block_insts(b) {
+                let e = inst_effects(modref, func, i);
+                if !e.writes.is_empty() {
+                    writes.push((i, b, e.writes));
+                }
+                if matches!(func.inst(i), InstKind::Sync { .. }) {
+                    syncs.push(b);
+                }
+            }
+        }
+        let mut l = LoopLicm {
+            an,
+            aa,
+            modref,
+            ld,
+            preheader: ld.preheader.expect("checked by the caller"),
+            guard: None,
+            guard_refused: false,
+            inst_block,
+            writes,
+            syncs,
+            chains: Vec::new(),
+            stats: Stats::default(),
+        };
+        let header = ld.header;
+        let mut chains = vec![l.chain(func, header, Dest::Preheader)];
+        if let Some(t) = func.terminator(header)
+            && let InstKind::Brif {
+                then_dest,
+                else_dest,
+                ..
+            } = func.inst(t)
+            && ld.contains(then_dest.block)
+            && !ld.contains(else_dest.block)
+            && an.cfg.preds(then_dest.block) == [header]
+        {
+            chains.push(l.chain(func, then_dest.block, Dest::Guard));
+        }
+        l.chains = chains;
+        l
+    }
+
+    /// The straight-line start of `start` within the loop.
+    fn chain(&self, func: &Function, start: Block, dest: Dest) -> Chain {
+        let mut blocks = vec![start];
+        let mut parallel = None;
+        let mut cur = start;
+        while let Some(t) = func.terminator(cur) {
+            let next = match func.inst(t) {
+                InstKind::Jump(d) => d.block,
+                InstKind::Detach { task, .. } => {
+                    if parallel.is_none() {
+                        parallel = self
+                            .an
+                            .tasks
+                            .task_of_detach(cur)
+                            .filter(|&tk| self.parallel_task(tk))
+                            .map(|tk| (cur, tk));
+                    }
+                    *task
+                }
+                _ => break,
+            };
+            if !self.ld.contains(next)
+                || next == self.ld.header
+                || self.an.cfg.preds(next) != [cur]
+                || blocks.contains(&next)
+            {
+                break;
+            }
+            blocks.push(next);
+            cur = next;
+        }
+        Chain {
+            blocks,
+            dest,
+            parallel,
+        }
+    }
+
+    /// Does the task qualify for the parallel rule: part of the loop, its
+    /// region synced nowhere in the loop, and no other sync of the loop
+    /// outside it?
+    fn parallel_task(&self, task: Task) -> bool {
+        let td = self.an.tasks.data(task);
+        td.blocks.iter().all(|&b| self.ld.contains(b))
+            && self
+                .an
+                .tasks
+                .region(td.region)
+                .syncs
+                .iter()
+                .all(|&b| !self.ld.contains(b))
+            && self.syncs.iter().all(|&b| td.contains(b))
+    }
+
+    fn is_invariant(&self, func: &Function, v: Value) -> bool {
+        let b = match func.value_def(v) {
+            ValueDef::Param(b, _) => Some(b),
+            ValueDef::Result(i) => self.inst_block.get(&i).copied(),
+        };
+        b.is_some_and(|b| !self.ld.contains(b))
+    }
+
+    fn run(&mut self, func: &mut Function) {
+        let ld = self.ld;
+        loop {
+            let mut progress = false;
+            for &b in &ld.blocks {
+                for inst in func.blocks[b].insts.clone() {
+                    if func.inst(inst).is_terminator() {
+                        continue;
+                    }
+                    let mut invariant = true;
+                    func.inst(inst)
+                        .for_each_operand(|v| invariant &= self.is_invariant(func, v));
+                    if !invariant {
+                        continue;
+                    }
+                    if let Some(dest) = self.decide(func, inst, b) {
+                        self.hoist(func, inst, b, dest);
+                        progress = true;
+                    }
+                }
+            }
+            if !progress {
+                break;
+            }
+        }
+    }
+
+    /// Where `inst` (in block `b`, with invariant operands) may go, if
+    /// anywhere; counts it.
+    fn decide(&mut self, func: &mut Function, inst: Inst, b: Block) -> Option<Dest> {
+        let kind = func.inst(inst).clone();
+        let speculatable = !kind.has_side_effects()
+            && !kind.may_read_memory()
+            && !matches!(kind, InstKind::Alloca { .. })
+            || matches!(kind, InstKind::Binary(op, _, d) if is_division(op) && nonzero_const(func, d));
+        if speculatable {
+            let dest = self.dest_for_operands(func, inst, Dest::Preheader)?;
+            self.stats.pure += 1;
+            return Some(dest);
+        }
+        match kind {
+            InstKind::Binary(op, ..) if is_division(op) => {
+                let (dest, _) = self.position(func, inst, b)?;
+                let dest = self.dest_for_operands(func, inst, dest)?;
+                self.stats.pure += 1;
+                Some(dest)
+            }
+            InstKind::Load(p) => {
+                let reads = inst_effects(self.modref, func, inst).reads;
+                let rule = self.memory_rule(func, inst, b, &reads)?;
+                // A load that cannot fault needs no position; otherwise it
+                // must be one that runs anyway.
+                let ty = func.value_type(func.result(inst)?);
+                let dest =
+                    if rule == Rule::Serial && self.aa.is_dereferenceable(func, p, type_size(ty)) {
+                        Dest::Preheader
+                    } else {
+                        self.position(func, inst, b)?.0
+                    };
+                let dest = self.dest_for_operands(func, inst, dest)?;
+                self.stats.loads += 1;
+                self.stats.parallel += u64::from(rule == Rule::Parallel);
+                Some(dest)
+            }
+            InstKind::Call { func: callee, .. }
+                if self.modref.is_read_only(callee) && func.result(inst).is_some() =>
+            {
+                let reads = inst_effects(self.modref, func, inst).reads;
+                let rule = self.memory_rule(func, inst, b, &reads)?;
+                let (dest, _) = self.position(func, inst, b)?;
+                let dest = self.dest_for_operands(func, inst, dest)?;
+                self.stats.calls += 1;
+                self.stats.parallel += u64::from(rule == Rule::Parallel);
+                Some(dest)
+            }
+            _ => None,
+        }
+    }
+
+    /// `want`, or the guard if an operand lives there (creating the guard
+    /// if `want` is the guard and it does not exist yet).
+    fn dest_for_operands(&mut self, func: &mut Function, inst: Inst, want: Dest) -> Option<Dest> {
+        let mut in_guard = false;
+        if let Some(g) = self.guard {
+            func.inst(inst).for_each_operand(|v| {
+                if let ValueDef::Result(i) = func.value_def(v) {
+                    in_guard |= self.inst_block.get(&i) == Some(&g);
+                }
+            });
+        }
+        if want == Dest::Guard || in_guard {
+            self.ensure_guard(func)?;
+            return Some(Dest::Guard);
+        }
+        Some(Dest::Preheader)
+    }
+
+    /// The chain `inst` is on and whether everything before it there
+    /// always returns: where it could go by the position rule.
+    fn position(&self, func: &Function, inst: Inst, b: Block) -> Option<(Dest, usize)> {
+        for (ci, chain) in self.chains.iter().enumerate() {
+            if !chain.blocks.contains(&b) {
+                continue;
+            }
+            for &cb in &chain.blocks {
+                for &i in func.block_insts(cb) {
+                    if i == inst {
+                        return Some((chain.dest, ci));
+                    }
+                    if !always_returns(func, func.inst(i)) {
+                        return None;
+                    }
+                }
+            }
+        }
+        None
+    }
+
+    /// Does `inst` (reading `reads`) give the same value in every
+    /// iteration, and by which rule?
+    fn memory_rule(&self, func: &Function, inst: Inst, b: Block, reads: &MemSet) -> Option<Rule> {
+        let conflicts: Vec<&(Inst, Block, MemSet)> = self
+            .writes
+            .iter()
+            .filter(|(_, _, w)| may_overlap(self.aa, func, reads, w))
+            .collect();
+        if self.syncs.is_empty() && conflicts.is_empty() {
+            return Some(Rule::Serial);
+        }
+        // The parallel rule: `inst` on a chain after a qualifying detach,
+        // every conflicting write in that task and not before `inst` on the
+        // chain.
+        let chain = self.chains.iter().find(|c| c.blocks.contains(&b))?;
+        let (_, task) = chain.parallel?;
+        let td = self.an.tasks.data(task);
+        if !td.contains(b) {
+            return None;
+        }
+        let mut before: HashSet<Inst> = HashSet::new();
+        'walk: for &cb in &chain.blocks {
+            for &i in func.block_insts(cb) {
+                if i == inst {
+                    break 'walk;
+                }
+                before.insert(i);
+            }
+        }
+        let ok = conflicts
+            .iter()
+            .all(|(w, wb, _)| td.contains(*wb) && !before.contains(w));
+        ok.then_some(Rule::Parallel)
+    }
+
+    fn hoist(&mut self, func: &mut Function, inst: Inst, from: Block, dest: Dest) {
+        let to = match dest {
+            Dest::Preheader => self.preheader,
+            Dest::Guard => self.guard.expect("made by dest_for_operands"),
+        };
+        func.blocks[from].insts.retain(|&i| i != inst);
+        let insts = &mut func.blocks[to].insts;
+        let at = insts.len().saturating_sub(1);
+        insts.insert(at, inst);
+        self.inst_block.insert(inst, to);
+    }
+
+    /// Makes the guard block (see the module doc) if the loop allows it.
+    fn ensure_guard(&mut self, func: &mut Function) -> Option<Block> {
+        if let Some(g) = self.guard {
+            return Some(g);
+        }
+        if self.guard_refused {
+            return None;
+        }
+        let g = self.make_guard(func);
+        self.guard_refused = g.is_none();
+        self.guard = g;
+        g
+    }
+
+    fn make_guard(&mut self, func: &mut Function) -> Option<Block> {
+        let h = self.ld.header;
+        let p = self.preheader;
+        let [cmp, br] = func.block_insts(h)[..] else {
+            return None;
+        };
+        let InstKind::Icmp(cc, a, b) = *func.inst(cmp) else {
+            return None;
+        };
+        let InstKind::Brif {
+            cond,
+            then_dest,
+            else_dest,
+        } = func.inst(br).clone()
+        else {
+            return None;
+        };
+        if Some(cond) != func.result(cmp)
+            || !self.ld.contains(then_dest.block)
+            || self.ld.contains(else_dest.block)
+        {
+            return None;
+        }
+        let pt = func.terminator(p)?;
+        let InstKind::Jump(entry) = func.inst(pt).clone() else {
+            return None;
+        };
+        if entry.block != h {
+            return None;
+        }
+        // Values of the header in terms of the loop's initial values.
+        let params = func.block_params(h).to_vec();
+        let subst = |v: Value| -> Option<Value> {
+            match params.iter().position(|&q| q == v) {
+                Some(k) => entry.args.get(k).copied(),
+                None => self.is_invariant(func, v).then_some(v),
+            }
+        };
+        let (a0, b0) = (subst(a)?, subst(b)?);
+        let exit_args: Vec<Value> = else_dest
+            .args
+            .iter()
+            .map(|&v| subst(v))
+            .collect::<Option<_>>()?;
+        // The exit gains a predecessor that bypasses the loop: no value of
+        // the loop may be used outside it.
+        let defined_in_loop = |v: Value| match func.value_def(v) {
+            ValueDef::Param(b, _) => self.ld.contains(b),
+            ValueDef::Result(i) => self
+                .inst_block
+                .get(&i)
+                .is_some_and(|b| self.ld.contains(*b)),
+        };
+        for (b, i) in func.placed_insts() {
+            if self.ld.contains(b) {
+                continue;
+            }
+            let mut uses_loop_value = false;
+            func.inst(i)
+                .for_each_operand(|v| uses_loop_value |= defined_in_loop(v));
+            if uses_loop_value {
+                return None;
+            }
+        }
+
+        let loc = func.locs[cmp];
+        let c0 = func.make_inst(InstKind::Icmp(cc, a0, b0), Some(Type::I1));
+        func.locs[c0] = loc;
+        let at = func.blocks[p].insts.len() - 1;
+        func.blocks[p].insts.insert(at, c0);
+        self.inst_block.insert(c0, p);
+        let c0v = func.result(c0).expect("icmp has a result");
+        let g = func.create_block();
+        let j = func.append_inst(g, InstKind::Jump(entry), None);
+        func.locs[j] = func.locs[pt];
+        self.inst_block.insert(j, g);
+        *func.inst_mut(pt) = InstKind::Brif {
+            cond: c0v,
+            then_dest: BlockCall::to(g),
+            else_dest: BlockCall::new(else_dest.block, exit_args),
+        };
+        let pos = func
+            .layout
+            .iter()
+            .position(|&b| b == h)
+            .unwrap_or(func.layout.len());
+        func.layout.insert(pos, g);
+        self.stats.guards += 1;
+        Some(g)
+    }
+}
+
+fn is_division(op: BinaryOp) -> bool {
+    matches!(
+        op,
+        BinaryOp::Sdiv | BinaryOp::Udiv | BinaryOp::Srem | BinaryOp::Urem
+    )
+}
+
+fn nonzero_const(func: &Function, v: Value) -> bool {
+    const_int(func, v).is_some_and(|k| k != 0)
+}
+
+/// True if executing `kind` certainly continues with the next instruction
+/// (or the terminator's successor) and shows nothing outside the program's
+/// memory: no call (it may loop forever or exit), no `exit`, barrier or
+/// launch, no division that may trap, no output (a hoisted instruction
+/// that faults must not hide output the original printed first). A load
+/// or store that faults is undefined behaviour, so those count as
+/// returning.
+fn always_returns(func: &Function, kind: &InstKind) -> bool {
+    use Intrinsic::*;
+    match kind {
+        InstKind::Call { .. } | InstKind::Launch { .. } => false,
+        InstKind::Binary(op, _, d) if is_division(*op) => nonzero_const(func, *d),
+        InstKind::Intrinsic { op, .. } => !matches!(op, Exit | Barrier | Printf),
+        InstKind::Jump(_) | InstKind::Detach { .. } => true,
+        k => !k.is_terminator(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use parc_ir::read::read_module;
+
+    /// Runs LICM over every function; returns the printed module and stats.
+    fn licm(text: &str) -> (String, Stats) {
+        let mut m = read_module(text).unwrap();
+        parc_ir::verify::verify_module(&m).unwrap();
+        let modref = ModRefAnalysis::compute(&m);
+        let globals = GlobalFacts::new(&m);
+        let mut stats = Stats::default();
+        for f in m.funcs.values_mut() {
+            if !f.is_declaration() {
+                stats.add(run_function(f, &globals, &modref));
+            }
+        }
+        parc_ir::verify::verify_module(&m).unwrap();
+        (parc_ir::print::print_module(&m), stats)
+    }
+
+    fn filetest(name: &str) -> String {
+        let path = format!(
+            "{}/../tests/filetests/opt/licm/{name}",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        std::fs::read_to_string(path).unwrap()
+    }
+
+    /// The filetests' refusals are for the stated reason: remove the
+    /// obstacle and the motion happens.
+    #[test]
+    fn refusals_lift_with_their_cause() {
+        // Without the barrier, the shared load leaves the loop.
+        let (_, s) = licm(&filetest("barrier.pir"));
+        assert_eq!(s.loads, 0);
+        let (_, s) = licm(&filetest("barrier.pir").replace("    barrier\n", ""));
+        assert_eq!(s.loads, 1);
+
+        // Without the sync in the body, the load of @g is hoisted (it
+        // races with the task before and after the motion alike).
+        let (_, s) = licm(&filetest("sync_refused.pir"));
+        assert_eq!(s.loads, 0);
+        let text = filetest("sync_refused.pir").replace(
+            "block4:\n    sync within sr0, block5\nblock5:",
+            "block4:\n    jump block5\nblock5:",
+        );
+        let (_, s) = licm(&text);
+        assert_eq!(s.loads, 1);
+
+        // Without the store before it, the call is hoisted by the parallel
+        // rule; so it is in the headline test.
+        let (_, s) = licm(&filetest("parallel_call_after_store.pir"));
+        assert_eq!((s.calls, s.parallel), (0, 0));
+        let (_, s) = licm(&filetest("parallel_call.pir"));
+        assert_eq!((s.calls, s.parallel, s.guards), (1, 1, 1));
+
+        // The serial loop refuses the call only because of the aliasing
+        // store: storing to a fresh buffer instead, it is hoisted (to a
+        // guard: a call may not terminate).
+        let (_, s) = licm(&filetest("serial_call_refused.pir"));
+        assert_eq!(s.calls, 0);
+        let text = filetest("serial_call_refused.pir")
+            .replace("v10 = ptradd v0, v9", "v10 = ptradd v20, v9")
+            .replace(
+                "    v5 = iconst.i64 8\n    jump block1(v3)",
+                "    v5 = iconst.i64 8\n    v19 = iconst.i64 800\n    v20 = malloc v19\n    jump block1(v3)",
+            );
+        let (out, s) = licm(&text);
+        assert_eq!((s.calls, s.parallel, s.guards), (1, 0, 1), "{out}");
+    }
+
+    /// The parallel rule is about *other* iterations: with a sync of the
+    /// loop's region inside the loop (each iteration waits for its task),
+    /// the tasks are not parallel and the call stays.
+    #[test]
+    fn parallel_rule_needs_an_unsynced_region() {
+        let text = filetest("parallel_call.pir").replace(
+            "block4:\n    v15 = iadd v6, v4",
+            "block4:\n    sync within sr0, block7\nblock7:\n    v15 = iadd v6, v4",
+        );
+        let (out, s) = licm(&text);
+        assert_eq!(s.calls, 0, "{out}");
+    }
+
+    /// After LICM the parallel loop still has the shape the CPU backend
+    /// lowers to a chunked runtime call.
+    #[test]
+    fn parallel_loop_shape_survives() {
+        let mut m = read_module(&filetest("parallel_call.pir")).unwrap();
+        let modref = ModRefAnalysis::compute(&m);
+        let globals = GlobalFacts::new(&m);
+        let id = m.func_by_name("normalize").unwrap();
+        let before = crate::analysis::parallel_loops::find(&m.funcs[id]).len();
+        run_function(&mut m.funcs[id], &globals, &modref);
+        assert_eq!(before, 1);
+        assert_eq!(crate::analysis::parallel_loops::find(&m.funcs[id]).len(), 1);
+    }
+
+    /// A loop whose exit uses a loop value gets no guard, so a call that
+    /// needs one stays; pure code still moves.
+    #[test]
+    fn no_guard_when_the_exit_uses_loop_values() {
+        let (out, s) = licm(
+            "func @get(ptr) -> i32 {
+             block0(v0: ptr):
+                 v1 = load.i32 v0
+                 return v1
+             }
+             func @f(ptr, i32) -> i32 {
+             block0(v0: ptr, v1: i32):
+                 v2 = iconst.i32 0
+                 jump block1(v2, v2)
+             block1(v3: i32, v4: i32):
+                 v5 = icmp slt v3, v1
+                 brif v5, block2, block3
+             block2:
+                 v6 = call @get(v0)
+                 v7 = iconst.i32 1
+                 v8 = iadd v4, v6
+                 v9 = iadd v3, v7
+                 jump block1(v9, v8)
+             block3:
+                 return v4
+             }",
+        );
+        assert_eq!((s.calls, s.guards, s.pure), (0, 0, 1), "{out}");
+    }
+    /// Tapir's normalize at -O2 does O(n) work, at -O0 O(n²): interpreter
+    /// steps of one call of `normalize` at n and 2n.
+    /// (`cargo test -p parc-opt normalize_becomes_linear -- --nocapture`
+    /// prints them.)
+    #[test]
+    fn normalize_becomes_linear() {
+        use parc_ir::interp::{Config, Interp, Val};
+        let path = format!("{}/../samples/normalize.pc", env!("CARGO_MANIFEST_DIR"));
+        let source = std::fs::read_to_string(&path).unwrap();
+        let (ast, _) = parc_lang::parse::parse(&source);
+        let (hir, diags) = parc_lang::check::check(&ast);
+        assert!(!diags.iter().any(|d| d.is_error()));
+        let lowered = parc_lang::lower::lower(&hir.unwrap(), &path, &source);
+        let steps = |level: u8, n: usize| -> u64 {
+            let mut m = lowered.clone();
+            let mut inst = crate::Instrumentation::default();
+            crate::optimize(&mut m, level, &mut inst).unwrap();
+            parc_ir::verify::verify_module(&m).unwrap();
+            let f = m.func_by_name("normalize").unwrap();
+            let mut it = Interp::new(&m, Config::default()).unwrap();
+            let input = it.alloc(8 * n as u64).unwrap();
+            let output = it.alloc(8 * n as u64).unwrap();
+            let data: Vec<f64> = (0..n).map(|i| (i % 7) as f64 + 1.0).collect();
+            it.write_f64s(input, &data).unwrap();
+            let before = it.steps();
+            it.call(f, &[Val::Ptr(output), Val::Ptr(input), Val::I(n as i64)])
+                .unwrap();
+            let got = it.read_f64s(output, n).unwrap();
+            let norm = data.iter().map(|x| x * x).sum::<f64>().sqrt();
+            assert!((got[3] - data[3] / norm).abs() < 1e-12);
+            it.steps() - before
+        };
+        let (o0_n, o0_2n) = (steps(0, 200), steps(0, 400));
+        let (o2_n, o2_2n) = (steps(2, 200), steps(2, 400));
+        println!(
+            "normalize steps: -O0 n=200 {o0_n}, n=400 {o0_2n}; -O2 n=200 {o2_n}, n=400 {o2_2n}"
+        );
+        assert!(o0_2n as f64 / o0_n as f64 > 3.5, "-O0 is quadratic");
+        assert!((o2_2n as f64 / o2_n as f64) < 2.2, "-O2 is linear");
+    }
+}
