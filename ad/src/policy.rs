@@ -4,8 +4,12 @@
 //!
 //! - *local*: `p` is task-private (an `alloca` of the task) — plain add;
 //! - *disjoint*: `p = base + c·iv + invariant` with `|c|·step` at least the
-//!   access size, in a loop not nested in another parallel loop — plain add
-//!   (iterations touch different bytes);
+//!   access size, in a loop not nested in another parallel loop, and no
+//!   other load of the task through a different pointer into possibly the
+//!   same object updates per-iteration addresses — plain add (iterations
+//!   touch different bytes, and nobody else touches them during the loop;
+//!   another site's *reduction* goes to per-worker slots combined after the
+//!   sync, so it does not conflict);
 //! - *reduction*: `p` is the same in every iteration — per-worker partial
 //!   sums, combined after the reverse loop's sync;
 //! - *atomic*: anything else — `atomic_add`.
@@ -62,10 +66,20 @@ pub fn classify(
                     ),
                 )
             } else if stride >= size as u64 {
-                (
-                    AccumulationClass::Disjoint,
-                    format!("`d_{name}`: address affine in the loop index (stride {stride} bytes)"),
-                )
+                match conflicting_site(p, act, l, ptr) {
+                    Some(line) => (
+                        AccumulationClass::Atomic,
+                        format!(
+                            "`d_{name}`: affine in the loop index, but the access at line {line} may update the same shadow from other iterations"
+                        ),
+                    ),
+                    None => (
+                        AccumulationClass::Disjoint,
+                        format!(
+                            "`d_{name}`: address affine in the loop index (stride {stride} bytes)"
+                        ),
+                    ),
+                }
             } else {
                 (
                     AccumulationClass::Atomic,
@@ -78,4 +92,35 @@ pub fn classify(
             format!("`d_{name}`: address not affine in the loop index"),
         ),
     }
+}
+
+/// The source line of another load in `l`'s task whose adjoint update may
+/// touch, from another iteration, the shadow bytes that `ptr` updates: a
+/// load through a different pointer that may point into the same object and
+/// is not the same address in every iteration (a reduction). Primal stores
+/// need no check: a store and a load of one location in different
+/// iterations would be a determinacy race in the primal program.
+fn conflicting_site(p: &Function, act: &ActivityInfo, l: &PLoop, ptr: Value) -> Option<u32> {
+    let mine: Vec<Root> = act.roots(ptr).collect();
+    let vague = |r: &Root| matches!(r, Root::Unknown | Root::Loaded(_));
+    for &b in &l.task_blocks {
+        for &i in p.block_insts(b) {
+            let InstKind::Load(q) = *p.inst(i) else {
+                continue;
+            };
+            let is_float = p.result(i).is_some_and(|r| p.value_type(r).is_float());
+            if q == ptr || !is_float || !act.is_shadowed(q) {
+                continue;
+            }
+            let theirs: Vec<Root> = act.roots(q).collect();
+            let overlap = theirs
+                .iter()
+                .any(|r| vague(r) || mine.contains(r))
+                || mine.iter().any(vague);
+            if overlap && affine(p, l, q, 0) != Some(0) {
+                return Some(p.locs[i].line);
+            }
+        }
+    }
+    None
 }

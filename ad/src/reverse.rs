@@ -1480,7 +1480,7 @@ impl Gen {
 
     fn reverse_call(
         &mut self,
-        _inst: Inst,
+        inst: Inst,
         kind: &InstKind,
         res: Option<Value>,
         pair: &Pair,
@@ -1488,6 +1488,24 @@ impl Gen {
         let InstKind::Call { args, .. } = kind else {
             unreachable!("only calls are planned as calls")
         };
+        // A callee's reverse accumulates into shadow memory with plain adds
+        // (it is generated as serial code); run from parallel iterations,
+        // those adds could race. Until callees get the accumulation policy,
+        // refuse rather than risk a wrong gradient.
+        if self.ctx_loop.is_some()
+            && pair
+                .acts
+                .iter()
+                .any(|a| matches!(a, Activity::Dup | Activity::DupNoNeed))
+        {
+            return Err(err(
+                &self.p,
+                Some(inst),
+                "a call whose pointer arguments carry gradients, inside a `parallel_for`, \
+                 cannot be differentiated yet (its adjoint updates could race); \
+                 optimizing with inlining (the default -O2) may remove the call",
+            ));
+        }
         let mut cargs = vec![self.rev_tape(self.cur_rev)];
         for (&a, &act) in args.iter().zip(&pair.acts) {
             let v = self.rv(a);
