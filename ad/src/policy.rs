@@ -113,10 +113,8 @@ fn conflicting_site(p: &Function, act: &ActivityInfo, l: &PLoop, ptr: Value) -> 
                 continue;
             }
             let theirs: Vec<Root> = act.roots(q).collect();
-            let overlap = theirs
-                .iter()
-                .any(|r| vague(r) || mine.contains(r))
-                || mine.iter().any(vague);
+            let overlap =
+                theirs.iter().any(|r| vague(r) || mine.contains(r)) || mine.iter().any(vague);
             if overlap && affine(p, l, q, 0) != Some(0) {
                 return Some(p.locs[i].line);
             }

@@ -130,7 +130,11 @@ fn flit(v: f64, t: Ty) -> String {
     if t == Ty::Float {
         s.push('f');
     }
-    if s.starts_with('-') { format!("({s})") } else { s }
+    if s.starts_with('-') {
+        format!("({s})")
+    } else {
+        s
+    }
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -471,7 +475,9 @@ impl Gen {
     fn program(&mut self, seed: u64) -> (String, i64) {
         let arg = self.rng.range(-50, 950);
         let mut out = vec![
-            format!("// parc-fuzz program {seed}: a random valid ParC program (see fuzz/src/lib.rs)"),
+            format!(
+                "// parc-fuzz program {seed}: a random valid ParC program (see fuzz/src/lib.rs)"
+            ),
             format!("// args: {arg}"),
             String::new(),
         ];
@@ -497,7 +503,10 @@ impl Gen {
         let mut fields = Vec::new();
         for _ in 0..self.rng.range(2, 5) {
             let fname = self.name("m");
-            let f = match self.rng.weighted(&[6, 2, if self.structs.is_empty() { 0 } else { 2 }]) {
+            let f = match self
+                .rng
+                .weighted(&[6, 2, if self.structs.is_empty() { 0 } else { 2 }])
+            {
                 0 => Field::S(self.ty()),
                 1 => Field::Arr(self.ty(), self.rng.range(2, 4) as u32),
                 _ => Field::St(self.rng.index(self.structs.len())),
@@ -547,7 +556,13 @@ impl Gen {
             let name = self.name("g");
             let init = self.lit(t).s;
             out.push(format!("{} {name} = {init};", t.c()));
-            let mut v = Var::new(name, Shape::Scalar(t), self.root(), Access::Write(Span::All), Role::Plain);
+            let mut v = Var::new(
+                name,
+                Shape::Scalar(t),
+                self.root(),
+                Access::Write(Span::All),
+                Role::Plain,
+            );
             v.global = true;
             vars.push(v);
         }
@@ -566,7 +581,13 @@ impl Gen {
                 }
                 Elem::St(s) => out.push(format!("struct {} {name}[{len}];", self.structs[s].name)),
             }
-            let mut v = Var::new(name, Shape::Array(elem, len), self.root(), Access::Write(Span::All), Role::Plain);
+            let mut v = Var::new(
+                name,
+                Shape::Array(elem, len),
+                self.root(),
+                Access::Write(Span::All),
+                Role::Plain,
+            );
             v.global = true;
             vars.push(v);
         }
@@ -574,8 +595,17 @@ impl Gen {
             let sid = self.rng.index(self.structs.len());
             let name = self.name("gs");
             let init = self.struct_init(sid);
-            out.push(format!("struct {} {name} = {init};", self.structs[sid].name));
-            let mut v = Var::new(name, Shape::Struct(sid), self.root(), Access::Write(Span::All), Role::Plain);
+            out.push(format!(
+                "struct {} {name} = {init};",
+                self.structs[sid].name
+            ));
+            let mut v = Var::new(
+                name,
+                Shape::Struct(sid),
+                self.root(),
+                Access::Write(Span::All),
+                Role::Plain,
+            );
             v.global = true;
             vars.push(v);
         }
@@ -585,8 +615,18 @@ impl Gen {
             let len = *self.rng.pick(&[4u32, 8, 16]);
             let name = self.name("ct");
             let xs: Vec<String> = (0..len).map(|_| self.lit(t).s).collect();
-            out.push(format!("const {} {name}[{len}] = {{{}}};", t.c(), xs.join(", ")));
-            let mut v = Var::new(name, Shape::Array(Elem::S(t), len), self.root(), Access::Read(Span::All), Role::Fixed);
+            out.push(format!(
+                "const {} {name}[{len}] = {{{}}};",
+                t.c(),
+                xs.join(", ")
+            ));
+            let mut v = Var::new(
+                name,
+                Shape::Array(Elem::S(t), len),
+                self.root(),
+                Access::Read(Span::All),
+                Role::Fixed,
+            );
             v.global = true;
             vars.push(v);
         }
@@ -598,7 +638,10 @@ impl Gen {
             let s = self.rng.index(self.structs.len());
             (Elem::St(s), *self.rng.pick(&[2u32, 3, 4, 8]))
         } else {
-            (Elem::S(self.ty()), *self.rng.pick(&[2u32, 4, 8, 8, 16, 16, 32, 6, 12, 3]))
+            (
+                Elem::S(self.ty()),
+                *self.rng.pick(&[2u32, 4, 8, 8, 16, 16, 32, 6, 12, 3]),
+            )
         }
     }
 
@@ -620,7 +663,10 @@ impl Gen {
     // ---- functions ------------------------------------------------------
 
     fn function(&mut self, globals: &[Var], has_bump: &mut bool) -> Vec<String> {
-        match self.rng.weighted(&[60, 14, 14, if *has_bump { 0 } else { 12 }]) {
+        match self
+            .rng
+            .weighted(&[60, 14, 14, if *has_bump { 0 } else { 12 }])
+        {
             0 => self.plain_function(globals),
             1 => self.dac_function(),
             2 => self.dsum_function(),
@@ -640,19 +686,37 @@ impl Gen {
                 Param::Depth => {
                     let n = self.name("d");
                     decls.push(format!("int {n}"));
-                    let mut v = Var::new(n, Shape::Scalar(Ty::Int), self.root(), Access::Read(Span::All), Role::Fixed);
+                    let mut v = Var::new(
+                        n,
+                        Shape::Scalar(Ty::Int),
+                        self.root(),
+                        Access::Read(Span::All),
+                        Role::Fixed,
+                    );
                     v.range = Some((0, 3));
                     vars.push(v);
                 }
                 Param::S(t) => {
                     let n = self.name("p");
                     decls.push(format!("{} {n}", t.c()));
-                    vars.push(Var::new(n, Shape::Scalar(t), self.root(), Access::Write(Span::All), Role::Plain));
+                    vars.push(Var::new(
+                        n,
+                        Shape::Scalar(t),
+                        self.root(),
+                        Access::Write(Span::All),
+                        Role::Plain,
+                    ));
                 }
                 Param::SVal(s) => {
                     let n = self.name("p");
                     decls.push(format!("struct {} {n}", self.structs[s].name));
-                    vars.push(Var::new(n, Shape::Struct(s), self.root(), Access::Write(Span::All), Role::Plain));
+                    vars.push(Var::new(
+                        n,
+                        Shape::Struct(s),
+                        self.root(),
+                        Access::Write(Span::All),
+                        Role::Plain,
+                    ));
                 }
                 Param::In(elem, len) | Param::Out(elem, len) => {
                     let n = self.name("p");
@@ -662,7 +726,8 @@ impl Gen {
                     } else {
                         Access::Write(Span::All)
                     };
-                    let mut v = Var::new(n, Shape::Array(elem, len), self.root(), access, Role::Plain);
+                    let mut v =
+                        Var::new(n, Shape::Array(elem, len), self.root(), access, Role::Plain);
                     v.is_ptr = true;
                     vars.push(v);
                 }
@@ -675,13 +740,25 @@ impl Gen {
     }
 
     fn const_globals(globals: &[Var]) -> Vec<Var> {
-        globals.iter().filter(|v| v.role == Role::Fixed).cloned().collect()
+        globals
+            .iter()
+            .filter(|v| v.role == Role::Fixed)
+            .cloned()
+            .collect()
     }
 
     fn plain_function(&mut self, globals: &[Var]) -> Vec<String> {
         let name = self.name("f");
-        let mut ret = if self.rng.percent(80) { Some(self.ty()) } else { None };
-        let n_out = if ret.is_none() || self.rng.percent(20) { 1 } else { 0 };
+        let mut ret = if self.rng.percent(80) {
+            Some(self.ty())
+        } else {
+            None
+        };
+        let n_out = if ret.is_none() || self.rng.percent(20) {
+            1
+        } else {
+            0
+        };
         if n_out == 0 && ret.is_none() {
             ret = Some(Ty::Int);
         }
@@ -748,11 +825,7 @@ impl Gen {
         self.current = None;
         self.rec_sites = 0;
         let cost = (cost + 5) * if rec { 15 } else { 1 };
-        let head = format!(
-            "{} {name}({})",
-            ret.map_or("void", Ty::c),
-            decls.join(", ")
-        );
+        let head = format!("{} {name}({})", ret.map_or("void", Ty::c), decls.join(", "));
         let mut out = Vec::new();
         if self.rng.one_in(4) {
             // A prototype first, as C programs often have.
@@ -782,11 +855,31 @@ impl Gen {
             self.name("k"),
             self.name("mid"),
         );
-        let fixed = |g: &mut Gen, n: &str| Var::new(n.to_string(), Shape::Scalar(Ty::Int), g.root(), Access::Read(Span::All), Role::Fixed);
+        let fixed = |g: &mut Gen, n: &str| {
+            Var::new(
+                n.to_string(),
+                Shape::Scalar(Ty::Int),
+                g.root(),
+                Access::Read(Span::All),
+                Role::Fixed,
+            )
+        };
         let p_root = self.root();
-        let mut pv = Var::new(p.clone(), Shape::Array(Elem::S(t), 1), p_root, Access::Write(Span::Sub(k.clone(), 1)), Role::Plain);
+        let mut pv = Var::new(
+            p.clone(),
+            Shape::Array(Elem::S(t), 1),
+            p_root,
+            Access::Write(Span::Sub(k.clone(), 1)),
+            Role::Plain,
+        );
         pv.is_ptr = true;
-        let sv = Var::new(s.clone(), Shape::Scalar(st), self.root(), Access::Write(Span::All), Role::Plain);
+        let sv = Var::new(
+            s.clone(),
+            Shape::Scalar(st),
+            self.root(),
+            Access::Write(Span::All),
+            Role::Plain,
+        );
         let lov = fixed(self, &lo);
         let hiv = fixed(self, &hi);
         let kv = fixed(self, &k);
@@ -798,7 +891,13 @@ impl Gen {
             bump: false,
         };
         // The leaf loop: the iteration owns p[k].
-        let mut cx = self.base_ctx(vec![vec![sv.clone(), lov.clone(), hiv.clone(), kv, pv.clone()]]);
+        let mut cx = self.base_ctx(vec![vec![
+            sv.clone(),
+            lov.clone(),
+            hiv.clone(),
+            kv,
+            pv.clone(),
+        ]]);
         cx.in_loop = true;
         cx.loop_depth = 1;
         let n = self.rng.range(0, 2) as usize;
@@ -821,7 +920,11 @@ impl Gen {
         let a2 = self.fit(a2);
         let mut body = Vec::new();
         let mut lp = Vec::new();
-        braced(&mut lp, format!("for (int {k} = {lo}; {k} < {hi}; {k}++)"), leaf_body);
+        braced(
+            &mut lp,
+            format!("for (int {k} = {lo}; {k} < {hi}; {k}++)"),
+            leaf_body,
+        );
         lp.push("return;".into());
         braced(&mut body, format!("if ({hi} - {lo} <= {leaf})"), lp);
         body.push(format!("int {mid} = {lo} + ({hi} - {lo}) / 2;"));
@@ -830,7 +933,11 @@ impl Gen {
         if self.rng.one_in(2) {
             body.push("sync;".into());
         }
-        let mut out = vec![format!("void {name}({} *{p}, int {lo}, int {hi}, {} {s})", t.c(), st.c())];
+        let mut out = vec![format!(
+            "void {name}({} *{p}, int {lo}, int {hi}, {} {s})",
+            t.c(),
+            st.c()
+        )];
         out.push("{".into());
         out.extend(indent(body));
         out.push("}".into());
@@ -857,26 +964,64 @@ impl Gen {
             self.name("left"),
             self.name("right"),
         );
-        let fixed = |g: &mut Gen, n: &str| Var::new(n.to_string(), Shape::Scalar(Ty::Int), g.root(), Access::Read(Span::All), Role::Fixed);
-        let mut pv = Var::new(p.clone(), Shape::Array(Elem::S(t), 1), self.root(), Access::Read(Span::Sub(k.clone(), 1)), Role::Plain);
+        let fixed = |g: &mut Gen, n: &str| {
+            Var::new(
+                n.to_string(),
+                Shape::Scalar(Ty::Int),
+                g.root(),
+                Access::Read(Span::All),
+                Role::Fixed,
+            )
+        };
+        let mut pv = Var::new(
+            p.clone(),
+            Shape::Array(Elem::S(t), 1),
+            self.root(),
+            Access::Read(Span::Sub(k.clone(), 1)),
+            Role::Plain,
+        );
         pv.is_ptr = true;
-        let accv = Var::new(acc.clone(), Shape::Scalar(r), self.root(), Access::Write(Span::All), Role::Plain);
+        let accv = Var::new(
+            acc.clone(),
+            Shape::Scalar(r),
+            self.root(),
+            Access::Write(Span::All),
+            Role::Plain,
+        );
         let lov = fixed(self, &lo);
         let hiv = fixed(self, &hi);
         let kv = fixed(self, &k);
         let cx = self.base_ctx(vec![vec![accv, lov.clone(), hiv.clone(), kv]]);
         self.expr_budget = 0;
-        let elem = E { s: format!("{p}[{k}]"), ty: t, b: STORED, cost: 2 };
+        let elem = E {
+            s: format!("{p}[{k}]"),
+            ty: t,
+            b: STORED,
+            cost: 2,
+        };
         let elem = self.conv(elem, r);
-        let acc_e = E { s: acc.clone(), ty: r, b: STORED, cost: 1 };
+        let acc_e = E {
+            s: acc.clone(),
+            ty: r,
+            b: STORED,
+            cost: 1,
+        };
         let step = self.combine(acc_e, elem);
         let extra = self.expr(&cx, r, 1);
-        let step = if self.rng.one_in(2) { self.combine(step, extra) } else { step };
+        let step = if self.rng.one_in(2) {
+            self.combine(step, extra)
+        } else {
+            step
+        };
         let step = self.fit(step);
         let init = self.lit(r);
         let mut body = Vec::new();
         let mut lp = vec![format!("{} {acc} = {};", r.c(), init.s)];
-        braced(&mut lp, format!("for (int {k} = {lo}; {k} < {hi}; {k}++)"), vec![format!("{acc} = {};", step.s)]);
+        braced(
+            &mut lp,
+            format!("for (int {k} = {lo}; {k} < {hi}; {k}++)"),
+            vec![format!("{acc} = {};", step.s)],
+        );
         lp.push(format!("return {acc};"));
         braced(&mut body, format!("if ({hi} - {lo} <= {leaf})"), lp);
         body.push(format!("int {mid} = {lo} + ({hi} - {lo}) / 2;"));
@@ -884,12 +1029,26 @@ impl Gen {
         body.push(format!("{left} = spawn {name}({p}, {lo}, {mid});"));
         body.push(format!("{} {right} = {name}({p}, {mid}, {hi});", r.c()));
         body.push("sync;".into());
-        let le = E { s: left, ty: r, b: STORED, cost: 1 };
-        let re = E { s: right, ty: r, b: STORED, cost: 1 };
+        let le = E {
+            s: left,
+            ty: r,
+            b: STORED,
+            cost: 1,
+        };
+        let re = E {
+            s: right,
+            ty: r,
+            b: STORED,
+            cost: 1,
+        };
         let both = self.combine(le, re);
         let both = self.fit(both);
         body.push(format!("return {};", both.s));
-        let mut out = vec![format!("{} {name}({} *{p}, int {lo}, int {hi})", r.c(), t.c())];
+        let mut out = vec![format!(
+            "{} {name}({} *{p}, int {lo}, int {hi})",
+            r.c(),
+            t.c()
+        )];
         out.push("{".into());
         out.extend(indent(body));
         out.push("}".into());
@@ -914,11 +1073,24 @@ impl Gen {
                 1 => ("-", a.b + b.b),
                 _ => ("*", a.b * b.b),
             };
-            let e = E { s: format!("({} {op} {})", a.s, b.s), ty: t, b: bound, cost };
+            let e = E {
+                s: format!("({} {op} {})", a.s, b.s),
+                ty: t,
+                b: bound,
+                cost,
+            };
             self.norm(e)
         } else if t == Ty::Bool {
             let op = *self.rng.pick(&["&&", "||", "!="]);
-            self.conv(E { s: format!("({} {op} {})", a.s, b.s), ty: Ty::Int, b: 0.0, cost }, t)
+            self.conv(
+                E {
+                    s: format!("({} {op} {})", a.s, b.s),
+                    ty: Ty::Int,
+                    b: 0.0,
+                    cost,
+                },
+                t,
+            )
         } else {
             let op = *self.rng.pick(&["+", "-", "*", "^", "|"]);
             let s = if op == "*" {
@@ -933,8 +1105,14 @@ impl Gen {
     /// A function that reads and writes globals, called only from `main`.
     fn bump_function(&mut self, globals: &[Var]) -> Vec<String> {
         let name = self.name("bump");
-        let ret = if self.rng.one_in(2) { Some(self.int_ty()) } else { None };
-        let params: Vec<Param> = (0..self.rng.range(1, 2)).map(|_| Param::S(self.ty())).collect();
+        let ret = if self.rng.one_in(2) {
+            Some(self.int_ty())
+        } else {
+            None
+        };
+        let params: Vec<Param> = (0..self.rng.range(1, 2))
+            .map(|_| Param::S(self.ty()))
+            .collect();
         let (decls, pvars) = self.param_vars(&params);
         let mut cx = self.base_ctx(vec![globals.to_vec(), pvars]);
         cx.can_return = true;
@@ -947,7 +1125,11 @@ impl Gen {
             cost += e.cost;
             body.push(format!("return {};", e.s));
         }
-        let mut out = vec![format!("{} {name}({})", ret.map_or("void", Ty::c), decls.join(", "))];
+        let mut out = vec![format!(
+            "{} {name}({})",
+            ret.map_or("void", Ty::c),
+            decls.join(", ")
+        )];
         out.push("{".into());
         out.extend(indent(body));
         out.push("}".into());
@@ -964,7 +1146,13 @@ impl Gen {
     // ---- main -----------------------------------------------------------
 
     fn main(&mut self, globals: Vec<Var>) -> Vec<String> {
-        let mut seed = Var::new("seed".into(), Shape::Scalar(Ty::Int), self.root(), Access::Read(Span::All), Role::Fixed);
+        let mut seed = Var::new(
+            "seed".into(),
+            Shape::Scalar(Ty::Int),
+            self.root(),
+            Access::Read(Span::All),
+            Role::Fixed,
+        );
         seed.range = None;
         let mut cx = self.base_ctx(vec![globals, vec![seed]]);
         cx.globals_free = true;
@@ -979,10 +1167,18 @@ impl Gen {
         for _ in 0..self.rng.range(1, 2) {
             let n = self.name("sc");
             body.push(format!("int {n} = 0;"));
-            cx.declare(Var::new(n, Shape::Scalar(Ty::Int), self.root(), Access::Write(Span::All), Role::Counter));
+            cx.declare(Var::new(
+                n,
+                Shape::Scalar(Ty::Int),
+                self.root(),
+                Access::Write(Span::All),
+                Role::Counter,
+            ));
         }
         for _ in 0..self.rng.range(2, 5) {
-            let (l, c) = self.decl_scalar(&mut cx).expect("a declaration always fits");
+            let (l, c) = self
+                .decl_scalar(&mut cx)
+                .expect("a declaration always fits");
             body.extend(l);
             cost += c;
         }
@@ -1044,7 +1240,10 @@ impl Gen {
                     for (path, lt) in &leaves {
                         let lv = format!("{}[{k}]{path}", v.name);
                         if lt.is_float() {
-                            body.push(format!("printf(\"{}[%d]{path} = %.17g\\n\", {k}, {lv});", v.name));
+                            body.push(format!(
+                                "printf(\"{}[%d]{path} = %.17g\\n\", {k}, {lv});",
+                                v.name
+                            ));
                         } else {
                             body.push(format!("{t} = {t} * 1000003UL + (unsigned long){lv};"));
                         }
@@ -1053,7 +1252,11 @@ impl Gen {
                     if ints {
                         out.push(format!("unsigned long {t} = 0;"));
                     }
-                    braced(&mut out, format!("for (int {k} = 0; {k} < {len}; {k}++)"), body);
+                    braced(
+                        &mut out,
+                        format!("for (int {k} = 0; {k} < {len}; {k}++)"),
+                        body,
+                    );
                     if ints {
                         let what = match elem {
                             Elem::S(_) => "",
@@ -1092,7 +1295,10 @@ impl Gen {
     fn lit(&mut self, ty: Ty) -> E {
         let r = &mut self.rng;
         let (s, b) = match ty {
-            Ty::Bool => ((if r.one_in(2) { "true" } else { "false" }).to_string(), 0.0),
+            Ty::Bool => (
+                (if r.one_in(2) { "true" } else { "false" }).to_string(),
+                0.0,
+            ),
             Ty::Char => {
                 let v = r.range(-128, 127);
                 if (v as u8).is_ascii_alphanumeric() && v >= 0 && r.one_in(2) {
@@ -1105,7 +1311,16 @@ impl Gen {
                 let v: i64 = match r.weighted(&[60, 20, 20]) {
                     0 => r.range(-20, 100),
                     1 => r.range(-100_000, 100_000),
-                    _ => *r.pick(&[0, 1, -1, 2_147_483_647, -2_147_483_648, 65_535, 255, 1 << 30]),
+                    _ => *r.pick(&[
+                        0,
+                        1,
+                        -1,
+                        2_147_483_647,
+                        -2_147_483_648,
+                        65_535,
+                        255,
+                        1 << 30,
+                    ]),
                 };
                 let s = if v == -2_147_483_648 {
                     "(-2147483647 - 1)".to_string()
@@ -1156,7 +1371,7 @@ impl Gen {
             Ty::Double => {
                 let v = match r.weighted(&[60, 25, 15]) {
                     0 => r.range(-6400, 6400) as f64 / 64.0,
-                    1 => *r.pick(&[0.1, 0.3, 1e-3, 2.5e3, 3.14159, -0.7, 1e5, -0.0, 0.2]),
+                    1 => *r.pick(&[0.1, 0.3, 1e-3, 2.5e3, 3.25, -0.7, 1e5, -0.0, 0.2]),
                     _ => r.range(-1_000_000, 1_000_000) as f64 / 7.0,
                 };
                 (flit(v, Ty::Double), v.abs())
@@ -1181,7 +1396,12 @@ impl Gen {
         }
         let cost = e.cost + 1;
         if to == Ty::Bool {
-            return E { s: format!("((bool)({}))", e.s), ty: to, b: 1.0, cost };
+            return E {
+                s: format!("((bool)({}))", e.s),
+                ty: to,
+                b: 1.0,
+                cost,
+            };
         }
         if e.ty.is_float() && !to.is_float() {
             let x = if e.b > 1e15 { self.clamp(e, 1e15) } else { e };
@@ -1190,22 +1410,41 @@ impl Gen {
             } else {
                 format!("(({})(long)({}))", to.c(), x.s)
             };
-            return E { s, ty: to, b: 0.0, cost };
+            return E {
+                s,
+                ty: to,
+                b: 0.0,
+                cost,
+            };
         }
         if !e.ty.is_float() && to.is_float() {
             let b = e.ty.bound();
             let s = format!("(({})({}))", to.c(), e.s);
             if b > EXPR {
-                return E { s: format!("({s} * {})", flit(1e-9, to)), ty: to, b: b * 1e-9, cost };
+                return E {
+                    s: format!("({s} * {})", flit(1e-9, to)),
+                    ty: to,
+                    b: b * 1e-9,
+                    cost,
+                };
             }
             return E { s, ty: to, b, cost };
         }
-        E { s: format!("(({})({}))", to.c(), e.s), ty: to, b: e.b, cost }
+        E {
+            s: format!("(({})({}))", to.c(), e.s),
+            ty: to,
+            b: e.b,
+            cost,
+        }
     }
 
     fn clamp(&mut self, e: E, limit: f64) -> E {
         let f = e.ty.fsuffix();
-        let l = if e.ty == Ty::Float { format!("{limit:e}f") } else { format!("{limit:e}") };
+        let l = if e.ty == Ty::Float {
+            format!("{limit:e}f")
+        } else {
+            format!("{limit:e}")
+        };
         E {
             s: format!("fmin{f}(fmax{f}({}, -{l}), {l})", e.s),
             ty: e.ty,
@@ -1216,20 +1455,38 @@ impl Gen {
 
     /// Keeps a floating expression within [`EXPR`].
     fn norm(&mut self, e: E) -> E {
-        if e.ty.is_float() && e.b > EXPR { self.clamp(e, STORED) } else { e }
+        if e.ty.is_float() && e.b > EXPR {
+            self.clamp(e, STORED)
+        } else {
+            e
+        }
     }
 
     /// Makes a value fit to be stored (within [`STORED`]).
     fn fit(&mut self, e: E) -> E {
-        if e.ty.is_float() && e.b > STORED { self.clamp(e, STORED) } else { e }
+        if e.ty.is_float() && e.b > STORED {
+            self.clamp(e, STORED)
+        } else {
+            e
+        }
     }
 
     /// Text of type `promoted(t)` as a value of type `t`.
     fn int_result(&mut self, s: String, t: Ty, cost: u64) -> E {
         if t.promoted() != t {
-            E { s: format!("(({})({s}))", t.c()), ty: t, b: 0.0, cost }
+            E {
+                s: format!("(({})({s}))", t.c()),
+                ty: t,
+                b: 0.0,
+                cost,
+            }
         } else {
-            E { s, ty: t, b: 0.0, cost }
+            E {
+                s,
+                ty: t,
+                b: 0.0,
+                cost,
+            }
         }
     }
 
@@ -1249,18 +1506,31 @@ impl Gen {
             .vars()
             .filter_map(|v| v.ptr_of.as_ref().map(|(b, _)| (v.name.clone(), b.clone())))
             .collect();
-        match self.rng.weighted(&[8, 20, if ptrs.is_empty() { 0 } else { 2 }, 1]) {
+        match self
+            .rng
+            .weighted(&[8, 20, if ptrs.is_empty() { 0 } else { 2 }, 1])
+        {
             1 => match self.scalar_place(cx, false) {
                 Some(p) => {
                     let b = if p.ty.is_float() { STORED } else { 0.0 };
-                    let e = E { s: p.s, ty: p.ty, b, cost: p.cost };
+                    let e = E {
+                        s: p.s,
+                        ty: p.ty,
+                        b,
+                        cost: p.cost,
+                    };
                     self.conv(e, ty)
                 }
                 None => self.lit(ty),
             },
             2 => {
                 let (p, base) = self.rng.pick(&ptrs).clone();
-                let e = E { s: format!("({p} - {base})"), ty: Ty::Long, b: 0.0, cost: 1 };
+                let e = E {
+                    s: format!("({p} - {base})"),
+                    ty: Ty::Long,
+                    b: 0.0,
+                    cost: 1,
+                };
                 self.conv(e, ty)
             }
             3 => {
@@ -1273,7 +1543,12 @@ impl Gen {
                     }
                     _ => self.ty().c().to_string(),
                 };
-                let e = E { s: format!("((long)sizeof({what}))"), ty: Ty::Long, b: 0.0, cost: 0 };
+                let e = E {
+                    s: format!("((long)sizeof({what}))"),
+                    ty: Ty::Long,
+                    b: 0.0,
+                    cost: 0,
+                };
                 self.conv(e, ty)
             }
             _ => self.lit(ty),
@@ -1304,7 +1579,11 @@ impl Gen {
                 let at = self.int_ty();
                 let b = self.expr(cx, at, d);
                 let m = if t.is_wide() { 63 } else { 31 };
-                self.int_result(format!("({} {op} (({}) & {m}))", a.s, b.s), t, a.cost + b.cost + 2)
+                self.int_result(
+                    format!("({} {op} (({}) & {m}))", a.s, b.s),
+                    t,
+                    a.cost + b.cost + 2,
+                )
             }
             3 => {
                 let op = if self.rng.one_in(2) { "-" } else { "~" };
@@ -1315,7 +1594,11 @@ impl Gen {
                 let c = self.cond(cx, d.min(2));
                 let a = self.expr(cx, t, d);
                 let b = self.expr(cx, t, d);
-                self.int_result(format!("({} ? {} : {})", c.s, a.s, b.s), t, c.cost + a.cost.max(b.cost) + 1)
+                self.int_result(
+                    format!("({} ? {} : {})", c.s, a.s, b.s),
+                    t,
+                    c.cost + a.cost.max(b.cost) + 1,
+                )
             }
             5 => {
                 let mut other = self.ty();
@@ -1343,7 +1626,12 @@ impl Gen {
                 } else {
                     format!("abs(({}) % 1000)", a.s)
                 };
-                let e = E { s, ty: at, b: 0.0, cost: a.cost + 2 };
+                let e = E {
+                    s,
+                    ty: at,
+                    b: 0.0,
+                    cost: a.cost + 2,
+                };
                 self.conv(e, t)
             }
         }
@@ -1362,7 +1650,14 @@ impl Gen {
         } else if t.is_signed() {
             let v = *self.rng.pick(&[2i64, 3, 5, 7, 10, 16, -3, -7, 100]);
             let sfx = if t == Ty::Long { "L" } else { "" };
-            (if v < 0 { format!("({v}{sfx})") } else { format!("{v}{sfx}") }, 0)
+            (
+                if v < 0 {
+                    format!("({v}{sfx})")
+                } else {
+                    format!("{v}{sfx}")
+                },
+                0,
+            )
         } else {
             let v = *self.rng.pick(&[2u64, 3, 5, 7, 10, 16, 1000]);
             (format!("{v}{}", t.suffix()), 0)
@@ -1384,7 +1679,12 @@ impl Gen {
                 let c = self.cond(cx, 1);
                 let a = self.expr(cx, Ty::Bool, depth - 1);
                 let b = self.expr(cx, Ty::Bool, depth - 1);
-                let e = E { s: format!("({} ? {} : {})", c.s, a.s, b.s), ty: Ty::Int, b: 0.0, cost: c.cost + a.cost + b.cost };
+                let e = E {
+                    s: format!("({} ? {} : {})", c.s, a.s, b.s),
+                    ty: Ty::Int,
+                    b: 0.0,
+                    cost: c.cost + a.cost + b.cost,
+                };
                 self.conv(e, Ty::Bool)
             }
         }
@@ -1403,30 +1703,61 @@ impl Gen {
                     1 => ("-", a.b + b.b),
                     _ => ("*", a.b * b.b),
                 };
-                E { s: format!("({} {op} {})", a.s, b.s), ty: t, b: bound, cost: a.cost + b.cost + 1 }
+                E {
+                    s: format!("({} {op} {})", a.s, b.s),
+                    ty: t,
+                    b: bound,
+                    cost: a.cost + b.cost + 1,
+                }
             }
             1 => {
                 let a = self.expr(cx, t, d);
                 if self.rng.one_in(2) {
                     // The divisor is at least 1: no infinity, no NaN.
                     let b = self.expr(cx, t, d);
-                    E { s: format!("({} / (fabs{f}({}) + {}))", a.s, b.s, c(1.0)), ty: t, b: a.b, cost: a.cost + b.cost + 3 }
+                    E {
+                        s: format!("({} / (fabs{f}({}) + {}))", a.s, b.s, c(1.0)),
+                        ty: t,
+                        b: a.b,
+                        cost: a.cost + b.cost + 3,
+                    }
                 } else {
                     let v = *self.rng.pick(&[2.0, -4.0, 0.5, 3.0, 10.0, 0.25]);
-                    E { s: format!("({} / {})", a.s, c(v)), ty: t, b: a.b / f64::abs(v), cost: a.cost + 1 }
+                    E {
+                        s: format!("({} / {})", a.s, c(v)),
+                        ty: t,
+                        b: a.b / f64::abs(v),
+                        cost: a.cost + 1,
+                    }
                 }
             }
             2 => {
                 let a = self.expr(cx, t, d);
-                E { s: format!("(-{})", a.s), ty: t, b: a.b, cost: a.cost + 1 }
+                E {
+                    s: format!("(-{})", a.s),
+                    ty: t,
+                    b: a.b,
+                    cost: a.cost + 1,
+                }
             }
             3 => {
                 // Every math function on a domain where it is finite.
                 let a = self.expr(cx, t, d);
                 let (s, b) = match self.rng.below(10) {
                     0 => (format!("sqrt{f}(fabs{f}({}))", a.s), a.b.sqrt() + 1.0),
-                    1 => (format!("exp{f}(fmin{f}(fmax{f}({}, {}), {}))", a.s, c(-20.0), c(20.0)), 4.9e8),
-                    2 => (format!("log{f}({} + fabs{f}({}))", c(1.0), a.s), a.b.ln_1p() + 1.0),
+                    1 => (
+                        format!(
+                            "exp{f}(fmin{f}(fmax{f}({}, {}), {}))",
+                            a.s,
+                            c(-20.0),
+                            c(20.0)
+                        ),
+                        4.9e8,
+                    ),
+                    2 => (
+                        format!("log{f}({} + fabs{f}({}))", c(1.0), a.s),
+                        a.b.ln_1p() + 1.0,
+                    ),
                     3 => (format!("sin{f}({})", a.s), 1.0),
                     4 => (format!("cos{f}({})", a.s), 1.0),
                     5 => (format!("tan{f}(sin{f}({}))", a.s), 2.0),
@@ -1435,7 +1766,12 @@ impl Gen {
                     8 => (format!("floor{f}({})", a.s), a.b + 1.0),
                     _ => (format!("ceil{f}({})", a.s), a.b + 1.0),
                 };
-                E { s, ty: t, b, cost: a.cost + 20 }
+                E {
+                    s,
+                    ty: t,
+                    b,
+                    cost: a.cost + 20,
+                }
             }
             4 => {
                 // `+ 0.0` turns the -0.0 that fmin/fmax may pick in either
@@ -1443,14 +1779,25 @@ impl Gen {
                 let a = self.expr(cx, t, d);
                 let b = self.expr(cx, t, d);
                 let name = if self.rng.one_in(2) { "fmin" } else { "fmax" };
-                E { s: format!("({name}{f}({}, {}) + {})", a.s, b.s, c(0.0)), ty: t, b: a.b.max(b.b), cost: a.cost + b.cost + 3 }
+                E {
+                    s: format!("({name}{f}({}, {}) + {})", a.s, b.s, c(0.0)),
+                    ty: t,
+                    b: a.b.max(b.b),
+                    cost: a.cost + b.cost + 3,
+                }
             }
             5 => {
                 let a = self.expr(cx, t, d);
                 if self.rng.one_in(2) {
                     let b = self.expr(cx, t, d);
                     E {
-                        s: format!("pow{f}(fmin{f}(fabs{f}({}), {}), fmin{f}(fabs{f}({}), {}))", a.s, c(10.0), b.s, c(3.0)),
+                        s: format!(
+                            "pow{f}(fmin{f}(fabs{f}({}), {}), fmin{f}(fabs{f}({}), {}))",
+                            a.s,
+                            c(10.0),
+                            b.s,
+                            c(3.0)
+                        ),
                         ty: t,
                         b: 1000.0,
                         cost: a.cost + b.cost + 25,
@@ -1458,14 +1805,24 @@ impl Gen {
                 } else {
                     let a = if a.b > 1e4 { self.clamp(a, 1e4) } else { a };
                     let k = if self.rng.one_in(2) { 2 } else { 3 };
-                    E { s: format!("pow{f}({}, {})", a.s, c(f64::from(k))), ty: t, b: a.b.powi(k), cost: a.cost + 20 }
+                    E {
+                        s: format!("pow{f}({}, {})", a.s, c(f64::from(k))),
+                        ty: t,
+                        b: a.b.powi(k),
+                        cost: a.cost + 20,
+                    }
                 }
             }
             6 => {
                 let cd = self.cond(cx, d.min(2));
                 let a = self.expr(cx, t, d);
                 let b = self.expr(cx, t, d);
-                E { s: format!("({} ? {} : {})", cd.s, a.s, b.s), ty: t, b: a.b.max(b.b), cost: cd.cost + a.cost.max(b.cost) + 1 }
+                E {
+                    s: format!("({} ? {} : {})", cd.s, a.s, b.s),
+                    ty: t,
+                    b: a.b.max(b.b),
+                    cost: cd.cost + a.cost.max(b.cost) + 1,
+                }
             }
             7 => {
                 let mut other = self.ty();
@@ -1485,30 +1842,54 @@ impl Gen {
 
     /// A truth value (C type `int`, or any scalar used as a condition).
     fn cond(&mut self, cx: &Ctx, depth: u32) -> E {
-        let k = if depth == 0 { 0 } else { self.rng.weighted(&[55, 15, 10, 5]) };
+        let k = if depth == 0 {
+            0
+        } else {
+            self.rng.weighted(&[55, 15, 10, 5])
+        };
         match k {
             0 => {
                 let t = self.ty();
                 let a = self.expr(cx, t, depth.min(2));
                 let b = self.expr(cx, t, depth.min(2));
                 let op = *self.rng.pick(&["<", "<=", ">", ">=", "==", "!="]);
-                E { s: format!("({} {op} {})", a.s, b.s), ty: Ty::Int, b: 0.0, cost: a.cost + b.cost + 1 }
+                E {
+                    s: format!("({} {op} {})", a.s, b.s),
+                    ty: Ty::Int,
+                    b: 0.0,
+                    cost: a.cost + b.cost + 1,
+                }
             }
             1 => {
                 let a = self.cond(cx, depth - 1);
                 let b = self.cond(cx, depth - 1);
                 let op = if self.rng.one_in(2) { "&&" } else { "||" };
-                E { s: format!("({} {op} {})", a.s, b.s), ty: Ty::Int, b: 0.0, cost: a.cost + b.cost + 1 }
+                E {
+                    s: format!("({} {op} {})", a.s, b.s),
+                    ty: Ty::Int,
+                    b: 0.0,
+                    cost: a.cost + b.cost + 1,
+                }
             }
             2 => {
                 let t = self.int_ty();
                 let a = self.expr(cx, t, depth - 1);
                 let m = *self.rng.pick(&[1, 3, 7]);
-                E { s: format!("(({}) & {m})", a.s), ty: t.promoted(), b: 0.0, cost: a.cost + 1 }
+                E {
+                    s: format!("(({}) & {m})", a.s),
+                    ty: t.promoted(),
+                    b: 0.0,
+                    cost: a.cost + 1,
+                }
             }
             _ => {
                 let a = self.cond(cx, depth - 1);
-                E { s: format!("(!{})", a.s), ty: Ty::Int, b: 0.0, cost: a.cost + 1 }
+                E {
+                    s: format!("(!{})", a.s),
+                    ty: Ty::Int,
+                    b: 0.0,
+                    cost: a.cost + 1,
+                }
             }
         }
     }
@@ -1534,7 +1915,12 @@ impl Gen {
             _ => format!("(--{c} < {k})"),
         };
         let op = if self.rng.one_in(2) { "&&" } else { "||" };
-        Some(E { s: format!("({} {op} {se})", base.s), ty: Ty::Int, b: 0.0, cost: base.cost + 2 })
+        Some(E {
+            s: format!("({} {op} {se})", base.s),
+            ty: Ty::Int,
+            b: 0.0,
+            cost: base.cost + 2,
+        })
     }
 
     // ---- places -----------------------------------------------------------
@@ -1561,10 +1947,17 @@ impl Gen {
     fn place_in(&mut self, cx: &Ctx, v: &Var) -> Place {
         let span = v.access.readable().cloned().unwrap_or(Span::All);
         match v.shape {
-            Shape::Scalar(t) => Place { s: v.name.clone(), ty: t, cost: 1 },
+            Shape::Scalar(t) => Place {
+                s: v.name.clone(),
+                ty: t,
+                cost: 1,
+            },
             Shape::Struct(s) => {
                 let p = self.field_path(cx, s, format!("{}.", v.name));
-                Place { cost: p.cost + 1, ..p }
+                Place {
+                    cost: p.cost + 1,
+                    ..p
+                }
             }
             Shape::Array(elem, len) => {
                 let (idx, c) = self.index(cx, &span, len);
@@ -1578,7 +1971,11 @@ impl Gen {
                         } else {
                             format!("(*({} + {idx}))", v.name)
                         };
-                        Place { s, ty: t, cost: c + 2 }
+                        Place {
+                            s,
+                            ty: t,
+                            cost: c + 2,
+                        }
                     }
                     Elem::St(s) => {
                         let prefix = if !ptr_form {
@@ -1589,7 +1986,10 @@ impl Gen {
                             format!("({} + {idx})->", v.name)
                         };
                         let p = self.field_path(cx, s, prefix);
-                        Place { cost: p.cost + c + 2, ..p }
+                        Place {
+                            cost: p.cost + c + 2,
+                            ..p
+                        }
                     }
                 }
             }
@@ -1600,10 +2000,18 @@ impl Gen {
         let fields = &self.structs[sid].fields;
         let (name, f) = fields[self.rng.index(fields.len())].clone();
         match f {
-            Field::S(t) => Place { s: format!("{prefix}{name}"), ty: t, cost: 1 },
+            Field::S(t) => Place {
+                s: format!("{prefix}{name}"),
+                ty: t,
+                cost: 1,
+            },
             Field::Arr(t, n) => {
                 let (idx, c) = self.index(cx, &Span::All, n);
-                Place { s: format!("{prefix}{name}[{idx}]"), ty: t, cost: c + 1 }
+                Place {
+                    s: format!("{prefix}{name}[{idx}]"),
+                    ty: t,
+                    cost: c + 1,
+                }
             }
             Field::St(s) => self.field_path(cx, s, format!("{prefix}{name}.")),
         }
@@ -1618,11 +2026,15 @@ impl Gen {
                     .filter(|v| {
                         matches!(v.shape, Shape::Scalar(t) if !t.is_float())
                             && v.access.readable().is_some()
-                            && v.range.is_some_and(|(lo, hi)| lo >= 0 && hi < i64::from(len))
+                            && v.range
+                                .is_some_and(|(lo, hi)| lo >= 0 && hi < i64::from(len))
                     })
                     .map(|v| v.name.clone())
                     .collect();
-                match self.rng.weighted(&[3, if loops.is_empty() { 0 } else { 5 }, 4]) {
+                match self
+                    .rng
+                    .weighted(&[3, if loops.is_empty() { 0 } else { 5 }, 4])
+                {
                     0 => (self.rng.below(u64::from(len)).to_string(), 0),
                     1 => (self.rng.pick(&loops).clone(), 1),
                     _ => {
@@ -1724,7 +2136,12 @@ impl Gen {
         let (args, c) = self.call_args(cx, &f, is_self, depth)?.into_text();
         let ret = f.ret.unwrap_or(Ty::Int);
         let b = if ret.is_float() { STORED } else { 0.0 };
-        Some(E { s: format!("{}({args})", f.name), ty: ret, b, cost: c + if is_self { 2 } else { f.cost + 2 } })
+        Some(E {
+            s: format!("{}({args})", f.name),
+            ty: ret,
+            b,
+            cost: c + if is_self { 2 } else { f.cost + 2 },
+        })
     }
 
     /// Arguments for a call of `f`: every array argument within what this
@@ -1798,13 +2215,24 @@ impl Gen {
 
     /// Arrays (or struct fields that are arrays) with `len` accessible
     /// elements of type `elem`, as a pointer argument, and their root.
-    fn array_arg(&mut self, cx: &Ctx, elem: Elem, len: u32, write: bool, exclude: &[usize]) -> Option<(String, usize)> {
+    fn array_arg(
+        &mut self,
+        cx: &Ctx,
+        elem: Elem,
+        len: u32,
+        write: bool,
+        exclude: &[usize],
+    ) -> Option<(String, usize)> {
         let mut cands: Vec<(String, u32, String, usize)> = Vec::new(); // (name, width, base, root)
         for v in cx.vars() {
             if exclude.contains(&v.root) {
                 continue;
             }
-            let span = if write { v.access.writable() } else { v.access.readable() };
+            let span = if write {
+                v.access.writable()
+            } else {
+                v.access.readable()
+            };
             let Some(span) = span else { continue };
             // Const tables are never passed as (non-const) pointers.
             if v.role != Role::Plain {
@@ -1850,12 +2278,22 @@ impl Gen {
     }
 
     /// `a, lo, hi` for a range parameter.
-    fn range_arg(&mut self, cx: &Ctx, t: Ty, write: bool, exclude: &[usize]) -> Option<(String, usize)> {
+    fn range_arg(
+        &mut self,
+        cx: &Ctx,
+        t: Ty,
+        write: bool,
+        exclude: &[usize],
+    ) -> Option<(String, usize)> {
         let cands: Vec<(String, u32, String, usize)> = cx
             .vars()
             .filter(|v| !exclude.contains(&v.root) && v.role == Role::Plain)
             .filter_map(|v| {
-                let span = if write { v.access.writable() } else { v.access.readable() }?;
+                let span = if write {
+                    v.access.writable()
+                } else {
+                    v.access.readable()
+                }?;
                 match v.shape {
                     Shape::Array(Elem::S(e), n) if e == t => Some(match span {
                         Span::All => (v.name.clone(), n, String::new(), v.root),
@@ -1990,16 +2428,37 @@ impl Gen {
             // Only operations that cannot grow the magnitude: stored
             // values stay within STORED.
             match self.rng.below(3) {
-                0 => (format!("{} *= {};", p.s, c(*self.rng.pick(&[0.5, -0.75, 0.125, -1.0, 0.9]))), 1),
+                0 => (
+                    format!(
+                        "{} *= {};",
+                        p.s,
+                        c(*self.rng.pick(&[0.5, -0.75, 0.125, -1.0, 0.9]))
+                    ),
+                    1,
+                ),
                 1 => {
                     let e = self.expr(cx, t, 2);
-                    (format!("{} /= (fabs{f}({}) + {});", p.s, e.s, c(1.0)), e.cost + 3)
+                    (
+                        format!("{} /= (fabs{f}({}) + {});", p.s, e.s, c(1.0)),
+                        e.cost + 3,
+                    )
                 }
-                _ => (format!("{} /= {};", p.s, c(*self.rng.pick(&[2.0, -3.0, 1.5, 10.0]))), 1),
+                _ => (
+                    format!("{} /= {};", p.s, c(*self.rng.pick(&[2.0, -3.0, 1.5, 10.0]))),
+                    1,
+                ),
             }
         } else {
-            let rt = if self.rng.one_in(4) { self.int_ty() } else if t == Ty::Bool { Ty::Int } else { t };
-            let op = *self.rng.pick(&["+=", "-=", "*=", "&=", "|=", "^=", "/=", "%=", "<<=", ">>="]);
+            let rt = if self.rng.one_in(4) {
+                self.int_ty()
+            } else if t == Ty::Bool {
+                Ty::Int
+            } else {
+                t
+            };
+            let op = *self
+                .rng
+                .pick(&["+=", "-=", "*=", "&=", "|=", "^=", "/=", "%=", "<<=", ">>="]);
             match op {
                 "/=" | "%=" => {
                     let (d, dc) = self.divisor(cx, rt, 2);
@@ -2040,7 +2499,13 @@ impl Gen {
         let name = self.name("v");
         let line = format!("{} {name} = {};", t.c(), e.s);
         let root = self.root();
-        cx.declare(Var::new(name, Shape::Scalar(t), root, Access::Write(Span::All), Role::Plain));
+        cx.declare(Var::new(
+            name,
+            Shape::Scalar(t),
+            root,
+            Access::Write(Span::All),
+            Role::Plain,
+        ));
         Some((vec![line], e.cost + 1))
     }
 
@@ -2053,7 +2518,9 @@ impl Gen {
         match elem {
             Elem::S(Ty::Char) if self.rng.one_in(4) => {
                 let k = self.rng.range(0, i64::from(len) - 1) as usize;
-                let word: String = (0..k).map(|_| (b'a' + self.rng.below(26) as u8) as char).collect();
+                let word: String = (0..k)
+                    .map(|_| (b'a' + self.rng.below(26) as u8) as char)
+                    .collect();
                 out.push(format!("char {name}[{len}] = \"{word}\";"));
             }
             Elem::S(t) => {
@@ -2067,26 +2534,46 @@ impl Gen {
             }
         }
         let root = self.root();
-        let var = Var::new(name.clone(), Shape::Array(elem, len), root, Access::Write(Span::All), Role::Plain);
+        let var = Var::new(
+            name.clone(),
+            Shape::Array(elem, len),
+            root,
+            Access::Write(Span::All),
+            Role::Plain,
+        );
         let mut cost = u64::from(len);
         if fill || self.rng.one_in(2) {
             // The fill loop sees the array itself (fully initialized).
             let k = self.name("k");
             let mut inner = cx.clone();
             inner.declare(var.clone());
-            let mut kv = Var::new(k.clone(), Shape::Scalar(Ty::Int), self.root(), Access::Read(Span::All), Role::Fixed);
+            let mut kv = Var::new(
+                k.clone(),
+                Shape::Scalar(Ty::Int),
+                self.root(),
+                Access::Read(Span::All),
+                Role::Fixed,
+            );
             kv.range = Some((0, i64::from(len) - 1));
             inner.declare(kv);
             inner.loop_depth += 1;
             self.expr_budget = 200;
             let p = match elem {
-                Elem::S(t) => Place { s: format!("{name}[{k}]"), ty: t, cost: 1 },
+                Elem::S(t) => Place {
+                    s: format!("{name}[{k}]"),
+                    ty: t,
+                    cost: 1,
+                },
                 Elem::St(s) => self.field_path(&inner, s, format!("{name}[{k}].")),
             };
             let e = self.expr(&inner, p.ty, 2);
             let e = self.fit(e);
             cost += u64::from(len) * (e.cost + p.cost + 2);
-            braced(&mut out, format!("for (int {k} = 0; {k} < {len}; {k}++)"), vec![format!("{} = {};", p.s, e.s)]);
+            braced(
+                &mut out,
+                format!("for (int {k} = 0; {k} < {len}; {k}++)"),
+                vec![format!("{} = {};", p.s, e.s)],
+            );
         }
         cx.declare(var);
         Some((out, cost))
@@ -2119,7 +2606,13 @@ impl Gen {
             }
         }
         let root = self.root();
-        cx.declare(Var::new(name, Shape::Struct(sid), root, Access::Write(Span::All), Role::Plain));
+        cx.declare(Var::new(
+            name,
+            Shape::Struct(sid),
+            root,
+            Access::Write(Span::All),
+            Role::Plain,
+        ));
         Some((out, cost))
     }
 
@@ -2159,7 +2652,11 @@ impl Gen {
     /// Loop trips that fit the budget, or None.
     fn trips(&mut self, budget: u64) -> Option<i64> {
         let max = (budget / 30).min(16) as i64;
-        if max < 2 { None } else { Some(self.rng.range(2, max)) }
+        if max < 2 {
+            None
+        } else {
+            Some(self.rng.range(2, max))
+        }
     }
 
     fn loop_ctx(&self, cx: &Ctx) -> Ctx {
@@ -2173,18 +2670,42 @@ impl Gen {
 
     fn for_stmt(&mut self, cx: &Ctx, budget: u64) -> Option<(Vec<String>, u64)> {
         let trips = self.trips(budget)?;
-        let t = *self.rng.pick(&[Ty::Int, Ty::Int, Ty::Int, Ty::Long, Ty::UInt]);
+        let t = *self
+            .rng
+            .pick(&[Ty::Int, Ty::Int, Ty::Int, Ty::Long, Ty::UInt]);
         let k = self.name("k");
         let sfx = t.suffix();
         let form = self.rng.below(if t.is_signed() { 4 } else { 3 });
         let (head, range, n) = match form {
-            0 => (format!("for ({} {k} = 0; {k} < {trips}{sfx}; {k}++)", t.c()), (0, trips - 1), trips),
-            1 => (format!("for ({} {k} = 0; {k} < {trips}{sfx}; {k} += 2)", t.c()), (0, trips - 1), (trips + 1) / 2),
-            2 => (format!("for ({} {k} = 1; {k} <= {trips}{sfx}; {k}++)", t.c()), (1, trips), trips),
-            _ => (format!("for ({} {k} = {}{sfx}; {k} >= 0; {k}--)", t.c(), trips - 1), (0, trips - 1), trips),
+            0 => (
+                format!("for ({} {k} = 0; {k} < {trips}{sfx}; {k}++)", t.c()),
+                (0, trips - 1),
+                trips,
+            ),
+            1 => (
+                format!("for ({} {k} = 0; {k} < {trips}{sfx}; {k} += 2)", t.c()),
+                (0, trips - 1),
+                (trips + 1) / 2,
+            ),
+            2 => (
+                format!("for ({} {k} = 1; {k} <= {trips}{sfx}; {k}++)", t.c()),
+                (1, trips),
+                trips,
+            ),
+            _ => (
+                format!("for ({} {k} = {}{sfx}; {k} >= 0; {k}--)", t.c(), trips - 1),
+                (0, trips - 1),
+                trips,
+            ),
         };
         let mut inner = self.loop_ctx(cx);
-        let mut kv = Var::new(k, Shape::Scalar(t), self.root(), Access::Read(Span::All), Role::Fixed);
+        let mut kv = Var::new(
+            k,
+            Shape::Scalar(t),
+            self.root(),
+            Access::Read(Span::All),
+            Role::Fixed,
+        );
         kv.range = Some(range);
         inner.declare(kv);
         let nst = self.rng.range(1, 4) as usize;
@@ -2201,7 +2722,13 @@ impl Gen {
         let trips = self.trips(budget)?;
         let w = self.name("w");
         let mut inner = self.loop_ctx(cx);
-        let mut wv = Var::new(w.clone(), Shape::Scalar(Ty::Int), self.root(), Access::Read(Span::All), Role::Fixed);
+        let mut wv = Var::new(
+            w.clone(),
+            Shape::Scalar(Ty::Int),
+            self.root(),
+            Access::Read(Span::All),
+            Role::Fixed,
+        );
         wv.range = Some((0, trips));
         inner.declare(wv);
         let mut cond = format!("{w} < {trips}");
@@ -2236,12 +2763,19 @@ impl Gen {
         if !cx.in_loop {
             return None;
         }
-        let word = if self.rng.one_in(2) { "break" } else { "continue" };
+        let word = if self.rng.one_in(2) {
+            "break"
+        } else {
+            "continue"
+        };
         if self.rng.one_in(8) {
             return Some((vec![format!("{word};")], 0));
         }
         let c = self.cond(cx, 2);
-        Some((vec![format!("if ({})", c.s), format!("    {word};")], c.cost + 1))
+        Some((
+            vec![format!("if ({})", c.s), format!("    {word};")],
+            c.cost + 1,
+        ))
     }
 
     /// A `parallel_for` over disjoint slices of one to three arrays this
@@ -2272,7 +2806,9 @@ impl Gen {
         let mut chosen = Vec::new();
         for _ in 0..want {
             let c = cands.remove(self.rng.index(cands.len()));
-            let g = chosen.iter().fold(c.2, |g, x: &(String, usize, u32, String)| gcd(g, x.2));
+            let g = chosen
+                .iter()
+                .fold(c.2, |g, x: &(String, usize, u32, String)| gcd(g, x.2));
             if chosen.is_empty() || g >= 2 {
                 chosen.push(c);
             }
@@ -2294,7 +2830,11 @@ impl Gen {
         if per < 10 {
             return None;
         }
-        let lo = if !stepped && trips > 2 && self.rng.one_in(4) { self.rng.range(1, 2) as u32 } else { 0 };
+        let lo = if !stepped && trips > 2 && self.rng.one_in(4) {
+            self.rng.range(1, 2) as u32
+        } else {
+            0
+        };
         // The bound may be a variable (ParC evaluates it once; the serial
         // projection re-evaluates it, so it must not change: it is Fixed).
         let mut pre = Vec::new();
@@ -2327,7 +2867,11 @@ impl Gen {
             .iter()
             .map(|(name, root, w, base)| {
                 let k = if stepped { step } else { w / trips };
-                let term = if stepped || k == 1 { i.clone() } else { format!("{i} * {k}") };
+                let term = if stepped || k == 1 {
+                    i.clone()
+                } else {
+                    format!("{i} * {k}")
+                };
                 (name.clone(), *root, join_index(base, &term), k)
             })
             .collect();
@@ -2349,7 +2893,13 @@ impl Gen {
         body.loop_depth += 1;
         body.depth += 1;
         body.scopes.push(Vec::new());
-        let mut iv = Var::new(i.clone(), Shape::Scalar(Ty::Int), self.root(), Access::Read(Span::All), Role::Fixed);
+        let mut iv = Var::new(
+            i.clone(),
+            Shape::Scalar(Ty::Int),
+            self.root(),
+            Access::Read(Span::All),
+            Role::Fixed,
+        );
         iv.range = Some(if stepped {
             (0, i64::from(chosen[0].2) - 1)
         } else {
@@ -2377,7 +2927,14 @@ impl Gen {
             Some((out, total))
         } else {
             pre.extend(out);
-            Some((vec!["{".into()].into_iter().chain(indent(pre)).chain(["}".to_string()]).collect(), total))
+            Some((
+                vec!["{".into()]
+                    .into_iter()
+                    .chain(indent(pre))
+                    .chain(["}".to_string()])
+                    .collect(),
+                total,
+            ))
         }
     }
 
@@ -2404,7 +2961,8 @@ impl Gen {
                 .filter(|f| !f.bump && f.cost + cost <= budget)
                 .cloned()
                 .collect();
-            let recursive = cx.rec && self.rec_sites > 0 && cx.loop_depth == 0 && cx.pfor_depth == 0;
+            let recursive =
+                cx.rec && self.rec_sites > 0 && cx.loop_depth == 0 && cx.pfor_depth == 0;
             if recursive && let Some(f) = &self.current {
                 cands.push(f.clone());
             }
@@ -2418,7 +2976,9 @@ impl Gen {
                 // Taken before the arguments, which might recurse too.
                 self.rec_sites -= 1;
             }
-            let Some(args) = self.call_args(&region, &f, is_self, 2) else { continue };
+            let Some(args) = self.call_args(&region, &f, is_self, 2) else {
+                continue;
+            };
             cost += args.cost + if is_self { 2 } else { f.cost + 2 };
             for &r in &args.outs {
                 region.lock(r, true);
@@ -2432,8 +2992,20 @@ impl Gen {
                     let x = self.name("x");
                     pre.push(format!("{} {x} = 0;", t.c()));
                     let root = self.root();
-                    cx.declare(Var::new(x.clone(), Shape::Scalar(t), root, Access::Write(Span::All), Role::Plain));
-                    region.declare(Var::new(x.clone(), Shape::Scalar(t), root, Access::None, Role::Plain));
+                    cx.declare(Var::new(
+                        x.clone(),
+                        Shape::Scalar(t),
+                        root,
+                        Access::Write(Span::All),
+                        Role::Plain,
+                    ));
+                    region.declare(Var::new(
+                        x.clone(),
+                        Shape::Scalar(t),
+                        root,
+                        Access::None,
+                        Role::Plain,
+                    ));
                     body.push(format!("{x} = spawn {}({text});", f.name));
                 }
                 _ => body.push(format!("spawn {}({text});", f.name)),
@@ -2464,7 +3036,11 @@ impl Gen {
             .iter()
             .filter(|f| {
                 !f.bump
-                    && f.params.iter().filter(|p| matches!(p, Param::Out(..) | Param::OutRange(_))).count() == 1
+                    && f.params
+                        .iter()
+                        .filter(|p| matches!(p, Param::Out(..) | Param::OutRange(_)))
+                        .count()
+                        == 1
             })
             .cloned()
             .collect();
@@ -2472,7 +3048,10 @@ impl Gen {
             return None;
         }
         let f = fs[self.rng.index(fs.len())].clone();
-        let out_idx = f.params.iter().position(|p| matches!(p, Param::Out(..) | Param::OutRange(_)))?;
+        let out_idx = f
+            .params
+            .iter()
+            .position(|p| matches!(p, Param::Out(..) | Param::OutRange(_)))?;
         let (elem, need) = match f.params[out_idx] {
             Param::Out(e, len) => (e, len),
             Param::OutRange(t) => (Elem::S(t), 1),
@@ -2501,13 +3080,37 @@ impl Gen {
         let k = self.name("k");
         let mut inner = region.clone();
         inner.scopes.push(Vec::new());
-        let mut kv = Var::new(k.clone(), Shape::Scalar(Ty::Int), self.root(), Access::Read(Span::All), Role::Fixed);
+        let mut kv = Var::new(
+            k.clone(),
+            Shape::Scalar(Ty::Int),
+            self.root(),
+            Access::Read(Span::All),
+            Role::Fixed,
+        );
         kv.range = Some((0, i64::from(parts) - 1));
         inner.declare(kv);
         // Other array arguments must not be the chunked array.
         inner.lock(root, true);
         self.expr_budget = 0;
-        let mut args = self.call_args(&inner, &Func { params: f.params.iter().map(|p| if matches!(p, Param::Out(..) | Param::OutRange(_)) { Param::S(Ty::Int) } else { *p }).collect(), ..f.clone() }, false, 1)?;
+        let mut args = self.call_args(
+            &inner,
+            &Func {
+                params: f
+                    .params
+                    .iter()
+                    .map(|p| {
+                        if matches!(p, Param::Out(..) | Param::OutRange(_)) {
+                            Param::S(Ty::Int)
+                        } else {
+                            *p
+                        }
+                    })
+                    .collect(),
+                ..f.clone()
+            },
+            false,
+            1,
+        )?;
         let start = join_index(&base, &format!("{k} * {chunk}"));
         args.texts[out_idx] = match f.params[out_idx] {
             Param::OutRange(_) => format!("{name}, {start}, {start} + {chunk}"),
@@ -2551,7 +3154,13 @@ impl Gen {
             Some(t) if self.rng.percent(70) => {
                 let x = self.name("r");
                 let root = self.root();
-                cx.declare(Var::new(x.clone(), Shape::Scalar(t), root, Access::Write(Span::All), Role::Plain));
+                cx.declare(Var::new(
+                    x.clone(),
+                    Shape::Scalar(t),
+                    root,
+                    Access::Write(Span::All),
+                    Role::Plain,
+                ));
                 Some((vec![format!("{} {x} = {call};", t.c())], cost))
             }
             _ => Some((vec![format!("{call};")], cost)),
@@ -2628,7 +3237,9 @@ impl Gen {
             return None;
         }
         let a = cands[self.rng.index(cands.len())].clone();
-        let Shape::Array(Elem::S(t), len) = a.shape else { return None };
+        let Shape::Array(Elem::S(t), len) = a.shape else {
+            return None;
+        };
         let q = self.name("q");
         let k = self.name("k");
         let mut out = Vec::new();
@@ -2639,7 +3250,13 @@ impl Gen {
         if write {
             let mut inner = cx.clone();
             inner.scopes.push(Vec::new());
-            let mut kv = Var::new(k.clone(), Shape::Scalar(Ty::Int), self.root(), Access::Read(Span::All), Role::Fixed);
+            let mut kv = Var::new(
+                k.clone(),
+                Shape::Scalar(Ty::Int),
+                self.root(),
+                Access::Read(Span::All),
+                Role::Fixed,
+            );
             kv.range = Some((0, i64::from(len) - 1));
             inner.declare(kv);
             self.expr_budget = 0;
@@ -2655,9 +3272,24 @@ impl Gen {
             let w = self.name("w");
             out.push(format!("long {w} = 0;"));
             let root = self.root();
-            cx.declare(Var::new(w.clone(), Shape::Scalar(Ty::Long), root, Access::Write(Span::All), Role::Plain));
-            let star = if self.rng.one_in(2) { format!("*{q}++") } else { format!("*{q}") };
-            let e = E { s: star.clone(), ty: t, b: STORED, cost: 1 };
+            cx.declare(Var::new(
+                w.clone(),
+                Shape::Scalar(Ty::Long),
+                root,
+                Access::Write(Span::All),
+                Role::Plain,
+            ));
+            let star = if self.rng.one_in(2) {
+                format!("*{q}++")
+            } else {
+                format!("*{q}")
+            };
+            let e = E {
+                s: star.clone(),
+                ty: t,
+                b: STORED,
+                cost: 1,
+            };
             let e = self.conv(e, Ty::Long);
             per = e.cost + 3;
             body = if star.ends_with("++") {
@@ -2666,7 +3298,11 @@ impl Gen {
                 vec![format!("{w} = {w} * 31L + {};", e.s), format!("{q} += 1;")]
             };
         }
-        braced(&mut lines, format!("for (int {k} = 0; {k} < {len}; {k}++)"), body);
+        braced(
+            &mut lines,
+            format!("for (int {k} = 0; {k} < {len}; {k}++)"),
+            body,
+        );
         out.push("{".into());
         out.extend(indent(lines));
         out.push("}".into());
@@ -2686,14 +3322,20 @@ impl Gen {
     fn mem_stmt(&mut self, cx: &Ctx) -> Option<(Vec<String>, u64)> {
         let writable: Vec<Var> = cx
             .vars()
-            .filter(|v| matches!(v.shape, Shape::Array(..)) && v.access.writable().is_some() && v.role == Role::Plain)
+            .filter(|v| {
+                matches!(v.shape, Shape::Array(..))
+                    && v.access.writable().is_some()
+                    && v.role == Role::Plain
+            })
             .cloned()
             .collect();
         if writable.is_empty() {
             return None;
         }
         let d = writable[self.rng.index(writable.len())].clone();
-        let Shape::Array(elem, len) = d.shape else { return None };
+        let Shape::Array(elem, len) = d.shape else {
+            return None;
+        };
         let ec = elem_c(elem, &self.structs);
         let (start, width) = match d.access.writable() {
             Some(Span::Sub(b, w)) => (format!("&{}[{b}]", d.name), *w),
@@ -2713,17 +3355,29 @@ impl Gen {
                 .collect();
             if !srcs.is_empty() {
                 let s = srcs[self.rng.index(srcs.len())].clone();
-                let Shape::Array(_, slen) = s.shape else { return None };
+                let Shape::Array(_, slen) = s.shape else {
+                    return None;
+                };
                 let n = len.min(slen);
-                return Some((vec![format!("memcpy({}, {}, {n} * sizeof({ec}));", d.name, s.name)], u64::from(n) * 2));
+                return Some((
+                    vec![format!(
+                        "memcpy({}, {}, {n} * sizeof({ec}));",
+                        d.name, s.name
+                    )],
+                    u64::from(n) * 2,
+                ));
             }
         }
-        let byte = if self.rng.one_in(3) && matches!(elem, Elem::S(t) if !t.is_float() && t != Ty::Bool) {
-            self.rng.below(256)
-        } else {
-            0
-        };
-        Some((vec![format!("memset({start}, {byte}, {width} * sizeof({ec}));")], u64::from(width)))
+        let byte =
+            if self.rng.one_in(3) && matches!(elem, Elem::S(t) if !t.is_float() && t != Ty::Bool) {
+                self.rng.below(256)
+            } else {
+                0
+            };
+        Some((
+            vec![format!("memset({start}, {byte}, {width} * sizeof({ec}));")],
+            u64::from(width),
+        ))
     }
 
     fn return_stmt(&mut self, cx: &Ctx) -> Option<(Vec<String>, u64)> {
@@ -2739,7 +3393,10 @@ impl Gen {
             }
             None => "return;".into(),
         };
-        Some((vec![format!("if ({})", c.s), format!("    {value}")], c.cost + 2))
+        Some((
+            vec![format!("if ({})", c.s), format!("    {value}")],
+            c.cost + 2,
+        ))
     }
 }
 

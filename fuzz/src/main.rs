@@ -20,7 +20,10 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 #[derive(Parser)]
-#[command(name = "parc-fuzz", about = "Differential testing of parc with random valid ParC programs")]
+#[command(
+    name = "parc-fuzz",
+    about = "Differential testing of parc with random valid ParC programs"
+)]
 struct Cli {
     /// How many programs to check.
     #[arg(long, default_value_t = 100)]
@@ -106,7 +109,9 @@ fn main() -> ExitCode {
         .max(1);
     let next = AtomicU64::new(cli.seed);
     let end = cli.seed.saturating_add(cli.count);
-    let deadline = cli.time_limit.map(|s| Instant::now() + Duration::from_secs(s));
+    let deadline = cli
+        .time_limit
+        .map(|s| Instant::now() + Duration::from_secs(s));
     let stats = Mutex::new(Stats::default());
     let start = Instant::now();
     let oracles = Arc::new(oracles);
@@ -164,7 +169,10 @@ fn default_parc() -> Result<PathBuf, String> {
     let parc = dir.join("parc");
     if let Some(cargo) = std::env::var_os("CARGO") {
         let release = dir.file_name().is_some_and(|n| n == "release");
-        eprintln!("parc-fuzz: building the parc binary ({})", if release { "release" } else { "debug" });
+        eprintln!(
+            "parc-fuzz: building the parc binary ({})",
+            if release { "release" } else { "debug" }
+        );
         let mut cmd = std::process::Command::new(cargo);
         cmd.args(["build", "--quiet", "-p", "parc", "--bin", "parc"]);
         if release {
@@ -187,24 +195,33 @@ fn default_parc() -> Result<PathBuf, String> {
 
 fn reduce(oracles: &Oracles, program: &Program, verdict: &Verdict, dir: Option<&Path>) {
     let seed = program.seed;
-    let small = parc_fuzz::reduce::reduce(oracles, program, verdict, |m| eprintln!("parc-fuzz: reducing {seed}: {m}"));
+    let small = parc_fuzz::reduce::reduce(oracles, program, verdict, |m| {
+        eprintln!("parc-fuzz: reducing {seed}: {m}")
+    });
     let lines = small.source.lines().count();
     match dir {
         Some(dir) => {
             let path = dir.join(format!("fuzz-{seed}.min.pc"));
             match std::fs::write(&path, &small.source) {
-                Ok(()) => eprintln!("parc-fuzz: reduced {seed} to {lines} lines: {}", path.display()),
+                Ok(()) => eprintln!(
+                    "parc-fuzz: reduced {seed} to {lines} lines: {}",
+                    path.display()
+                ),
                 Err(e) => eprintln!("parc-fuzz: cannot write {}: {e}", path.display()),
             }
         }
-        None => eprintln!("parc-fuzz: reduced {seed} to {lines} lines:\n{}", small.source),
+        None => eprintln!(
+            "parc-fuzz: reduced {seed} to {lines} lines:\n{}",
+            small.source
+        ),
     }
 }
 
 fn save(dir: &Path, program: &Program, report: &str) {
     let pc = dir.join(program.file_name());
     let txt = pc.with_extension("txt");
-    if let Err(e) = std::fs::write(&pc, &program.source).and_then(|()| std::fs::write(&txt, report)) {
+    if let Err(e) = std::fs::write(&pc, &program.source).and_then(|()| std::fs::write(&txt, report))
+    {
         eprintln!("parc-fuzz: cannot save {}: {e}", pc.display());
     } else {
         eprintln!("parc-fuzz: saved {} and {}", pc.display(), txt.display());
@@ -261,7 +278,11 @@ impl Stats {
                 "parc-fuzz: {} mismatches ({} with an abnormal reference run); seeds: {}",
                 seeds.len(),
                 self.invalid,
-                seeds.iter().map(u64::to_string).collect::<Vec<_>>().join(" ")
+                seeds
+                    .iter()
+                    .map(u64::to_string)
+                    .collect::<Vec<_>>()
+                    .join(" ")
             );
         }
     }

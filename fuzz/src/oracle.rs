@@ -54,9 +54,18 @@ impl Outcome {
 
 #[derive(Clone, Copy, Debug)]
 enum Kind {
-    Interp { opt: u8, verify_each: bool },
-    Parc { args: &'static [&'static str], threads: Option<&'static str> },
-    Gcc { openmp: bool, ubsan: bool },
+    Interp {
+        opt: u8,
+        verify_each: bool,
+    },
+    Parc {
+        args: &'static [&'static str],
+        threads: Option<&'static str>,
+    },
+    Gcc {
+        openmp: bool,
+        ubsan: bool,
+    },
 }
 
 /// One way of running a program.
@@ -68,18 +77,66 @@ pub struct Config {
 
 /// The reference comes first: the interpreter, unoptimized.
 pub const CONFIGS: [Config; 7] = [
-    Config { name: "interp-O0", kind: Kind::Interp { opt: 0, verify_each: false } },
-    Config { name: "interp-O2-verify-each", kind: Kind::Interp { opt: 2, verify_each: true } },
-    Config { name: "jit-O0", kind: Kind::Parc { args: &["--O0"], threads: None } },
-    Config { name: "jit-O2-2-workers", kind: Kind::Parc { args: &["--O2"], threads: Some("2") } },
-    Config { name: "serial-O2", kind: Kind::Parc { args: &["--serial", "--O2"], threads: None } },
-    Config { name: "gcc-O2", kind: Kind::Gcc { openmp: false, ubsan: false } },
-    Config { name: "gcc-O2-openmp", kind: Kind::Gcc { openmp: true, ubsan: false } },
+    Config {
+        name: "interp-O0",
+        kind: Kind::Interp {
+            opt: 0,
+            verify_each: false,
+        },
+    },
+    Config {
+        name: "interp-O2-verify-each",
+        kind: Kind::Interp {
+            opt: 2,
+            verify_each: true,
+        },
+    },
+    Config {
+        name: "jit-O0",
+        kind: Kind::Parc {
+            args: &["--O0"],
+            threads: None,
+        },
+    },
+    Config {
+        name: "jit-O2-2-workers",
+        kind: Kind::Parc {
+            args: &["--O2"],
+            threads: Some("2"),
+        },
+    },
+    Config {
+        name: "serial-O2",
+        kind: Kind::Parc {
+            args: &["--serial", "--O2"],
+            threads: None,
+        },
+    },
+    Config {
+        name: "gcc-O2",
+        kind: Kind::Gcc {
+            openmp: false,
+            ubsan: false,
+        },
+    },
+    Config {
+        name: "gcc-O2-openmp",
+        kind: Kind::Gcc {
+            openmp: true,
+            ubsan: false,
+        },
+    },
 ];
 
 /// An extra check of the generator itself (`--ubsan`): gcc's undefined
 /// behaviour and address sanitizers must stay silent.
-pub const UBSAN: Config = Config { name: "gcc-ubsan-asan", kind: Kind::Gcc { openmp: false, ubsan: true } };
+pub const UBSAN: Config = Config {
+    name: "gcc-ubsan-asan",
+    kind: Kind::Gcc {
+        openmp: false,
+        ubsan: true,
+    },
+};
 
 /// The math functions gcc folds with MPFR (correctly rounded) when their
 /// arguments are constants, where glibc at run time may differ in the last
@@ -137,9 +194,17 @@ pub fn interp(program: &Program, opt_level: u8, verify_each: bool) -> Outcome {
                 .cloned()
                 .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
                 .unwrap_or_default();
-            (Status::Exit(101), Vec::new(), format!("parc panicked: {msg}\n"))
+            (
+                Status::Exit(101),
+                Vec::new(),
+                format!("parc panicked: {msg}\n"),
+            )
         }
-        Err(e) => (Status::NotRun(format!("cannot start a thread: {e}")), Vec::new(), String::new()),
+        Err(e) => (
+            Status::NotRun(format!("cannot start a thread: {e}")),
+            Vec::new(),
+            String::new(),
+        ),
     };
     Outcome {
         status,
@@ -217,10 +282,15 @@ fn run_command(mut cmd: Command, limit: Duration) -> Outcome {
 #[derive(Debug)]
 pub enum Verdict {
     /// Every configuration printed the same and exited the same way.
-    Agree { outcomes: Vec<(&'static str, Outcome)> },
+    Agree {
+        outcomes: Vec<(&'static str, Outcome)>,
+    },
     /// They did not, or the reference run did not end normally; `report`
     /// says how, for people.
-    Mismatch { report: String, outcomes: Vec<(&'static str, Outcome)> },
+    Mismatch {
+        report: String,
+        outcomes: Vec<(&'static str, Outcome)>,
+    },
 }
 
 impl Verdict {
@@ -311,7 +381,9 @@ impl Oracles {
                     Ok(f) => f,
                     Err(o) => return o,
                 };
-                let exe = self.scratch.join(format!("fuzz-{}-{}", program.seed, config.name));
+                let exe = self
+                    .scratch
+                    .join(format!("fuzz-{}-{}", program.seed, config.name));
                 let mut cmd = Command::new(gcc);
                 cmd.args(["-fwrapv", "-w"]);
                 if ubsan {
@@ -376,7 +448,8 @@ impl Oracles {
         let configs = self.configs();
         let mut outcomes: Vec<(&'static str, Outcome)> = Vec::new();
         let reference = self.run(&configs[0], program);
-        let clean = matches!(reference.status, Status::Exit(10..=73)) && reference.stderr.is_empty();
+        let clean =
+            matches!(reference.status, Status::Exit(10..=73)) && reference.stderr.is_empty();
         outcomes.push((configs[0].name, reference));
         if !clean {
             let report = format!(
@@ -453,7 +526,11 @@ fn mismatch_report(program: &Program, outcomes: &[(&'static str, Outcome)]) -> S
     }
     let reference = groups[0].1;
     for (names, o) in &groups[1..] {
-        r.push_str(&format!("--- {} (reference)\n+++ {}\n", outcomes[0].0, names.join(", ")));
+        r.push_str(&format!(
+            "--- {} (reference)\n+++ {}\n",
+            outcomes[0].0,
+            names.join(", ")
+        ));
         let diff = similar::TextDiff::from_lines(&reference.stdout, &o.stdout);
         for hunk in diff.unified_diff().context_radius(1).iter_hunks() {
             r.push_str(&hunk.to_string());

@@ -27,7 +27,12 @@ fn signature(outcomes: &[(&'static str, Outcome)]) -> Signature {
     let (_, reference) = &outcomes[0];
     Signature {
         reference: reference.status.clone(),
-        reference_error: reference.stderr.lines().next().unwrap_or_default().to_string(),
+        reference_error: reference
+            .stderr
+            .lines()
+            .next()
+            .unwrap_or_default()
+            .to_string(),
         disagreeing: outcomes[1..]
             .iter()
             .filter(|(_, o)| (&o.status, &o.stdout) != (&reference.status, &reference.stdout))
@@ -38,7 +43,12 @@ fn signature(outcomes: &[(&'static str, Outcome)]) -> Signature {
 
 /// Reduces a program whose check failed. Returns the smallest program
 /// found (the original if nothing could be deleted) and its outcomes.
-pub fn reduce(oracles: &Oracles, program: &Program, verdict: &Verdict, mut log: impl FnMut(&str)) -> Program {
+pub fn reduce(
+    oracles: &Oracles,
+    program: &Program,
+    verdict: &Verdict,
+    mut log: impl FnMut(&str),
+) -> Program {
     let Verdict::Mismatch { outcomes, .. } = verdict else {
         return program.clone();
     };
@@ -58,7 +68,9 @@ pub fn reduce(oracles: &Oracles, program: &Program, verdict: &Verdict, mut log: 
             args: program.args.clone(),
         };
         let r = oracles.run(&configs[0], &candidate);
-        if r.status != want.reference || r.stderr.lines().next().unwrap_or_default() != want.reference_error {
+        if r.status != want.reference
+            || r.stderr.lines().next().unwrap_or_default() != want.reference_error
+        {
             return false;
         }
         configs[1..].iter().all(|c| {
@@ -74,7 +86,9 @@ pub fn reduce(oracles: &Oracles, program: &Program, verdict: &Verdict, mut log: 
         let mut i = lines.len();
         while i > 0 {
             i -= 1;
-            let Some(end) = unit_end(&lines, i) else { continue };
+            let Some(end) = unit_end(&lines, i) else {
+                continue;
+            };
             let mut candidate = lines.clone();
             candidate.drain(i..=end);
             if still_fails(&(candidate.join("\n") + "\n")) {
@@ -113,7 +127,10 @@ fn unit_end(lines: &[String], i: usize) -> Option<usize> {
         while j < lines.len() {
             let l = &lines[j];
             let ind = l.len() - l.trim_start().len();
-            if ind == indent && l.trim_start().starts_with('}') && !l.trim_start().starts_with("} else") {
+            if ind == indent
+                && l.trim_start().starts_with('}')
+                && !l.trim_start().starts_with("} else")
+            {
                 return Some(j);
             }
             if ind < indent && !l.trim().is_empty() {
@@ -123,7 +140,9 @@ fn unit_end(lines: &[String], i: usize) -> Option<usize> {
         }
         return None;
     }
-    if (t.starts_with("if (") || t.starts_with("for (") || t.starts_with("while (")) && !t.ends_with(';') {
+    if (t.starts_with("if (") || t.starts_with("for (") || t.starts_with("while ("))
+        && !t.ends_with(';')
+    {
         // A header whose body is the next (more indented) line.
         return (i + 1 < lines.len()).then_some(i + 1);
     }
@@ -146,7 +165,9 @@ mod tests {
 
     #[test]
     fn units() {
-        let l = lines("int x = 1;\nif (x) {\n    x++;\n} else {\n    x--;\n}\nif (x)\n    return 1;\nsync;\nw3++;");
+        let l = lines(
+            "int x = 1;\nif (x) {\n    x++;\n} else {\n    x--;\n}\nif (x)\n    return 1;\nsync;\nw3++;",
+        );
         assert_eq!(unit_end(&l, 0), Some(0));
         assert_eq!(unit_end(&l, 1), Some(5));
         assert_eq!(unit_end(&l, 3), None);

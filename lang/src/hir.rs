@@ -406,9 +406,15 @@ pub enum ExprKind {
     },
     /// Lvalue: field at `offset` of a struct (or `dim3`) lvalue; `ty` is
     /// the field's type. `p->f` is `Member(Deref(p))`.
-    Member { base: Box<Expr>, offset: u64 },
+    Member {
+        base: Box<Expr>,
+        offset: u64,
+    },
     /// `lhs = rhs`; `rhs` already has `lhs`'s type; value is the new value.
-    Assign { lhs: Box<Expr>, rhs: Box<Expr> },
+    Assign {
+        lhs: Box<Expr>,
+        rhs: Box<Expr>,
+    },
     /// `lhs op= rhs`: computes `(op_ty)lhs op rhs` in `op_ty` (the usual
     /// arithmetic conversions of both sides; `rhs` already converted to it),
     /// converts back to `lhs`'s type and stores. For pointer `+=`/`-=`,
@@ -433,11 +439,17 @@ pub enum ExprKind {
     Cond(Box<Expr>, Box<Expr>, Box<Expr>),
     /// A call of a function of the program; arguments converted to the
     /// parameter types.
-    Call { func: FuncRef, args: Vec<Expr> },
+    Call {
+        func: FuncRef,
+        args: Vec<Expr>,
+    },
     /// A builtin; arguments converted to what [`Builtin`] documents
     /// (`printf`'s variadic ones promoted: `float` to `double`, small
     /// integers to `int`).
-    Builtin { func: Builtin, args: Vec<Expr> },
+    Builtin {
+        func: Builtin,
+        args: Vec<Expr>,
+    },
     /// `kernel<<<grid, block>>>(args)`: `grid` and `block` are `dim3`
     /// values (an integer `n` was converted to `dim3(n, 1, 1)`).
     Launch {

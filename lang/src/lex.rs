@@ -38,10 +38,7 @@ pub enum Number {
     },
     /// A `float` literal (`f` suffix) holds the value rounded to binary32
     /// directly from the decimal text, to avoid double rounding.
-    Float {
-        value: f64,
-        is_float: bool,
-    },
+    Float { value: f64, is_float: bool },
 }
 
 /// Every token of ParC. Keywords win over identifiers (logos prefers the

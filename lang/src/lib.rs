@@ -7,7 +7,7 @@
 pub mod ast;
 pub mod check;
 pub mod diag;
-pub mod lex;
-pub mod parse;
 pub mod hir;
+pub mod lex;
 pub mod lower;
+pub mod parse;

@@ -44,8 +44,7 @@ impl<'f> FuncBuilder<'f> {
     /// True if the current block already ends in a terminator, so further
     /// code would be unreachable.
     pub fn is_terminated(&self) -> bool {
-        self.block
-            .is_none_or(|b| self.func.terminator(b).is_some())
+        self.block.is_none_or(|b| self.func.terminator(b).is_some())
     }
 
     /// The source position given to instructions appended from now on.
@@ -82,7 +81,11 @@ impl<'f> FuncBuilder<'f> {
     }
 
     pub fn fconst(&mut self, ty: Type, imm: f64) -> Value {
-        let imm = if ty == Type::F32 { imm as f32 as f64 } else { imm };
+        let imm = if ty == Type::F32 {
+            imm as f32 as f64
+        } else {
+            imm
+        };
         self.value(InstKind::Fconst(imm), ty)
     }
 
@@ -147,11 +150,22 @@ impl<'f> FuncBuilder<'f> {
     }
 
     /// An intrinsic; `ret` is its result type (see [`Intrinsic::signature`]).
-    pub fn intrinsic(&mut self, op: Intrinsic, ret: Option<Type>, args: Vec<Value>) -> Option<Value> {
+    pub fn intrinsic(
+        &mut self,
+        op: Intrinsic,
+        ret: Option<Type>,
+        args: Vec<Value>,
+    ) -> Option<Value> {
         self.push(InstKind::Intrinsic { op, args }, ret)
     }
 
-    pub fn launch(&mut self, kernel: FuncId, grid: [Value; 3], block: [Value; 3], args: Vec<Value>) {
+    pub fn launch(
+        &mut self,
+        kernel: FuncId,
+        grid: [Value; 3],
+        block: [Value; 3],
+        args: Vec<Value>,
+    ) {
         self.push(
             InstKind::Launch {
                 kernel,

@@ -311,7 +311,10 @@ pub struct GradRequest {
 
 /// The signature of the gradient of a function with signature `primal`
 /// under `activities` (see [`GradRequest`]), or why there is none.
-pub fn gradient_signature(primal: &Signature, activities: &[Activity]) -> Result<Signature, String> {
+pub fn gradient_signature(
+    primal: &Signature,
+    activities: &[Activity],
+) -> Result<Signature, String> {
     if activities.len() != primal.params.len() {
         return Err(format!(
             "{} activities for {} parameters",

@@ -284,7 +284,9 @@ impl Checker {
         match ty {
             Some(ty) => int_const(v as u64 as i64, ty, span),
             None if v <= u64::MAX as u128 => {
-                let widest = candidates.last().map_or("long".to_string(), |t| self.ty_name(t));
+                let widest = candidates
+                    .last()
+                    .map_or("long".to_string(), |t| self.ty_name(t));
                 self.push(
                     Diagnostic::error(span, "integer literal is too large")
                         .with_label(format!("does not fit in `{widest}`"))

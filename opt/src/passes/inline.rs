@@ -322,7 +322,14 @@ fn inline_into(
             None => func.entry().expect("a caller has a body"),
         };
         let rezero = needs_rezero(&an.loops, block, dest);
-        let copied = inline_call(func, block, call, (callee, &module.funcs[callee]), dest, rezero);
+        let copied = inline_call(
+            func,
+            block,
+            call,
+            (callee, &module.funcs[callee]),
+            dest,
+            rezero,
+        );
         judged.extend(copied);
         ctx.count("inline.inlined", 1);
         changed = true;
