@@ -7,7 +7,7 @@
 //!
 //! One test per program (`fuzz_seed_N`). The test lives in the root package
 //! so that cargo builds the `parc` binary for it (`CARGO_BIN_EXE_parc`).
-//! `PARC_FUZZ_COUNT` (default 200) and `PARC_FUZZ_SEED` (the first seed)
+//! `PARC_FUZZ_COUNT` (default 250) and `PARC_FUZZ_SEED` (the first seed)
 //! choose other programs; many more run with
 //! `cargo run --release -p parc-fuzz -- --count 2000`. A failing program
 //! and its report are saved under the target directory's `tmp/differential/`.
@@ -21,7 +21,7 @@ use std::sync::Arc;
 /// fixed instead), ignored until the bug is fixed; each names its bug.
 const KNOWN_FAILURES: &[(u64, &str)] = &[];
 
-const DEFAULT_COUNT: u64 = 200;
+const DEFAULT_COUNT: u64 = 250;
 const DEFAULT_FIRST_SEED: u64 = 1;
 
 fn env_u64(name: &str, default: u64) -> u64 {

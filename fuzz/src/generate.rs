@@ -432,6 +432,10 @@ pub(crate) struct Gen {
     expr_budget: u64,
     /// The recursion-depth parameter of the current function.
     depth_name: String,
+    /// The argument `main` is run with.
+    arg: i64,
+    /// Index expressions being generated inside one another.
+    index_nesting: u32,
 }
 
 /// The program text and the argument its `main` is run with.
@@ -446,6 +450,8 @@ pub(crate) fn generate(seed: u64) -> (String, i64) {
         rec_sites: 0,
         expr_budget: 0,
         depth_name: String::new(),
+        arg: 0,
+        index_nesting: 0,
     };
     g.program(seed)
 }
@@ -474,6 +480,7 @@ impl Gen {
 
     fn program(&mut self, seed: u64) -> (String, i64) {
         let arg = self.rng.range(-50, 950);
+        self.arg = arg;
         let mut out = vec![
             format!(
                 "// parc-fuzz program {seed}: a random valid ParC program (see fuzz/src/lib.rs)"
@@ -1158,11 +1165,17 @@ impl Gen {
         cx.globals_free = true;
         // The seed comes from the command line, so no compiler can fold
         // the whole program to constants.
-        let mut body = vec![
-            "int seed = 1;".to_string(),
-            "if (argc > 1)".into(),
-            "    seed = atoi(argv[1]);".into(),
-        ];
+        let mut body = if self.rng.one_in(3) {
+            // Sometimes a compile-time constant instead: the optimizers
+            // (and gcc's) may then fold most of the program.
+            vec![format!("int seed = {};", self.arg)]
+        } else {
+            vec![
+                "int seed = 1;".to_string(),
+                "if (argc > 1)".into(),
+                "    seed = atoi(argv[1]);".into(),
+            ]
+        };
         let mut cost = 0;
         for _ in 0..self.rng.range(1, 2) {
             let n = self.name("sc");
@@ -2017,6 +2030,18 @@ impl Gen {
         }
     }
 
+    /// An expression for an index. Indices nest (`a[b[c[...]]]`): past
+    /// two levels only literals, so that generation terminates.
+    fn index_expr(&mut self, cx: &Ctx, t: Ty) -> E {
+        if self.index_nesting >= 2 {
+            return self.lit(t);
+        }
+        self.index_nesting += 1;
+        let e = self.expr(cx, t, 1);
+        self.index_nesting -= 1;
+        e
+    }
+
     /// An index into `span` of an array of `len` elements, always in bounds.
     fn index(&mut self, cx: &Ctx, span: &Span, len: u32) -> (String, u64) {
         match span {
@@ -2039,7 +2064,7 @@ impl Gen {
                     1 => (self.rng.pick(&loops).clone(), 1),
                     _ => {
                         let t = self.int_ty();
-                        let e = self.expr(cx, t, 1);
+                        let e = self.index_expr(cx, t);
                         (guard(&e.s, len), e.cost + 1)
                     }
                 }
@@ -2051,7 +2076,7 @@ impl Gen {
                     self.rng.below(u64::from(*w)).to_string()
                 } else {
                     let t = self.int_ty();
-                    let e = self.expr(cx, t, 1);
+                    let e = self.index_expr(cx, t);
                     guard(&e.s, *w)
                 };
                 (join_index(base, &off), 2)
@@ -2674,26 +2699,43 @@ impl Gen {
             .rng
             .pick(&[Ty::Int, Ty::Int, Ty::Int, Ty::Long, Ty::UInt]);
         let k = self.name("k");
-        let sfx = t.suffix();
+        // The bound: a constant, or a run-time value in 1..=trips kept in
+        // a variable nothing assigns (loop optimizations see an unknown
+        // trip count; the loop still runs at most `trips` times).
+        let mut pre = Vec::new();
+        let mut sfx = t.suffix();
+        let mut bound = trips.to_string();
+        if self.rng.one_in(3) {
+            let n = self.name("n");
+            let e = self.expr(cx, Ty::Int, 2);
+            pre.push(format!("int {n} = {} + 1;", guard(&e.s, trips as u32)));
+            bound = n;
+            sfx = "";
+        }
+        let trips_text = bound;
         let form = self.rng.below(if t.is_signed() { 4 } else { 3 });
         let (head, range, n) = match form {
             0 => (
-                format!("for ({} {k} = 0; {k} < {trips}{sfx}; {k}++)", t.c()),
+                format!("for ({} {k} = 0; {k} < {trips_text}{sfx}; {k}++)", t.c()),
                 (0, trips - 1),
                 trips,
             ),
             1 => (
-                format!("for ({} {k} = 0; {k} < {trips}{sfx}; {k} += 2)", t.c()),
+                format!("for ({} {k} = 0; {k} < {trips_text}{sfx}; {k} += 2)", t.c()),
                 (0, trips - 1),
                 (trips + 1) / 2,
             ),
             2 => (
-                format!("for ({} {k} = 1; {k} <= {trips}{sfx}; {k}++)", t.c()),
+                format!("for ({} {k} = 1; {k} <= {trips_text}{sfx}; {k}++)", t.c()),
                 (1, trips),
                 trips,
             ),
             _ => (
-                format!("for ({} {k} = {}{sfx}; {k} >= 0; {k}--)", t.c(), trips - 1),
+                if pre.is_empty() {
+                    format!("for ({} {k} = {}{sfx}; {k} >= 0; {k}--)", t.c(), trips - 1)
+                } else {
+                    format!("for ({} {k} = {trips_text} - 1; {k} >= 0; {k}--)", t.c())
+                },
                 (0, trips - 1),
                 trips,
             ),
@@ -2712,7 +2754,16 @@ impl Gen {
         let (b, c) = self.stmts(&mut inner, nst, budget / n as u64);
         let mut out = Vec::new();
         braced(&mut out, head, b);
-        Some((out, n as u64 * (c + 2)))
+        let cost = n as u64 * (c + 2);
+        if pre.is_empty() {
+            Some((out, cost))
+        } else {
+            pre.extend(out);
+            let mut wrapped = vec!["{".to_string()];
+            wrapped.extend(indent(pre));
+            wrapped.push("}".into());
+            Some((wrapped, cost + 5))
+        }
     }
 
     /// `while` / `do-while` with a counter advanced first thing in the
@@ -2839,9 +2890,16 @@ impl Gen {
         // projection re-evaluates it, so it must not change: it is Fixed).
         let mut pre = Vec::new();
         let limit = if stepped { chosen[0].2 } else { trips };
-        let bound = if self.rng.one_in(4) {
+        let bound = if self.rng.one_in(3) {
             let n = self.name("n");
-            pre.push(format!("int {n} = {limit};"));
+            if self.rng.one_in(2) {
+                pre.push(format!("int {n} = {limit};"));
+            } else {
+                // A run-time trip count in 1..=limit: fewer iterations own
+                // fewer slices, still disjoint and in bounds.
+                let e = self.expr(cx, Ty::Int, 2);
+                pre.push(format!("int {n} = {} + 1;", guard(&e.s, limit)));
+            }
             n
         } else {
             limit.to_string()

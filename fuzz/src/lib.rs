@@ -143,6 +143,22 @@ mod tests {
         assert_ne!(Program::generate(1).source, Program::generate(2).source);
     }
 
+    /// The checker notices a configuration that prints something else: a
+    /// stand-in `parc` that only echoes its arguments.
+    #[test]
+    fn a_wrong_configuration_is_reported() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let mut oracles = super::Oracles::new("/bin/echo".into(), &root);
+        oracles.gcc = None;
+        match oracles.check(&Program::generate(3)) {
+            super::Verdict::Mismatch { report, .. } => {
+                assert!(report.contains("jit-O2-2-workers"), "{report}");
+                assert!(report.contains("+run --color=never --O2"), "{report}");
+            }
+            v => panic!("not reported: {v:?}"),
+        }
+    }
+
     /// Every program is accepted by parc's front end, and the interpreter
     /// runs it to a normal exit (10 + hash % 64) with no fault.
     #[test]
