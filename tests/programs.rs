@@ -801,7 +801,7 @@ fn check_grad_once(path: &Path, how: GradRun, tol: f64, has_reference: bool) -> 
 }
 
 /// The C driver of the `grad-lib::` test: calls the exported gradients of
-/// `samples/normalize.pc` (`mag`) and `samples/nbody.pc`
+/// `samples/normalize.pc` (`mag` and `normalize`) and `samples/nbody.pc`
 /// (`energy`, over an array of `struct Body`: 8 doubles' worth each, the
 /// last holding the `int` id) and compares them with central differences
 /// of the functions themselves.
@@ -833,6 +833,24 @@ int main(void) {
         in[j] = old - h; double down = mag(in, N);
         in[j] = old;
         check("grad_mag", din[j], (up - down) / (2 * h));
+    }
+    /* normalize: the objective is sum w[i] * out[i]; dout holds w (and is
+       consumed), din receives the gradient. */
+    double out[N], dout[N], w[N], dn[N];
+    for (int i = 0; i < N; i++) {
+        w[i] = 1.0 + (i % 3);
+        dout[i] = w[i];
+        dn[i] = 0.0;
+    }
+    grad_normalize(out, dout, in, dn, N);
+    for (int j = 0; j < N; j++) {
+        double old = in[j], h = h_of(old), up = 0.0, down = 0.0;
+        in[j] = old + h; normalize(out, in, N);
+        for (int i = 0; i < N; i++) up += w[i] * out[i];
+        in[j] = old - h; normalize(out, in, N);
+        for (int i = 0; i < N; i++) down += w[i] * out[i];
+        in[j] = old;
+        check("grad_normalize", dn[j], (up - down) / (2 * h));
     }
     return 0;
 }
@@ -993,36 +1011,13 @@ fn main() {
             ));
         }
     }
-    for (sample, grads) in [("normalize", &["mag"][..]), ("nbody", &["energy"][..])] {
+    for (sample, grads) in [
+        ("normalize", &["mag", "normalize"][..]),
+        ("nbody", &["energy"][..]),
+    ] {
         trials.push(Trial::ignorable_test(
             format!("grad-lib::samples/{sample}"),
             move || check_grad_lib(sample, grads),
-        ));
-    }
-    // Not differentiable yet: after -O2 the AD does not recognize the
-    // normalize loop that LICM guarded, and before optimization the call to
-    // `mag` inside the loop would accumulate without the policy. The
-    // promise meanwhile is a diagnostic, never a wrong gradient.
-    for flags in [&[][..], &["--ad-before-opt"][..]] {
-        trials.push(Trial::test(
-            format!("grad-refused::samples/normalize{}", flags.join("")),
-            move || {
-                let mut cmd = parc();
-                cmd.args(["build", "--color=never", "samples/normalize.pc"])
-                    .args(["--grad", "normalize", "--emit", "ir", "-o", "-"])
-                    .args(flags);
-                let (out, _) = run_with_timeout(cmd, Duration::from_secs(60))?;
-                let stderr = String::from_utf8_lossy(&out.stderr);
-                if status_of(&out) == 1 && stderr.contains("cannot differentiate `normalize`") {
-                    Ok(())
-                } else {
-                    Err(format!(
-                        "expected a `cannot differentiate` diagnostic, got status {}:\n{stderr}",
-                        status_of(&out)
-                    )
-                    .into())
-                }
-            },
         ));
     }
     libtest_mimic::run(&args, trials).exit();

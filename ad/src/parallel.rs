@@ -25,11 +25,17 @@
 //! reverse continues with `pre`. The reverse of the header, `spawn` and
 //! `latch` is this loop: they get no reverse blocks of their own.
 //!
+//! Optimizations reshape loops: LICM, for one, guards hoisted code with a
+//! test of the trip count that jumps straight to the exit's `sync` when the
+//! loop runs no iteration. [`dedicate_exits`] restores the shape first.
+//!
 //! Other detaches (spawned calls) are reported as unsupported.
 
 use crate::AdError;
 use parc_ir::analysis::FunctionAnalyses;
-use parc_ir::{BinaryOp, Block, CastOp, Function, InstKind, IntCC, SyncRegion, Value, ValueDef};
+use parc_ir::{
+    BinaryOp, Block, BlockCall, CastOp, Function, InstKind, IntCC, SyncRegion, Value, ValueDef,
+};
 use std::collections::HashSet;
 
 /// A parallel loop of the primal (names as in the module doc).
@@ -64,6 +70,64 @@ fn shape_error(p: &Function, b: Block, what: &str) -> AdError {
         loc,
         message: what.to_string(),
     }
+}
+
+/// Gives every parallel loop's exit a block of its own: where the `sync`
+/// block `exit` that a loop header leaves to is also entered from
+/// elsewhere (a guard), the header's edge gets a new `sync` block that
+/// continues, through a block that only jumps, to `exit` (whose own `sync`
+/// then waits for nothing). Returns whether it changed anything.
+pub fn dedicate_exits(p: &mut Function) -> bool {
+    let mut changed = false;
+    let an = FunctionAnalyses::compute(p);
+    let headers: Vec<Block> = an
+        .tasks
+        .tasks()
+        .filter_map(|t| match an.cfg.preds(an.tasks.data(t).detach_block) {
+            [h] => Some(*h),
+            _ => None,
+        })
+        .collect();
+    for header in headers {
+        let Some(term) = p.terminator(header) else {
+            continue;
+        };
+        let InstKind::Brif { else_dest, .. } = p.inst(term).clone() else {
+            continue;
+        };
+        let exit = else_dest.block;
+        let Some(InstKind::Sync { region, .. }) = p.terminator(exit).map(|i| p.inst(i).clone())
+        else {
+            continue;
+        };
+        if an.cfg.preds(exit).len() < 2
+            || !else_dest.args.is_empty()
+            || !p.blocks[exit].params.is_empty()
+        {
+            continue;
+        }
+        let loc = p.locs[term];
+        let dedicated = p.create_block();
+        let bridge = p.create_block();
+        p.append_block(dedicated);
+        p.append_block(bridge);
+        let s = p.append_inst(
+            dedicated,
+            InstKind::Sync {
+                region,
+                next: bridge,
+            },
+            None,
+        );
+        let j = p.append_inst(bridge, InstKind::Jump(BlockCall::to(exit)), None);
+        p.locs[s] = loc;
+        p.locs[j] = loc;
+        if let InstKind::Brif { else_dest, .. } = p.inst_mut(term) {
+            else_dest.block = dedicated;
+        }
+        changed = true;
+    }
+    changed
 }
 
 /// Finds every parallel loop, or says which detach is not in one.

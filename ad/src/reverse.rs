@@ -56,13 +56,17 @@ pub struct Pair {
     pub rev: FuncId,
     pub acts: Vec<Activity>,
     pub ret_active: bool,
+    /// Generated for calls from parallel code: every adjoint update of
+    /// memory the callee does not own is an atomic add (the callee cannot
+    /// know which other tasks update the same shadow).
+    pub atomic: bool,
 }
 
 /// State shared by all functions of one `differentiate` call.
 pub struct Ctx {
     pub tape: TapeFns,
     pub acc: crate::tape::AccFns,
-    pub pairs: HashMap<(FuncId, Vec<Activity>), Pair>,
+    pub pairs: HashMap<(FuncId, Vec<Activity>, bool), Pair>,
     /// Split pairs declared but not generated yet: `(primal, pair)`.
     pub queue: Vec<(FuncId, Pair)>,
     pub sites: Vec<AccumulationSite>,
@@ -76,8 +80,9 @@ impl Ctx {
         callee: FuncId,
         acts: Vec<Activity>,
         ret_active: bool,
+        atomic: bool,
     ) -> Pair {
-        if let Some(p) = self.pairs.get(&(callee, acts.clone())) {
+        if let Some(p) = self.pairs.get(&(callee, acts.clone(), atomic)) {
             return p.clone();
         }
         let f = &module.funcs[callee];
@@ -101,7 +106,11 @@ impl Ctx {
             params: rev_params,
             ret: None,
         };
-        let base = f.name.clone();
+        let base = if atomic {
+            format!("{}.par", f.name)
+        } else {
+            f.name.clone()
+        };
         let aug_name = unique_name(module, &format!("{base}.aug"));
         let mut aug = Function::new(aug_name, aug_sig);
         aug.linkage = Linkage::Import;
@@ -115,8 +124,9 @@ impl Ctx {
             rev,
             acts: acts.clone(),
             ret_active,
+            atomic,
         };
-        self.pairs.insert((callee, acts), pair.clone());
+        self.pairs.insert((callee, acts, atomic), pair.clone());
         self.queue.push((callee, pair.clone()));
         pair
     }
@@ -136,7 +146,7 @@ fn unique_name(module: &Module, base: &str) -> String {
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Mode {
     Combined,
-    Split { ret_active: bool },
+    Split { ret_active: bool, atomic: bool },
 }
 
 /// Builds the body of the combined gradient of `primal` (a function named
@@ -168,6 +178,7 @@ pub fn split(
         &pair.acts,
         Mode::Split {
             ret_active: pair.ret_active,
+            atomic: pair.atomic,
         },
     )?;
     let rentry = gen_.rentry.expect("split mode has a reverse entry");
@@ -302,7 +313,7 @@ impl Gen {
         acts: &[Activity],
         mode: Mode,
     ) -> Result<Gen, AdError> {
-        let p = module.funcs[primal].clone();
+        let mut p = module.funcs[primal].clone();
         if p.is_declaration() {
             return Err(err(
                 &p,
@@ -316,6 +327,7 @@ impl Gen {
         if acts.len() != p.sig.params.len() {
             return Err(err(&p, None, "one activity per parameter is required"));
         }
+        crate::parallel::dedicate_exits(&mut p);
         let an = FunctionAnalyses::compute(&p);
         let inst_block: HashMap<Inst, Block> = p.placed_insts().map(|(b, i)| (i, b)).collect();
         let act = ActivityInfo::compute(&p, acts, &an.cfg);
@@ -508,7 +520,8 @@ impl Gen {
                             })
                             .collect();
                         let ret_active = res.is_some_and(|r| self.act.is_varied(r));
-                        let pair = ctx.pair(module, *func, acts, ret_active);
+                        let atomic = self.in_parallel_code(b);
+                        let pair = ctx.pair(module, *func, acts, ret_active, atomic);
                         self.calls.insert(inst, pair);
                     }
                     _ => {}
@@ -747,7 +760,7 @@ impl Gen {
                 );
                 self.alloca_block = entry;
             }
-            Mode::Split { ret_active } => {
+            Mode::Split { ret_active, .. } => {
                 let re = self.new_block(false);
                 self.rentry = Some(re);
                 self.alloca_block = re;
@@ -893,9 +906,11 @@ impl Gen {
         match &kind {
             InstKind::Alloca { size, align } if self.act.is_active_root(Root::Alloca(inst)) => {
                 // In split mode the reverse runs in `.rev`, after `.aug`
-                // returned: the shadow must outlive the frame, so it is
-                // heap memory freed at the alloca's reverse.
-                let kind = if self.mode == Mode::Combined {
+                // returned, and the reverse of a parallel loop's task in
+                // another task (an outlined function): the shadow must
+                // outlive the frame, so it is heap memory freed at the
+                // alloca's reverse.
+                let kind = if !self.heap_shadow(inst) {
                     InstKind::Alloca {
                         size: *size,
                         align: *align,
@@ -1348,7 +1363,7 @@ impl Gen {
         let kind = self.p.inst(inst).clone();
         let res = self.p.result(inst);
         if let Some(pair) = self.calls.get(&inst).cloned() {
-            return self.reverse_call(inst, &kind, res, &pair);
+            return self.reverse_call(&kind, res, &pair);
         }
         match &kind {
             InstKind::Load(p) => {
@@ -1424,7 +1439,7 @@ impl Gen {
                 _ => self.reverse_pure(inst, &kind, res)?,
             },
             InstKind::Alloca { .. }
-                if self.mode != Mode::Combined && self.act.is_active_root(Root::Alloca(inst)) =>
+                if self.heap_shadow(inst) && self.act.is_active_root(Root::Alloca(inst)) =>
             {
                 let r = res.expect("alloca has a result");
                 let s = self.shadow[&r];
@@ -1480,7 +1495,6 @@ impl Gen {
 
     fn reverse_call(
         &mut self,
-        inst: Inst,
         kind: &InstKind,
         res: Option<Value>,
         pair: &Pair,
@@ -1488,24 +1502,6 @@ impl Gen {
         let InstKind::Call { args, .. } = kind else {
             unreachable!("only calls are planned as calls")
         };
-        // A callee's reverse accumulates into shadow memory with plain adds
-        // (it is generated as serial code); run from parallel iterations,
-        // those adds could race. Until callees get the accumulation policy,
-        // refuse rather than risk a wrong gradient.
-        if self.ctx_loop.is_some()
-            && pair
-                .acts
-                .iter()
-                .any(|a| matches!(a, Activity::Dup | Activity::DupNoNeed))
-        {
-            return Err(err(
-                &self.p,
-                Some(inst),
-                "a call whose pointer arguments carry gradients, inside a `parallel_for`, \
-                 cannot be differentiated yet (its adjoint updates could race); \
-                 optimizing with inlining (the default -O2) may remove the call",
-            ));
-        }
         let mut cargs = vec![self.rev_tape(self.cur_rev)];
         for (&a, &act) in args.iter().zip(&pair.acts) {
             let v = self.rv(a);
@@ -1531,7 +1527,13 @@ impl Gen {
             },
             Some(Type::Ptr),
         );
-        self.g.blocks[self.alloca_block].insts.insert(0, buf_inst);
+        // Where the call's reverse runs in a reverse task, the buffer is
+        // the task's own: iterations must not share it.
+        let home = match self.ctx_loop {
+            Some(l) => self.rl[l].task,
+            None => self.alloca_block,
+        };
+        self.g.blocks[home].insts.insert(0, buf_inst);
         let buf = self.g.result(buf_inst).expect("alloca has a result");
         cargs.push(buf);
         self.emit(
@@ -1554,25 +1556,16 @@ impl Gen {
 
     /// `*sp += a` for the adjoint of a load of primal pointer `ptr`
     /// (`sp` is its shadow): plain in serial code, classified by the policy
-    /// inside a reverse task.
+    /// in parallel code (a reverse task, or a callee generated for calls
+    /// from parallel code).
     fn accumulate(&mut self, inst: Inst, sp: Value, a: Value) {
         let ty = self.g.value_type(a);
-        if let Some(l) = self.ctx_loop
-            && let InstKind::Load(ptr) = self.p.inst(inst).clone()
+        if let InstKind::Load(ptr) = self.p.inst(inst).clone()
+            && let Some((class, reason)) = self.classify(ptr, ty)
         {
-            let name = self.value_name(ptr);
-            let nested = self.ploops[l].parent.is_some();
-            let (class, reason) = crate::policy::classify(
-                &self.p,
-                &self.act,
-                &self.ploops[l],
-                nested,
-                ptr,
-                ty.bytes(),
-                &name,
-            );
             match class {
                 AccumulationClass::Reduction => {
+                    let l = self.ctx_loop.expect("reductions are per parallel loop");
                     self.reduce(l, RedTarget::Mem { inst, ptr }, ty, a, class, reason);
                     return;
                 }
@@ -1599,6 +1592,75 @@ impl Gen {
             },
             None,
         );
+    }
+
+    /// True if the shadow of `alloca` (placed in the primal) must be heap
+    /// memory: see `forward_inst`.
+    fn heap_shadow(&self, alloca: Inst) -> bool {
+        self.mode != Mode::Combined
+            || self
+                .inst_block
+                .get(&alloca)
+                .is_some_and(|b| self.loop_of.contains_key(b))
+    }
+
+    /// True if the reverse of this function runs concurrently with other
+    /// reverse code that may update the same shadow memory.
+    fn atomic_mode(&self) -> bool {
+        matches!(self.mode, Mode::Split { atomic: true, .. })
+    }
+
+    /// True if primal block `b` is parallel code: a task of a parallel
+    /// loop, or anywhere in a function called from parallel code.
+    fn in_parallel_code(&self, b: Block) -> bool {
+        self.atomic_mode() || self.loop_of.contains_key(&b)
+    }
+
+    /// The accumulation class of `d[ptr] += (a ty)` in the current reverse
+    /// code, or `None` in serial code (a plain add, no site to report).
+    fn classify(&self, ptr: Value, ty: Type) -> Option<(AccumulationClass, String)> {
+        let name = self.value_name(ptr);
+        let called = || {
+            format!(
+                "`{}` is called from parallel code, where other tasks may update the same shadow",
+                self.p.name
+            )
+        };
+        if let Some(l) = self.ctx_loop {
+            let nested = self.ploops[l].parent.is_some();
+            let (class, reason) = crate::policy::classify(
+                &self.p,
+                &self.act,
+                &self.ploops[l],
+                nested,
+                ptr,
+                ty.bytes(),
+                &name,
+            );
+            if self.atomic_mode() && class != AccumulationClass::Local {
+                return Some((
+                    AccumulationClass::Atomic,
+                    format!("{reason}, but {}", called()),
+                ));
+            }
+            return Some((class, reason));
+        }
+        if !self.atomic_mode() {
+            return None;
+        }
+        let mut roots = self.act.roots(ptr).peekable();
+        let owned = roots.peek().is_some() && roots.all(|r| matches!(r, Root::Alloca(_)));
+        Some(if owned {
+            (
+                AccumulationClass::Local,
+                format!("`d_{name}`: a local variable of this call"),
+            )
+        } else {
+            (
+                AccumulationClass::Atomic,
+                format!("`d_{name}`: {}", called()),
+            )
+        })
     }
 
     fn site(&mut self, inst: Inst, class: AccumulationClass, reason: String) {
