@@ -72,10 +72,16 @@
 //! The reverse of a parallel loop is a parallel loop in the same Tapir shape
 //! (so Tapir lowering spawns it divide-and-conquer) whose iteration `k`
 //! replays tape `k`; adjoint slots of the task's values are allocas of the
-//! reverse task (private). Loops nest. *Not yet implemented* (reported as
-//! an [`AdError`]): spawned calls (`spawn`/`sync` outside a loop), loops
-//! whose shape an optimization changed (e.g. an exit with a second
-//! predecessor), kernels and `__syncthreads`.
+//! reverse task (private). Loops nest. Loops that an optimization guarded
+//! (LICM's test that skips the loop jumps to its `sync`) get a dedicated
+//! exit first. *Spawned tasks* (`spawn`/`sync`): the task records onto a
+//! tape of its own, kept in a slot per spawn site until the `sync` records
+//! it onto the parent's tape; the reverse of the `sync` spawns the reverse
+//! of the task, which runs concurrently with the reverse of the
+//! continuation, and the reverse of the detach syncs (see `parallel.rs`).
+//! *Not yet implemented* (reported as an [`AdError`]): spawns in a loop
+//! whose body does not sync, spawns inside a parallel loop's task, kernels
+//! and `__syncthreads`.
 //!
 //! **Race-aware accumulation** (`policy.rs`). Every adjoint update
 //! `d[p] += v` (and every update of an SSA adjoint of a value defined
@@ -86,7 +92,13 @@
 //! add), *reduction* (the same address in every iteration: per-worker
 //! partial sums indexed by `worker_id`, combined once after the loop's
 //! sync), *atomic* (anything else: atomic fetch-add). Serial code never pays
-//! for atomics. Inside a loop nested in another parallel loop only *local*,
+//! for atomics. A callee called from parallel code gets a reverse of its
+//! own (`f.par.rev`) in which every update of memory it does not own is
+//! atomic: it cannot know which other tasks update the same shadow. The
+//! reverses of a spawned task and of its continuation run concurrently: their
+//! memory updates are atomic unless the memory is the task's own, and the
+//! task's updates of SSA adjoints of outside values go to per-site
+//! accumulators merged after the reverse sync. Inside a loop nested in another parallel loop only *local*,
 //! *reduction* (combined into the enclosing loop's own classification) and
 //! *atomic* are used: disjointness would have to hold across both loops. Every decision and its reason is recorded in the
 //! [`AdReport`] that `parc build --explain-ad` prints.

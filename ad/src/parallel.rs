@@ -29,7 +29,27 @@
 //! test of the trip count that jumps straight to the exit's `sync` when the
 //! loop runs no iteration. [`dedicate_exits`] restores the shape first.
 //!
-//! Other detaches (spawned calls) are reported as unsupported.
+//! # Spawned tasks
+//!
+//! A detach outside a parallel loop is a *spawn site* (`find_spawns`):
+//!
+//! ```text
+//! detach: ... detach within sr, task, cont
+//! task:   ... reattach within sr, cont   ; exactly one reattaching block
+//! cont:   ...                            ; runs concurrently with the task
+//! sync:   ... sync within sr, next       ; the one sync that cont reaches
+//! ```
+//!
+//! Each site runs at most once between two syncs of its region (it is in
+//! no loop that avoids them), so one forward slot per site holds the tape
+//! of its task. **Forward:** `detach` allocates the task's tape and stores
+//! it in the slot; `sync` takes the slot's value (null if the spawn did not
+//! run) and records it. **Reverse:** the reverse of `sync` spawns the
+//! reverse of each task that ran, on its tape, so that it runs
+//! concurrently with the reverse of the continuation, as the task ran with
+//! the continuation; the reverse of `detach` syncs. Adjoints of SSA values
+//! defined outside the task go to per-site accumulators merged after that
+//! sync; shadow memory updated concurrently uses atomics (see `policy.rs`).
 
 use crate::AdError;
 use parc_ir::analysis::FunctionAnalyses;
@@ -80,21 +100,32 @@ fn shape_error(p: &Function, b: Block, what: &str) -> AdError {
 pub fn dedicate_exits(p: &mut Function) -> bool {
     let mut changed = false;
     let an = FunctionAnalyses::compute(p);
-    let headers: Vec<Block> = an
+    let headers: Vec<(Block, Block)> = an
         .tasks
         .tasks()
-        .filter_map(|t| match an.cfg.preds(an.tasks.data(t).detach_block) {
-            [h] => Some(*h),
-            _ => None,
+        .filter_map(|t| {
+            let spawn = an.tasks.data(t).detach_block;
+            match an.cfg.preds(spawn) {
+                [h] if an.loops.loop_headed_by(*h).is_some() => Some((*h, spawn)),
+                _ => None,
+            }
         })
         .collect();
-    for header in headers {
+    for (header, spawn) in headers {
         let Some(term) = p.terminator(header) else {
             continue;
         };
-        let InstKind::Brif { else_dest, .. } = p.inst(term).clone() else {
+        let InstKind::Brif {
+            then_dest,
+            else_dest,
+            ..
+        } = p.inst(term).clone()
+        else {
             continue;
         };
+        if then_dest.block != spawn {
+            continue;
+        }
         let exit = else_dest.block;
         let Some(InstKind::Sync { region, .. }) = p.terminator(exit).map(|i| p.inst(i).clone())
         else {
@@ -130,7 +161,7 @@ pub fn dedicate_exits(p: &mut Function) -> bool {
     changed
 }
 
-/// Finds every parallel loop, or says which detach is not in one.
+/// Finds every parallel loop (detaches in other shapes are spawn sites).
 pub fn find_loops(p: &Function, an: &FunctionAnalyses) -> Result<Vec<PLoop>, AdError> {
     let mut out = Vec::new();
     for t in an.tasks.tasks() {
@@ -139,20 +170,13 @@ pub fn find_loops(p: &Function, an: &FunctionAnalyses) -> Result<Vec<PLoop>, AdE
         if !an.cfg.is_reachable(spawn) {
             continue;
         }
-        let not_loop = || {
-            shape_error(
-                p,
-                spawn,
-                "a `spawn` (a detach outside a `parallel_for` loop) cannot be differentiated yet",
-            )
-        };
         // spawn's only predecessor is the header, which branches on iv < hi.
         let [header] = an.cfg.preds(spawn) else {
-            return Err(not_loop());
+            continue;
         };
         let header = *header;
         if p.block_insts(spawn).len() != 1 {
-            return Err(not_loop());
+            continue;
         }
         let Some(InstKind::Brif {
             cond,
@@ -160,28 +184,28 @@ pub fn find_loops(p: &Function, an: &FunctionAnalyses) -> Result<Vec<PLoop>, AdE
             else_dest,
         }) = p.terminator(header).map(|i| p.inst(i).clone())
         else {
-            return Err(not_loop());
+            continue;
         };
         if then_dest.block != spawn || p.blocks[header].params.len() != 1 {
-            return Err(not_loop());
+            continue;
         }
         let iv = p.blocks[header].params[0];
         let exit = else_dest.block;
         let ValueDef::Result(ci) = p.value_def(cond) else {
-            return Err(not_loop());
+            continue;
         };
         let InstKind::Icmp(cc, a, hi) = p.inst(ci).clone() else {
-            return Err(not_loop());
+            continue;
         };
         if a != iv {
-            return Err(not_loop());
+            continue;
         }
         let (signed, inclusive) = match cc {
             IntCC::Slt => (true, false),
             IntCC::Sle => (true, true),
             IntCC::Ult => (false, false),
             IntCC::Ule => (false, true),
-            _ => return Err(not_loop()),
+            _ => continue,
         };
         let latch = td.cont;
         let [reattach] = td.reattaches[..] else {
@@ -192,22 +216,22 @@ pub fn find_loops(p: &Function, an: &FunctionAnalyses) -> Result<Vec<PLoop>, AdE
             ));
         };
         let Some(InstKind::Jump(back)) = p.terminator(latch).map(|i| p.inst(i).clone()) else {
-            return Err(not_loop());
+            continue;
         };
         if back.block != header {
-            return Err(not_loop());
+            continue;
         }
         let ValueDef::Result(inc) = p.value_def(back.args[0]) else {
-            return Err(not_loop());
+            continue;
         };
         let InstKind::Binary(BinaryOp::Iadd, x, step) = p.inst(inc).clone() else {
-            return Err(not_loop());
+            continue;
         };
         if x != iv {
-            return Err(not_loop());
+            continue;
         }
         let Some(lp) = an.loops.loop_headed_by(header) else {
-            return Err(not_loop());
+            continue;
         };
         let ld = an.loops.data(lp);
         let preds: Vec<Block> = an
@@ -218,7 +242,7 @@ pub fn find_loops(p: &Function, an: &FunctionAnalyses) -> Result<Vec<PLoop>, AdE
             .filter(|b| !ld.contains(*b))
             .collect();
         let [pre] = preds[..] else {
-            return Err(not_loop());
+            continue;
         };
         let lo = match p.terminator(pre).map(|i| p.inst(i).clone()) {
             Some(InstKind::Jump(d)) if d.block == header => d.args[0],
@@ -232,17 +256,17 @@ pub fn find_loops(p: &Function, an: &FunctionAnalyses) -> Result<Vec<PLoop>, AdE
                 } else if else_dest.block == header && then_dest.block != header {
                     else_dest.args[0]
                 } else {
-                    return Err(not_loop());
+                    continue;
                 }
             }
-            _ => return Err(not_loop()),
+            _ => continue,
         };
         let Some(InstKind::Sync { region, .. }) = p.terminator(exit).map(|i| p.inst(i).clone())
         else {
-            return Err(not_loop());
+            continue;
         };
         if region != td.region || an.cfg.preds(exit) != [header] || ld.exits != [exit] {
-            return Err(not_loop());
+            continue;
         }
         out.push(PLoop {
             pre,
@@ -269,6 +293,123 @@ pub fn find_loops(p: &Function, an: &FunctionAnalyses) -> Result<Vec<PLoop>, AdE
         out[i].parent = (0..out.len())
             .filter(|&j| j != i && out[j].task_blocks.contains(&h))
             .min_by_key(|&j| out[j].task_blocks.len());
+    }
+    Ok(out)
+}
+
+/// A spawn site (names as in the module doc).
+#[derive(Clone, Debug)]
+pub struct SpawnSite {
+    pub detach: Block,
+    pub task: Block,
+    pub reattach: Block,
+    pub cont: Block,
+    pub sync: Block,
+    pub region: SyncRegion,
+    pub task_blocks: HashSet<Block>,
+    /// The continuation up to and including `sync`: code that runs
+    /// concurrently with the task.
+    pub cont_blocks: HashSet<Block>,
+}
+
+/// Finds every detach that is not part of one of `loops`, or says why one
+/// cannot be differentiated.
+pub fn find_spawns(
+    p: &Function,
+    an: &FunctionAnalyses,
+    loops: &[PLoop],
+) -> Result<Vec<SpawnSite>, AdError> {
+    let mut out = Vec::new();
+    for t in an.tasks.tasks() {
+        let td = an.tasks.data(t);
+        let detach = td.detach_block;
+        if !an.cfg.is_reachable(detach) || loops.iter().any(|l| l.spawn == detach) {
+            continue;
+        }
+        if loops.iter().any(|l| l.task_blocks.contains(&detach)) {
+            return Err(shape_error(
+                p,
+                detach,
+                "a `spawn` inside a `parallel_for` cannot be differentiated yet",
+            ));
+        }
+        let [reattach] = td.reattaches[..] else {
+            return Err(shape_error(
+                p,
+                detach,
+                "a spawned task with several exits cannot be differentiated yet",
+            ));
+        };
+        if !td.returns.is_empty() || !td.escapes.is_empty() {
+            return Err(shape_error(
+                p,
+                detach,
+                "a spawned task that leaves other than by its end cannot be differentiated yet",
+            ));
+        }
+        let mut preds = an.cfg.preds(td.cont).to_vec();
+        preds.sort();
+        let mut want = vec![detach, reattach];
+        want.sort();
+        if preds != want {
+            return Err(shape_error(
+                p,
+                detach,
+                "a `spawn` whose continuation is entered from elsewhere cannot be differentiated yet",
+            ));
+        }
+        // The continuation: everything reachable from `cont` before a sync
+        // of the region.
+        let ends_in_sync = |b: Block| {
+            p.terminator(b).is_some_and(
+                |i| matches!(p.inst(i), InstKind::Sync { region, .. } if *region == td.region),
+            )
+        };
+        let mut cont_blocks = HashSet::new();
+        let mut syncs = Vec::new();
+        let mut work = vec![td.cont];
+        while let Some(b) = work.pop() {
+            if !cont_blocks.insert(b) {
+                continue;
+            }
+            if b == detach {
+                return Err(shape_error(
+                    p,
+                    detach,
+                    "a `spawn` in a loop whose body does not `sync` (or a `parallel_for` in a shape the AD does not recognize) cannot be differentiated yet",
+                ));
+            }
+            if ends_in_sync(b) {
+                syncs.push(b);
+                continue;
+            }
+            let succs = an.cfg.succs(b);
+            if succs.is_empty() {
+                return Err(shape_error(
+                    p,
+                    detach,
+                    "a spawned task that is not synced before the function returns cannot be differentiated",
+                ));
+            }
+            work.extend_from_slice(succs);
+        }
+        let [sync] = syncs[..] else {
+            return Err(shape_error(
+                p,
+                detach,
+                "a `spawn` that reaches different `sync`s on different paths cannot be differentiated yet",
+            ));
+        };
+        out.push(SpawnSite {
+            detach,
+            task: td.entry,
+            reattach,
+            cont: td.cont,
+            sync,
+            region: td.region,
+            task_blocks: td.blocks.iter().copied().collect(),
+            cont_blocks,
+        });
     }
     Ok(out)
 }

@@ -37,7 +37,7 @@
 //!   reverse iteration starts from zero), uses add into it.
 
 use crate::activity::{ActivityInfo, Root, branch_dests};
-use crate::parallel::{PLoop, find_loops};
+use crate::parallel::{PLoop, SpawnSite, find_loops, find_spawns};
 use crate::rules::{self, AdjointBuilder};
 use crate::tape::{HEADER_BYTES, TapeFns};
 use crate::{AccumulationClass, AccumulationSite, AdError};
@@ -251,10 +251,24 @@ struct Gen {
     ploops: Vec<PLoop>,
     rl: Vec<RevLoop>,
     loop_of: HashMap<Block, usize>,
+    /// Spawn sites, their reverse, the innermost spawned task containing
+    /// each block, and every block that runs concurrently with a spawned
+    /// task (the tasks and their continuations).
+    spawns: Vec<SpawnSite>,
+    rs: Vec<RevSpawn>,
+    spawn_of: HashMap<Block, usize>,
+    spawn_par: HashSet<Block>,
     /// The parallel loop whose reverse task code is being emitted.
     ctx_loop: Option<usize>,
     cur_inst: Option<Inst>,
     inst_block: HashMap<Inst, Block>,
+}
+
+/// A task: of a parallel loop or spawned.
+#[derive(Clone, Copy)]
+enum TaskOf {
+    Loop(usize),
+    Spawn(usize),
 }
 
 /// The reverse of one parallel loop (see `parallel.rs`).
@@ -279,6 +293,32 @@ struct RevLoop {
     tapes_rev: Option<Value>,
     trip_rev: Option<Value>,
     reductions: Vec<Reduction>,
+}
+
+/// The reverse of one spawn site (see `parallel.rs`).
+struct RevSpawn {
+    /// Forward: the slot holding the task's tape (an alloca of the forward
+    /// entry), the tape allocated at the detach, and the slot's value taken
+    /// at the sync.
+    slot: Option<Value>,
+    tape_fwd: Option<Value>,
+    taken_fwd: Option<Value>,
+    /// Reverse: the region of the reverse tasks, the reverse task's entry,
+    /// the block after its detach (where it reattaches), and at the
+    /// reverse of the detach the block that merges the accumulators and
+    /// the block after it.
+    rsr: parc_ir::SyncRegion,
+    rtask: Block,
+    next: Block,
+    merge: Block,
+    resume: Block,
+    /// `ptradd taken, 0` at the start of `rtask` once `taken` is popped:
+    /// the reverse task's tape.
+    tape_inst: Inst,
+    tape: Value,
+    /// Per primal value defined outside the task whose adjoint the reverse
+    /// task updates: its private accumulator (an alloca).
+    accs: Vec<(Value, Value)>,
 }
 
 /// A per-worker partial sum: `buf[worker]` collects updates of `target`.
@@ -371,6 +411,10 @@ impl Gen {
             ploops: Vec::new(),
             rl: Vec::new(),
             loop_of: HashMap::new(),
+            spawns: Vec::new(),
+            rs: Vec::new(),
+            spawn_of: HashMap::new(),
+            spawn_par: HashSet::new(),
             ctx_loop: None,
             cur_inst: None,
             inst_block,
@@ -398,6 +442,20 @@ impl Gen {
                     self.loop_of.insert(b, i);
                 }
             }
+        }
+        self.spawns = find_spawns(&self.p, &self.an, &self.ploops)?;
+        for (i, sp) in self.spawns.iter().enumerate() {
+            for &b in &sp.task_blocks {
+                let inner = self
+                    .spawn_of
+                    .get(&b)
+                    .is_some_and(|&j| self.spawns[j].task_blocks.len() < sp.task_blocks.len());
+                if !inner {
+                    self.spawn_of.insert(b, i);
+                }
+            }
+            self.spawn_par.extend(sp.task_blocks.iter().copied());
+            self.spawn_par.extend(sp.cont_blocks.iter().copied());
         }
         let blocks: Vec<Block> = self.an.cfg.rpo().to_vec();
         for &b in &blocks {
@@ -649,6 +707,11 @@ impl Gen {
                 }
             }
         }
+        // The continuation of a spawn is entered, in the serial order the
+        // reverse follows, from the detach: the task is reversed apart.
+        for sp in &self.spawns {
+            self.edges.insert(sp.cont, vec![(sp.detach, 0)]);
+        }
         // Blocks from which a return is reachable get reverse code.
         let mut live: HashSet<Block> = self.returns.iter().copied().collect();
         let mut work: Vec<Block> = self.returns.clone();
@@ -747,6 +810,9 @@ impl Gen {
         for i in 0..self.ploops.len() {
             self.create_rev_loop(i);
         }
+        for i in 0..self.spawns.len() {
+            self.create_rev_spawn(i);
+        }
         // Split mode: the reverse entry, with [dret,] dargs.
         match self.mode {
             Mode::Combined => {
@@ -771,6 +837,20 @@ impl Gen {
                 self.dargs = Some(self.g.append_block_param(re, Type::Ptr));
             }
         }
+        // The spawn sites' tape slots, null until their detach runs.
+        self.cur = entry;
+        for i in 0..self.spawns.len() {
+            let slot = self.ev(InstKind::Alloca { size: 8, align: 8 }, Type::Ptr);
+            let null = self.iconst(Type::Ptr, 0);
+            self.emit(
+                InstKind::Store {
+                    value: null,
+                    ptr: slot,
+                },
+                None,
+            );
+            self.rs[i].slot = Some(slot);
+        }
         // Forward sweep.
         for &b in &rpo {
             self.cur = self.fblock[&b];
@@ -783,11 +863,21 @@ impl Gen {
             for &inst in body {
                 self.forward_inst(inst)?;
             }
+            for i in 0..self.spawns.len() {
+                if self.spawns[i].sync == b {
+                    self.forward_take_tape(i);
+                }
+            }
             self.frame_pos
                 .insert(b, self.g.blocks[self.cur].insts.len());
             for i in 0..self.ploops.len() {
                 if self.ploops[i].pre == b {
                     self.forward_tapes(i);
+                }
+            }
+            for i in 0..self.spawns.len() {
+                if self.spawns[i].detach == b {
+                    self.forward_spawn_tape(i);
                 }
             }
             self.forward_term(b, *term)?;
@@ -804,6 +894,12 @@ impl Gen {
         order.sort_by_key(|&i| std::cmp::Reverse(self.depth(i)));
         for i in order {
             self.finish_rev_loop(i);
+        }
+        // Spawn sites, innermost first (their merges feed the outer).
+        let mut order: Vec<usize> = (0..self.spawns.len()).collect();
+        order.sort_by_key(|&i| self.spawns[i].task_blocks.len());
+        for i in order {
+            self.finish_rev_spawn(i);
         }
         // Split mode: the reverse entry chooses the return taken.
         if let Some(re) = self.rentry {
@@ -1170,9 +1266,10 @@ impl Gen {
             Some(Type::Ptr),
         );
         // Adjoints of a task's values are private to the reverse task.
-        let home = match self.def_loop(v) {
-            Some(i) => self.rl[i].task,
-            None => self.alloca_block,
+        let home = match (self.def_loop(v), self.def_spawn(v)) {
+            (Some(i), _) => self.rl[i].task,
+            (None, Some(i)) => self.rs[i].rtask,
+            (None, None) => self.alloca_block,
         };
         self.g.blocks[home].insts.insert(0, inst);
         let s = self.g.result(inst).expect("alloca has a result");
@@ -1204,10 +1301,65 @@ impl Gen {
             );
             return;
         }
-        let s = self.slot(v);
+        let s = match self.cur_spawn() {
+            // The reverse of a spawned task runs concurrently with the
+            // code that owns the adjoints of values defined outside it.
+            Some(i) if self.ctx_loop.is_none() && self.def_spawn_at(v, i) != Some(i) => {
+                self.accumulator(i, v)
+            }
+            _ => self.slot(v),
+        };
         let t = self.ev(InstKind::Load(s), ty);
         let t2 = self.ev(InstKind::Binary(BinaryOp::Fadd, t, x), ty);
         self.emit(InstKind::Store { value: t2, ptr: s }, None);
+    }
+
+    /// The innermost spawned task whose reverse the current code is in.
+    fn cur_spawn(&self) -> Option<usize> {
+        self.cur_rev.and_then(|b| self.spawn_of.get(&b).copied())
+    }
+
+    /// The innermost spawned task that defines primal value `v`.
+    fn def_spawn(&self, v: Value) -> Option<usize> {
+        let b = self.def_block(v)?;
+        self.spawn_of.get(&b).copied()
+    }
+
+    /// `Some(i)` if spawned task `i` (or a task inside it) defines `v`.
+    fn def_spawn_at(&self, v: Value, i: usize) -> Option<usize> {
+        let b = self.def_block(v)?;
+        self.spawns[i].task_blocks.contains(&b).then_some(i)
+    }
+
+    fn def_block(&self, v: Value) -> Option<Block> {
+        match self.p.value_def(v) {
+            ValueDef::Param(b, _) => Some(b),
+            ValueDef::Result(i) => self.inst_block.get(&i).copied(),
+        }
+    }
+
+    /// The zero-initialized accumulator of spawn site `i` for the adjoint
+    /// of `v` (merged into `v`'s adjoint after the reverse task is synced).
+    fn accumulator(&mut self, i: usize, v: Value) -> Value {
+        if let Some(&(_, a)) = self.rs[i].accs.iter().find(|(w, _)| *w == v) {
+            return a;
+        }
+        let ty = self.p.value_type(v);
+        let alloca = self.g.make_inst(
+            InstKind::Alloca {
+                size: ty.bytes(),
+                align: ty.bytes(),
+            },
+            Some(Type::Ptr),
+        );
+        let a = self.g.result(alloca).expect("alloca has a result");
+        let zero = self.g.make_inst(InstKind::Fconst(0.0), Some(ty));
+        let z = self.g.result(zero).expect("fconst has a result");
+        let store = self.g.make_inst(InstKind::Store { value: z, ptr: a }, None);
+        let insts = &mut self.g.blocks[self.alloca_block].insts;
+        insts.splice(0..0, [alloca, zero, store]);
+        self.rs[i].accs.push((v, a));
+        a
     }
 
     fn take_adj(&mut self, v: Value) -> Value {
@@ -1227,6 +1379,26 @@ impl Gen {
         self.cur_rev = Some(b);
         let insts = self.p.blocks[b].insts.clone();
         let (term, rest) = insts.split_last().expect("verified blocks are not empty");
+        for i in 0..self.spawns.len() {
+            if self.spawns[i].detach == b {
+                // The reverse of the detach: wait for the reverse task,
+                // then merge its accumulators (filled in at the end).
+                let (rsr, merge, resume) = (self.rs[i].rsr, self.rs[i].merge, self.rs[i].resume);
+                self.emit(
+                    InstKind::Sync {
+                        region: rsr,
+                        next: merge,
+                    },
+                    None,
+                );
+                self.cur = resume;
+            }
+        }
+        for i in 0..self.spawns.len() {
+            if self.spawns[i].sync == b {
+                self.spawn_reverse_task(i);
+            }
+        }
         if let InstKind::Return(Some(v)) = self.p.inst(*term).clone()
             && self.act.is_varied(v)
         {
@@ -1246,6 +1418,7 @@ impl Gen {
         let edges = self.edges.get(&b).cloned().unwrap_or_default();
         let exits = self.ploops.iter().position(|l| l.exit == b);
         let enters = self.ploops.iter().position(|l| l.task_entry == b);
+        let spawned = self.spawns.iter().position(|sp| sp.task == b);
         if let Some(i) = exits {
             // The reverse of the whole loop: a parallel loop over the tapes.
             let tapes = self.rl[i].tapes_fwd.expect("forward tapes exist");
@@ -1270,6 +1443,30 @@ impl Gen {
                 InstKind::Reattach {
                     region: sr,
                     cont: latch,
+                },
+                None,
+            );
+        } else if let Some(i) = spawned {
+            let tape = self.rs[i].tape;
+            self.emit(
+                InstKind::Call {
+                    func: self.tape_fns.free,
+                    args: vec![tape],
+                },
+                None,
+            );
+            self.emit(
+                InstKind::Intrinsic {
+                    op: Intrinsic::Free,
+                    args: vec![tape],
+                },
+                None,
+            );
+            let (rsr, next) = (self.rs[i].rsr, self.rs[i].next);
+            self.emit(
+                InstKind::Reattach {
+                    region: rsr,
+                    cont: next,
                 },
                 None,
             );
@@ -1601,7 +1798,7 @@ impl Gen {
             || self
                 .inst_block
                 .get(&alloca)
-                .is_some_and(|b| self.loop_of.contains_key(b))
+                .is_some_and(|b| self.loop_of.contains_key(b) || self.spawn_of.contains_key(b))
     }
 
     /// True if the reverse of this function runs concurrently with other
@@ -1613,7 +1810,7 @@ impl Gen {
     /// True if primal block `b` is parallel code: a task of a parallel
     /// loop, or anywhere in a function called from parallel code.
     fn in_parallel_code(&self, b: Block) -> bool {
-        self.atomic_mode() || self.loop_of.contains_key(&b)
+        self.atomic_mode() || self.loop_of.contains_key(&b) || self.spawn_par.contains(&b)
     }
 
     /// The accumulation class of `d[ptr] += (a ty)` in the current reverse
@@ -1643,7 +1840,44 @@ impl Gen {
                     format!("{reason}, but {}", called()),
                 ));
             }
+            if self.cur_rev.is_some_and(|b| self.spawn_par.contains(&b))
+                && class != AccumulationClass::Local
+            {
+                return Some((
+                    AccumulationClass::Atomic,
+                    format!("{reason}, but the loop runs concurrently with a spawned task"),
+                ));
+            }
             return Some((class, reason));
+        }
+        if let Some(b) = self.cur_rev
+            && self.spawn_par.contains(&b)
+        {
+            // Local only if the memory belongs to the spawned task whose
+            // reverse this is; the continuation and other tasks run
+            // concurrently with it.
+            let mine = self.spawn_of.get(&b).map(|&i| &self.spawns[i].task_blocks);
+            let mut roots = self.act.roots(ptr).peekable();
+            let private = roots.peek().is_some()
+                && roots.all(|r| match r {
+                    Root::Alloca(i) => mine.is_some_and(|tb| {
+                        self.inst_block.get(&i).is_some_and(|ib| tb.contains(ib))
+                    }),
+                    _ => false,
+                });
+            return Some(if private {
+                (
+                    AccumulationClass::Local,
+                    format!("`d_{name}`: memory private to the spawned task"),
+                )
+            } else {
+                (
+                    AccumulationClass::Atomic,
+                    format!(
+                        "`d_{name}`: the reverses of a spawned task and of its continuation run concurrently"
+                    ),
+                )
+            });
         }
         if !self.atomic_mode() {
             return None;
@@ -1786,20 +2020,174 @@ impl Gen {
         b.is_some_and(|b| self.ploops[l].task_blocks.contains(&b))
     }
 
+    /// The innermost task (of a parallel loop, or spawned) containing `b`.
+    fn task_of(&self, b: Option<Block>) -> Option<TaskOf> {
+        let b = b?;
+        let l = self.loop_of.get(&b).copied();
+        let s = self.spawn_of.get(&b).copied();
+        match (l, s) {
+            (Some(l), Some(s)) => {
+                if self.ploops[l].task_blocks.len() <= self.spawns[s].task_blocks.len() {
+                    Some(TaskOf::Loop(l))
+                } else {
+                    Some(TaskOf::Spawn(s))
+                }
+            }
+            (Some(l), None) => Some(TaskOf::Loop(l)),
+            (None, Some(s)) => Some(TaskOf::Spawn(s)),
+            (None, None) => None,
+        }
+    }
+
     fn fwd_tape(&self, b: Option<Block>) -> Value {
-        match b.and_then(|b| self.loop_of.get(&b)) {
-            Some(&i) => self.rl[i]
+        match self.task_of(b) {
+            Some(TaskOf::Loop(i)) => self.rl[i]
                 .tape_fwd
                 .expect("the task's tape is computed at its entry"),
+            Some(TaskOf::Spawn(i)) => self.rs[i]
+                .tape_fwd
+                .expect("the task's tape is allocated at its detach"),
             None => self.tape,
         }
     }
 
     fn rev_tape(&self, b: Option<Block>) -> Value {
-        match b.and_then(|b| self.loop_of.get(&b)) {
-            Some(&i) => self.rl[i].tape,
+        match self.task_of(b) {
+            Some(TaskOf::Loop(i)) => self.rl[i].tape,
+            Some(TaskOf::Spawn(i)) => self.rs[i].tape,
             None => self.tape,
         }
+    }
+
+    /// Creates the blocks of spawn site `i`'s reverse (filled in later).
+    fn create_rev_spawn(&mut self, i: usize) {
+        let region = self.spawns[i].region;
+        let rsr = match self
+            .rs
+            .iter()
+            .zip(&self.spawns)
+            .find(|(_, sp)| sp.region == region)
+        {
+            Some((r, _)) => r.rsr,
+            None => self.g.create_sync_region(),
+        };
+        let _ = i;
+        let rtask = self.new_block(false);
+        let next = self.new_block(false);
+        let merge = self.new_block(false);
+        let resume = self.new_block(false);
+        // A placeholder until the tape is popped at the reverse of the sync.
+        let tape_inst = self.g.make_inst(InstKind::Iconst(0), Some(Type::Ptr));
+        let tape = self.g.result(tape_inst).expect("placeholder has a result");
+        self.rs.push(RevSpawn {
+            slot: None,
+            tape_fwd: None,
+            taken_fwd: None,
+            rsr,
+            rtask,
+            next,
+            merge,
+            resume,
+            tape_inst,
+            tape,
+            accs: Vec::new(),
+        });
+    }
+
+    /// Before the forward copy of a detach: the task's tape, in the slot.
+    fn forward_spawn_tape(&mut self, i: usize) {
+        let one = self.iconst(Type::I64, 1);
+        let size = self.iconst(Type::I64, HEADER_BYTES as i64);
+        let tape = self.ev(
+            InstKind::Intrinsic {
+                op: Intrinsic::Calloc,
+                args: vec![one, size],
+            },
+            Type::Ptr,
+        );
+        let slot = self.rs[i].slot.expect("slots are made at the entry");
+        self.emit(
+            InstKind::Store {
+                value: tape,
+                ptr: slot,
+            },
+            None,
+        );
+        self.rs[i].tape_fwd = Some(tape);
+    }
+
+    /// In the forward copy of the sync: take the slot's tape (null if the
+    /// spawn did not run since the last sync) and empty the slot.
+    fn forward_take_tape(&mut self, i: usize) {
+        let slot = self.rs[i].slot.expect("slots are made at the entry");
+        let taken = self.ev(InstKind::Load(slot), Type::Ptr);
+        let null = self.iconst(Type::Ptr, 0);
+        self.emit(
+            InstKind::Store {
+                value: null,
+                ptr: slot,
+            },
+            None,
+        );
+        self.rs[i].taken_fwd = Some(taken);
+    }
+
+    /// At the reverse of the sync: spawn the reverse of task `i` if it ran.
+    fn spawn_reverse_task(&mut self, i: usize) {
+        let taken = self.rs[i]
+            .taken_fwd
+            .expect("the sync's forward took the tape");
+        let taken = self.need(taken);
+        let null = self.iconst(Type::Ptr, 0);
+        let ran = self.ev(InstKind::Icmp(IntCC::Ne, taken, null), Type::I1);
+        let zero = self.iconst(Type::I64, 0);
+        let (rsr, rtask, next) = (self.rs[i].rsr, self.rs[i].rtask, self.rs[i].next);
+        let spawn = self.new_block(false);
+        self.emit(
+            InstKind::Brif {
+                cond: ran,
+                then_dest: BlockCall::to(spawn),
+                else_dest: BlockCall::to(next),
+            },
+            None,
+        );
+        self.cur = spawn;
+        self.emit(
+            InstKind::Detach {
+                region: rsr,
+                task: rtask,
+                cont: next,
+            },
+            None,
+        );
+        let ti = self.rs[i].tape_inst;
+        *self.g.inst_mut(ti) = InstKind::PtrAdd(taken, zero);
+        self.g.blocks[rtask].insts.push(ti);
+        let start = self.rpop[&self.spawns[i].reattach];
+        self.g
+            .append_inst(rtask, InstKind::Jump(BlockCall::to(start)), None);
+        self.cur = next;
+    }
+
+    /// The merge after the reverse of spawn site `i`'s detach: every
+    /// accumulator into the adjoint it stands for.
+    fn finish_rev_spawn(&mut self, i: usize) {
+        let (merge, resume) = (self.rs[i].merge, self.rs[i].resume);
+        self.cur = merge;
+        self.cur_rev = Some(self.spawns[i].detach);
+        self.ctx_loop = self.loop_of.get(&self.spawns[i].detach).copied();
+        let accs = std::mem::take(&mut self.rs[i].accs);
+        for &(v, a) in &accs {
+            let ty = self.p.value_type(v);
+            let x = self.ev(InstKind::Load(a), ty);
+            let z = self.fconst_(ty, 0.0);
+            self.emit(InstKind::Store { value: z, ptr: a }, None);
+            self.add_adj(v, x);
+        }
+        self.rs[i].accs = accs;
+        self.emit(InstKind::Jump(BlockCall::to(resume)), None);
+        self.cur_rev = None;
+        self.ctx_loop = None;
     }
 
     /// Integer `v` (of the forward sweep) as an `i64`.

@@ -154,13 +154,101 @@ fn loop_with_local_work_and_math() {
     );
 }
 
+/// Checks a function with spawns at -O0 and -O2 against finite
+/// differences and against its serial projection (spawn = call, no sync).
+fn check_spawn(src: &str, f: &str, args: &[Arg]) -> AdReport {
+    let serial = src.replace("spawn ", "").replace("sync;", "");
+    let mut report = None;
+    for level in [0, 2] {
+        let (d, sh, r) = check_at(src, level, f, args, 1e-6);
+        let (ds, shs, rs) = check_at(&serial, level, f, args, 1e-6);
+        assert!(rs.sites.is_empty(), "serial code is never classified");
+        if let (Some(a), Some(b)) = (d, ds) {
+            assert!(close(a, b, 1e-12), "parallel {a} vs serial {b}");
+        }
+        for (a, b) in sh.iter().zip(&shs) {
+            for (x, y) in a.iter().zip(b) {
+                assert!(close(*x, *y, 1e-12), "parallel {x} vs serial {y}");
+            }
+        }
+        report = Some(r);
+    }
+    report.expect("ran")
+}
+
 #[test]
-fn spawn_is_reported() {
+fn spawned_calls_share_a_scalar() {
     let src = r#"
         double g(double x) { return x * x; }
         double f(double x) { double a = spawn g(x); double b = g(x + 1.0); sync; return a + b; }
     "#;
-    expect_error(src, 0, "f", &[Arg::F(1.0)], "spawn");
+    check_spawn(src, "f", &[Arg::F(1.3)]);
+}
+
+#[test]
+fn spawn_tree_over_an_array() {
+    let src = r#"
+        double psum(double *a, int lo, int hi) {
+            if (hi - lo <= 2) {
+                double s = 0.0;
+                for (int i = lo; i < hi; i++)
+                    s += sin(a[i]) * a[i];
+                return s;
+            }
+            int mid = (lo + hi) / 2;
+            double left = spawn psum(a, lo, mid);
+            double right = psum(a, mid, hi);
+            sync;
+            return left * right;
+        }
+    "#;
+    let a: Vec<f64> = (0..7).map(|i| 0.3 * i as f64 - 0.8).collect();
+    let r = check_spawn(src, "psum", &[Arg::dup(&a), Arg::I(0), Arg::I(7)]);
+    // The leaves run in parallel code: their updates of `d_a` are atomic.
+    assert!(classes(&r).contains(&Atomic), "{r:?}");
+}
+
+#[test]
+fn conditional_spawns_and_inlined_tasks() {
+    let src = r#"
+        double part(double *a, double k, int lo, int hi) {
+            double s = 0.0;
+            for (int i = lo; i < hi; i++)
+                s += sin(k * a[i]);
+            return s;
+        }
+        double two(double *a, double k, int n) {
+            double x = 0.0;
+            double y = 1.0;
+            x = spawn part(a, k, 0, n / 2);
+            if (n > 3)
+                y = spawn part(a, k * 2.0, n / 2, n);
+            sync;
+            return x * y;
+        }
+    "#;
+    let a: Vec<f64> = (0..6).map(|i| 0.25 * i as f64 + 0.1).collect();
+    check_spawn(src, "two", &[Arg::dup(&a), Arg::F(0.7), Arg::I(6)]);
+    check_spawn(src, "two", &[Arg::dup(&a[..3]), Arg::F(0.7), Arg::I(3)]);
+}
+
+#[test]
+fn spawn_in_a_loop_without_sync_is_reported() {
+    let src = r#"
+        void g(double *a, double *out, int i) { out[i] = a[i] * a[i]; }
+        void f(double *a, double *out, int n) {
+            for (int i = 0; i < n; i++)
+                spawn g(a, out, i);
+            sync;
+        }
+    "#;
+    expect_error(
+        src,
+        0,
+        "f",
+        &[Arg::dup(&[1.0]), Arg::out(1, 1.0), Arg::I(1)],
+        "loop whose body does not `sync`",
+    );
 }
 
 /// Tapir's normalize, `out[i] = in[i] / mag(in)`: optimized first, its
