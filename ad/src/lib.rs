@@ -104,6 +104,7 @@
 //! [`AdReport`] that `parc build --explain-ad` prints.
 
 pub mod activity;
+pub mod cache;
 pub mod parallel;
 pub mod policy;
 pub mod reverse;

@@ -37,6 +37,7 @@
 //!   reverse iteration starts from zero), uses add into it.
 
 use crate::activity::{ActivityInfo, Root, branch_dests};
+use crate::cache::{CountedLoop, Writes, counted_loops};
 use crate::parallel::{PLoop, SpawnSite, find_loops, find_spawns};
 use crate::rules::{self, AdjointBuilder};
 use crate::tape::{HEADER_BYTES, TapeFns};
@@ -258,6 +259,16 @@ struct Gen {
     rs: Vec<RevSpawn>,
     spawn_of: HashMap<Block, usize>,
     spawn_par: HashSet<Block>,
+    /// Counted loops (see `cache.rs`): their forward iteration counters
+    /// and the reverse's slots holding the iteration being reversed.
+    counted: Vec<CountedLoop>,
+    counter_fwd: Vec<Option<Value>>,
+    counter_slot: Vec<Option<Value>>,
+    writes: Option<Writes>,
+    /// Forward values back to the primal values they copy.
+    fwd_inv: HashMap<Value, Value>,
+    /// Values recomputed in a reverse block (of `g`).
+    recomputed: HashMap<(Block, Value), Value>,
     /// The parallel loop whose reverse task code is being emitted.
     ctx_loop: Option<usize>,
     cur_inst: Option<Inst>,
@@ -368,6 +379,7 @@ impl Gen {
             return Err(err(&p, None, "one activity per parameter is required"));
         }
         crate::parallel::dedicate_exits(&mut p);
+        crate::cache::split_loop_exits(&mut p);
         let an = FunctionAnalyses::compute(&p);
         let inst_block: HashMap<Inst, Block> = p.placed_insts().map(|(b, i)| (i, b)).collect();
         let act = ActivityInfo::compute(&p, acts, &an.cfg);
@@ -415,6 +427,12 @@ impl Gen {
             rs: Vec::new(),
             spawn_of: HashMap::new(),
             spawn_par: HashSet::new(),
+            counted: Vec::new(),
+            counter_fwd: Vec::new(),
+            counter_slot: Vec::new(),
+            writes: None,
+            fwd_inv: HashMap::new(),
+            recomputed: HashMap::new(),
             ctx_loop: None,
             cur_inst: None,
             inst_block,
@@ -457,6 +475,10 @@ impl Gen {
             self.spawn_par.extend(sp.task_blocks.iter().copied());
             self.spawn_par.extend(sp.cont_blocks.iter().copied());
         }
+        self.counted = counted_loops(&self.p, &self.an, &self.ploops);
+        self.counter_fwd = vec![None; self.counted.len()];
+        self.counter_slot = vec![None; self.counted.len()];
+        self.writes = Some(Writes::compute(&self.p, &self.act));
         let blocks: Vec<Block> = self.an.cfg.rpo().to_vec();
         for &b in &blocks {
             for &inst in self.p.block_insts(b) {
@@ -784,7 +806,12 @@ impl Gen {
                     self.origin.insert(s, b);
                 }
             }
-            if self.edges.get(&b).is_some_and(|e| e.len() > 1) {
+            if let Some(i) = self.counted.iter().position(|c| c.header == b) {
+                // The iteration counter replaces the entering edge's index.
+                let k = self.g.append_block_param(fb, Type::I64);
+                self.origin.insert(k, b);
+                self.counter_fwd[i] = Some(k);
+            } else if self.edges.get(&b).is_some_and(|e| e.len() > 1) {
                 if self.an.cfg.preds(b).iter().any(|&pb| {
                     self.p
                         .terminator(pb)
@@ -883,6 +910,7 @@ impl Gen {
             self.forward_term(b, *term)?;
         }
         self.cur_fwd = None;
+        self.fwd_inv = self.fwd.iter().map(|(&p, &f)| (f, p)).collect();
         // Reverse sweep.
         for &b in &rpo {
             if live.contains(&b) {
@@ -1133,7 +1161,16 @@ impl Gen {
                             a.push(s);
                         }
                     }
-                    if let Some(es) = self.edges.get(&dest)
+                    if let Some(i) = self.counted.iter().position(|c| c.header == dest) {
+                        let next = if self.counted[i].pre == (b, slot) {
+                            self.iconst(Type::I64, 0)
+                        } else {
+                            let k = self.counter_fwd[i].expect("the header has its counter");
+                            let one = self.iconst(Type::I64, 1);
+                            self.binop(BinaryOp::Iadd, k, one)
+                        };
+                        a.push(next);
+                    } else if let Some(es) = self.edges.get(&dest)
                         && es.len() > 1
                     {
                         let k = es.iter().position(|&e| e == (b, slot)).unwrap_or(0);
@@ -1212,39 +1249,274 @@ impl Gen {
     /// `gv` (a value of the forward sweep) in the reverse code of the
     /// current block: see the module doc's frame invariant.
     fn need(&mut self, gv: Value) -> Value {
-        let fentry = self.g.layout[0];
-        match self.g.value_def(gv) {
-            ValueDef::Param(b, _) if b == fentry || Some(b) == self.rentry => return gv,
-            ValueDef::Result(i) => {
-                let k = self.g.inst(i).clone();
-                if matches!(
-                    k,
-                    InstKind::Iconst(_)
-                        | InstKind::Fconst(_)
-                        | InstKind::GlobalAddr(_)
-                        | InstKind::FuncAddr(_)
-                ) {
-                    let ty = self.g.value_type(gv);
-                    return self.ev(k, ty);
-                }
-            }
-            _ => {}
-        }
-        if self.mode == Mode::Combined
-            && self.origin.get(&gv).is_some_and(|b| self.avail.contains(b))
-        {
-            return gv;
+        if let Some(v) = self.free_value(gv) {
+            return v;
         }
         let b = self.cur_rev.expect("need() is only called in reverse code");
         if let Some(&v) = self.pop_cache.get(&(b, gv)) {
             return v;
         }
+        if self.cheap(b, gv, 0) {
+            return self.rebuild(b, gv);
+        }
+        let at = self.hoist_target(b, gv).unwrap_or(b);
+        self.record_in(at, b, gv)
+    }
+
+    /// Constants (re-emitted), parameters, and in combined mode values of
+    /// blocks that dominate every return outside loops: no record needed.
+    fn free_value(&mut self, gv: Value) -> Option<Value> {
+        if !self.is_free(gv) {
+            return None;
+        }
+        if let ValueDef::Result(i) = self.g.value_def(gv) {
+            let k = self.g.inst(i).clone();
+            if matches!(
+                k,
+                InstKind::Iconst(_)
+                    | InstKind::Fconst(_)
+                    | InstKind::GlobalAddr(_)
+                    | InstKind::FuncAddr(_)
+            ) {
+                let ty = self.g.value_type(gv);
+                return Some(self.ev(k, ty));
+            }
+        }
+        Some(gv)
+    }
+
+    fn is_free(&self, gv: Value) -> bool {
+        let fentry = self.g.layout[0];
+        match self.g.value_def(gv) {
+            ValueDef::Param(b, _) if b == fentry || Some(b) == self.rentry => return true,
+            ValueDef::Result(i) => {
+                if matches!(
+                    self.g.inst(i),
+                    InstKind::Iconst(_)
+                        | InstKind::Fconst(_)
+                        | InstKind::GlobalAddr(_)
+                        | InstKind::FuncAddr(_)
+                ) {
+                    return true;
+                }
+            }
+            _ => {}
+        }
+        self.mode == Mode::Combined && self.origin.get(&gv).is_some_and(|b| self.avail.contains(b))
+    }
+
+    /// Records `gv` in the frame of primal block `at` (whose reverse pops
+    /// it, and dominates the reverse of `b`).
+    fn record_in(&mut self, at: Block, b: Block, gv: Value) -> Value {
+        if let Some(&v) = self.pop_cache.get(&(at, gv)) {
+            self.pop_cache.insert((b, gv), v);
+            return v;
+        }
         let ty = self.g.value_type(gv);
         let l = self.g.make_inst(InstKind::Load(gv), Some(ty));
         let v = self.g.result(l).expect("load has a result");
-        self.frames.entry(b).or_default().push((gv, l));
+        self.frames.entry(at).or_default().push((gv, l));
+        self.pop_cache.insert((at, gv), v);
         self.pop_cache.insert((b, gv), v);
         v
+    }
+
+    /// Where a value needed by the reverse of `b` is better recorded: at
+    /// the exit of the outermost loop around `b` that does not define it
+    /// (once per execution of the loop instead of once per iteration).
+    /// Spawned tasks are a barrier: their reverse runs on a tape of their
+    /// own while the parent's is in use.
+    fn hoist_target(&self, b: Block, gv: Value) -> Option<Block> {
+        let d = *self.origin.get(&gv)?;
+        let mut around: Vec<(usize, Option<Block>, bool)> = Vec::new();
+        for c in &self.counted {
+            if c.blocks.contains(&b) {
+                around.push((c.blocks.len(), Some(c.exit), c.blocks.contains(&d)));
+            }
+        }
+        for l in &self.ploops {
+            if l.task_blocks.contains(&b) {
+                around.push((
+                    l.loop_blocks.len(),
+                    Some(l.exit),
+                    l.loop_blocks.contains(&d),
+                ));
+            }
+        }
+        for sp in &self.spawns {
+            if sp.task_blocks.contains(&b) {
+                around.push((sp.task_blocks.len(), None, true));
+            }
+        }
+        around.sort_by_key(|a| a.0);
+        let mut target = None;
+        for (_, exit, defines) in around {
+            match exit {
+                Some(x) if !defines => target = Some(x),
+                _ => break,
+            }
+        }
+        target
+    }
+
+    /// The counted loop or parallel loop of which `gv` (a forward value)
+    /// is an induction variable that the reverse of `b` can recompute.
+    fn iv_of(&self, b: Block, gv: Value) -> Option<Iv> {
+        let p = *self.fwd_inv.get(&gv)?;
+        for (i, c) in self.counted.iter().enumerate() {
+            if c.ivs.contains_key(&p) && c.blocks.contains(&b) {
+                return Some(Iv::Counted(i, p));
+            }
+        }
+        for (i, l) in self.ploops.iter().enumerate() {
+            if l.iv == p && l.task_blocks.contains(&b) {
+                return Some(Iv::Parallel(i));
+            }
+        }
+        None
+    }
+
+    /// True if the reverse of `b` can obtain `gv` without a new record in
+    /// its own frame (see `cache.rs`).
+    fn cheap(&self, b: Block, gv: Value, depth: u32) -> bool {
+        if self.is_free(gv) || self.pop_cache.contains_key(&(b, gv)) {
+            return true;
+        }
+        if depth > 8 {
+            return false;
+        }
+        if self.hoist_target(b, gv).is_some() || self.iv_of(b, gv).is_some() {
+            return true;
+        }
+        let ValueDef::Result(i) = self.g.value_def(gv) else {
+            return false;
+        };
+        match self.g.inst(i) {
+            InstKind::Binary(_, x, y) => {
+                self.cheap(b, *x, depth + 1) && self.cheap(b, *y, depth + 1)
+            }
+            InstKind::Unary(_, x) | InstKind::Cast(_, x) => self.cheap(b, *x, depth + 1),
+            InstKind::PtrAdd(x, y) => self.cheap(b, *x, depth + 1) && self.cheap(b, *y, depth + 1),
+            InstKind::Icmp(_, x, y) | InstKind::Fcmp(_, x, y) => {
+                self.cheap(b, *x, depth + 1) && self.cheap(b, *y, depth + 1)
+            }
+            InstKind::Select(c, x, y) => {
+                self.cheap(b, *c, depth + 1)
+                    && self.cheap(b, *x, depth + 1)
+                    && self.cheap(b, *y, depth + 1)
+            }
+            InstKind::Load(ptr) => self.reloadable(gv) && self.cheap(b, *ptr, depth + 1),
+            _ => false,
+        }
+    }
+
+    /// True if forward load `gv` reads memory that nothing writes before
+    /// the reverse sweep runs: only in combined mode (in split mode the
+    /// caller runs between `.aug` and `.rev`).
+    fn reloadable(&self, gv: Value) -> bool {
+        if self.mode != Mode::Combined {
+            return false;
+        }
+        let Some(&r) = self.fwd_inv.get(&gv) else {
+            return false;
+        };
+        let ValueDef::Result(i) = self.p.value_def(r) else {
+            return false;
+        };
+        let InstKind::Load(ptr) = self.p.inst(i) else {
+            return false;
+        };
+        self.writes
+            .as_ref()
+            .is_some_and(|w| w.unchanged(&self.act, *ptr))
+    }
+
+    /// Emits `gv`'s recomputation (which `cheap` allowed) in the current
+    /// reverse block.
+    fn rebuild(&mut self, b: Block, gv: Value) -> Value {
+        if let Some(v) = self.free_value(gv) {
+            return v;
+        }
+        if let Some(&v) = self.pop_cache.get(&(b, gv)) {
+            return v;
+        }
+        if let Some(&v) = self.recomputed.get(&(self.cur, gv)) {
+            return v;
+        }
+        let v = if let Some(at) = self.hoist_target(b, gv) {
+            self.record_in(at, b, gv)
+        } else if let Some(iv) = self.iv_of(b, gv) {
+            self.rebuild_iv(iv)
+        } else {
+            let ValueDef::Result(i) = self.g.value_def(gv) else {
+                unreachable!("cheap() accepted only instruction results here")
+            };
+            let mut kind = self.g.inst(i).clone();
+            let mut ops = Vec::new();
+            kind.map_operands(|v| {
+                ops.push(v);
+                v
+            });
+            let mut new_ops = Vec::new();
+            for op in ops {
+                let v = self.rebuild(b, op);
+                new_ops.push(v);
+            }
+            let mut it = new_ops.into_iter();
+            kind.map_operands(|v| it.next().unwrap_or(v));
+            let ty = self.g.value_type(gv);
+            self.ev(kind, ty)
+        };
+        self.recomputed.insert((self.cur, gv), v);
+        v
+    }
+
+    /// `lo + k·step` for the iteration being reversed.
+    fn rebuild_iv(&mut self, iv: Iv) -> Value {
+        let (p, k, lo, step) = match iv {
+            Iv::Counted(i, p) => {
+                let (lo, step) = self.counted[i].ivs[&p];
+                let slot = self.counter_slot(i);
+                let k = self.ev(InstKind::Load(slot), Type::I64);
+                let ty = self.p.value_type(p);
+                let step = self.iconst(ty, step);
+                (p, k, self.rv(lo), step)
+            }
+            Iv::Parallel(i) => {
+                let l = self.ploops[i].clone();
+                let k = self.rl[i].k;
+                (l.iv, k, self.rv(l.lo), self.rv(l.step))
+            }
+        };
+        let ty = self.p.value_type(p);
+        let k = if ty == Type::I64 {
+            k
+        } else {
+            self.ev(InstKind::Cast(CastOp::Trunc, k), ty)
+        };
+        let off = self.binop(BinaryOp::Imul, k, step);
+        self.binop(BinaryOp::Iadd, lo, off)
+    }
+
+    /// The slot holding the iteration of counted loop `i` being reversed:
+    /// private to the reverse task whose code reverses the loop.
+    fn counter_slot(&mut self, i: usize) -> Value {
+        if let Some(s) = self.counter_slot[i] {
+            return s;
+        }
+        let h = self.counted[i].header;
+        let home = match self.task_of(Some(h)) {
+            Some(TaskOf::Loop(l)) => self.rl[l].task,
+            Some(TaskOf::Spawn(sp)) => self.rs[sp].rtask,
+            None => self.alloca_block,
+        };
+        let inst = self
+            .g
+            .make_inst(InstKind::Alloca { size: 8, align: 8 }, Some(Type::Ptr));
+        self.g.blocks[home].insts.insert(0, inst);
+        let s = self.g.result(inst).expect("alloca has a result");
+        self.counter_slot[i] = Some(s);
+        s
     }
 
     /// A primal value (its forward copy) in the reverse code.
@@ -1271,8 +1543,22 @@ impl Gen {
             (None, Some(i)) => self.rs[i].rtask,
             (None, None) => self.alloca_block,
         };
-        self.g.blocks[home].insts.insert(0, inst);
         let s = self.g.result(inst).expect("alloca has a result");
+        // Slots start at -0.0 (see `take_adj`), except those of the
+        // parameters, whose final values are the gradient: an untouched
+        // one reads +0.0.
+        let is_param =
+            matches!(self.p.value_def(v), ValueDef::Param(b, _) if b == self.p.layout[0]);
+        if is_param {
+            self.g.blocks[home].insts.insert(0, inst);
+        } else {
+            let z = self.g.make_inst(InstKind::Fconst(-0.0), Some(ty));
+            let zv = self.g.result(z).expect("fconst has a result");
+            let st = self
+                .g
+                .make_inst(InstKind::Store { value: zv, ptr: s }, None);
+            self.g.blocks[home].insts.splice(0..0, [inst, z, st]);
+        }
         self.adj.insert(v, s);
         s
     }
@@ -1366,7 +1652,11 @@ impl Gen {
         let ty = self.p.value_type(v);
         let s = self.slot(v);
         let t = self.ev(InstKind::Load(s), ty);
-        let z = self.fconst_(ty, 0.0);
+        // -0.0, the identity of addition: the next add into the slot,
+        // `-0.0 + x`, folds to `x` (`0.0 + x` cannot: it turns -0.0 into
+        // +0.0). A slot taken and not added to since holds -0.0, which
+        // adds nothing wherever it flows.
+        let z = self.fconst_(ty, -0.0);
         self.emit(InstKind::Store { value: z, ptr: s }, None);
         t
     }
@@ -1416,6 +1706,20 @@ impl Gen {
             self.reverse_inst(inst)?;
         }
         let edges = self.edges.get(&b).cloned().unwrap_or_default();
+        if let Some(i) = self.counted.iter().position(|c| c.exit == b) {
+            // Entering the reverse of a counted loop: its trip count.
+            let k = self.counter_fwd[i].expect("the header has its counter");
+            let k = self.need(k);
+            let slot = self.counter_slot(i);
+            self.emit(
+                InstKind::Store {
+                    value: k,
+                    ptr: slot,
+                },
+                None,
+            );
+        }
+        let counted_header = self.counted.iter().position(|c| c.header == b);
         let exits = self.ploops.iter().position(|l| l.exit == b);
         let enters = self.ploops.iter().position(|l| l.task_entry == b);
         let spawned = self.spawns.iter().position(|sp| sp.task == b);
@@ -1470,6 +1774,41 @@ impl Gen {
                 },
                 None,
             );
+        } else if let Some(i) = counted_header {
+            // Iteration 0 came from the preheader; any other from the
+            // latch, one iteration earlier.
+            let slot = self.counter_slot(i);
+            let k = self.ev(InstKind::Load(slot), Type::I64);
+            let zero = self.iconst(Type::I64, 0);
+            let first = self.ev(InstKind::Icmp(IntCC::Eq, k, zero), Type::I1);
+            let (pre, latch) = (self.counted[i].pre, self.counted[i].latch);
+            let from_pre = self.new_block(false);
+            let from_latch = self.new_block(false);
+            self.emit(
+                InstKind::Brif {
+                    cond: first,
+                    then_dest: BlockCall::to(from_pre),
+                    else_dest: BlockCall::to(from_latch),
+                },
+                None,
+            );
+            self.cur = from_pre;
+            self.edge_adjoints(b, pre);
+            let t = self.rpop[&pre.0];
+            self.emit(InstKind::Jump(BlockCall::to(t)), None);
+            self.cur = from_latch;
+            let one = self.iconst(Type::I64, 1);
+            let k1 = self.binop(BinaryOp::Isub, k, one);
+            self.emit(
+                InstKind::Store {
+                    value: k1,
+                    ptr: slot,
+                },
+                None,
+            );
+            self.edge_adjoints(b, latch);
+            let t = self.rpop[&latch.0];
+            self.emit(InstKind::Jump(BlockCall::to(t)), None);
         } else if b == self.p.layout[0] {
             self.finish_entry();
         } else if edges.len() == 1 {
@@ -2586,4 +2925,13 @@ fn kind_name(kind: &InstKind) -> String {
             .unwrap_or("?")
             .to_lowercase(),
     }
+}
+
+/// An induction variable the reverse recomputes.
+#[derive(Clone, Copy)]
+enum Iv {
+    /// Header parameter `p` of counted loop `i`.
+    Counted(usize, Value),
+    /// The index of parallel loop `i`.
+    Parallel(usize),
 }

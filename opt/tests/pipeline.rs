@@ -124,6 +124,14 @@ fn check_program(path: &Path) -> Result<(), String> {
     })?;
     let expected = std::fs::read_to_string(path.with_extension("stdout")).ok();
     let base = lower(path, &source)?;
+    if !base.grad_requests.is_empty() {
+        // Its gradients come from the AD, downstream of this crate (the
+        // root package's tests run it): here only the pipeline, verified.
+        for level in [0, 2] {
+            optimize(&mut base.clone(), level)?;
+        }
+        return Ok(());
+    }
     let mut results = Vec::new();
     for level in [0, 2] {
         let mut module = base.clone();

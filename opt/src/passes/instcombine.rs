@@ -164,7 +164,7 @@ impl Combiner<'_> {
     fn binary(&self, op: BinaryOp, a: Value, b: Value, ty: Type) -> Option<Rewrite> {
         use BinaryOp::*;
         if op.is_float() {
-            return None;
+            return self.float_binary(op, a, b, ty);
         }
         let ka = self.konst(a);
         let kb = self.konst(b);
@@ -212,6 +212,25 @@ impl Combiner<'_> {
                 let m = Const::int(ty, (c.as_u64() - 1) as i64);
                 Some(Rewrite::Kind(InstKind::Binary(And, a, pending(0)), vec![m]))
             }
+            _ => None,
+        }
+    }
+
+    /// Identities that hold for every IEEE value, signed zeros and NaNs
+    /// included: `x + -0.0`, `x - 0.0`, `x * 1.0` and `x / 1.0` are `x`
+    /// (`x + 0.0` is not: `-0.0 + 0.0` is `+0.0`). The AD resets adjoint
+    /// slots to `-0.0` so that accumulating into a fresh slot folds away.
+    fn float_binary(&self, op: BinaryOp, a: Value, b: Value, ty: Type) -> Option<Rewrite> {
+        use BinaryOp::*;
+        let is = |v: Value, x: f64| self.konst(v) == Some(Const::float(ty, x));
+        let neg_zero = |v: Value| self.konst(v) == Some(Const::float(ty, -0.0));
+        match op {
+            Fadd if neg_zero(b) => Some(Rewrite::Value(a)),
+            Fadd if neg_zero(a) => Some(Rewrite::Value(b)),
+            Fsub if is(b, 0.0) => Some(Rewrite::Value(a)),
+            Fmul if is(b, 1.0) => Some(Rewrite::Value(a)),
+            Fmul if is(a, 1.0) => Some(Rewrite::Value(b)),
+            Fdiv if is(b, 1.0) => Some(Rewrite::Value(a)),
             _ => None,
         }
     }

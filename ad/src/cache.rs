@@ -1,0 +1,317 @@
+//! What the reverse sweep records and what it recomputes.
+//!
+//! Recording a value costs a tape slot written in the forward sweep and
+//! read in the reverse: memory traffic that dominates a gradient's time
+//! when a loop records a few values per iteration. So the reverse
+//! recomputes what it can get more cheaply (see `Gen::need` in
+//! `reverse.rs`):
+//!
+//! - *free values*: constants, parameters, and (in combined mode) values of
+//!   blocks that dominate every return outside any loop;
+//! - *induction variables* of counted loops and parallel loops: `lo + k ·
+//!   step` from the iteration number `k`, which the reverse keeps anyway;
+//! - *loop invariants*: a value defined outside a loop but needed in its
+//!   reverse is recorded once, at the loop's exit, not once per iteration;
+//! - *pure instructions* (integer and float arithmetic, casts, compares,
+//!   selects, address arithmetic) whose operands are all obtainable
+//!   without a new record: recomputing never adds tape traffic;
+//! - *loads of memory nothing overwrites*: in combined mode, a load whose
+//!   memory the function never writes (nor frees, nor lets a callee
+//!   touch) reads the same value again in the reverse sweep.
+//!
+//! Everything else is recorded. This is a greedy version of Enzyme's
+//! min-cut choice: it recomputes only where that needs no new record, so it
+//! never records more than recording everything would.
+//!
+//! **Counted loops.** A serial natural loop with one preheader edge, one
+//! latch and one exit edge (whose target has no other predecessor after
+//! [`split_loop_exits`]) gets an iteration counter `k` in the forward sweep
+//! (a header parameter: 0 from the preheader, `k + 1` from the latch). Its
+//! value at the exit is recorded once; the reverse keeps it in a slot and
+//! the reverse of the header goes back to the preheader when it is 0 and
+//! otherwise decrements it and goes to the latch. Without the counter,
+//! every iteration records which edge entered the header.
+
+use crate::activity::{ActivityInfo, Root};
+use crate::parallel::PLoop;
+use parc_ir::analysis::FunctionAnalyses;
+use parc_ir::{BinaryOp, Block, BlockCall, Function, InstKind, Intrinsic, Value, ValueDef};
+use std::collections::{HashMap, HashSet};
+
+/// A serial loop whose reverse counts iterations (module doc).
+#[derive(Clone, Debug)]
+pub struct CountedLoop {
+    pub header: Block,
+    /// The edges into the header: from outside and from the latch, as
+    /// `(block, successor slot)`.
+    pub pre: (Block, usize),
+    pub latch: (Block, usize),
+    /// The one exit edge's target (its only predecessor is in the loop).
+    pub exit: Block,
+    pub blocks: HashSet<Block>,
+    /// Header parameters that are induction variables: `p = lo + k·step`.
+    pub ivs: HashMap<Value, (Value, i64)>,
+}
+
+fn branch_targets(p: &Function, b: Block) -> Vec<Block> {
+    match p.terminator(b).map(|t| p.inst(t)) {
+        Some(InstKind::Jump(d)) => vec![d.block],
+        Some(InstKind::Brif {
+            then_dest,
+            else_dest,
+            ..
+        }) => vec![then_dest.block, else_dest.block],
+        _ => Vec::new(),
+    }
+}
+
+/// Gives the one exit edge of each serial loop a target of its own: where
+/// the target has other predecessors, the edge goes through a new block
+/// that only jumps on. Returns whether it changed anything.
+pub fn split_loop_exits(p: &mut Function) -> bool {
+    let an = FunctionAnalyses::compute(p);
+    let mut splits = Vec::new();
+    for lp in an.loops.loops() {
+        let ld = an.loops.data(lp);
+        let mut exits = Vec::new();
+        for &b in &ld.blocks {
+            let Some(t) = p.terminator(b) else { continue };
+            if !matches!(p.inst(t), InstKind::Jump(_) | InstKind::Brif { .. }) {
+                // Detaches, reattaches and syncs: not a serial loop shape.
+                exits.clear();
+                exits.push((b, usize::MAX));
+                break;
+            }
+            for (slot, d) in branch_targets(p, b).into_iter().enumerate() {
+                if !ld.contains(d) {
+                    exits.push((b, slot));
+                }
+            }
+        }
+        if let [(b, slot)] = exits[..]
+            && slot != usize::MAX
+        {
+            let target = branch_targets(p, b)[slot];
+            if an.cfg.preds(target).len() > 1 {
+                splits.push((b, slot));
+            }
+        }
+    }
+    for &(b, slot) in &splits {
+        let t = p.terminator(b).expect("a loop block ends in a branch");
+        let target = branch_targets(p, b)[slot];
+        let loc = p.locs[t];
+        let split = p.create_block();
+        p.append_block(split);
+        match p.inst_mut(t) {
+            InstKind::Jump(d) => d.block = split,
+            InstKind::Brif {
+                then_dest,
+                else_dest,
+                ..
+            } => {
+                if slot == 0 {
+                    then_dest.block = split;
+                } else {
+                    else_dest.block = split;
+                }
+            }
+            _ => unreachable!("collected from jumps and brifs"),
+        }
+        let types: Vec<_> = p.blocks[target]
+            .params
+            .iter()
+            .map(|&v| p.value_type(v))
+            .collect();
+        let args: Vec<Value> = types
+            .into_iter()
+            .map(|ty| p.append_block_param(split, ty))
+            .collect();
+        let j = p.append_inst(split, InstKind::Jump(BlockCall::new(target, args)), None);
+        p.locs[j] = loc;
+    }
+    !splits.is_empty()
+}
+
+/// The counted loops of `p`: serial natural loops in the shape of the
+/// module doc, other than the parallel loops.
+pub fn counted_loops(p: &Function, an: &FunctionAnalyses, ploops: &[PLoop]) -> Vec<CountedLoop> {
+    let mut out = Vec::new();
+    'loops: for lp in an.loops.loops() {
+        let ld = an.loops.data(lp);
+        let h = ld.header;
+        if ploops.iter().any(|l| l.header == h) {
+            continue;
+        }
+        let [latch] = ld.latches[..] else { continue };
+        let mut pre = None;
+        let mut back = None;
+        let mut exit = None;
+        for &b in &ld.blocks {
+            let Some(t) = p.terminator(b) else {
+                continue 'loops;
+            };
+            if !matches!(p.inst(t), InstKind::Jump(_) | InstKind::Brif { .. }) {
+                continue 'loops;
+            }
+            for (slot, d) in branch_targets(p, b).into_iter().enumerate() {
+                if d == h && b == latch {
+                    if back.replace((b, slot)).is_some() {
+                        continue 'loops;
+                    }
+                } else if !ld.contains(d) {
+                    if exit.replace(d).is_some() || an.cfg.preds(d) != [b] {
+                        continue 'loops;
+                    }
+                } else if d == h {
+                    // A second back edge.
+                    continue 'loops;
+                }
+            }
+        }
+        for &b in an.cfg.preds(h) {
+            if ld.contains(b) {
+                continue;
+            }
+            let targets = branch_targets(p, b);
+            let slots: Vec<usize> = (0..targets.len()).filter(|&s| targets[s] == h).collect();
+            if pre.is_some() || slots.len() != 1 {
+                continue 'loops;
+            }
+            pre = Some((b, slots[0]));
+        }
+        let (Some(pre), Some(back), Some(exit)) = (pre, back, exit) else {
+            continue;
+        };
+        let args_of = |(b, slot): (Block, usize)| -> Vec<Value> {
+            match p.terminator(b).map(|t| p.inst(t)) {
+                Some(InstKind::Jump(d)) => d.args.clone(),
+                Some(InstKind::Brif {
+                    then_dest,
+                    else_dest,
+                    ..
+                }) => {
+                    if slot == 0 {
+                        then_dest.args.clone()
+                    } else {
+                        else_dest.args.clone()
+                    }
+                }
+                _ => Vec::new(),
+            }
+        };
+        let (init, next) = (args_of(pre), args_of(back));
+        let mut ivs = HashMap::new();
+        for (n, &param) in p.blocks[h].params.iter().enumerate() {
+            let (Some(&lo), Some(&nx)) = (init.get(n), next.get(n)) else {
+                continue;
+            };
+            if !p.value_type(param).is_int() {
+                continue;
+            }
+            let ValueDef::Result(i) = p.value_def(nx) else {
+                continue;
+            };
+            let konst = |v: Value| match p.value_def(v) {
+                ValueDef::Result(i) => match p.inst(i) {
+                    InstKind::Iconst(c) => Some(*c),
+                    _ => None,
+                },
+                _ => None,
+            };
+            let step = match *p.inst(i) {
+                InstKind::Binary(BinaryOp::Iadd, a, b) if a == param => konst(b),
+                InstKind::Binary(BinaryOp::Iadd, a, b) if b == param => konst(a),
+                InstKind::Binary(BinaryOp::Isub, a, b) if a == param => konst(b).map(|c| -c),
+                _ => None,
+            };
+            if let Some(step) = step {
+                ivs.insert(param, (lo, step));
+            }
+        }
+        out.push(CountedLoop {
+            header: h,
+            pre,
+            latch: back,
+            exit,
+            blocks: ld.blocks.iter().copied().collect(),
+            ivs,
+        });
+    }
+    out
+}
+
+/// The memory a function writes, for deciding which loads the reverse
+/// may repeat.
+pub struct Writes {
+    roots: HashSet<Root>,
+    /// Memory reachable from outside the function (parameters, globals,
+    /// loaded pointers) may be written.
+    external: bool,
+}
+
+impl Writes {
+    pub fn compute(p: &Function, act: &ActivityInfo) -> Writes {
+        let mut roots = HashSet::new();
+        let mut external = false;
+        for (_, i) in p.placed_insts() {
+            let dest = match p.inst(i) {
+                InstKind::Store { ptr, .. } => Some(*ptr),
+                InstKind::Intrinsic { op, args } => match op {
+                    Intrinsic::Memcpy
+                    | Intrinsic::Memset
+                    | Intrinsic::Free
+                    | Intrinsic::Realloc
+                    | Intrinsic::AtomicAdd => args.first().copied(),
+                    Intrinsic::CudaMemcpy(_) | Intrinsic::CudaFree | Intrinsic::CudaMalloc => {
+                        external = true;
+                        args.first().copied()
+                    }
+                    _ => None,
+                },
+                InstKind::Call { args, .. } => {
+                    // A callee may write through its pointer arguments and
+                    // to any memory it can reach.
+                    external = true;
+                    for &a in args {
+                        if p.value_type(a) == parc_ir::Type::Ptr {
+                            roots.extend(act.roots(a));
+                        }
+                    }
+                    None
+                }
+                InstKind::Launch { .. } => {
+                    external = true;
+                    None
+                }
+                _ => None,
+            };
+            if let Some(d) = dest {
+                roots.extend(act.roots(d));
+            }
+        }
+        if roots.iter().any(|r| {
+            matches!(
+                r,
+                Root::Param(_) | Root::Global | Root::Loaded(_) | Root::Unknown
+            )
+        }) {
+            external = true;
+        }
+        Writes { roots, external }
+    }
+
+    /// True if no write of the function can change what `ptr` points to.
+    pub fn unchanged(&self, act: &ActivityInfo, ptr: Value) -> bool {
+        let mut any = false;
+        let ok = act.roots(ptr).all(|r| {
+            any = true;
+            match r {
+                Root::Param(_) | Root::Global => !self.external,
+                Root::Alloca(_) | Root::Heap(_) => !self.roots.contains(&r),
+                Root::Loaded(_) | Root::Unknown => false,
+            }
+        });
+        any && ok
+    }
+}
