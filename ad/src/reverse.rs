@@ -303,6 +303,15 @@ struct RevLoop {
     /// Reverse sweep: the same, popped at the reverse of the exit.
     tapes_rev: Option<Value>,
     trip_rev: Option<Value>,
+    /// A task that runs each of its blocks at most once and calls no
+    /// augmented forward records at most a fixed number of slots per
+    /// iteration: then one buffer of `trip · slots` holds every
+    /// iteration's records (allocated once; no growth, no per-iteration
+    /// allocation). `slots` is a placeholder constant until the frames are
+    /// known; `data_fwd`/`data_rev` the buffer in each sweep.
+    fixed_slots: Option<Inst>,
+    data_fwd: Option<Value>,
+    data_rev: Option<Value>,
     reductions: Vec<Reduction>,
 }
 
@@ -957,6 +966,7 @@ impl Gen {
                 }
             }
         }
+        self.size_fixed_tapes();
         self.finish_frames();
         Ok(())
     }
@@ -1731,17 +1741,22 @@ impl Gen {
             let trip = self.need(trip);
             self.rl[i].tapes_rev = Some(tapes);
             self.rl[i].trip_rev = Some(trip);
+            if let Some(data) = self.rl[i].data_fwd {
+                self.rl[i].data_rev = Some(self.need(data));
+            }
             let pre = self.rl[i].pre;
             self.emit(InstKind::Jump(BlockCall::to(pre)), None);
         } else if let Some(i) = enters {
             let tape = self.rl[i].tape;
-            self.emit(
-                InstKind::Call {
-                    func: self.tape_fns.free,
-                    args: vec![tape],
-                },
-                None,
-            );
+            if self.rl[i].fixed_slots.is_none() {
+                self.emit(
+                    InstKind::Call {
+                        func: self.tape_fns.free,
+                        args: vec![tape],
+                    },
+                    None,
+                );
+            }
             let (sr, latch) = (self.rl[i].sr, self.rl[i].latch);
             self.emit(
                 InstKind::Reattach {
@@ -2577,6 +2592,42 @@ impl Gen {
         );
         self.rl[i].tapes_fwd = Some(tapes);
         self.rl[i].trip_fwd = Some(trip);
+        if self.fixed_size_task(i) {
+            let slots = self.emit(InstKind::Iconst(0), Some(Type::I64));
+            let slots = slots.expect("iconst has a result");
+            let ValueDef::Result(si) = self.g.value_def(slots) else {
+                unreachable!("an instruction result")
+            };
+            let n = self.binop(BinaryOp::Imul, trip, slots);
+            let eight = self.iconst(Type::I64, 8);
+            let bytes = self.binop(BinaryOp::Imul, n, eight);
+            let data = self.ev(
+                InstKind::Intrinsic {
+                    op: Intrinsic::Malloc,
+                    args: vec![bytes],
+                },
+                Type::Ptr,
+            );
+            self.rl[i].fixed_slots = Some(si);
+            self.rl[i].data_fwd = Some(data);
+        }
+    }
+
+    /// True if loop `i`'s task records a bounded number of slots per
+    /// iteration: no cycle inside it (no loop headed in it) and no call of
+    /// an augmented forward (which records as much as its inputs ask).
+    fn fixed_size_task(&self, i: usize) -> bool {
+        let tb = &self.ploops[i].task_blocks;
+        let cyclic = self
+            .an
+            .loops
+            .loops()
+            .any(|lp| tb.contains(&self.an.loops.data(lp).header));
+        let calls = self
+            .calls
+            .keys()
+            .any(|inst| self.inst_block.get(inst).is_some_and(|b| tb.contains(b)));
+        !cyclic && !calls
     }
 
     /// At the start of the forward copy of the task: this iteration's tape.
@@ -2595,6 +2646,30 @@ impl Gen {
         let tapes = self.rl[i].tapes_fwd.expect("pre dominates the task");
         let tape = self.ev(InstKind::PtrAdd(tapes, off), Type::Ptr);
         self.rl[i].tape_fwd = Some(tape);
+        if let (Some(si), Some(data)) = (self.rl[i].fixed_slots, self.rl[i].data_fwd) {
+            // This iteration's part of the buffer: an empty tape of
+            // `slots` capacity that never grows.
+            let slots = self.g.result(si).expect("iconst has a result");
+            let eight = self.iconst(Type::I64, 8);
+            let stride = self.binop(BinaryOp::Imul, slots, eight);
+            let at = self.binop(BinaryOp::Imul, k, stride);
+            let mine = self.ev(InstKind::PtrAdd(data, at), Type::Ptr);
+            self.emit(
+                InstKind::Store {
+                    value: mine,
+                    ptr: tape,
+                },
+                None,
+            );
+            let cap = self.offset(tape, crate::tape::CAP);
+            self.emit(
+                InstKind::Store {
+                    value: slots,
+                    ptr: cap,
+                },
+                None,
+            );
+        }
     }
 
     /// Creates the blocks of loop `i`'s reverse (filled in later).
@@ -2672,6 +2747,9 @@ impl Gen {
             tape_fwd: None,
             tapes_rev: None,
             trip_rev: None,
+            fixed_slots: None,
+            data_fwd: None,
+            data_rev: None,
             reductions: Vec::new(),
         });
         let _ = spawn;
@@ -2784,10 +2862,36 @@ impl Gen {
             },
             None,
         );
+        if let Some(data) = self.rl[i].data_rev {
+            self.emit(
+                InstKind::Intrinsic {
+                    op: Intrinsic::Free,
+                    args: vec![data],
+                },
+                None,
+            );
+        }
         let rp = self.rpop[&l.pre];
         self.emit(InstKind::Jump(BlockCall::to(rp)), None);
         self.cur_rev = None;
         self.ctx_loop = None;
+    }
+
+    /// The slots per iteration of each fixed-size task tape: the sum of
+    /// the frames of its blocks (each runs at most once per iteration).
+    fn size_fixed_tapes(&mut self) {
+        for i in 0..self.rl.len() {
+            let Some(si) = self.rl[i].fixed_slots else {
+                continue;
+            };
+            let slots: usize = self
+                .frames
+                .iter()
+                .filter(|(b, _)| matches!(self.task_of(Some(**b)), Some(TaskOf::Loop(j)) if j == i))
+                .map(|(_, f)| f.len())
+                .sum();
+            *self.g.inst_mut(si) = InstKind::Iconst(slots as i64);
+        }
     }
 
     /// Fills in every frame: the pushes at the end of forward blocks and
