@@ -40,16 +40,19 @@
 //! sync:   ... sync within sr, next       ; the one sync that cont reaches
 //! ```
 //!
-//! Each site runs at most once between two syncs of its region (it is in
-//! no loop that avoids them), so one forward slot per site holds the tape
-//! of its task. **Forward:** `detach` allocates the task's tape and stores
-//! it in the slot; `sync` takes the slot's value (null if the spawn did not
-//! run) and records it. **Reverse:** the reverse of `sync` spawns the
-//! reverse of each task that ran, on its tape, so that it runs
-//! concurrently with the reverse of the continuation, as the task ran with
-//! the continuation; the reverse of `detach` syncs. Adjoints of SSA values
-//! defined outside the task go to per-site accumulators merged after that
-//! sync; shadow memory updated concurrently uses atomics (see `policy.rs`).
+//! A site that runs at most once between two syncs of its region (it is in
+//! no loop that avoids them) keeps its task's tape in one forward slot; a
+//! site in such a loop (`for (...) spawn f(i); sync;`) keeps a list of
+//! tapes. **Forward:** `detach` allocates the task's tape and stores it in
+//! the slot (appends it to the list); `sync` takes the slot's value (null
+//! if the spawn did not run) or the list, records it and empties the slot.
+//! **Reverse:** the reverse of `sync` spawns the reverse of each task that
+//! ran, on its tape, so that it runs concurrently with the reverse of the
+//! continuation, as the task ran with the continuation; the reverse of
+//! `detach` syncs. Adjoints of SSA values defined outside the task go to
+//! per-site accumulators (atomic adds when several reverse tasks of the
+//! site run at once) merged after that sync; shadow memory updated
+//! concurrently uses atomics (see `policy.rs`).
 
 use crate::AdError;
 use parc_ir::analysis::FunctionAnalyses;
@@ -310,6 +313,9 @@ pub struct SpawnSite {
     /// The continuation up to and including `sync`: code that runs
     /// concurrently with the task.
     pub cont_blocks: HashSet<Block>,
+    /// The detach may run several times before the sync (a loop spawns
+    /// the task again): the tapes go to a list, not a slot.
+    pub multi: bool,
 }
 
 /// Finds every detach that is not part of one of `loops`, or says why one
@@ -367,17 +373,16 @@ pub fn find_spawns(
         };
         let mut cont_blocks = HashSet::new();
         let mut syncs = Vec::new();
+        let mut multi = false;
         let mut work = vec![td.cont];
         while let Some(b) = work.pop() {
             if !cont_blocks.insert(b) {
                 continue;
             }
             if b == detach {
-                return Err(shape_error(
-                    p,
-                    detach,
-                    "a `spawn` in a loop whose body does not `sync` (or a `parallel_for` in a shape the AD does not recognize) cannot be differentiated yet",
-                ));
+                // A loop spawns this task again before the sync.
+                multi = true;
+                continue;
             }
             if ends_in_sync(b) {
                 syncs.push(b);
@@ -409,6 +414,7 @@ pub fn find_spawns(
             region: td.region,
             task_blocks: td.blocks.iter().copied().collect(),
             cont_blocks,
+            multi,
         });
     }
     Ok(out)

@@ -323,6 +323,8 @@ struct RevSpawn {
     slot: Option<Value>,
     tape_fwd: Option<Value>,
     taken_fwd: Option<Value>,
+    /// For a site with a list of tapes: the list's length at the sync.
+    taken_len_fwd: Option<Value>,
     /// Reverse: the region of the reverse tasks, the reverse task's entry,
     /// the block after its detach (where it reattaches), and at the
     /// reverse of the detach the block that merges the accumulators and
@@ -876,15 +878,14 @@ impl Gen {
         // The spawn sites' tape slots, null until their detach runs.
         self.cur = entry;
         for i in 0..self.spawns.len() {
-            let slot = self.ev(InstKind::Alloca { size: 8, align: 8 }, Type::Ptr);
-            let null = self.iconst(Type::Ptr, 0);
-            self.emit(
-                InstKind::Store {
-                    value: null,
-                    ptr: slot,
-                },
-                None,
-            );
+            // A tape list is a tape header of its own (24 bytes).
+            let size = if self.spawns[i].multi {
+                HEADER_BYTES
+            } else {
+                8
+            };
+            let slot = self.ev(InstKind::Alloca { size, align: 8 }, Type::Ptr);
+            self.clear_slot(i, slot);
             self.rs[i].slot = Some(slot);
         }
         // Forward sweep.
@@ -1601,7 +1602,19 @@ impl Gen {
             // The reverse of a spawned task runs concurrently with the
             // code that owns the adjoints of values defined outside it.
             Some(i) if self.ctx_loop.is_none() && self.def_spawn_at(v, i) != Some(i) => {
-                self.accumulator(i, v)
+                let a = self.accumulator(i, v);
+                if self.spawns[i].multi {
+                    // Reverse tasks of this site run at once.
+                    self.emit(
+                        InstKind::Intrinsic {
+                            op: Intrinsic::AtomicAdd,
+                            args: vec![a, x],
+                        },
+                        Some(ty),
+                    );
+                    return;
+                }
+                a
             }
             _ => self.slot(v),
         };
@@ -1873,6 +1886,20 @@ impl Gen {
     }
 
     fn finish_entry(&mut self) {
+        // Reverse tasks are synced at the reverse of their detach; a loop
+        // that spawned none skips that reverse, so the implicit sync at
+        // the return is made explicit here (it waits for nothing).
+        let mut regions: Vec<parc_ir::SyncRegion> = Vec::new();
+        for r in &self.rs {
+            if !regions.contains(&r.rsr) {
+                regions.push(r.rsr);
+            }
+        }
+        for region in regions {
+            let next = self.new_block(false);
+            self.emit(InstKind::Sync { region, next }, None);
+            self.cur = next;
+        }
         let pentry = self.p.layout[0];
         let params = self.p.blocks[pentry].params.clone();
         match self.mode {
@@ -2437,6 +2464,7 @@ impl Gen {
             slot: None,
             tape_fwd: None,
             taken_fwd: None,
+            taken_len_fwd: None,
             rsr,
             rtask,
             next,
@@ -2446,6 +2474,31 @@ impl Gen {
             tape,
             accs: Vec::new(),
         });
+    }
+
+    /// Empties spawn site `i`'s slot (or list).
+    fn clear_slot(&mut self, i: usize, slot: Value) {
+        let null = self.iconst(Type::Ptr, 0);
+        self.emit(
+            InstKind::Store {
+                value: null,
+                ptr: slot,
+            },
+            None,
+        );
+        if self.spawns[i].multi {
+            let zero = self.iconst(Type::I64, 0);
+            for off in [crate::tape::LEN, crate::tape::CAP] {
+                let p = self.offset(slot, off);
+                self.emit(
+                    InstKind::Store {
+                        value: zero,
+                        ptr: p,
+                    },
+                    None,
+                );
+            }
+        }
     }
 
     /// Before the forward copy of a detach: the task's tape, in the slot.
@@ -2460,10 +2513,23 @@ impl Gen {
             Type::Ptr,
         );
         let slot = self.rs[i].slot.expect("slots are made at the entry");
+        let at = if self.spawns[i].multi {
+            let one = self.iconst(Type::I64, 1);
+            self.emit(
+                InstKind::Call {
+                    func: self.tape_fns.push,
+                    args: vec![slot, one],
+                },
+                Some(Type::Ptr),
+            )
+            .expect("push returns a pointer")
+        } else {
+            slot
+        };
         self.emit(
             InstKind::Store {
                 value: tape,
-                ptr: slot,
+                ptr: at,
             },
             None,
         );
@@ -2475,19 +2541,22 @@ impl Gen {
     fn forward_take_tape(&mut self, i: usize) {
         let slot = self.rs[i].slot.expect("slots are made at the entry");
         let taken = self.ev(InstKind::Load(slot), Type::Ptr);
-        let null = self.iconst(Type::Ptr, 0);
-        self.emit(
-            InstKind::Store {
-                value: null,
-                ptr: slot,
-            },
-            None,
-        );
+        if self.spawns[i].multi {
+            let len = self.offset(slot, crate::tape::LEN);
+            let len = self.ev(InstKind::Load(len), Type::I64);
+            self.rs[i].taken_len_fwd = Some(len);
+        }
+        self.clear_slot(i, slot);
         self.rs[i].taken_fwd = Some(taken);
     }
 
-    /// At the reverse of the sync: spawn the reverse of task `i` if it ran.
+    /// At the reverse of the sync: spawn the reverse of task `i` if it ran
+    /// (once per tape in its list, for a site in a loop).
     fn spawn_reverse_task(&mut self, i: usize) {
+        if self.spawns[i].multi {
+            self.spawn_reverse_tasks(i);
+            return;
+        }
         let taken = self.rs[i]
             .taken_fwd
             .expect("the sync's forward took the tape");
@@ -2521,6 +2590,68 @@ impl Gen {
         self.g
             .append_inst(rtask, InstKind::Jump(BlockCall::to(start)), None);
         self.cur = next;
+    }
+
+    /// `for j in 0..len: detach reverse task on list[j]`; the reverse tasks
+    /// reattach to the loop's latch (`next`), and the list is freed after.
+    fn spawn_reverse_tasks(&mut self, i: usize) {
+        let list = self.rs[i]
+            .taken_fwd
+            .expect("the sync's forward took the list");
+        let len = self.rs[i]
+            .taken_len_fwd
+            .expect("the sync's forward took the length");
+        let list = self.need(list);
+        let len = self.need(len);
+        let (rsr, rtask, latch) = (self.rs[i].rsr, self.rs[i].rtask, self.rs[i].next);
+        let zero = self.iconst(Type::I64, 0);
+        let head = self.new_block(false);
+        let j = self.g.append_block_param(head, Type::I64);
+        let spawn = self.new_block(false);
+        let done = self.new_block(false);
+        self.emit(InstKind::Jump(BlockCall::new(head, vec![zero])), None);
+        self.cur = head;
+        let more = self.ev(InstKind::Icmp(IntCC::Slt, j, len), Type::I1);
+        self.emit(
+            InstKind::Brif {
+                cond: more,
+                then_dest: BlockCall::to(spawn),
+                else_dest: BlockCall::to(done),
+            },
+            None,
+        );
+        self.cur = spawn;
+        let eight = self.iconst(Type::I64, 8);
+        let off = self.binop(BinaryOp::Imul, j, eight);
+        let at = self.ev(InstKind::PtrAdd(list, off), Type::Ptr);
+        let tape = self.ev(InstKind::Load(at), Type::Ptr);
+        let zero = self.iconst(Type::I64, 0);
+        self.emit(
+            InstKind::Detach {
+                region: rsr,
+                task: rtask,
+                cont: latch,
+            },
+            None,
+        );
+        let ti = self.rs[i].tape_inst;
+        *self.g.inst_mut(ti) = InstKind::PtrAdd(tape, zero);
+        self.g.blocks[rtask].insts.push(ti);
+        let start = self.rpop[&self.spawns[i].reattach];
+        self.g
+            .append_inst(rtask, InstKind::Jump(BlockCall::to(start)), None);
+        self.cur = latch;
+        let one = self.iconst(Type::I64, 1);
+        let j1 = self.binop(BinaryOp::Iadd, j, one);
+        self.emit(InstKind::Jump(BlockCall::new(head, vec![j1])), None);
+        self.cur = done;
+        self.emit(
+            InstKind::Intrinsic {
+                op: Intrinsic::Free,
+                args: vec![list],
+            },
+            None,
+        );
     }
 
     /// The merge after the reverse of spawn site `i`'s detach: every

@@ -233,22 +233,22 @@ fn conditional_spawns_and_inlined_tasks() {
 }
 
 #[test]
-fn spawn_in_a_loop_without_sync_is_reported() {
+fn spawns_in_a_loop_synced_after_it() {
     let src = r#"
-        void g(double *a, double *out, int i) { out[i] = a[i] * a[i]; }
-        void f(double *a, double *out, int n) {
+        void g(double *a, double *out, double k, int i) { out[i] = sin(k * a[i]) * a[i]; }
+        void f(double *a, double *out, double k, int n) {
             for (int i = 0; i < n; i++)
-                spawn g(a, out, i);
+                spawn g(a, out, k, i);
             sync;
         }
     "#;
-    expect_error(
+    let a: Vec<f64> = (0..6).map(|i| 0.3 * i as f64 - 0.7).collect();
+    let r = check_spawn(
         src,
-        0,
         "f",
-        &[Arg::dup(&[1.0]), Arg::out(1, 1.0), Arg::I(1)],
-        "loop whose body does not `sync`",
+        &[Arg::dup(&a), Arg::out(6, 1.0), Arg::F(0.9), Arg::I(6)],
     );
+    assert!(!r.sites.is_empty());
 }
 
 /// Tapir's normalize, `out[i] = in[i] / mag(in)`: optimized first, its
