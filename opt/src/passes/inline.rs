@@ -15,7 +15,7 @@
 //!   inlined into host functions, a device function into kernels and
 //!   device functions (`inline.skipped.declaration`, `.kind`);
 //! - `g` is not recursive: not in a call-graph cycle, itself included
-//!   (`.recursive`);
+//!   (`.recursive`) — except one level of self-recursion (below);
 //! - `g` has no `detach`, `reattach` or `sync` (`.tapir`): its sync regions
 //!   would have to become fresh regions of the caller and its implicit
 //!   syncs before returns would have to stay in place; that is possible but
@@ -38,6 +38,18 @@
 //! - the caller stays below [`MAX_CALLER_SIZE`] (`.caller-too-big`), which
 //!   bounds the growth of any one function;
 //! - the call is reachable from the caller's entry (`.unreachable`).
+//!
+//! **Self-recursion, one level.** A function whose only cycle is a call of
+//! itself (as fib's two calls) gets a copy of its own body, as it was
+//! before its turn, at each of its self-calls when that body meets the
+//! rules above (no Tapir terminators, no escaping `alloca`, cannot fall off
+//! its end, no loop, at most [`MAX_SIZE`]): the recursion then makes half
+//! the calls, each doing the work of two levels (gcc -O2 inlines recursion
+//! this way, deeper). The copied calls stay calls, so the function is
+//! still recursive: unbounded recursion still overflows the stack and is
+//! reported (`tests/run/infinite_recursion.pc`), only with a larger frame;
+//! run-time errors in the copy name the function, which is the same one.
+//! Counted as `inline.self`.
 //!
 //! # The transformation
 //! The call's block is split after the call: the instructions after it move
@@ -85,7 +97,7 @@ pub const MAX_SIZE_ONE_SITE: usize = 400;
 pub const MAX_CALLER_SIZE: usize = 20_000;
 
 pub fn run(module: &mut Module, ctx: &mut PassContext) -> bool {
-    let (order, recursive) = bottom_up(module);
+    let (order, recursive, self_only) = bottom_up(module);
     let mut sites: HashMap<FuncId, usize> = HashMap::new();
     for f in module.funcs.values() {
         for (_, i) in f.placed_insts() {
@@ -105,9 +117,15 @@ pub fn run(module: &mut Module, ctx: &mut PassContext) -> bool {
             continue;
         }
         // Take the caller out of the module so callees can be read while it
-        // is edited (a caller never inlines itself: that is recursion).
+        // is edited (its calls of itself are refused as recursive here).
         let mut func = std::mem::take(&mut module.funcs[caller]);
         changed |= inline_into(&mut func, module, &mut judge, ctx);
+        // Then one level of self-recursion (see the module doc), with the
+        // body as it is now, its other callees inlined.
+        if self_only.contains(&caller) && self_inlinable(&func) {
+            let own = func.clone();
+            changed |= inline_self(&mut func, caller, &own, ctx);
+        }
         module.funcs[caller] = func;
     }
     changed
@@ -201,6 +219,17 @@ impl Judge {
         }
         None
     }
+}
+
+/// True if a self-recursive `g` may receive one copy of its own body at
+/// its self-calls: the rules for any callee, minus the recursion one.
+fn self_inlinable(g: &Function) -> bool {
+    let facts = Facts::of(g);
+    !facts.tapir
+        && !facts.escaping_alloca
+        && !facts.may_fall_off_end
+        && !facts.has_loop
+        && facts.size <= MAX_SIZE
 }
 
 fn size(f: &Function) -> usize {
@@ -334,6 +363,41 @@ fn inline_into(
         ctx.count("inline.inlined", 1);
         changed = true;
     }
+}
+
+/// Inlines `own` (a copy of `func`, whose id is `id`) at each call of `id`
+/// that `func` has now and that is reachable; the copied calls stay calls.
+fn inline_self(func: &mut Function, id: FuncId, own: &Function, ctx: &mut PassContext) -> bool {
+    let sites: Vec<Inst> = func
+        .placed_insts()
+        .filter(|&(_, i)| matches!(func.inst(i), InstKind::Call { func: g, .. } if *g == id))
+        .map(|(_, i)| i)
+        .collect();
+    let mut changed = false;
+    for call in sites {
+        if size(func) + size(own) > MAX_CALLER_SIZE {
+            ctx.count("inline.skipped.caller-too-big", 1);
+            break;
+        }
+        let an = FunctionAnalyses::compute(func);
+        let block = func
+            .placed_insts()
+            .find(|&(_, i)| i == call)
+            .map(|(b, _)| b)
+            .expect("a self-call stays placed until it is inlined");
+        if !an.cfg.is_reachable(block) {
+            continue;
+        }
+        let dest = match an.tasks.innermost(block) {
+            Some(t) => an.tasks.data(t).entry,
+            None => func.entry().expect("a caller has a body"),
+        };
+        let rezero = needs_rezero(&an.loops, block, dest);
+        inline_call(func, block, call, (id, own), dest, rezero);
+        ctx.count("inline.self", 1);
+        changed = true;
+    }
+    changed
 }
 
 /// True if `block` can run more than once per run of `dest` (the block
@@ -514,9 +578,12 @@ fn zero_fill(func: &mut Function, allocas: &[Inst]) -> Vec<Inst> {
 }
 
 /// The functions in bottom-up order (callees before callers; the members
-/// of a cycle in any order) and the set of recursive functions (in a cycle
-/// of the call graph, a self-call included).
-fn bottom_up(module: &Module) -> (Vec<FuncId>, HashSet<FuncId>) {
+/// of a cycle in any order), the set of recursive functions (in a cycle
+/// of the call graph, a self-call included), and those of them whose only
+/// cycle is a call of themselves.
+type CallOrder = (Vec<FuncId>, HashSet<FuncId>, HashSet<FuncId>);
+
+fn bottom_up(module: &Module) -> CallOrder {
     let succs: HashMap<FuncId, Vec<FuncId>> = module
         .funcs
         .iter()
@@ -539,6 +606,7 @@ fn bottom_up(module: &Module) -> (Vec<FuncId>, HashSet<FuncId>) {
     let mut stack: Vec<FuncId> = Vec::new();
     let mut order = Vec::new();
     let mut recursive = HashSet::new();
+    let mut self_only = HashSet::new();
     for root in module.funcs.keys() {
         if index.contains_key(&root) {
             continue;
@@ -582,12 +650,15 @@ fn bottom_up(module: &Module) -> (Vec<FuncId>, HashSet<FuncId>) {
                 }
                 if component.len() > 1 || succs[&v].contains(&v) {
                     recursive.extend(component.iter().copied());
+                    if component.len() == 1 {
+                        self_only.insert(v);
+                    }
                 }
                 order.extend(component);
             }
         }
     }
-    (order, recursive)
+    (order, recursive, self_only)
 }
 
 #[cfg(test)]
@@ -630,7 +701,7 @@ block0:
         )
         .unwrap();
         let id = |n: &str| m.func_by_name(n).unwrap();
-        let (order, recursive) = bottom_up(&m);
+        let (order, recursive, _) = bottom_up(&m);
         let pos = |n: &str| order.iter().position(|&f| f == id(n)).unwrap();
         assert_eq!(order.len(), 5);
         assert!(pos("leaf") < pos("a") && pos("leaf") < pos("b"));
