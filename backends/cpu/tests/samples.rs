@@ -1,5 +1,5 @@
 //! Every ParC sample through the whole native pipeline: parse, check,
-//! lower, Tapir lowering to the runtime target, then Cranelift, run two
+//! lower, differentiate (where a sample asks for gradients), Tapir lowering to the runtime target, then Cranelift, run two
 //! ways:
 //! - `jit::NAME`: this binary re-executed with [`CHILD_ENV`] naming the
 //!   program, which compiles it and runs it with `parc_cpu::jit_run` (the
@@ -73,6 +73,9 @@ fn compile(path: &Path) -> Result<Module, String> {
         })
     };
     verify(&module, "lowering")?;
+    parc_ad::differentiate(&mut module, &parc_ad::AdOptions::default())
+        .map_err(|e| e.to_string())?;
+    verify(&module, "differentiation")?;
     lower_tapir(&mut module, Target::Runtime, &TapirOptions::default())
         .map_err(|e| e.to_string())?;
     verify(&module, "Tapir lowering")?;
