@@ -124,6 +124,11 @@ fn samples() {
                 continue;
             }
         };
+        if !module.grad_requests.is_empty() {
+            // Its gradients come from the AD, downstream of this crate
+            // (the root package's tests run it).
+            println!("skip running {name}: it asks for gradients");
+        }
         // Every instruction names its source position (run-time errors
         // print it).
         for (_, f) in module.funcs.iter() {
@@ -136,6 +141,9 @@ fn samples() {
                     ));
                 }
             }
+        }
+        if !module.grad_requests.is_empty() {
+            continue;
         }
         match run(&module, &args) {
             Ok((out, got)) => {

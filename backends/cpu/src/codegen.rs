@@ -150,7 +150,7 @@ use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 /// Set (to anything) to print every function's CLIF to stderr before it
-/// is compiled.
+/// is compiled; set to `opt`, also after Cranelift's optimizations.
 pub(crate) const DUMP_ENV: &str = "PARC_DUMP_CLIF";
 
 /// `alloca`s up to this size are zeroed with inline stores.
@@ -743,6 +743,9 @@ fn define(
         eprintln!("; {name}\n{}", ctx.func.display());
     }
     let result = m.define_function(id, ctx);
+    if std::env::var_os(DUMP_ENV).is_some_and(|v| v == "opt") {
+        eprintln!("; {name}, optimized\n{}", ctx.func.display());
+    }
     if let Err(e) = result {
         let err = match e {
             ModuleError::Compilation(cranelift_codegen::CodegenError::Verifier(errs)) => {
@@ -1093,6 +1096,9 @@ struct FnTranslator<'a, 'b, 'c, M: ClModule> {
     promoted: HashMap<Value, (Variable, Type)>,
     /// The instruction being translated (for fault positions).
     inst: Option<Inst>,
+    /// The natural loops of `f` (see `brif`), and the block being translated.
+    loops: parc_ir::analysis::loops::LoopAnalysis,
+    block: Option<Block>,
 }
 
 impl<'a, 'b, 'c, M: ClModule> FnTranslator<'a, 'b, 'c, M> {
@@ -1118,6 +1124,12 @@ impl<'a, 'b, 'c, M: ClModule> FnTranslator<'a, 'b, 'c, M> {
             shared_base: None,
             promoted: HashMap::new(),
             inst: None,
+            loops: {
+                let cfg = parc_ir::analysis::cfg::ControlFlowGraph::compute(f);
+                let dom = parc_ir::analysis::dom::DominatorTree::compute(&cfg);
+                parc_ir::analysis::loops::LoopAnalysis::compute(&cfg, &dom)
+            },
+            block: None,
         };
         t.translate()?;
         t.b.seal_all_blocks();
@@ -1172,6 +1184,7 @@ impl<'a, 'b, 'c, M: ClModule> FnTranslator<'a, 'b, 'c, M> {
 
         for &block in &order {
             self.b.switch_to_block(self.blocks[&block]);
+            self.block = Some(block);
             for &inst in &self.f.blocks[block].insts {
                 self.inst = Some(inst);
                 self.translate_inst(inst)?;
@@ -1267,6 +1280,18 @@ impl<'a, 'b, 'c, M: ClModule> FnTranslator<'a, 'b, 'c, M> {
 
     fn block_args(&self, args: &[Value]) -> Result<Vec<BlockArg>, BackendError> {
         Ok(self.vals(args)?.into_iter().map(BlockArg::Value).collect())
+    }
+
+    /// True if the current block's branch to `then` stays in the
+    /// innermost loop containing the block and the one to `els` leaves it.
+    fn leaves_loop_on_else(&self, then: Block, els: Block) -> bool {
+        let Some(cur) = self.block else {
+            return false;
+        };
+        let Some(lp) = self.loops.innermost(cur) else {
+            return false;
+        };
+        self.loops.contains(lp, then) && !self.loops.contains(lp, els)
     }
 
     fn target(&self, block: Block) -> Result<cl::Block, BackendError> {
@@ -1413,7 +1438,17 @@ impl<'a, 'b, 'c, M: ClModule> FnTranslator<'a, 'b, 'c, M> {
                 let e = self.target(else_dest.block)?;
                 let targs = self.block_args(&then_dest.args)?;
                 let eargs = self.block_args(&else_dest.args)?;
-                self.b.ins().brif(c, t, &targs, e, &eargs);
+                if self.leaves_loop_on_else(then_dest.block, else_dest.block) {
+                    // Cranelift elaborates a block's dominator-tree children
+                    // in reverse order of their branch position; if a loop
+                    // exit came first, the loop body would be elaborated as
+                    // if outside the loop and get its invariant code sunk
+                    // back into it. So the exit is the taken branch.
+                    let nc = self.b.ins().icmp_imm_u(condcodes::IntCC::Equal, c, 0);
+                    self.b.ins().brif(nc, e, &eargs, t, &targs);
+                } else {
+                    self.b.ins().brif(c, t, &targs, e, &eargs);
+                }
                 None
             }
             InstKind::Return(v) => {
