@@ -2,6 +2,8 @@
 //! gcc from the same source, runs each configuration several times, checks
 //! that every run prints exactly what the gcc -O2 serial build prints, and
 //! prints Markdown tables of medians and ratios measured in this one run.
+//! The gradient benchmarks of `bench/grad` (module `grad`) add tables 7–9:
+//! gradient overhead, the two AD pipelines, and speedups.
 //!
 //! `cargo run --release -p parc-bench -- [--quick] [--only NAME] [--reps N]`;
 //! see bench/README.md for what each table means.
