@@ -511,7 +511,7 @@ impl GradResults {
         let _ = writeln!(w, "## Gradients: configurations\n");
         let _ = writeln!(
             w,
-            "`B` is `bench/grad/B.pc`. Each program's `main` takes `MODE ARGS`: `primal` calls the function REPS times (REPS is the last argument), `grad` calls `__enzyme_autodiff` of it REPS times (resetting the output's seed before each call where the function writes an array, as Enzyme's interface requires), `check` computes one gradient and compares a few entries with central finite differences of the primal (relative tolerance 1e-5), printing `gradient check ok` or `MISMATCH`. Times are whole processes, so start-up and input set-up count on both sides.\n"
+            "`B` is `bench/grad/B.pc`. Each program's `main` takes `MODE ARGS`: `primal` calls the function REPS times (REPS is the last argument), `grad` calls `__enzyme_autodiff` of it REPS times (resetting the output's seed before each call where the function writes an array, as Enzyme's interface requires), `check` computes one gradient and compares a few entries with central finite differences of the primal (relative tolerance 1e-5 plus round-off), and every entry with the closed form where there is one (normalize, psum), printing `gradient check ok` or `MISMATCH`. Times are whole processes, so start-up and input set-up count on both sides.\n"
         );
         let mut legend = Table::new(&["build", "command", "runs"]).with_align(&[Align::Left; 3]);
         for (b, what) in [
