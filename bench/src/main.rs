@@ -2,16 +2,19 @@
 //! gcc from the same source, runs each configuration several times, checks
 //! that every run prints exactly what the gcc -O2 serial build prints, and
 //! prints Markdown tables of medians and ratios measured in this one run.
+//! The gradient benchmarks of `bench/grad` (module `grad`) add tables 7–9:
+//! gradient overhead, the two AD pipelines, and speedups.
 //!
 //! `cargo run --release -p parc-bench -- [--quick] [--only NAME] [--reps N]`;
 //! see bench/README.md for what each table means.
 
+mod grad;
 mod report;
 
 use clap::Parser;
 use report::{
     Align, Table, directive, fmt_ms, fmt_ratio, geomean, median, ns_per_spawn, parse_time_passes,
-    spawn_count, verdict,
+    spawn_count, split_only, verdict,
 };
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -30,7 +33,9 @@ struct Cli {
     /// smoke test of the harness, not a measurement.
     #[arg(long)]
     quick: bool,
-    /// Run only these benchmarks (repeatable or comma-separated names).
+    /// Run only these benchmarks (repeatable or comma-separated names):
+    /// `NAME` for bench/programs/NAME.pc, `grad/NAME` for bench/grad/NAME.pc,
+    /// `grad` for every gradient benchmark.
     #[arg(long, value_name = "NAME", value_delimiter = ',')]
     only: Vec<String>,
     /// Repetitions of every configuration (default 5; 3 with --quick).
@@ -384,7 +389,12 @@ fn cpu_model() -> String {
 }
 
 /// The benchmark programs, in table order.
-fn load_programs(root: &Path, quick: bool, only: &[String]) -> Result<Vec<Program>, String> {
+/// `only`: `None` for all of them.
+fn load_programs(
+    root: &Path,
+    quick: bool,
+    only: Option<&[String]>,
+) -> Result<Vec<Program>, String> {
     let dir = root.join("bench/programs");
     let mut names: Vec<String> = std::fs::read_dir(&dir)
         .map_err(|e| format!("cannot read {}: {e}", dir.display()))?
@@ -396,19 +406,19 @@ fn load_programs(root: &Path, quick: bool, only: &[String]) -> Result<Vec<Progra
         .collect();
     let rank = |n: &str| ORDER.iter().position(|o| *o == n).unwrap_or(ORDER.len());
     names.sort_by(|a, b| rank(a).cmp(&rank(b)).then(a.cmp(b)));
-    for o in only {
-        if !names.contains(o) {
-            return Err(format!(
-                "--only {o}: no bench/programs/{o}.pc (there are: {})",
-                names.join(", ")
-            ));
+    if let Some(only) = only {
+        for o in only {
+            if !names.contains(o) {
+                return Err(format!(
+                    "--only {o}: no bench/programs/{o}.pc (there are: {}; and grad, grad/NAME)",
+                    names.join(", ")
+                ));
+            }
         }
+        names.retain(|n| only.contains(n));
     }
     let mut programs = Vec::new();
     for name in names {
-        if !only.is_empty() && !only.contains(&name) {
-            continue;
-        }
         let path = format!("bench/programs/{name}.pc");
         let source = std::fs::read_to_string(root.join(&path))
             .map_err(|e| format!("cannot read {path}: {e}"))?;
@@ -939,6 +949,7 @@ fn render(
     cli: &Cli,
     rayon: Option<&Result<RayonTimes, String>>,
     compile: &CompileTimes,
+    grad: &grad::GradResults,
 ) -> String {
     let mut md = String::new();
     let w = &mut md;
@@ -971,6 +982,36 @@ fn render(
         },
     );
 
+    if !h.programs.is_empty() {
+        render_main(w, h, rayon, compile);
+    }
+    if !grad.is_empty() {
+        grad.render(w);
+    }
+
+    // ---- failures ------------------------------------------------------------
+    if h.failures.is_empty() {
+        let _ = writeln!(
+            w,
+            "All runs printed the expected output; no build or run failed."
+        );
+    } else {
+        let _ = writeln!(w, "## FAILURES\n\n```");
+        for f in &h.failures {
+            let _ = writeln!(w, "{f}");
+        }
+        let _ = writeln!(w, "```");
+    }
+    md
+}
+
+/// The tables of the programs in `bench/programs` (1–6).
+fn render_main(
+    w: &mut String,
+    h: &Harness,
+    rayon: Option<&Result<RayonTimes, String>>,
+    compile: &CompileTimes,
+) {
     // ---- legend -------------------------------------------------------------
     let _ = writeln!(w, "## Configurations\n");
     let _ = writeln!(
@@ -1446,21 +1487,6 @@ fn render(
         }
         let _ = writeln!(w, "{}", t.render());
     }
-
-    // ---- failures ------------------------------------------------------------
-    if h.failures.is_empty() {
-        let _ = writeln!(
-            w,
-            "All runs printed the expected output; no build or run failed."
-        );
-    } else {
-        let _ = writeln!(w, "## FAILURES\n\n```");
-        for f in &h.failures {
-            let _ = writeln!(w, "{f}");
-        }
-        let _ = writeln!(w, "```");
-    }
-    md
 }
 
 fn main() -> ExitCode {
@@ -1477,7 +1503,21 @@ fn main() -> ExitCode {
                 .to_path_buf()
         });
     let reps = cli.reps.unwrap_or(if cli.quick { 3 } else { 5 }).max(1);
-    let programs = match load_programs(&root, cli.quick, &cli.only) {
+    // `--only`: names of bench/programs, `grad`, `grad/NAME`
+    let (only_main, only_grad) = split_only(&cli.only);
+    let (only_main, only_grad) = if cli.only.is_empty() {
+        (None, None)
+    } else {
+        (Some(only_main), only_grad)
+    };
+    let programs = match load_programs(&root, cli.quick, only_main.as_deref()) {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("parc-bench: error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let grad_programs = match grad::load(&root, cli.quick, only_grad.as_deref()) {
         Ok(p) => p,
         Err(e) => {
             eprintln!("parc-bench: error: {e}");
@@ -1518,9 +1558,11 @@ fn main() -> ExitCode {
         failures: Vec::new(),
         load_start: loadavg(),
     };
-    h.build_all();
-    h.run_oracles();
-    h.run_all();
+    if !h.programs.is_empty() {
+        h.build_all();
+        h.run_oracles();
+        h.run_all();
+    }
     let rayon = h
         .program("fib")
         .and_then(|p| p.args.first()?.parse::<u32>().ok())
@@ -1529,7 +1571,16 @@ fn main() -> ExitCode {
         h.failures.push(format!("rayon fib: {e}"));
     }
     let compile = time_compiles(&mut h);
-    let md = render(&h, &cli, rayon.as_ref(), &compile);
+    let grad = grad::run_all(
+        grad_programs,
+        &h.root,
+        &h.scratch,
+        &h.tools,
+        h.timeout,
+        h.reps,
+        &mut h.failures,
+    );
+    let md = render(&h, &cli, rayon.as_ref(), &compile, &grad);
     let _ = std::fs::remove_dir_all(&scratch);
     print!("{md}");
     let out = cli

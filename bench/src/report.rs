@@ -214,6 +214,53 @@ pub fn ns_per_spawn(t_spawn: f64, t_serial: f64, spawns: u64) -> Option<f64> {
     (spawns > 0).then(|| (t_spawn - t_serial) * 1e9 / spawns as f64)
 }
 
+/// The arguments with the first (the problem size) doubled: normalize's
+/// gradient growth from n to 2n. `None` if there is no numeric first
+/// argument.
+pub fn double_first(args: &[String]) -> Option<Vec<String>> {
+    let n: u64 = args.first()?.parse().ok()?;
+    let mut v = args.to_vec();
+    v[0] = (2 * n).to_string();
+    Some(v)
+}
+
+/// The complexity a growth factor T(2n)/T(n) suggests: about 4 for O(n²),
+/// about 2 (or less, start-up included) for O(n).
+pub fn growth_class(factor: f64) -> &'static str {
+    if factor >= 3.0 { "O(n²)" } else { "O(n)" }
+}
+
+/// Whether a gradient program's `check` run passed: it must print
+/// `gradient check ok` and no `MISMATCH`.
+pub fn check_passed(stdout: &str) -> Result<(), String> {
+    if let Some(line) = stdout.lines().find(|l| l.contains("MISMATCH")) {
+        return Err(format!("gradient check failed: {line}"));
+    }
+    if !stdout.contains("gradient check ok") {
+        return Err("the check run did not print `gradient check ok`".to_string());
+    }
+    Ok(())
+}
+
+/// Splits `--only` names into the programs of `bench/programs` and those of
+/// `bench/grad`: `grad` selects every gradient benchmark, `grad/NAME` one.
+/// The second result is `None` for all of `bench/grad`, else the names.
+pub fn split_only(only: &[String]) -> (Vec<String>, Option<Vec<String>>) {
+    let mut main = Vec::new();
+    let mut grad = Vec::new();
+    let mut all_grad = false;
+    for o in only {
+        if o == "grad" {
+            all_grad = true;
+        } else if let Some(name) = o.strip_prefix("grad/") {
+            grad.push(name.to_string());
+        } else {
+            main.push(o.clone());
+        }
+    }
+    (main, if all_grad { None } else { Some(grad) })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -321,5 +368,30 @@ mod tests {
         let ns = ns_per_spawn(2.0, 1.0, 1_000_000_000).unwrap();
         assert!((ns - 1.0).abs() < 1e-12);
         assert_eq!(ns_per_spawn(2.0, 1.0, 0), None);
+    }
+
+    #[test]
+    fn gradient_helpers() {
+        let args: Vec<String> = ["6000", "1"].map(String::from).to_vec();
+        assert_eq!(double_first(&args).unwrap(), ["12000", "1"]);
+        assert_eq!(double_first(&[]), None);
+        assert_eq!(double_first(&["x".to_string()]), None);
+        assert_eq!(growth_class(3.9), "O(n²)");
+        assert_eq!(growth_class(2.1), "O(n)");
+        assert!(check_passed("normalize n=5: gradient check ok\n").is_ok());
+        assert!(check_passed("MISMATCH d_in[0]: ad 1, fd 2\n").is_err());
+        assert!(check_passed("MISMATCH x\ngradient check ok\n").is_err());
+        assert!(check_passed("").is_err());
+        let only: Vec<String> = ["fib", "grad/nbody", "matmul"].map(String::from).to_vec();
+        assert_eq!(
+            split_only(&only),
+            (
+                vec!["fib".to_string(), "matmul".to_string()],
+                Some(vec!["nbody".to_string()])
+            )
+        );
+        let only: Vec<String> = ["grad", "grad/nbody"].map(String::from).to_vec();
+        assert_eq!(split_only(&only), (vec![], None));
+        assert_eq!(split_only(&[]), (vec![], Some(vec![])));
     }
 }

@@ -1,0 +1,806 @@
+//! The gradient benchmarks: the programs of `bench/grad`, each timed in its
+//! primal mode (the function called REPS times) and its gradient mode
+//! (`__enzyme_autodiff` of it called REPS times), built with Enzyme's order
+//! (optimize, differentiate, optimize) and with `--ad-before-opt`, on 1 and
+//! 2 workers. Every timed run's stdout must equal the `--serial` build's
+//! (1 worker, same mode and size), and before timing every gradient build
+//! runs its `check` mode once per worker count and size: a few gradient
+//! entries against central finite differences of the primal, computed by
+//! the program itself. See bench/README.md, "Gradients".
+
+use crate::report::{
+    Align, Table, check_passed, directive, double_first, fmt_ms, fmt_ratio, geomean, growth_class,
+    median, verdict,
+};
+use crate::{Samples, Tools, excerpt, ratio_cell, run_process};
+use std::collections::HashMap;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// The workers of the parallel configurations.
+const WORKERS: usize = crate::WORKERS;
+
+/// The order of the tables; programs not named here follow alphabetically.
+const ORDER: [&str; 5] = ["normalize", "stencil", "nbody", "matmul", "psum"];
+
+/// The overhead target of the issue: T_grad / T_primal ≤ 3.
+const OVERHEAD_TARGET: f64 = 3.0;
+
+pub struct GradProgram {
+    pub name: String,
+    /// Relative to the workspace root (commands run there).
+    path: String,
+    lines: usize,
+    /// `// args:` (or `// quick-args:`): MODE is prepended.
+    args: Vec<String>,
+    /// `// abo-args:` (or `// quick-abo-args:`): smaller sizes for the
+    /// `--ad-before-opt` comparison where that pipeline's gradient is
+    /// asymptotically slower (normalize), also run at twice the size.
+    abo_args: Option<Vec<String>>,
+    kind: &'static str,
+}
+
+/// The problem size of a run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum GSize {
+    Main,
+    /// `abo-args`
+    Abo,
+    /// `abo-args` with the first argument doubled
+    Abo2,
+}
+
+/// Ways of building a gradient program.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum GBuild {
+    /// `--O2`: optimize, differentiate, optimize (Enzyme's order).
+    O2,
+    /// `--O2 --ad-before-opt`: differentiate the unoptimized IR, optimize.
+    AdBeforeOpt,
+    /// `--O2 --serial`: the oracle (spawn = call, 1 worker).
+    Serial,
+}
+
+impl GBuild {
+    fn flags(self) -> &'static [&'static str] {
+        match self {
+            GBuild::O2 => &["--O2"],
+            GBuild::AdBeforeOpt => &["--O2", "--ad-before-opt"],
+            GBuild::Serial => &["--O2", "--serial"],
+        }
+    }
+
+    fn suffix(self) -> &'static str {
+        match self {
+            GBuild::O2 => "O2",
+            GBuild::AdBeforeOpt => "abo",
+            GBuild::Serial => "serial",
+        }
+    }
+
+    fn command(self, tools: &Tools, src: &str, out: &str) -> Vec<String> {
+        let mut v = vec![tools.parc.display().to_string(), "build".to_string()];
+        v.extend(self.flags().iter().map(|f| f.to_string()));
+        v.extend([src, "-o", out].map(String::from));
+        v
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum Mode {
+    Primal,
+    Grad,
+    /// One gradient and finite differences: validation, not timed.
+    Check,
+}
+
+impl Mode {
+    fn arg(self) -> &'static str {
+        match self {
+            Mode::Primal => "primal",
+            Mode::Grad => "grad",
+            Mode::Check => "check",
+        }
+    }
+}
+
+/// A timed run: build, mode, workers, size.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+struct Run {
+    build: GBuild,
+    mode: Mode,
+    workers: usize,
+    size: GSize,
+}
+
+impl Run {
+    fn label(self) -> String {
+        format!(
+            "{}-{}-{}w",
+            self.build.suffix(),
+            self.mode.arg(),
+            self.workers
+        )
+    }
+}
+
+const fn run(build: GBuild, mode: Mode, workers: usize, size: GSize) -> Run {
+    Run {
+        build,
+        mode,
+        workers,
+        size,
+    }
+}
+
+impl GradProgram {
+    fn args(&self, size: GSize) -> Vec<String> {
+        match size {
+            GSize::Main => self.args.clone(),
+            GSize::Abo => self.abo_args.clone().unwrap_or_else(|| self.args.clone()),
+            GSize::Abo2 => {
+                let abo = self.args(GSize::Abo);
+                double_first(&abo).unwrap_or(abo)
+            }
+        }
+    }
+
+    /// The size at which the two pipelines are compared.
+    fn abo_size(&self) -> GSize {
+        if self.abo_args.is_some() {
+            GSize::Abo
+        } else {
+            GSize::Main
+        }
+    }
+
+    /// Every timed run of this program.
+    fn runs(&self) -> Vec<Run> {
+        use GBuild::{AdBeforeOpt as A, O2};
+        use Mode::{Grad as G, Primal as P};
+        let mut v = vec![
+            run(O2, P, 1, GSize::Main),
+            run(O2, P, WORKERS, GSize::Main),
+            run(O2, G, 1, GSize::Main),
+            run(O2, G, WORKERS, GSize::Main),
+        ];
+        if self.abo_args.is_some() {
+            v.extend([
+                run(O2, G, 1, GSize::Abo),
+                run(O2, G, WORKERS, GSize::Abo),
+                run(A, G, 1, GSize::Abo),
+                run(A, G, WORKERS, GSize::Abo),
+                run(O2, G, 1, GSize::Abo2),
+                run(A, G, 1, GSize::Abo2),
+            ]);
+        } else {
+            v.extend([run(A, G, 1, GSize::Main), run(A, G, WORKERS, GSize::Main)]);
+        }
+        v
+    }
+}
+
+/// The gradient programs, in table order. `only`: `None` for all of them.
+pub fn load(root: &Path, quick: bool, only: Option<&[String]>) -> Result<Vec<GradProgram>, String> {
+    let dir = root.join("bench/grad");
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .map_err(|e| format!("cannot read {}: {e}", dir.display()))?
+        .filter_map(|e| e.ok())
+        .filter_map(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            name.strip_suffix(".pc").map(str::to_string)
+        })
+        .collect();
+    let rank = |n: &str| ORDER.iter().position(|o| *o == n).unwrap_or(ORDER.len());
+    names.sort_by(|a, b| rank(a).cmp(&rank(b)).then(a.cmp(b)));
+    if let Some(only) = only {
+        for o in only {
+            if !names.contains(o) {
+                return Err(format!(
+                    "--only grad/{o}: no bench/grad/{o}.pc (there are: {})",
+                    names.join(", ")
+                ));
+            }
+        }
+        names.retain(|n| only.contains(n));
+    }
+    let mut programs = Vec::new();
+    for name in names {
+        let path = format!("bench/grad/{name}.pc");
+        let source = std::fs::read_to_string(root.join(&path))
+            .map_err(|e| format!("cannot read {path}: {e}"))?;
+        let pick = |key: &str| {
+            let full = directive(&source, key);
+            if quick {
+                directive(&source, &format!("quick-{key}")).or(full)
+            } else {
+                full
+            }
+        };
+        let Some(args) = pick("args") else {
+            // not a benchmark (a kept reproducer, say)
+            continue;
+        };
+        let code: String = source
+            .lines()
+            .map(|l| l.split_once("//").map_or(l, |(code, _)| code))
+            .collect::<Vec<_>>()
+            .join("\n");
+        let kind = match (code.contains("parallel_for"), code.contains("spawn ")) {
+            (true, true) => "parallel_for + spawn",
+            (true, false) => "parallel_for",
+            (false, true) => "spawn/sync",
+            (false, false) => "serial",
+        };
+        programs.push(GradProgram {
+            lines: source.lines().count(),
+            abo_args: pick("abo-args"),
+            kind,
+            name,
+            path,
+            args,
+        });
+    }
+    Ok(programs)
+}
+
+type Key = (String, Run);
+
+pub struct GradResults {
+    programs: Vec<GradProgram>,
+    results: HashMap<Key, Samples>,
+}
+
+struct Ctx<'a> {
+    root: &'a Path,
+    scratch: &'a Path,
+    tools: &'a Tools,
+    timeout: Duration,
+    failures: &'a mut Vec<String>,
+}
+
+impl Ctx<'_> {
+    /// Runs `exe MODE ARGS` on `workers` workers; its stdout, or why it failed.
+    fn run(
+        &self,
+        exe: &Path,
+        mode: Mode,
+        args: &[String],
+        workers: usize,
+    ) -> Result<(f64, String), String> {
+        let mut argv = vec![exe.display().to_string(), mode.arg().to_string()];
+        argv.extend(args.iter().cloned());
+        let n = workers.to_string();
+        let env = [("PARC_NUM_THREADS", n.clone()), ("OMP_NUM_THREADS", n)];
+        let f = run_process(&argv, self.root, &env, self.timeout)?;
+        if !f.status.success() {
+            return Err(format!(
+                "`{}` exited with {}: {}",
+                argv.join(" "),
+                f.status,
+                excerpt(&format!("{}{}", f.stdout, f.stderr))
+            ));
+        }
+        Ok((f.secs, f.stdout))
+    }
+}
+
+/// Builds, validates and times the gradient programs, `reps` times
+/// round-robin.
+pub fn run_all(
+    programs: Vec<GradProgram>,
+    root: &Path,
+    scratch: &Path,
+    tools: &Tools,
+    timeout: Duration,
+    reps: usize,
+    failures: &mut Vec<String>,
+) -> GradResults {
+    let cx = Ctx {
+        root,
+        scratch,
+        tools,
+        timeout,
+        failures,
+    };
+    let mut results: HashMap<Key, Samples> = HashMap::new();
+    // ---- builds
+    let mut exes: HashMap<(String, GBuild), Result<PathBuf, String>> = HashMap::new();
+    for p in &programs {
+        for build in [GBuild::Serial, GBuild::O2, GBuild::AdBeforeOpt] {
+            let out = cx
+                .scratch
+                .join(format!("grad-{}.{}", p.name, build.suffix()));
+            let argv = build.command(cx.tools, &p.path, &out.display().to_string());
+            eprintln!("parc-bench: build {}", argv.join(" "));
+            let result = match run_process(&argv, cx.root, &[], cx.timeout) {
+                Ok(f) if f.status.success() => Ok(out),
+                Ok(f) => Err(format!(
+                    "build failed ({}): {}\n    {}",
+                    f.status,
+                    argv.join(" "),
+                    excerpt(&f.stderr)
+                )),
+                Err(e) => Err(format!("build failed: {}: {e}", argv.join(" "))),
+            };
+            if let Err(e) = &result {
+                cx.failures.push(format!("grad/{}: {e}", p.name));
+            }
+            exes.insert((p.name.clone(), build), result);
+        }
+    }
+    let exe = |name: &str, build: GBuild| -> Result<PathBuf, String> {
+        match exes.get(&(name.to_string(), build)) {
+            Some(Ok(p)) => Ok(p.clone()),
+            Some(Err(e)) => Err(e.clone()),
+            None => Err(format!("grad/{name} was not built with {build:?}")),
+        }
+    };
+    // ---- oracles: the serial build, 1 worker, per (mode, size)
+    let mut expected: HashMap<(String, Mode, GSize), Result<String, String>> = HashMap::new();
+    for p in &programs {
+        for r in p.runs() {
+            let key = (p.name.clone(), r.mode, r.size);
+            if expected.contains_key(&key) {
+                continue;
+            }
+            let args = p.args(r.size);
+            eprintln!(
+                "parc-bench: oracle grad/{} {} {}",
+                p.name,
+                r.mode.arg(),
+                args.join(" ")
+            );
+            let out = exe(&p.name, GBuild::Serial).and_then(|e| {
+                let (_, stdout) = cx.run(&e, r.mode, &args, 1)?;
+                if stdout.trim().is_empty() {
+                    return Err("the oracle printed nothing".to_string());
+                }
+                if stdout.contains("MISMATCH") {
+                    return Err(format!(
+                        "the oracle reports a wrong result: {}",
+                        excerpt(&stdout)
+                    ));
+                }
+                Ok(stdout)
+            });
+            if let Err(e) = &out {
+                cx.failures.push(format!(
+                    "grad/{} oracle ({} {}): {e}",
+                    p.name,
+                    r.mode.arg(),
+                    args.join(" ")
+                ));
+            }
+            expected.insert(key, out);
+        }
+    }
+    // ---- gradient checks: every gradient build, worker count and size once
+    // (and the oracle's build)
+    for p in &programs {
+        let mut checks: Vec<(GBuild, usize, GSize)> = Vec::new();
+        for r in p.runs().into_iter().filter(|r| r.mode == Mode::Grad) {
+            for c in [(GBuild::Serial, 1, r.size), (r.build, r.workers, r.size)] {
+                if !checks.contains(&c) {
+                    checks.push(c);
+                }
+            }
+        }
+        for (build, workers, size) in checks {
+            let args = p.args(size);
+            eprintln!(
+                "parc-bench: check grad/{} {} on {workers} worker(s): {}",
+                p.name,
+                build.suffix(),
+                args.join(" ")
+            );
+            let outcome = exe(&p.name, build)
+                .and_then(|e| cx.run(&e, Mode::Check, &args, workers))
+                .and_then(|(_, stdout)| check_passed(&stdout));
+            if let Err(e) = outcome {
+                let why = format!("check ({} on {workers} worker(s)): {e}", build.suffix());
+                let affected: Vec<Run> = p
+                    .runs()
+                    .into_iter()
+                    .filter(|r| {
+                        r.mode == Mode::Grad
+                            && r.size == size
+                            && (build == GBuild::Serial
+                                || (r.build == build && r.workers == workers))
+                    })
+                    .collect();
+                if affected.is_empty() {
+                    cx.failures.push(format!("grad/{}: {why}", p.name));
+                }
+                for r in affected {
+                    poison(&mut results, cx.failures, (p.name.clone(), r), why.clone());
+                }
+            }
+        }
+    }
+    // ---- timed runs, round-robin
+    let jobs: Vec<(usize, Run)> = programs
+        .iter()
+        .enumerate()
+        .flat_map(|(i, p)| p.runs().into_iter().map(move |r| (i, r)))
+        .collect();
+    for rep in 0..reps {
+        eprintln!("parc-bench: gradients, repetition {}/{reps}", rep + 1);
+        for &(i, r) in &jobs {
+            let p = &programs[i];
+            let key = (p.name.clone(), r);
+            if results.get(&key).is_some_and(|s| s.failure.is_some()) {
+                continue;
+            }
+            let args = p.args(r.size);
+            let outcome = (|| {
+                let want = match expected.get(&(p.name.clone(), r.mode, r.size)) {
+                    Some(Ok(s)) => s.clone(),
+                    _ => return Err("no oracle output".to_string()),
+                };
+                let (secs, stdout) = cx.run(&exe(&p.name, r.build)?, r.mode, &args, r.workers)?;
+                if stdout != want {
+                    return Err(format!(
+                        "OUTPUT MISMATCH\n    expected (--serial, 1 worker): {}\n    got: {}",
+                        excerpt(&want),
+                        excerpt(&stdout)
+                    ));
+                }
+                Ok(secs)
+            })();
+            match outcome {
+                Ok(secs) => {
+                    eprintln!(
+                        "parc-bench:   grad/{:<10} {:<16} {:?}: {} ms",
+                        p.name,
+                        r.label(),
+                        r.size,
+                        fmt_ms(secs)
+                    );
+                    results.entry(key).or_default().times.push(secs);
+                }
+                Err(e) => {
+                    eprintln!(
+                        "parc-bench:   grad/{:<10} {:<16} {:?}: FAILED: {e}",
+                        p.name,
+                        r.label(),
+                        r.size
+                    );
+                    poison(&mut results, cx.failures, key, e);
+                }
+            }
+        }
+    }
+    GradResults { programs, results }
+}
+
+impl GradResults {
+    fn med(&self, prog: &str, r: Run) -> Option<f64> {
+        let s = self.results.get(&(prog.to_string(), r))?;
+        if s.failure.is_some() {
+            return None;
+        }
+        median(&s.times)
+    }
+
+    fn cell(&self, prog: &str, r: Run) -> String {
+        match self.results.get(&(prog.to_string(), r)) {
+            Some(s) if s.failure.as_deref().is_some_and(|f| f.contains("MISMATCH")) => {
+                "**MISMATCH**".into()
+            }
+            Some(s) if s.failure.is_some() => "**FAILED**".into(),
+            Some(s) => median(&s.times).map(fmt_ms).unwrap_or_else(|| "-".into()),
+            None => "-".into(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.programs.is_empty()
+    }
+
+    /// The gradient sections of the report (tables 7–9).
+    pub fn render(&self, w: &mut String) {
+        use GBuild::{AdBeforeOpt as A, O2};
+        use Mode::{Grad as G, Primal as P};
+        let m = GSize::Main;
+        let legend_tools = Tools {
+            parc: PathBuf::from("PARC"),
+            cc: String::new(),
+        };
+        let _ = writeln!(w, "## Gradients: configurations\n");
+        let _ = writeln!(
+            w,
+            "`B` is `bench/grad/B.pc`. Each program's `main` takes `MODE ARGS`: `primal` calls the function REPS times (REPS is the last argument), `grad` calls `__enzyme_autodiff` of it REPS times (resetting the output's seed before each call where the function writes an array, as Enzyme's interface requires), `check` computes one gradient and compares a few entries with central finite differences of the primal (relative tolerance 1e-5 plus round-off), and every entry with the closed form where there is one (normalize, psum), printing `gradient check ok` or `MISMATCH`. Times are whole processes, so start-up and input set-up count on both sides.\n"
+        );
+        let mut legend = Table::new(&["build", "command", "runs"]).with_align(&[Align::Left; 3]);
+        for (b, what) in [
+            (
+                O2,
+                format!(
+                    "`primal` and `grad` on 1 and {WORKERS} workers (Enzyme's order: optimize, differentiate, optimize)"
+                ),
+            ),
+            (
+                A,
+                format!(
+                    "`grad` on 1 and {WORKERS} workers (differentiate the unoptimized IR, then optimize)"
+                ),
+            ),
+            (
+                GBuild::Serial,
+                "the oracle: every mode once on 1 worker".to_string(),
+            ),
+        ] {
+            let cmd = b
+                .command(
+                    &legend_tools,
+                    "bench/grad/B.pc",
+                    &format!("B.{}", b.suffix()),
+                )
+                .join(" ");
+            legend.row([format!("`{}`", b.suffix()), format!("`{cmd}`"), what]);
+        }
+        let _ = writeln!(w, "{}", legend.render());
+        let _ = writeln!(
+            w,
+            "Validation: every timed run's stdout (checksums printed with `%.6e`) must equal the `serial` build's for the same mode and size on 1 worker; before timing, `check` runs once for every gradient build, worker count and size (and for the oracle). Runs: `PARC_NUM_THREADS=W ./B.BUILD MODE ARGS`.\n"
+        );
+        let mut sizes = Table::new(&["benchmark", "kind", "lines", "ARGS", "ARGS (pipelines)"])
+            .with_align(&[
+                Align::Left,
+                Align::Left,
+                Align::Right,
+                Align::Left,
+                Align::Left,
+            ]);
+        for p in &self.programs {
+            let abo = match &p.abo_args {
+                Some(a) => format!("{} (and {})", a.join(" "), p.args(GSize::Abo2).join(" ")),
+                None => "(same)".to_string(),
+            };
+            sizes.row([
+                p.name.clone(),
+                p.kind.to_string(),
+                p.lines.to_string(),
+                p.args.join(" "),
+                abo,
+            ]);
+        }
+        let _ = writeln!(w, "{}", sizes.render());
+
+        // ---- 7. overhead
+        let _ = writeln!(
+            w,
+            "## 7. Gradient overhead T_grad/T_primal (parc -O2, 1 and {WORKERS} workers)\n\nTarget (issue): ≤ {OVERHEAD_TARGET}x everywhere. For comparison, Enzyme reports 3.2x on XSBench (GPU) and 11.9x at 1 thread / 6.8x at 64 threads on LULESH (OpenMP).\n"
+        );
+        let mut t = Table::new(&[
+            "benchmark".to_string(),
+            "primal 1w (ms)".to_string(),
+            "grad 1w (ms)".to_string(),
+            "grad/primal 1w".to_string(),
+            format!("≤ {OVERHEAD_TARGET}"),
+            format!("primal {WORKERS}w (ms)"),
+            format!("grad {WORKERS}w (ms)"),
+            format!("grad/primal {WORKERS}w"),
+            format!("≤ {OVERHEAD_TARGET}"),
+        ]);
+        let mut r1s = Vec::new();
+        let mut r2s = Vec::new();
+        for p in &self.programs {
+            let n = p.name.as_str();
+            let (a, av) = ratio_cell(self.med(n, run(O2, G, 1, m)), self.med(n, run(O2, P, 1, m)));
+            let (b, bv) = ratio_cell(
+                self.med(n, run(O2, G, WORKERS, m)),
+                self.med(n, run(O2, P, WORKERS, m)),
+            );
+            r1s.push(av);
+            r2s.push(bv);
+            let v = |x: Option<f64>| {
+                x.map(|x| verdict(x, OVERHEAD_TARGET, false).to_string())
+                    .unwrap_or_default()
+            };
+            t.row([
+                p.name.clone(),
+                self.cell(n, run(O2, P, 1, m)),
+                self.cell(n, run(O2, G, 1, m)),
+                a,
+                v(av),
+                self.cell(n, run(O2, P, WORKERS, m)),
+                self.cell(n, run(O2, G, WORKERS, m)),
+                b,
+                v(bv),
+            ]);
+        }
+        if !self.programs.is_empty() {
+            let g1 = all_or_none(&r1s).and_then(|v| geomean(&v));
+            let g2 = all_or_none(&r2s).and_then(|v| geomean(&v));
+            let f = |g: Option<f64>| g.map(fmt_ratio).unwrap_or_else(|| "-".into());
+            t.row([
+                "**geomean**".to_string(),
+                String::new(),
+                String::new(),
+                f(g1),
+                String::new(),
+                String::new(),
+                String::new(),
+                f(g2),
+            ]);
+        }
+        let _ = writeln!(w, "{}", t.render());
+
+        // ---- 8. pipelines
+        let _ = writeln!(
+            w,
+            "## 8. Optimize, then differentiate (`--O2`) vs differentiate, then optimize (`--O2 --ad-before-opt`)\n\nGradient times; ratio = ad-before-opt / optimize-first (Enzyme reports 4.2x, geometric mean). Sizes: ARGS (pipelines) above.\n"
+        );
+        let mut t = Table::new(&[
+            "benchmark".to_string(),
+            "O2 1w (ms)".to_string(),
+            "ad-before-opt 1w (ms)".to_string(),
+            "ratio 1w".to_string(),
+            format!("O2 {WORKERS}w (ms)"),
+            format!("ad-before-opt {WORKERS}w (ms)"),
+            format!("ratio {WORKERS}w"),
+        ]);
+        let mut r1s = Vec::new();
+        let mut r2s = Vec::new();
+        for p in &self.programs {
+            let n = p.name.as_str();
+            let s = p.abo_size();
+            let (a, av) = ratio_cell(self.med(n, run(A, G, 1, s)), self.med(n, run(O2, G, 1, s)));
+            let (b, bv) = ratio_cell(
+                self.med(n, run(A, G, WORKERS, s)),
+                self.med(n, run(O2, G, WORKERS, s)),
+            );
+            r1s.push(av);
+            r2s.push(bv);
+            t.row([
+                p.name.clone(),
+                self.cell(n, run(O2, G, 1, s)),
+                self.cell(n, run(A, G, 1, s)),
+                a,
+                self.cell(n, run(O2, G, WORKERS, s)),
+                self.cell(n, run(A, G, WORKERS, s)),
+                b,
+            ]);
+        }
+        if !self.programs.is_empty() {
+            let f = |v: &[Option<f64>]| {
+                all_or_none(v)
+                    .and_then(|v| geomean(&v))
+                    .map(fmt_ratio)
+                    .unwrap_or_else(|| "-".into())
+            };
+            t.row([
+                "**geomean**".to_string(),
+                String::new(),
+                String::new(),
+                f(&r1s),
+                String::new(),
+                String::new(),
+                f(&r2s),
+            ]);
+            let skip: Vec<usize> = self
+                .programs
+                .iter()
+                .enumerate()
+                .filter(|(_, p)| p.abo_args.is_some())
+                .map(|(i, _)| i)
+                .collect();
+            if !skip.is_empty() && skip.len() < self.programs.len() {
+                let keep = |v: &[Option<f64>]| -> Vec<Option<f64>> {
+                    v.iter()
+                        .enumerate()
+                        .filter(|(i, _)| !skip.contains(i))
+                        .map(|(_, x)| *x)
+                        .collect()
+                };
+                let names: Vec<&str> = skip
+                    .iter()
+                    .map(|&i| self.programs[i].name.as_str())
+                    .collect();
+                t.row([
+                    format!("geomean without {}", names.join(", ")),
+                    String::new(),
+                    String::new(),
+                    f(&keep(&r1s)),
+                    String::new(),
+                    String::new(),
+                    f(&keep(&r2s)),
+                ]);
+            }
+        }
+        let _ = writeln!(w, "{}", t.render());
+        for p in self.programs.iter().filter(|p| p.abo_args.is_some()) {
+            let (a1, a2) = (p.args(GSize::Abo).join(" "), p.args(GSize::Abo2).join(" "));
+            let _ = writeln!(
+                w,
+                "{} gradient growth, 1 worker: time at `{a2}` over time at `{a1}` (the first argument is n). ≈ 4 means O(n²) gradient work, ≈ 2 or less O(n) (start-up included, so the factor can be near 1).\n",
+                p.name
+            );
+            let mut t = Table::new(&[
+                "pipeline".to_string(),
+                format!("`{a1}` (ms)"),
+                format!("`{a2}` (ms)"),
+                "growth".to_string(),
+                "complexity".to_string(),
+            ]);
+            for (label, b) in [
+                ("optimize, differentiate, optimize (`--O2`)", O2),
+                ("differentiate, optimize (`--ad-before-opt`)", A),
+            ] {
+                let (g, gv) = ratio_cell(
+                    self.med(&p.name, run(b, G, 1, GSize::Abo2)),
+                    self.med(&p.name, run(b, G, 1, GSize::Abo)),
+                );
+                t.row([
+                    label.to_string(),
+                    self.cell(&p.name, run(b, G, 1, GSize::Abo)),
+                    self.cell(&p.name, run(b, G, 1, GSize::Abo2)),
+                    g,
+                    gv.map(growth_class).unwrap_or_default().to_string(),
+                ]);
+            }
+            let _ = writeln!(w, "{}", t.render());
+        }
+
+        // ---- 9. speedups
+        let _ = writeln!(
+            w,
+            "## 9. {WORKERS}-worker speedup T_1/T_{WORKERS}: gradient vs primal (parc -O2)\n\n(For the primal programs of table 3 the target is ≥ 1.8; the issue sets none for gradients.)\n"
+        );
+        let mut t = Table::new(&[
+            "benchmark".to_string(),
+            "kind".to_string(),
+            format!("primal T_1/T_{WORKERS}"),
+            format!("grad T_1/T_{WORKERS}"),
+            "grad speedup / primal speedup".to_string(),
+        ])
+        .with_align(&[
+            Align::Left,
+            Align::Left,
+            Align::Right,
+            Align::Right,
+            Align::Right,
+        ]);
+        for p in &self.programs {
+            let n = p.name.as_str();
+            let (a, av) = ratio_cell(
+                self.med(n, run(O2, P, 1, m)),
+                self.med(n, run(O2, P, WORKERS, m)),
+            );
+            let (b, bv) = ratio_cell(
+                self.med(n, run(O2, G, 1, m)),
+                self.med(n, run(O2, G, WORKERS, m)),
+            );
+            t.row([
+                p.name.clone(),
+                p.kind.to_string(),
+                a,
+                b,
+                ratio_cell(bv, av).0,
+            ]);
+        }
+        let _ = writeln!(w, "{}", t.render());
+    }
+}
+
+/// Marks a timed run failed (the first reason is kept and reported).
+fn poison(results: &mut HashMap<Key, Samples>, failures: &mut Vec<String>, key: Key, why: String) {
+    let s = results.entry(key.clone()).or_default();
+    if s.failure.is_none() {
+        failures.push(format!(
+            "grad/{} [{}, {:?}]: {why}",
+            key.0,
+            key.1.label(),
+            key.1.size
+        ));
+        s.failure = Some(why);
+    }
+}
+
+/// The values if every entry has one.
+fn all_or_none(v: &[Option<f64>]) -> Option<Vec<f64>> {
+    v.iter().copied().collect()
+}
