@@ -2139,7 +2139,7 @@ impl Gen {
     fn accumulate(&mut self, inst: Inst, sp: Value, a: Value) {
         let ty = self.g.value_type(a);
         if let InstKind::Load(ptr) = self.p.inst(inst).clone()
-            && let Some((class, reason)) = self.classify(ptr, ty)
+            && let Some((class, reason)) = self.classify(inst, ptr, ty)
         {
             match class {
                 AccumulationClass::Reduction => {
@@ -2196,7 +2196,7 @@ impl Gen {
 
     /// The accumulation class of `d[ptr] += (a ty)` in the current reverse
     /// code, or `None` in serial code (a plain add, no site to report).
-    fn classify(&self, ptr: Value, ty: Type) -> Option<(AccumulationClass, String)> {
+    fn classify(&self, inst: Inst, ptr: Value, ty: Type) -> Option<(AccumulationClass, String)> {
         let name = self.value_name(ptr);
         let called = || {
             format!(
@@ -2206,12 +2206,15 @@ impl Gen {
         };
         if let Some(l) = self.ctx_loop {
             let nested = self.ploops[l].parent.is_some();
+            let at = self.inst_block[&inst];
             let (class, reason) = crate::policy::classify(
                 &self.p,
+                &self.an,
                 &self.act,
                 &self.ploops[l],
                 nested,
                 ptr,
+                at,
                 ty.bytes(),
                 &name,
             );

@@ -304,3 +304,46 @@ fn normalize_gradient_is_linear_when_optimized_first() {
         "optimized first is linear"
     );
 }
+
+/// Row-major rows: `c[i*n + j]` with `0 <= j < n` stays in row `i`, so its
+/// adjoint updates need no atomics even though the row stride `n` is known
+/// only at run time; `b[k*n + j]` is read by every row (atomic).
+#[test]
+fn rows_of_a_run_time_stride_are_disjoint() {
+    let src = r#"
+        void mm(double *c, double *a, double *b, int n) {
+            parallel_for (int i = 0; i < n; i++) {
+                for (int j = 0; j < n; j++)
+                    c[i * n + j] = 0.0;
+                for (int k = 0; k < n; k++) {
+                    double aik = a[i * n + k];
+                    for (int j = 0; j < n; j++)
+                        c[i * n + j] += aik * b[k * n + j];
+                }
+            }
+        }
+    "#;
+    let a: Vec<f64> = (0..9).map(|i| 0.1 * i as f64 - 0.3).collect();
+    let b: Vec<f64> = (0..9).map(|i| 0.2 - 0.05 * i as f64).collect();
+    let seed: Vec<f64> = (0..9).map(|i| 1.0 + i as f64).collect();
+    let r = check_par(
+        src,
+        "mm",
+        &[
+            Arg::Dup(vec![0.0; 9], seed),
+            Arg::dup(&a),
+            Arg::dup(&b),
+            Arg::I(3),
+        ],
+    );
+    let class_at = |line: u32, col: u32| {
+        r.sites
+            .iter()
+            .filter(|s| (s.loc.line, s.loc.col) == (line, col))
+            .map(|s| s.class)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(class_at(7, 34), vec![Disjoint], "a[i*n + k]: {r:?}");
+    assert_eq!(class_at(9, 25), vec![Disjoint], "c[i*n + j]: {r:?}");
+    assert_eq!(class_at(9, 47), vec![Atomic], "b[k*n + j]: {r:?}");
+}
