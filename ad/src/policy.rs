@@ -134,10 +134,7 @@ impl Rows {
     }
 
     fn add(mut self, o: Rows, sign: i64) -> Option<Rows> {
-        let ok = match (self.sym, o.sym) {
-            (a, b) if o.k == 0 || self.k == 0 || a == b => true,
-            _ => false,
-        };
+        let ok = o.k == 0 || self.k == 0 || self.sym == o.sym;
         if !ok {
             return None;
         }
