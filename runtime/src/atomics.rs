@@ -9,6 +9,11 @@
 //!
 //! The pointer must be non-null and aligned to the operand size (a fault
 //! otherwise, rather than undefined behaviour).
+//!
+//! The native backend emits the same operations inline (`atomic_rmw` for
+//! integers, the compare-and-swap loop for floats, where a call would cost
+//! as much as the loop): these entry points are the C ABI of the same
+//! operations for code that links the runtime.
 
 use crate::fault;
 use std::sync::atomic::{AtomicI32, AtomicI64, AtomicU32, AtomicU64, Ordering};

@@ -1743,8 +1743,7 @@ impl<'a, 'b, 'c, M: ClModule> FnTranslator<'a, 'b, 'c, M> {
             }
             Barrier => self.call_extern(&ix::RT_BARRIER, &[])?,
             AtomicAdd => match self.ty(args[1]) {
-                Type::F32 => self.call_extern(&ix::RT_ATOMIC_ADD_F32, &a)?,
-                Type::F64 => self.call_extern(&ix::RT_ATOMIC_ADD_F64, &a)?,
+                ty @ (Type::F32 | Type::F64) => Some(self.float_atomic_add(ty, a[0], a[1])),
                 ty => {
                     let ct = clif_type(ty);
                     Some(self.b.ins().atomic_rmw(
@@ -1761,6 +1760,38 @@ impl<'a, 'b, 'c, M: ClModule> FnTranslator<'a, 'b, 'c, M> {
             CudaFree => self.call_extern(&ix::RT_CUDA_FREE, &a)?,
             CudaDeviceSynchronize => self.call_extern(&ix::RT_CUDA_SYNC, &[])?,
         })
+    }
+
+    /// `atomicAdd` of a float: a compare-and-swap loop on the bits, inline
+    /// (hardware has no float fetch-add; a call would cost as much as the
+    /// loop when uncontended, which is the common case in adjoint code).
+    /// Returns the old value. A null pointer faults in the first load.
+    fn float_atomic_add(&mut self, ty: Type, p: cl::Value, v: cl::Value) -> cl::Value {
+        let (ft, it) = match ty {
+            Type::F32 => (types::F32, types::I32),
+            _ => (types::F64, types::I64),
+        };
+        let first = self.b.ins().load(it, MemFlagsData::new(), p, 0);
+        let retry = self.b.create_block();
+        let cur = self.b.append_block_param(retry, it);
+        let done = self.b.create_block();
+        let old = self.b.append_block_param(done, it);
+        self.b.ins().jump(retry, &[BlockArg::Value(first)]);
+        self.b.switch_to_block(retry);
+        let f = self.b.ins().bitcast(ft, MemFlagsData::new(), cur);
+        let sum = self.b.ins().fadd(f, v);
+        let bits = self.b.ins().bitcast(it, MemFlagsData::new(), sum);
+        let seen = self.b.ins().atomic_cas(MemFlagsData::new(), p, cur, bits);
+        let same = self.b.ins().icmp(condcodes::IntCC::Equal, seen, cur);
+        self.b.ins().brif(
+            same,
+            done,
+            &[BlockArg::Value(cur)],
+            retry,
+            &[BlockArg::Value(seen)],
+        );
+        self.b.switch_to_block(done);
+        self.b.ins().bitcast(ft, MemFlagsData::new(), old)
     }
 
     /// `printf` through `parc_rt_printf` (see the module doc).
