@@ -144,12 +144,12 @@ impl Drop for ReturnList {
 /// # Safety
 /// `ctx` points to `size` readable bytes.
 pub(crate) unsafe fn make(
+    w: Option<&WorkerThread>,
     group: *const ParcGroup,
     task: TaskFn,
     ctx: *const u8,
     size: usize,
 ) -> Box<TaskJob> {
-    let w = current();
     let spawner = w.map_or(ptr::null(), |w| w as *const WorkerThread);
     let cached = CACHE.with_borrow_mut(|cache| {
         if cache.is_empty()
@@ -214,17 +214,30 @@ pub(crate) fn run(mut job: Box<TaskJob>) {
     fault::guard("a spawned task", || task(ctx));
     job.heap = None;
     let group = job.header.group;
-    let here = current();
-    let stolen = here.is_some_and(|w| !ptr::eq(w, job.spawner)) && !job.spawner.is_null();
-    if !stolen {
+    let here = current().map_or(ptr::null(), |w| w as *const WorkerThread);
+    // Threads outside the pool run only their own throttled spawns, so a
+    // job with no spawning worker that runs on a worker is remote.
+    if ptr::eq(here, job.spawner) {
         CACHE.with_borrow_mut(|cache| {
             if cache.len() < CACHE_MAX {
                 cache.push(job);
             }
         });
-        // SAFETY: the group is alive until this decrement lets its sync
+        // SAFETY: the group is alive until its sync returns, which is
+        // later on this very thread.
+        unsafe { (*group).finished_local() };
+        return;
+    }
+    if job.spawner.is_null() {
+        // Injected from outside the pool: keep the memory here.
+        CACHE.with_borrow_mut(|cache| {
+            if cache.len() < CACHE_MAX {
+                cache.push(job);
+            }
+        });
+        // SAFETY: the group is alive until this count lets its sync
         // return; it is not touched afterwards.
-        unsafe { (*group).finished(1) };
+        unsafe { (*group).finished_remote(1) };
         return;
     }
     let mut d = DEFERRED.get();
@@ -281,6 +294,6 @@ pub(crate) fn flush_deferred() {
     // it until the decrement, after which neither is touched.
     unsafe {
         (*d.home).returned().push_chain(d.head, d.tail);
-        (*d.group).finished(d.count);
+        (*d.group).finished_remote(d.count);
     }
 }
