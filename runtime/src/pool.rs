@@ -44,7 +44,7 @@
 
 use crate::fault;
 use crate::sched::ParcGroup;
-use crate::task::{self, ReturnList};
+use crate::task::{self, JobMemory};
 use crossbeam_deque::{Injector, Steal, Stealer, Worker};
 use std::cell::{Cell, UnsafeCell};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering, fence};
@@ -256,8 +256,8 @@ pub(crate) struct WorkerThread {
     pool: Arc<Pool>,
     deque: Worker<JobRef>,
     rng: Cell<u64>,
-    /// Job memory of this worker's spawns, handed back by thieves.
-    returned: ReturnList,
+    /// Memory for this worker's spawns (see [`task`]).
+    jobs: JobMemory,
 }
 
 thread_local! {
@@ -284,8 +284,8 @@ impl WorkerThread {
         &self.pool
     }
 
-    pub(crate) fn returned(&self) -> &ReturnList {
-        &self.returned
+    pub(crate) fn jobs(&self) -> &JobMemory {
+        &self.jobs
     }
 
     /// Pushes a job on this worker's deque (the newest end).
@@ -619,7 +619,7 @@ impl PoolHandle {
                             0x9e37_79b9_7f4a_7c15
                                 ^ (index as u64 + 1).wrapping_mul(0xbf58_476d_1ce4_e5b9),
                         ),
-                        returned: ReturnList::new(),
+                        jobs: JobMemory::new(),
                     };
                     CURRENT.set(&w);
                     w.main_loop();
