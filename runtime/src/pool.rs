@@ -31,16 +31,25 @@
 //!
 //! A worker with nothing to do is *searching*; after a while it becomes
 //! *sleeping* on a condition variable. One atomic word counts both.
-//! Whoever pushes a job issues a `SeqCst` fence and, if nobody is
-//! searching and somebody sleeps, wakes one sleeper; a searcher that finds
-//! work and was the last searcher wakes one more (so workers ramp up one
-//! by one, as in rayon). A sleeper re-checks every queue after announcing
-//! itself (the fence pairs with the pusher's: one of them sees the other),
-//! and sleeps at most [`SLEEP_TIMEOUT_MS`] ms per wait. Correctness never
-//! depends on wake-ups: the worker that pushed a job runs it itself at its
-//! next `sync`/`join` unless someone stole it; only injected jobs need a
-//! worker to come, and the timeout bounds that delay even if a wake-up
-//! were lost.
+//! Whoever makes a queue non-empty (injects a job, or pushes one onto an
+//! empty deque) issues a `SeqCst` fence and, if nobody is searching and
+//! somebody sleeps, wakes one sleeper; a searcher that finds work and was
+//! the last searcher wakes one more (so workers ramp up one by one, as in
+//! rayon). A sleeper re-checks every queue after announcing itself (the
+//! fence pairs with the pusher's: one of them sees the other), and sleeps
+//! at most [`SLEEP_TIMEOUT_MS`] ms per wait.
+//!
+//! A push onto a non-empty deque wakes nobody and costs no fence (most
+//! spawns: in recursive code a worker's deque holds a job per level): the
+//! push that made the deque non-empty announced it, so a would-be sleeper
+//! sees the deque non-empty and stays awake, and the thieves that take
+//! its jobs wake more workers as they find work. (If thieves empty the
+//! deque just as the owner pushes, that one job may go unannounced: the
+//! owner runs it at its sync, or a sleeper finds it when its wait times
+//! out.) Correctness never depends on wake-ups: the worker that pushed a
+//! job runs it itself at its next `sync`/`join` unless someone stole it;
+//! only injected jobs need a worker to come, and the timeout bounds that
+//! delay even if a wake-up were lost.
 
 use crate::fault;
 use crate::sched::ParcGroup;
@@ -288,11 +297,15 @@ impl WorkerThread {
         &self.jobs
     }
 
-    /// Pushes a job on this worker's deque (the newest end).
+    /// Pushes a job on this worker's deque (the newest end); a push onto
+    /// an empty deque announces new work (see the module doc).
     #[inline]
     pub(crate) fn push(&self, job: JobRef) {
+        let was_empty = self.deque.is_empty();
         self.deque.push(job);
-        self.pool.sleep.new_work();
+        if was_empty {
+            self.pool.sleep.new_work();
+        }
     }
 
     fn next_random(&self) -> usize {

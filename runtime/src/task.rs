@@ -20,7 +20,7 @@
 //!
 //! # Counting completion
 //!
-//! A group counts its tasks in two words (see [`ParcGroup`](crate::ParcGroup)): a task
+//! A group counts its tasks in two words (see [`ParcGroup`]): a task
 //! that ran on its spawner's thread (the common case: nobody stole it)
 //! decrements the group's `open` count with a plain load and store, no
 //! atomic read-modify-write, since only that thread touches `open`. A
