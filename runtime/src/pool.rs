@@ -321,7 +321,10 @@ impl WorkerThread {
     /// Own deque, then stealing, then the injector.
     #[inline]
     fn find_work(&self) -> Option<JobRef> {
-        self.deque.pop().or_else(|| self.steal())
+        match self.deque.pop() {
+            Some(job) => Some(job),
+            None => self.steal(),
+        }
     }
 
     fn steal(&self) -> Option<JobRef> {
@@ -361,12 +364,25 @@ impl WorkerThread {
     }
 
     /// Runs other work until `done()` holds.
+    #[inline]
     pub(crate) fn wait_until(&self, done: impl Fn() -> bool) {
-        self.help_until(done);
+        // The common case first: what we wait for is on top of our own
+        // deque (a sync's unstolen tasks, newest first).
+        while !done() {
+            match self.deque.pop() {
+                // SAFETY: a job taken from a queue has not run yet.
+                Some(job) => unsafe { job.execute() },
+                None => {
+                    self.help_until(&done);
+                    break;
+                }
+            }
+        }
         // The caller's strand continues: nothing may stay deferred.
         task::flush_deferred();
     }
 
+    #[inline(never)]
     fn help_until(&self, done: impl Fn() -> bool) {
         let mut backoff = Backoff::new();
         while !done() {
