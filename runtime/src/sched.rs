@@ -22,11 +22,18 @@
 //!
 //! Cost of help-first compared with Cilk's work-first continuation
 //! stealing: every spawn materializes a job (a copy of the captured
-//! values, a deque push and pop, atomic operations on the group) even
-//! when nobody steals it: about 50 ns per spawn and sync on one worker
-//! (fib(32) with a spawn in every call: 15-20 times the serial time on
-//! one worker, about the serial time on 16; `cargo bench -p
-//! parc-runtime`). A loop that spawns many small tasks has a single
+//! values into a recycled job record, a deque push and pop) even when
+//! nobody steals it. The common path, a task popped back and run by its
+//! spawner, costs no atomic read-modify-write: the group counts it with
+//! plain loads and stores (see [`ParcGroup`]), and a push onto a
+//! non-empty deque needs no fence (see [`pool`](crate::pool)); what
+//! remains is the `SeqCst` fence of the Chase-Lev pop, which no
+//! owner-side protocol without one can replace (thieves could take the
+//! job concurrently). That is about 15-20 ns per spawn and sync on one
+//! worker, against about 10 for `rayon_core::join`, whose job lives on
+//! the stack (fib(35) with a spawn in every call, `parc-bench --only
+//! fib,fib_serial`; `cargo bench -p parc-runtime` for the runtime
+//! alone). A loop that spawns many small tasks has a single
 //! producer that the thieves contend with (1 µs tasks: 9 times faster on
 //! 16 workers than on one; empty tasks get slower), where work-first
 //! would let thieves take over the loop itself; `parallel_for` splits
