@@ -31,20 +31,29 @@
 //!
 //! A worker with nothing to do is *searching*; after a while it becomes
 //! *sleeping* on a condition variable. One atomic word counts both.
-//! Whoever pushes a job issues a `SeqCst` fence and, if nobody is
-//! searching and somebody sleeps, wakes one sleeper; a searcher that finds
-//! work and was the last searcher wakes one more (so workers ramp up one
-//! by one, as in rayon). A sleeper re-checks every queue after announcing
-//! itself (the fence pairs with the pusher's: one of them sees the other),
-//! and sleeps at most [`SLEEP_TIMEOUT_MS`] ms per wait. Correctness never
-//! depends on wake-ups: the worker that pushed a job runs it itself at its
-//! next `sync`/`join` unless someone stole it; only injected jobs need a
-//! worker to come, and the timeout bounds that delay even if a wake-up
-//! were lost.
+//! Whoever makes a queue non-empty (injects a job, or pushes one onto an
+//! empty deque) issues a `SeqCst` fence and, if nobody is searching and
+//! somebody sleeps, wakes one sleeper; a searcher that finds work and was
+//! the last searcher wakes one more (so workers ramp up one by one, as in
+//! rayon). A sleeper re-checks every queue after announcing itself (the
+//! fence pairs with the pusher's: one of them sees the other), and sleeps
+//! at most [`SLEEP_TIMEOUT_MS`] ms per wait.
+//!
+//! A push onto a non-empty deque wakes nobody and costs no fence (most
+//! spawns: in recursive code a worker's deque holds a job per level): the
+//! push that made the deque non-empty announced it, so a would-be sleeper
+//! sees the deque non-empty and stays awake, and the thieves that take
+//! its jobs wake more workers as they find work. (If thieves empty the
+//! deque just as the owner pushes, that one job may go unannounced: the
+//! owner runs it at its sync, or a sleeper finds it when its wait times
+//! out.) Correctness never depends on wake-ups: the worker that pushed a
+//! job runs it itself at its next `sync`/`join` unless someone stole it;
+//! only injected jobs need a worker to come, and the timeout bounds that
+//! delay even if a wake-up were lost.
 
 use crate::fault;
 use crate::sched::ParcGroup;
-use crate::task::{self, ReturnList};
+use crate::task::{self, JobMemory};
 use crossbeam_deque::{Injector, Steal, Stealer, Worker};
 use std::cell::{Cell, UnsafeCell};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering, fence};
@@ -256,8 +265,8 @@ pub(crate) struct WorkerThread {
     pool: Arc<Pool>,
     deque: Worker<JobRef>,
     rng: Cell<u64>,
-    /// Job memory of this worker's spawns, handed back by thieves.
-    returned: ReturnList,
+    /// Memory for this worker's spawns (see [`task`]).
+    jobs: JobMemory,
 }
 
 thread_local! {
@@ -284,15 +293,19 @@ impl WorkerThread {
         &self.pool
     }
 
-    pub(crate) fn returned(&self) -> &ReturnList {
-        &self.returned
+    pub(crate) fn jobs(&self) -> &JobMemory {
+        &self.jobs
     }
 
-    /// Pushes a job on this worker's deque (the newest end).
+    /// Pushes a job on this worker's deque (the newest end); a push onto
+    /// an empty deque announces new work (see the module doc).
     #[inline]
     pub(crate) fn push(&self, job: JobRef) {
+        let was_empty = self.deque.is_empty();
         self.deque.push(job);
-        self.pool.sleep.new_work();
+        if was_empty {
+            self.pool.sleep.new_work();
+        }
     }
 
     fn next_random(&self) -> usize {
@@ -308,7 +321,10 @@ impl WorkerThread {
     /// Own deque, then stealing, then the injector.
     #[inline]
     fn find_work(&self) -> Option<JobRef> {
-        self.deque.pop().or_else(|| self.steal())
+        match self.deque.pop() {
+            Some(job) => Some(job),
+            None => self.steal(),
+        }
     }
 
     fn steal(&self) -> Option<JobRef> {
@@ -348,12 +364,25 @@ impl WorkerThread {
     }
 
     /// Runs other work until `done()` holds.
+    #[inline]
     pub(crate) fn wait_until(&self, done: impl Fn() -> bool) {
-        self.help_until(done);
+        // The common case first: what we wait for is on top of our own
+        // deque (a sync's unstolen tasks, newest first).
+        while !done() {
+            match self.deque.pop() {
+                // SAFETY: a job taken from a queue has not run yet.
+                Some(job) => unsafe { job.execute() },
+                None => {
+                    self.help_until(&done);
+                    break;
+                }
+            }
+        }
         // The caller's strand continues: nothing may stay deferred.
         task::flush_deferred();
     }
 
+    #[inline(never)]
     fn help_until(&self, done: impl Fn() -> bool) {
         let mut backoff = Backoff::new();
         while !done() {
@@ -619,7 +648,7 @@ impl PoolHandle {
                             0x9e37_79b9_7f4a_7c15
                                 ^ (index as u64 + 1).wrapping_mul(0xbf58_476d_1ce4_e5b9),
                         ),
-                        returned: ReturnList::new(),
+                        jobs: JobMemory::new(),
                     };
                     CURRENT.set(&w);
                     w.main_loop();

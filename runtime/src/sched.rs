@@ -22,11 +22,18 @@
 //!
 //! Cost of help-first compared with Cilk's work-first continuation
 //! stealing: every spawn materializes a job (a copy of the captured
-//! values, a deque push and pop, atomic operations on the group) even
-//! when nobody steals it: about 50 ns per spawn and sync on one worker
-//! (fib(32) with a spawn in every call: 15-20 times the serial time on
-//! one worker, about the serial time on 16; `cargo bench -p
-//! parc-runtime`). A loop that spawns many small tasks has a single
+//! values into a recycled job record, a deque push and pop) even when
+//! nobody steals it. The common path, a task popped back and run by its
+//! spawner, costs no atomic read-modify-write: the group counts it with
+//! plain loads and stores (see [`ParcGroup`]), and a push onto a
+//! non-empty deque needs no fence (see [`pool`](crate::pool)); what
+//! remains is the `SeqCst` fence of the Chase-Lev pop, which no
+//! owner-side protocol without one can replace (thieves could take the
+//! job concurrently). That is about 15-20 ns per spawn and sync on one
+//! worker, against about 10 for `rayon_core::join`, whose job lives on
+//! the stack (fib(35) with a spawn in every call, `parc-bench --only
+//! fib,fib_serial`; `cargo bench -p parc-runtime` for the runtime
+//! alone). A loop that spawns many small tasks has a single
 //! producer that the thieves contend with (1 µs tasks: 9 times faster on
 //! 16 workers than on one; empty tasks get slower), where work-first
 //! would let thieves take over the loop itself; `parallel_for` splits
@@ -100,16 +107,29 @@ pub type TaskFn = extern "C" fn(ctx: *mut u8);
 /// The program's `main`.
 pub type MainFn = extern "C" fn(argc: i32, argv: *mut *mut i8) -> i32;
 
-/// A sync region's task counter (see the module doc for the contract).
+/// A sync region's task counters (see the module doc for the contract).
 /// Generated code allocates `size_of::<ParcGroup>()` = 32 bytes with
 /// alignment 8 and zero-fills them.
+///
+/// Completion is counted in two words so that a task that is not stolen
+/// costs no atomic read-modify-write (as Cilk's join counter, which only
+/// steals touch): `open` is the tasks spawned minus those that finished
+/// *on the spawning thread*, and only that thread reads or writes it
+/// (plain loads and stores); `remote` is the tasks that finished on
+/// other threads (stolen, or injected from outside the pool), added to
+/// with release read-modify-writes. Every task of a group is spawned by
+/// the same thread (the owner strand never migrates), the group is done
+/// when `open == remote` (`remote <= open` always), and its sync then
+/// resets both to zero.
 #[repr(C, align(8))]
 #[derive(Debug, Default)]
 pub struct ParcGroup {
-    /// Tasks spawned into the group that have not finished.
-    pending: AtomicU64,
+    /// Spawned minus finished on the spawning thread (that thread only).
+    open: AtomicU64,
+    /// Finished on another thread.
+    remote: AtomicU64,
     /// Zero; room for the future without changing the ABI.
-    _reserved: [u64; 3],
+    _reserved: [u64; 2],
 }
 
 const _: () = assert!(size_of::<ParcGroup>() == 32 && align_of::<ParcGroup>() == 8);
@@ -118,19 +138,56 @@ impl ParcGroup {
     /// An empty group (the same as all-zero bytes).
     pub const fn new() -> ParcGroup {
         ParcGroup {
-            pending: AtomicU64::new(0),
-            _reserved: [0; 3],
+            open: AtomicU64::new(0),
+            remote: AtomicU64::new(0),
+            _reserved: [0; 2],
         }
     }
 
-    /// Tasks spawned and not yet finished.
+    /// Tasks spawned and not yet finished. Exact on the thread that
+    /// spawns into the group; elsewhere a snapshot at best.
     pub fn pending(&self) -> u64 {
-        self.pending.load(Ordering::Acquire)
+        let remote = self.remote.load(Ordering::Acquire);
+        self.open.load(Ordering::Relaxed).wrapping_sub(remote)
     }
 
-    /// Marks `n` tasks finished. The group may be freed once this returns.
-    pub(crate) fn finished(&self, n: u64) {
-        self.pending.fetch_sub(n, Ordering::Release);
+    /// Whether every task spawned has finished, and everything they wrote
+    /// is visible (on the spawning thread).
+    #[inline]
+    fn done(&self) -> bool {
+        let open = self.open.load(Ordering::Relaxed);
+        open == 0 || open == self.remote.load(Ordering::Acquire)
+    }
+
+    /// Counts one more task spawned (on the spawning thread); returns how
+    /// many were open before.
+    #[inline]
+    fn spawned(&self) -> u64 {
+        let open = self.open.load(Ordering::Relaxed);
+        self.open.store(open + 1, Ordering::Relaxed);
+        open
+    }
+
+    /// Marks one task finished on the thread that spawned it.
+    #[inline]
+    pub(crate) fn finished_local(&self) {
+        let open = self.open.load(Ordering::Relaxed);
+        self.open.store(open - 1, Ordering::Relaxed);
+    }
+
+    /// Marks `n` tasks finished on another thread. The group may be freed
+    /// once this returns.
+    #[inline]
+    pub(crate) fn finished_remote(&self, n: u64) {
+        self.remote.fetch_add(n, Ordering::Release);
+    }
+
+    /// Empties a group that is [`done`](Self::done) (its spawning thread
+    /// only: no other thread touches it any more).
+    #[inline]
+    fn reset(&self) {
+        self.open.store(0, Ordering::Relaxed);
+        self.remote.store(0, Ordering::Relaxed);
     }
 }
 
@@ -253,14 +310,14 @@ pub unsafe extern "C" fn parc_rt_spawn(
     ctx: *const u8,
     ctx_size: u64,
 ) {
-    // SAFETY: forwarded from the caller's contract.
-    let job = unsafe { task::make(group, task, ctx, ctx_size as usize) };
-    // SAFETY: the group is live (caller's contract).
-    let pending = unsafe { &(*group).pending };
     let w = current();
-    let throttled = pending.load(Ordering::Relaxed) >= SPAWN_THROTTLE;
-    pending.fetch_add(1, Ordering::Relaxed);
-    if throttled {
+    // SAFETY: forwarded from the caller's contract.
+    let job = unsafe { task::make(w, group, task, ctx, ctx_size as usize) };
+    // SAFETY: the group is live (caller's contract).
+    let g = unsafe { &*group };
+    let open = g.spawned();
+    // The finished remote tasks are read only when a throttle is in sight.
+    if open >= SPAWN_THROTTLE && open - g.remote.load(Ordering::Relaxed) >= SPAWN_THROTTLE {
         // Enough parallel slack is queued: run this one now.
         task::run(job);
         return;
@@ -281,19 +338,20 @@ pub unsafe extern "C" fn parc_rt_spawn(
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn parc_rt_sync(group: *mut ParcGroup) {
     // SAFETY: the group is live (caller's contract).
-    let pending = unsafe { &(*group).pending };
-    if pending.load(Ordering::Acquire) == 0 {
+    let g = unsafe { &*group };
+    if g.open.load(Ordering::Relaxed) == 0 {
         return;
     }
     match current() {
-        Some(w) => w.wait_until(|| pending.load(Ordering::Acquire) == 0),
+        Some(w) => w.wait_until(|| g.done()),
         None => {
             let mut backoff = Backoff::new();
-            while pending.load(Ordering::Acquire) != 0 {
+            while !g.done() {
                 backoff.snooze();
             }
         }
     }
+    g.reset();
 }
 
 /// Runs the program's `main(argc, argv)` on a worker, on a 64 MiB stack,

@@ -5,39 +5,47 @@
 //! A `TaskJob` holds the task function, its group, the worker that
 //! spawned it, and a copy of the captured values (inline up to
 //! [`INLINE_CTX`] bytes, 16-aligned, else in a heap buffer). Job memory
-//! never goes back to `malloc` in steady state: a job that ran on the
-//! thread that spawned it goes to that thread's cache; a stolen job goes
-//! back to its spawner through the spawner's `ReturnList` (a lock-free
-//! intrusive stack that any thread pushes onto and only its owner empties,
-//! all at once, so there is no ABA problem), and the spawner refills its
-//! cache from there. Returning memory to the spawner instead of freeing it
-//! on the thief keeps one worker spawning many tasks from fighting the
-//! thieves over `malloc` locks.
+//! never goes back to `malloc` in steady state: each worker keeps a cache
+//! of jobs in its `WorkerThread` (a `JobMemory`, touched only by that
+//! worker's thread, so no thread-local lookup and no lock); a job that ran
+//! on the worker that spawned it goes back to that cache; a stolen job
+//! goes back to its spawner through the spawner's `ReturnList` (a
+//! lock-free intrusive stack that any thread pushes onto and only its
+//! owner empties, all at once, so there is no ABA problem), and the
+//! spawner refills its cache from there when the cache runs dry.
+//! Returning memory to the spawner instead of freeing it on the thief
+//! keeps one worker spawning many tasks from fighting the thieves over
+//! `malloc` locks. Threads outside the pool keep no cache (their jobs are
+//! allocated per spawn and end in the cache of the worker that ran them).
 //!
 //! # Counting completion
 //!
-//! A task that ran on its spawner's thread decrements its group's counter
-//! at once. A stolen task's completion is *deferred*: the thief collects
-//! finished tasks of one group (count and job memory) in a thread-local
-//! and publishes them, returned memory first and then one decrement of
-//! the counter, in `flush_deferred`. The pool calls it before running a
-//! job of another group or of another kind, whenever a search for work
-//! fails (before backing off, searching or sleeping), and before a wait
-//! (`sync`, `join`) returns to the code that waited. So a count stays
-//! deferred only while the thief runs tasks of that same group or looks
-//! for work: no sync waits on it longer than the thief keeps working for
-//! that very group, and a thief draining many small tasks of one group
-//! does not bounce the group's cache line with the spawner.
+//! A group counts its tasks in two words (see [`ParcGroup`]): a task
+//! that ran on its spawner's thread (the common case: nobody stole it)
+//! decrements the group's `open` count with a plain load and store, no
+//! atomic read-modify-write, since only that thread touches `open`. A
+//! stolen task's completion adds to the group's `remote` count, and is
+//! *deferred*: the thief collects finished tasks of one group (count and
+//! job memory) in a thread-local and publishes them, returned memory
+//! first and then one add to `remote`, in `flush_deferred`. The pool
+//! calls it before running a job of another group or of another kind,
+//! whenever a search for work fails (before backing off, searching or
+//! sleeping), and before a wait (`sync`, `join`) returns to the code that
+//! waited. So a count stays deferred only while the thief runs tasks of
+//! that same group or looks for work: no sync waits on it longer than the
+//! thief keeps working for that very group, and a thief draining many
+//! small tasks of one group does not bounce the group's cache line with
+//! the spawner.
 //!
 //! All tasks of one group have the same spawner (a group belongs to one
 //! function invocation, which never migrates), and that worker is alive
 //! while the group has unfinished tasks (the invocation has not passed
-//! its sync), so returning memory before the decrement is safe.
+//! its sync), so returning memory before the count is safe.
 
 use crate::fault;
 use crate::pool::{Header, JobRef, WorkerThread, current};
 use crate::sched::{ParcGroup, TaskFn};
-use std::cell::{Cell, RefCell};
+use std::cell::{Cell, UnsafeCell};
 use std::ptr;
 use std::sync::atomic::{AtomicPtr, Ordering};
 
@@ -68,8 +76,6 @@ pub(crate) struct TaskJob {
 type Cache = Vec<Box<TaskJob>>;
 
 thread_local! {
-    /// Job memory for reuse by this thread's spawns.
-    static CACHE: RefCell<Cache> = const { RefCell::new(Vec::new()) };
     /// Finished stolen tasks not yet published.
     static DEFERRED: Cell<Deferred> = const { Cell::new(Deferred::EMPTY) };
 }
@@ -93,6 +99,49 @@ impl Deferred {
         head: ptr::null_mut(),
         tail: ptr::null_mut(),
     };
+}
+
+/// A worker's job memory: its cache, which only the worker's thread
+/// touches, and the jobs that thieves hand back.
+pub(crate) struct JobMemory {
+    cache: UnsafeCell<Cache>,
+    returned: ReturnList,
+}
+
+impl JobMemory {
+    pub fn new() -> JobMemory {
+        JobMemory {
+            cache: UnsafeCell::new(Vec::new()),
+            returned: ReturnList::new(),
+        }
+    }
+
+    /// A cached job, if any (the owning worker's thread only).
+    #[inline]
+    fn take(&self) -> Option<Box<TaskJob>> {
+        // SAFETY: only the owning worker's thread calls `take` and `keep`,
+        // and neither calls out while it holds the reference.
+        let cache = unsafe { &mut *self.cache.get() };
+        if cache.is_empty() {
+            refill(cache, self.returned.take_all());
+        }
+        cache.pop()
+    }
+
+    /// Keeps `job` for reuse (the owning worker's thread only).
+    #[inline]
+    fn keep(&self, job: Box<TaskJob>) {
+        // SAFETY: as in `take`.
+        let cache = unsafe { &mut *self.cache.get() };
+        if cache.len() < CACHE_MAX {
+            cache.push(job);
+        }
+    }
+
+    /// Jobs handed back by thieves.
+    pub(crate) fn returned(&self) -> &ReturnList {
+        &self.returned
+    }
 }
 
 /// Jobs handed back to the worker that spawned them.
@@ -143,22 +192,17 @@ impl Drop for ReturnList {
 ///
 /// # Safety
 /// `ctx` points to `size` readable bytes.
+#[inline]
 pub(crate) unsafe fn make(
+    w: Option<&WorkerThread>,
     group: *const ParcGroup,
     task: TaskFn,
     ctx: *const u8,
     size: usize,
 ) -> Box<TaskJob> {
-    let w = current();
     let spawner = w.map_or(ptr::null(), |w| w as *const WorkerThread);
-    let cached = CACHE.with_borrow_mut(|cache| {
-        if cache.is_empty()
-            && let Some(w) = w
-        {
-            refill(cache, w.returned().take_all());
-        }
-        cache.pop()
-    });
+    // Threads outside the pool keep no cache.
+    let cached = w.and_then(|w| w.jobs().take());
     let mut job = cached.unwrap_or_else(|| {
         Box::new(TaskJob {
             header: Header {
@@ -183,11 +227,36 @@ pub(crate) unsafe fn make(
             .as_mut_ptr()
             .cast()
     };
-    if size > 0 {
-        // SAFETY: `ctx` has `size` bytes (caller); `dst` has room.
-        unsafe { ptr::copy_nonoverlapping(ctx, dst, size) };
-    }
+    // SAFETY: `ctx` has `size` bytes (caller); `dst` has room.
+    unsafe { copy_ctx(ctx, dst, size) };
     job
+}
+
+/// Copies the `size` bytes of a context. Generated code stores the
+/// captured values right before it calls `parc_rt_spawn`, so they are
+/// most likely still in the store buffer: a load that spans two stores
+/// (a 16-byte `memcpy` move over an `int` and its neighbour) cannot take
+/// its bytes from there and waits until the stores reach the cache,
+/// which costs more than the rest of a spawn. Contexts up to
+/// [`INLINE_CTX`] bytes whose size and address are multiples of 4 (all
+/// that generated code makes) are therefore copied in separate 4-byte
+/// moves, each inside one store of a captured value of 4 bytes or more.
+///
+/// # Safety
+/// As `ptr::copy_nonoverlapping(src, dst, size)`.
+#[inline]
+unsafe fn copy_ctx(src: *const u8, dst: *mut u8, size: usize) {
+    if size <= INLINE_CTX && size.is_multiple_of(4) && (src as usize).is_multiple_of(4) {
+        let (src, dst) = (src.cast::<u32>(), dst.cast::<u32>());
+        for i in 0..size / 4 {
+            // SAFETY: the caller's contract; volatile so that the loads
+            // are not merged into wider ones (nor the loop into `memcpy`).
+            unsafe { dst.add(i).write_unaligned(src.add(i).read_volatile()) };
+        }
+    } else {
+        // SAFETY: the caller's contract.
+        unsafe { ptr::copy_nonoverlapping(src, dst, size) };
+    }
 }
 
 /// Moves a returned chain into the cache (freeing what does not fit).
@@ -214,17 +283,31 @@ pub(crate) fn run(mut job: Box<TaskJob>) {
     fault::guard("a spawned task", || task(ctx));
     job.heap = None;
     let group = job.header.group;
-    let here = current();
-    let stolen = here.is_some_and(|w| !ptr::eq(w, job.spawner)) && !job.spawner.is_null();
-    if !stolen {
-        CACHE.with_borrow_mut(|cache| {
-            if cache.len() < CACHE_MAX {
-                cache.push(job);
-            }
-        });
-        // SAFETY: the group is alive until this decrement lets its sync
+    // Threads outside the pool run only their own throttled spawns (they
+    // never take jobs from a queue), so a job with no spawning worker that
+    // runs on a worker finished remotely.
+    let here = match current() {
+        Some(w) if !ptr::eq(w, job.spawner) => w,
+        Some(w) => {
+            w.jobs().keep(job);
+            // SAFETY: the group is alive until its sync returns, which is
+            // later on this very thread.
+            unsafe { (*group).finished_local() };
+            return;
+        }
+        None => {
+            debug_assert!(job.spawner.is_null());
+            // SAFETY: as above.
+            unsafe { (*group).finished_local() };
+            return;
+        }
+    };
+    if job.spawner.is_null() {
+        // Injected from outside the pool: keep the memory here.
+        here.jobs().keep(job);
+        // SAFETY: the group is alive until this count lets its sync
         // return; it is not touched afterwards.
-        unsafe { (*group).finished(1) };
+        unsafe { (*group).finished_remote(1) };
         return;
     }
     let mut d = DEFERRED.get();
@@ -280,7 +363,7 @@ pub(crate) fn flush_deferred() {
     // unfinished tasks (module doc), and these are still unfinished for
     // it until the decrement, after which neither is touched.
     unsafe {
-        (*d.home).returned().push_chain(d.head, d.tail);
-        (*d.group).finished(d.count);
+        (*d.home).jobs().returned().push_chain(d.head, d.tail);
+        (*d.group).finished_remote(d.count);
     }
 }

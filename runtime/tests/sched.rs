@@ -129,6 +129,75 @@ fn a_million_tiny_tasks_in_one_group() {
     }
 }
 
+#[repr(C)]
+struct SpinCtx {
+    round: u64,
+    sum: *const AtomicU64,
+    /// The spawning worker's id, and the count of tasks that ran elsewhere.
+    spawner: i32,
+    stolen: *const AtomicU64,
+}
+
+extern "C" fn spin_task(ctx: *mut u8) {
+    // SAFETY: spawned with a `SpinCtx`; `sum` outlives the group.
+    let c = unsafe { &*(ctx as *const SpinCtx) };
+    // Long enough (a few µs) for idle workers to steal siblings.
+    let mut x = c.round;
+    for _ in 0..2000 {
+        x = std::hint::black_box(x.wrapping_mul(6364136223846793005).wrapping_add(1));
+    }
+    std::hint::black_box(x);
+    // SAFETY: as above.
+    unsafe { &*c.sum }.fetch_add(c.round, Ordering::Relaxed);
+    if parc_rt_worker_id() != c.spawner {
+        // SAFETY: as above.
+        unsafe { &*c.stolen }.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+/// One group synced and reused many times while workers steal from it:
+/// tasks finished on the spawning thread and on thieves are both counted,
+/// and each sync leaves the group empty for the next round.
+/// Returns how many tasks ran on another thread than their spawner.
+fn reused_group_rounds() -> u64 {
+    let sum = AtomicU64::new(0);
+    let stolen = AtomicU64::new(0);
+    let spawner = parc_rt_worker_id();
+    let mut g = ParcGroup::new();
+    let mut expect = 0;
+    for round in 1..=2000u64 {
+        for _ in 0..4 {
+            let ctx = SpinCtx {
+                round,
+                sum: &sum,
+                spawner,
+                stolen: &stolen,
+            };
+            spawn(&mut g, spin_task, &ctx);
+        }
+        expect += 4 * round;
+        sync(&mut g);
+        assert_eq!(g.pending(), 0);
+        assert_eq!(sum.load(Ordering::Relaxed), expect, "round {round}");
+        // SAFETY: a group is 32 bytes, 8-aligned, and nothing else
+        // touches it after its sync.
+        let words = unsafe { *(&g as *const ParcGroup).cast::<[u64; 4]>() };
+        assert_eq!(words, [0; 4], "an empty group is all zero again");
+    }
+    stolen.load(Ordering::Relaxed)
+}
+
+#[test]
+fn a_group_reused_across_syncs_with_steals() {
+    assert_eq!(with_workers(1, reused_group_rounds), 0);
+    for workers in [2, 8] {
+        let stolen = with_workers(workers, reused_group_rounds);
+        eprintln!("{workers} workers: {stolen} of 8000 tasks stolen");
+    }
+    // From a thread outside the pool: every task is injected.
+    assert_eq!(reused_group_rounds(), 8000);
+}
+
 #[test]
 fn spawn_and_sync_outside_the_pool() {
     // The test thread is no worker: spawns are injected, sync waits.

@@ -24,9 +24,9 @@ pub const SYNC: &str = "parc_rt_sync";
 pub const PARALLEL_FOR: &str = "parc_rt_parallel_for";
 
 /// Bytes of a sync region's group object.
-pub const GROUP_SIZE: u32 = 64;
+pub const GROUP_SIZE: u32 = 32;
 /// Alignment of a group object.
-pub const GROUP_ALIGN: u32 = 16;
+pub const GROUP_ALIGN: u32 = 8;
 
 /// The signature of each entry point.
 pub fn signature(name: &str) -> Option<Signature> {

@@ -45,8 +45,8 @@
 //!   site), `parc_rt_sync(ptr group)` for a sync, and
 //!   `parc_rt_parallel_for(i64 0, i64 trip, i64 grain, ptr body_fn, ptr ctx)`
 //!   for a recognized loop (it returns when every iteration has run).
-//!   Each sync region that spawns gets a group: a zero-filled 64-byte,
-//!   16-aligned `alloca` in the entry block of the function that owns the
+//!   Each sync region that spawns gets a group: a zero-filled 32-byte,
+//!   8-aligned `alloca` in the entry block of the function that owns the
 //!   region; a synced group is empty again, so one serves every round.
 //! - **Serial target** ([`Target::Serial`], the oracle): the same outlining,
 //!   with a spawn as a direct `call @task(ctx)`, a sync as a jump, and a

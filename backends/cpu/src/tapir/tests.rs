@@ -567,7 +567,7 @@ fn fib_spawn_is_outlined() {
     check_in_order(
         &fib,
         &[
-            "alloca 64, align 16",
+            "alloca 32, align 8",
             "alloca 16, align 8",
             "func_addr @fib.task0",
             "iconst.i64 16",
@@ -707,14 +707,14 @@ fn other_loop_shapes_spawn_per_iteration() {
     check_in_order(
         &fill,
         &[
-            "alloca 64, align 16",
+            "alloca 32, align 8",
             "func_addr @fill.task0",
             "call @parc_rt_spawn(",
             "call @parc_rt_sync(",
             "return",
         ],
     );
-    assert_eq!(count(&fill, "alloca 64, align 16"), 1, "{fill}");
+    assert_eq!(count(&fill, "alloca 32, align 8"), 1, "{fill}");
 }
 
 #[test]
@@ -753,7 +753,7 @@ fn a_loop_may_share_its_region_with_spawns() {
     check_in_order(
         &fill,
         &[
-            "alloca 64, align 16",
+            "alloca 32, align 8",
             "func_addr @fill.task0",
             "call @parc_rt_spawn(",
             "func_addr @fill.loop0",
@@ -825,14 +825,14 @@ fn nested_loops_with_a_spawn_inside() {
     let r = check_module(&m, &[]);
     let outer = func_text(&r, "outer");
     assert_eq!(count(&outer, "call @parc_rt_parallel_for("), 1, "{outer}");
-    assert!(!outer.contains("parc_rt_spawn") && !outer.contains("alloca 64"));
+    assert!(!outer.contains("parc_rt_spawn") && !outer.contains("alloca 32, align 8"));
     // The body spawns `mark` into its own group (in the body's entry),
     // runs the inner loop with one call, then syncs.
     let body = func_text(&r, "outer.loop0");
     check_in_order(
         &body,
         &[
-            "alloca 64, align 16",
+            "alloca 32, align 8",
             "icmp slt",
             "func_addr @outer.loop0.task0",
             "call @parc_rt_spawn(",
