@@ -75,7 +75,7 @@ pub fn classify(
                     ),
                 )
             } else if stride >= size as u64 {
-                match conflicting_site(p, act, l, ptr) {
+                match conflicting_site(p, an, act, l, ptr) {
                     Some(line) => (
                         AccumulationClass::Atomic,
                         format!(
@@ -98,7 +98,7 @@ pub fn classify(
         }
         None if !nested
             && rows_disjoint(p, an, l, ptr, at, size)
-            && conflicting_site(p, act, l, ptr).is_none() =>
+            && conflicting_site(p, an, act, l, ptr).is_none() =>
         {
             (
                 AccumulationClass::Disjoint,
@@ -359,7 +359,13 @@ fn rows_disjoint(
 /// is not the same address in every iteration (a reduction). Primal stores
 /// need no check: a store and a load of one location in different
 /// iterations would be a determinacy race in the primal program.
-fn conflicting_site(p: &Function, act: &ActivityInfo, l: &PLoop, ptr: Value) -> Option<u32> {
+fn conflicting_site(
+    p: &Function,
+    an: &FunctionAnalyses,
+    act: &ActivityInfo,
+    l: &PLoop,
+    ptr: Value,
+) -> Option<u32> {
     let mine: Vec<Root> = act.roots(ptr).collect();
     let vague = |r: &Root| matches!(r, Root::Unknown | Root::Loaded(_));
     for &b in &l.task_blocks {
@@ -374,10 +380,299 @@ fn conflicting_site(p: &Function, act: &ActivityInfo, l: &PLoop, ptr: Value) -> 
             let theirs: Vec<Root> = act.roots(q).collect();
             let overlap =
                 theirs.iter().any(|r| vague(r) || mine.contains(r)) || mine.iter().any(vague);
-            if overlap && affine(p, l, q, 0) != Some(0) {
+            // Updates through `q` go to per-worker copies (an array
+            // reduction: combined after the loop) or stay in this
+            // iteration's own stride.
+            let q_size = p.result(i).map_or(8, |r| p.value_type(r).bytes());
+            let apart = region(p, an, l, q, b, q_size).is_some() || same_stride_apart(p, l, ptr, q);
+            if overlap && !apart && affine(p, l, q, 0) != Some(0) {
                 return Some(p.locs[i].line);
             }
         }
     }
     None
+}
+
+/// `base + c·iv + o` with `base` invariant and constant `c`, `o`.
+fn strided(p: &Function, l: &PLoop, v: Value) -> Option<(Value, i64, i64)> {
+    let ValueDef::Result(i) = p.value_def(v) else {
+        return None;
+    };
+    let InstKind::PtrAdd(base, off) = *p.inst(i) else {
+        return None;
+    };
+    if !defined_outside(p, l, base) {
+        return None;
+    }
+    let c = affine(p, l, off, 0)?;
+    let mut terms = Vec::new();
+    let mut o = 0;
+    constant_part(p, l, off, 1, &mut terms, &mut o, 0)?;
+    Some((base, c, o))
+}
+
+/// The constant part of `v · scale`, where `v` is affine in the loop
+/// index (whose terms are collected and ignored).
+fn constant_part(
+    p: &Function,
+    l: &PLoop,
+    v: Value,
+    scale: i64,
+    terms: &mut Vec<Value>,
+    o: &mut i64,
+    depth: u32,
+) -> Option<()> {
+    if depth > 16 {
+        return None;
+    }
+    if v == l.iv {
+        terms.push(v);
+        return Some(());
+    }
+    if let Some(c) = konst(p, v) {
+        *o = o.checked_add(c.checked_mul(scale)?)?;
+        return Some(());
+    }
+    let ValueDef::Result(i) = p.value_def(v) else {
+        return None;
+    };
+    match *p.inst(i) {
+        InstKind::Cast(CastOp::Sext | CastOp::Zext, x) => {
+            constant_part(p, l, x, scale, terms, o, depth + 1)
+        }
+        InstKind::Binary(BinaryOp::Iadd, a, b) => {
+            constant_part(p, l, a, scale, terms, o, depth + 1)?;
+            constant_part(p, l, b, scale, terms, o, depth + 1)
+        }
+        InstKind::Binary(BinaryOp::Imul, a, b) => {
+            let (x, c) = match (konst(p, a), konst(p, b)) {
+                (_, Some(c)) => (a, c),
+                (Some(c), _) => (b, c),
+                _ => return None,
+            };
+            constant_part(p, l, x, scale.checked_mul(c)?, terms, o, depth + 1)
+        }
+        InstKind::Binary(BinaryOp::Shl, a, b) => {
+            let c = konst(p, b)?;
+            if !(0..32).contains(&c) {
+                return None;
+            }
+            constant_part(p, l, a, scale.checked_mul(1 << c)?, terms, o, depth + 1)
+        }
+        _ => None,
+    }
+}
+
+/// True if `a` and `b` are `base + c·iv + o_a` and `base + c·iv + o_b`
+/// with `|o_a − o_b| + 8 ≤ |c|·step`: within one iteration's stride, so
+/// never the bytes of another iteration (8 bytes bound every access).
+fn same_stride_apart(p: &Function, l: &PLoop, a: Value, b: Value) -> bool {
+    let (Some((ba, ca, oa)), Some((bb, cb, ob))) = (strided(p, l, a), strided(p, l, b)) else {
+        return false;
+    };
+    let step = konst(p, l.step).filter(|s| *s > 0).unwrap_or(1);
+    ba == bb
+        && ca == cb
+        && ca != 0
+        && (oa - ob)
+            .unsigned_abs()
+            .checked_add(8)
+            .is_some_and(|d| d <= ca.unsigned_abs().saturating_mul(step as u64))
+}
+
+/// An address that is the same set of addresses in every iteration of a
+/// parallel loop: `base + offset + Σ c·j` with `base` invariant, constant
+/// `offset`, each coefficient `c` a constant times at most one invariant
+/// value, each `j` the index of a loop inside the task running over
+/// `[lo, bound)` (`lo ≥ 0`, `bound` invariant, tested before the access).
+/// Every iteration may update anywhere between `base + offset + Σ
+/// min(0, c·(bound − 1))` and `base + offset + size + Σ max(0, c·(bound −
+/// 1))`: per-worker copies of that region, combined after the loop, make
+/// the updates plain adds (an array reduction).
+#[derive(Clone, Debug)]
+pub struct Region {
+    pub base: Value,
+    pub offset: i64,
+    /// `(j, k, sym, lo, bound)`: the coefficient is `k · sym` (`k`
+    /// without one); `lo ≤ j < bound`.
+    pub terms: Vec<(Value, i64, Option<Value>, i64, Value)>,
+}
+
+/// The region `ptr` (accessed with `size` bytes in block `at`) ranges
+/// over, if it is one whose offsets are multiples of `size`.
+pub fn region(
+    p: &Function,
+    an: &FunctionAnalyses,
+    l: &PLoop,
+    ptr: Value,
+    at: Block,
+    size: u32,
+) -> Option<Region> {
+    let ValueDef::Result(i) = p.value_def(ptr) else {
+        return None;
+    };
+    let InstKind::PtrAdd(base, off) = *p.inst(i) else {
+        return None;
+    };
+    if !defined_outside(p, l, base) {
+        return None;
+    }
+    let mut terms = Vec::new();
+    let mut offset = 0i64;
+    offsets(p, l, off, (1, None), &mut terms, &mut offset, 0)?;
+    if terms.is_empty() {
+        return None;
+    }
+    let size = size as i64;
+    if offset % size != 0 || terms.iter().any(|t| t.1.0 % size != 0) {
+        return None;
+    }
+    let mut out = Vec::new();
+    for (j, (k, sym)) in terms {
+        let (lo, bound) = index_bound(p, an, l, j, at)?;
+        out.push((j, k, sym, lo, bound));
+    }
+    Some(Region {
+        base,
+        offset,
+        terms: out,
+    })
+}
+
+type Scale = (i64, Option<Value>);
+
+/// Adds integer `v · scale` to `terms` and `offset`.
+fn offsets(
+    p: &Function,
+    l: &PLoop,
+    v: Value,
+    scale: Scale,
+    terms: &mut Vec<(Value, Scale)>,
+    offset: &mut i64,
+    depth: u32,
+) -> Option<()> {
+    if depth > 16 || v == l.iv {
+        return None;
+    }
+    if let Some(c) = konst(p, v) {
+        if scale.1.is_some() {
+            return None;
+        }
+        *offset = offset.checked_add(c.checked_mul(scale.0)?)?;
+        return Some(());
+    }
+    let times = |c: i64| Some((scale.0.checked_mul(c)?, scale.1));
+    match p.value_def(v) {
+        ValueDef::Param(b, _) if l.task_blocks.contains(&b) => {
+            if terms.iter().any(|t| t.0 == v) {
+                return None;
+            }
+            terms.push((v, scale));
+            Some(())
+        }
+        ValueDef::Param(..) => None,
+        ValueDef::Result(i) => match *p.inst(i) {
+            InstKind::Cast(CastOp::Sext | CastOp::Zext, x) => {
+                offsets(p, l, x, scale, terms, offset, depth + 1)
+            }
+            InstKind::Binary(BinaryOp::Iadd, a, b) => {
+                offsets(p, l, a, scale, terms, offset, depth + 1)?;
+                offsets(p, l, b, scale, terms, offset, depth + 1)
+            }
+            InstKind::Binary(BinaryOp::Imul, a, b) => {
+                for (x, y) in [(a, b), (b, a)] {
+                    if let Some(c) = konst(p, y) {
+                        return offsets(p, l, x, times(c)?, terms, offset, depth + 1);
+                    }
+                }
+                for (x, y) in [(a, b), (b, a)] {
+                    if scale.1.is_none() && defined_outside(p, l, y) {
+                        return offsets(p, l, x, (scale.0, Some(y)), terms, offset, depth + 1);
+                    }
+                }
+                None
+            }
+            InstKind::Binary(BinaryOp::Shl, a, b) => {
+                let c = konst(p, b)?;
+                if !(0..32).contains(&c) {
+                    return None;
+                }
+                offsets(p, l, a, times(1 << c)?, terms, offset, depth + 1)
+            }
+            _ => None,
+        },
+    }
+}
+
+/// `lo ≥ 0` and the invariant `bound` with `lo ≤ j < bound` at block
+/// `at` (`j` a block parameter that starts at constants and only grows,
+/// and whose block tests `j < bound` on the way to `at`).
+fn index_bound(
+    p: &Function,
+    an: &FunctionAnalyses,
+    l: &PLoop,
+    j: Value,
+    at: Block,
+) -> Option<(i64, Value)> {
+    let mut lo = i64::MAX;
+    let ValueDef::Param(h, n) = p.value_def(j) else {
+        return None;
+    };
+    for &pred in an.cfg.preds(h) {
+        let t = p.terminator(pred)?;
+        let args: Vec<Value> = match p.inst(t) {
+            InstKind::Jump(d) => vec![d.args[n as usize]],
+            InstKind::Brif {
+                then_dest,
+                else_dest,
+                ..
+            } => [then_dest, else_dest]
+                .iter()
+                .filter(|d| d.block == h)
+                .map(|d| d.args[n as usize])
+                .collect(),
+            _ => return None,
+        };
+        for a in args {
+            let a = forwarded(p, an, a);
+            let grows = match p.value_def(a) {
+                ValueDef::Result(i) => match *p.inst(i) {
+                    InstKind::Iconst(c) => {
+                        lo = lo.min(c);
+                        c >= 0
+                    }
+                    InstKind::Binary(BinaryOp::Iadd, x, y) => {
+                        (x == j && konst(p, y).is_some_and(|s| s > 0))
+                            || (y == j && konst(p, x).is_some_and(|s| s > 0))
+                    }
+                    _ => false,
+                },
+                _ => false,
+            };
+            if !grows {
+                return None;
+            }
+        }
+    }
+    if lo == i64::MAX {
+        return None;
+    }
+    let t = p.terminator(h)?;
+    let InstKind::Brif {
+        cond, then_dest, ..
+    } = p.inst(t)
+    else {
+        return None;
+    };
+    let ValueDef::Result(ci) = p.value_def(*cond) else {
+        return None;
+    };
+    let InstKind::Icmp(IntCC::Slt | IntCC::Ult, x, bound) = *p.inst(ci) else {
+        return None;
+    };
+    (x == j
+        && defined_outside(p, l, bound)
+        && an.cfg.preds(then_dest.block) == [h]
+        && an.domtree.dominates(then_dest.block, at))
+    .then_some((lo, bound))
 }

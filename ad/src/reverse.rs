@@ -313,6 +313,7 @@ struct RevLoop {
     data_fwd: Option<Value>,
     data_rev: Option<Value>,
     reductions: Vec<Reduction>,
+    arrays: Vec<ArrayReduction>,
 }
 
 /// The reverse of one spawn site (see `parallel.rs`).
@@ -341,6 +342,18 @@ struct RevSpawn {
     /// Per primal value defined outside the task whose adjoint the reverse
     /// task updates: its private accumulator (an alloca).
     accs: Vec<(Value, Value)>,
+}
+
+/// Per-worker copies of a region of shadow memory (see `policy::Region`):
+/// worker `w` adds into `buf + w·extent`, and after the loop every copy is
+/// added into the shadow at `shadow(base) + start`.
+struct ArrayReduction {
+    key: String,
+    base: Value,
+    ty: Type,
+    buf: Value,
+    start: Value,
+    extent: Value,
 }
 
 /// A per-worker partial sum: `buf[worker]` collects updates of `target`.
@@ -2144,7 +2157,12 @@ impl Gen {
             match class {
                 AccumulationClass::Reduction => {
                     let l = self.ctx_loop.expect("reductions are per parallel loop");
-                    self.reduce(l, RedTarget::Mem { inst, ptr }, ty, a, class, reason);
+                    if let Some(region) = self.array_region(l, inst, ptr, ty) {
+                        self.site(inst, class, reason);
+                        self.reduce_array(l, &region, ty, a);
+                    } else {
+                        self.reduce(l, RedTarget::Mem { inst, ptr }, ty, a, class, reason);
+                    }
                     return;
                 }
                 AccumulationClass::Atomic => {
@@ -2224,6 +2242,19 @@ impl Gen {
                     format!("{reason}, but {}", called()),
                 ));
             }
+            if class == AccumulationClass::Atomic
+                && !nested
+                && !self.atomic_mode()
+                && !self.cur_rev.is_some_and(|b| self.spawn_par.contains(&b))
+                && self.array_region(l, inst, ptr, ty).is_some()
+            {
+                return Some((
+                    AccumulationClass::Reduction,
+                    format!(
+                        "{reason}, but the same region in every iteration: per-worker copies combined after the loop"
+                    ),
+                ));
+            }
             if self.cur_rev.is_some_and(|b| self.spawn_par.contains(&b))
                 && class != AccumulationClass::Local
             {
@@ -2279,6 +2310,234 @@ impl Gen {
                 format!("`d_{name}`: {}", called()),
             )
         })
+    }
+
+    /// The region of an array reduction for `d[ptr] += (ty)` in loop `l`
+    /// (offsets a multiple of the element size), if there is one.
+    fn array_region(
+        &self,
+        l: usize,
+        inst: Inst,
+        ptr: Value,
+        ty: Type,
+    ) -> Option<crate::policy::Region> {
+        let at = *self.inst_block.get(&inst)?;
+        let r = crate::policy::region(&self.p, &self.an, &self.ploops[l], ptr, at, ty.bytes())?;
+        self.shadow.contains_key(&r.base).then_some(r)
+    }
+
+    /// `i64` of forward integer `v`, needed in the reverse.
+    fn need_i64(&mut self, v: Value) -> Value {
+        let f = self.fv(v);
+        let r = self.need(f);
+        self.widen_i64(r, true)
+    }
+
+    /// Coefficient `k · sym` of a region term, in the reverse.
+    fn coefficient(&mut self, k: i64, sym: Option<Value>) -> Value {
+        let kc = self.iconst(Type::I64, k);
+        match sym {
+            Some(s) => {
+                let s = self.need_i64(s);
+                self.binop(BinaryOp::Imul, kc, s)
+            }
+            None => kc,
+        }
+    }
+
+    /// Adds `a` to worker `worker_id`'s copy of the region in loop `l`.
+    fn reduce_array(&mut self, l: usize, region: &crate::policy::Region, ty: Type, a: Value) {
+        let key = format!(
+            "{:?}",
+            (
+                region.base,
+                region.offset,
+                region
+                    .terms
+                    .iter()
+                    .map(|t| (t.0, t.1, t.2))
+                    .collect::<Vec<_>>()
+            )
+        );
+        let found = self.rl[l]
+            .arrays
+            .iter()
+            .position(|r| r.key == key && r.ty == ty);
+        let idx = match found {
+            Some(i) => i,
+            None => {
+                let saved = (self.cur, self.cur_rev, self.ctx_loop);
+                self.cur = self.rl[l].pre;
+                self.cur_rev = Some(self.ploops[l].exit);
+                self.ctx_loop = self.ploops[l].parent;
+                let size = ty.bytes() as i64;
+                let mut start = self.iconst(Type::I64, region.offset);
+                let mut end = self.iconst(Type::I64, region.offset + size);
+                let mut runs = self.iconst(Type::I1, 1);
+                for &(_, k, sym, lo, bound) in &region.terms {
+                    let c = self.coefficient(k, sym);
+                    let b = self.need_i64(bound);
+                    let one = self.iconst(Type::I64, 1);
+                    let last = self.binop(BinaryOp::Isub, b, one);
+                    let loc = self.iconst(Type::I64, lo);
+                    let some = self.ev(InstKind::Icmp(IntCC::Sge, last, loc), Type::I1);
+                    runs = self.binop(BinaryOp::And, runs, some);
+                    let x = self.binop(BinaryOp::Imul, c, loc);
+                    let y = self.binop(BinaryOp::Imul, c, last);
+                    let lt = self.ev(InstKind::Icmp(IntCC::Slt, x, y), Type::I1);
+                    let mn = self.ev(InstKind::Select(lt, x, y), Type::I64);
+                    let mx = self.ev(InstKind::Select(lt, y, x), Type::I64);
+                    start = self.binop(BinaryOp::Iadd, start, mn);
+                    end = self.binop(BinaryOp::Iadd, end, mx);
+                }
+                // No iteration touches the region when an inner loop runs
+                // no iteration: then it is empty.
+                let span = self.binop(BinaryOp::Isub, end, start);
+                let zero = self.iconst(Type::I64, 0);
+                let extent = self.ev(InstKind::Select(runs, span, zero), Type::I64);
+                let nw = self.rl[l].nw;
+                let buf = self.ev(
+                    InstKind::Intrinsic {
+                        op: Intrinsic::Calloc,
+                        args: vec![nw, extent],
+                    },
+                    Type::Ptr,
+                );
+                (self.cur, self.cur_rev, self.ctx_loop) = saved;
+                self.rl[l].arrays.push(ArrayReduction {
+                    key,
+                    base: region.base,
+                    ty,
+                    buf,
+                    start,
+                    extent,
+                });
+                self.rl[l].arrays.len() - 1
+            }
+        };
+        let (buf, start, extent) = {
+            let r = &self.rl[l].arrays[idx];
+            (r.buf, r.start, r.extent)
+        };
+        let mut off = self.iconst(Type::I64, region.offset);
+        for &(j, k, sym, _, _) in &region.terms {
+            let c = self.coefficient(k, sym);
+            let jv = self.need_i64(j);
+            let t = self.binop(BinaryOp::Imul, c, jv);
+            off = self.binop(BinaryOp::Iadd, off, t);
+        }
+        let rel = self.binop(BinaryOp::Isub, off, start);
+        let w = self
+            .emit(
+                InstKind::Intrinsic {
+                    op: Intrinsic::WorkerId,
+                    args: vec![],
+                },
+                Some(Type::I32),
+            )
+            .expect("worker_id has a result");
+        let w = self.ev(InstKind::Cast(CastOp::Sext, w), Type::I64);
+        let row = self.binop(BinaryOp::Imul, w, extent);
+        let at = self.binop(BinaryOp::Iadd, row, rel);
+        let p = self.ev(InstKind::PtrAdd(buf, at), Type::Ptr);
+        let old = self.ev(InstKind::Load(p), ty);
+        let new = self.ev(InstKind::Binary(BinaryOp::Fadd, old, a), ty);
+        self.emit(InstKind::Store { value: new, ptr: p }, None);
+    }
+
+    /// After loop `l`'s reverse: every worker's copy of each region added
+    /// into the shadow (entries no worker touched are skipped, so the
+    /// shadow keeps even the sign of its zeros), then freed.
+    fn combine_arrays(&mut self, l: usize) {
+        let arrays = std::mem::take(&mut self.rl[l].arrays);
+        let nw = self.rl[l].nw;
+        for r in &arrays {
+            let sp = self.shadow[&r.base];
+            let sp = self.need(sp);
+            let size = self.iconst(Type::I64, r.ty.bytes() as i64);
+            let n = self.binop(BinaryOp::Udiv, r.extent, size);
+            let zero = self.iconst(Type::I64, 0);
+            // for w in 0..nw: for e in 0..n
+            let wh = self.new_block(false);
+            let w = self.g.append_block_param(wh, Type::I64);
+            let wb = self.new_block(false);
+            let eh = self.new_block(false);
+            let e = self.g.append_block_param(eh, Type::I64);
+            let eb = self.new_block(false);
+            let add = self.new_block(false);
+            let enext = self.new_block(false);
+            let wnext = self.new_block(false);
+            let done = self.new_block(false);
+            self.emit(InstKind::Jump(BlockCall::new(wh, vec![zero])), None);
+            self.cur = wh;
+            let c = self.ev(InstKind::Icmp(IntCC::Slt, w, nw), Type::I1);
+            self.emit(
+                InstKind::Brif {
+                    cond: c,
+                    then_dest: BlockCall::to(wb),
+                    else_dest: BlockCall::to(done),
+                },
+                None,
+            );
+            self.cur = wb;
+            let row = self.binop(BinaryOp::Imul, w, r.extent);
+            let zero = self.iconst(Type::I64, 0);
+            self.emit(InstKind::Jump(BlockCall::new(eh, vec![zero])), None);
+            self.cur = eh;
+            let c = self.ev(InstKind::Icmp(IntCC::Slt, e, n), Type::I1);
+            self.emit(
+                InstKind::Brif {
+                    cond: c,
+                    then_dest: BlockCall::to(eb),
+                    else_dest: BlockCall::to(wnext),
+                },
+                None,
+            );
+            self.cur = eb;
+            let eo = self.binop(BinaryOp::Imul, e, size);
+            let so = self.binop(BinaryOp::Iadd, row, eo);
+            let src = self.ev(InstKind::PtrAdd(r.buf, so), Type::Ptr);
+            let v = self.ev(InstKind::Load(src), r.ty);
+            let fz = self.fconst_(r.ty, 0.0);
+            let nz = self.ev(InstKind::Fcmp(FloatCC::Ne, v, fz), Type::I1);
+            self.emit(
+                InstKind::Brif {
+                    cond: nz,
+                    then_dest: BlockCall::to(add),
+                    else_dest: BlockCall::to(enext),
+                },
+                None,
+            );
+            self.cur = add;
+            let d = self.binop(BinaryOp::Iadd, r.start, eo);
+            let dst = self.ev(InstKind::PtrAdd(sp, d), Type::Ptr);
+            let old = self.ev(InstKind::Load(dst), r.ty);
+            let new = self.ev(InstKind::Binary(BinaryOp::Fadd, old, v), r.ty);
+            self.emit(
+                InstKind::Store {
+                    value: new,
+                    ptr: dst,
+                },
+                None,
+            );
+            self.emit(InstKind::Jump(BlockCall::to(enext)), None);
+            self.cur = enext;
+            let one = self.iconst(Type::I64, 1);
+            let e1 = self.binop(BinaryOp::Iadd, e, one);
+            self.emit(InstKind::Jump(BlockCall::new(eh, vec![e1])), None);
+            self.cur = wnext;
+            let one = self.iconst(Type::I64, 1);
+            let w1 = self.binop(BinaryOp::Iadd, w, one);
+            self.emit(InstKind::Jump(BlockCall::new(wh, vec![w1])), None);
+            self.cur = done;
+            self.emit(
+                InstKind::Intrinsic {
+                    op: Intrinsic::Free,
+                    args: vec![r.buf],
+                },
+                None,
+            );
+        }
     }
 
     fn site(&mut self, inst: Inst, class: AccumulationClass, reason: String) {
@@ -2885,6 +3144,7 @@ impl Gen {
             data_fwd: None,
             data_rev: None,
             reductions: Vec::new(),
+            arrays: Vec::new(),
         });
         let _ = spawn;
     }
@@ -2940,6 +3200,7 @@ impl Gen {
         self.cur = after;
         self.cur_rev = Some(l.exit);
         self.ctx_loop = l.parent;
+        self.combine_arrays(i);
         let reds = std::mem::take(&mut self.rl[i].reductions);
         for red in reds {
             let zero_i = self.iconst(Type::I64, 0);

@@ -307,7 +307,8 @@ fn normalize_gradient_is_linear_when_optimized_first() {
 
 /// Row-major rows: `c[i*n + j]` with `0 <= j < n` stays in row `i`, so its
 /// adjoint updates need no atomics even though the row stride `n` is known
-/// only at run time; `b[k*n + j]` is read by every row (atomic).
+/// only at run time; `b[k*n + j]` is the same region (all of `b`) in every
+/// row: per-worker copies of it, combined after the loop.
 #[test]
 fn rows_of_a_run_time_stride_are_disjoint() {
     let src = r#"
@@ -345,5 +346,46 @@ fn rows_of_a_run_time_stride_are_disjoint() {
     };
     assert_eq!(class_at(7, 34), vec![Disjoint], "a[i*n + k]: {r:?}");
     assert_eq!(class_at(9, 25), vec![Disjoint], "c[i*n + j]: {r:?}");
-    assert_eq!(class_at(9, 47), vec![Atomic], "b[k*n + j]: {r:?}");
+    assert_eq!(class_at(9, 47), vec![Reduction], "b[k*n + j]: {r:?}");
+}
+
+/// n-body's gather: iteration `i` reads its own `x[3i..3i+3]` (disjoint:
+/// the three offsets stay inside its 24-byte stride) and every `x[3j + d]`
+/// (the whole array in every iteration: an array reduction, not atomics).
+#[test]
+fn gathers_over_the_whole_array_are_array_reductions() {
+    let src = r#"
+        void pot(double *x, double *e, int n) {
+            parallel_for (int i = 0; i < n; i++) {
+                double xi = x[3 * i];
+                double yi = x[3 * i + 1];
+                double s = 0.0;
+                for (int j = 0; j < n; j++) {
+                    if (j != i) {
+                        double dx = x[3 * j] - xi;
+                        double dy = x[3 * j + 1] - yi;
+                        s += 1.0 / sqrt(dx * dx + dy * dy + x[3 * j + 2] * x[3 * j + 2] + 0.5);
+                    }
+                }
+                e[i] = s;
+            }
+        }
+    "#;
+    let x: Vec<f64> = (0..12).map(|i| 0.37 * i as f64 - 1.1).collect();
+    let r = check_par(src, "pot", &[Arg::dup(&x), Arg::out(4, 1.0), Arg::I(4)]);
+    let of = |line: u32| {
+        let mut c: Vec<_> = r
+            .sites
+            .iter()
+            .filter(|s| s.loc.line == line)
+            .map(|s| s.class)
+            .collect();
+        c.dedup();
+        c
+    };
+    assert_eq!(of(4), vec![Disjoint], "{r:?}");
+    assert_eq!(of(5), vec![Disjoint], "{r:?}");
+    assert_eq!(of(9), vec![Reduction], "{r:?}");
+    assert_eq!(of(10), vec![Reduction], "{r:?}");
+    assert!(!classes(&r).contains(&Atomic), "{r:?}");
 }
