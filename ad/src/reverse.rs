@@ -356,6 +356,10 @@ struct ArrayReduction {
     extent: Value,
 }
 
+/// Bytes between two workers' partial sums: a cache line, so that workers
+/// adding to their own sums do not contend for one line.
+const SLOT_STRIDE: i64 = 64;
+
 /// A per-worker partial sum: `buf[worker]` collects updates of `target`.
 struct Reduction {
     key: (Option<Value>, Option<Value>),
@@ -2598,7 +2602,7 @@ impl Gen {
                 let nw = self.rl[l].nw;
                 let eight = self
                     .g
-                    .append_inst(pre, InstKind::Iconst(8), Some(Type::I64));
+                    .append_inst(pre, InstKind::Iconst(SLOT_STRIDE), Some(Type::I64));
                 let eight = self.g.result(eight).expect("iconst");
                 let c = self.g.append_inst(
                     pre,
@@ -2628,8 +2632,8 @@ impl Gen {
             )
             .expect("worker_id has a result");
         let w = self.ev(InstKind::Cast(CastOp::Sext, w), Type::I64);
-        let eight = self.iconst(Type::I64, 8);
-        let off = self.binop(BinaryOp::Imul, w, eight);
+        let stride = self.iconst(Type::I64, SLOT_STRIDE);
+        let off = self.binop(BinaryOp::Imul, w, stride);
         let p = self.ev(InstKind::PtrAdd(buf, off), Type::Ptr);
         let old = self.ev(InstKind::Load(p), ty);
         let new = self.ev(InstKind::Binary(BinaryOp::Fadd, old, x), ty);
@@ -3225,8 +3229,8 @@ impl Gen {
                 None,
             );
             self.cur = body;
-            let eight = self.iconst(Type::I64, 8);
-            let off = self.binop(BinaryOp::Imul, w, eight);
+            let stride = self.iconst(Type::I64, SLOT_STRIDE);
+            let off = self.binop(BinaryOp::Imul, w, stride);
             let p = self.ev(InstKind::PtrAdd(red.buf, off), Type::Ptr);
             let x = self.ev(InstKind::Load(p), red.ty);
             let s2 = self.binop(BinaryOp::Fadd, sum, x);
