@@ -2600,15 +2600,15 @@ impl Gen {
                 }
                 let pre = self.rl[l].pre;
                 let nw = self.rl[l].nw;
-                let eight = self
+                let stride = self
                     .g
                     .append_inst(pre, InstKind::Iconst(SLOT_STRIDE), Some(Type::I64));
-                let eight = self.g.result(eight).expect("iconst");
+                let stride = self.g.result(stride).expect("iconst");
                 let c = self.g.append_inst(
                     pre,
                     InstKind::Intrinsic {
                         op: Intrinsic::Calloc,
-                        args: vec![nw, eight],
+                        args: vec![nw, stride],
                     },
                     Some(Type::Ptr),
                 );
