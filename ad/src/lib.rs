@@ -42,13 +42,17 @@
 //! with. LIFO order makes this correct for any CFG — loops with unknown trip
 //! counts, early returns, break/continue — and for recursion.
 //!
-//! **Caching vs recomputation.** Values a reverse block needs are popped
-//! from the tape, except constants (re-emitted) and, in combined mode,
-//! values of blocks that dominate every return and lie in no loop (used
-//! directly). Recording every other needed value is always correct (loads
-//! of memory the primal overwrites later included). *Not yet implemented:*
-//! the min-cut choice of recomputation (`cache.rs`: max-flow over the split
-//! dataflow graph of needed values) — today every needed value is recorded.
+//! **Caching vs recomputation** (`cache.rs`). Values a reverse block needs
+//! are popped from the tape unless the reverse can get them without a new
+//! record: constants, parameters, in combined mode values of blocks that
+//! dominate every return outside loops, induction variables (from the
+//! iteration number), pure instructions over such values, and loads of
+//! memory nothing writes. Loop invariants are recorded once at the loop's
+//! exit instead of once per iteration, and counted loops are reversed by
+//! their iteration count instead of recording the entering edge every
+//! iteration. This is a greedy form of Enzyme's min-cut: it recomputes only
+//! what needs no new record, so it never records more than recording
+//! everything would; the exact max-flow choice is not implemented.
 //!
 //! **Adjoint rules** (`rules.rs`): a table from instruction kind to the
 //! adjoint contributions of its operands (float arithmetic, conversions,
@@ -86,22 +90,31 @@
 //! **Race-aware accumulation** (`policy.rs`). Every adjoint update
 //! `d[p] += v` (and every update of an SSA adjoint of a value defined
 //! outside the parallel region) inside reversed parallel code is classified,
-//! most to least efficient: *local* (task-private memory or register: plain
-//! add), *disjoint* (the address provably differs between iterations, e.g.
-//! affine in the loop index with a stride at least the access size: plain
-//! add), *reduction* (the same address in every iteration: per-worker
-//! partial sums indexed by `worker_id`, combined once after the loop's
-//! sync), *atomic* (anything else: atomic fetch-add). Serial code never pays
-//! for atomics. A callee called from parallel code gets a reverse of its
-//! own (`f.par.rev`) in which every update of memory it does not own is
-//! atomic: it cannot know which other tasks update the same shadow. The
-//! reverses of a spawned task and of its continuation run concurrently: their
-//! memory updates are atomic unless the memory is the task's own, and the
-//! task's updates of SSA adjoints of outside values go to per-site
-//! accumulators merged after the reverse sync. Inside a loop nested in another parallel loop only *local*,
-//! *reduction* (combined into the enclosing loop's own classification) and
-//! *atomic* are used: disjointness would have to hold across both loops. Every decision and its reason is recorded in the
-//! [`AdReport`] that `parc build --explain-ad` prints.
+//! most to least efficient:
+//! - *local*: task-private memory or register: plain add;
+//! - *disjoint*: the address provably differs between iterations — affine
+//!   in the loop index with a stride at least the access size (several
+//!   offsets inside one stride included), or a row of a run-time stride
+//!   (`c[i*n + j]` with `0 ≤ j < n` tested): plain add;
+//! - *reduction*: the same address in every iteration: per-worker partial
+//!   sums indexed by `worker_id` (a cache line apart), combined once after
+//!   the loop's sync; or the same *region* in every iteration (a gather
+//!   `x[j]` over an inner loop `0 ≤ j < n`): per-worker copies of the
+//!   region, added into the shadow after the sync (an array reduction);
+//! - *atomic*: anything else: an atomic add (inline compare-and-swap).
+//!
+//! Serial code never pays for atomics. A callee called from parallel code
+//! gets a reverse of its own (`f.par.rev`) in which every update of memory
+//! it does not own is atomic: it cannot know which other tasks update the
+//! same shadow. The reverses of a spawned task and of its continuation run
+//! concurrently: their memory updates are atomic unless the memory is the
+//! task's own, and the task's updates of SSA adjoints of outside values go
+//! to per-site accumulators merged after the reverse sync. Inside a loop
+//! nested in another parallel loop only *local*, *reduction* (combined into
+//! the enclosing loop's own classification) and *atomic* are used:
+//! disjointness would have to hold across both loops. Every decision and
+//! its reason is recorded in the [`AdReport`] that `parc build
+//! --explain-ad` prints.
 
 pub mod activity;
 pub mod cache;

@@ -16,7 +16,10 @@
 //!   iteration stays inside its own `k·B` bytes (row-major rows, as in
 //!   `c[i*n + j]` with `0 ≤ j < n`);
 //! - *reduction*: `p` is the same in every iteration — per-worker partial
-//!   sums, combined after the reverse loop's sync;
+//!   sums, combined after the reverse loop's sync; or `p` ranges over the
+//!   same region in every iteration ([`Region`]: a gather through inner
+//!   loop indices) — per-worker copies of the region, added into the
+//!   shadow after the sync;
 //! - *atomic*: anything else — `atomic_add`.
 //!
 //! SSA adjoints of values defined outside the task are reductions; those of

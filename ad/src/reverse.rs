@@ -2600,9 +2600,9 @@ impl Gen {
                 }
                 let pre = self.rl[l].pre;
                 let nw = self.rl[l].nw;
-                let stride = self
-                    .g
-                    .append_inst(pre, InstKind::Iconst(SLOT_STRIDE), Some(Type::I64));
+                let stride =
+                    self.g
+                        .append_inst(pre, InstKind::Iconst(SLOT_STRIDE), Some(Type::I64));
                 let stride = self.g.result(stride).expect("iconst");
                 let c = self.g.append_inst(
                     pre,
