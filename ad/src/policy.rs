@@ -387,7 +387,12 @@ fn conflicting_site(
             // reduction: combined after the loop) or stay in this
             // iteration's own stride.
             let q_size = p.result(i).map_or(8, |r| p.value_type(r).bytes());
-            let apart = region(p, an, l, q, b, q_size).is_some() || same_stride_apart(p, l, ptr, q);
+            // (An address not affine in the index and not a row becomes
+            // atomic, and then an array reduction if it has a region.)
+            let array_reduced = affine(p, l, q, 0).is_none()
+                && !rows_disjoint(p, an, l, q, b, q_size)
+                && region(p, an, l, q, b, q_size).is_some();
+            let apart = array_reduced || same_stride_apart(p, l, ptr, q);
             if overlap && !apart && affine(p, l, q, 0) != Some(0) {
                 return Some(p.locs[i].line);
             }
@@ -492,13 +497,41 @@ fn same_stride_apart(p: &Function, l: &PLoop, a: Value, b: Value) -> bool {
 /// min(0, c·(bound − 1))` and `base + offset + size + Σ max(0, c·(bound −
 /// 1))`: per-worker copies of that region, combined after the loop, make
 /// the updates plain adds (an array reduction).
+///
+/// The loop index itself may be a term (a stencil's neighbours `x[i*n + j ±
+/// 1]`, `x[(i ± 1)*n + j]`): then the region is the union over all
+/// iterations, and the copies still make every update a plain add.
 #[derive(Clone, Debug)]
 pub struct Region {
     pub base: Value,
     pub offset: i64,
-    /// `(j, k, sym, lo, bound)`: the coefficient is `k · sym` (`k`
-    /// without one); `lo ≤ j < bound`.
-    pub terms: Vec<(Value, i64, Option<Value>, i64, Value)>,
+    pub terms: Vec<Term>,
+}
+
+/// `k · sym · index` (`k · index` without `sym`), `lower ≤ index ≤ upper`.
+#[derive(Clone, Copy, Debug)]
+pub struct Term {
+    pub index: Value,
+    pub k: i64,
+    pub sym: Option<Value>,
+    pub lower: Lower,
+    pub upper: Upper,
+    /// The index is of an unsigned loop (widen with zero extension).
+    pub unsigned: bool,
+}
+
+#[derive(Clone, Copy, Debug)]
+pub enum Lower {
+    Const(i64),
+    Value(Value),
+}
+
+#[derive(Clone, Copy, Debug)]
+pub enum Upper {
+    /// `index < bound`.
+    Below(Value),
+    /// `index ≤ bound`.
+    AtMost(Value),
 }
 
 /// The region `ptr` (accessed with `size` bytes in block `at`) ranges
@@ -532,8 +565,27 @@ pub fn region(
     }
     let mut out = Vec::new();
     for (j, (k, sym)) in terms {
-        let (lo, bound) = index_bound(p, an, l, j, at)?;
-        out.push((j, k, sym, lo, bound));
+        let (lower, upper) = if defined_outside(p, l, j) {
+            (Lower::Value(j), Upper::AtMost(j))
+        } else if j == l.iv {
+            let upper = if l.inclusive {
+                Upper::AtMost(l.hi)
+            } else {
+                Upper::Below(l.hi)
+            };
+            (Lower::Value(l.lo), upper)
+        } else {
+            let (lo, bound) = index_bound(p, an, l, j, at)?;
+            (Lower::Const(lo), Upper::Below(bound))
+        };
+        out.push(Term {
+            index: j,
+            k,
+            sym,
+            lower,
+            upper,
+            unsigned: j == l.iv && !l.signed,
+        });
     }
     Some(Region {
         base,
@@ -554,8 +606,15 @@ fn offsets(
     offset: &mut i64,
     depth: u32,
 ) -> Option<()> {
-    if depth > 16 || v == l.iv {
+    if depth > 16 {
         return None;
+    }
+    if v == l.iv {
+        if terms.iter().any(|t| t.0 == v) {
+            return None;
+        }
+        terms.push((v, scale));
+        return Some(());
     }
     if let Some(c) = konst(p, v) {
         if scale.1.is_some() {
@@ -565,8 +624,11 @@ fn offsets(
         return Some(());
     }
     let times = |c: i64| Some((scale.0.checked_mul(c)?, scale.1));
+    let invariant = defined_outside(p, l, v);
     match p.value_def(v) {
-        ValueDef::Param(b, _) if l.task_blocks.contains(&b) => {
+        // An index of a loop inside the task, or an invariant (a term
+        // whose range is the one value).
+        ValueDef::Param(b, _) if l.task_blocks.contains(&b) || invariant => {
             if terms.iter().any(|t| t.0 == v) {
                 return None;
             }
@@ -574,6 +636,13 @@ fn offsets(
             Some(())
         }
         ValueDef::Param(..) => None,
+        ValueDef::Result(_) if invariant && p.value_type(v).is_int() => {
+            if terms.iter().any(|t| t.0 == v) {
+                return None;
+            }
+            terms.push((v, scale));
+            Some(())
+        }
         ValueDef::Result(i) => match *p.inst(i) {
             InstKind::Cast(CastOp::Sext | CastOp::Zext, x) => {
                 offsets(p, l, x, scale, terms, offset, depth + 1)
@@ -581,6 +650,11 @@ fn offsets(
             InstKind::Binary(BinaryOp::Iadd, a, b) => {
                 offsets(p, l, a, scale, terms, offset, depth + 1)?;
                 offsets(p, l, b, scale, terms, offset, depth + 1)
+            }
+            InstKind::Binary(BinaryOp::Isub, a, b) => {
+                offsets(p, l, a, scale, terms, offset, depth + 1)?;
+                let neg = (scale.0.checked_neg()?, scale.1);
+                offsets(p, l, b, neg, terms, offset, depth + 1)
             }
             InstKind::Binary(BinaryOp::Imul, a, b) => {
                 for (x, y) in [(a, b), (b, a)] {

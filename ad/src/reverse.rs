@@ -2163,7 +2163,7 @@ impl Gen {
                     let l = self.ctx_loop.expect("reductions are per parallel loop");
                     if let Some(region) = self.array_region(l, inst, ptr, ty) {
                         self.site(inst, class, reason);
-                        self.reduce_array(l, &region, ty, a);
+                        self.reduce_array(l, &region, ty, a, sp);
                     } else {
                         self.reduce(l, RedTarget::Mem { inst, ptr }, ty, a, class, reason);
                     }
@@ -2255,7 +2255,7 @@ impl Gen {
                 return Some((
                     AccumulationClass::Reduction,
                     format!(
-                        "{reason}, but the same region in every iteration: per-worker copies combined after the loop"
+                        "{reason}, but within a region known before the loop: per-worker copies of it, combined after the loop"
                     ),
                 ));
             }
@@ -2330,11 +2330,15 @@ impl Gen {
         self.shadow.contains_key(&r.base).then_some(r)
     }
 
-    /// `i64` of forward integer `v`, needed in the reverse.
-    fn need_i64(&mut self, v: Value) -> Value {
+    /// `i64` of primal integer `v` (sign- or zero-extended), in the reverse.
+    fn need_int(&mut self, v: Value, unsigned: bool) -> Value {
         let f = self.fv(v);
         let r = self.need(f);
-        self.widen_i64(r, true)
+        self.widen_i64(r, !unsigned)
+    }
+
+    fn need_i64(&mut self, v: Value) -> Value {
+        self.need_int(v, false)
     }
 
     /// Coefficient `k · sym` of a region term, in the reverse.
@@ -2350,7 +2354,14 @@ impl Gen {
     }
 
     /// Adds `a` to worker `worker_id`'s copy of the region in loop `l`.
-    fn reduce_array(&mut self, l: usize, region: &crate::policy::Region, ty: Type, a: Value) {
+    fn reduce_array(
+        &mut self,
+        l: usize,
+        region: &crate::policy::Region,
+        ty: Type,
+        a: Value,
+        sp: Value,
+    ) {
         let key = format!(
             "{:?}",
             (
@@ -2359,7 +2370,7 @@ impl Gen {
                 region
                     .terms
                     .iter()
-                    .map(|t| (t.0, t.1, t.2))
+                    .map(|t| (t.index, t.k, t.sym))
                     .collect::<Vec<_>>()
             )
         );
@@ -2378,12 +2389,20 @@ impl Gen {
                 let mut start = self.iconst(Type::I64, region.offset);
                 let mut end = self.iconst(Type::I64, region.offset + size);
                 let mut runs = self.iconst(Type::I1, 1);
-                for &(_, k, sym, lo, bound) in &region.terms {
-                    let c = self.coefficient(k, sym);
-                    let b = self.need_i64(bound);
-                    let one = self.iconst(Type::I64, 1);
-                    let last = self.binop(BinaryOp::Isub, b, one);
-                    let loc = self.iconst(Type::I64, lo);
+                for t in &region.terms {
+                    let c = self.coefficient(t.k, t.sym);
+                    let last = match t.upper {
+                        crate::policy::Upper::Below(b) => {
+                            let b = self.need_int(b, t.unsigned);
+                            let one = self.iconst(Type::I64, 1);
+                            self.binop(BinaryOp::Isub, b, one)
+                        }
+                        crate::policy::Upper::AtMost(b) => self.need_int(b, t.unsigned),
+                    };
+                    let loc = match t.lower {
+                        crate::policy::Lower::Const(lo) => self.iconst(Type::I64, lo),
+                        crate::policy::Lower::Value(lo) => self.need_int(lo, t.unsigned),
+                    };
                     let some = self.ev(InstKind::Icmp(IntCC::Sge, last, loc), Type::I1);
                     runs = self.binop(BinaryOp::And, runs, some);
                     let x = self.binop(BinaryOp::Imul, c, loc);
@@ -2424,13 +2443,38 @@ impl Gen {
             (r.buf, r.start, r.extent)
         };
         let mut off = self.iconst(Type::I64, region.offset);
-        for &(j, k, sym, _, _) in &region.terms {
-            let c = self.coefficient(k, sym);
-            let jv = self.need_i64(j);
+        for t in &region.terms {
+            let c = self.coefficient(t.k, t.sym);
+            let jv = self.need_int(t.index, t.unsigned);
             let t = self.binop(BinaryOp::Imul, c, jv);
             off = self.binop(BinaryOp::Iadd, off, t);
         }
         let rel = self.binop(BinaryOp::Isub, off, start);
+        // The offset is recomputed in 64 bits from the index expression; if
+        // the primal's narrower arithmetic wrapped, it may fall outside the
+        // region: then the update goes to the shadow itself, atomically.
+        let inside = self.ev(InstKind::Icmp(IntCC::Ult, rel, extent), Type::I1);
+        let copy = self.new_block(false);
+        let direct = self.new_block(false);
+        let join = self.new_block(false);
+        self.emit(
+            InstKind::Brif {
+                cond: inside,
+                then_dest: BlockCall::to(copy),
+                else_dest: BlockCall::to(direct),
+            },
+            None,
+        );
+        self.cur = direct;
+        self.emit(
+            InstKind::Intrinsic {
+                op: Intrinsic::AtomicAdd,
+                args: vec![sp, a],
+            },
+            Some(ty),
+        );
+        self.emit(InstKind::Jump(BlockCall::to(join)), None);
+        self.cur = copy;
         let w = self
             .emit(
                 InstKind::Intrinsic {
@@ -2447,6 +2491,8 @@ impl Gen {
         let old = self.ev(InstKind::Load(p), ty);
         let new = self.ev(InstKind::Binary(BinaryOp::Fadd, old, a), ty);
         self.emit(InstKind::Store { value: new, ptr: p }, None);
+        self.emit(InstKind::Jump(BlockCall::to(join)), None);
+        self.cur = join;
     }
 
     /// After loop `l`'s reverse: every worker's copy of each region added

@@ -389,3 +389,38 @@ fn gathers_over_the_whole_array_are_array_reductions() {
     assert_eq!(of(10), vec![Reduction], "{r:?}");
     assert!(!classes(&r).contains(&Atomic), "{r:?}");
 }
+
+/// A five-point stencil: row `i` reads rows `i - 1`, `i` and `i + 1`, so
+/// iterations overlap; every read is within one region known before the
+/// loop (rows `lo - 1` to `hi`): per-worker copies, no atomics.
+#[test]
+fn stencil_neighbours_are_array_reductions() {
+    let src = r#"
+        void sweep(double *dst, double *src, int n) {
+            parallel_for (int i = 1; i < n - 1; i++) {
+                for (int j = 1; j < n - 1; j++) {
+                    int k = i * n + j;
+                    double u = src[k];
+                    double lap = src[k - n] + src[k + n] + src[k - 1] + src[k + 1] - 4.0 * u;
+                    dst[k] = u + 0.2 * lap - 0.05 * u * u * u;
+                }
+            }
+        }
+    "#;
+    let n = 5;
+    let u: Vec<f64> = (0..n * n)
+        .map(|i| ((i * 7) % 11) as f64 * 0.1 - 0.4)
+        .collect();
+    let seed: Vec<f64> = (0..n * n).map(|i| 1.0 + (i % 3) as f64).collect();
+    let r = check_par(
+        src,
+        "sweep",
+        &[
+            Arg::Dup(vec![0.0; n * n], seed),
+            Arg::dup(&u),
+            Arg::I(n as i64),
+        ],
+    );
+    assert!(classes(&r).contains(&Reduction), "{r:?}");
+    assert!(!classes(&r).contains(&Atomic), "{r:?}");
+}
