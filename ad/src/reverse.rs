@@ -314,6 +314,9 @@ struct RevLoop {
     data_rev: Option<Value>,
     reductions: Vec<Reduction>,
     arrays: Vec<ArrayReduction>,
+    /// `worker_id` at the start of the reverse task (constant in a task:
+    /// a waiting sync keeps its thread).
+    worker: Option<Value>,
 }
 
 /// The reverse of one spawn site (see `parallel.rs`).
@@ -347,13 +350,19 @@ struct RevSpawn {
 /// Per-worker copies of a region of shadow memory (see `policy::Region`):
 /// worker `w` adds into `buf + w·extent`, and after the loop every copy is
 /// added into the shadow at `shadow(base) + start`.
+///
+/// All updates of one shadow object (one `base`, one type) in the loop share
+/// one copy per worker, covering the union of their regions; the buffer and
+/// the union are computed in the reverse loop's `pre` once every site is
+/// known, and the sites use placeholders (`start`, `extent`, `buf`) until
+/// then.
 struct ArrayReduction {
-    key: String,
     base: Value,
     ty: Type,
-    buf: Value,
-    start: Value,
-    extent: Value,
+    regions: Vec<crate::policy::Region>,
+    buf: Inst,
+    start: Inst,
+    extent: Inst,
 }
 
 /// Bytes between two workers' partial sums: a cache line, so that workers
@@ -2353,7 +2362,30 @@ impl Gen {
         }
     }
 
-    /// Adds `a` to worker `worker_id`'s copy of the region in loop `l`.
+    /// The worker running loop `l`'s reverse task, as an `i64`.
+    fn task_worker(&mut self, l: usize) -> Value {
+        if let Some(w) = self.rl[l].worker {
+            return w;
+        }
+        let id = self.g.make_inst(
+            InstKind::Intrinsic {
+                op: Intrinsic::WorkerId,
+                args: vec![],
+            },
+            Some(Type::I32),
+        );
+        let idv = self.g.result(id).expect("worker_id has a result");
+        let wide = self
+            .g
+            .make_inst(InstKind::Cast(CastOp::Sext, idv), Some(Type::I64));
+        let w = self.g.result(wide).expect("sext has a result");
+        let task = self.rl[l].task;
+        self.g.blocks[task].insts.splice(0..0, [id, wide]);
+        self.rl[l].worker = Some(w);
+        w
+    }
+
+    /// Adds `a` to the running worker's copy of the region in loop `l`.
     fn reduce_array(
         &mut self,
         l: usize,
@@ -2362,75 +2394,20 @@ impl Gen {
         a: Value,
         sp: Value,
     ) {
-        let key = format!(
-            "{:?}",
-            (
-                region.base,
-                region.offset,
-                region
-                    .terms
-                    .iter()
-                    .map(|t| (t.index, t.k, t.sym))
-                    .collect::<Vec<_>>()
-            )
-        );
         let found = self.rl[l]
             .arrays
             .iter()
-            .position(|r| r.key == key && r.ty == ty);
+            .position(|r| r.base == region.base && r.ty == ty);
         let idx = match found {
             Some(i) => i,
             None => {
-                let saved = (self.cur, self.cur_rev, self.ctx_loop);
-                self.cur = self.rl[l].pre;
-                self.cur_rev = Some(self.ploops[l].exit);
-                self.ctx_loop = self.ploops[l].parent;
-                let size = ty.bytes() as i64;
-                let mut start = self.iconst(Type::I64, region.offset);
-                let mut end = self.iconst(Type::I64, region.offset + size);
-                let mut runs = self.iconst(Type::I1, 1);
-                for t in &region.terms {
-                    let c = self.coefficient(t.k, t.sym);
-                    let last = match t.upper {
-                        crate::policy::Upper::Below(b) => {
-                            let b = self.need_int(b, t.unsigned);
-                            let one = self.iconst(Type::I64, 1);
-                            self.binop(BinaryOp::Isub, b, one)
-                        }
-                        crate::policy::Upper::AtMost(b) => self.need_int(b, t.unsigned),
-                    };
-                    let loc = match t.lower {
-                        crate::policy::Lower::Const(lo) => self.iconst(Type::I64, lo),
-                        crate::policy::Lower::Value(lo) => self.need_int(lo, t.unsigned),
-                    };
-                    let some = self.ev(InstKind::Icmp(IntCC::Sge, last, loc), Type::I1);
-                    runs = self.binop(BinaryOp::And, runs, some);
-                    let x = self.binop(BinaryOp::Imul, c, loc);
-                    let y = self.binop(BinaryOp::Imul, c, last);
-                    let lt = self.ev(InstKind::Icmp(IntCC::Slt, x, y), Type::I1);
-                    let mn = self.ev(InstKind::Select(lt, x, y), Type::I64);
-                    let mx = self.ev(InstKind::Select(lt, y, x), Type::I64);
-                    start = self.binop(BinaryOp::Iadd, start, mn);
-                    end = self.binop(BinaryOp::Iadd, end, mx);
-                }
-                // No iteration touches the region when an inner loop runs
-                // no iteration: then it is empty.
-                let span = self.binop(BinaryOp::Isub, end, start);
-                let zero = self.iconst(Type::I64, 0);
-                let extent = self.ev(InstKind::Select(runs, span, zero), Type::I64);
-                let nw = self.rl[l].nw;
-                let buf = self.ev(
-                    InstKind::Intrinsic {
-                        op: Intrinsic::Calloc,
-                        args: vec![nw, extent],
-                    },
-                    Type::Ptr,
-                );
-                (self.cur, self.cur_rev, self.ctx_loop) = saved;
+                let start = self.g.make_inst(InstKind::Iconst(0), Some(Type::I64));
+                let extent = self.g.make_inst(InstKind::Iconst(0), Some(Type::I64));
+                let buf = self.g.make_inst(InstKind::Iconst(0), Some(Type::Ptr));
                 self.rl[l].arrays.push(ArrayReduction {
-                    key,
                     base: region.base,
                     ty,
+                    regions: Vec::new(),
                     buf,
                     start,
                     extent,
@@ -2438,9 +2415,14 @@ impl Gen {
                 self.rl[l].arrays.len() - 1
             }
         };
+        self.rl[l].arrays[idx].regions.push(region.clone());
         let (buf, start, extent) = {
             let r = &self.rl[l].arrays[idx];
-            (r.buf, r.start, r.extent)
+            (
+                self.g.result(r.buf).expect("placeholder"),
+                self.g.result(r.start).expect("placeholder"),
+                self.g.result(r.extent).expect("placeholder"),
+            )
         };
         let mut off = self.iconst(Type::I64, region.offset);
         for t in &region.terms {
@@ -2475,16 +2457,7 @@ impl Gen {
         );
         self.emit(InstKind::Jump(BlockCall::to(join)), None);
         self.cur = copy;
-        let w = self
-            .emit(
-                InstKind::Intrinsic {
-                    op: Intrinsic::WorkerId,
-                    args: vec![],
-                },
-                Some(Type::I32),
-            )
-            .expect("worker_id has a result");
-        let w = self.ev(InstKind::Cast(CastOp::Sext, w), Type::I64);
+        let w = self.task_worker(l);
         let row = self.binop(BinaryOp::Imul, w, extent);
         let at = self.binop(BinaryOp::Iadd, row, rel);
         let p = self.ev(InstKind::PtrAdd(buf, at), Type::Ptr);
@@ -2495,6 +2468,85 @@ impl Gen {
         self.cur = join;
     }
 
+    /// In loop `l`'s reverse `pre`: each array reduction's region (the
+    /// union of its sites' regions; empty where no site's loops run) and
+    /// its buffer of one copy per worker, in place of the placeholders.
+    fn size_arrays(&mut self, l: usize) {
+        let saved = (self.cur, self.cur_rev, self.ctx_loop);
+        self.cur = self.rl[l].pre;
+        self.cur_rev = Some(self.ploops[l].exit);
+        self.ctx_loop = self.ploops[l].parent;
+        for a in 0..self.rl[l].arrays.len() {
+            let (ty, regions) = {
+                let r = &self.rl[l].arrays[a];
+                (r.ty, r.regions.clone())
+            };
+            let size = ty.bytes() as i64;
+            let mut lo_all = self.iconst(Type::I64, i64::MAX);
+            let mut hi_all = self.iconst(Type::I64, i64::MIN);
+            for region in &regions {
+                let mut start = self.iconst(Type::I64, region.offset);
+                let mut end = self.iconst(Type::I64, region.offset + size);
+                let mut runs = self.iconst(Type::I1, 1);
+                for t in &region.terms {
+                    let c = self.coefficient(t.k, t.sym);
+                    let last = match t.upper {
+                        crate::policy::Upper::Below(b) => {
+                            let b = self.need_int(b, t.unsigned);
+                            let one = self.iconst(Type::I64, 1);
+                            self.binop(BinaryOp::Isub, b, one)
+                        }
+                        crate::policy::Upper::AtMost(b) => self.need_int(b, t.unsigned),
+                    };
+                    let first = match t.lower {
+                        crate::policy::Lower::Const(lo) => self.iconst(Type::I64, lo),
+                        crate::policy::Lower::Value(lo) => self.need_int(lo, t.unsigned),
+                    };
+                    let some = self.ev(InstKind::Icmp(IntCC::Sge, last, first), Type::I1);
+                    runs = self.binop(BinaryOp::And, runs, some);
+                    let x = self.binop(BinaryOp::Imul, c, first);
+                    let y = self.binop(BinaryOp::Imul, c, last);
+                    let lt = self.ev(InstKind::Icmp(IntCC::Slt, x, y), Type::I1);
+                    let mn = self.ev(InstKind::Select(lt, x, y), Type::I64);
+                    let mx = self.ev(InstKind::Select(lt, y, x), Type::I64);
+                    start = self.binop(BinaryOp::Iadd, start, mn);
+                    end = self.binop(BinaryOp::Iadd, end, mx);
+                }
+                // A site whose loops run no iteration touches nothing.
+                let lower = self.ev(InstKind::Icmp(IntCC::Slt, start, lo_all), Type::I1);
+                let lower = self.binop(BinaryOp::And, lower, runs);
+                lo_all = self.ev(InstKind::Select(lower, start, lo_all), Type::I64);
+                let higher = self.ev(InstKind::Icmp(IntCC::Sgt, end, hi_all), Type::I1);
+                let higher = self.binop(BinaryOp::And, higher, runs);
+                hi_all = self.ev(InstKind::Select(higher, end, hi_all), Type::I64);
+            }
+            let some = self.ev(InstKind::Icmp(IntCC::Slt, lo_all, hi_all), Type::I1);
+            let span = self.binop(BinaryOp::Isub, hi_all, lo_all);
+            let zero = self.iconst(Type::I64, 0);
+            let extent = self.ev(InstKind::Select(some, span, zero), Type::I64);
+            let start = self.ev(InstKind::Select(some, lo_all, zero), Type::I64);
+            let nw = self.rl[l].nw;
+            let buf = self.ev(
+                InstKind::Intrinsic {
+                    op: Intrinsic::Calloc,
+                    args: vec![nw, extent],
+                },
+                Type::Ptr,
+            );
+            let pre = self.rl[l].pre;
+            let (bi, si, ei) = {
+                let r = &self.rl[l].arrays[a];
+                (r.buf, r.start, r.extent)
+            };
+            let zero_p = self.iconst(Type::I64, 0);
+            *self.g.inst_mut(bi) = InstKind::PtrAdd(buf, zero_p);
+            *self.g.inst_mut(si) = InstKind::Binary(BinaryOp::Iadd, start, zero_p);
+            *self.g.inst_mut(ei) = InstKind::Binary(BinaryOp::Iadd, extent, zero_p);
+            self.g.blocks[pre].insts.extend([bi, si, ei]);
+        }
+        (self.cur, self.cur_rev, self.ctx_loop) = saved;
+    }
+
     /// After loop `l`'s reverse: every worker's copy of each region added
     /// into the shadow (entries no worker touched are skipped, so the
     /// shadow keeps even the sign of its zeros), then freed.
@@ -2502,10 +2554,15 @@ impl Gen {
         let arrays = std::mem::take(&mut self.rl[l].arrays);
         let nw = self.rl[l].nw;
         for r in &arrays {
+            let (buf, start, extent) = (
+                self.g.result(r.buf).expect("placeholder"),
+                self.g.result(r.start).expect("placeholder"),
+                self.g.result(r.extent).expect("placeholder"),
+            );
             let sp = self.shadow[&r.base];
             let sp = self.need(sp);
             let size = self.iconst(Type::I64, r.ty.bytes() as i64);
-            let n = self.binop(BinaryOp::Udiv, r.extent, size);
+            let n = self.binop(BinaryOp::Udiv, extent, size);
             let zero = self.iconst(Type::I64, 0);
             // for w in 0..nw: for e in 0..n
             let wh = self.new_block(false);
@@ -2530,7 +2587,7 @@ impl Gen {
                 None,
             );
             self.cur = wb;
-            let row = self.binop(BinaryOp::Imul, w, r.extent);
+            let row = self.binop(BinaryOp::Imul, w, extent);
             let zero = self.iconst(Type::I64, 0);
             self.emit(InstKind::Jump(BlockCall::new(eh, vec![zero])), None);
             self.cur = eh;
@@ -2546,7 +2603,7 @@ impl Gen {
             self.cur = eb;
             let eo = self.binop(BinaryOp::Imul, e, size);
             let so = self.binop(BinaryOp::Iadd, row, eo);
-            let src = self.ev(InstKind::PtrAdd(r.buf, so), Type::Ptr);
+            let src = self.ev(InstKind::PtrAdd(buf, so), Type::Ptr);
             let v = self.ev(InstKind::Load(src), r.ty);
             let fz = self.fconst_(r.ty, 0.0);
             let nz = self.ev(InstKind::Fcmp(FloatCC::Ne, v, fz), Type::I1);
@@ -2559,7 +2616,7 @@ impl Gen {
                 None,
             );
             self.cur = add;
-            let d = self.binop(BinaryOp::Iadd, r.start, eo);
+            let d = self.binop(BinaryOp::Iadd, start, eo);
             let dst = self.ev(InstKind::PtrAdd(sp, d), Type::Ptr);
             let old = self.ev(InstKind::Load(dst), r.ty);
             let new = self.ev(InstKind::Binary(BinaryOp::Fadd, old, v), r.ty);
@@ -2583,7 +2640,7 @@ impl Gen {
             self.emit(
                 InstKind::Intrinsic {
                     op: Intrinsic::Free,
-                    args: vec![r.buf],
+                    args: vec![buf],
                 },
                 None,
             );
@@ -2668,16 +2725,7 @@ impl Gen {
                 buf
             }
         };
-        let w = self
-            .emit(
-                InstKind::Intrinsic {
-                    op: Intrinsic::WorkerId,
-                    args: vec![],
-                },
-                Some(Type::I32),
-            )
-            .expect("worker_id has a result");
-        let w = self.ev(InstKind::Cast(CastOp::Sext, w), Type::I64);
+        let w = self.task_worker(l);
         let stride = self.iconst(Type::I64, SLOT_STRIDE);
         let off = self.binop(BinaryOp::Imul, w, stride);
         let p = self.ev(InstKind::PtrAdd(buf, off), Type::Ptr);
@@ -3195,6 +3243,7 @@ impl Gen {
             data_rev: None,
             reductions: Vec::new(),
             arrays: Vec::new(),
+            worker: None,
         });
         let _ = spawn;
     }
@@ -3222,6 +3271,7 @@ impl Gen {
             .position(|&b| b == after)
             .expect("placed")
             - 1];
+        self.size_arrays(i);
         // pre: jump header(0)
         self.cur = pre;
         let zero = self.iconst(Type::I64, 0);
