@@ -295,65 +295,7 @@ fn rows_disjoint(
     if r.k <= 0 || c < size as i64 || c > r.k {
         return false;
     }
-    let ValueDef::Param(h, n) = p.value_def(j) else {
-        return false;
-    };
-    // `j` starts at a constant `lo ≥ 0` and only grows.
-    for &pred in an.cfg.preds(h) {
-        let Some(t) = p.terminator(pred) else {
-            return false;
-        };
-        let args: Vec<Value> = match p.inst(t) {
-            InstKind::Jump(d) => vec![d.args[n as usize]],
-            InstKind::Brif {
-                then_dest,
-                else_dest,
-                ..
-            } => [then_dest, else_dest]
-                .iter()
-                .filter(|d| d.block == h)
-                .map(|d| d.args[n as usize])
-                .collect(),
-            _ => return false,
-        };
-        for a in args {
-            let a = forwarded(p, an, a);
-            let grows = match p.value_def(a) {
-                ValueDef::Result(i) => match *p.inst(i) {
-                    InstKind::Iconst(lo) => lo >= 0,
-                    InstKind::Binary(BinaryOp::Iadd, x, y) => {
-                        (x == j && konst(p, y).is_some_and(|s| s > 0))
-                            || (y == j && konst(p, x).is_some_and(|s| s > 0))
-                    }
-                    _ => false,
-                },
-                _ => false,
-            };
-            if !grows {
-                return false;
-            }
-        }
-    }
-    // The header tests `j < B` and the access is on the true side.
-    let Some(t) = p.terminator(h) else {
-        return false;
-    };
-    let InstKind::Brif {
-        cond, then_dest, ..
-    } = p.inst(t)
-    else {
-        return false;
-    };
-    let ValueDef::Result(ci) = p.value_def(*cond) else {
-        return false;
-    };
-    let InstKind::Icmp(IntCC::Slt | IntCC::Ult, x, bound) = *p.inst(ci) else {
-        return false;
-    };
-    x == j
-        && peel(p, bound) == sym
-        && an.cfg.preds(then_dest.block) == [h]
-        && an.domtree.dominates(then_dest.block, at)
+    index_bound(p, an, l, j, at).is_some_and(|(_, bound)| peel(p, bound) == sym)
 }
 
 /// The source line of another load in `l`'s task whose adjoint update may
@@ -401,17 +343,20 @@ fn conflicting_site(
     None
 }
 
-/// `base + c·iv + o` with `base` invariant and constant `c`, `o`.
-fn strided(p: &Function, l: &PLoop, v: Value) -> Option<(Value, i64, i64)> {
+/// `(base, offset)` if `v` is `ptradd base, offset` with `base` invariant.
+fn invariant_base(p: &Function, l: &PLoop, v: Value) -> Option<(Value, Value)> {
     let ValueDef::Result(i) = p.value_def(v) else {
         return None;
     };
     let InstKind::PtrAdd(base, off) = *p.inst(i) else {
         return None;
     };
-    if !defined_outside(p, l, base) {
-        return None;
-    }
+    defined_outside(p, l, base).then_some((base, off))
+}
+
+/// `base + c·iv + o` with `base` invariant and constant `c`, `o`.
+fn strided(p: &Function, l: &PLoop, v: Value) -> Option<(Value, i64, i64)> {
+    let (base, off) = invariant_base(p, l, v)?;
     let c = affine(p, l, off, 0)?;
     let mut terms = Vec::new();
     let mut o = 0;
@@ -544,15 +489,7 @@ pub fn region(
     at: Block,
     size: u32,
 ) -> Option<Region> {
-    let ValueDef::Result(i) = p.value_def(ptr) else {
-        return None;
-    };
-    let InstKind::PtrAdd(base, off) = *p.inst(i) else {
-        return None;
-    };
-    if !defined_outside(p, l, base) {
-        return None;
-    }
+    let (base, off) = invariant_base(p, l, ptr)?;
     let mut terms = Vec::new();
     let mut offset = 0i64;
     offsets(p, l, off, (1, None), &mut terms, &mut offset, 0)?;

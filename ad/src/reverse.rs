@@ -998,6 +998,18 @@ impl Gen {
         Ok(())
     }
 
+    /// `brif cond, then, els` with no arguments.
+    fn brif(&mut self, cond: Value, then: Block, els: Block) {
+        self.emit(
+            InstKind::Brif {
+                cond,
+                then_dest: BlockCall::to(then),
+                else_dest: BlockCall::to(els),
+            },
+            None,
+        );
+    }
+
     /// Branches to `targets[idx]` (a chain of compares; the last is the default).
     fn switch(&mut self, idx: Value, ty: Type, targets: &[Block]) {
         for (k, &t) in targets.iter().enumerate() {
@@ -1008,14 +1020,7 @@ impl Gen {
             let kc = self.iconst(ty, k as i64);
             let c = self.ev(InstKind::Icmp(IntCC::Eq, idx, kc), Type::I1);
             let next = self.new_block(false);
-            self.emit(
-                InstKind::Brif {
-                    cond: c,
-                    then_dest: BlockCall::to(t),
-                    else_dest: BlockCall::to(next),
-                },
-                None,
-            );
+            self.brif(c, t, next);
             self.cur = next;
         }
     }
@@ -1838,14 +1843,7 @@ impl Gen {
             let (pre, latch) = (self.counted[i].pre, self.counted[i].latch);
             let from_pre = self.new_block(false);
             let from_latch = self.new_block(false);
-            self.emit(
-                InstKind::Brif {
-                    cond: first,
-                    then_dest: BlockCall::to(from_pre),
-                    else_dest: BlockCall::to(from_latch),
-                },
-                None,
-            );
+            self.brif(first, from_pre, from_latch);
             self.cur = from_pre;
             self.edge_adjoints(b, pre);
             let t = self.rpop[&pre.0];
@@ -2439,14 +2437,7 @@ impl Gen {
         let copy = self.new_block(false);
         let direct = self.new_block(false);
         let join = self.new_block(false);
-        self.emit(
-            InstKind::Brif {
-                cond: inside,
-                then_dest: BlockCall::to(copy),
-                else_dest: BlockCall::to(direct),
-            },
-            None,
-        );
+        self.brif(inside, copy, direct);
         self.cur = direct;
         self.emit(
             InstKind::Intrinsic {
@@ -2578,28 +2569,14 @@ impl Gen {
             self.emit(InstKind::Jump(BlockCall::new(wh, vec![zero])), None);
             self.cur = wh;
             let c = self.ev(InstKind::Icmp(IntCC::Slt, w, nw), Type::I1);
-            self.emit(
-                InstKind::Brif {
-                    cond: c,
-                    then_dest: BlockCall::to(wb),
-                    else_dest: BlockCall::to(done),
-                },
-                None,
-            );
+            self.brif(c, wb, done);
             self.cur = wb;
             let row = self.binop(BinaryOp::Imul, w, extent);
             let zero = self.iconst(Type::I64, 0);
             self.emit(InstKind::Jump(BlockCall::new(eh, vec![zero])), None);
             self.cur = eh;
             let c = self.ev(InstKind::Icmp(IntCC::Slt, e, n), Type::I1);
-            self.emit(
-                InstKind::Brif {
-                    cond: c,
-                    then_dest: BlockCall::to(eb),
-                    else_dest: BlockCall::to(wnext),
-                },
-                None,
-            );
+            self.brif(c, eb, wnext);
             self.cur = eb;
             let eo = self.binop(BinaryOp::Imul, e, size);
             let so = self.binop(BinaryOp::Iadd, row, eo);
@@ -2607,14 +2584,7 @@ impl Gen {
             let v = self.ev(InstKind::Load(src), r.ty);
             let fz = self.fconst_(r.ty, 0.0);
             let nz = self.ev(InstKind::Fcmp(FloatCC::Ne, v, fz), Type::I1);
-            self.emit(
-                InstKind::Brif {
-                    cond: nz,
-                    then_dest: BlockCall::to(add),
-                    else_dest: BlockCall::to(enext),
-                },
-                None,
-            );
+            self.brif(nz, add, enext);
             self.cur = add;
             let d = self.binop(BinaryOp::Iadd, start, eo);
             let dst = self.ev(InstKind::PtrAdd(sp, d), Type::Ptr);
@@ -2926,14 +2896,7 @@ impl Gen {
         let zero = self.iconst(Type::I64, 0);
         let (rsr, rtask, next) = (self.rs[i].rsr, self.rs[i].rtask, self.rs[i].next);
         let spawn = self.new_block(false);
-        self.emit(
-            InstKind::Brif {
-                cond: ran,
-                then_dest: BlockCall::to(spawn),
-                else_dest: BlockCall::to(next),
-            },
-            None,
-        );
+        self.brif(ran, spawn, next);
         self.cur = spawn;
         self.emit(
             InstKind::Detach {
@@ -2972,14 +2935,7 @@ impl Gen {
         self.emit(InstKind::Jump(BlockCall::new(head, vec![zero])), None);
         self.cur = head;
         let more = self.ev(InstKind::Icmp(IntCC::Slt, j, len), Type::I1);
-        self.emit(
-            InstKind::Brif {
-                cond: more,
-                then_dest: BlockCall::to(spawn),
-                else_dest: BlockCall::to(done),
-            },
-            None,
-        );
+        self.brif(more, spawn, done);
         self.cur = spawn;
         let eight = self.iconst(Type::I64, 8);
         let off = self.binop(BinaryOp::Imul, j, eight);
@@ -3279,14 +3235,7 @@ impl Gen {
         // header(k): brif k < trip, spawn, exit
         self.cur = header;
         let c = self.ev(InstKind::Icmp(IntCC::Slt, k, trip), Type::I1);
-        self.emit(
-            InstKind::Brif {
-                cond: c,
-                then_dest: BlockCall::to(spawn),
-                else_dest: BlockCall::to(exit),
-            },
-            None,
-        );
+        self.brif(c, spawn, exit);
         // task: tape = tapes + 24k; continue with the reverse of the body.
         self.cur = task;
         let size = self.iconst(Type::I64, HEADER_BYTES as i64);
@@ -3316,14 +3265,7 @@ impl Gen {
             );
             self.cur = head;
             let c = self.ev(InstKind::Icmp(IntCC::Slt, w, nw), Type::I1);
-            self.emit(
-                InstKind::Brif {
-                    cond: c,
-                    then_dest: BlockCall::to(body),
-                    else_dest: BlockCall::to(done),
-                },
-                None,
-            );
+            self.brif(c, body, done);
             self.cur = body;
             let stride = self.iconst(Type::I64, SLOT_STRIDE);
             let off = self.binop(BinaryOp::Imul, w, stride);

@@ -14,11 +14,16 @@ fn check_par(src: &str, f: &str, args: &[Arg]) -> AdReport {
 }
 
 fn check_par_at(src: &str, f: &str, args: &[Arg], levels: &[u8]) -> AdReport {
-    let serial = src.replace("parallel_for", "for");
+    check_against(src, &src.replace("parallel_for", "for"), f, args, levels)
+}
+
+/// Checks `src` at each level against finite differences and against
+/// `serial`, its serial projection; returns the last level's report.
+fn check_against(src: &str, serial: &str, f: &str, args: &[Arg], levels: &[u8]) -> AdReport {
     let mut report = None;
     for &level in levels {
         let (d, sh, r) = check_at(src, level, f, args, 1e-6);
-        let (ds, shs, rs) = check_at(&serial, level, f, args, 1e-6);
+        let (ds, shs, rs) = check_at(serial, level, f, args, 1e-6);
         assert!(rs.sites.is_empty(), "serial code is never classified");
         if let (Some(a), Some(b)) = (d, ds) {
             assert!(close(a, b, 1e-12), "parallel {a} vs serial {b}");
@@ -158,22 +163,7 @@ fn loop_with_local_work_and_math() {
 /// differences and against its serial projection (spawn = call, no sync).
 fn check_spawn(src: &str, f: &str, args: &[Arg]) -> AdReport {
     let serial = src.replace("spawn ", "").replace("sync;", "");
-    let mut report = None;
-    for level in [0, 2] {
-        let (d, sh, r) = check_at(src, level, f, args, 1e-6);
-        let (ds, shs, rs) = check_at(&serial, level, f, args, 1e-6);
-        assert!(rs.sites.is_empty(), "serial code is never classified");
-        if let (Some(a), Some(b)) = (d, ds) {
-            assert!(close(a, b, 1e-12), "parallel {a} vs serial {b}");
-        }
-        for (a, b) in sh.iter().zip(&shs) {
-            for (x, y) in a.iter().zip(b) {
-                assert!(close(*x, *y, 1e-12), "parallel {x} vs serial {y}");
-            }
-        }
-        report = Some(r);
-    }
-    report.expect("ran")
+    check_against(src, &serial, f, args, &[0, 2])
 }
 
 #[test]
