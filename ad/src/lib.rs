@@ -82,10 +82,11 @@
 //! tape of its own, kept in a slot per spawn site until the `sync` records
 //! it onto the parent's tape; the reverse of the `sync` spawns the reverse
 //! of the task, which runs concurrently with the reverse of the
-//! continuation, and the reverse of the detach syncs (see `parallel.rs`).
-//! *Not yet implemented* (reported as an [`AdError`]): spawns in a loop
-//! whose body does not sync, spawns inside a parallel loop's task, kernels
-//! and `__syncthreads`.
+//! continuation, and the reverse of the detach syncs (see `parallel.rs`);
+//! a spawn in a loop that syncs after it keeps a list of tapes, one
+//! reverse task each. *Not yet implemented* (reported as an [`AdError`]):
+//! spawns inside a parallel loop's task, a spawn whose continuation
+//! reaches different syncs, kernels and `__syncthreads`.
 //!
 //! **Race-aware accumulation** (`policy.rs`). Every adjoint update
 //! `d[p] += v` (and every update of an SSA adjoint of a value defined
