@@ -265,6 +265,9 @@ struct Gen {
     counter_fwd: Vec<Option<Value>>,
     counter_slot: Vec<Option<Value>>,
     writes: Option<Writes>,
+    /// Counted loops whose records are reserved before they start: the
+    /// placeholder for the slots per iteration (see `reserve_loop`).
+    reserved: Vec<Option<Inst>>,
     /// Forward values back to the primal values they copy.
     fwd_inv: HashMap<Value, Value>,
     /// Values recomputed in a reverse block (of `g`).
@@ -276,7 +279,7 @@ struct Gen {
 }
 
 /// A task: of a parallel loop or spawned.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, PartialEq, Eq)]
 enum TaskOf {
     Loop(usize),
     Spawn(usize),
@@ -468,6 +471,7 @@ impl Gen {
             counter_fwd: Vec::new(),
             counter_slot: Vec::new(),
             writes: None,
+            reserved: Vec::new(),
             fwd_inv: HashMap::new(),
             recomputed: HashMap::new(),
             ctx_loop: None,
@@ -516,6 +520,7 @@ impl Gen {
         self.counter_fwd = vec![None; self.counted.len()];
         self.counter_slot = vec![None; self.counted.len()];
         self.writes = Some(Writes::compute(&self.p, &self.act));
+        self.reserved = vec![None; self.counted.len()];
         let blocks: Vec<Block> = self.an.cfg.rpo().to_vec();
         for &b in &blocks {
             for &inst in self.p.block_insts(b) {
@@ -943,6 +948,11 @@ impl Gen {
                     self.forward_spawn_tape(i);
                 }
             }
+            for i in 0..self.counted.len() {
+                if self.counted[i].pre.0 == b {
+                    self.reserve_loop(i);
+                }
+            }
             self.forward_term(b, *term)?;
         }
         self.cur_fwd = None;
@@ -994,6 +1004,7 @@ impl Gen {
             }
         }
         self.size_fixed_tapes();
+        self.size_reservations();
         self.finish_frames();
         Ok(())
     }
@@ -3314,6 +3325,137 @@ impl Gen {
         self.ctx_loop = None;
     }
 
+    /// Before counted loop `i` starts (in the forward copy of its
+    /// preheader), room on the tape for every record of its iterations, so
+    /// that its blocks push without a capacity check. Only for an innermost
+    /// loop without branches in its body that calls no augmented forward
+    /// (its records per iteration are then the frames of its blocks), whose
+    /// header tests
+    /// `iv < bound` (or `≤`) with a growing induction variable and an
+    /// invariant bound, and leaves the loop exactly when the test fails.
+    fn reserve_loop(&mut self, i: usize) {
+        let Some((iv_lo, step, bound, inclusive, signed)) = self.reservable(i) else {
+            return;
+        };
+        let widen = |g: &mut Self, v: Value| {
+            let f = g.fv(v);
+            g.widen_i64(f, signed)
+        };
+        let lo = widen(self, iv_lo);
+        let hi = widen(self, bound);
+        // Header executions: at most ceil((hi - lo [+ 1]) / step) + 1.
+        let span = self.binop(BinaryOp::Isub, hi, lo);
+        let span = if inclusive {
+            let one = self.iconst(Type::I64, 1);
+            self.binop(BinaryOp::Iadd, span, one)
+        } else {
+            span
+        };
+        let zero = self.iconst(Type::I64, 0);
+        let pos = self.ev(InstKind::Icmp(IntCC::Sgt, span, zero), Type::I1);
+        let span = self.ev(InstKind::Select(pos, span, zero), Type::I64);
+        let stepc = self.iconst(Type::I64, step);
+        let up = self.iconst(Type::I64, step - 1);
+        let t = self.binop(BinaryOp::Iadd, span, up);
+        let trips = self.binop(BinaryOp::Udiv, t, stepc);
+        let one = self.iconst(Type::I64, 1);
+        let runs = self.binop(BinaryOp::Iadd, trips, one);
+        let slots = self
+            .emit(InstKind::Iconst(0), Some(Type::I64))
+            .expect("iconst has a result");
+        let ValueDef::Result(si) = self.g.value_def(slots) else {
+            unreachable!("an instruction result")
+        };
+        let n = self.binop(BinaryOp::Imul, runs, slots);
+        let tape = self.fwd_tape(Some(self.counted[i].pre.0));
+        self.emit(
+            InstKind::Call {
+                func: self.tape_fns.reserve,
+                args: vec![tape, n],
+            },
+            None,
+        );
+        self.reserved[i] = Some(si);
+    }
+
+    /// `(lo, step, bound, inclusive, signed)` if counted loop `i` can
+    /// reserve its records (see `reserve_loop`).
+    fn reservable(&self, i: usize) -> Option<(Value, i64, Value, bool, bool)> {
+        let c = &self.counted[i];
+        let h = c.header;
+        let inner = self.an.loops.loops().any(|lp| {
+            self.an.loops.data(lp).header != h && c.blocks.contains(&self.an.loops.data(lp).header)
+        });
+        let calls = self.calls.keys().any(|inst| {
+            self.inst_block
+                .get(inst)
+                .is_some_and(|b| c.blocks.contains(b))
+        });
+        // A body without branches: every block runs in every iteration, so
+        // the frames' sum is what an iteration records (a branchy body
+        // would reserve for paths not taken; measured slower on n-body).
+        let straight = c.blocks.iter().all(|&b| {
+            self.an
+                .cfg
+                .succs(b)
+                .iter()
+                .filter(|s| c.blocks.contains(s))
+                .count()
+                == 1
+        });
+        if inner || calls || !straight || self.task_of(Some(h)) != self.task_of(Some(c.pre.0)) {
+            return None;
+        }
+        let InstKind::Brif {
+            cond,
+            then_dest,
+            else_dest,
+        } = self.p.inst(self.p.terminator(h)?)
+        else {
+            return None;
+        };
+        if !c.blocks.contains(&then_dest.block) || else_dest.block != c.exit {
+            return None;
+        }
+        let ValueDef::Result(ci) = self.p.value_def(*cond) else {
+            return None;
+        };
+        let InstKind::Icmp(cc, x, bound) = *self.p.inst(ci) else {
+            return None;
+        };
+        let (inclusive, signed) = match cc {
+            IntCC::Slt => (false, true),
+            IntCC::Sle => (true, true),
+            IntCC::Ult => (false, false),
+            IntCC::Ule => (true, false),
+            _ => return None,
+        };
+        let &(lo, step) = c.ivs.get(&x)?;
+        let outside = match self.p.value_def(bound) {
+            ValueDef::Param(b, _) => !c.blocks.contains(&b),
+            ValueDef::Result(bi) => self
+                .inst_block
+                .get(&bi)
+                .is_some_and(|b| !c.blocks.contains(b)),
+        };
+        (step > 0 && outside).then_some((lo, step, bound, inclusive, signed))
+    }
+
+    /// The slots per iteration of each reserved loop: the sum of its
+    /// blocks' frames (each runs at most once per iteration).
+    fn size_reservations(&mut self) {
+        for i in 0..self.counted.len() {
+            let Some(si) = self.reserved[i] else { continue };
+            let slots: usize = self
+                .frames
+                .iter()
+                .filter(|(b, _)| self.counted[i].blocks.contains(b))
+                .map(|(_, f)| f.len())
+                .sum();
+            *self.g.inst_mut(si) = InstKind::Iconst(slots as i64);
+        }
+    }
+
     /// The slots per iteration of each fixed-size task tape: the sum of
     /// the frames of its blocks (each runs at most once per iteration).
     fn size_fixed_tapes(&mut self) {
@@ -3366,9 +3508,16 @@ impl Gen {
                 let nc = self.g.make_inst(InstKind::Iconst(n), Some(Type::I64));
                 code.push(nc);
                 let ftape = self.fwd_tape(Some(b));
+                let reserved = (0..self.counted.len())
+                    .any(|i| self.reserved[i].is_some() && self.counted[i].blocks.contains(&b));
+                let push = if reserved {
+                    self.tape_fns.push_reserved
+                } else {
+                    self.tape_fns.push
+                };
                 let base = self.g.make_inst(
                     InstKind::Call {
-                        func: self.tape_fns.push,
+                        func: push,
                         args: vec![ftape, self.g.result(nc).expect("iconst")],
                     },
                     Some(Type::Ptr),

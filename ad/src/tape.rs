@@ -15,8 +15,11 @@
 //!
 //! Invariant: the helpers are ordinary parir functions (`Local` linkage)
 //! added to the module once; growth uses `realloc` (capacity doubles, at
-//! least 64 slots), so pushes are amortized O(1). `__parc_ad_tape_free`
-//! releases the data at the end of the reversal.
+//! least 64 slots), so pushes are amortized O(1). A loop whose records per
+//! iteration are known reserves them all before it starts
+//! (`__parc_ad_tape_reserve`) and pushes without the capacity check
+//! (`__parc_ad_tape_push_reserved`). `__parc_ad_tape_free` releases the
+//! data at the end of the reversal.
 
 use parc_ir::{
     BinaryOp, FuncBuilder, FuncId, IntCC, Intrinsic, Linkage, Module, Signature, Type, new_function,
@@ -35,17 +38,34 @@ pub struct TapeFns {
     pub push: FuncId,
     pub pop: FuncId,
     pub free: FuncId,
+    /// `reserve(tape, n)`: room for `n` more slots (a loop whose records
+    /// per iteration are bounded reserves them once before it starts).
+    pub reserve: FuncId,
+    /// `push_reserved(tape, n) -> ptr`: `push` without the capacity check.
+    pub push_reserved: FuncId,
 }
 
 /// Adds the helpers to `module` (or finds them, if an earlier run added them).
 pub fn ensure_helpers(module: &mut Module) -> TapeFns {
+    let reserve = find_or_add(module, "__parc_ad_tape_reserve", build_reserve);
+    let push_reserved = find_or_add(module, "__parc_ad_tape_push_reserved", build_push_reserved);
     let push = find_or_add(module, "__parc_ad_tape_push", build_push);
     let pop = find_or_add(module, "__parc_ad_tape_pop", build_pop);
     let free = find_or_add(module, "__parc_ad_tape_free", build_free);
-    TapeFns { push, pop, free }
+    TapeFns {
+        push,
+        pop,
+        free,
+        reserve,
+        push_reserved,
+    }
 }
 
-fn find_or_add(module: &mut Module, name: &str, build: fn(&str) -> parc_ir::Function) -> FuncId {
+fn find_or_add(
+    module: &mut Module,
+    name: &str,
+    build: impl FnOnce(&str) -> parc_ir::Function,
+) -> FuncId {
     if let Some(id) = module.func_by_name(name) {
         return id;
     }
@@ -59,7 +79,8 @@ fn field(b: &mut FuncBuilder, tape: parc_ir::Value, off: i64) -> parc_ir::Value 
     b.ptradd(tape, o)
 }
 
-/// `push(tape, n) -> ptr`: reserves `n` slots and returns the first.
+/// `push(tape, n) -> ptr`: reserves `n` slots and returns the first. A leaf
+/// (no calls), so that the inliner puts it into every frame's push.
 fn build_push(name: &str) -> parc_ir::Function {
     let sig = Signature {
         params: vec![Type::Ptr, Type::I64],
@@ -70,8 +91,43 @@ fn build_push(name: &str) -> parc_ir::Function {
     let (tape, n) = (f.blocks[entry].params[0], f.blocks[entry].params[1]);
     let mut b = FuncBuilder::new(&mut f);
     b.switch_to(entry);
+    let (len, need) = ensure_room(&mut b, tape, n);
     let len_p = field(&mut b, tape, LEN);
-    let cap_p = field(&mut b, tape, CAP);
+    b.store(need, len_p);
+    let data_p = field(&mut b, tape, DATA);
+    let data = b.load(Type::Ptr, data_p);
+    let eight = b.iconst(Type::I64, 8);
+    let off = b.binary(BinaryOp::Imul, len, eight);
+    let slot = b.ptradd(data, off);
+    b.ret(Some(slot));
+    f
+}
+
+/// `reserve(tape, n)`: room for `len + n` slots.
+fn build_reserve(name: &str) -> parc_ir::Function {
+    let sig = Signature {
+        params: vec![Type::Ptr, Type::I64],
+        ret: None,
+    };
+    let mut f = new_function(name, sig);
+    let entry = f.layout[0];
+    let (tape, n) = (f.blocks[entry].params[0], f.blocks[entry].params[1]);
+    let mut b = FuncBuilder::new(&mut f);
+    b.switch_to(entry);
+    ensure_room(&mut b, tape, n);
+    b.ret(None);
+    f
+}
+
+/// Grows the data (capacity doubles, at least 64 slots) unless `len + n`
+/// slots fit; returns `(len, len + n)`, leaving the builder after it.
+fn ensure_room(
+    b: &mut FuncBuilder,
+    tape: parc_ir::Value,
+    n: parc_ir::Value,
+) -> (parc_ir::Value, parc_ir::Value) {
+    let len_p = field(b, tape, LEN);
+    let cap_p = field(b, tape, CAP);
     let len = b.load(Type::I64, len_p);
     let cap = b.load(Type::I64, cap_p);
     let need = b.binary(BinaryOp::Iadd, len, n);
@@ -84,7 +140,6 @@ fn build_push(name: &str) -> parc_ir::Function {
         parc_ir::BlockCall::to(done),
     );
     b.switch_to(grow);
-    // new capacity: max(2 * cap, need, 64)
     let two = b.iconst(Type::I64, 2);
     let dbl = b.binary(BinaryOp::Imul, cap, two);
     let c1 = b.icmp(IntCC::Sgt, dbl, need);
@@ -94,7 +149,7 @@ fn build_push(name: &str) -> parc_ir::Function {
     let newcap = b.select(c2, m1, min);
     let eight = b.iconst(Type::I64, 8);
     let bytes = b.binary(BinaryOp::Imul, newcap, eight);
-    let data_p = field(&mut b, tape, DATA);
+    let data_p = field(b, tape, DATA);
     let old = b.load(Type::Ptr, data_p);
     let new = b
         .intrinsic(Intrinsic::Realloc, Some(Type::Ptr), vec![old, bytes])
@@ -103,9 +158,27 @@ fn build_push(name: &str) -> parc_ir::Function {
     b.store(newcap, cap_p);
     b.jump(done, vec![]);
     b.switch_to(done);
+    (len, need)
+}
+
+/// `push_reserved(tape, n) -> ptr`: takes `n` slots that a `reserve` made
+/// room for and returns the first.
+fn build_push_reserved(name: &str) -> parc_ir::Function {
+    let sig = Signature {
+        params: vec![Type::Ptr, Type::I64],
+        ret: Some(Type::Ptr),
+    };
+    let mut f = new_function(name, sig);
+    let entry = f.layout[0];
+    let (tape, n) = (f.blocks[entry].params[0], f.blocks[entry].params[1]);
+    let mut b = FuncBuilder::new(&mut f);
+    b.switch_to(entry);
+    let len_p = field(&mut b, tape, LEN);
+    let len = b.load(Type::I64, len_p);
+    let need = b.binary(BinaryOp::Iadd, len, n);
+    b.store(need, len_p);
     let data_p = field(&mut b, tape, DATA);
     let data = b.load(Type::Ptr, data_p);
-    b.store(need, len_p);
     let eight = b.iconst(Type::I64, 8);
     let off = b.binary(BinaryOp::Imul, len, eight);
     let slot = b.ptradd(data, off);
