@@ -372,3 +372,29 @@ fn counted_loop_reverse_recomputes_instead_of_recording() {
         "gradient {grad_steps} steps vs primal {primal_steps}"
     );
 }
+
+/// A loop that must record a value per iteration (`a[i]` may be
+/// overwritten through `out`) reserves the room before it starts and its
+/// pushes skip the capacity check; the gradient is still exact.
+#[test]
+fn straight_loops_reserve_their_records() {
+    let src = r#"
+        void sq(double *out, double *a, int n) {
+            for (int i = 0; i < n; i++)
+                out[i] = a[i] * a[i];
+        }
+    "#;
+    let a = [0.5, -1.5, 2.0, 3.25];
+    let args = [Arg::out(4, 1.0), Arg::dup(&a), Arg::I(4)];
+    check_at(src, 2, "sq", &args, 1e-6);
+    let (m, grad, _) = build(src, 2, "sq", &args);
+    let reserve = m
+        .func_by_name("__parc_ad_tape_reserve")
+        .expect("the helper exists");
+    let calls = |name: parc_ir::FuncId| {
+        m.funcs[grad]
+            .placed_insts()
+            .any(|(_, i)| matches!(m.funcs[grad].inst(i), parc_ir::InstKind::Call { func, .. } if *func == name))
+    };
+    assert!(calls(reserve), "{}", parc_ir::print::print_module(&m));
+}
