@@ -164,6 +164,39 @@ impl IntCC {
             Uge => "uge",
         }
     }
+
+    /// The condition with the operands exchanged: `a cc b` is `b cc' a`.
+    pub fn swapped(self) -> IntCC {
+        use IntCC::*;
+        match self {
+            Slt => Sgt,
+            Sle => Sge,
+            Sgt => Slt,
+            Sge => Sle,
+            Ult => Ugt,
+            Ule => Uge,
+            Ugt => Ult,
+            Uge => Ule,
+            Eq | Ne => self,
+        }
+    }
+
+    /// The complement: `a cc' b` is `!(a cc b)`.
+    pub fn inverted(self) -> IntCC {
+        use IntCC::*;
+        match self {
+            Eq => Ne,
+            Ne => Eq,
+            Slt => Sge,
+            Sge => Slt,
+            Sle => Sgt,
+            Sgt => Sle,
+            Ult => Uge,
+            Uge => Ult,
+            Ule => Ugt,
+            Ugt => Ule,
+        }
+    }
 }
 
 /// Floating comparisons, ordered as C's operators are: false if either

@@ -109,21 +109,6 @@ fn constant_def(func: &Function, v: Value) -> Option<&InstKind> {
     }
 }
 
-fn swap_cc(cc: IntCC) -> IntCC {
-    use IntCC::*;
-    match cc {
-        Slt => Sgt,
-        Sle => Sge,
-        Sgt => Slt,
-        Sge => Sle,
-        Ult => Ugt,
-        Ule => Uge,
-        Ugt => Ult,
-        Uge => Ule,
-        Eq | Ne => cc,
-    }
-}
-
 /// Matches the detach of `task` against the shape.
 fn match_task(func: &Function, an: &FunctionAnalyses, task: Task) -> Option<ParallelLoop> {
     let td = an.tasks.data(task);
@@ -202,7 +187,7 @@ fn match_task(func: &Function, an: &FunctionAnalyses, task: Task) -> Option<Para
     let exit = else_dest.block;
     let (cc, bound) = match (x == iv, y == iv) {
         (true, false) => (cc, y),
-        (false, true) => (swap_cc(cc), x),
+        (false, true) => (cc.swapped(), x),
         _ => return None,
     };
     let (signed, inclusive) = match cc {

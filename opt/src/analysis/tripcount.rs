@@ -81,37 +81,6 @@ pub fn trip_count(func: &Function, an: &FunctionAnalyses, lp: Loop) -> Option<Tr
     })
 }
 
-fn negate(cc: IntCC) -> IntCC {
-    use IntCC::*;
-    match cc {
-        Eq => Ne,
-        Ne => Eq,
-        Slt => Sge,
-        Sge => Slt,
-        Sle => Sgt,
-        Sgt => Sle,
-        Ult => Uge,
-        Uge => Ult,
-        Ule => Ugt,
-        Ugt => Ule,
-    }
-}
-
-fn swap(cc: IntCC) -> IntCC {
-    use IntCC::*;
-    match cc {
-        Slt => Sgt,
-        Sgt => Slt,
-        Sle => Sge,
-        Sge => Sle,
-        Ult => Ugt,
-        Ugt => Ult,
-        Ule => Uge,
-        Uge => Ule,
-        Eq | Ne => cc,
-    }
-}
-
 fn is_signed(cc: IntCC) -> bool {
     matches!(cc, IntCC::Slt | IntCC::Sle | IntCC::Sgt | IntCC::Sge)
 }
@@ -144,14 +113,14 @@ pub fn counted_loop(func: &Function, an: &FunctionAnalyses, lp: Loop) -> Option<
     let (then_in, else_in) = (ld.contains(then_dest.block), ld.contains(else_dest.block));
     let (cc, exit) = match (then_in, else_in) {
         (true, false) => (cc, else_dest.block),
-        (false, true) => (negate(cc), then_dest.block),
+        (false, true) => (cc.inverted(), then_dest.block),
         _ => return None,
     };
     let params = func.block_params(header);
     let (iv, bound, cc) = if params.contains(&a) && !defined_in_loop(b) {
         (a, b, cc)
     } else if params.contains(&b) && !defined_in_loop(a) {
-        (b, a, swap(cc))
+        (b, a, cc.swapped())
     } else {
         return None;
     };

@@ -113,21 +113,6 @@ enum Key {
     Intrinsic(Intrinsic, Vec<Value>, Type),
 }
 
-fn swap_icmp(cc: IntCC) -> IntCC {
-    use IntCC::*;
-    match cc {
-        Slt => Sgt,
-        Sgt => Slt,
-        Sle => Sge,
-        Sge => Sle,
-        Ult => Ugt,
-        Ugt => Ult,
-        Ule => Uge,
-        Uge => Ule,
-        Eq | Ne => cc,
-    }
-}
-
 fn swap_fcmp(cc: FloatCC) -> FloatCC {
     use FloatCC::*;
     match cc {
@@ -157,7 +142,7 @@ fn pure_key(func: &Function, inst: Inst) -> Option<Key> {
         }
         InstKind::Icmp(cc, a, b) => {
             if b < a {
-                Key::Icmp(swap_icmp(cc), b, a)
+                Key::Icmp(cc.swapped(), b, a)
             } else {
                 Key::Icmp(cc, a, b)
             }

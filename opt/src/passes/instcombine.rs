@@ -76,37 +76,6 @@ fn pending(n: u32) -> Value {
     Value::from_u32(u32::MAX - 1 - n)
 }
 
-fn swap_cc(cc: IntCC) -> IntCC {
-    use IntCC::*;
-    match cc {
-        Slt => Sgt,
-        Sle => Sge,
-        Sgt => Slt,
-        Sge => Sle,
-        Ult => Ugt,
-        Ule => Uge,
-        Ugt => Ult,
-        Uge => Ule,
-        Eq | Ne => cc,
-    }
-}
-
-fn invert_cc(cc: IntCC) -> IntCC {
-    use IntCC::*;
-    match cc {
-        Eq => Ne,
-        Ne => Eq,
-        Slt => Sge,
-        Sge => Slt,
-        Sle => Sgt,
-        Sgt => Sle,
-        Ult => Uge,
-        Uge => Ult,
-        Ule => Ugt,
-        Ugt => Ule,
-    }
-}
-
 struct Combiner<'f> {
     func: &'f Function,
 }
@@ -239,7 +208,7 @@ impl Combiner<'_> {
         let ka = self.konst(a);
         let kb = self.konst(b);
         if ka.is_some() && kb.is_none() {
-            return Some(Rewrite::Kind(InstKind::Icmp(swap_cc(cc), b, a), vec![]));
+            return Some(Rewrite::Kind(InstKind::Icmp(cc.swapped(), b, a), vec![]));
         }
         if a == b {
             let t = matches!(
@@ -263,7 +232,7 @@ impl Combiner<'_> {
         }
         Some(match self.def(c) {
             Some(&InstKind::Icmp(cc2, x, y)) => {
-                Rewrite::Kind(InstKind::Icmp(invert_cc(cc2), x, y), vec![])
+                Rewrite::Kind(InstKind::Icmp(cc2.inverted(), x, y), vec![])
             }
             Some(&InstKind::Fcmp(FloatCC::Eq, x, y)) => {
                 Rewrite::Kind(InstKind::Fcmp(FloatCC::Ne, x, y), vec![])
@@ -395,9 +364,9 @@ mod tests {
     #[test]
     fn inverted_conditions_are_complements() {
         for cc in IntCC::ALL {
-            assert_eq!(invert_cc(invert_cc(cc)), cc);
-            assert_eq!(swap_cc(swap_cc(cc)), cc);
-            let (i, s) = (invert_cc(cc), swap_cc(cc));
+            assert_eq!(cc.inverted().inverted(), cc);
+            assert_eq!(cc.swapped().swapped(), cc);
+            let (i, s) = (cc.inverted(), cc.swapped());
             // Check on a few pairs with the folding the interpreter agrees with.
             for (x, y) in [(1i64, 2i64), (2, 1), (-1, 1), (3, 3), (i64::MIN, 0)] {
                 let (cx, cy) = (Const::int(Type::I64, x), Const::int(Type::I64, y));

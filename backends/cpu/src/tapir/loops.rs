@@ -95,21 +95,6 @@ pub(crate) struct LoopShape {
     pub cmp: Inst,
 }
 
-fn swap_cc(cc: IntCC) -> IntCC {
-    use IntCC::*;
-    match cc {
-        Slt => Sgt,
-        Sle => Sge,
-        Sgt => Slt,
-        Sge => Sle,
-        Ult => Ugt,
-        Ule => Uge,
-        Ugt => Ult,
-        Uge => Ule,
-        Eq | Ne => cc,
-    }
-}
-
 /// The block each placed instruction sits in.
 fn inst_blocks(func: &Function) -> HashMap<Inst, Block> {
     func.placed_insts().map(|(b, i)| (i, b)).collect()
@@ -263,7 +248,7 @@ pub(crate) fn match_parallel_for(
     let exit = else_dest.block;
     let (cc, hi) = match (x == iv, y == iv) {
         (true, false) => (cc, y),
-        (false, true) => (swap_cc(cc), x),
+        (false, true) => (cc.swapped(), x),
         _ => return None,
     };
     let (signed, inclusive) = match cc {
