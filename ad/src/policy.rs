@@ -357,61 +357,11 @@ fn invariant_base(p: &Function, l: &PLoop, v: Value) -> Option<(Value, Value)> {
 /// `base + c·iv + o` with `base` invariant and constant `c`, `o`.
 fn strided(p: &Function, l: &PLoop, v: Value) -> Option<(Value, i64, i64)> {
     let (base, off) = invariant_base(p, l, v)?;
-    let c = affine(p, l, off, 0)?;
     let mut terms = Vec::new();
     let mut o = 0;
-    constant_part(p, l, off, 1, &mut terms, &mut o, 0)?;
-    Some((base, c, o))
-}
-
-/// The constant part of `v · scale`, where `v` is affine in the loop
-/// index (whose terms are collected and ignored).
-fn constant_part(
-    p: &Function,
-    l: &PLoop,
-    v: Value,
-    scale: i64,
-    terms: &mut Vec<Value>,
-    o: &mut i64,
-    depth: u32,
-) -> Option<()> {
-    if depth > 16 {
-        return None;
-    }
-    if v == l.iv {
-        terms.push(v);
-        return Some(());
-    }
-    if let Some(c) = konst(p, v) {
-        *o = o.checked_add(c.checked_mul(scale)?)?;
-        return Some(());
-    }
-    let ValueDef::Result(i) = p.value_def(v) else {
-        return None;
-    };
-    match *p.inst(i) {
-        InstKind::Cast(CastOp::Sext | CastOp::Zext, x) => {
-            constant_part(p, l, x, scale, terms, o, depth + 1)
-        }
-        InstKind::Binary(BinaryOp::Iadd, a, b) => {
-            constant_part(p, l, a, scale, terms, o, depth + 1)?;
-            constant_part(p, l, b, scale, terms, o, depth + 1)
-        }
-        InstKind::Binary(BinaryOp::Imul, a, b) => {
-            let (x, c) = match (konst(p, a), konst(p, b)) {
-                (_, Some(c)) => (a, c),
-                (Some(c), _) => (b, c),
-                _ => return None,
-            };
-            constant_part(p, l, x, scale.checked_mul(c)?, terms, o, depth + 1)
-        }
-        InstKind::Binary(BinaryOp::Shl, a, b) => {
-            let c = konst(p, b)?;
-            if !(0..32).contains(&c) {
-                return None;
-            }
-            constant_part(p, l, a, scale.checked_mul(1 << c)?, terms, o, depth + 1)
-        }
+    offsets(p, l, off, (1, None), &mut terms, &mut o, 0)?;
+    match terms[..] {
+        [(iv, (c, None))] if iv == l.iv => Some((base, c, o)),
         _ => None,
     }
 }

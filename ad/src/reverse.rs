@@ -2355,16 +2355,12 @@ impl Gen {
         self.widen_i64(r, !unsigned)
     }
 
-    fn need_i64(&mut self, v: Value) -> Value {
-        self.need_int(v, false)
-    }
-
     /// Coefficient `k · sym` of a region term, in the reverse.
     fn coefficient(&mut self, k: i64, sym: Option<Value>) -> Value {
         let kc = self.iconst(Type::I64, k);
         match sym {
             Some(s) => {
-                let s = self.need_i64(s);
+                let s = self.need_int(s, false);
                 self.binop(BinaryOp::Imul, kc, s)
             }
             None => kc,
@@ -2565,59 +2561,35 @@ impl Gen {
             let sp = self.need(sp);
             let size = self.iconst(Type::I64, r.ty.bytes() as i64);
             let n = self.binop(BinaryOp::Udiv, extent, size);
-            let zero = self.iconst(Type::I64, 0);
-            // for w in 0..nw: for e in 0..n
-            let wh = self.new_block(false);
-            let w = self.g.append_block_param(wh, Type::I64);
-            let wb = self.new_block(false);
-            let eh = self.new_block(false);
-            let e = self.g.append_block_param(eh, Type::I64);
-            let eb = self.new_block(false);
-            let add = self.new_block(false);
-            let enext = self.new_block(false);
-            let wnext = self.new_block(false);
-            let done = self.new_block(false);
-            self.emit(InstKind::Jump(BlockCall::new(wh, vec![zero])), None);
-            self.cur = wh;
-            let c = self.ev(InstKind::Icmp(IntCC::Slt, w, nw), Type::I1);
-            self.brif(c, wb, done);
-            self.cur = wb;
-            let row = self.binop(BinaryOp::Imul, w, extent);
-            let zero = self.iconst(Type::I64, 0);
-            self.emit(InstKind::Jump(BlockCall::new(eh, vec![zero])), None);
-            self.cur = eh;
-            let c = self.ev(InstKind::Icmp(IntCC::Slt, e, n), Type::I1);
-            self.brif(c, eb, wnext);
-            self.cur = eb;
-            let eo = self.binop(BinaryOp::Imul, e, size);
-            let so = self.binop(BinaryOp::Iadd, row, eo);
-            let src = self.ev(InstKind::PtrAdd(buf, so), Type::Ptr);
-            let v = self.ev(InstKind::Load(src), r.ty);
-            let fz = self.fconst_(r.ty, 0.0);
-            let nz = self.ev(InstKind::Fcmp(FloatCC::Ne, v, fz), Type::I1);
-            self.brif(nz, add, enext);
-            self.cur = add;
-            let d = self.binop(BinaryOp::Iadd, start, eo);
-            let dst = self.ev(InstKind::PtrAdd(sp, d), Type::Ptr);
-            let old = self.ev(InstKind::Load(dst), r.ty);
-            let new = self.ev(InstKind::Binary(BinaryOp::Fadd, old, v), r.ty);
-            self.emit(
-                InstKind::Store {
-                    value: new,
-                    ptr: dst,
-                },
-                None,
-            );
-            self.emit(InstKind::Jump(BlockCall::to(enext)), None);
-            self.cur = enext;
-            let one = self.iconst(Type::I64, 1);
-            let e1 = self.binop(BinaryOp::Iadd, e, one);
-            self.emit(InstKind::Jump(BlockCall::new(eh, vec![e1])), None);
-            self.cur = wnext;
-            let one = self.iconst(Type::I64, 1);
-            let w1 = self.binop(BinaryOp::Iadd, w, one);
-            self.emit(InstKind::Jump(BlockCall::new(wh, vec![w1])), None);
-            self.cur = done;
+            let ty = r.ty;
+            self.emit_for(nw, |g, w| {
+                let row = g.binop(BinaryOp::Imul, w, extent);
+                g.emit_for(n, |g, e| {
+                    let eo = g.binop(BinaryOp::Imul, e, size);
+                    let so = g.binop(BinaryOp::Iadd, row, eo);
+                    let src = g.ev(InstKind::PtrAdd(buf, so), Type::Ptr);
+                    let v = g.ev(InstKind::Load(src), ty);
+                    let fz = g.fconst_(ty, 0.0);
+                    let nz = g.ev(InstKind::Fcmp(FloatCC::Ne, v, fz), Type::I1);
+                    let add = g.new_block(false);
+                    let next = g.new_block(false);
+                    g.brif(nz, add, next);
+                    g.cur = add;
+                    let d = g.binop(BinaryOp::Iadd, start, eo);
+                    let dst = g.ev(InstKind::PtrAdd(sp, d), Type::Ptr);
+                    let old = g.ev(InstKind::Load(dst), ty);
+                    let new = g.ev(InstKind::Binary(BinaryOp::Fadd, old, v), ty);
+                    g.emit(
+                        InstKind::Store {
+                            value: new,
+                            ptr: dst,
+                        },
+                        None,
+                    );
+                    g.emit(InstKind::Jump(BlockCall::to(next)), None);
+                    g.cur = next;
+                });
+            });
             self.emit(
                 InstKind::Intrinsic {
                     op: Intrinsic::Free,
@@ -2626,6 +2598,28 @@ impl Gen {
                 None,
             );
         }
+    }
+
+    /// `for i in 0..n { body(i) }` in the reverse code (`i` an `i64`):
+    /// `body` starts in the loop's body block and may leave the builder in
+    /// another, where the loop continues; afterwards the builder is after
+    /// the loop.
+    fn emit_for(&mut self, n: Value, body: impl FnOnce(&mut Self, Value)) {
+        let zero = self.iconst(Type::I64, 0);
+        let head = self.new_block(false);
+        let i = self.g.append_block_param(head, Type::I64);
+        let first = self.new_block(false);
+        let done = self.new_block(false);
+        self.emit(InstKind::Jump(BlockCall::new(head, vec![zero])), None);
+        self.cur = head;
+        let more = self.ev(InstKind::Icmp(IntCC::Slt, i, n), Type::I1);
+        self.brif(more, first, done);
+        self.cur = first;
+        body(self, i);
+        let one = self.iconst(Type::I64, 1);
+        let next = self.binop(BinaryOp::Iadd, i, one);
+        self.emit(InstKind::Jump(BlockCall::new(head, vec![next])), None);
+        self.cur = done;
     }
 
     fn site(&mut self, inst: Inst, class: AccumulationClass, reason: String) {
@@ -2904,26 +2898,11 @@ impl Gen {
         let taken = self.need(taken);
         let null = self.iconst(Type::Ptr, 0);
         let ran = self.ev(InstKind::Icmp(IntCC::Ne, taken, null), Type::I1);
-        let zero = self.iconst(Type::I64, 0);
-        let (rsr, rtask, next) = (self.rs[i].rsr, self.rs[i].rtask, self.rs[i].next);
+        let next = self.rs[i].next;
         let spawn = self.new_block(false);
         self.brif(ran, spawn, next);
         self.cur = spawn;
-        self.emit(
-            InstKind::Detach {
-                region: rsr,
-                task: rtask,
-                cont: next,
-            },
-            None,
-        );
-        let ti = self.rs[i].tape_inst;
-        *self.g.inst_mut(ti) = InstKind::PtrAdd(taken, zero);
-        self.g.blocks[rtask].insts.push(ti);
-        let start = self.rpop[&self.spawns[i].reattach];
-        self.g
-            .append_inst(rtask, InstKind::Jump(BlockCall::to(start)), None);
-        self.cur = next;
+        self.detach_reverse_task(i, taken);
     }
 
     /// `for j in 0..len: detach reverse task on list[j]`; the reverse tasks
@@ -2937,27 +2916,34 @@ impl Gen {
             .expect("the sync's forward took the length");
         let list = self.need(list);
         let len = self.need(len);
-        let (rsr, rtask, latch) = (self.rs[i].rsr, self.rs[i].rtask, self.rs[i].next);
-        let zero = self.iconst(Type::I64, 0);
-        let head = self.new_block(false);
-        let j = self.g.append_block_param(head, Type::I64);
-        let spawn = self.new_block(false);
-        let done = self.new_block(false);
-        self.emit(InstKind::Jump(BlockCall::new(head, vec![zero])), None);
-        self.cur = head;
-        let more = self.ev(InstKind::Icmp(IntCC::Slt, j, len), Type::I1);
-        self.brif(more, spawn, done);
-        self.cur = spawn;
-        let eight = self.iconst(Type::I64, 8);
-        let off = self.binop(BinaryOp::Imul, j, eight);
-        let at = self.ev(InstKind::PtrAdd(list, off), Type::Ptr);
-        let tape = self.ev(InstKind::Load(at), Type::Ptr);
+        self.emit_for(len, |g, j| {
+            let eight = g.iconst(Type::I64, 8);
+            let off = g.binop(BinaryOp::Imul, j, eight);
+            let at = g.ev(InstKind::PtrAdd(list, off), Type::Ptr);
+            let tape = g.ev(InstKind::Load(at), Type::Ptr);
+            g.detach_reverse_task(i, tape);
+        });
+        self.emit(
+            InstKind::Intrinsic {
+                op: Intrinsic::Free,
+                args: vec![list],
+            },
+            None,
+        );
+    }
+
+    /// Detaches spawn site `i`'s reverse task on `tape` (whose first
+    /// instruction makes `tape` the task's tape before it starts with the
+    /// reverse of the task's end); the builder continues at the reverse
+    /// task's continuation, where it reattaches.
+    fn detach_reverse_task(&mut self, i: usize, tape: Value) {
+        let (rsr, rtask, next) = (self.rs[i].rsr, self.rs[i].rtask, self.rs[i].next);
         let zero = self.iconst(Type::I64, 0);
         self.emit(
             InstKind::Detach {
                 region: rsr,
                 task: rtask,
-                cont: latch,
+                cont: next,
             },
             None,
         );
@@ -2967,18 +2953,7 @@ impl Gen {
         let start = self.rpop[&self.spawns[i].reattach];
         self.g
             .append_inst(rtask, InstKind::Jump(BlockCall::to(start)), None);
-        self.cur = latch;
-        let one = self.iconst(Type::I64, 1);
-        let j1 = self.binop(BinaryOp::Iadd, j, one);
-        self.emit(InstKind::Jump(BlockCall::new(head, vec![j1])), None);
-        self.cur = done;
-        self.emit(
-            InstKind::Intrinsic {
-                op: Intrinsic::Free,
-                args: vec![list],
-            },
-            None,
-        );
+        self.cur = next;
     }
 
     /// The merge after the reverse of spawn site `i`'s detach: every
@@ -3446,14 +3421,18 @@ impl Gen {
     fn size_reservations(&mut self) {
         for i in 0..self.counted.len() {
             let Some(si) = self.reserved[i] else { continue };
-            let slots: usize = self
-                .frames
-                .iter()
-                .filter(|(b, _)| self.counted[i].blocks.contains(b))
-                .map(|(_, f)| f.len())
-                .sum();
-            *self.g.inst_mut(si) = InstKind::Iconst(slots as i64);
+            let slots = self.frame_slots(|b| self.counted[i].blocks.contains(&b));
+            *self.g.inst_mut(si) = InstKind::Iconst(slots);
         }
+    }
+
+    /// The slots the frames of the blocks `of` record, all together.
+    fn frame_slots(&self, of: impl Fn(Block) -> bool) -> i64 {
+        self.frames
+            .iter()
+            .filter(|(b, _)| of(**b))
+            .map(|(_, f)| f.len() as i64)
+            .sum()
     }
 
     /// The slots per iteration of each fixed-size task tape: the sum of
@@ -3463,13 +3442,8 @@ impl Gen {
             let Some(si) = self.rl[i].fixed_slots else {
                 continue;
             };
-            let slots: usize = self
-                .frames
-                .iter()
-                .filter(|(b, _)| matches!(self.task_of(Some(**b)), Some(TaskOf::Loop(j)) if j == i))
-                .map(|(_, f)| f.len())
-                .sum();
-            *self.g.inst_mut(si) = InstKind::Iconst(slots as i64);
+            let slots = self.frame_slots(|b| self.task_of(Some(b)) == Some(TaskOf::Loop(i)));
+            *self.g.inst_mut(si) = InstKind::Iconst(slots);
         }
     }
 

@@ -92,13 +92,7 @@ fn build_push(name: &str) -> parc_ir::Function {
     let mut b = FuncBuilder::new(&mut f);
     b.switch_to(entry);
     let (len, need) = ensure_room(&mut b, tape, n);
-    let len_p = field(&mut b, tape, LEN);
-    b.store(need, len_p);
-    let data_p = field(&mut b, tape, DATA);
-    let data = b.load(Type::Ptr, data_p);
-    let eight = b.iconst(Type::I64, 8);
-    let off = b.binary(BinaryOp::Imul, len, eight);
-    let slot = b.ptradd(data, off);
+    let slot = take(&mut b, tape, len, need);
     b.ret(Some(slot));
     f
 }
@@ -176,14 +170,26 @@ fn build_push_reserved(name: &str) -> parc_ir::Function {
     let len_p = field(&mut b, tape, LEN);
     let len = b.load(Type::I64, len_p);
     let need = b.binary(BinaryOp::Iadd, len, n);
+    let slot = take(&mut b, tape, len, need);
+    b.ret(Some(slot));
+    f
+}
+
+/// Sets the length from `len` to `need` (room is there) and returns the
+/// address of slot `len`.
+fn take(
+    b: &mut FuncBuilder,
+    tape: parc_ir::Value,
+    len: parc_ir::Value,
+    need: parc_ir::Value,
+) -> parc_ir::Value {
+    let len_p = field(b, tape, LEN);
     b.store(need, len_p);
-    let data_p = field(&mut b, tape, DATA);
+    let data_p = field(b, tape, DATA);
     let data = b.load(Type::Ptr, data_p);
     let eight = b.iconst(Type::I64, 8);
     let off = b.binary(BinaryOp::Imul, len, eight);
-    let slot = b.ptradd(data, off);
-    b.ret(Some(slot));
-    f
+    b.ptradd(data, off)
 }
 
 /// `pop(tape, n) -> ptr`: releases the top `n` slots and returns the first.

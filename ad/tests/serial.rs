@@ -353,6 +353,27 @@ fn counted_loop_reverse_recomputes_instead_of_recording() {
     let args = [Arg::dup(&input), Arg::I(400)];
     check_at(src, 2, "mag", &[Arg::dup(&input[..9]), Arg::I(9)], 1e-6);
     let (mut m, grad, _) = build(src, 2, "mag", &args);
+    // No tape traffic inside any loop of the gradient: the forward loop
+    // pushes nothing, the reverse loop pops nothing.
+    let g = &m.funcs[grad];
+    let an = parc_ir::analysis::FunctionAnalyses::compute(g);
+    let tape_fns: Vec<parc_ir::FuncId> = [
+        "__parc_ad_tape_push",
+        "__parc_ad_tape_push_reserved",
+        "__parc_ad_tape_pop",
+    ]
+    .iter()
+    .filter_map(|n| m.func_by_name(n))
+    .collect();
+    for (b, i) in g.placed_insts() {
+        if let parc_ir::InstKind::Call { func, .. } = g.inst(i) {
+            assert!(
+                !(tape_fns.contains(func) && an.loops.innermost(b).is_some()),
+                "a tape call in a loop:\n{}",
+                parc_ir::print::print_module(&m)
+            );
+        }
+    }
     parc_opt::optimize(&mut m, 2, &mut parc_opt::Instrumentation::default()).expect("optimize");
     let grad_steps = gradient(&m, grad, &args).2;
     let primal_steps = {

@@ -183,28 +183,7 @@ impl GradProgram {
 
 /// The gradient programs, in table order. `only`: `None` for all of them.
 pub fn load(root: &Path, quick: bool, only: Option<&[String]>) -> Result<Vec<GradProgram>, String> {
-    let dir = root.join("bench/grad");
-    let mut names: Vec<String> = std::fs::read_dir(&dir)
-        .map_err(|e| format!("cannot read {}: {e}", dir.display()))?
-        .filter_map(|e| e.ok())
-        .filter_map(|e| {
-            let name = e.file_name().to_string_lossy().into_owned();
-            name.strip_suffix(".pc").map(str::to_string)
-        })
-        .collect();
-    let rank = |n: &str| ORDER.iter().position(|o| *o == n).unwrap_or(ORDER.len());
-    names.sort_by(|a, b| rank(a).cmp(&rank(b)).then(a.cmp(b)));
-    if let Some(only) = only {
-        for o in only {
-            if !names.contains(o) {
-                return Err(format!(
-                    "--only grad/{o}: no bench/grad/{o}.pc (there are: {})",
-                    names.join(", ")
-                ));
-            }
-        }
-        names.retain(|n| only.contains(n));
-    }
+    let names = crate::program_names(root, "grad", &ORDER, only, "grad/")?;
     let mut programs = Vec::new();
     for name in names {
         let path = format!("bench/grad/{name}.pc");

@@ -388,6 +388,45 @@ fn cpu_model() -> String {
         .unwrap_or_else(|| "?".into())
 }
 
+/// The names of `bench/DIR/*.pc`, in `order` and then alphabetically;
+/// with `only`, just those (each must exist: `--only PREFIXNAME`).
+pub(crate) fn program_names(
+    root: &Path,
+    dir: &str,
+    order: &[&str],
+    only: Option<&[String]>,
+    prefix: &str,
+) -> Result<Vec<String>, String> {
+    let path = root.join("bench").join(dir);
+    let mut names: Vec<String> = std::fs::read_dir(&path)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?
+        .filter_map(|e| e.ok())
+        .filter_map(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            name.strip_suffix(".pc").map(str::to_string)
+        })
+        .collect();
+    let rank = |n: &str| order.iter().position(|o| *o == n).unwrap_or(order.len());
+    names.sort_by(|a, b| rank(a).cmp(&rank(b)).then(a.cmp(b)));
+    if let Some(only) = only {
+        for o in only {
+            if !names.contains(o) {
+                let also = if prefix.is_empty() {
+                    "; and grad, grad/NAME"
+                } else {
+                    ""
+                };
+                return Err(format!(
+                    "--only {prefix}{o}: no bench/{dir}/{o}.pc (there are: {}{also})",
+                    names.join(", ")
+                ));
+            }
+        }
+        names.retain(|n| only.contains(n));
+    }
+    Ok(names)
+}
+
 /// The benchmark programs, in table order.
 /// `only`: `None` for all of them.
 fn load_programs(
@@ -395,28 +434,7 @@ fn load_programs(
     quick: bool,
     only: Option<&[String]>,
 ) -> Result<Vec<Program>, String> {
-    let dir = root.join("bench/programs");
-    let mut names: Vec<String> = std::fs::read_dir(&dir)
-        .map_err(|e| format!("cannot read {}: {e}", dir.display()))?
-        .filter_map(|e| e.ok())
-        .filter_map(|e| {
-            let name = e.file_name().to_string_lossy().into_owned();
-            name.strip_suffix(".pc").map(str::to_string)
-        })
-        .collect();
-    let rank = |n: &str| ORDER.iter().position(|o| *o == n).unwrap_or(ORDER.len());
-    names.sort_by(|a, b| rank(a).cmp(&rank(b)).then(a.cmp(b)));
-    if let Some(only) = only {
-        for o in only {
-            if !names.contains(o) {
-                return Err(format!(
-                    "--only {o}: no bench/programs/{o}.pc (there are: {}; and grad, grad/NAME)",
-                    names.join(", ")
-                ));
-            }
-        }
-        names.retain(|n| only.contains(n));
-    }
+    let names = program_names(root, "programs", &ORDER, only, "")?;
     let mut programs = Vec::new();
     for name in names {
         let path = format!("bench/programs/{name}.pc");
