@@ -13,7 +13,10 @@
 //! - *loop invariants*: a value defined outside a loop but needed in its
 //!   reverse is recorded once, at the loop's exit, not once per iteration;
 //! - *pure instructions* (integer and float arithmetic, casts, compares,
-//!   selects, address arithmetic) whose operands are all obtainable
+//!   selects, address arithmetic, and the intrinsics that are a few
+//!   machine instructions: `sqrt fabs fmin fmax floor ceil abs labs`;
+//!   the library calls `exp log pow sin cos tan tanh` are recorded)
+//!   whose operands are all obtainable
 //!   without a new record: recomputing never adds tape traffic;
 //! - *loads of memory nothing overwrites*: in combined mode, a load whose
 //!   memory the function never writes (nor frees, nor lets a callee

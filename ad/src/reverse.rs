@@ -388,6 +388,21 @@ enum RedTarget {
     Mem { inst: Inst, ptr: Value },
 }
 
+/// How deep a chain of instructions the reverse recomputes instead of
+/// recording its result: deep enough for an n-body distance (index, address,
+/// load, difference, squares, sum, `sqrt`), short enough to keep each
+/// reverse iteration's recomputation small.
+const MAX_RECOMPUTE_DEPTH: u32 = 16;
+
+/// Pure intrinsics that the reverse recomputes rather than records: one
+/// or a few machine instructions, cheaper than a tape slot's store, load
+/// and memory traffic. The transcendental ones are library calls and are
+/// recorded.
+fn cheaper_than_a_record(op: Intrinsic) -> bool {
+    use Intrinsic::*;
+    matches!(op, Sqrt | Fabs | Fmin | Fmax | Floor | Ceil | Abs | Labs)
+}
+
 fn err(p: &Function, inst: Option<Inst>, message: impl Into<String>) -> AdError {
     AdError {
         function: p.name.clone(),
@@ -1432,13 +1447,48 @@ impl Gen {
     /// True if the reverse of `b` can obtain `gv` without a new record in
     /// its own frame (see `cache.rs`).
     fn cheap(&self, b: Block, gv: Value, depth: u32) -> bool {
+        self.cheap_with(b, gv, depth, true)
+    }
+
+    /// [`Self::cheap`], where `hoist` says whether a record at a loop's exit
+    /// counts as cheap; without it, only values that need no record at all.
+    fn cheap_with(&self, b: Block, gv: Value, depth: u32, hoist: bool) -> bool {
+        self.cheap_memo(b, gv, depth, hoist, &mut HashMap::new())
+    }
+
+    /// The walk behind [`Self::cheap_with`]; `memo` keeps each value's
+    /// answer, so a DAG of shared operands (`x * x`) is walked once.
+    fn cheap_memo(
+        &self,
+        b: Block,
+        gv: Value,
+        depth: u32,
+        hoist: bool,
+        memo: &mut HashMap<Value, bool>,
+    ) -> bool {
+        if let Some(&known) = memo.get(&gv) {
+            return known;
+        }
+        let answer = self.cheap_step(b, gv, depth, hoist, memo);
+        memo.insert(gv, answer);
+        answer
+    }
+
+    fn cheap_step(
+        &self,
+        b: Block,
+        gv: Value,
+        depth: u32,
+        hoist: bool,
+        memo: &mut HashMap<Value, bool>,
+    ) -> bool {
         if self.is_free(gv) || self.pop_cache.contains_key(&(b, gv)) {
             return true;
         }
-        if depth > 8 {
+        if depth > MAX_RECOMPUTE_DEPTH {
             return false;
         }
-        if self.hoist_target(b, gv).is_some() || self.iv_of(b, gv).is_some() {
+        if (hoist && self.hoist_target(b, gv).is_some()) || self.iv_of(b, gv).is_some() {
             return true;
         }
         let ValueDef::Result(i) = self.g.value_def(gv) else {
@@ -1446,19 +1496,31 @@ impl Gen {
         };
         match self.g.inst(i) {
             InstKind::Binary(_, x, y) => {
-                self.cheap(b, *x, depth + 1) && self.cheap(b, *y, depth + 1)
+                self.cheap_memo(b, *x, depth + 1, hoist, memo)
+                    && self.cheap_memo(b, *y, depth + 1, hoist, memo)
             }
-            InstKind::Unary(_, x) | InstKind::Cast(_, x) => self.cheap(b, *x, depth + 1),
-            InstKind::PtrAdd(x, y) => self.cheap(b, *x, depth + 1) && self.cheap(b, *y, depth + 1),
+            InstKind::Unary(_, x) | InstKind::Cast(_, x) => {
+                self.cheap_memo(b, *x, depth + 1, hoist, memo)
+            }
+            InstKind::PtrAdd(x, y) => {
+                self.cheap_memo(b, *x, depth + 1, hoist, memo)
+                    && self.cheap_memo(b, *y, depth + 1, hoist, memo)
+            }
             InstKind::Icmp(_, x, y) | InstKind::Fcmp(_, x, y) => {
-                self.cheap(b, *x, depth + 1) && self.cheap(b, *y, depth + 1)
+                self.cheap_memo(b, *x, depth + 1, hoist, memo)
+                    && self.cheap_memo(b, *y, depth + 1, hoist, memo)
             }
             InstKind::Select(c, x, y) => {
-                self.cheap(b, *c, depth + 1)
-                    && self.cheap(b, *x, depth + 1)
-                    && self.cheap(b, *y, depth + 1)
+                self.cheap_memo(b, *c, depth + 1, hoist, memo)
+                    && self.cheap_memo(b, *x, depth + 1, hoist, memo)
+                    && self.cheap_memo(b, *y, depth + 1, hoist, memo)
             }
-            InstKind::Load(ptr) => self.reloadable(gv) && self.cheap(b, *ptr, depth + 1),
+            InstKind::Load(ptr) => {
+                self.reloadable(gv) && self.cheap_memo(b, *ptr, depth + 1, hoist, memo)
+            }
+            InstKind::Intrinsic { op, args } if cheaper_than_a_record(*op) => args
+                .iter()
+                .all(|&a| self.cheap_memo(b, a, depth + 1, hoist, memo)),
             _ => false,
         }
     }
@@ -1496,10 +1558,17 @@ impl Gen {
         if let Some(&v) = self.recomputed.get(&(self.cur, gv)) {
             return v;
         }
-        let v = if let Some(at) = self.hoist_target(b, gv) {
-            self.record_in(at, b, gv)
-        } else if let Some(iv) = self.iv_of(b, gv) {
+        // A value that can be recomputed from values needing no record is
+        // recomputed even where a record at a loop's exit would do: the
+        // optimizer hoists an invariant recomputation out of the reverse
+        // loop, and no tape slot is spent.
+        let v = if let Some(iv) = self.iv_of(b, gv) {
             self.rebuild_iv(iv)
+        } else if let Some(at) = self
+            .hoist_target(b, gv)
+            .filter(|_| !self.cheap_with(b, gv, 0, false))
+        {
+            self.record_in(at, b, gv)
         } else {
             let ValueDef::Result(i) = self.g.value_def(gv) else {
                 unreachable!("cheap() accepted only instruction results here")
@@ -1879,8 +1948,18 @@ impl Gen {
             let t = self.rpop[&edges[0].0];
             self.emit(InstKind::Jump(BlockCall::to(t)), None);
         } else {
-            let e = self.edge_param[&b];
-            let idx = self.need(e);
+            let idx = match self.edge_by_condition(b, &edges) {
+                Some((cond, on_true, on_false)) if self.cheap(b, cond, 0) => {
+                    let c = self.rebuild(b, cond);
+                    let t = self.iconst(Type::I32, on_true as i64);
+                    let f = self.iconst(Type::I32, on_false as i64);
+                    self.ev(InstKind::Select(c, t, f), Type::I32)
+                }
+                _ => {
+                    let e = self.edge_param[&b];
+                    self.need(e)
+                }
+            };
             let mut targets = Vec::new();
             for &edge in &edges {
                 let eb = self.new_block(false);
@@ -1898,6 +1977,55 @@ impl Gen {
         // The pop block continues into the body (its pops are filled in
         // when every frame is known).
         Ok(())
+    }
+
+    /// A join whose entering edge follows from one branch condition: `b`'s
+    /// immediate dominator `d` ends in `brif c, T, E`, and of `b`'s two
+    /// incoming edges one is `d`'s then-edge or leaves a block that only
+    /// `T` (entered from `d` alone) dominates, the other likewise for `E`.
+    /// The latest `d` before `b` then decided the way in, so the reverse
+    /// can recompute `c` instead of recording the edge. Returns the forward
+    /// `c` and the indices (into `edges`) of the true and false edges.
+    fn edge_by_condition(
+        &self,
+        b: Block,
+        edges: &[(Block, usize)],
+    ) -> Option<(Value, usize, usize)> {
+        if edges.len() != 2 {
+            return None;
+        }
+        let d = self.an.domtree.idom(b)?;
+        let t = self.p.terminator(d)?;
+        let InstKind::Brif {
+            cond,
+            then_dest,
+            else_dest,
+        } = self.p.inst(t)
+        else {
+            return None;
+        };
+        let (tb, eb) = (then_dest.block, else_dest.block);
+        if tb == eb {
+            return None;
+        }
+        let single_entry = |x: Block| x != b && self.an.cfg.preds(x) == [d];
+        let side = |&(pred, slot): &(Block, usize)| -> Option<bool> {
+            if pred == d {
+                return Some(slot == 0);
+            }
+            if single_entry(tb) && self.an.domtree.dominates(tb, pred) {
+                return Some(true);
+            }
+            if single_entry(eb) && self.an.domtree.dominates(eb, pred) {
+                return Some(false);
+            }
+            None
+        };
+        match (side(&edges[0])?, side(&edges[1])?) {
+            (true, false) => Some((self.fv(*cond), 0, 1)),
+            (false, true) => Some((self.fv(*cond), 1, 0)),
+            _ => None,
+        }
     }
 
     /// Moves the adjoints of `b`'s parameters to the arguments of `edge`.
@@ -2441,10 +2569,25 @@ impl Gen {
         // the primal's narrower arithmetic wrapped, it may fall outside the
         // region: then the update goes to the shadow itself, atomically.
         let inside = self.ev(InstKind::Icmp(IntCC::Ult, rel, extent), Type::I1);
-        let copy = self.new_block(false);
+        // The plain add runs on every path, so that what it adds is
+        // computed before the branch: an update outside the region adds
+        // -0.0 (which changes nothing) to its worker's spare slot at the
+        // end of the row, and goes to the shadow in the cold arm.
+        let w = self.task_worker(l);
+        let stride = self.row_stride(extent, ty);
+        let row = self.binop(BinaryOp::Imul, w, stride);
+        let slot = self.ev(InstKind::Select(inside, rel, extent), Type::I64);
+        let at = self.binop(BinaryOp::Iadd, row, slot);
+        let p = self.ev(InstKind::PtrAdd(buf, at), Type::Ptr);
+        let nz = self.fconst_(ty, -0.0);
+        let add = self.ev(InstKind::Select(inside, a, nz), ty);
+        let old = self.ev(InstKind::Load(p), ty);
+        let new = self.ev(InstKind::Binary(BinaryOp::Fadd, old, add), ty);
+        self.emit(InstKind::Store { value: new, ptr: p }, None);
         let direct = self.new_block(false);
         let join = self.new_block(false);
-        self.brif(inside, copy, direct);
+        let head = self.cur;
+        self.brif(inside, join, direct);
         self.cur = direct;
         self.emit(
             InstKind::Intrinsic {
@@ -2454,15 +2597,32 @@ impl Gen {
             Some(ty),
         );
         self.emit(InstKind::Jump(BlockCall::to(join)), None);
-        self.cur = copy;
-        let w = self.task_worker(l);
-        let row = self.binop(BinaryOp::Imul, w, extent);
-        let at = self.binop(BinaryOp::Iadd, row, rel);
-        let p = self.ev(InstKind::PtrAdd(buf, at), Type::Ptr);
-        let old = self.ev(InstKind::Load(p), ty);
-        let new = self.ev(InstKind::Binary(BinaryOp::Fadd, old, a), ty);
-        self.emit(InstKind::Store { value: new, ptr: p }, None);
-        self.emit(InstKind::Jump(BlockCall::to(join)), None);
+        self.rejoin(head, join);
+    }
+
+    /// Bytes between two workers' copies of an array reduction's region of
+    /// `extent` bytes: the region and one spare element (see
+    /// `reduce_array`).
+    fn row_stride(&mut self, extent: Value, ty: Type) -> Value {
+        let size = self.iconst(Type::I64, ty.bytes() as i64);
+        self.binop(BinaryOp::Iadd, extent, size)
+    }
+
+    /// Continues emission in `join`, the end of a diamond that `head`
+    /// opened: what `head` recomputed dominates `join` and is reused there.
+    /// (Otherwise the next update recomputes it again, and the optimizer
+    /// cannot merge the copies when a load between them sits behind an
+    /// atomic add to a shadow it cannot tell apart from the primal.)
+    fn rejoin(&mut self, head: Block, join: Block) {
+        let known: Vec<(Value, Value)> = self
+            .recomputed
+            .iter()
+            .filter(|((blk, _), _)| *blk == head)
+            .map(|((_, gv), &v)| (*gv, v))
+            .collect();
+        for (gv, v) in known {
+            self.recomputed.insert((join, gv), v);
+        }
         self.cur = join;
     }
 
@@ -2524,10 +2684,11 @@ impl Gen {
             let extent = self.ev(InstKind::Select(some, span, zero), Type::I64);
             let start = self.ev(InstKind::Select(some, lo_all, zero), Type::I64);
             let nw = self.rl[l].nw;
+            let stride = self.row_stride(extent, ty);
             let buf = self.ev(
                 InstKind::Intrinsic {
                     op: Intrinsic::Calloc,
-                    args: vec![nw, extent],
+                    args: vec![nw, stride],
                 },
                 Type::Ptr,
             );
@@ -2562,8 +2723,9 @@ impl Gen {
             let size = self.iconst(Type::I64, r.ty.bytes() as i64);
             let n = self.binop(BinaryOp::Udiv, extent, size);
             let ty = r.ty;
+            let stride = self.row_stride(extent, ty);
             self.emit_for(nw, |g, w| {
-                let row = g.binop(BinaryOp::Imul, w, extent);
+                let row = g.binop(BinaryOp::Imul, w, stride);
                 g.emit_for(n, |g, e| {
                     let eo = g.binop(BinaryOp::Imul, e, size);
                     let so = g.binop(BinaryOp::Iadd, row, eo);
