@@ -20,7 +20,10 @@
 //!   without a new record: recomputing never adds tape traffic;
 //! - *loads of memory nothing overwrites*: in combined mode, a load whose
 //!   memory the function never writes (nor frees, nor lets a callee
-//!   touch) reads the same value again in the reverse sweep.
+//!   touch) reads the same value again in the reverse sweep. A `restrict`
+//!   parameter (`noalias` in parir) nothing writes through counts as
+//!   unwritten even when other pointers are written: C makes it undefined
+//!   for another pointer to modify what it points to.
 //!
 //! Everything else is recorded. This is a greedy version of Enzyme's
 //! min-cut choice: it recomputes only where that needs no new record, so it
@@ -251,13 +254,23 @@ pub struct Writes {
     /// Memory reachable from outside the function (parameters, globals,
     /// loaded pointers) may be written.
     external: bool,
+    /// `restrict` pointer parameters that nothing writes through and whose
+    /// value is not stored to memory (where a loaded copy would be based
+    /// on it): no other pointer may modify what they point to.
+    restricted: HashSet<u32>,
 }
 
 impl Writes {
     pub fn compute(p: &Function, act: &ActivityInfo) -> Writes {
         let mut roots = HashSet::new();
         let mut external = false;
+        let mut stored = HashSet::new();
         for (_, i) in p.placed_insts() {
+            if let InstKind::Store { value, .. } = p.inst(i)
+                && p.value_type(*value) == parc_ir::Type::Ptr
+            {
+                stored.extend(act.roots(*value));
+            }
             let dest = match p.inst(i) {
                 InstKind::Store { ptr, .. } => Some(*ptr),
                 InstKind::Intrinsic { op, args } => match op {
@@ -301,7 +314,17 @@ impl Writes {
         }) {
             external = true;
         }
-        Writes { roots, external }
+        let restricted = (0..p.sig.params.len() as u32)
+            .filter(|&k| {
+                let r = Root::Param(k);
+                p.param_noalias(k as usize) && !roots.contains(&r) && !stored.contains(&r)
+            })
+            .collect();
+        Writes {
+            roots,
+            external,
+            restricted,
+        }
     }
 
     /// True if no write of the function can change what `ptr` points to.
@@ -310,6 +333,7 @@ impl Writes {
         let ok = act.roots(ptr).all(|r| {
             any = true;
             match r {
+                Root::Param(k) if self.restricted.contains(&k) => true,
                 Root::Param(_) | Root::Global => !self.external,
                 Root::Alloca(_) | Root::Heap(_) => !self.roots.contains(&r),
                 Root::Loaded(_) | Root::Unknown => false,

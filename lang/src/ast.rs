@@ -150,6 +150,9 @@ pub struct TypeName {
     pub pointers: u8,
     /// `const` anywhere in the type; ParC checks it only on variables.
     pub is_const: bool,
+    /// The outermost pointer is `restrict` (`double *restrict a`): a
+    /// promise the optimizer and the AD use on parameters (LANGUAGE.md).
+    pub is_restrict: bool,
     pub span: Span,
 }
 

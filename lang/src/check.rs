@@ -687,6 +687,7 @@ impl Checker {
                     name: name.to_string(),
                     ret: ret.clone(),
                     params: Vec::new(),
+                    restrict_params: Vec::new(),
                     locals: Vec::new(),
                     kind,
                     is_static: q.is_static,
@@ -753,6 +754,11 @@ impl Checker {
         if body.is_some() || self.funcs[idx].body.is_none() {
             let func = &mut self.funcs[idx];
             func.params = param_ids;
+            func.restrict_params = (0u32..)
+                .zip(&f.params)
+                .filter(|(_, p)| p.ty.is_restrict && p.ty.pointers > 0)
+                .map(|(i, _)| i)
+                .collect();
             func.locals = fx.locals;
             func.is_static |= q.is_static;
             if body.is_some() {

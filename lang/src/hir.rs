@@ -166,6 +166,8 @@ pub struct Func {
     pub ret: CType,
     /// Parameter locals, in order; their types are the parameter types.
     pub params: Vec<LocalId>,
+    /// Indices into `params` of pointers declared `restrict`, ascending.
+    pub restrict_params: Vec<u32>,
     /// All locals of the function, parameters included; `LocalId(i)` is
     /// `locals[i]`. Names may repeat (shadowing); ids do not.
     pub locals: Vec<Local>,

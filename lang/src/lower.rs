@@ -231,6 +231,9 @@ pub fn lower(program: &hir::Program, source_name: &str, source: &str) -> Module 
         } else {
             Function::new(f.name.clone(), sig)
         };
+        // The hidden struct-result pointer comes first.
+        let shift = u32::from(sret);
+        func.noalias = f.restrict_params.iter().map(|&i| i + shift).collect();
         func.kind = match f.kind {
             hir::FuncKind::Host => parc_ir::FuncKind::Host,
             hir::FuncKind::Kernel => parc_ir::FuncKind::Kernel,

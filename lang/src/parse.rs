@@ -1056,6 +1056,8 @@ pub(crate) type FieldDeclarator = (Ptrs, Ident, Vec<ArrayDim>, Span);
 pub(crate) struct Ptrs {
     pub count: u8,
     pub is_const: bool,
+    /// The last `*` is `restrict`-qualified: the declared pointer itself.
+    pub is_restrict: bool,
     pub span: Option<Span>,
 }
 
@@ -1319,15 +1321,16 @@ pub(crate) fn specs(sink: &mut Sink, words: Vec<(Word, Span)>, span: Span) -> Sp
             spec,
             pointers: 0,
             is_const: quals.is_const,
+            is_restrict: false,
             span,
         },
         storage,
     }
 }
 
-pub(crate) fn ptrs(sink: &mut Sink, stars: Vec<(bool, Span)>) -> Ptrs {
+pub(crate) fn ptrs(sink: &mut Sink, stars: Vec<(bool, bool, Span)>) -> Ptrs {
     let span = match (stars.first(), stars.last()) {
-        (Some(a), Some(b)) => Some(a.1.to(b.1)),
+        (Some(a), Some(b)) => Some(a.2.to(b.2)),
         _ => None,
     };
     let count = match u8::try_from(stars.len()) {
@@ -1344,6 +1347,7 @@ pub(crate) fn ptrs(sink: &mut Sink, stars: Vec<(bool, Span)>) -> Ptrs {
     Ptrs {
         count,
         is_const: stars.iter().any(|s| s.0),
+        is_restrict: stars.last().is_some_and(|s| s.1),
         span,
     }
 }
@@ -1353,6 +1357,8 @@ fn with_ptrs(specs: &Specs, ptrs: Ptrs, extra: u8) -> TypeName {
         spec: specs.ty.spec.clone(),
         pointers: ptrs.count.saturating_add(extra),
         is_const: specs.ty.is_const || ptrs.is_const,
+        // `T *restrict a[]` restricts the elements, not the parameter.
+        is_restrict: ptrs.is_restrict && extra == 0,
         span: ptrs.span.map_or(specs.ty.span, |s| specs.ty.span.to(s)),
     }
 }

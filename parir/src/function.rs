@@ -121,6 +121,12 @@ pub struct Function {
     pub sync_regions: PrimaryMap<SyncRegion, ()>,
     /// Source positions of instructions, where known.
     pub locs: SecondaryMap<Inst, SrcLoc>,
+    /// Indices of `ptr` parameters declared `noalias` (C's `restrict`):
+    /// while the function runs, memory accessed through such a parameter
+    /// (or a pointer derived from it) and modified by anyone is accessed
+    /// through no pointer that is not derived from it. Sorted, no
+    /// duplicates.
+    pub noalias: Vec<u32>,
 }
 
 impl Function {
@@ -130,6 +136,11 @@ impl Function {
             sig,
             ..Function::default()
         }
+    }
+
+    /// True if parameter `index` is declared `noalias`.
+    pub fn param_noalias(&self, index: usize) -> bool {
+        u32::try_from(index).is_ok_and(|i| self.noalias.binary_search(&i).is_ok())
     }
 
     /// A declaration has no body.

@@ -12,6 +12,7 @@
 //! global @buf shared size 2048 align 8 = zeroinit   ; GPU shared memory
 //! declare @ext(f64) -> f64                          ; linkage import
 //! func local kernel @k(ptr, i32) {                  ; linkage, kind
+//! func @axpy(ptr noalias, ptr noalias, f64, i32) {   ; C's `restrict`
 //! block0(v0: ptr, v1: i32):
 //!     v2 = thread_idx.x
 //!     ...
@@ -290,6 +291,9 @@ fn write_function(out: &mut String, module: &Module, func: &Function) {
             out.push_str(", ");
         }
         out.push_str(ty.name());
+        if func.param_noalias(i) {
+            out.push_str(" noalias");
+        }
     }
     out.push(')');
     if let Some(ret) = func.sig.ret {

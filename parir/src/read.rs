@@ -196,6 +196,7 @@ pub fn read_module(text: &str) -> Result<Module> {
         let mut func = Function::new(header.name.clone(), header.sig.clone());
         func.kind = header.kind;
         func.linkage = header.linkage;
+        func.noalias = header.noalias.clone();
         let mut body = Body {
             module: &module,
             funcs: &func_names,
@@ -783,9 +784,16 @@ fn parse_header(cur: &mut Cur, has_body: bool) -> Result<(Function, Pos)> {
     let (name, npos) = cur.name("a function name (`@name`)")?;
     cur.expect_punct('(')?;
     let mut params = Vec::new();
+    let mut noalias = Vec::new();
     if !cur.eat_punct(')') {
         loop {
             params.push(cur.ty()?);
+            if let Some(Tok::Word(w)) = cur.peek()
+                && w == "noalias"
+            {
+                noalias.push((params.len() - 1) as u32);
+                cur.pos += 1;
+            }
             if cur.eat_punct(')') {
                 break;
             }
@@ -799,6 +807,7 @@ fn parse_header(cur: &mut Cur, has_body: bool) -> Result<(Function, Pos)> {
         None
     };
     let mut func = Function::new(name, Signature { params, ret });
+    func.noalias = noalias;
     func.linkage = linkage.unwrap_or(if has_body {
         Linkage::Export
     } else {
@@ -1487,6 +1496,23 @@ mod tests {
         .unwrap();
         assert_eq!(m.funcs.len(), 1);
         assert!(verify_module(&m).is_ok());
+    }
+
+    #[test]
+    fn noalias_parameters_roundtrip_and_verify() {
+        let text = "func @f(ptr noalias, i32, ptr noalias) {\nblock0(v0: ptr, v1: i32, v2: ptr):\n    return\n}\n";
+        let m = read_module(text).unwrap();
+        let f = &m.funcs[FuncId::new(0)];
+        assert_eq!(f.noalias, [0, 2]);
+        assert!(f.param_noalias(2) && !f.param_noalias(1));
+        assert!(verify_module(&m).is_ok());
+        assert_eq!(print_module(&m), text);
+        let bad = read_module("func @f(i32 noalias) {\nblock0(v0: i32):\n    return\n}\n").unwrap();
+        let errs = verify_module(&bad).unwrap_err();
+        assert!(
+            errs.iter().any(|e| e.message.contains("noalias")),
+            "{errs:?}"
+        );
     }
 
     #[test]

@@ -591,6 +591,22 @@ impl<'a> FuncVerifier<'a> {
                 }
             }
         }
+        let sorted = func.noalias.windows(2).all(|w| w[0] < w[1]);
+        let on_pointers = func
+            .noalias
+            .iter()
+            .all(|&i| func.sig.params.get(i as usize) == Some(&Type::Ptr));
+        if !sorted || !on_pointers {
+            self.report(
+                "signature",
+                None,
+                None,
+                format!(
+                    "`noalias` parameters {:?} must be distinct `ptr` parameters, in order",
+                    func.noalias
+                ),
+            );
+        }
         if let Some(&entry) = order.first() {
             let params: Vec<Option<Type>> = func.blocks[entry]
                 .params

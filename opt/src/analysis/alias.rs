@@ -50,6 +50,12 @@
 //!   5. a `shared` (GPU shared memory) global against a kernel's
 //!      parameter: kernel arguments come from the host, which cannot see
 //!      shared memory (rule 2 already separates it from other globals);
+//!   6. a `noalias` (C `restrict`) parameter against another parameter or
+//!      a global: if their objects overlapped and either access wrote, an
+//!      object modified during the call would be reached through a pointer
+//!      not based on the restricted one, which C leaves undefined. (An
+//!      `Unknown` base may be derived from the parameter — a loop's pointer
+//!      or a select — so it is not separated.)
 //! - `MayAlias` otherwise.
 //!
 //! Rule 1 compares SSA values, so it is exact at one point of an
@@ -143,6 +149,8 @@ const MAX_CHAIN: usize = 64;
 #[derive(Clone, Debug, Default)]
 pub struct AliasAnalysis {
     captured: HashSet<Value>,
+    /// The function's `noalias` (C `restrict`) parameters.
+    noalias: HashSet<Value>,
     kernel: bool,
     globals: GlobalFacts,
 }
@@ -181,8 +189,18 @@ impl AliasAnalysis {
                 captured.insert(root);
             }
         }
+        let noalias = func
+            .entry()
+            .map(|e| {
+                (func.blocks[e].params.iter().enumerate())
+                    .filter(|&(i, _)| func.param_noalias(i))
+                    .map(|(_, &v)| v)
+                    .collect()
+            })
+            .unwrap_or_default();
         AliasAnalysis {
             captured,
+            noalias,
             kernel: func.kind == FuncKind::Kernel,
             globals: globals.clone(),
         }
@@ -320,6 +338,7 @@ impl AliasAnalysis {
             (Base::Alloca(_) | Base::Fresh(_), Base::Param(_)) => true,
             (Base::Alloca(_) | Base::Fresh(_), Base::Unknown(_)) => self.is_uncaptured_local(l),
             (Base::Global(g), Base::Param(_)) => self.kernel && self.globals.is_shared(g),
+            (Base::Param(p), Base::Param(_) | Base::Global(_)) => self.noalias.contains(&p),
             _ => false,
         };
         one_way(x, y) || one_way(y, x)
@@ -563,6 +582,33 @@ mod tests {
         assert!(aa.is_dereferenceable(f, v(11), 8));
         assert!(!aa.is_dereferenceable(f, v(11), 16));
         assert!(!aa.is_dereferenceable(f, v(7), 8), "malloc may return null");
+    }
+
+    #[test]
+    fn restrict_parameters() {
+        let (m, aa) = setup(
+            "global @g size 8 align 8 = zeroinit
+             func @f(ptr noalias, ptr, ptr) {
+             block0(v0: ptr, v1: ptr, v2: ptr):
+                 v3 = global_addr @g
+                 v4 = load.ptr v1
+                 v5 = iconst.i64 8
+                 v6 = ptradd v0, v5
+                 return
+             }",
+        );
+        let f = last(&m);
+        let s = Some(8);
+        assert_eq!(aa.alias(f, v(0), s, v(1), s), NoAlias, "restrict, param");
+        assert_eq!(
+            aa.alias(f, v(2), s, v(6), s),
+            NoAlias,
+            "param, restrict + 8"
+        );
+        assert_eq!(aa.alias(f, v(0), s, v(3), s), NoAlias, "restrict, global");
+        assert_eq!(aa.alias(f, v(1), s, v(2), s), MayAlias, "two plain params");
+        // A loaded pointer may have been derived from the restricted one.
+        assert_eq!(aa.alias(f, v(0), s, v(4), s), MayAlias, "restrict, loaded");
     }
 
     #[test]
