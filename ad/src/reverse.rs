@@ -266,8 +266,9 @@ struct Gen {
     counter_slot: Vec<Option<Value>>,
     writes: Option<Writes>,
     /// Counted loops whose records are reserved before they start: the
-    /// placeholder for the slots per iteration (see `reserve_loop`).
-    reserved: Vec<Option<Inst>>,
+    /// placeholder for the slots per iteration (see `reserve_loop`) and the
+    /// reserving call.
+    reserved: Vec<Option<(Inst, Inst)>>,
     /// Forward values back to the primal values they copy.
     fwd_inv: HashMap<Value, Value>,
     /// Values recomputed in a reverse block (of `g`).
@@ -288,13 +289,26 @@ enum TaskOf {
 /// The reverse of one parallel loop (see `parallel.rs`).
 struct RevLoop {
     pre: Block,
+    /// The parallel loop over chunks: `header(c)`, `spawn` (the detach),
+    /// `task` (a chunk's entry), `latch`, `exit` (the sync) and `after`.
     header: Block,
-    k: Value,
+    chunk: Value,
+    spawn: Block,
     task: Block,
     latch: Block,
+    exit: Block,
     after: Block,
+    /// The serial loop over a chunk's iterations: `ihead(k)`, `ibody`
+    /// (which goes on into the reverse of the body), `inext` (where the
+    /// reverse of the body ends) and `flush` (the chunk's partial sums
+    /// into the per-worker slots, then the reattach).
+    ihead: Block,
+    k: Value,
+    ibody: Block,
+    inext: Block,
+    flush: Block,
     sr: parc_ir::SyncRegion,
-    /// `ptradd tapes, 24k`, placed at the start of `task` when known.
+    /// `ptradd tapes, 24k`, placed at the start of `ibody` when known.
     tape_inst: Inst,
     tape: Value,
     nw: Value,
@@ -313,6 +327,9 @@ struct RevLoop {
     /// allocation). `slots` is a placeholder constant until the frames are
     /// known; `data_fwd`/`data_rev` the buffer in each sweep.
     fixed_slots: Option<Inst>,
+    /// The stores that point each iteration's tape into the buffer: dropped
+    /// with the buffer and the tape array when no slot is recorded.
+    fixed_setup: Vec<Inst>,
     data_fwd: Option<Value>,
     data_rev: Option<Value>,
     reductions: Vec<Reduction>,
@@ -376,6 +393,10 @@ const SLOT_STRIDE: i64 = 64;
 struct Reduction {
     key: (Option<Value>, Option<Value>),
     buf: Value,
+    /// The chunk's running sum: a slot of the reverse task (promoted to a
+    /// register by mem2reg), added to the worker's slot in `buf` at the
+    /// chunk's end.
+    local: Value,
     ty: Type,
     target: RedTarget,
 }
@@ -1881,14 +1902,8 @@ impl Gen {
                     None,
                 );
             }
-            let (sr, latch) = (self.rl[i].sr, self.rl[i].latch);
-            self.emit(
-                InstKind::Reattach {
-                    region: sr,
-                    cont: latch,
-                },
-                None,
-            );
+            let inext = self.rl[i].inext;
+            self.emit(InstKind::Jump(BlockCall::to(inext)), None);
         } else if let Some(i) = spawned {
             let tape = self.rs[i].tape;
             self.emit(
@@ -2828,8 +2843,8 @@ impl Gen {
             .reductions
             .iter()
             .find(|r| r.key == key)
-            .map(|r| r.buf);
-        let buf = match existing {
+            .map(|r| r.local);
+        let local = match existing {
             Some(b) => b,
             None => {
                 if let Some(inst) = match target {
@@ -2853,22 +2868,38 @@ impl Gen {
                     Some(Type::Ptr),
                 );
                 let buf = self.g.result(c).expect("calloc");
+                // The chunk's sum starts at zero: a fresh slot of each
+                // reverse task, first in its entry block.
+                let bytes = ty.bytes();
+                let slot = self.g.make_inst(
+                    InstKind::Alloca {
+                        size: bytes,
+                        align: bytes,
+                    },
+                    Some(Type::Ptr),
+                );
+                let local = self.g.result(slot).expect("alloca has a result");
+                let task = self.rl[l].task;
+                self.g.blocks[task].insts.insert(0, slot);
                 self.rl[l].reductions.push(Reduction {
                     key,
                     buf,
+                    local,
                     ty,
                     target,
                 });
-                buf
+                local
             }
         };
-        let w = self.task_worker(l);
-        let stride = self.iconst(Type::I64, SLOT_STRIDE);
-        let off = self.binop(BinaryOp::Imul, w, stride);
-        let p = self.ev(InstKind::PtrAdd(buf, off), Type::Ptr);
-        let old = self.ev(InstKind::Load(p), ty);
+        let old = self.ev(InstKind::Load(local), ty);
         let new = self.ev(InstKind::Binary(BinaryOp::Fadd, old, x), ty);
-        self.emit(InstKind::Store { value: new, ptr: p }, None);
+        self.emit(
+            InstKind::Store {
+                value: new,
+                ptr: local,
+            },
+            None,
+        );
     }
 
     fn depth(&self, mut i: usize) -> u32 {
@@ -3256,6 +3287,7 @@ impl Gen {
                 },
                 None,
             );
+            let first = *self.g.blocks[self.cur].insts.last().expect("just emitted");
             let cap = self.offset(tape, crate::tape::CAP);
             self.emit(
                 InstKind::Store {
@@ -3264,6 +3296,8 @@ impl Gen {
                 },
                 None,
             );
+            let second = *self.g.blocks[self.cur].insts.last().expect("just emitted");
+            self.rl[i].fixed_setup = vec![first, second];
         }
     }
 
@@ -3271,9 +3305,14 @@ impl Gen {
     fn create_rev_loop(&mut self, _i: usize) {
         let pre = self.new_block(false);
         let header = self.new_block(false);
-        let k = self.g.append_block_param(header, Type::I64);
+        let chunk = self.g.append_block_param(header, Type::I64);
         let spawn = self.new_block(false);
         let task = self.new_block(false);
+        let ihead = self.new_block(false);
+        let k = self.g.append_block_param(ihead, Type::I64);
+        let ibody = self.new_block(false);
+        let inext = self.new_block(false);
+        let flush = self.new_block(false);
         let latch = self.new_block(false);
         let exit = self.new_block(false);
         let after = self.new_block(false);
@@ -3300,21 +3339,20 @@ impl Gen {
             },
             None,
         );
-        let one = self
-            .g
-            .append_inst(latch, InstKind::Iconst(1), Some(Type::I64));
-        let one = self.g.result(one).expect("iconst");
-        let k1 = self.g.append_inst(
-            latch,
-            InstKind::Binary(BinaryOp::Iadd, k, one),
-            Some(Type::I64),
-        );
-        let k1 = self.g.result(k1).expect("iadd");
-        self.g.append_inst(
-            latch,
-            InstKind::Jump(BlockCall::new(header, vec![k1])),
-            None,
-        );
+        for (block, var, next) in [(latch, chunk, header), (inext, k, ihead)] {
+            let one = self
+                .g
+                .append_inst(block, InstKind::Iconst(1), Some(Type::I64));
+            let one = self.g.result(one).expect("iconst");
+            let v1 = self.g.append_inst(
+                block,
+                InstKind::Binary(BinaryOp::Iadd, var, one),
+                Some(Type::I64),
+            );
+            let v1 = self.g.result(v1).expect("iadd");
+            self.g
+                .append_inst(block, InstKind::Jump(BlockCall::new(next, vec![v1])), None);
+        }
         self.g.append_inst(
             exit,
             InstKind::Sync {
@@ -3325,14 +3363,20 @@ impl Gen {
         );
         let tape_inst = self.g.make_inst(InstKind::PtrAdd(k, k), Some(Type::Ptr));
         let tape = self.g.result(tape_inst).expect("ptradd");
-        let _ = exit;
         self.rl.push(RevLoop {
             pre,
             header,
-            k,
+            chunk,
+            spawn,
             task,
             latch,
+            exit,
             after,
+            ihead,
+            k,
+            ibody,
+            inext,
+            flush,
             sr,
             tape_inst,
             tape,
@@ -3343,13 +3387,13 @@ impl Gen {
             tapes_rev: None,
             trip_rev: None,
             fixed_slots: None,
+            fixed_setup: Vec::new(),
             data_fwd: None,
             data_rev: None,
             reductions: Vec::new(),
             arrays: Vec::new(),
             worker: None,
         });
-        let _ = spawn;
     }
 
     /// Fills in loop `i`'s reverse: the header, the task's tape, and after
@@ -3360,39 +3404,74 @@ impl Gen {
             return; // the loop's exit reaches no return: no reverse
         };
         let r = &self.rl[i];
-        let (pre, header, k, task, after, nw) = (r.pre, r.header, r.k, r.task, r.after, r.nw);
-        let spawn = self.g.layout[self
-            .g
-            .layout
-            .iter()
-            .position(|&b| b == header)
-            .expect("placed")
-            + 1];
-        let exit = self.g.layout[self
-            .g
-            .layout
-            .iter()
-            .position(|&b| b == after)
-            .expect("placed")
-            - 1];
+        let (pre, header, chunk, spawn, task, exit, after, nw) = (
+            r.pre, r.header, r.chunk, r.spawn, r.task, r.exit, r.after, r.nw,
+        );
+        let (ihead, k, ibody, flush, sr, latch) = (r.ihead, r.k, r.ibody, r.flush, r.sr, r.latch);
         self.size_arrays(i);
-        // pre: jump header(0)
+        // pre: iterations per chunk g = max(1, ceil(trip / (8 nw))), about
+        // eight chunks per worker for balance; chunks = ceil(trip / g).
         self.cur = pre;
+        let one = self.iconst(Type::I64, 1);
+        let eight = self.iconst(Type::I64, 8);
+        let parts = self.binop(BinaryOp::Imul, nw, eight);
+        let t = self.binop(BinaryOp::Iadd, trip, parts);
+        let t = self.binop(BinaryOp::Isub, t, one);
+        let g = self.binop(BinaryOp::Udiv, t, parts);
+        let small = self.ev(InstKind::Icmp(IntCC::Slt, g, one), Type::I1);
+        let g = self.ev(InstKind::Select(small, one, g), Type::I64);
+        let t = self.binop(BinaryOp::Iadd, trip, g);
+        let t = self.binop(BinaryOp::Isub, t, one);
+        let chunks = self.binop(BinaryOp::Udiv, t, g);
         let zero = self.iconst(Type::I64, 0);
         self.emit(InstKind::Jump(BlockCall::new(header, vec![zero])), None);
-        // header(k): brif k < trip, spawn, exit
+        // header(c): brif c < chunks, spawn, exit
         self.cur = header;
-        let c = self.ev(InstKind::Icmp(IntCC::Slt, k, trip), Type::I1);
+        let c = self.ev(InstKind::Icmp(IntCC::Slt, chunk, chunks), Type::I1);
         self.brif(c, spawn, exit);
-        // task: tape = tapes + 24k; continue with the reverse of the body.
+        // task: the chunk's iterations [c g, min(c g + g, trip)), serially.
         self.cur = task;
+        let first = self.binop(BinaryOp::Imul, chunk, g);
+        let end = self.binop(BinaryOp::Iadd, first, g);
+        let short = self.ev(InstKind::Icmp(IntCC::Slt, end, trip), Type::I1);
+        let end = self.ev(InstKind::Select(short, end, trip), Type::I64);
+        self.emit(InstKind::Jump(BlockCall::new(ihead, vec![first])), None);
+        self.cur = ihead;
+        let more = self.ev(InstKind::Icmp(IntCC::Slt, k, end), Type::I1);
+        self.brif(more, ibody, flush);
+        // ibody: tape = tapes + 24k; continue with the reverse of the body.
+        self.cur = ibody;
         let size = self.iconst(Type::I64, HEADER_BYTES as i64);
         let off = self.binop(BinaryOp::Imul, k, size);
         *self.g.inst_mut(self.rl[i].tape_inst) = InstKind::PtrAdd(tapes, off);
         let ti = self.rl[i].tape_inst;
-        self.g.blocks[task].insts.push(ti);
+        self.g.blocks[ibody].insts.push(ti);
         let start = self.rpop[&l.reattach];
         self.emit(InstKind::Jump(BlockCall::to(start)), None);
+        // flush: the chunk's partial sums into its worker's slots.
+        self.cur = flush;
+        let reds: Vec<(Value, Value, Type)> = self.rl[i]
+            .reductions
+            .iter()
+            .map(|r| (r.buf, r.local, r.ty))
+            .collect();
+        for (buf, local, ty) in reds {
+            let w = self.task_worker(i);
+            let stride = self.iconst(Type::I64, SLOT_STRIDE);
+            let off = self.binop(BinaryOp::Imul, w, stride);
+            let p = self.ev(InstKind::PtrAdd(buf, off), Type::Ptr);
+            let old = self.ev(InstKind::Load(p), ty);
+            let part = self.ev(InstKind::Load(local), ty);
+            let new = self.binop(BinaryOp::Fadd, old, part);
+            self.emit(InstKind::Store { value: new, ptr: p }, None);
+        }
+        self.emit(
+            InstKind::Reattach {
+                region: sr,
+                cont: latch,
+            },
+            None,
+        );
         // after: combine the reductions, free the tapes, go on with `pre`.
         self.cur = after;
         self.cur_rev = Some(l.exit);
@@ -3512,7 +3591,11 @@ impl Gen {
             },
             None,
         );
-        self.reserved[i] = Some(si);
+        let call = *self.g.blocks[self.cur]
+            .insts
+            .last()
+            .expect("the reserve call was just emitted");
+        self.reserved[i] = Some((si, call));
     }
 
     /// `(lo, step, bound, inclusive, signed)` if counted loop `i` can
@@ -3582,9 +3665,17 @@ impl Gen {
     /// blocks' frames (each runs at most once per iteration).
     fn size_reservations(&mut self) {
         for i in 0..self.counted.len() {
-            let Some(si) = self.reserved[i] else { continue };
+            let Some((si, call)) = self.reserved[i] else {
+                continue;
+            };
             let slots = self.frame_slots(|b| self.counted[i].blocks.contains(&b));
             *self.g.inst_mut(si) = InstKind::Iconst(slots);
+            if slots == 0 {
+                // Nothing recorded per iteration: nothing to reserve.
+                for b in self.g.layout.clone() {
+                    self.g.blocks[b].insts.retain(|&x| x != call);
+                }
+            }
         }
     }
 
@@ -3606,6 +3697,22 @@ impl Gen {
             };
             let slots = self.frame_slots(|b| self.task_of(Some(b)) == Some(TaskOf::Loop(i)));
             *self.g.inst_mut(si) = InstKind::Iconst(slots);
+            if slots == 0 {
+                // The task records nothing: no buffer, no tape array (null,
+                // which the reverse only frees), no per-iteration set-up.
+                let setup = std::mem::take(&mut self.rl[i].fixed_setup);
+                for b in self.g.layout.clone() {
+                    self.g.blocks[b].insts.retain(|x| !setup.contains(x));
+                }
+                for v in [self.rl[i].tapes_fwd, self.rl[i].data_fwd]
+                    .into_iter()
+                    .flatten()
+                {
+                    if let ValueDef::Result(alloc) = self.g.value_def(v) {
+                        *self.g.inst_mut(alloc) = InstKind::Iconst(0);
+                    }
+                }
+            }
         }
     }
 

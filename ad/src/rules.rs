@@ -94,15 +94,22 @@ pub static RULES: &[Rule] = &[
     },
     Rule {
         key: RuleKey::Binary(Fdiv),
-        formula: "dx += a/y; dy -= a*x/(y*y)",
+        // One division, by `y` alone: the optimizer hoists `1/y` out of a
+        // reverse loop where `y` is invariant (normalize's `/ mag`), and a
+        // divider-bound loop (n-body) does one division instead of two.
+        // The adjoints differ from `a/y` by at most an ulp or so.
+        formula: "r = 1/y; dx += a r; dy -= a r x r",
         apply: |b, a| {
+            let ty = b.ty();
             let y = b.op(1);
-            let q = b.bin(Fdiv, a, y);
+            let one = b.fconst(ty, 1.0);
+            let r = b.bin(Fdiv, one, y);
+            let q = b.bin(Fmul, a, r);
             let mut out = vec![(0, q)];
             if b.wants(1) {
                 let x = b.op(0);
                 let t = b.bin(Fmul, q, x);
-                let t = b.bin(Fdiv, t, y);
+                let t = b.bin(Fmul, t, r);
                 out.push((1, b.neg(t)));
             }
             out

@@ -427,6 +427,32 @@ fn counted_loop_reverse_recomputes_instead_of_recording() {
     );
 }
 
+/// With `restrict`, `a[i]` cannot change through `out`: the reverse loads
+/// it again instead of recording it, and the gradient is still exact.
+#[test]
+fn restrict_parameters_are_loaded_again() {
+    let src = r#"
+        void sq(double *restrict out, double *restrict a, int n) {
+            for (int i = 0; i < n; i++)
+                out[i] = a[i] * a[i];
+        }
+    "#;
+    let a = [0.5, -1.5, 2.0, 3.25];
+    let args = [Arg::out(4, 1.0), Arg::dup(&a), Arg::I(4)];
+    check_at(src, 2, "sq", &args, 1e-6);
+    let (m, grad, _) = build(src, 2, "sq", &args);
+    assert_no_tape_call_in_loops(&m, grad, 1);
+    assert!(
+        m.func_by_name("__parc_ad_tape_reserve")
+            .is_none_or(|r| !m.funcs[grad].placed_insts().any(|(_, i)| matches!(
+                m.funcs[grad].inst(i),
+                parc_ir::InstKind::Call { func, .. } if *func == r
+            ))),
+        "nothing to reserve:\n{}",
+        parc_ir::print::print_module(&m)
+    );
+}
+
 /// A loop that must record a value per iteration (`a[i]` may be
 /// overwritten through `out`) reserves the room before it starts and its
 /// pushes skip the capacity check; the gradient is still exact.
