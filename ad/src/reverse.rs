@@ -269,6 +269,8 @@ struct Gen {
     /// placeholder for the slots per iteration (see `reserve_loop`) and the
     /// reserving call.
     reserved: Vec<Option<(Inst, Inst)>>,
+    /// Reserved loops whose records sit at fixed places: see [`Indexed`].
+    indexed: Vec<Option<Indexed>>,
     /// Forward values back to the primal values they copy.
     fwd_inv: HashMap<Value, Value>,
     /// Values recomputed in a reverse block (of `g`).
@@ -337,6 +339,24 @@ struct RevLoop {
     /// `worker_id` at the start of the reverse task (constant in a task:
     /// a waiting sync keeps its thread).
     worker: Option<Value>,
+}
+
+/// A reserved counted loop whose iteration `k` records its `S` slots at
+/// `len0 + k·S` (a block's frame at its offset within the iteration), and
+/// whose exit sets the tape's length past iteration `T` (the exit test's):
+/// no length is read or written per iteration, so the forward and the
+/// reverse carry no dependence through the tape's header from one
+/// iteration to the next. The reverse of the exit takes the whole
+/// `(T + 1)·S` slots off at once.
+struct Indexed {
+    /// The tape's length and data right after the reservation (forward).
+    len0_fwd: Value,
+    data_fwd: Value,
+    /// The same, recovered at the reverse of the exit.
+    len0_rev: Option<Value>,
+    data_rev: Option<Value>,
+    /// Placeholder constants for `S`, known once every frame is.
+    slot_consts: Vec<Inst>,
 }
 
 /// The reverse of one spawn site (see `parallel.rs`).
@@ -508,6 +528,7 @@ impl Gen {
             counter_slot: Vec::new(),
             writes: None,
             reserved: Vec::new(),
+            indexed: Vec::new(),
             fwd_inv: HashMap::new(),
             recomputed: HashMap::new(),
             ctx_loop: None,
@@ -557,6 +578,7 @@ impl Gen {
         self.counter_slot = vec![None; self.counted.len()];
         self.writes = Some(Writes::compute(&self.p, &self.act));
         self.reserved = vec![None; self.counted.len()];
+        self.indexed = (0..self.counted.len()).map(|_| None).collect();
         let blocks: Vec<Block> = self.an.cfg.rpo().to_vec();
         for &b in &blocks {
             for &inst in self.p.block_insts(b) {
@@ -1873,6 +1895,35 @@ impl Gen {
                 },
                 None,
             );
+            if self.indexed[i].is_some() {
+                // Every iteration's records at once: len0 = len - (k+1)·S.
+                let s = self
+                    .emit(InstKind::Iconst(0), Some(Type::I64))
+                    .expect("iconst has a result");
+                let ValueDef::Result(si) = self.g.value_def(s) else {
+                    unreachable!("an instruction result")
+                };
+                let one = self.iconst(Type::I64, 1);
+                let runs = self.binop(BinaryOp::Iadd, k, one);
+                let used = self.binop(BinaryOp::Imul, runs, s);
+                let tape = self.rev_tape(Some(b));
+                let lp = self.offset(tape, crate::tape::LEN);
+                let len = self.ev(InstKind::Load(lp), Type::I64);
+                let len0 = self.binop(BinaryOp::Isub, len, used);
+                self.emit(
+                    InstKind::Store {
+                        value: len0,
+                        ptr: lp,
+                    },
+                    None,
+                );
+                let dp = self.offset(tape, crate::tape::DATA);
+                let data = self.ev(InstKind::Load(dp), Type::Ptr);
+                let ix = self.indexed[i].as_mut().expect("checked above");
+                ix.len0_rev = Some(len0);
+                ix.data_rev = Some(data);
+                ix.slot_consts.push(si);
+            }
         }
         let counted_header = self.counted.iter().position(|c| c.header == b);
         let exits = self.ploops.iter().position(|l| l.exit == b);
@@ -3596,6 +3647,17 @@ impl Gen {
             .last()
             .expect("the reserve call was just emitted");
         self.reserved[i] = Some((si, call));
+        let lp = self.offset(tape, crate::tape::LEN);
+        let len0_fwd = self.ev(InstKind::Load(lp), Type::I64);
+        let dp = self.offset(tape, crate::tape::DATA);
+        let data_fwd = self.ev(InstKind::Load(dp), Type::Ptr);
+        self.indexed[i] = Some(Indexed {
+            len0_fwd,
+            data_fwd,
+            len0_rev: None,
+            data_rev: None,
+            slot_consts: Vec::new(),
+        });
     }
 
     /// `(lo, step, bound, inclusive, signed)` if counted loop `i` can
@@ -3719,13 +3781,16 @@ impl Gen {
     /// Fills in every frame: the pushes at the end of forward blocks and
     /// the pops at the start of reverse blocks.
     fn finish_frames(&mut self) {
+        let place = self.place_indexed_frames();
         let blocks: Vec<Block> = self.rpop.keys().copied().collect();
         for b in blocks {
             let rp = self.rpop[&b];
             let body = self.rbody(b);
             let frame = self.frames.remove(&b).unwrap_or_default();
             self.cur = rp;
-            if !frame.is_empty() {
+            if let (false, Some(&(i, off, slots))) = (frame.is_empty(), place.get(&b)) {
+                self.indexed_frame(b, i, off, slots, &frame);
+            } else if !frame.is_empty() {
                 let n = frame.len() as i64;
                 let nc = self.iconst(Type::I64, n);
                 let rtape = self.rev_tape(Some(b));
@@ -3796,6 +3861,120 @@ impl Gen {
 
     fn rbody(&self, b: Block) -> Block {
         self.rbodies[&b]
+    }
+
+    /// For each indexed loop (see [`Indexed`]): its slots per iteration
+    /// `S` (patched into the placeholders), each recording block's offset
+    /// within an iteration (in block order), and the start of `F(exit)`
+    /// setting the tape's length past the last iteration. Returns
+    /// `block -> (loop, offset, S)`.
+    fn place_indexed_frames(&mut self) -> HashMap<Block, (usize, i64, i64)> {
+        let mut place = HashMap::new();
+        for i in 0..self.counted.len() {
+            let Some(ix) = &self.indexed[i] else { continue };
+            let (len0, consts) = (ix.len0_fwd, ix.slot_consts.clone());
+            let mut blocks: Vec<Block> = self.counted[i].blocks.iter().copied().collect();
+            blocks.sort();
+            let mut offsets = Vec::new();
+            let mut slots = 0i64;
+            for &b in &blocks {
+                let n = self.frames.get(&b).map_or(0, |f| f.len() as i64);
+                if n > 0 {
+                    offsets.push((b, slots));
+                    slots += n;
+                }
+            }
+            for (b, off) in offsets {
+                place.insert(b, (i, off, slots));
+            }
+            for si in consts {
+                *self.g.inst_mut(si) = InstKind::Iconst(slots);
+            }
+            if slots == 0 {
+                continue;
+            }
+            let k = self.counter_fwd[i].expect("a counted loop has its counter");
+            let exit = self.counted[i].exit;
+            let tape = self.fwd_tape(Some(exit));
+            let saved = self.cur;
+            let scratch = self.g.create_block();
+            self.cur = scratch;
+            let one = self.iconst(Type::I64, 1);
+            let runs = self.binop(BinaryOp::Iadd, k, one);
+            let s = self.iconst(Type::I64, slots);
+            let used = self.binop(BinaryOp::Imul, runs, s);
+            let len = self.binop(BinaryOp::Iadd, len0, used);
+            let lp = self.offset(tape, crate::tape::LEN);
+            self.emit(
+                InstKind::Store {
+                    value: len,
+                    ptr: lp,
+                },
+                None,
+            );
+            self.cur = saved;
+            let code = std::mem::take(&mut self.g.blocks[scratch].insts);
+            let fx = self.fblock[&exit];
+            if let Some(pos) = self.frame_pos.get_mut(&exit) {
+                *pos += code.len();
+            }
+            let insts = &mut self.g.blocks[fx].insts;
+            let tail = std::mem::take(insts);
+            insts.extend(code);
+            insts.extend(tail);
+        }
+        place
+    }
+
+    /// Block `b`'s frame in indexed loop `i` (see [`Indexed`]): stored at
+    /// and loaded from `data + 8 (len0 + k·slots + off)` without touching
+    /// the tape's length; `P(b)` (the current block) reads `k` from the
+    /// loop's reverse counter.
+    fn indexed_frame(&mut self, b: Block, i: usize, off: i64, slots: i64, frame: &[(Value, Inst)]) {
+        let ix = self.indexed[i].as_ref().expect("an indexed loop");
+        let (len0_fwd, data_fwd) = (ix.len0_fwd, ix.data_fwd);
+        let (Some(len0_rev), Some(data_rev)) = (ix.len0_rev, ix.data_rev) else {
+            unreachable!("a block with a reverse lies in a loop whose exit has one")
+        };
+        // Reverse: the loads.
+        let slot = self.counter_slot(i);
+        let k = self.ev(InstKind::Load(slot), Type::I64);
+        let base = self.indexed_base(len0_rev, data_rev, k, slots, off);
+        for (n, &(_, l)) in frame.iter().enumerate() {
+            let a = self.offset(base, 8 * n as i64);
+            *self.g.inst_mut(l) = InstKind::Load(a);
+            self.g.blocks[self.cur].insts.push(l);
+        }
+        // Forward: the stores, before F(b)'s terminator.
+        let k = self.counter_fwd[i].expect("a counted loop has its counter");
+        let fb = self.fblock[&b];
+        let pos = self.frame_pos[&b];
+        let saved = self.cur;
+        let scratch = self.g.create_block();
+        self.cur = scratch;
+        let base = self.indexed_base(len0_fwd, data_fwd, k, slots, off);
+        for (n, &(gv, _)) in frame.iter().enumerate() {
+            let a = self.offset(base, 8 * n as i64);
+            self.emit(InstKind::Store { value: gv, ptr: a }, None);
+        }
+        self.cur = saved;
+        let code = std::mem::take(&mut self.g.blocks[scratch].insts);
+        let insts = &mut self.g.blocks[fb].insts;
+        let tail = insts.split_off(pos);
+        insts.extend(code);
+        insts.extend(tail);
+    }
+
+    /// `data + 8 (len0 + k·slots + off)` in the current block.
+    fn indexed_base(&mut self, len0: Value, data: Value, k: Value, slots: i64, off: i64) -> Value {
+        let s = self.iconst(Type::I64, slots);
+        let ks = self.binop(BinaryOp::Imul, k, s);
+        let at = self.binop(BinaryOp::Iadd, len0, ks);
+        let o = self.iconst(Type::I64, off);
+        let at = self.binop(BinaryOp::Iadd, at, o);
+        let eight = self.iconst(Type::I64, 8);
+        let bytes = self.binop(BinaryOp::Imul, at, eight);
+        self.ev(InstKind::PtrAdd(data, bytes), Type::Ptr)
     }
 }
 

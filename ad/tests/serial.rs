@@ -454,8 +454,9 @@ fn restrict_parameters_are_loaded_again() {
 }
 
 /// A loop that must record a value per iteration (`a[i]` may be
-/// overwritten through `out`) reserves the room before it starts and its
-/// pushes skip the capacity check; the gradient is still exact.
+/// overwritten through `out`) reserves the room before it starts and
+/// stores iteration k's record at a place computed from k; the gradient
+/// is still exact.
 #[test]
 fn straight_loops_reserve_their_records() {
     let src = r#"
@@ -477,4 +478,12 @@ fn straight_loops_reserve_their_records() {
             .any(|(_, i)| matches!(m.funcs[grad].inst(i), parc_ir::InstKind::Call { func, .. } if *func == name))
     };
     assert!(calls(reserve), "{}", parc_ir::print::print_module(&m));
+    // Iteration k's record sits at a place computed from k: no tape call
+    // (and no length kept) inside the loop, in either sweep.
+    assert_no_tape_call_in_loops(&m, grad, 1);
+    // Reversed at several trip counts, including none and one.
+    for n in [0usize, 1, 3] {
+        let args = [Arg::out(n, 1.0), Arg::dup(&a[..n]), Arg::I(n as i64)];
+        check_at(src, 2, "sq", &args, 1e-6);
+    }
 }
