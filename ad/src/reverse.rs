@@ -274,7 +274,7 @@ struct Gen {
     /// Forward values back to the primal values they copy.
     fwd_inv: HashMap<Value, Value>,
     /// Values recomputed in a reverse block (of `g`).
-    recomputed: HashMap<(Block, Value), Value>,
+    recomputed: HashMap<Block, HashMap<Value, Value>>,
     /// The parallel loop whose reverse task code is being emitted.
     ctx_loop: Option<usize>,
     cur_inst: Option<Inst>,
@@ -1598,7 +1598,7 @@ impl Gen {
         if let Some(&v) = self.pop_cache.get(&(b, gv)) {
             return v;
         }
-        if let Some(&v) = self.recomputed.get(&(self.cur, gv)) {
+        if let Some(&v) = self.recomputed.get(&self.cur).and_then(|m| m.get(&gv)) {
             return v;
         }
         // A value that can be recomputed from values needing no record is
@@ -1632,7 +1632,7 @@ impl Gen {
             let ty = self.g.value_type(gv);
             self.ev(kind, ty)
         };
-        self.recomputed.insert((self.cur, gv), v);
+        self.recomputed.entry(self.cur).or_default().insert(gv, v);
         v
     }
 
@@ -2680,14 +2680,8 @@ impl Gen {
     /// cannot merge the copies when a load between them sits behind an
     /// atomic add to a shadow it cannot tell apart from the primal.)
     fn rejoin(&mut self, head: Block, join: Block) {
-        let known: Vec<(Value, Value)> = self
-            .recomputed
-            .iter()
-            .filter(|((blk, _), _)| *blk == head)
-            .map(|((_, gv), &v)| (*gv, v))
-            .collect();
-        for (gv, v) in known {
-            self.recomputed.insert((join, gv), v);
+        if let Some(known) = self.recomputed.get(&head).cloned() {
+            self.recomputed.entry(join).or_default().extend(known);
         }
         self.cur = join;
     }
