@@ -25,9 +25,14 @@
 //!   unwritten even when other pointers are written: C makes it undefined
 //!   for another pointer to modify what it points to.
 //!
-//! Everything else is recorded. This is a greedy version of Enzyme's
-//! min-cut choice: it recomputes only where that needs no new record, so it
-//! never records more than recording everything would.
+//! A value the reverse cannot get that way is recorded, or rather the
+//! cheapest set of values it can be recomputed from is: a minimum vertex
+//! cut of the graph of what it is computed from (`mincut.rs`, Enzyme's
+//! min-cut caching), nearest the inputs on a tie, so that later needs of
+//! the same reverse block reuse the records. A loop invariant is recorded
+//! once at the loop's exit instead. Recomputing never adds tape traffic
+//! beyond the cut, so this never records more than recording every needed
+//! value would.
 //!
 //! **Counted loops.** A serial natural loop with one preheader edge, one
 //! latch and one exit edge (whose target has no other predecessor after

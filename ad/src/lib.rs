@@ -46,13 +46,15 @@
 //! are popped from the tape unless the reverse can get them without a new
 //! record: constants, parameters, in combined mode values of blocks that
 //! dominate every return outside loops, induction variables (from the
-//! iteration number), pure instructions over such values, and loads of
-//! memory nothing writes. Loop invariants are recorded once at the loop's
-//! exit instead of once per iteration, and counted loops are reversed by
-//! their iteration count instead of recording the entering edge every
-//! iteration. This is a greedy form of Enzyme's min-cut: it recomputes only
-//! what needs no new record, so it never records more than recording
-//! everything would; the exact max-flow choice is not implemented.
+//! iteration number), pure instructions over such values (`sqrt` and the
+//! other one-instruction intrinsics included), loads of memory nothing
+//! writes (`restrict` parameters nothing writes through included), and the
+//! way into an `if`'s join from its condition. Loop invariants are
+//! recorded once at the loop's exit instead of once per iteration, and
+//! counted loops are reversed by their iteration count instead of
+//! recording the entering edge every iteration. Anything else is rebuilt
+//! from a cheapest set of records: a minimum vertex cut (max-flow, in
+//! `mincut.rs`) of the values it is computed from, as Enzyme does.
 //!
 //! **Adjoint rules** (`rules.rs`): a table from instruction kind to the
 //! adjoint contributions of its operands (float arithmetic, conversions,
@@ -119,6 +121,7 @@
 
 pub mod activity;
 pub mod cache;
+pub mod mincut;
 pub mod parallel;
 pub mod policy;
 pub mod reverse;

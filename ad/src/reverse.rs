@@ -1370,8 +1370,81 @@ impl Gen {
         if self.cheap(b, gv, 0) {
             return self.rebuild(b, gv);
         }
-        let at = self.hoist_target(b, gv).unwrap_or(b);
-        self.record_in(at, b, gv)
+        if let Some(at) = self.hoist_target(b, gv) {
+            // Once per execution of the loop: cheaper than any cut inside.
+            return self.record_in(at, b, gv);
+        }
+        let cut = self.cheapest_records(b, gv);
+        if cut != [gv] {
+            for &v in &cut {
+                self.record_in(b, b, v);
+            }
+            if self.cheap(b, gv, 0) {
+                return self.rebuild(b, gv);
+            }
+        }
+        self.record_in(b, b, gv)
+    }
+
+    /// The values whose records let the reverse of `b` rebuild `gv` most
+    /// cheaply (see `mincut.rs`): the graph is what `gv` is computed from
+    /// through instructions the reverse may repeat, down to values it
+    /// already has (which cost nothing and are left out).
+    fn cheapest_records(&self, b: Block, gv: Value) -> Vec<Value> {
+        let mut vals = vec![gv];
+        let mut index: HashMap<Value, usize> = HashMap::from([(gv, 0)]);
+        let mut edges = Vec::new();
+        let mut sources = Vec::new();
+        let mut stack = vec![(gv, 0u32)];
+        while let Some((v, depth)) = stack.pop() {
+            let i = index[&v];
+            let ops = self
+                .recompute_operands(v)
+                .filter(|_| depth < MAX_RECOMPUTE_DEPTH);
+            let Some(ops) = ops else {
+                sources.push(i);
+                continue;
+            };
+            for op in ops {
+                if self.cheap(b, op, 0) {
+                    continue;
+                }
+                let j = match index.get(&op) {
+                    Some(&j) => j,
+                    None => {
+                        vals.push(op);
+                        index.insert(op, vals.len() - 1);
+                        stack.push((op, depth + 1));
+                        vals.len() - 1
+                    }
+                };
+                edges.push((j, i));
+            }
+        }
+        let costs = vec![1; vals.len()];
+        crate::mincut::cheapest_records(&costs, &edges, &sources, 0)
+            .into_iter()
+            .map(|i| vals[i])
+            .collect()
+    }
+
+    /// The operands from which the reverse may compute forward value `v`
+    /// again (the instructions `cheap` accepts), or `None`.
+    fn recompute_operands(&self, v: Value) -> Option<Vec<Value>> {
+        let ValueDef::Result(i) = self.g.value_def(v) else {
+            return None;
+        };
+        match self.g.inst(i) {
+            InstKind::Binary(_, x, y)
+            | InstKind::PtrAdd(x, y)
+            | InstKind::Icmp(_, x, y)
+            | InstKind::Fcmp(_, x, y) => Some(vec![*x, *y]),
+            InstKind::Unary(_, x) | InstKind::Cast(_, x) => Some(vec![*x]),
+            InstKind::Select(c, x, y) => Some(vec![*c, *x, *y]),
+            InstKind::Load(ptr) if self.reloadable(v) => Some(vec![*ptr]),
+            InstKind::Intrinsic { op, args } if cheaper_than_a_record(*op) => Some(args.clone()),
+            _ => None,
+        }
     }
 
     /// Constants (re-emitted), parameters, and in combined mode values of
