@@ -12,6 +12,7 @@ pub mod licm;
 pub mod mark_parallel_loops;
 pub mod mem2reg;
 pub mod sccp;
+pub mod serial_elision;
 pub mod serialize_tasks;
 pub mod simplify_cfg;
 pub mod sroa;
@@ -32,4 +33,6 @@ pub const ALL: &[(&str, Pass)] = &[
     ("instcombine", instcombine::run),
     ("gvn", gvn::run),
     ("licm", licm::run),
+    // Not in any `-O` pipeline: the driver runs it for `--serial`.
+    ("serial-elision", serial_elision::run),
 ];
