@@ -3,9 +3,15 @@
 //!
 //! ```text
 //! bytes ─utf8─▶ source ─parse─▶ AST ─check─▶ HIR ─lower─▶ parir (+ --grad requests) ─verify─▶
+//!     [serial-elision ─▶]                       (--serial)
 //!     opt ─▶ [ad ─▶ opt] ─▶ consumer            (with gradient requests)
 //!     [ad ─▶] opt ─▶ consumer                   (--ad-before-opt)
 //! ```
+//!
+//! `--serial` compiles the serial elision (Tapir's T_S): every detach,
+//! reattach and sync becomes a jump before anything else sees the module,
+//! so the optimizer and the AD work on plain serial code, as gcc does on
+//! the same source through `include/parc.h`.
 //!
 //! Gradients are Enzyme's way round by default: the AD differentiates the
 //! *optimized* IR (smaller, with fewer loads to cache), and the pipeline
@@ -58,6 +64,9 @@ pub struct Options {
     pub grad: Vec<String>,
     /// Differentiate before optimizing instead of after.
     pub ad_before_opt: bool,
+    /// Compile the serial elision (`--serial`): `serial-elision` runs right
+    /// after lowering, so the optimizer and the AD see serial code.
+    pub serial: bool,
 }
 
 /// What a successful front end hands on: the module and any warnings.
@@ -134,6 +143,26 @@ pub fn compile(path: &str, source: &str, options: &Options) -> Result<Compiled, 
             parc_ir::print::print_module(&module)
         );
     }
+    let mut after_pass = |pass: &str, m: &Module| -> Result<(), String> {
+        if options.verify_each {
+            verified(m, pass).map_err(|e| e.rendered)?;
+        }
+        if options
+            .dump_after
+            .as_deref()
+            .is_some_and(|p| p == pass || p == "all")
+        {
+            eprint!("; after {pass}\n{}", parc_ir::print::print_module(m));
+        }
+        Ok(())
+    };
+    let mut inst = parc_opt::Instrumentation {
+        after_pass: Some(&mut after_pass),
+        ..Default::default()
+    };
+    if options.serial {
+        elide_parallelism(&mut module, &mut inst)?;
+    }
     // The AD runs at most once; its report and time are kept for the
     // caller and `--time-passes`.
     let wants_ad = !module.grad_requests.is_empty();
@@ -159,23 +188,6 @@ pub fn compile(path: &str, source: &str, options: &Options) -> Result<Compiled, 
     if wants_ad && options.ad_before_opt {
         differentiate(&mut module)?;
     }
-    let mut after_pass = |pass: &str, m: &Module| -> Result<(), String> {
-        if options.verify_each {
-            verified(m, pass).map_err(|e| e.rendered)?;
-        }
-        if options
-            .dump_after
-            .as_deref()
-            .is_some_and(|p| p == pass || p == "all")
-        {
-            eprint!("; after {pass}\n{}", parc_ir::print::print_module(m));
-        }
-        Ok(())
-    };
-    let mut inst = parc_opt::Instrumentation {
-        after_pass: Some(&mut after_pass),
-        ..Default::default()
-    };
     let mut result = parc_opt::optimize(&mut module, options.opt_level, &mut inst);
     if result.is_ok() && wants_ad && !options.ad_before_opt {
         verified(&module, "the optimization pipeline")?;
@@ -206,6 +218,26 @@ pub fn compile(path: &str, source: &str, options: &Options) -> Result<Compiled, 
         warnings: rendered,
         ad_report,
     })
+}
+
+/// `--serial`: the serial elision (`serial-elision`, see its module doc),
+/// before the pipeline and the AD, so that both work on plain serial code.
+/// Timed, counted, dumped and verified like a pass of the pipeline.
+fn elide_parallelism(
+    module: &mut Module,
+    inst: &mut parc_opt::Instrumentation<'_>,
+) -> Result<(), CompileError> {
+    const NAME: &str = "serial-elision";
+    let start = Instant::now();
+    parc_opt::passes::serial_elision::run(module, &mut inst.context);
+    inst.times.push((NAME, start.elapsed()));
+    if let Some(hook) = inst.after_pass.as_mut() {
+        hook(NAME, module).map_err(|rendered| CompileError {
+            rendered,
+            internal: true,
+        })?;
+    }
+    verified(module, "the serial elision")
 }
 
 fn internal_error(message: &str) -> CompileError {
