@@ -568,6 +568,78 @@ mod tests {
         assert!(e.contains("a function of that name already exists"), "{e}");
     }
 
+    /// `--serial` elides before optimizing: fib's spawned result is then an
+    /// ordinary local that -O2 keeps in a register (no `alloca` left, no
+    /// Tapir terminator, nothing outlined), and a gradient request is
+    /// fulfilled on the serial code.
+    #[test]
+    fn serial_compiles_the_elision_before_the_pipeline() {
+        let src = "int fib(int n) {\n\
+                       if (n < 2) return n;\n\
+                       int x = spawn fib(n - 1);\n\
+                       int y = fib(n - 2);\n\
+                       sync;\n\
+                       return x + y;\n\
+                   }\n\
+                   double sq(double *a, int n) {\n\
+                       double s = 0.0;\n\
+                       parallel_for (int i = 0; i < n; i++) { double t[2]; t[1] = a[i]; a[i] = t[1] * t[1]; }\n\
+                       for (int i = 0; i < n; i++) s += a[i];\n\
+                       return s;\n\
+                   }\n\
+                   int main() { return fib(5); }\n";
+        let options = Options {
+            opt_level: 2,
+            serial: true,
+            grad: vec!["sq".into()],
+            ..Options::default()
+        };
+        let compiled = match compile("t.pc", src, &options) {
+            Ok(c) => c,
+            Err(e) => panic!("{}", e.rendered),
+        };
+        let m = &compiled.module;
+        assert!(m.func_by_name("grad_sq").is_some(), "the gradient is made");
+        for f in m.funcs.values() {
+            assert!(f.sync_regions.is_empty(), "@{} keeps sync regions", f.name);
+            for (_, i) in f.placed_insts() {
+                let kind = f.inst(i);
+                assert!(
+                    !matches!(
+                        kind,
+                        parc_ir::InstKind::Detach { .. }
+                            | parc_ir::InstKind::Reattach { .. }
+                            | parc_ir::InstKind::Sync { .. }
+                    ),
+                    "@{}: {kind:?}",
+                    f.name
+                );
+                if f.name == "fib" {
+                    assert!(
+                        !matches!(kind, parc_ir::InstKind::Alloca { .. }),
+                        "@fib: {kind:?}"
+                    );
+                }
+            }
+        }
+        // Without `--serial` the spawned result stays in memory (a task
+        // stores it, the parent reads it after the sync).
+        let parallel = Options {
+            serial: false,
+            grad: Vec::new(),
+            ..options
+        };
+        let m = match compile("t.pc", src, &parallel) {
+            Ok(c) => c.module,
+            Err(e) => panic!("{}", e.rendered),
+        };
+        let fib = &m.funcs[m.func_by_name("fib").expect("fib")];
+        assert!(
+            fib.placed_insts()
+                .any(|(_, i)| matches!(fib.inst(i), parc_ir::InstKind::Detach { .. }))
+        );
+    }
+
     #[test]
     fn default_activities_follow_enzyme() {
         assert_eq!(default_activity(Type::Ptr), Activity::Dup);
