@@ -17,6 +17,7 @@ pub mod serialize_tasks;
 pub mod simplify_cfg;
 pub mod sroa;
 pub mod sync_elim;
+pub mod tail_rec;
 
 /// Every pass, by the name the pipeline and the command line use.
 pub const ALL: &[(&str, Pass)] = &[
@@ -33,6 +34,7 @@ pub const ALL: &[(&str, Pass)] = &[
     ("instcombine", instcombine::run),
     ("gvn", gvn::run),
     ("licm", licm::run),
+    ("tail-rec", tail_rec::run),
     // Not in any `-O` pipeline: the driver runs it for `--serial`.
     ("serial-elision", serial_elision::run),
 ];
