@@ -229,7 +229,9 @@ fn elide_parallelism(
 ) -> Result<(), CompileError> {
     const NAME: &str = "serial-elision";
     let start = Instant::now();
-    parc_opt::passes::serial_elision::run(module, &mut inst.context);
+    if parc_opt::passes::serial_elision::run(module, &mut inst.context) {
+        inst.context.count(&format!("{NAME}.changed"), 1);
+    }
     inst.times.push((NAME, start.elapsed()));
     if let Some(hook) = inst.after_pass.as_mut() {
         hook(NAME, module).map_err(|rendered| CompileError {
