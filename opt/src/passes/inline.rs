@@ -135,9 +135,14 @@ pub fn run(module: &mut Module, ctx: &mut PassContext) -> bool {
         changed |= inline_into(&mut func, module, &mut judge, ctx);
         // Then copies of its own body at its self-calls (see the module
         // doc), with the body as it is now, its other callees inlined.
-        if self_only.contains(&caller) {
+        let rounds = if self_only.contains(&caller) {
+            self_copies(&func, caller)
+        } else {
+            0
+        };
+        if rounds > 0 {
             let own = func.clone();
-            for _ in 0..self_copies(&own, caller) {
+            for _ in 0..rounds {
                 changed |= inline_self(&mut func, caller, &own, ctx);
             }
         }
