@@ -3,9 +3,15 @@
 //!
 //! ```text
 //! bytes ─utf8─▶ source ─parse─▶ AST ─check─▶ HIR ─lower─▶ parir (+ --grad requests) ─verify─▶
+//!     [serial-elision ─▶]                       (--serial)
 //!     opt ─▶ [ad ─▶ opt] ─▶ consumer            (with gradient requests)
 //!     [ad ─▶] opt ─▶ consumer                   (--ad-before-opt)
 //! ```
+//!
+//! `--serial` compiles the serial elision (Tapir's T_S): every detach,
+//! reattach and sync becomes a jump before anything else sees the module,
+//! so the optimizer and the AD work on plain serial code, as gcc does on
+//! the same source through `include/parc.h`.
 //!
 //! Gradients are Enzyme's way round by default: the AD differentiates the
 //! *optimized* IR (smaller, with fewer loads to cache), and the pipeline
@@ -58,6 +64,9 @@ pub struct Options {
     pub grad: Vec<String>,
     /// Differentiate before optimizing instead of after.
     pub ad_before_opt: bool,
+    /// Compile the serial elision (`--serial`): `serial-elision` runs right
+    /// after lowering, so the optimizer and the AD see serial code.
+    pub serial: bool,
 }
 
 /// What a successful front end hands on: the module and any warnings.
@@ -134,6 +143,26 @@ pub fn compile(path: &str, source: &str, options: &Options) -> Result<Compiled, 
             parc_ir::print::print_module(&module)
         );
     }
+    let mut after_pass = |pass: &str, m: &Module| -> Result<(), String> {
+        if options.verify_each {
+            verified(m, pass).map_err(|e| e.rendered)?;
+        }
+        if options
+            .dump_after
+            .as_deref()
+            .is_some_and(|p| p == pass || p == "all")
+        {
+            eprint!("; after {pass}\n{}", parc_ir::print::print_module(m));
+        }
+        Ok(())
+    };
+    let mut inst = parc_opt::Instrumentation {
+        after_pass: Some(&mut after_pass),
+        ..Default::default()
+    };
+    if options.serial {
+        elide_parallelism(&mut module, &mut inst)?;
+    }
     // The AD runs at most once; its report and time are kept for the
     // caller and `--time-passes`.
     let wants_ad = !module.grad_requests.is_empty();
@@ -159,23 +188,6 @@ pub fn compile(path: &str, source: &str, options: &Options) -> Result<Compiled, 
     if wants_ad && options.ad_before_opt {
         differentiate(&mut module)?;
     }
-    let mut after_pass = |pass: &str, m: &Module| -> Result<(), String> {
-        if options.verify_each {
-            verified(m, pass).map_err(|e| e.rendered)?;
-        }
-        if options
-            .dump_after
-            .as_deref()
-            .is_some_and(|p| p == pass || p == "all")
-        {
-            eprint!("; after {pass}\n{}", parc_ir::print::print_module(m));
-        }
-        Ok(())
-    };
-    let mut inst = parc_opt::Instrumentation {
-        after_pass: Some(&mut after_pass),
-        ..Default::default()
-    };
     let mut result = parc_opt::optimize(&mut module, options.opt_level, &mut inst);
     if result.is_ok() && wants_ad && !options.ad_before_opt {
         verified(&module, "the optimization pipeline")?;
@@ -206,6 +218,28 @@ pub fn compile(path: &str, source: &str, options: &Options) -> Result<Compiled, 
         warnings: rendered,
         ad_report,
     })
+}
+
+/// `--serial`: the serial elision (`serial-elision`, see its module doc),
+/// before the pipeline and the AD, so that both work on plain serial code.
+/// Timed, counted, dumped and verified like a pass of the pipeline.
+fn elide_parallelism(
+    module: &mut Module,
+    inst: &mut parc_opt::Instrumentation<'_>,
+) -> Result<(), CompileError> {
+    const NAME: &str = "serial-elision";
+    let start = Instant::now();
+    if parc_opt::passes::serial_elision::run(module, &mut inst.context) {
+        inst.context.count(&format!("{NAME}.changed"), 1);
+    }
+    inst.times.push((NAME, start.elapsed()));
+    if let Some(hook) = inst.after_pass.as_mut() {
+        hook(NAME, module).map_err(|rendered| CompileError {
+            rendered,
+            internal: true,
+        })?;
+    }
+    verified(module, "the serial elision")
 }
 
 fn internal_error(message: &str) -> CompileError {
@@ -534,6 +568,78 @@ mod tests {
         );
         let e = grad_error(src, "two");
         assert!(e.contains("a function of that name already exists"), "{e}");
+    }
+
+    /// `--serial` elides before optimizing: fib's spawned result is then an
+    /// ordinary local that -O2 keeps in a register (no `alloca` left, no
+    /// Tapir terminator, nothing outlined), and a gradient request is
+    /// fulfilled on the serial code.
+    #[test]
+    fn serial_compiles_the_elision_before_the_pipeline() {
+        let src = "int fib(int n) {\n\
+                       if (n < 2) return n;\n\
+                       int x = spawn fib(n - 1);\n\
+                       int y = fib(n - 2);\n\
+                       sync;\n\
+                       return x + y;\n\
+                   }\n\
+                   double sq(double *a, int n) {\n\
+                       double s = 0.0;\n\
+                       parallel_for (int i = 0; i < n; i++) { double t[2]; t[1] = a[i]; a[i] = t[1] * t[1]; }\n\
+                       for (int i = 0; i < n; i++) s += a[i];\n\
+                       return s;\n\
+                   }\n\
+                   int main() { return fib(5); }\n";
+        let options = Options {
+            opt_level: 2,
+            serial: true,
+            grad: vec!["sq".into()],
+            ..Options::default()
+        };
+        let compiled = match compile("t.pc", src, &options) {
+            Ok(c) => c,
+            Err(e) => panic!("{}", e.rendered),
+        };
+        let m = &compiled.module;
+        assert!(m.func_by_name("grad_sq").is_some(), "the gradient is made");
+        for f in m.funcs.values() {
+            assert!(f.sync_regions.is_empty(), "@{} keeps sync regions", f.name);
+            for (_, i) in f.placed_insts() {
+                let kind = f.inst(i);
+                assert!(
+                    !matches!(
+                        kind,
+                        parc_ir::InstKind::Detach { .. }
+                            | parc_ir::InstKind::Reattach { .. }
+                            | parc_ir::InstKind::Sync { .. }
+                    ),
+                    "@{}: {kind:?}",
+                    f.name
+                );
+                if f.name == "fib" {
+                    assert!(
+                        !matches!(kind, parc_ir::InstKind::Alloca { .. }),
+                        "@fib: {kind:?}"
+                    );
+                }
+            }
+        }
+        // Without `--serial` the spawned result stays in memory (a task
+        // stores it, the parent reads it after the sync).
+        let parallel = Options {
+            serial: false,
+            grad: Vec::new(),
+            ..options
+        };
+        let m = match compile("t.pc", src, &parallel) {
+            Ok(c) => c.module,
+            Err(e) => panic!("{}", e.rendered),
+        };
+        let fib = &m.funcs[m.func_by_name("fib").expect("fib")];
+        assert!(
+            fib.placed_insts()
+                .any(|(_, i)| matches!(fib.inst(i), parc_ir::InstKind::Detach { .. }))
+        );
     }
 
     #[test]

@@ -113,6 +113,7 @@ impl OptArgs {
             stats: self.stats,
             grad: Vec::new(),
             ad_before_opt: ad.ad_before_opt,
+            serial: false,
         }
     }
 }
@@ -132,25 +133,26 @@ struct AdArgs {
 
 #[derive(Args)]
 struct TapirArgs {
-    /// Run spawned tasks and parallel loops serially (spawn = call): the
-    /// serial projection, compiled natively. An oracle for parallel runs.
+    /// Compile the serial elision: every `spawn` a plain call, every `sync`
+    /// a no-op, every `parallel_for` an ordinary loop, before the optimizer
+    /// and the AD run (the program gcc compiles through `include/parc.h`).
+    /// No task is spawned (kernel launches still run on the runtime): the
+    /// serial baseline T_S, and an oracle for parallel runs.
     #[arg(long)]
     serial: bool,
     /// Iterations per chunk of a parallel loop (default: chosen at run time
     /// from the trip count and the number of workers).
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", conflicts_with = "serial")]
     grain: Option<u64>,
 }
 
 impl TapirArgs {
+    /// Lowers what parallelism is left onto the runtime. After `--serial`
+    /// the driver has already removed every detach, reattach and sync
+    /// (`serial-elision`), and this changes nothing.
     fn lower(&self, module: &mut parc_ir::Module) -> Result<(), ExitCode> {
-        let target = if self.serial {
-            tapir::Target::Serial
-        } else {
-            tapir::Target::Runtime
-        };
         let options = tapir::TapirOptions { grain: self.grain };
-        tapir::lower_tapir(module, target, &options)
+        tapir::lower_tapir(module, tapir::Target::Runtime, &options)
             .map_err(|e| internal(&format!("Tapir lowering failed: {e}")))
     }
 }
@@ -319,7 +321,10 @@ fn compile(file: &Path, options: &Options, explain_ad: bool) -> Result<parc_ir::
 }
 
 fn run(args: RunArgs) -> ExitCode {
-    let options = args.opt.options(args.diag.color(), &args.ad);
+    let options = Options {
+        serial: args.tapir.serial,
+        ..args.opt.options(args.diag.color(), &args.ad)
+    };
     let mut module = match compile(&args.file, &options, args.ad.explain_ad) {
         Ok(m) => m,
         Err(code) => return code,
@@ -364,6 +369,7 @@ fn build(args: BuildArgs) -> ExitCode {
     }
     let options = Options {
         grad: args.grad.clone(),
+        serial: args.tapir.serial,
         ..args.opt.options(args.diag.color(), &args.ad)
     };
     let mut module = match compile(&args.file, &options, args.ad.explain_ad) {

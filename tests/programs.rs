@@ -10,25 +10,28 @@
 //! - `tests/bad/NAME.pc`: `parc check` must fail with status 1, within a
 //!   second, printing exactly `tests/bad/NAME.stderr`.
 //!   Natively, each sample must behave the same through the JIT at 1, 2 and
-//!   8 workers (`PARC_NUM_THREADS`), through the serial Tapir target
-//!   (`--serial`), as a built executable, and as a shared library whose
-//!   `parc_main` a C driver calls.
+//!   8 workers (`PARC_NUM_THREADS`), as the serial elision (`--serial`:
+//!   spawn = call, no tasks), as a built executable, and as a shared
+//!   library whose `parc_main` a C driver calls.
 //! - `tests/run/NAME.pc`: `parc run --interp` must print `NAME.stdout`, exit
 //!   with the `// exit:` status, and its stderr must equal `NAME.stderr`
-//!   (run-time faults end this way). Natively (JIT), stdout and status must
-//!   be the same and a fault must be reported as a run-time error, except
+//!   (run-time faults end this way). Natively (the JIT with 2 workers, and
+//!   `--serial`), stdout and status must be the same and a fault must be
+//!   reported as a run-time error, except
 //!   in files with a `// native: skip ...` line: faults only the
 //!   interpreter's checked memory detects.
 //! - `tests/stress/NAME.pc`: natively at 1, 2 and 8 workers, `// repeat: N`
-//!   times each, always printing `NAME.stdout` (no deadlock, no lost task).
+//!   times each, always printing `NAME.stdout` (no deadlock, no lost task),
+//!   and once as the serial elision (`--serial`).
 //! - `tests/grad/NAME.pc` (`grad::` tests): gradient checks. Each program
 //!   computes gradients with `__enzyme_autodiff` and central finite
 //!   differences in ParC itself, printing `check NAME ANALYTIC FD` lines;
 //!   every one must satisfy |ANALYTIC − FD| ≤ tol·(1 + |FD|) (tol 1e-5, or
 //!   a `// tol: X` line). Every other line must equal `NAME.stdout`
 //!   exactly (exact gradients of linear code). Each program runs through
-//!   the interpreter (the reference), the JIT at 1, 2 and 8 workers, and
-//!   with `--ad-before-opt` and `--O0` (interpreted and native); the
+//!   the interpreter (the reference), the JIT at 1, 2 and 8 workers,
+//!   `--serial` (the AD sees the serial elision), and with
+//!   `--ad-before-opt` and `--O0` (interpreted and native); the
 //!   analytic values of every run must agree with the interpreter's within
 //!   1e-9 relative (parallel reductions may reassociate sums); native runs
 //!   repeat `// repeat: N` times, as races show only now and then. While the
@@ -36,7 +39,8 @@
 //!   program tells), these tests are reported as ignored.
 //! - `grad-lib::` tests: a sample built with `--grad F --emit lib`, whose
 //!   exported `grad_F` a C driver calls and compares with finite
-//!   differences of `F` from the same library.
+//!   differences of `F` from the same library; `grad-lib-serial::`, the
+//!   same built with `--serial`.
 //!
 //! `PARC_BLESS=1 cargo test --test programs` rewrites the expected files from
 //! what parc does now; review the diff before committing it.
@@ -333,7 +337,7 @@ fn check_runtime(path: &Path) -> Result<(), Failed> {
 enum Native {
     /// `parc run` (the JIT) with this many workers.
     Jit(u32),
-    /// `parc run --serial`: spawn = call.
+    /// `parc run --serial`: the serial elision (spawn = call, no tasks).
     Serial,
     /// `parc build` an executable, run it with two workers.
     Exe,
@@ -459,11 +463,11 @@ fn check_sample_native(path: &Path, how: Native) -> Result<(), Failed> {
     Ok(())
 }
 
-/// A fault test run through the JIT: same stdout and status as the
+/// A fault test run natively (`how`): same stdout and status as the
 /// interpreter, and a fault is reported as one.
-fn check_runtime_native(path: &Path) -> Result<(), Failed> {
+fn check_runtime_native(path: &Path, how: Native) -> Result<(), Failed> {
     let exp = expectations(path)?;
-    let out = run_native(path, &exp.args, Native::Jit(2))?;
+    let out = run_native(path, &exp.args, how)?;
     let stderr = String::from_utf8_lossy(&out.stderr);
     if status_of(&out) != exp.exit {
         return Err(format!(
@@ -510,10 +514,12 @@ enum GradRun {
     AdBeforeOpt { native: bool },
     /// `--O0`, interpreted or native.
     O0 { native: bool },
+    /// `parc run --serial`: the AD differentiates the serial elision.
+    Serial,
 }
 
 impl GradRun {
-    const ALL: [GradRun; 8] = [
+    const ALL: [GradRun; 9] = [
         GradRun::Interp,
         GradRun::Jit(1),
         GradRun::Jit(2),
@@ -522,6 +528,7 @@ impl GradRun {
         GradRun::AdBeforeOpt { native: true },
         GradRun::O0 { native: false },
         GradRun::O0 { native: true },
+        GradRun::Serial,
     ];
 
     fn label(self) -> String {
@@ -531,6 +538,7 @@ impl GradRun {
             GradRun::Jit(n) => format!("jit-{n}"),
             GradRun::AdBeforeOpt { native } => format!("ad-before-opt-{}", where_(native)),
             GradRun::O0 { native } => format!("O0-{}", where_(native)),
+            GradRun::Serial => "serial".into(),
         }
     }
 
@@ -551,10 +559,14 @@ impl GradRun {
                 cmd.arg("--O0");
                 native
             }
+            GradRun::Serial => {
+                cmd.arg("--serial");
+                true
+            }
         };
         if native {
             // Several workers, so parallel accumulation is exercised.
-            if !matches!(self, GradRun::Jit(_)) {
+            if !matches!(self, GradRun::Jit(_) | GradRun::Serial) {
                 cmd.env("PARC_NUM_THREADS", "4");
             }
         } else {
@@ -713,12 +725,14 @@ fn check_grad(path: &Path, how: GradRun) -> Result<Completion, Failed> {
         None => 1e-5,
     };
     // Native runs of parallel programs repeat (`// repeat: N`): a race in
-    // generated adjoint code shows up only now and then.
+    // generated adjoint code shows up only now and then (never in the
+    // serial elision, which has no tasks).
     let repeat: u32 = match (how, directive(&source, "repeat")) {
         (
             GradRun::Interp
             | GradRun::AdBeforeOpt { native: false }
-            | GradRun::O0 { native: false },
+            | GradRun::O0 { native: false }
+            | GradRun::Serial,
             _,
         )
         | (_, None) => 1,
@@ -880,21 +894,30 @@ int main(void) {
 "#;
 
 /// `parc build SAMPLE --grad F... --emit lib`, then the C driver.
-fn check_grad_lib(sample: &str, grads: &[&str]) -> Result<Completion, Failed> {
+fn check_grad_lib(sample: &str, grads: &[&str], serial: bool) -> Result<Completion, Failed> {
     let path = Path::new("samples").join(format!("{sample}.pc"));
     let dir = scratch_dir()?;
-    let lib = dir.join(format!("libgrad_{sample}.so"));
+    // One name per build, so the two trials of a sample never share files.
+    let name = if serial {
+        format!("grad_{sample}_serial")
+    } else {
+        format!("grad_{sample}")
+    };
+    let lib = dir.join(format!("lib{name}.so"));
     let mut flags = vec!["--emit", "lib"];
+    if serial {
+        flags.push("--serial");
+    }
     for g in grads {
         flags.extend(["--grad", g]);
     }
     build_with_parc(&path, &flags, &lib)?;
-    let driver_c = dir.join(format!("grad_{sample}_driver.c"));
+    let driver_c = dir.join(format!("{name}_driver.c"));
     std::fs::write(&driver_c, GRAD_LIB_DRIVER)?;
-    let driver = dir.join(format!("grad_{sample}_driver"));
+    let driver = dir.join(format!("{name}_driver"));
     let cc = Command::new("cc")
         .arg(&driver_c)
-        .arg(format!("-DHEADER=\"libgrad_{sample}.h\""))
+        .arg(format!("-DHEADER=\"lib{name}.h\""))
         .arg(format!("-DMAG={}", i32::from(sample == "normalize")))
         .arg("-I")
         .arg(&dir)
@@ -987,9 +1010,16 @@ fn main() {
         let interp_only = std::fs::read_to_string(root().join(&path))
             .is_ok_and(|s| directive(&s, "native").is_some_and(|v| v.starts_with("skip")));
         if !interp_only {
+            let p = path.clone();
             trials.push(Trial::test(
                 format!("run-native::{}", name_of(&path)),
-                move || check_runtime_native(&path),
+                move || check_runtime_native(&p, Native::Jit(2)),
+            ));
+            // The serial elision must fault alike (unbounded recursion
+            // included: it must still overflow the stack).
+            trials.push(Trial::test(
+                format!("run-serial::{}", name_of(&path)),
+                move || check_runtime_native(&path, Native::Serial),
             ));
         }
     }
@@ -1001,6 +1031,12 @@ fn main() {
                 move || check_stress(&p, workers),
             ));
         }
+        // The serial elision of a million tasks is a million calls in
+        // one frame's loops: nothing to repeat, but it must agree.
+        trials.push(Trial::test(
+            format!("stress-serial::{}", name_of(&path)),
+            move || check_sample_native(&path, Native::Serial),
+        ));
     }
     for path in programs("tests/grad") {
         for how in GradRun::ALL {
@@ -1017,7 +1053,11 @@ fn main() {
     ] {
         trials.push(Trial::ignorable_test(
             format!("grad-lib::samples/{sample}"),
-            move || check_grad_lib(sample, grads),
+            move || check_grad_lib(sample, grads, false),
+        ));
+        trials.push(Trial::ignorable_test(
+            format!("grad-lib-serial::samples/{sample}"),
+            move || check_grad_lib(sample, grads, true),
         ));
     }
     libtest_mimic::run(&args, trials).exit();

@@ -62,7 +62,8 @@ pub fn pipeline(opt_level: u8) -> Vec<&'static str> {
             "simplify-cfg",
         ],
         // -O2: clean up and promote locals, fold and simplify, CSE, hoist;
-        // then inline (bottom-up; LICM has already seen the loops whose
+        // turn accumulating self-calls into loops (before inlining, which
+        // would bury them in copies of the body); then inline (bottom-up; LICM has already seen the loops whose
         // calls inlining would bury, and inline refuses to put a loop in a
         // loop) and redo the scalar passes on the larger bodies; then the
         // Tapir passes: drop idle syncs, run tiny tasks in place (their
@@ -77,6 +78,7 @@ pub fn pipeline(opt_level: u8) -> Vec<&'static str> {
             "instcombine",
             "gvn",
             "licm",
+            "tail-rec",
             "inline",
             "simplify-cfg",
             "sroa",

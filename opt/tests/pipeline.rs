@@ -1,9 +1,11 @@
 //! The whole pipeline on real programs: every `samples/*.pc` and
-//! `tests/run/*.pc` is compiled at -O0 and at -O2, the module is verified
-//! after every pass, and both builds must run in the reference interpreter
-//! to the expected output (`NAME.stdout`) and exit status (`// exit: N`,
-//! default 0; a run-time fault counts as status 1, as `parc run` reports
-//! it), given the `// args:` of the program.
+//! `tests/run/*.pc` is compiled at -O0 and at -O2, and as the serial
+//! elision (`--serial`: `serial-elision` straight after lowering) at -O0
+//! and -O2; the module is verified after every pass, and every build must
+//! run in the reference interpreter to the expected output (`NAME.stdout`)
+//! and exit status (`// exit: N`, default 0; a run-time fault counts as
+//! status 1, as `parc run` reports it), given the `// args:` of the
+//! program. The elided builds must contain no detach, reattach or sync.
 //!
 //! A second test checks that -O2 keeps every parallel loop in the shape the
 //! Tapir lowering turns into one chunked runtime call
@@ -132,28 +134,59 @@ fn check_program(path: &Path) -> Result<(), String> {
         }
         return Ok(());
     }
-    let mut results = Vec::new();
-    for level in [0, 2] {
-        let mut module = base.clone();
-        optimize(&mut module, level)?;
-        let (out, status) = run(&module, &args).map_err(|e| format!("-O{level}: {e}"))?;
-        if status != exit {
-            return Err(format!("-O{level}: exit status {status}, expected {exit}"));
+    let mut results: Vec<(String, String)> = Vec::new();
+    for serial in [false, true] {
+        for level in [0, 2] {
+            let name = format!("-O{level}{}", if serial { " --serial" } else { "" });
+            let mut module = base.clone();
+            if serial {
+                elide(&mut module).map_err(|e| format!("{name}: {e}"))?;
+            }
+            optimize(&mut module, level)?;
+            let (out, status) = run(&module, &args).map_err(|e| format!("{name}: {e}"))?;
+            if status != exit {
+                return Err(format!("{name}: exit status {status}, expected {exit}"));
+            }
+            if let Some(exp) = &expected
+                && *exp != out
+            {
+                return Err(format!(
+                    "{name}: output differs from the .stdout file:\n--- expected\n{exp}--- actual\n{out}"
+                ));
+            }
+            results.push((name, out));
         }
-        if let Some(exp) = &expected
-            && *exp != out
-        {
+    }
+    let (first, out0) = &results[0];
+    for (name, out) in &results[1..] {
+        if out != out0 {
             return Err(format!(
-                "-O{level}: output differs from the .stdout file:\n--- expected\n{exp}--- actual\n{out}"
+                "{first} and {name} print different things:\n--- {first}\n{out0}--- {name}\n{out}"
             ));
         }
-        results.push(out);
     }
-    if results[0] != results[1] {
-        return Err(format!(
-            "-O0 and -O2 print different things:\n--- -O0\n{}--- -O2\n{}",
-            results[0], results[1]
-        ));
+    Ok(())
+}
+
+/// The serial elision, as `--serial` runs it: verified, and with no Tapir
+/// terminator left.
+fn elide(module: &mut Module) -> Result<(), String> {
+    parc_opt::passes::serial_elision::run(module, &mut parc_opt::PassContext::default());
+    verify_module(module).map_err(|e| format!("the serial elision does not verify: {e:?}"))?;
+    for f in module.funcs.values() {
+        if let Some((b, _)) = f.placed_insts().find(|&(_, i)| {
+            matches!(
+                f.inst(i),
+                parc_ir::InstKind::Detach { .. }
+                    | parc_ir::InstKind::Reattach { .. }
+                    | parc_ir::InstKind::Sync { .. }
+            )
+        }) {
+            return Err(format!(
+                "the serial elision left a Tapir terminator in @{} {b}",
+                f.name
+            ));
+        }
     }
     Ok(())
 }

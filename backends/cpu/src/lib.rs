@@ -2,7 +2,9 @@
 //!
 //! - [`tapir`]: target-independent outlining of tasks and parallel loops
 //!   into functions that the runtime calls (OpenCilk's TapirToTarget), with
-//!   a serial target (spawn = call) kept as an oracle.
+//!   a serial target (spawn = a call of the outlined task) kept as the
+//!   lowering's oracle in its tests. (`parc --serial` lowers no task: the
+//!   driver has already removed them, see `parc_opt`'s `serial-elision`.)
 //! - `codegen`: parir without Tapir terminators → Cranelift IR, for any
 //!   `cranelift_module::Module` (the value and type mapping, the fault
 //!   protocol and the launch ABI are documented there);

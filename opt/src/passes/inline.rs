@@ -39,17 +39,27 @@
 //!   bounds the growth of any one function;
 //! - the call is reachable from the caller's entry (`.unreachable`).
 //!
-//! **Self-recursion, one level.** A function whose only cycle is a call of
-//! itself (as fib's two calls) gets a copy of its own body, as it was
-//! before its turn, at each of its self-calls when that body meets the
-//! rules above (no Tapir terminators, no escaping `alloca`, cannot fall off
-//! its end, no loop, at most [`MAX_SIZE`]): the recursion then makes half
-//! the calls, each doing the work of two levels (gcc -O2 inlines recursion
-//! this way, deeper). The copied calls stay calls, so the function is
-//! still recursive: unbounded recursion still overflows the stack and is
-//! reported (`tests/run/infinite_recursion.pc`), only with a larger frame;
-//! run-time errors in the copy name the function, which is the same one.
-//! Counted as `inline.self`.
+//! **Self-recursion.** A function whose only cycle is a call of itself
+//! gets copies of its own body, as it was before its turn, at its
+//! self-calls when that body meets the rules above (no Tapir terminators,
+//! no escaping `alloca`, cannot fall off its end, at most [`MAX_SIZE`]):
+//! - with several self-calls (fib's two), one round: a copy at each, if
+//!   the body has no loop. The recursion then makes half the calls, each
+//!   doing the work of two levels; a second round would double the size
+//!   again.
+//! - with one self-call (linear recursion, such as fib after `tail-rec`
+//!   turned its second call into a loop), [`LINEAR_SELF_COPIES`] rounds, a
+//!   copy at the self-call each, so the body grows linearly and a call does
+//!   the work of that many more levels (gcc -O2 inlines recursion this way).
+//!   Loops are allowed here, except when the self-call is in a loop and
+//!   none of its arguments changes in that loop: LICM might hoist it, and
+//!   a copy would hide it.
+//!
+//! The copied calls stay calls, so the function is still recursive:
+//! unbounded recursion still overflows the stack and is reported
+//! (`tests/run/infinite_recursion.pc`), only with larger frames; run-time
+//! errors in the copies name the function, which is the same one. Counted
+//! as `inline.self`.
 //!
 //! # The transformation
 //! The call's block is split after the call: the instructions after it move
@@ -85,12 +95,15 @@ use crate::PassContext;
 use parc_ir::analysis::{FunctionAnalyses, LoopAnalysis};
 use parc_ir::{
     Block, BlockCall, CastOp, FuncId, FuncKind, Function, Inst, InstKind, Intrinsic, Module, Type,
-    Value,
+    Value, ValueDef,
 };
 use std::collections::{HashMap, HashSet};
 
 /// Largest callee inlined at any call site.
 pub const MAX_SIZE: usize = 40;
+/// Rounds of copies of its own body that a linearly self-recursive
+/// function receives (one self-call; see the module doc).
+pub const LINEAR_SELF_COPIES: usize = 3;
 /// Largest callee inlined at its only call site in the module.
 pub const MAX_SIZE_ONE_SITE: usize = 400;
 /// No caller grows beyond this many instructions by inlining.
@@ -120,11 +133,18 @@ pub fn run(module: &mut Module, ctx: &mut PassContext) -> bool {
         // is edited (its calls of itself are refused as recursive here).
         let mut func = std::mem::take(&mut module.funcs[caller]);
         changed |= inline_into(&mut func, module, &mut judge, ctx);
-        // Then one level of self-recursion (see the module doc), with the
-        // body as it is now, its other callees inlined.
-        if self_only.contains(&caller) && self_inlinable(&func) {
+        // Then copies of its own body at its self-calls (see the module
+        // doc), with the body as it is now, its other callees inlined.
+        let rounds = if self_only.contains(&caller) {
+            self_copies(&func, caller)
+        } else {
+            0
+        };
+        if rounds > 0 {
             let own = func.clone();
-            changed |= inline_self(&mut func, caller, &own, ctx);
+            for _ in 0..rounds {
+                changed |= inline_self(&mut func, caller, &own, ctx);
+            }
         }
         module.funcs[caller] = func;
     }
@@ -221,15 +241,50 @@ impl Judge {
     }
 }
 
-/// True if a self-recursive `g` may receive one copy of its own body at
-/// its self-calls: the rules for any callee, minus the recursion one.
-fn self_inlinable(g: &Function) -> bool {
+/// How many rounds of copies of its own body a self-recursive `g` (whose
+/// id is `id`) receives at its self-calls (see the module doc): the rules
+/// for any callee, minus the recursion one; then one round, or
+/// [`LINEAR_SELF_COPIES`] for linear recursion.
+fn self_copies(g: &Function, id: FuncId) -> usize {
     let facts = Facts::of(g);
-    !facts.tapir
-        && !facts.escaping_alloca
-        && !facts.may_fall_off_end
-        && !facts.has_loop
-        && facts.size <= MAX_SIZE
+    if facts.tapir || facts.escaping_alloca || facts.may_fall_off_end || facts.size > MAX_SIZE {
+        return 0;
+    }
+    let calls: Vec<(Block, Inst)> = g
+        .placed_insts()
+        .filter(|&(_, i)| matches!(g.inst(i), InstKind::Call { func: f, .. } if *f == id))
+        .collect();
+    match calls[..] {
+        [(block, call)] => {
+            if facts.has_loop && loop_invariant_call(g, block, call) {
+                0
+            } else {
+                LINEAR_SELF_COPIES
+            }
+        }
+        _ if facts.has_loop => 0,
+        _ => 1,
+    }
+}
+
+/// True if `call` (in `block`) lies in a loop and none of its arguments is
+/// defined in its innermost loop: a call LICM may hoist, which a copied
+/// body (a loop) would hide from it.
+fn loop_invariant_call(g: &Function, block: Block, call: Inst) -> bool {
+    let an = FunctionAnalyses::compute(g);
+    let Some(l) = an.loops.innermost(block) else {
+        return false;
+    };
+    let data = an.loops.data(l);
+    let mut varies = false;
+    g.inst(call).for_each_operand(|v| {
+        let def_block = match g.value_def(v) {
+            ValueDef::Result(i) => g.placed_insts().find(|&(_, j)| j == i).map(|(b, _)| b),
+            ValueDef::Param(b, _) => Some(b),
+        };
+        varies |= def_block.is_some_and(|b| data.contains(b));
+    });
+    !varies
 }
 
 fn size(f: &Function) -> usize {

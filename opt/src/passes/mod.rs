@@ -12,10 +12,12 @@ pub mod licm;
 pub mod mark_parallel_loops;
 pub mod mem2reg;
 pub mod sccp;
+pub mod serial_elision;
 pub mod serialize_tasks;
 pub mod simplify_cfg;
 pub mod sroa;
 pub mod sync_elim;
+pub mod tail_rec;
 
 /// Every pass, by the name the pipeline and the command line use.
 pub const ALL: &[(&str, Pass)] = &[
@@ -32,4 +34,7 @@ pub const ALL: &[(&str, Pass)] = &[
     ("instcombine", instcombine::run),
     ("gvn", gvn::run),
     ("licm", licm::run),
+    ("tail-rec", tail_rec::run),
+    // Not in any `-O` pipeline: the driver runs it for `--serial`.
+    ("serial-elision", serial_elision::run),
 ];

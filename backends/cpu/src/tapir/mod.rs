@@ -52,7 +52,10 @@
 //!   with a spawn as a direct `call @task(ctx)`, a sync as a jump, and a
 //!   loop as `call @body(ctx, 0, trip)` (or a chain of grain-sized chunks
 //!   when [`TapirOptions::grain`] is set), so the interpreter can check the
-//!   outlining, the captures and the trip counts.
+//!   outlining, the captures and the trip counts. It is this module's test
+//!   oracle, not what `parc --serial` compiles: that is the serial elision
+//!   (`parc_opt`'s `serial-elision`, before optimization), which outlines
+//!   nothing and leaves this lowering nothing to do.
 //!
 //! Files: `outline.rs` (captures, the context, moving blocks), `loops.rs`
 //! (recognizing `parallel_for` and its trip count), [`abi`] (the runtime's
