@@ -144,13 +144,18 @@ pub static RULES: &[Rule] = &[
     },
     Rule {
         key: RuleKey::Math(Intrinsic::Sqrt),
-        formula: "dx += a / (2 sqrt x)",
+        // Through `1/r`, the same instruction the division rule makes for
+        // a quotient by `r` (`m / sqrt(d)` in n-body), so that GVN leaves
+        // one division where there were two.
+        formula: "r = sqrt x; dx += (a/2) (1/r)",
         apply: |b, a| {
             let ty = b.ty();
             let r = b.res();
-            let two = b.fconst(ty, 2.0);
-            let d = b.bin(Fmul, two, r);
-            vec![(0, b.bin(Fdiv, a, d))]
+            let one = b.fconst(ty, 1.0);
+            let inv = b.bin(Fdiv, one, r);
+            let half = b.fconst(ty, 0.5);
+            let h = b.bin(Fmul, a, half);
+            vec![(0, b.bin(Fmul, h, inv))]
         },
     },
     Rule {
