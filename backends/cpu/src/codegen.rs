@@ -56,6 +56,12 @@
 //! instructions (exact, so equal to libm's); the other math intrinsics call
 //! libm (`exp`, `expf`, ...).
 //!
+//! **Loops.** A loop's exit is the taken side of its branch, and a
+//! loop-invariant `x op constant` the loop uses (a bound such as `n - 1`)
+//! is carried through the loop header as an extra block parameter (see
+//! [`invariants_to_thread`]): Cranelift would otherwise rematerialize it in
+//! the header on every iteration.
+//!
 //! # Fault protocol
 //!
 //! An instruction that can fail at run time branches, when it does, to a
@@ -989,6 +995,62 @@ fn gen_lib_wrapper<M: ClModule>(
 }
 
 /// Blocks reachable from the entry, in reverse postorder.
+/// Per loop header, the values defined outside the loop as `x op c` (`op`
+/// one of `iadd isub and or xor ptradd`, `c` a constant) that the loop
+/// uses. Cranelift rematerializes such an instruction in every block that
+/// uses it, which puts a loop-invariant bound like `n - 1` back into the
+/// loop header, once per iteration; carried as a header parameter instead,
+/// it stays in a register. Headers in block order; each list in the order
+/// the loop's blocks use the values.
+fn invariants_to_thread(
+    f: &Function,
+    loops: &parc_ir::analysis::loops::LoopAnalysis,
+) -> Vec<(Block, Vec<Value>)> {
+    use parc_ir::ValueDef;
+    let is_const = |v: Value| matches!(f.value_def(v), ValueDef::Result(i) if matches!(f.inst(i), InstKind::Iconst(_)));
+    let remat = |v: Value| match f.value_def(v) {
+        ValueDef::Result(i) => match f.inst(i) {
+            InstKind::Binary(
+                BinaryOp::Iadd | BinaryOp::Isub | BinaryOp::And | BinaryOp::Or | BinaryOp::Xor,
+                x,
+                y,
+            )
+            | InstKind::PtrAdd(x, y) => is_const(*x) || is_const(*y),
+            _ => false,
+        },
+        ValueDef::Param(..) => false,
+    };
+    let def_block: HashMap<Inst, Block> = f.placed_insts().map(|(b, i)| (i, b)).collect();
+    let mut out = Vec::new();
+    let mut all: Vec<_> = loops.loops().collect();
+    all.sort_by_key(|&lp| loops.data(lp).header);
+    for lp in all {
+        let data = loops.data(lp);
+        let mut blocks: Vec<Block> = data.blocks.to_vec();
+        blocks.sort();
+        let mut vs: Vec<Value> = Vec::new();
+        for b in blocks {
+            for &i in &f.blocks[b].insts {
+                f.inst(i).for_each_operand(|v| {
+                    let outside = match f.value_def(v) {
+                        ValueDef::Result(d) => {
+                            def_block.get(&d).is_some_and(|db| !loops.contains(lp, *db))
+                        }
+                        ValueDef::Param(..) => false,
+                    };
+                    if outside && remat(v) && !vs.contains(&v) {
+                        vs.push(v);
+                    }
+                });
+            }
+        }
+        if !vs.is_empty() {
+            out.push((data.header, vs));
+        }
+    }
+    out
+}
+
 fn reverse_postorder(f: &Function) -> Vec<Block> {
     let Some(entry) = f.entry() else {
         return Vec::new();
@@ -1099,6 +1161,13 @@ struct FnTranslator<'a, 'b, 'c, M: ClModule> {
     /// The natural loops of `f` (see `brif`), and the block being translated.
     loops: parc_ir::analysis::loops::LoopAnalysis,
     block: Option<Block>,
+    /// Loop-invariant `x op constant` values threaded through loop headers
+    /// (see [`invariants_to_thread`]): per header, the values and the
+    /// header's extra CLIF parameters carrying them.
+    threaded: HashMap<Block, Vec<(Value, cl::Value)>>,
+    /// The threaded values' CLIF values in the current block: the
+    /// parameter of the innermost loop around it that carries them.
+    overrides: HashMap<Value, cl::Value>,
 }
 
 impl<'a, 'b, 'c, M: ClModule> FnTranslator<'a, 'b, 'c, M> {
@@ -1130,6 +1199,8 @@ impl<'a, 'b, 'c, M: ClModule> FnTranslator<'a, 'b, 'c, M> {
                 parc_ir::analysis::loops::LoopAnalysis::compute(&cfg, &dom)
             },
             block: None,
+            threaded: HashMap::new(),
+            overrides: HashMap::new(),
         };
         t.translate()?;
         t.b.seal_all_blocks();
@@ -1156,6 +1227,22 @@ impl<'a, 'b, 'c, M: ClModule> FnTranslator<'a, 'b, 'c, M> {
                 self.values[p.index()] = Some(v);
             }
             self.blocks.insert(block, cb);
+        }
+        for (header, vs) in invariants_to_thread(self.f, &self.loops) {
+            let Some(&cb) = self.blocks.get(&header) else {
+                continue;
+            };
+            let params = vs
+                .into_iter()
+                .map(|v| {
+                    (
+                        v,
+                        self.b
+                            .append_block_param(cb, clif_type(self.f.value_type(v))),
+                    )
+                })
+                .collect();
+            self.threaded.insert(header, params);
         }
 
         // A separate CLIF entry for per-function values.
@@ -1185,6 +1272,19 @@ impl<'a, 'b, 'c, M: ClModule> FnTranslator<'a, 'b, 'c, M> {
         for &block in &order {
             self.b.switch_to_block(self.blocks[&block]);
             self.block = Some(block);
+            // Outermost loop first, so that the innermost's parameter wins.
+            self.overrides.clear();
+            let mut around: Vec<_> = self
+                .loops
+                .loops()
+                .filter(|&lp| self.loops.contains(lp, block))
+                .collect();
+            around.sort_by_key(|&lp| std::cmp::Reverse(self.loops.data(lp).blocks.len()));
+            for lp in around {
+                if let Some(params) = self.threaded.get(&self.loops.data(lp).header) {
+                    self.overrides.extend(params.iter().copied());
+                }
+            }
             for &inst in &self.f.blocks[block].insts {
                 self.inst = Some(inst);
                 self.translate_inst(inst)?;
@@ -1194,6 +1294,9 @@ impl<'a, 'b, 'c, M: ClModule> FnTranslator<'a, 'b, 'c, M> {
     }
 
     fn val(&self, v: Value) -> Result<cl::Value, BackendError> {
+        if let Some(&o) = self.overrides.get(&v) {
+            return Ok(o);
+        }
         self.values[v.index()].ok_or_else(|| self.err(format!("{v} is used before it is defined")))
     }
 
@@ -1278,8 +1381,32 @@ impl<'a, 'b, 'c, M: ClModule> FnTranslator<'a, 'b, 'c, M> {
         }
     }
 
-    fn block_args(&self, args: &[Value]) -> Result<Vec<BlockArg>, BackendError> {
-        Ok(self.vals(args)?.into_iter().map(BlockArg::Value).collect())
+    /// The CLIF arguments of a branch to `dest`: its own, then the
+    /// invariants a loop header carries (see [`invariants_to_thread`]).
+    fn block_args(&mut self, dest: &parc_ir::BlockCall) -> Result<Vec<BlockArg>, BackendError> {
+        let mut args = self.vals(&dest.args)?;
+        let back_edge = self.block.is_some_and(|cur| {
+            self.loops
+                .loop_headed_by(dest.block)
+                .is_some_and(|lp| self.loops.contains(lp, cur))
+        });
+        for (v, _) in self.threaded.get(&dest.block).cloned().unwrap_or_default() {
+            let x = self.val(v)?;
+            // Around a back edge the value goes through `x + 0`: Cranelift
+            // removes a block parameter that only ever receives one value
+            // (itself from the latch) before its optimizer would fold the
+            // addition away, so the parameter survives to the register
+            // allocator.
+            let x = if back_edge {
+                let ty = self.b.func.dfg.value_type(x);
+                let zero = self.b.ins().iconst(ty, 0);
+                self.b.ins().iadd(x, zero)
+            } else {
+                x
+            };
+            args.push(x);
+        }
+        Ok(args.into_iter().map(BlockArg::Value).collect())
     }
 
     /// True if the current block's branch to `then` stays in the
@@ -1424,7 +1551,7 @@ impl<'a, 'b, 'c, M: ClModule> FnTranslator<'a, 'b, 'c, M> {
             }
             InstKind::Jump(dest) => {
                 let target = self.target(dest.block)?;
-                let args = self.block_args(&dest.args)?;
+                let args = self.block_args(dest)?;
                 self.b.ins().jump(target, &args);
                 None
             }
@@ -1436,8 +1563,8 @@ impl<'a, 'b, 'c, M: ClModule> FnTranslator<'a, 'b, 'c, M> {
                 let c = self.val(*cond)?;
                 let t = self.target(then_dest.block)?;
                 let e = self.target(else_dest.block)?;
-                let targs = self.block_args(&then_dest.args)?;
-                let eargs = self.block_args(&else_dest.args)?;
+                let targs = self.block_args(then_dest)?;
+                let eargs = self.block_args(else_dest)?;
                 if self.leaves_loop_on_else(then_dest.block, else_dest.block) {
                     // Cranelift elaborates a block's dominator-tree children
                     // in reverse order of their branch position; if a loop
@@ -1950,5 +2077,55 @@ fn float_cc(cc: FloatCC) -> condcodes::FloatCC {
         FloatCC::Le => C::LessThanOrEqual,
         FloatCC::Gt => C::GreaterThan,
         FloatCC::Ge => C::GreaterThanOrEqual,
+    }
+}
+
+#[cfg(test)]
+mod threading_tests {
+    use super::invariants_to_thread;
+    use parc_ir::analysis::{cfg::ControlFlowGraph, dom::DominatorTree, loops::LoopAnalysis};
+    use parc_ir::{Block, FuncId, Value};
+
+    /// `for (i = 0; i < n - 1; i++) s += p[i] & 7;` with `n - 1` and
+    /// `p + 8` hoisted: both `x op constant` invariants go to the header;
+    /// `n * 3` (not a remat pattern) and `i + 1` (defined in the loop) do not.
+    #[test]
+    fn loop_invariant_constant_ops_are_threaded_through_the_header() {
+        let m = parc_ir::read::read_module(
+            "func @f(ptr, i32) -> i32 {
+             block0(v0: ptr, v1: i32):
+                 v2 = iconst.i32 1
+                 v3 = isub v1, v2
+                 v4 = iconst.i32 3
+                 v5 = imul v1, v4
+                 v6 = iconst.i64 8
+                 v7 = ptradd v0, v6
+                 v8 = iconst.i32 0
+                 jump block1(v8, v8)
+             block1(v9: i32, v10: i32):
+                 v11 = icmp slt v9, v3
+                 brif v11, block2, block3
+             block2:
+                 v12 = load.i32 v7
+                 v13 = iadd v10, v12
+                 v14 = iadd v13, v5
+                 v15 = iadd v9, v2
+                 jump block1(v15, v14)
+             block3:
+                 return v10
+             }",
+        )
+        .expect("reads");
+        let f = &m.funcs[FuncId::from_u32(0)];
+        let cfg = ControlFlowGraph::compute(f);
+        let dom = DominatorTree::compute(&cfg);
+        let loops = LoopAnalysis::compute(&cfg, &dom);
+        assert_eq!(
+            invariants_to_thread(f, &loops),
+            [(
+                Block::from_u32(1),
+                vec![Value::from_u32(3), Value::from_u32(7)]
+            )]
+        );
     }
 }
