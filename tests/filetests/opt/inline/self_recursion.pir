@@ -2,8 +2,8 @@
 ; One level of self-recursion: each of @fib's two self-calls gets a copy of
 ; @fib's body (with its own two calls, which stay calls), so the recursion
 ; makes half the calls. @walk recurses linearly (one self-call, outside
-; its loop): three rounds of copies, each with its loop and its one call
-; (so four loop headers, one call). @deep is too big: its self-call stays.
+; its loop): seven rounds of copies, each with its loop and its one call
+; (so eight loop headers, one call). @deep is too big: its self-call stays.
 ; check: func @fib(i32) -> i32 {
 ; check: call @fib
 ; check: call @fib
@@ -11,6 +11,10 @@
 ; check: call @fib
 ; not: call @fib
 ; check: func @walk(i32) -> i32 {
+; check: icmp slt
+; check: icmp slt
+; check: icmp slt
+; check: icmp slt
 ; check: icmp slt
 ; check: icmp slt
 ; check: icmp slt
