@@ -41,7 +41,11 @@
 //! value at the exit is recorded once; the reverse keeps it in a slot and
 //! the reverse of the header goes back to the preheader when it is 0 and
 //! otherwise decrements it and goes to the latch. Without the counter,
-//! every iteration records which edge entered the header.
+//! every iteration records which edge entered the header. Where the header
+//! tests `iv < bound` with `iv` counting up by one from `lo`, the count is
+//! `max(0, bound - lo)` and nothing is recorded (`iv` cannot wrap: it
+//! stays below `bound`); then a forward loop whose results nobody needs
+//! is left with nothing to compute.
 
 use crate::activity::{ActivityInfo, Root};
 use crate::parallel::PLoop;

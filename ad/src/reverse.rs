@@ -1957,9 +1957,28 @@ impl Gen {
         }
         let edges = self.edges.get(&b).cloned().unwrap_or_default();
         if let Some(i) = self.counted.iter().position(|c| c.exit == b) {
-            // Entering the reverse of a counted loop: its trip count.
-            let k = self.counter_fwd[i].expect("the header has its counter");
-            let k = self.need(k);
+            // Entering the reverse of a counted loop: its trip count,
+            // from the loop's bounds where they give it, else recorded.
+            let k = match self.exit_test(i) {
+                Some((lo, 1, bound, false, signed)) => {
+                    // `for (iv = lo; iv < bound; iv++)`: iv never wraps
+                    // (it stays below bound), so the count is bound - lo.
+                    let lo = self.need_int(lo, !signed);
+                    let hi = self.need_int(bound, !signed);
+                    let d = self.binop(BinaryOp::Isub, hi, lo);
+                    let zero = self.iconst(Type::I64, 0);
+                    let any = if signed {
+                        self.ev(InstKind::Icmp(IntCC::Slt, lo, hi), Type::I1)
+                    } else {
+                        self.ev(InstKind::Icmp(IntCC::Ult, lo, hi), Type::I1)
+                    };
+                    self.ev(InstKind::Select(any, d, zero), Type::I64)
+                }
+                _ => {
+                    let k = self.counter_fwd[i].expect("the header has its counter");
+                    self.need(k)
+                }
+            };
             let slot = self.counter_slot(i);
             self.emit(
                 InstKind::Store {
@@ -3755,6 +3774,16 @@ impl Gen {
         if inner || calls || !straight || self.task_of(Some(h)) != self.task_of(Some(c.pre.0)) {
             return None;
         }
+        self.exit_test(i)
+    }
+
+    /// `(lo, step, bound, inclusive, signed)` if counted loop `i`'s header
+    /// tests `iv < bound` (`≤` if inclusive) for an induction variable
+    /// `iv = lo + k·step` growing by `step > 0` and a bound defined outside
+    /// the loop, and leaves the loop exactly when the test fails.
+    fn exit_test(&self, i: usize) -> Option<(Value, i64, Value, bool, bool)> {
+        let c = &self.counted[i];
+        let h = c.header;
         let InstKind::Brif {
             cond,
             then_dest,

@@ -388,6 +388,27 @@ fn recomputable_branches_and_sqrt_record_nothing() {
     assert_no_tape_call_in_loops(&m, grad, 2);
 }
 
+/// An inner loop `for (j = 0; j < i; j++)` runs `i` times: the reverse
+/// takes its trip count from the bounds instead of recording it once per
+/// outer iteration, so the loop nest records nothing at all.
+#[test]
+fn trip_counts_come_from_the_bounds() {
+    let src = r#"
+        double tri(double *x, int n) {
+            double e = 0.0;
+            for (int i = 0; i < n; i++)
+                for (int j = 0; j < i; j++)
+                    e += x[i] * x[j];
+            return e;
+        }
+    "#;
+    let x = [0.5, -1.5, 2.0, 3.25, 0.125];
+    check_at(src, 2, "tri", &[Arg::dup(&x), Arg::I(5)], 1e-6);
+    check_at(src, 2, "tri", &[Arg::dup(&x[..1]), Arg::I(1)], 1e-6);
+    let (m, grad, _) = build(src, 2, "tri", &[Arg::dup(&x), Arg::I(5)]);
+    assert_no_tape_call_in_loops(&m, grad, 1);
+}
+
 /// The reverse of a counted loop over memory nothing overwrites records
 /// nothing per iteration: the induction variable comes from the iteration
 /// count, addresses are recomputed and `in[i]` is loaded again. Measured

@@ -67,7 +67,10 @@ pub fn pipeline(opt_level: u8) -> Vec<&'static str> {
         // calls inlining would bury, and inline refuses to put a loop in a
         // loop) and redo the scalar passes on the larger bodies; then the
         // Tapir passes: drop idle syncs, run tiny tasks in place (their
-        // syncs become idle too), and clean up. `mark-parallel-loops` last:
+        // syncs become idle too), and clean up: `adce` and `dce` twice, as
+        // the loads `adce` keeps (they may fault) and `dce` then removes can
+        // be the last readers of memory nobody else reads, whose stores the
+        // second `adce` removes. `mark-parallel-loops` last:
         // it changes nothing and reports the loops the backend will run as
         // chunked parallel loops.
         _ => vec![
@@ -90,6 +93,8 @@ pub fn pipeline(opt_level: u8) -> Vec<&'static str> {
             "sync-elim",
             "serialize-small-tasks",
             "sync-elim",
+            "adce",
+            "dce",
             "adce",
             "dce",
             "simplify-cfg",

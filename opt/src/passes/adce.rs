@@ -12,6 +12,15 @@
 //! `detach`/`reattach`/`sync` stay as they are; `simplify-cfg` cleans up
 //! blocks that end up empty.
 //!
+//! **Memory nothing reads.** A fresh allocation (`malloc`, `calloc`) whose
+//! address — the result, or an address `ptradd` derives from it — is only
+//! ever the address of a `store` or `memset`, or `free`'s argument, holds
+//! values nobody can observe: those stores, the `memset`s, the `free` and
+//! the allocation are not roots (see [`write_only_memory`]), so they go,
+//! and so does what computed the stored values. (A gradient's forward sweep
+//! leaves such arrays behind: n-body's per-body energies, whose sum the
+//! gradient does not return.)
+//!
 //! Loads are roots because a load may fault, and in a dead cycle the
 //! faulting load is often what ends the loop: `while (1) { s += n->v; n =
 //! n->next; }` stops at the null pointer (`tests/run/null_deref.pc`), and
@@ -38,7 +47,7 @@
 //! rule that held before holds after.
 
 use crate::PassContext;
-use parc_ir::{Block, BlockCall, Function, InstKind, Module, Value, ValueDef};
+use parc_ir::{Block, BlockCall, Function, Inst, InstKind, Intrinsic, Module, Value, ValueDef};
 use std::collections::{HashMap, HashSet};
 
 pub fn run(module: &mut Module, ctx: &mut PassContext) -> bool {
@@ -57,7 +66,8 @@ pub fn run(module: &mut Module, ctx: &mut PassContext) -> bool {
 /// Removes the dead instructions and block parameters of `func`; returns
 /// how many of each.
 pub fn run_function(func: &mut Function) -> (u64, u64) {
-    let live = live_values(func);
+    let unread = write_only_memory(func);
+    let live = live_values(func, &unread);
 
     // Instructions: keep the effects and those whose result is live.
     let mut removed_insts = 0;
@@ -68,7 +78,7 @@ pub fn run_function(func: &mut Function) -> (u64, u64) {
             .into_iter()
             .filter(|&i| {
                 let data = &func.insts[i];
-                is_root(&data.kind) || data.result.is_some_and(|r| live.contains(&r))
+                is_root(&data.kind, &unread) || data.result.is_some_and(|r| live.contains(&r))
             })
             .collect();
         removed_insts += (before - keep.len()) as u64;
@@ -123,7 +133,7 @@ pub fn run_function(func: &mut Function) -> (u64, u64) {
 }
 
 /// The live values of `func` (see the module doc).
-fn live_values(func: &Function) -> HashSet<Value> {
+fn live_values(func: &Function, unread: &HashSet<Value>) -> HashSet<Value> {
     // For each block parameter, the branch arguments that feed it.
     let mut incoming: HashMap<Value, Vec<Value>> = HashMap::new();
     for (_, i) in func.placed_insts() {
@@ -160,7 +170,7 @@ fn live_values(func: &Function) -> HashSet<Value> {
     }
     for (_, i) in func.placed_insts() {
         let kind = func.inst(i);
-        if !is_root(kind) {
+        if !is_root(kind, unread) {
             continue;
         }
         for v in root_operands(kind) {
@@ -184,9 +194,88 @@ fn live_values(func: &Function) -> HashSet<Value> {
     live
 }
 
-/// True for the instructions that are live whatever their result's fate.
-fn is_root(kind: &InstKind) -> bool {
-    kind.has_side_effects() || matches!(kind, InstKind::Load(_))
+/// True for the instructions that are live whatever their result's fate:
+/// effects (except on memory nothing reads, `unread`) and loads.
+fn is_root(kind: &InstKind, unread: &HashSet<Value>) -> bool {
+    let on_unread = match kind {
+        InstKind::Store { ptr, .. } => unread.contains(ptr),
+        InstKind::Intrinsic {
+            op: Intrinsic::Free | Intrinsic::Memset,
+            args,
+        } => args.first().is_some_and(|p| unread.contains(p)),
+        // The allocation itself: live only if its result is.
+        InstKind::Intrinsic {
+            op: Intrinsic::Malloc | Intrinsic::Calloc,
+            ..
+        } => true,
+        _ => false,
+    };
+    !on_unread && (kind.has_side_effects() || matches!(kind, InstKind::Load(_)))
+}
+
+/// The fresh allocations of `func` whose memory nothing reads, with every
+/// address derived from them (see the module doc): each use is the address
+/// of a `store` (not the stored value) or of a `memset` (not its other
+/// arguments), `free`'s argument, or the base of a `ptradd` whose result
+/// obeys the same rule, and at most one `free`. Anything else — a load, a
+/// call, a comparison, a branch argument, storing the address itself —
+/// keeps the allocation.
+fn write_only_memory(func: &Function) -> HashSet<Value> {
+    let mut users: HashMap<Value, Vec<Inst>> = HashMap::new();
+    for (_, i) in func.placed_insts() {
+        func.inst(i)
+            .for_each_operand(|v| users.entry(v).or_default().push(i));
+    }
+    let mut out = HashSet::new();
+    for (_, i) in func.placed_insts() {
+        let InstKind::Intrinsic {
+            op: Intrinsic::Malloc | Intrinsic::Calloc,
+            ..
+        } = func.inst(i)
+        else {
+            continue;
+        };
+        let Some(root) = func.result(i) else { continue };
+        let mut derived = vec![root];
+        let mut only_written = true;
+        let mut frees = 0;
+        let mut k = 0;
+        while only_written && k < derived.len() {
+            let v = derived[k];
+            k += 1;
+            for &u in users.get(&v).into_iter().flatten() {
+                only_written &= match func.inst(u) {
+                    InstKind::Store { value, ptr } => *ptr == v && *value != v,
+                    InstKind::Intrinsic {
+                        op: Intrinsic::Free,
+                        args,
+                    } => {
+                        frees += 1;
+                        args[..] == [v]
+                    }
+                    InstKind::Intrinsic {
+                        op: Intrinsic::Memset,
+                        args,
+                    } => args.first() == Some(&v) && !args[1..].contains(&v),
+                    InstKind::PtrAdd(base, off) if *base == v && *off != v => {
+                        if let Some(r) = func.result(u)
+                            && !derived.contains(&r)
+                        {
+                            derived.push(r);
+                        }
+                        true
+                    }
+                    _ => false,
+                };
+            }
+        }
+        // Two `free`s may be a double free, which the interpreter reports:
+        // left alone rather than silenced.
+        if only_written && frees <= 1 {
+            out.extend(derived);
+        }
+    }
+    out
 }
 
 /// The operands an instruction needs for itself: all of them, except a
