@@ -97,6 +97,7 @@ pub fn pipeline(opt_level: u8) -> Vec<&'static str> {
             "dce",
             "adce",
             "dce",
+            "loop-deletion",
             "simplify-cfg",
             "mark-parallel-loops",
         ],

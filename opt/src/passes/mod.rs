@@ -9,6 +9,7 @@ pub mod gvn;
 pub mod inline;
 pub mod instcombine;
 pub mod licm;
+pub mod loop_deletion;
 pub mod mark_parallel_loops;
 pub mod mem2reg;
 pub mod sccp;
@@ -35,6 +36,7 @@ pub const ALL: &[(&str, Pass)] = &[
     ("gvn", gvn::run),
     ("licm", licm::run),
     ("tail-rec", tail_rec::run),
+    ("loop-deletion", loop_deletion::run),
     // Not in any `-O` pipeline: the driver runs it for `--serial`.
     ("serial-elision", serial_elision::run),
 ];

@@ -1,0 +1,236 @@
+//! `loop-deletion`: removes loops that compute nothing anyone uses and
+//! certainly end. Dead code elimination empties such loops but leaves
+//! their control flow (`adce` keeps every branch); a gradient's forward
+//! sweep whose results the gradient does not need leaves them behind
+//! (n-body's loop over the other bodies, counting to `n` for nothing).
+//!
+//! A natural loop `L` is deleted when
+//! - it is innermost (a loop inside it might not end) and entered from
+//!   outside (not through the function's entry);
+//! - its instructions have no effects and no loads (a load may fault,
+//!   which `adce` keeps as a way out of a loop), no Tapir terminators;
+//! - no value defined in `L` is used outside it;
+//! - it has one exit edge, from its header `H`, taken exactly when
+//!   `iv < bound` fails (`slt` or `ult`), where `iv` is a parameter of `H`
+//!   entering as any value and coming back as `iv + 1` from the latch,
+//!   and `bound` is defined outside `L`: `iv` never passes `bound` without
+//!   stopping and cannot wrap below it, so the loop ends.
+//!
+//! Every edge from outside `L` into `H` then goes to the exit block
+//! instead, with the exit edge's arguments (defined outside `L`, so they
+//! dominate `H` and its entering edges). `L`'s blocks become unreachable;
+//! `simplify-cfg` drops them.
+
+use crate::PassContext;
+use parc_ir::analysis::FunctionAnalyses;
+use parc_ir::{BinaryOp, Block, BlockCall, Function, InstKind, IntCC, Module, Value, ValueDef};
+use std::collections::HashSet;
+
+pub fn run(module: &mut Module, ctx: &mut PassContext) -> bool {
+    let mut deleted = 0;
+    let changed = crate::for_each_function(module, |f| {
+        let n = run_function(f);
+        deleted += n;
+        n > 0
+    });
+    ctx.count("loop-deletion.deleted", deleted);
+    changed
+}
+
+/// Deletes the dead loops of `func`, innermost first; returns how many.
+pub fn run_function(func: &mut Function) -> u64 {
+    let mut deleted = 0;
+    // One loop at a time: each deletion changes the CFG, and makes the
+    // loop unreachable, so the next search cannot find it again.
+    while let Some((header, exit_call)) = find_dead_loop(func) {
+        if !redirect_entries(func, header, &exit_call) {
+            break;
+        }
+        deleted += 1;
+    }
+    deleted
+}
+
+/// A deletable loop: its header and the exit edge's target and arguments.
+fn find_dead_loop(func: &Function) -> Option<(Block, BlockCall)> {
+    let an = FunctionAnalyses::compute(func);
+    let def_block = |v: Value| -> Option<Block> {
+        match func.value_def(v) {
+            ValueDef::Param(b, _) => Some(b),
+            ValueDef::Result(i) => func.placed_insts().find(|&(_, j)| j == i).map(|(b, _)| b),
+        }
+    };
+    // Innermost first: smaller loops before the loops around them.
+    let mut loops: Vec<_> = an.loops.loops().collect();
+    loops.sort_by_key(|&lp| an.loops.data(lp).blocks.len());
+    'next: for lp in loops {
+        let data = an.loops.data(lp);
+        let blocks: HashSet<Block> = data.blocks.iter().copied().collect();
+        let h = data.header;
+        // Innermost only (a loop inside might not end; once it is gone,
+        // the loop around it is innermost), entered from outside.
+        let nested = an
+            .loops
+            .loops()
+            .any(|other| other != lp && blocks.contains(&an.loops.data(other).header));
+        let entered = an.cfg.preds(h).iter().any(|p| !blocks.contains(p));
+        if nested || !entered || func.entry() == Some(h) {
+            continue;
+        }
+        for &b in &blocks {
+            for &i in &func.blocks[b].insts {
+                let kind = func.inst(i);
+                let terminator_ok = matches!(kind, InstKind::Jump(_) | InstKind::Brif { .. });
+                if kind.is_terminator() && !terminator_ok {
+                    continue 'next;
+                }
+                if !kind.is_terminator()
+                    && (kind.has_side_effects() || matches!(kind, InstKind::Load(_)))
+                {
+                    continue 'next;
+                }
+            }
+        }
+        // No value of the loop used outside it.
+        for (b, i) in func.placed_insts() {
+            if blocks.contains(&b) {
+                continue;
+            }
+            let mut escapes = false;
+            func.inst(i).for_each_operand(|v| {
+                escapes |= def_block(v).is_some_and(|d| blocks.contains(&d));
+            });
+            if escapes {
+                continue 'next;
+            }
+        }
+        // The header's test, the only way out.
+        let Some(t) = func.terminator(h) else {
+            continue;
+        };
+        let InstKind::Brif {
+            cond,
+            then_dest,
+            else_dest,
+        } = func.inst(t)
+        else {
+            continue;
+        };
+        if !blocks.contains(&then_dest.block) || blocks.contains(&else_dest.block) {
+            continue;
+        }
+        for &b in blocks.iter().filter(|&&b| b != h) {
+            if an.cfg.succs(b).iter().any(|s| !blocks.contains(s)) {
+                continue 'next;
+            }
+        }
+        if else_dest
+            .args
+            .iter()
+            .any(|&a| def_block(a).is_some_and(|d| blocks.contains(&d)))
+        {
+            continue;
+        }
+        let ValueDef::Result(ci) = func.value_def(*cond) else {
+            continue;
+        };
+        let InstKind::Icmp(IntCC::Slt | IntCC::Ult, iv, bound) = *func.inst(ci) else {
+            continue;
+        };
+        if def_block(bound).is_none_or(|d| blocks.contains(&d)) {
+            continue;
+        }
+        let ValueDef::Param(pb, pn) = func.value_def(iv) else {
+            continue;
+        };
+        if pb != h || !counts_up_by_one(func, h, pn as usize, iv, &blocks) {
+            continue;
+        }
+        return Some((h, (*else_dest).clone()));
+    }
+    None
+}
+
+/// True if every branch from inside the loop to `h` passes `iv + 1` as
+/// parameter `n` (and some branch does: a latch).
+fn counts_up_by_one(
+    func: &Function,
+    h: Block,
+    n: usize,
+    iv: Value,
+    blocks: &HashSet<Block>,
+) -> bool {
+    let mut latches = 0;
+    for &b in blocks {
+        let Some(t) = func.terminator(b) else {
+            return false;
+        };
+        let calls: Vec<&BlockCall> = match func.inst(t) {
+            InstKind::Jump(c) => vec![c],
+            InstKind::Brif {
+                then_dest,
+                else_dest,
+                ..
+            } => vec![then_dest, else_dest],
+            _ => return false,
+        };
+        for c in calls.into_iter().filter(|c| c.block == h) {
+            latches += 1;
+            let Some(&next) = c.args.get(n) else {
+                return false;
+            };
+            let ValueDef::Result(i) = func.value_def(next) else {
+                return false;
+            };
+            let InstKind::Binary(BinaryOp::Iadd, x, one) = *func.inst(i) else {
+                return false;
+            };
+            let is_one = matches!(func.value_def(one), ValueDef::Result(k) if matches!(func.inst(k), InstKind::Iconst(1)));
+            if x != iv || !is_one {
+                return false;
+            }
+        }
+    }
+    latches > 0
+}
+
+/// Sends every branch into `header` from outside its loop to `exit`
+/// instead; false if there was none.
+fn redirect_entries(func: &mut Function, header: Block, exit: &BlockCall) -> bool {
+    let an = FunctionAnalyses::compute(func);
+    let Some(lp) = an.loops.loop_headed_by(header) else {
+        return false;
+    };
+    let inside: HashSet<Block> = an.loops.data(lp).blocks.iter().copied().collect();
+    let outside_preds: Vec<Block> = an
+        .cfg
+        .preds(header)
+        .iter()
+        .copied()
+        .filter(|p| !inside.contains(p))
+        .collect();
+    let any = !outside_preds.is_empty();
+    for p in outside_preds {
+        let Some(t) = func.terminator(p) else {
+            continue;
+        };
+        let retarget = |c: &mut BlockCall| {
+            if c.block == header {
+                *c = exit.clone();
+            }
+        };
+        match func.inst_mut(t) {
+            InstKind::Jump(c) => retarget(c),
+            InstKind::Brif {
+                then_dest,
+                else_dest,
+                ..
+            } => {
+                retarget(then_dest);
+                retarget(else_dest);
+            }
+            _ => {}
+        }
+    }
+    any
+}
