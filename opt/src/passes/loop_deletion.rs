@@ -23,8 +23,10 @@
 
 use crate::PassContext;
 use parc_ir::analysis::FunctionAnalyses;
-use parc_ir::{BinaryOp, Block, BlockCall, Function, InstKind, IntCC, Module, Value, ValueDef};
-use std::collections::HashSet;
+use parc_ir::{
+    BinaryOp, Block, BlockCall, Function, Inst, InstKind, IntCC, Module, Value, ValueDef,
+};
+use std::collections::{HashMap, HashSet};
 
 pub fn run(module: &mut Module, ctx: &mut PassContext) -> bool {
     let mut deleted = 0;
@@ -54,10 +56,11 @@ pub fn run_function(func: &mut Function) -> u64 {
 /// A deletable loop: its header and the exit edge's target and arguments.
 fn find_dead_loop(func: &Function) -> Option<(Block, BlockCall)> {
     let an = FunctionAnalyses::compute(func);
+    let placed: HashMap<Inst, Block> = func.placed_insts().map(|(b, i)| (i, b)).collect();
     let def_block = |v: Value| -> Option<Block> {
         match func.value_def(v) {
             ValueDef::Param(b, _) => Some(b),
-            ValueDef::Result(i) => func.placed_insts().find(|&(_, j)| j == i).map(|(b, _)| b),
+            ValueDef::Result(i) => placed.get(&i).copied(),
         }
     };
     // Innermost first: smaller loops before the loops around them.
