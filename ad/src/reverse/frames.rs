@@ -1,0 +1,417 @@
+//! The tape frames of the reverse sweep: each forward block's records
+//! pushed before its terminator and popped by its reverse block, and the
+//! counted loops that reserve their records before they start and place
+//! iteration `k`'s records by `k` (see [`super::Indexed`]).
+
+use super::*;
+
+impl Gen {
+    /// Before counted loop `i` starts (in the forward copy of its
+    /// preheader), room on the tape for every record of its iterations, so
+    /// that its blocks push without a capacity check. Only for an innermost
+    /// loop without branches in its body that calls no augmented forward
+    /// (its records per iteration are then the frames of its blocks), whose
+    /// header tests
+    /// `iv < bound` (or `≤`) with a growing induction variable and an
+    /// invariant bound, and leaves the loop exactly when the test fails.
+    pub(super) fn reserve_loop(&mut self, i: usize) {
+        let Some((iv_lo, step, bound, inclusive, signed)) = self.reservable(i) else {
+            return;
+        };
+        let widen = |g: &mut Self, v: Value| {
+            let f = g.fv(v);
+            g.widen_i64(f, signed)
+        };
+        let lo = widen(self, iv_lo);
+        let hi = widen(self, bound);
+        // Header executions: at most ceil((hi - lo [+ 1]) / step) + 1.
+        let span = self.binop(BinaryOp::Isub, hi, lo);
+        let span = if inclusive {
+            let one = self.iconst(Type::I64, 1);
+            self.binop(BinaryOp::Iadd, span, one)
+        } else {
+            span
+        };
+        let zero = self.iconst(Type::I64, 0);
+        let pos = self.ev(InstKind::Icmp(IntCC::Sgt, span, zero), Type::I1);
+        let span = self.ev(InstKind::Select(pos, span, zero), Type::I64);
+        let stepc = self.iconst(Type::I64, step);
+        let up = self.iconst(Type::I64, step - 1);
+        let t = self.binop(BinaryOp::Iadd, span, up);
+        let trips = self.binop(BinaryOp::Udiv, t, stepc);
+        let one = self.iconst(Type::I64, 1);
+        let runs = self.binop(BinaryOp::Iadd, trips, one);
+        let slots = self
+            .emit(InstKind::Iconst(0), Some(Type::I64))
+            .expect("iconst has a result");
+        let ValueDef::Result(si) = self.g.value_def(slots) else {
+            unreachable!("an instruction result")
+        };
+        let n = self.binop(BinaryOp::Imul, runs, slots);
+        let tape = self.fwd_tape(Some(self.counted[i].pre.0));
+        self.emit(
+            InstKind::Call {
+                func: self.tape_fns.reserve,
+                args: vec![tape, n],
+            },
+            None,
+        );
+        let call = *self.g.blocks[self.cur]
+            .insts
+            .last()
+            .expect("the reserve call was just emitted");
+        self.reserved[i] = Some((si, call));
+        let lp = self.offset(tape, crate::tape::LEN);
+        let len0_fwd = self.ev(InstKind::Load(lp), Type::I64);
+        let dp = self.offset(tape, crate::tape::DATA);
+        let data_fwd = self.ev(InstKind::Load(dp), Type::Ptr);
+        self.indexed[i] = Some(Indexed {
+            len0_fwd,
+            data_fwd,
+            len0_rev: None,
+            data_rev: None,
+            slot_consts: Vec::new(),
+        });
+    }
+
+    /// `(lo, step, bound, inclusive, signed)` if counted loop `i` can
+    /// reserve its records (see `reserve_loop`).
+    pub(super) fn reservable(&self, i: usize) -> Option<(Value, i64, Value, bool, bool)> {
+        let c = &self.counted[i];
+        let h = c.header;
+        let inner = self.an.loops.loops().any(|lp| {
+            self.an.loops.data(lp).header != h && c.blocks.contains(&self.an.loops.data(lp).header)
+        });
+        let calls = self.calls.keys().any(|inst| {
+            self.inst_block
+                .get(inst)
+                .is_some_and(|b| c.blocks.contains(b))
+        });
+        // A body without branches: every block runs in every iteration, so
+        // the frames' sum is what an iteration records (a branchy body
+        // would reserve for paths not taken; measured slower on n-body).
+        let straight = c.blocks.iter().all(|&b| {
+            self.an
+                .cfg
+                .succs(b)
+                .iter()
+                .filter(|s| c.blocks.contains(s))
+                .count()
+                == 1
+        });
+        if inner || calls || !straight || self.task_of(Some(h)) != self.task_of(Some(c.pre.0)) {
+            return None;
+        }
+        self.exit_test(i)
+    }
+
+    /// `(lo, step, bound, inclusive, signed)` if counted loop `i`'s header
+    /// tests `iv < bound` (`≤` if inclusive) for an induction variable
+    /// `iv = lo + k·step` growing by `step > 0` and a bound defined outside
+    /// the loop, and leaves the loop exactly when the test fails.
+    pub(super) fn exit_test(&self, i: usize) -> Option<(Value, i64, Value, bool, bool)> {
+        let c = &self.counted[i];
+        let h = c.header;
+        let InstKind::Brif {
+            cond,
+            then_dest,
+            else_dest,
+        } = self.p.inst(self.p.terminator(h)?)
+        else {
+            return None;
+        };
+        if !c.blocks.contains(&then_dest.block) || else_dest.block != c.exit {
+            return None;
+        }
+        let ValueDef::Result(ci) = self.p.value_def(*cond) else {
+            return None;
+        };
+        let InstKind::Icmp(cc, x, bound) = *self.p.inst(ci) else {
+            return None;
+        };
+        let (inclusive, signed) = match cc {
+            IntCC::Slt => (false, true),
+            IntCC::Sle => (true, true),
+            IntCC::Ult => (false, false),
+            IntCC::Ule => (true, false),
+            _ => return None,
+        };
+        let &(lo, step) = c.ivs.get(&x)?;
+        let outside = match self.p.value_def(bound) {
+            ValueDef::Param(b, _) => !c.blocks.contains(&b),
+            ValueDef::Result(bi) => self
+                .inst_block
+                .get(&bi)
+                .is_some_and(|b| !c.blocks.contains(b)),
+        };
+        (step > 0 && outside).then_some((lo, step, bound, inclusive, signed))
+    }
+
+    /// The slots per iteration of each reserved loop: the sum of its
+    /// blocks' frames (each runs at most once per iteration).
+    pub(super) fn size_reservations(&mut self) {
+        for i in 0..self.counted.len() {
+            let Some((si, call)) = self.reserved[i] else {
+                continue;
+            };
+            let slots = self.frame_slots(|b| self.counted[i].blocks.contains(&b));
+            *self.g.inst_mut(si) = InstKind::Iconst(slots);
+            if slots == 0 {
+                // Nothing recorded per iteration: nothing to reserve.
+                for b in self.g.layout.clone() {
+                    self.g.blocks[b].insts.retain(|&x| x != call);
+                }
+            }
+        }
+    }
+
+    /// The slots the frames of the blocks `of` record, all together.
+    pub(super) fn frame_slots(&self, of: impl Fn(Block) -> bool) -> i64 {
+        self.frames
+            .iter()
+            .filter(|(b, _)| of(**b))
+            .map(|(_, f)| f.len() as i64)
+            .sum()
+    }
+
+    /// The slots per iteration of each fixed-size task tape: the sum of
+    /// the frames of its blocks (each runs at most once per iteration).
+    pub(super) fn size_fixed_tapes(&mut self) {
+        for i in 0..self.rl.len() {
+            let Some(si) = self.rl[i].fixed_slots else {
+                continue;
+            };
+            let slots = self.frame_slots(|b| self.task_of(Some(b)) == Some(TaskOf::Loop(i)));
+            *self.g.inst_mut(si) = InstKind::Iconst(slots);
+            if slots == 0 {
+                // The task records nothing: no buffer, no tape array (null,
+                // which the reverse only frees), no per-iteration set-up.
+                let setup = std::mem::take(&mut self.rl[i].fixed_setup);
+                for b in self.g.layout.clone() {
+                    self.g.blocks[b].insts.retain(|x| !setup.contains(x));
+                }
+                for v in [self.rl[i].tapes_fwd, self.rl[i].data_fwd]
+                    .into_iter()
+                    .flatten()
+                {
+                    if let ValueDef::Result(alloc) = self.g.value_def(v) {
+                        *self.g.inst_mut(alloc) = InstKind::Iconst(0);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Fills in every frame: the pushes at the end of forward blocks and
+    /// the pops at the start of reverse blocks.
+    pub(super) fn finish_frames(&mut self) {
+        let place = self.place_indexed_frames();
+        let blocks: Vec<Block> = self.rpop.keys().copied().collect();
+        for b in blocks {
+            let rp = self.rpop[&b];
+            let body = self.rbody(b);
+            let frame = self.frames.remove(&b).unwrap_or_default();
+            self.cur = rp;
+            if let (false, Some(&(i, off, slots))) = (frame.is_empty(), place.get(&b)) {
+                self.indexed_frame(b, i, off, slots, &frame);
+            } else if !frame.is_empty() {
+                let n = frame.len() as i64;
+                let nc = self.iconst(Type::I64, n);
+                let rtape = self.rev_tape(Some(b));
+                let base = self
+                    .emit(
+                        InstKind::Call {
+                            func: self.tape_fns.pop,
+                            args: vec![rtape, nc],
+                        },
+                        Some(Type::Ptr),
+                    )
+                    .expect("pop returns a pointer");
+                for (k, &(_, l)) in frame.iter().enumerate() {
+                    let a = self.offset(base, 8 * k as i64);
+                    *self.g.inst_mut(l) = InstKind::Load(a);
+                    self.g.blocks[rp].insts.push(l);
+                }
+                // The pushes, spliced in before the forward block's
+                // terminator (and anything the terminator needed).
+                let fb = self.fblock[&b];
+                let pos = self.frame_pos[&b];
+                let mut code = Vec::new();
+                let nc = self.g.make_inst(InstKind::Iconst(n), Some(Type::I64));
+                code.push(nc);
+                let ftape = self.fwd_tape(Some(b));
+                let reserved = (0..self.counted.len())
+                    .any(|i| self.reserved[i].is_some() && self.counted[i].blocks.contains(&b));
+                let push = if reserved {
+                    self.tape_fns.push_reserved
+                } else {
+                    self.tape_fns.push
+                };
+                let base = self.g.make_inst(
+                    InstKind::Call {
+                        func: push,
+                        args: vec![ftape, self.g.result(nc).expect("iconst")],
+                    },
+                    Some(Type::Ptr),
+                );
+                code.push(base);
+                let base = self.g.result(base).expect("push returns a pointer");
+                for (k, &(gv, _)) in frame.iter().enumerate() {
+                    let o = self
+                        .g
+                        .make_inst(InstKind::Iconst(8 * k as i64), Some(Type::I64));
+                    let a = self.g.make_inst(
+                        InstKind::PtrAdd(base, self.g.result(o).expect("iconst")),
+                        Some(Type::Ptr),
+                    );
+                    let s = self.g.make_inst(
+                        InstKind::Store {
+                            value: gv,
+                            ptr: self.g.result(a).expect("ptradd"),
+                        },
+                        None,
+                    );
+                    code.extend([o, a, s]);
+                }
+                let insts = &mut self.g.blocks[fb].insts;
+                let tail = insts.split_off(pos);
+                insts.extend(code);
+                insts.extend(tail);
+            }
+            self.cur = rp;
+            self.emit(InstKind::Jump(BlockCall::to(body)), None);
+        }
+    }
+
+    pub(super) fn rbody(&self, b: Block) -> Block {
+        self.rbodies[&b]
+    }
+
+    /// For each indexed loop (see [`Indexed`]): its slots per iteration
+    /// `S` (patched into the placeholders), each recording block's offset
+    /// within an iteration (in block order), and the start of `F(exit)`
+    /// setting the tape's length past the last iteration. Returns
+    /// `block -> (loop, offset, S)`.
+    pub(super) fn place_indexed_frames(&mut self) -> HashMap<Block, (usize, i64, i64)> {
+        let mut place = HashMap::new();
+        for i in 0..self.counted.len() {
+            let Some(ix) = &self.indexed[i] else { continue };
+            let (len0, consts) = (ix.len0_fwd, ix.slot_consts.clone());
+            let mut blocks: Vec<Block> = self.counted[i].blocks.iter().copied().collect();
+            blocks.sort();
+            let mut offsets = Vec::new();
+            let mut slots = 0i64;
+            for &b in &blocks {
+                let n = self.frames.get(&b).map_or(0, |f| f.len() as i64);
+                if n > 0 {
+                    offsets.push((b, slots));
+                    slots += n;
+                }
+            }
+            for (b, off) in offsets {
+                place.insert(b, (i, off, slots));
+            }
+            for si in consts {
+                *self.g.inst_mut(si) = InstKind::Iconst(slots);
+            }
+            if slots == 0 {
+                continue;
+            }
+            let k = self.counter_fwd[i].expect("a counted loop has its counter");
+            let exit = self.counted[i].exit;
+            let tape = self.fwd_tape(Some(exit));
+            let saved = self.cur;
+            let scratch = self.g.create_block();
+            self.cur = scratch;
+            let one = self.iconst(Type::I64, 1);
+            let runs = self.binop(BinaryOp::Iadd, k, one);
+            let s = self.iconst(Type::I64, slots);
+            let used = self.binop(BinaryOp::Imul, runs, s);
+            let len = self.binop(BinaryOp::Iadd, len0, used);
+            let lp = self.offset(tape, crate::tape::LEN);
+            self.emit(
+                InstKind::Store {
+                    value: len,
+                    ptr: lp,
+                },
+                None,
+            );
+            self.cur = saved;
+            let code = std::mem::take(&mut self.g.blocks[scratch].insts);
+            let fx = self.fblock[&exit];
+            if let Some(pos) = self.frame_pos.get_mut(&exit) {
+                *pos += code.len();
+            }
+            let insts = &mut self.g.blocks[fx].insts;
+            let tail = std::mem::take(insts);
+            insts.extend(code);
+            insts.extend(tail);
+        }
+        place
+    }
+
+    /// Block `b`'s frame in indexed loop `i` (see [`Indexed`]): stored at
+    /// and loaded from `data + 8 (len0 + k·slots + off)` without touching
+    /// the tape's length; `P(b)` (the current block) reads `k` from the
+    /// loop's reverse counter.
+    pub(super) fn indexed_frame(
+        &mut self,
+        b: Block,
+        i: usize,
+        off: i64,
+        slots: i64,
+        frame: &[(Value, Inst)],
+    ) {
+        let ix = self.indexed[i].as_ref().expect("an indexed loop");
+        let (len0_fwd, data_fwd) = (ix.len0_fwd, ix.data_fwd);
+        let (Some(len0_rev), Some(data_rev)) = (ix.len0_rev, ix.data_rev) else {
+            unreachable!("a block with a reverse lies in a loop whose exit has one")
+        };
+        // Reverse: the loads.
+        let slot = self.counter_slot(i);
+        let k = self.ev(InstKind::Load(slot), Type::I64);
+        let base = self.indexed_base(len0_rev, data_rev, k, slots, off);
+        for (n, &(_, l)) in frame.iter().enumerate() {
+            let a = self.offset(base, 8 * n as i64);
+            *self.g.inst_mut(l) = InstKind::Load(a);
+            self.g.blocks[self.cur].insts.push(l);
+        }
+        // Forward: the stores, before F(b)'s terminator.
+        let k = self.counter_fwd[i].expect("a counted loop has its counter");
+        let fb = self.fblock[&b];
+        let pos = self.frame_pos[&b];
+        let saved = self.cur;
+        let scratch = self.g.create_block();
+        self.cur = scratch;
+        let base = self.indexed_base(len0_fwd, data_fwd, k, slots, off);
+        for (n, &(gv, _)) in frame.iter().enumerate() {
+            let a = self.offset(base, 8 * n as i64);
+            self.emit(InstKind::Store { value: gv, ptr: a }, None);
+        }
+        self.cur = saved;
+        let code = std::mem::take(&mut self.g.blocks[scratch].insts);
+        let insts = &mut self.g.blocks[fb].insts;
+        let tail = insts.split_off(pos);
+        insts.extend(code);
+        insts.extend(tail);
+    }
+
+    /// `data + 8 (len0 + k·slots + off)` in the current block.
+    pub(super) fn indexed_base(
+        &mut self,
+        len0: Value,
+        data: Value,
+        k: Value,
+        slots: i64,
+        off: i64,
+    ) -> Value {
+        let s = self.iconst(Type::I64, slots);
+        let ks = self.binop(BinaryOp::Imul, k, s);
+        let at = self.binop(BinaryOp::Iadd, len0, ks);
+        let o = self.iconst(Type::I64, off);
+        let at = self.binop(BinaryOp::Iadd, at, o);
+        let eight = self.iconst(Type::I64, 8);
+        let bytes = self.binop(BinaryOp::Imul, at, eight);
+        self.ev(InstKind::PtrAdd(data, bytes), Type::Ptr)
+    }
+}

@@ -1,0 +1,727 @@
+//! The reverse of parallel loops: the per-iteration tapes of the forward
+//! sweep, the reverse loop over chunks of iterations, and the accumulation
+//! of reductions (per-worker slots, array regions copied per worker).
+
+use super::*;
+
+impl Gen {
+    /// The worker running loop `l`'s reverse task, as an `i64`.
+    pub(super) fn task_worker(&mut self, l: usize) -> Value {
+        if let Some(w) = self.rl[l].worker {
+            return w;
+        }
+        let id = self.g.make_inst(
+            InstKind::Intrinsic {
+                op: Intrinsic::WorkerId,
+                args: vec![],
+            },
+            Some(Type::I32),
+        );
+        let idv = self.g.result(id).expect("worker_id has a result");
+        let wide = self
+            .g
+            .make_inst(InstKind::Cast(CastOp::Sext, idv), Some(Type::I64));
+        let w = self.g.result(wide).expect("sext has a result");
+        let task = self.rl[l].task;
+        self.g.blocks[task].insts.splice(0..0, [id, wide]);
+        self.rl[l].worker = Some(w);
+        w
+    }
+
+    /// Adds `a` to the running worker's copy of the region in loop `l`.
+    pub(super) fn reduce_array(
+        &mut self,
+        l: usize,
+        region: &crate::policy::Region,
+        ty: Type,
+        a: Value,
+        sp: Value,
+    ) {
+        let found = self.rl[l]
+            .arrays
+            .iter()
+            .position(|r| r.base == region.base && r.ty == ty);
+        let idx = match found {
+            Some(i) => i,
+            None => {
+                let start = self.g.make_inst(InstKind::Iconst(0), Some(Type::I64));
+                let extent = self.g.make_inst(InstKind::Iconst(0), Some(Type::I64));
+                let buf = self.g.make_inst(InstKind::Iconst(0), Some(Type::Ptr));
+                self.rl[l].arrays.push(ArrayReduction {
+                    base: region.base,
+                    ty,
+                    regions: Vec::new(),
+                    buf,
+                    start,
+                    extent,
+                });
+                self.rl[l].arrays.len() - 1
+            }
+        };
+        self.rl[l].arrays[idx].regions.push(region.clone());
+        let (buf, start, extent) = {
+            let r = &self.rl[l].arrays[idx];
+            (
+                self.g.result(r.buf).expect("placeholder"),
+                self.g.result(r.start).expect("placeholder"),
+                self.g.result(r.extent).expect("placeholder"),
+            )
+        };
+        let mut off = self.iconst(Type::I64, region.offset);
+        for t in &region.terms {
+            let c = self.coefficient(t.k, t.sym);
+            let jv = self.need_int(t.index, t.unsigned);
+            let t = self.binop(BinaryOp::Imul, c, jv);
+            off = self.binop(BinaryOp::Iadd, off, t);
+        }
+        let rel = self.binop(BinaryOp::Isub, off, start);
+        // The offset is recomputed in 64 bits from the index expression; if
+        // the primal's narrower arithmetic wrapped, it may fall outside the
+        // region: then the update goes to the shadow itself, atomically.
+        let inside = self.ev(InstKind::Icmp(IntCC::Ult, rel, extent), Type::I1);
+        // The plain add runs on every path, so that what it adds is
+        // computed before the branch: an update outside the region adds
+        // -0.0 (which changes nothing) to its worker's spare slot at the
+        // end of the row, and goes to the shadow in the cold arm.
+        let w = self.task_worker(l);
+        let stride = self.row_stride(extent, ty);
+        let row = self.binop(BinaryOp::Imul, w, stride);
+        let slot = self.ev(InstKind::Select(inside, rel, extent), Type::I64);
+        let at = self.binop(BinaryOp::Iadd, row, slot);
+        let p = self.ev(InstKind::PtrAdd(buf, at), Type::Ptr);
+        let nz = self.fconst_(ty, -0.0);
+        let add = self.ev(InstKind::Select(inside, a, nz), ty);
+        let old = self.ev(InstKind::Load(p), ty);
+        let new = self.ev(InstKind::Binary(BinaryOp::Fadd, old, add), ty);
+        self.emit(InstKind::Store { value: new, ptr: p }, None);
+        let direct = self.new_block(false);
+        let join = self.new_block(false);
+        let head = self.cur;
+        self.brif(inside, join, direct);
+        self.cur = direct;
+        self.emit(
+            InstKind::Intrinsic {
+                op: Intrinsic::AtomicAdd,
+                args: vec![sp, a],
+            },
+            Some(ty),
+        );
+        self.emit(InstKind::Jump(BlockCall::to(join)), None);
+        self.rejoin(head, join);
+    }
+
+    /// Bytes between two workers' copies of an array reduction's region of
+    /// `extent` bytes: the region and one spare element (see
+    /// `reduce_array`).
+    pub(super) fn row_stride(&mut self, extent: Value, ty: Type) -> Value {
+        let size = self.iconst(Type::I64, ty.bytes() as i64);
+        self.binop(BinaryOp::Iadd, extent, size)
+    }
+
+    /// Continues emission in `join`, the end of a diamond that `head`
+    /// opened: what `head` recomputed dominates `join` and is reused there.
+    /// (Otherwise the next update recomputes it again, and the optimizer
+    /// cannot merge the copies when a load between them sits behind an
+    /// atomic add to a shadow it cannot tell apart from the primal.)
+    pub(super) fn rejoin(&mut self, head: Block, join: Block) {
+        if let Some(known) = self.recomputed.get(&head).cloned() {
+            self.recomputed.entry(join).or_default().extend(known);
+        }
+        self.cur = join;
+    }
+
+    /// In loop `l`'s reverse `pre`: each array reduction's region (the
+    /// union of its sites' regions; empty where no site's loops run) and
+    /// its buffer of one copy per worker, in place of the placeholders.
+    pub(super) fn size_arrays(&mut self, l: usize) {
+        let saved = (self.cur, self.cur_rev, self.ctx_loop);
+        self.cur = self.rl[l].pre;
+        self.cur_rev = Some(self.ploops[l].exit);
+        self.ctx_loop = self.ploops[l].parent;
+        for a in 0..self.rl[l].arrays.len() {
+            let (ty, regions) = {
+                let r = &self.rl[l].arrays[a];
+                (r.ty, r.regions.clone())
+            };
+            let size = ty.bytes() as i64;
+            let mut lo_all = self.iconst(Type::I64, i64::MAX);
+            let mut hi_all = self.iconst(Type::I64, i64::MIN);
+            for region in &regions {
+                let mut start = self.iconst(Type::I64, region.offset);
+                let mut end = self.iconst(Type::I64, region.offset + size);
+                let mut runs = self.iconst(Type::I1, 1);
+                for t in &region.terms {
+                    let c = self.coefficient(t.k, t.sym);
+                    let last = match t.upper {
+                        crate::policy::Upper::Below(b) => {
+                            let b = self.need_int(b, t.unsigned);
+                            let one = self.iconst(Type::I64, 1);
+                            self.binop(BinaryOp::Isub, b, one)
+                        }
+                        crate::policy::Upper::AtMost(b) => self.need_int(b, t.unsigned),
+                    };
+                    let first = match t.lower {
+                        crate::policy::Lower::Const(lo) => self.iconst(Type::I64, lo),
+                        crate::policy::Lower::Value(lo) => self.need_int(lo, t.unsigned),
+                    };
+                    let some = self.ev(InstKind::Icmp(IntCC::Sge, last, first), Type::I1);
+                    runs = self.binop(BinaryOp::And, runs, some);
+                    let x = self.binop(BinaryOp::Imul, c, first);
+                    let y = self.binop(BinaryOp::Imul, c, last);
+                    let lt = self.ev(InstKind::Icmp(IntCC::Slt, x, y), Type::I1);
+                    let mn = self.ev(InstKind::Select(lt, x, y), Type::I64);
+                    let mx = self.ev(InstKind::Select(lt, y, x), Type::I64);
+                    start = self.binop(BinaryOp::Iadd, start, mn);
+                    end = self.binop(BinaryOp::Iadd, end, mx);
+                }
+                // A site whose loops run no iteration touches nothing.
+                let lower = self.ev(InstKind::Icmp(IntCC::Slt, start, lo_all), Type::I1);
+                let lower = self.binop(BinaryOp::And, lower, runs);
+                lo_all = self.ev(InstKind::Select(lower, start, lo_all), Type::I64);
+                let higher = self.ev(InstKind::Icmp(IntCC::Sgt, end, hi_all), Type::I1);
+                let higher = self.binop(BinaryOp::And, higher, runs);
+                hi_all = self.ev(InstKind::Select(higher, end, hi_all), Type::I64);
+            }
+            let some = self.ev(InstKind::Icmp(IntCC::Slt, lo_all, hi_all), Type::I1);
+            let span = self.binop(BinaryOp::Isub, hi_all, lo_all);
+            let zero = self.iconst(Type::I64, 0);
+            let extent = self.ev(InstKind::Select(some, span, zero), Type::I64);
+            let start = self.ev(InstKind::Select(some, lo_all, zero), Type::I64);
+            let nw = self.rl[l].nw;
+            let stride = self.row_stride(extent, ty);
+            let buf = self.ev(
+                InstKind::Intrinsic {
+                    op: Intrinsic::Calloc,
+                    args: vec![nw, stride],
+                },
+                Type::Ptr,
+            );
+            let pre = self.rl[l].pre;
+            let (bi, si, ei) = {
+                let r = &self.rl[l].arrays[a];
+                (r.buf, r.start, r.extent)
+            };
+            let zero_p = self.iconst(Type::I64, 0);
+            *self.g.inst_mut(bi) = InstKind::PtrAdd(buf, zero_p);
+            *self.g.inst_mut(si) = InstKind::Binary(BinaryOp::Iadd, start, zero_p);
+            *self.g.inst_mut(ei) = InstKind::Binary(BinaryOp::Iadd, extent, zero_p);
+            self.g.blocks[pre].insts.extend([bi, si, ei]);
+        }
+        (self.cur, self.cur_rev, self.ctx_loop) = saved;
+    }
+
+    /// After loop `l`'s reverse: every worker's copy of each region added
+    /// into the shadow (entries no worker touched are skipped, so the
+    /// shadow keeps even the sign of its zeros), then freed.
+    pub(super) fn combine_arrays(&mut self, l: usize) {
+        let arrays = std::mem::take(&mut self.rl[l].arrays);
+        let nw = self.rl[l].nw;
+        for r in &arrays {
+            let (buf, start, extent) = (
+                self.g.result(r.buf).expect("placeholder"),
+                self.g.result(r.start).expect("placeholder"),
+                self.g.result(r.extent).expect("placeholder"),
+            );
+            let sp = self.shadow[&r.base];
+            let sp = self.need(sp);
+            let size = self.iconst(Type::I64, r.ty.bytes() as i64);
+            let n = self.binop(BinaryOp::Udiv, extent, size);
+            let ty = r.ty;
+            let stride = self.row_stride(extent, ty);
+            self.emit_for(nw, |g, w| {
+                let row = g.binop(BinaryOp::Imul, w, stride);
+                g.emit_for(n, |g, e| {
+                    let eo = g.binop(BinaryOp::Imul, e, size);
+                    let so = g.binop(BinaryOp::Iadd, row, eo);
+                    let src = g.ev(InstKind::PtrAdd(buf, so), Type::Ptr);
+                    let v = g.ev(InstKind::Load(src), ty);
+                    let fz = g.fconst_(ty, 0.0);
+                    let nz = g.ev(InstKind::Fcmp(FloatCC::Ne, v, fz), Type::I1);
+                    let add = g.new_block(false);
+                    let next = g.new_block(false);
+                    g.brif(nz, add, next);
+                    g.cur = add;
+                    let d = g.binop(BinaryOp::Iadd, start, eo);
+                    let dst = g.ev(InstKind::PtrAdd(sp, d), Type::Ptr);
+                    let old = g.ev(InstKind::Load(dst), ty);
+                    let new = g.ev(InstKind::Binary(BinaryOp::Fadd, old, v), ty);
+                    g.emit(
+                        InstKind::Store {
+                            value: new,
+                            ptr: dst,
+                        },
+                        None,
+                    );
+                    g.emit(InstKind::Jump(BlockCall::to(next)), None);
+                    g.cur = next;
+                });
+            });
+            self.emit(
+                InstKind::Intrinsic {
+                    op: Intrinsic::Free,
+                    args: vec![buf],
+                },
+                None,
+            );
+        }
+    }
+
+    /// `for i in 0..n { body(i) }` in the reverse code (`i` an `i64`):
+    /// `body` starts in the loop's body block and may leave the builder in
+    /// another, where the loop continues; afterwards the builder is after
+    /// the loop.
+    pub(super) fn emit_for(&mut self, n: Value, body: impl FnOnce(&mut Self, Value)) {
+        let zero = self.iconst(Type::I64, 0);
+        let head = self.new_block(false);
+        let i = self.g.append_block_param(head, Type::I64);
+        let first = self.new_block(false);
+        let done = self.new_block(false);
+        self.emit(InstKind::Jump(BlockCall::new(head, vec![zero])), None);
+        self.cur = head;
+        let more = self.ev(InstKind::Icmp(IntCC::Slt, i, n), Type::I1);
+        self.brif(more, first, done);
+        self.cur = first;
+        body(self, i);
+        let one = self.iconst(Type::I64, 1);
+        let next = self.binop(BinaryOp::Iadd, i, one);
+        self.emit(InstKind::Jump(BlockCall::new(head, vec![next])), None);
+        self.cur = done;
+    }
+
+    /// Adds `x` to worker `worker_id`'s partial sum for `target` in loop `l`.
+    pub(super) fn reduce(
+        &mut self,
+        l: usize,
+        target: RedTarget,
+        ty: Type,
+        x: Value,
+        class: AccumulationClass,
+        reason: String,
+    ) {
+        let key = match target {
+            RedTarget::Ssa(v) => (Some(v), None),
+            RedTarget::Mem { ptr, .. } => (None, Some(ptr)),
+        };
+        let existing = self.rl[l]
+            .reductions
+            .iter()
+            .find(|r| r.key == key)
+            .map(|r| r.local);
+        let local = match existing {
+            Some(b) => b,
+            None => {
+                if let Some(inst) = match target {
+                    RedTarget::Mem { inst, .. } => Some(inst),
+                    RedTarget::Ssa(_) => self.cur_inst,
+                } {
+                    self.site(inst, class, reason);
+                }
+                let pre = self.rl[l].pre;
+                let nw = self.rl[l].nw;
+                let stride =
+                    self.g
+                        .append_inst(pre, InstKind::Iconst(SLOT_STRIDE), Some(Type::I64));
+                let stride = self.g.result(stride).expect("iconst");
+                let c = self.g.append_inst(
+                    pre,
+                    InstKind::Intrinsic {
+                        op: Intrinsic::Calloc,
+                        args: vec![nw, stride],
+                    },
+                    Some(Type::Ptr),
+                );
+                let buf = self.g.result(c).expect("calloc");
+                // The chunk's sum starts at zero: a fresh slot of each
+                // reverse task, first in its entry block.
+                let bytes = ty.bytes();
+                let slot = self.g.make_inst(
+                    InstKind::Alloca {
+                        size: bytes,
+                        align: bytes,
+                    },
+                    Some(Type::Ptr),
+                );
+                let local = self.g.result(slot).expect("alloca has a result");
+                let task = self.rl[l].task;
+                self.g.blocks[task].insts.insert(0, slot);
+                self.rl[l].reductions.push(Reduction {
+                    key,
+                    buf,
+                    local,
+                    ty,
+                    target,
+                });
+                local
+            }
+        };
+        let old = self.ev(InstKind::Load(local), ty);
+        let new = self.ev(InstKind::Binary(BinaryOp::Fadd, old, x), ty);
+        self.emit(
+            InstKind::Store {
+                value: new,
+                ptr: local,
+            },
+            None,
+        );
+    }
+
+    /// In the forward copy of `pre`: the trip count and the tape array.
+    pub(super) fn forward_tapes(&mut self, i: usize) {
+        let l = self.ploops[i].clone();
+        let lo = self.fv(l.lo);
+        let lo = self.widen_i64(lo, l.signed);
+        let hi = self.fv(l.hi);
+        let hi = self.widen_i64(hi, l.signed);
+        let step = self.fv(l.step);
+        let step = self.widen_i64(step, l.signed);
+        let one = self.iconst(Type::I64, 1);
+        let span = self.binop(BinaryOp::Isub, hi, lo);
+        let span = if l.inclusive {
+            span
+        } else {
+            self.binop(BinaryOp::Isub, span, one)
+        };
+        let q = self.binop(BinaryOp::Udiv, span, step);
+        let t = self.binop(BinaryOp::Iadd, q, one);
+        let cc = match (l.signed, l.inclusive) {
+            (true, false) => IntCC::Slt,
+            (true, true) => IntCC::Sle,
+            (false, false) => IntCC::Ult,
+            (false, true) => IntCC::Ule,
+        };
+        let c = self.ev(InstKind::Icmp(cc, lo, hi), Type::I1);
+        let zero = self.iconst(Type::I64, 0);
+        let trip = self.ev(InstKind::Select(c, t, zero), Type::I64);
+        let size = self.iconst(Type::I64, HEADER_BYTES as i64);
+        let tapes = self.ev(
+            InstKind::Intrinsic {
+                op: Intrinsic::Calloc,
+                args: vec![trip, size],
+            },
+            Type::Ptr,
+        );
+        self.rl[i].tapes_fwd = Some(tapes);
+        self.rl[i].trip_fwd = Some(trip);
+        if self.fixed_size_task(i) {
+            let slots = self.emit(InstKind::Iconst(0), Some(Type::I64));
+            let slots = slots.expect("iconst has a result");
+            let ValueDef::Result(si) = self.g.value_def(slots) else {
+                unreachable!("an instruction result")
+            };
+            let n = self.binop(BinaryOp::Imul, trip, slots);
+            let eight = self.iconst(Type::I64, 8);
+            let bytes = self.binop(BinaryOp::Imul, n, eight);
+            let data = self.ev(
+                InstKind::Intrinsic {
+                    op: Intrinsic::Malloc,
+                    args: vec![bytes],
+                },
+                Type::Ptr,
+            );
+            self.rl[i].fixed_slots = Some(si);
+            self.rl[i].data_fwd = Some(data);
+        }
+    }
+
+    /// True if loop `i`'s task records a bounded number of slots per
+    /// iteration: no cycle inside it (no loop headed in it) and no call of
+    /// an augmented forward (which records as much as its inputs ask).
+    pub(super) fn fixed_size_task(&self, i: usize) -> bool {
+        let tb = &self.ploops[i].task_blocks;
+        let cyclic = self
+            .an
+            .loops
+            .loops()
+            .any(|lp| tb.contains(&self.an.loops.data(lp).header));
+        let calls = self
+            .calls
+            .keys()
+            .any(|inst| self.inst_block.get(inst).is_some_and(|b| tb.contains(b)));
+        !cyclic && !calls
+    }
+
+    /// At the start of the forward copy of the task: this iteration's tape.
+    pub(super) fn forward_task_tape(&mut self, i: usize) {
+        let l = self.ploops[i].clone();
+        let iv = self.fv(l.iv);
+        let iv = self.widen_i64(iv, l.signed);
+        let lo = self.fv(l.lo);
+        let lo = self.widen_i64(lo, l.signed);
+        let step = self.fv(l.step);
+        let step = self.widen_i64(step, l.signed);
+        let d = self.binop(BinaryOp::Isub, iv, lo);
+        let k = self.binop(BinaryOp::Udiv, d, step);
+        let size = self.iconst(Type::I64, HEADER_BYTES as i64);
+        let off = self.binop(BinaryOp::Imul, k, size);
+        let tapes = self.rl[i].tapes_fwd.expect("pre dominates the task");
+        let tape = self.ev(InstKind::PtrAdd(tapes, off), Type::Ptr);
+        self.rl[i].tape_fwd = Some(tape);
+        if let (Some(si), Some(data)) = (self.rl[i].fixed_slots, self.rl[i].data_fwd) {
+            // This iteration's part of the buffer: an empty tape of
+            // `slots` capacity that never grows.
+            let slots = self.g.result(si).expect("iconst has a result");
+            let eight = self.iconst(Type::I64, 8);
+            let stride = self.binop(BinaryOp::Imul, slots, eight);
+            let at = self.binop(BinaryOp::Imul, k, stride);
+            let mine = self.ev(InstKind::PtrAdd(data, at), Type::Ptr);
+            self.emit(
+                InstKind::Store {
+                    value: mine,
+                    ptr: tape,
+                },
+                None,
+            );
+            let first = *self.g.blocks[self.cur].insts.last().expect("just emitted");
+            let cap = self.offset(tape, crate::tape::CAP);
+            self.emit(
+                InstKind::Store {
+                    value: slots,
+                    ptr: cap,
+                },
+                None,
+            );
+            let second = *self.g.blocks[self.cur].insts.last().expect("just emitted");
+            self.rl[i].fixed_setup = vec![first, second];
+        }
+    }
+
+    /// Creates the blocks of loop `i`'s reverse (filled in later).
+    pub(super) fn create_rev_loop(&mut self, _i: usize) {
+        let pre = self.new_block(false);
+        let header = self.new_block(false);
+        let chunk = self.g.append_block_param(header, Type::I64);
+        let spawn = self.new_block(false);
+        let task = self.new_block(false);
+        let ihead = self.new_block(false);
+        let k = self.g.append_block_param(ihead, Type::I64);
+        let ibody = self.new_block(false);
+        let inext = self.new_block(false);
+        let flush = self.new_block(false);
+        let latch = self.new_block(false);
+        let exit = self.new_block(false);
+        let after = self.new_block(false);
+        let sr = self.g.create_sync_region();
+        let nw = self.g.append_inst(
+            pre,
+            InstKind::Intrinsic {
+                op: Intrinsic::NumWorkers,
+                args: vec![],
+            },
+            Some(Type::I32),
+        );
+        let nw = self.g.result(nw).expect("num_workers has a result");
+        let nw = self
+            .g
+            .append_inst(pre, InstKind::Cast(CastOp::Sext, nw), Some(Type::I64));
+        let nw = self.g.result(nw).expect("sext has a result");
+        self.g.append_inst(
+            spawn,
+            InstKind::Detach {
+                region: sr,
+                task,
+                cont: latch,
+            },
+            None,
+        );
+        for (block, var, next) in [(latch, chunk, header), (inext, k, ihead)] {
+            let one = self
+                .g
+                .append_inst(block, InstKind::Iconst(1), Some(Type::I64));
+            let one = self.g.result(one).expect("iconst");
+            let v1 = self.g.append_inst(
+                block,
+                InstKind::Binary(BinaryOp::Iadd, var, one),
+                Some(Type::I64),
+            );
+            let v1 = self.g.result(v1).expect("iadd");
+            self.g
+                .append_inst(block, InstKind::Jump(BlockCall::new(next, vec![v1])), None);
+        }
+        self.g.append_inst(
+            exit,
+            InstKind::Sync {
+                region: sr,
+                next: after,
+            },
+            None,
+        );
+        let tape_inst = self.g.make_inst(InstKind::PtrAdd(k, k), Some(Type::Ptr));
+        let tape = self.g.result(tape_inst).expect("ptradd");
+        self.rl.push(RevLoop {
+            pre,
+            header,
+            chunk,
+            spawn,
+            task,
+            latch,
+            exit,
+            after,
+            ihead,
+            k,
+            ibody,
+            inext,
+            flush,
+            sr,
+            tape_inst,
+            tape,
+            nw,
+            tapes_fwd: None,
+            trip_fwd: None,
+            tape_fwd: None,
+            tapes_rev: None,
+            trip_rev: None,
+            fixed_slots: None,
+            fixed_setup: Vec::new(),
+            data_fwd: None,
+            data_rev: None,
+            reductions: Vec::new(),
+            arrays: Vec::new(),
+            worker: None,
+        });
+    }
+
+    /// Fills in loop `i`'s reverse: the header, the task's tape, and after
+    /// the sync the combination of partial sums and the way on to `pre`.
+    pub(super) fn finish_rev_loop(&mut self, i: usize) {
+        let l = self.ploops[i].clone();
+        let (Some(tapes), Some(trip)) = (self.rl[i].tapes_rev, self.rl[i].trip_rev) else {
+            return; // the loop's exit reaches no return: no reverse
+        };
+        let r = &self.rl[i];
+        let (pre, header, chunk, spawn, task, exit, after, nw) = (
+            r.pre, r.header, r.chunk, r.spawn, r.task, r.exit, r.after, r.nw,
+        );
+        let (ihead, k, ibody, flush, sr, latch) = (r.ihead, r.k, r.ibody, r.flush, r.sr, r.latch);
+        self.size_arrays(i);
+        // pre: iterations per chunk g = max(1, ceil(trip / (8 nw))), about
+        // eight chunks per worker for balance; chunks = ceil(trip / g).
+        self.cur = pre;
+        let one = self.iconst(Type::I64, 1);
+        let eight = self.iconst(Type::I64, 8);
+        let parts = self.binop(BinaryOp::Imul, nw, eight);
+        let t = self.binop(BinaryOp::Iadd, trip, parts);
+        let t = self.binop(BinaryOp::Isub, t, one);
+        let g = self.binop(BinaryOp::Udiv, t, parts);
+        let small = self.ev(InstKind::Icmp(IntCC::Slt, g, one), Type::I1);
+        let g = self.ev(InstKind::Select(small, one, g), Type::I64);
+        let t = self.binop(BinaryOp::Iadd, trip, g);
+        let t = self.binop(BinaryOp::Isub, t, one);
+        let chunks = self.binop(BinaryOp::Udiv, t, g);
+        let zero = self.iconst(Type::I64, 0);
+        self.emit(InstKind::Jump(BlockCall::new(header, vec![zero])), None);
+        // header(c): brif c < chunks, spawn, exit
+        self.cur = header;
+        let c = self.ev(InstKind::Icmp(IntCC::Slt, chunk, chunks), Type::I1);
+        self.brif(c, spawn, exit);
+        // task: the chunk's iterations [c g, min(c g + g, trip)), serially.
+        self.cur = task;
+        let first = self.binop(BinaryOp::Imul, chunk, g);
+        let end = self.binop(BinaryOp::Iadd, first, g);
+        let short = self.ev(InstKind::Icmp(IntCC::Slt, end, trip), Type::I1);
+        let end = self.ev(InstKind::Select(short, end, trip), Type::I64);
+        self.emit(InstKind::Jump(BlockCall::new(ihead, vec![first])), None);
+        self.cur = ihead;
+        let more = self.ev(InstKind::Icmp(IntCC::Slt, k, end), Type::I1);
+        self.brif(more, ibody, flush);
+        // ibody: tape = tapes + 24k; continue with the reverse of the body.
+        self.cur = ibody;
+        let size = self.iconst(Type::I64, HEADER_BYTES as i64);
+        let off = self.binop(BinaryOp::Imul, k, size);
+        *self.g.inst_mut(self.rl[i].tape_inst) = InstKind::PtrAdd(tapes, off);
+        let ti = self.rl[i].tape_inst;
+        self.g.blocks[ibody].insts.push(ti);
+        let start = self.rpop[&l.reattach];
+        self.emit(InstKind::Jump(BlockCall::to(start)), None);
+        // flush: the chunk's partial sums into its worker's slots.
+        self.cur = flush;
+        let reds: Vec<(Value, Value, Type)> = self.rl[i]
+            .reductions
+            .iter()
+            .map(|r| (r.buf, r.local, r.ty))
+            .collect();
+        for (buf, local, ty) in reds {
+            let w = self.task_worker(i);
+            let stride = self.iconst(Type::I64, SLOT_STRIDE);
+            let off = self.binop(BinaryOp::Imul, w, stride);
+            let p = self.ev(InstKind::PtrAdd(buf, off), Type::Ptr);
+            let old = self.ev(InstKind::Load(p), ty);
+            let part = self.ev(InstKind::Load(local), ty);
+            let new = self.binop(BinaryOp::Fadd, old, part);
+            self.emit(InstKind::Store { value: new, ptr: p }, None);
+        }
+        self.emit(
+            InstKind::Reattach {
+                region: sr,
+                cont: latch,
+            },
+            None,
+        );
+        // after: combine the reductions, free the tapes, go on with `pre`.
+        self.cur = after;
+        self.cur_rev = Some(l.exit);
+        self.ctx_loop = l.parent;
+        self.combine_arrays(i);
+        let reds = std::mem::take(&mut self.rl[i].reductions);
+        for red in reds {
+            let zero_i = self.iconst(Type::I64, 0);
+            let zero_f = self.fconst_(red.ty, 0.0);
+            let head = self.new_block(false);
+            let w = self.g.append_block_param(head, Type::I64);
+            let sum = self.g.append_block_param(head, red.ty);
+            let body = self.new_block(false);
+            let done = self.new_block(false);
+            self.emit(
+                InstKind::Jump(BlockCall::new(head, vec![zero_i, zero_f])),
+                None,
+            );
+            self.cur = head;
+            let c = self.ev(InstKind::Icmp(IntCC::Slt, w, nw), Type::I1);
+            self.brif(c, body, done);
+            self.cur = body;
+            let stride = self.iconst(Type::I64, SLOT_STRIDE);
+            let off = self.binop(BinaryOp::Imul, w, stride);
+            let p = self.ev(InstKind::PtrAdd(red.buf, off), Type::Ptr);
+            let x = self.ev(InstKind::Load(p), red.ty);
+            let s2 = self.binop(BinaryOp::Fadd, sum, x);
+            let one = self.iconst(Type::I64, 1);
+            let w2 = self.binop(BinaryOp::Iadd, w, one);
+            self.emit(InstKind::Jump(BlockCall::new(head, vec![w2, s2])), None);
+            self.cur = done;
+            self.emit(
+                InstKind::Intrinsic {
+                    op: Intrinsic::Free,
+                    args: vec![red.buf],
+                },
+                None,
+            );
+            match red.target {
+                RedTarget::Ssa(v) => self.add_adj(v, sum),
+                RedTarget::Mem { inst, ptr } => {
+                    let sp = self.shadow[&ptr];
+                    let sp = self.need(sp);
+                    self.accumulate(inst, sp, sum);
+                }
+            }
+        }
+        self.emit(
+            InstKind::Intrinsic {
+                op: Intrinsic::Free,
+                args: vec![tapes],
+            },
+            None,
+        );
+        if let Some(data) = self.rl[i].data_rev {
+            self.emit(
+                InstKind::Intrinsic {
+                    op: Intrinsic::Free,
+                    args: vec![data],
+                },
+                None,
+            );
+        }
+        let rp = self.rpop[&l.pre];
+        self.emit(InstKind::Jump(BlockCall::to(rp)), None);
+        self.cur_rev = None;
+        self.ctx_loop = None;
+    }
+}
