@@ -292,17 +292,7 @@ pub fn run_all(
                 .scratch
                 .join(format!("grad-{}.{}", p.name, build.suffix()));
             let argv = build.command(cx.tools, &p.path, &out.display().to_string());
-            eprintln!("parc-bench: build {}", argv.join(" "));
-            let result = match run_process(&argv, cx.root, &[], cx.timeout) {
-                Ok(f) if f.status.success() => Ok(out),
-                Ok(f) => Err(format!(
-                    "build failed ({}): {}\n    {}",
-                    f.status,
-                    argv.join(" "),
-                    excerpt(&f.stderr)
-                )),
-                Err(e) => Err(format!("build failed: {}: {e}", argv.join(" "))),
-            };
+            let result = crate::build(&argv, out, cx.root, cx.timeout);
             if let Err(e) = &result {
                 cx.failures.push(format!("grad/{}: {e}", p.name));
             }

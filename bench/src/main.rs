@@ -347,6 +347,22 @@ fn run_process(
     })
 }
 
+/// Runs the build command `argv` (announcing it on stderr), which makes
+/// `out`; a failure's message names the command and quotes its stderr.
+fn build(argv: &[String], out: PathBuf, cwd: &Path, timeout: Duration) -> Result<PathBuf, String> {
+    eprintln!("parc-bench: build {}", argv.join(" "));
+    match run_process(argv, cwd, &[], timeout) {
+        Ok(f) if f.status.success() => Ok(out),
+        Ok(f) => Err(format!(
+            "build failed ({}): {}\n    {}",
+            f.status,
+            argv.join(" "),
+            excerpt(&f.stderr)
+        )),
+        Err(e) => Err(format!("build failed: {}: {e}", argv.join(" "))),
+    }
+}
+
 /// The first few lines of `text`, for failure messages.
 fn excerpt(text: &str) -> String {
     let lines: Vec<&str> = text.lines().take(6).collect();
@@ -532,17 +548,7 @@ impl Harness {
             let p = &self.programs[i];
             let out = self.scratch.join(format!("{}.{}", p.name, build.suffix()));
             let argv = build.command(&self.tools, &p.path, &out.display().to_string());
-            eprintln!("parc-bench: build {}", argv.join(" "));
-            let result = match run_process(&argv, &self.root, &[], self.timeout) {
-                Ok(f) if f.status.success() => Ok(out),
-                Ok(f) => Err(format!(
-                    "build failed ({}): {}\n    {}",
-                    f.status,
-                    argv.join(" "),
-                    excerpt(&f.stderr)
-                )),
-                Err(e) => Err(format!("build failed: {}: {e}", argv.join(" "))),
-            };
+            let result = crate::build(&argv, out, &self.root, self.timeout);
             if let Err(e) = &result {
                 self.failures.push(format!("{}: {e}", p.name));
             }
