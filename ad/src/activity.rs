@@ -316,16 +316,8 @@ impl ActivityInfo {
 
 /// The `(target, arguments)` pairs of a `jump` or `brif`.
 pub fn branch_dests(kind: &InstKind) -> Vec<(Block, &[Value])> {
-    match kind {
-        InstKind::Jump(d) => vec![(d.block, &d.args[..])],
-        InstKind::Brif {
-            then_dest,
-            else_dest,
-            ..
-        } => vec![
-            (then_dest.block, &then_dest.args[..]),
-            (else_dest.block, &else_dest.args[..]),
-        ],
-        _ => Vec::new(),
-    }
+    kind.block_calls()
+        .into_iter()
+        .map(|c| (c.block, &c.args[..]))
+        .collect()
 }

@@ -69,15 +69,9 @@ pub struct CountedLoop {
 }
 
 fn branch_targets(p: &Function, b: Block) -> Vec<Block> {
-    match p.terminator(b).map(|t| p.inst(t)) {
-        Some(InstKind::Jump(d)) => vec![d.block],
-        Some(InstKind::Brif {
-            then_dest,
-            else_dest,
-            ..
-        }) => vec![then_dest.block, else_dest.block],
-        _ => Vec::new(),
-    }
+    p.terminator(b)
+        .map(|t| p.inst(t).block_calls().iter().map(|c| c.block).collect())
+        .unwrap_or_default()
 }
 
 /// Gives the one exit edge of each serial loop a target of its own: where
@@ -118,21 +112,7 @@ pub fn split_loop_exits(p: &mut Function) -> bool {
         let loc = p.locs[t];
         let split = p.create_block();
         p.append_block(split);
-        match p.inst_mut(t) {
-            InstKind::Jump(d) => d.block = split,
-            InstKind::Brif {
-                then_dest,
-                else_dest,
-                ..
-            } => {
-                if slot == 0 {
-                    then_dest.block = split;
-                } else {
-                    else_dest.block = split;
-                }
-            }
-            _ => unreachable!("collected from jumps and brifs"),
-        }
+        p.inst_mut(t).block_calls_mut()[slot].block = split;
         let types: Vec<_> = p.blocks[target]
             .params
             .iter()

@@ -803,6 +803,33 @@ impl InstKind {
         }
     }
 
+    /// The block calls of a `jump` or `brif` (then first): the edges that
+    /// pass arguments. Empty for every other instruction.
+    pub fn block_calls(&self) -> Vec<&BlockCall> {
+        match self {
+            InstKind::Jump(d) => vec![d],
+            InstKind::Brif {
+                then_dest,
+                else_dest,
+                ..
+            } => vec![then_dest, else_dest],
+            _ => Vec::new(),
+        }
+    }
+
+    /// [`Self::block_calls`], to change.
+    pub fn block_calls_mut(&mut self) -> Vec<&mut BlockCall> {
+        match self {
+            InstKind::Jump(d) => vec![d],
+            InstKind::Brif {
+                then_dest,
+                else_dest,
+                ..
+            } => vec![then_dest, else_dest],
+            _ => Vec::new(),
+        }
+    }
+
     /// The blocks control may go to next (empty for `return`/`unreachable`
     /// and for non-terminators). A detach lists its task first.
     pub fn successors(&self) -> Vec<Block> {

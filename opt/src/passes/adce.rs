@@ -47,7 +47,7 @@
 //! rule that held before holds after.
 
 use crate::PassContext;
-use parc_ir::{Block, BlockCall, Function, Inst, InstKind, Intrinsic, Module, Value, ValueDef};
+use parc_ir::{Block, Function, Inst, InstKind, Intrinsic, Module, Value, ValueDef};
 use std::collections::{HashMap, HashSet};
 
 pub fn run(module: &mut Module, ctx: &mut PassContext) -> bool {
@@ -118,7 +118,7 @@ pub fn run_function(func: &mut Function) -> (u64, u64) {
             .filter(|&(_, i)| func.inst(i).is_terminator())
             .collect::<Vec<_>>()
         {
-            for_each_block_call(func.inst_mut(i), |call| {
+            for call in func.inst_mut(i).block_calls_mut() {
                 if let Some(dead) = dead_params.get(&call.block) {
                     let mut n = 0;
                     call.args.retain(|_| {
@@ -126,7 +126,7 @@ pub fn run_function(func: &mut Function) -> (u64, u64) {
                         !dead[n - 1]
                     });
                 }
-            });
+            }
         }
     }
     (removed_insts, removed_params)
@@ -137,16 +137,7 @@ fn live_values(func: &Function, unread: &HashSet<Value>) -> HashSet<Value> {
     // For each block parameter, the branch arguments that feed it.
     let mut incoming: HashMap<Value, Vec<Value>> = HashMap::new();
     for (_, i) in func.placed_insts() {
-        let calls: &[&BlockCall] = match func.inst(i) {
-            InstKind::Jump(call) => &[call],
-            InstKind::Brif {
-                then_dest,
-                else_dest,
-                ..
-            } => &[then_dest, else_dest],
-            _ => &[],
-        };
-        for call in calls {
+        for call in func.inst(i).block_calls() {
             let Some(params) = func.blocks.get(call.block).map(|d| &d.params) else {
                 continue;
             };
@@ -285,21 +276,5 @@ fn root_operands(kind: &InstKind) -> Vec<Value> {
         InstKind::Jump(_) => Vec::new(),
         InstKind::Brif { cond, .. } => vec![*cond],
         other => other.operands(),
-    }
-}
-
-/// Calls `f` on each block call of a terminator.
-fn for_each_block_call(kind: &mut InstKind, mut f: impl FnMut(&mut BlockCall)) {
-    match kind {
-        InstKind::Jump(call) => f(call),
-        InstKind::Brif {
-            then_dest,
-            else_dest,
-            ..
-        } => {
-            f(then_dest);
-            f(else_dest);
-        }
-        _ => {}
     }
 }

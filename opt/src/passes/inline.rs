@@ -337,13 +337,13 @@ fn allocas_escape(f: &Function) -> bool {
                 derived.insert(r);
             }
             let mut params = Vec::new();
-            for_each_block_call(kind, |call| {
+            for call in kind.block_calls() {
                 for (n, a) in call.args.iter().enumerate() {
                     if derived.contains(a) {
                         params.push(f.blocks[call.block].params[n]);
                     }
                 }
-            });
+            }
             derived.extend(params);
         }
         if derived.len() == before {
@@ -356,21 +356,6 @@ fn allocas_escape(f: &Function) -> bool {
         InstKind::Cast(CastOp::PtrToInt, v) => derived.contains(v),
         _ => false,
     })
-}
-
-fn for_each_block_call(kind: &InstKind, mut f: impl FnMut(&BlockCall)) {
-    match kind {
-        InstKind::Jump(call) => f(call),
-        InstKind::Brif {
-            then_dest,
-            else_dest,
-            ..
-        } => {
-            f(then_dest);
-            f(else_dest);
-        }
-        _ => {}
-    }
 }
 
 /// Inlines the eligible calls of `func` (taken out of `module`).

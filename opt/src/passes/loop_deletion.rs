@@ -168,16 +168,13 @@ fn counts_up_by_one(
         let Some(t) = func.terminator(b) else {
             return false;
         };
-        let calls: Vec<&BlockCall> = match func.inst(t) {
-            InstKind::Jump(c) => vec![c],
-            InstKind::Brif {
-                then_dest,
-                else_dest,
-                ..
-            } => vec![then_dest, else_dest],
-            _ => return false,
-        };
-        for c in calls.into_iter().filter(|c| c.block == h) {
+        // (`find_dead_loop` admits only jumps and brifs in the loop.)
+        for c in func
+            .inst(t)
+            .block_calls()
+            .into_iter()
+            .filter(|c| c.block == h)
+        {
             latches += 1;
             let Some(&next) = c.args.get(n) else {
                 return false;
@@ -217,22 +214,12 @@ fn redirect_entries(func: &mut Function, header: Block, exit: &BlockCall) -> boo
         let Some(t) = func.terminator(p) else {
             continue;
         };
-        let retarget = |c: &mut BlockCall| {
+        // Only jumps and brifs can enter it: the header has parameters,
+        // which Tapir's targets may not.
+        for c in func.inst_mut(t).block_calls_mut() {
             if c.block == header {
                 *c = exit.clone();
             }
-        };
-        match func.inst_mut(t) {
-            InstKind::Jump(c) => retarget(c),
-            InstKind::Brif {
-                then_dest,
-                else_dest,
-                ..
-            } => {
-                retarget(then_dest);
-                retarget(else_dest);
-            }
-            _ => {}
         }
     }
     any
