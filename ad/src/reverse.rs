@@ -274,11 +274,8 @@ struct Gen {
     counter_fwd: Vec<Option<Value>>,
     counter_slot: Vec<Option<Value>>,
     writes: Option<Writes>,
-    /// Counted loops whose records are reserved before they start: the
-    /// placeholder for the slots per iteration (see `reserve_loop`) and the
-    /// reserving call.
-    reserved: Vec<Option<(Inst, Inst)>>,
-    /// Reserved loops whose records sit at fixed places: see [`Indexed`].
+    /// Counted loops whose records are reserved before they start and sit
+    /// at places computed from the iteration: see [`Indexed`].
     indexed: Vec<Option<Indexed>>,
     /// Forward values back to the primal values they copy.
     fwd_inv: HashMap<Value, Value>,
@@ -364,8 +361,11 @@ struct Indexed {
     /// The same, recovered at the reverse of the exit.
     len0_rev: Option<Value>,
     data_rev: Option<Value>,
-    /// Placeholder constants for `S`, known once every frame is.
+    /// Placeholder constants for `S`, known once every frame is (the first
+    /// sizes the reservation).
     slot_consts: Vec<Inst>,
+    /// The `reserve` call, dropped if the loop records nothing.
+    reserve_call: Inst,
 }
 
 /// The reverse of one spawn site (see `parallel.rs`).
@@ -536,7 +536,6 @@ impl Gen {
             counter_fwd: Vec::new(),
             counter_slot: Vec::new(),
             writes: None,
-            reserved: Vec::new(),
             indexed: Vec::new(),
             fwd_inv: HashMap::new(),
             recomputed: HashMap::new(),
@@ -586,7 +585,6 @@ impl Gen {
         self.counter_fwd = vec![None; self.counted.len()];
         self.counter_slot = vec![None; self.counted.len()];
         self.writes = Some(Writes::compute(&self.p, &self.act));
-        self.reserved = vec![None; self.counted.len()];
         self.indexed = (0..self.counted.len()).map(|_| None).collect();
         let blocks: Vec<Block> = self.an.cfg.rpo().to_vec();
         for &b in &blocks {
@@ -1071,7 +1069,6 @@ impl Gen {
             }
         }
         self.size_fixed_tapes();
-        self.size_reservations();
         self.finish_frames();
         Ok(())
     }

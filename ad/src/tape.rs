@@ -17,9 +17,9 @@
 //! added to the module once; growth uses `realloc` (capacity doubles, at
 //! least 64 slots), so pushes are amortized O(1). A loop whose records per
 //! iteration are known reserves them all before it starts
-//! (`__parc_ad_tape_reserve`) and pushes without the capacity check
-//! (`__parc_ad_tape_push_reserved`). `__parc_ad_tape_free` releases the
-//! data at the end of the reversal.
+//! (`__parc_ad_tape_reserve`) and stores iteration `k`'s records at a place
+//! computed from `k` (`Indexed` in `reverse.rs`). `__parc_ad_tape_free`
+//! releases the data at the end of the reversal.
 
 use parc_ir::{
     BinaryOp, FuncBuilder, FuncId, IntCC, Intrinsic, Linkage, Module, Signature, Type, new_function,
@@ -41,14 +41,11 @@ pub struct TapeFns {
     /// `reserve(tape, n)`: room for `n` more slots (a loop whose records
     /// per iteration are bounded reserves them once before it starts).
     pub reserve: FuncId,
-    /// `push_reserved(tape, n) -> ptr`: `push` without the capacity check.
-    pub push_reserved: FuncId,
 }
 
 /// Adds the helpers to `module` (or finds them, if an earlier run added them).
 pub fn ensure_helpers(module: &mut Module) -> TapeFns {
     let reserve = find_or_add(module, "__parc_ad_tape_reserve", build_reserve);
-    let push_reserved = find_or_add(module, "__parc_ad_tape_push_reserved", build_push_reserved);
     let push = find_or_add(module, "__parc_ad_tape_push", build_push);
     let pop = find_or_add(module, "__parc_ad_tape_pop", build_pop);
     let free = find_or_add(module, "__parc_ad_tape_free", build_free);
@@ -57,7 +54,6 @@ pub fn ensure_helpers(module: &mut Module) -> TapeFns {
         pop,
         free,
         reserve,
-        push_reserved,
     }
 }
 
@@ -79,38 +75,42 @@ fn field(b: &mut FuncBuilder, tape: parc_ir::Value, off: i64) -> parc_ir::Value 
     b.ptradd(tape, o)
 }
 
-/// `push(tape, n) -> ptr`: reserves `n` slots and returns the first. A leaf
-/// (no calls), so that the inliner puts it into every frame's push.
-fn build_push(name: &str) -> parc_ir::Function {
+/// A helper `name(ptr tape, i64 n) -> ret` whose body `body` emits (the
+/// builder at its entry).
+fn tape_helper(
+    name: &str,
+    ret: Option<Type>,
+    body: impl FnOnce(&mut FuncBuilder, parc_ir::Value, parc_ir::Value),
+) -> parc_ir::Function {
     let sig = Signature {
         params: vec![Type::Ptr, Type::I64],
-        ret: Some(Type::Ptr),
+        ret,
     };
     let mut f = new_function(name, sig);
     let entry = f.layout[0];
     let (tape, n) = (f.blocks[entry].params[0], f.blocks[entry].params[1]);
     let mut b = FuncBuilder::new(&mut f);
     b.switch_to(entry);
-    let (len, need) = ensure_room(&mut b, tape, n);
-    let slot = take(&mut b, tape, len, need);
-    b.ret(Some(slot));
+    body(&mut b, tape, n);
     f
+}
+
+/// `push(tape, n) -> ptr`: reserves `n` slots and returns the first. A leaf
+/// (no calls), so that the inliner puts it into every frame's push.
+fn build_push(name: &str) -> parc_ir::Function {
+    tape_helper(name, Some(Type::Ptr), |b, tape, n| {
+        let (len, need) = ensure_room(b, tape, n);
+        let slot = take(b, tape, len, need);
+        b.ret(Some(slot));
+    })
 }
 
 /// `reserve(tape, n)`: room for `len + n` slots.
 fn build_reserve(name: &str) -> parc_ir::Function {
-    let sig = Signature {
-        params: vec![Type::Ptr, Type::I64],
-        ret: None,
-    };
-    let mut f = new_function(name, sig);
-    let entry = f.layout[0];
-    let (tape, n) = (f.blocks[entry].params[0], f.blocks[entry].params[1]);
-    let mut b = FuncBuilder::new(&mut f);
-    b.switch_to(entry);
-    ensure_room(&mut b, tape, n);
-    b.ret(None);
-    f
+    tape_helper(name, None, |b, tape, n| {
+        ensure_room(b, tape, n);
+        b.ret(None);
+    })
 }
 
 /// Grows the data (capacity doubles, at least 64 slots) unless `len + n`
@@ -155,65 +155,31 @@ fn ensure_room(
     (len, need)
 }
 
-/// `push_reserved(tape, n) -> ptr`: takes `n` slots that a `reserve` made
-/// room for and returns the first.
-fn build_push_reserved(name: &str) -> parc_ir::Function {
-    let sig = Signature {
-        params: vec![Type::Ptr, Type::I64],
-        ret: Some(Type::Ptr),
-    };
-    let mut f = new_function(name, sig);
-    let entry = f.layout[0];
-    let (tape, n) = (f.blocks[entry].params[0], f.blocks[entry].params[1]);
-    let mut b = FuncBuilder::new(&mut f);
-    b.switch_to(entry);
-    let len_p = field(&mut b, tape, LEN);
-    let len = b.load(Type::I64, len_p);
-    let need = b.binary(BinaryOp::Iadd, len, n);
-    let slot = take(&mut b, tape, len, need);
-    b.ret(Some(slot));
-    f
-}
-
-/// Sets the length from `len` to `need` (room is there) and returns the
-/// address of slot `len`.
+/// Sets the tape's length to `len` and returns the address of slot `at`.
 fn take(
     b: &mut FuncBuilder,
     tape: parc_ir::Value,
+    at: parc_ir::Value,
     len: parc_ir::Value,
-    need: parc_ir::Value,
 ) -> parc_ir::Value {
     let len_p = field(b, tape, LEN);
-    b.store(need, len_p);
+    b.store(len, len_p);
     let data_p = field(b, tape, DATA);
     let data = b.load(Type::Ptr, data_p);
     let eight = b.iconst(Type::I64, 8);
-    let off = b.binary(BinaryOp::Imul, len, eight);
+    let off = b.binary(BinaryOp::Imul, at, eight);
     b.ptradd(data, off)
 }
 
 /// `pop(tape, n) -> ptr`: releases the top `n` slots and returns the first.
 fn build_pop(name: &str) -> parc_ir::Function {
-    let sig = Signature {
-        params: vec![Type::Ptr, Type::I64],
-        ret: Some(Type::Ptr),
-    };
-    let mut f = new_function(name, sig);
-    let entry = f.layout[0];
-    let (tape, n) = (f.blocks[entry].params[0], f.blocks[entry].params[1]);
-    let mut b = FuncBuilder::new(&mut f);
-    b.switch_to(entry);
-    let len_p = field(&mut b, tape, LEN);
-    let len = b.load(Type::I64, len_p);
-    let new_len = b.binary(BinaryOp::Isub, len, n);
-    b.store(new_len, len_p);
-    let data_p = field(&mut b, tape, DATA);
-    let data = b.load(Type::Ptr, data_p);
-    let eight = b.iconst(Type::I64, 8);
-    let off = b.binary(BinaryOp::Imul, new_len, eight);
-    let slot = b.ptradd(data, off);
-    b.ret(Some(slot));
-    f
+    tape_helper(name, Some(Type::Ptr), |b, tape, n| {
+        let len_p = field(b, tape, LEN);
+        let len = b.load(Type::I64, len_p);
+        let new_len = b.binary(BinaryOp::Isub, len, n);
+        let slot = take(b, tape, new_len, new_len);
+        b.ret(Some(slot));
+    })
 }
 
 /// `free(tape)`: releases the data and empties the header.

@@ -340,14 +340,10 @@ fn overhead_on_a_loop() {
 fn assert_no_tape_call_in_loops(m: &parc_ir::Module, grad: parc_ir::FuncId, depth: u32) {
     let g = &m.funcs[grad];
     let an = parc_ir::analysis::FunctionAnalyses::compute(g);
-    let tape_fns: Vec<parc_ir::FuncId> = [
-        "__parc_ad_tape_push",
-        "__parc_ad_tape_push_reserved",
-        "__parc_ad_tape_pop",
-    ]
-    .iter()
-    .filter_map(|n| m.func_by_name(n))
-    .collect();
+    let tape_fns: Vec<parc_ir::FuncId> = ["__parc_ad_tape_push", "__parc_ad_tape_pop"]
+        .iter()
+        .filter_map(|n| m.func_by_name(n))
+        .collect();
     for (b, i) in g.placed_insts() {
         if let parc_ir::InstKind::Call { func, .. } = g.inst(i) {
             assert!(

@@ -56,11 +56,10 @@ impl Gen {
             },
             None,
         );
-        let call = *self.g.blocks[self.cur]
+        let reserve_call = *self.g.blocks[self.cur]
             .insts
             .last()
             .expect("the reserve call was just emitted");
-        self.reserved[i] = Some((si, call));
         let lp = self.offset(tape, crate::tape::LEN);
         let len0_fwd = self.ev(InstKind::Load(lp), Type::I64);
         let dp = self.offset(tape, crate::tape::DATA);
@@ -70,7 +69,8 @@ impl Gen {
             data_fwd,
             len0_rev: None,
             data_rev: None,
-            slot_consts: Vec::new(),
+            slot_consts: vec![si],
+            reserve_call,
         });
     }
 
@@ -147,24 +147,6 @@ impl Gen {
         (step > 0 && outside).then_some((lo, step, bound, inclusive, signed))
     }
 
-    /// The slots per iteration of each reserved loop: the sum of its
-    /// blocks' frames (each runs at most once per iteration).
-    pub(super) fn size_reservations(&mut self) {
-        for i in 0..self.counted.len() {
-            let Some((si, call)) = self.reserved[i] else {
-                continue;
-            };
-            let slots = self.frame_slots(|b| self.counted[i].blocks.contains(&b));
-            *self.g.inst_mut(si) = InstKind::Iconst(slots);
-            if slots == 0 {
-                // Nothing recorded per iteration: nothing to reserve.
-                for b in self.g.layout.clone() {
-                    self.g.blocks[b].insts.retain(|&x| x != call);
-                }
-            }
-        }
-    }
-
     /// The slots the frames of the blocks `of` record, all together.
     pub(super) fn frame_slots(&self, of: impl Fn(Block) -> bool) -> i64 {
         self.frames
@@ -232,51 +214,27 @@ impl Gen {
                     *self.g.inst_mut(l) = InstKind::Load(a);
                     self.g.blocks[rp].insts.push(l);
                 }
-                // The pushes, spliced in before the forward block's
-                // terminator (and anything the terminator needed).
-                let fb = self.fblock[&b];
-                let pos = self.frame_pos[&b];
-                let mut code = Vec::new();
-                let nc = self.g.make_inst(InstKind::Iconst(n), Some(Type::I64));
-                code.push(nc);
+                // The pushes, before the forward block's terminator (and
+                // anything the terminator needed).
                 let ftape = self.fwd_tape(Some(b));
-                let reserved = (0..self.counted.len())
-                    .any(|i| self.reserved[i].is_some() && self.counted[i].blocks.contains(&b));
-                let push = if reserved {
-                    self.tape_fns.push_reserved
-                } else {
-                    self.tape_fns.push
-                };
-                let base = self.g.make_inst(
-                    InstKind::Call {
-                        func: push,
-                        args: vec![ftape, self.g.result(nc).expect("iconst")],
-                    },
-                    Some(Type::Ptr),
-                );
-                code.push(base);
-                let base = self.g.result(base).expect("push returns a pointer");
-                for (k, &(gv, _)) in frame.iter().enumerate() {
-                    let o = self
-                        .g
-                        .make_inst(InstKind::Iconst(8 * k as i64), Some(Type::I64));
-                    let a = self.g.make_inst(
-                        InstKind::PtrAdd(base, self.g.result(o).expect("iconst")),
-                        Some(Type::Ptr),
-                    );
-                    let s = self.g.make_inst(
-                        InstKind::Store {
-                            value: gv,
-                            ptr: self.g.result(a).expect("ptradd"),
-                        },
-                        None,
-                    );
-                    code.extend([o, a, s]);
-                }
-                let insts = &mut self.g.blocks[fb].insts;
-                let tail = insts.split_off(pos);
-                insts.extend(code);
-                insts.extend(tail);
+                let code = self.apart(|g| {
+                    let nc = g.iconst(Type::I64, n);
+                    let base = g
+                        .emit(
+                            InstKind::Call {
+                                func: g.tape_fns.push,
+                                args: vec![ftape, nc],
+                            },
+                            Some(Type::Ptr),
+                        )
+                        .expect("push returns a pointer");
+                    for (k, &(gv, _)) in frame.iter().enumerate() {
+                        let a = g.offset(base, 8 * k as i64);
+                        g.emit(InstKind::Store { value: gv, ptr: a }, None);
+                    }
+                });
+                let pos = self.frame_pos[&b];
+                self.insert_forward(b, pos, code);
             }
             self.cur = rp;
             self.emit(InstKind::Jump(BlockCall::to(body)), None);
@@ -296,7 +254,7 @@ impl Gen {
         let mut place = HashMap::new();
         for i in 0..self.counted.len() {
             let Some(ix) = &self.indexed[i] else { continue };
-            let (len0, consts) = (ix.len0_fwd, ix.slot_consts.clone());
+            let (len0, consts, call) = (ix.len0_fwd, ix.slot_consts.clone(), ix.reserve_call);
             let mut blocks: Vec<Block> = self.counted[i].blocks.iter().copied().collect();
             blocks.sort();
             let mut offsets = Vec::new();
@@ -315,37 +273,34 @@ impl Gen {
                 *self.g.inst_mut(si) = InstKind::Iconst(slots);
             }
             if slots == 0 {
+                // Nothing recorded per iteration: nothing to reserve.
+                for b in self.g.layout.clone() {
+                    self.g.blocks[b].insts.retain(|&x| x != call);
+                }
                 continue;
             }
             let k = self.counter_fwd[i].expect("a counted loop has its counter");
             let exit = self.counted[i].exit;
             let tape = self.fwd_tape(Some(exit));
-            let saved = self.cur;
-            let scratch = self.g.create_block();
-            self.cur = scratch;
-            let one = self.iconst(Type::I64, 1);
-            let runs = self.binop(BinaryOp::Iadd, k, one);
-            let s = self.iconst(Type::I64, slots);
-            let used = self.binop(BinaryOp::Imul, runs, s);
-            let len = self.binop(BinaryOp::Iadd, len0, used);
-            let lp = self.offset(tape, crate::tape::LEN);
-            self.emit(
-                InstKind::Store {
-                    value: len,
-                    ptr: lp,
-                },
-                None,
-            );
-            self.cur = saved;
-            let code = std::mem::take(&mut self.g.blocks[scratch].insts);
-            let fx = self.fblock[&exit];
+            let code = self.apart(|g| {
+                let one = g.iconst(Type::I64, 1);
+                let runs = g.binop(BinaryOp::Iadd, k, one);
+                let s = g.iconst(Type::I64, slots);
+                let used = g.binop(BinaryOp::Imul, runs, s);
+                let len = g.binop(BinaryOp::Iadd, len0, used);
+                let lp = g.offset(tape, crate::tape::LEN);
+                g.emit(
+                    InstKind::Store {
+                        value: len,
+                        ptr: lp,
+                    },
+                    None,
+                );
+            });
             if let Some(pos) = self.frame_pos.get_mut(&exit) {
                 *pos += code.len();
             }
-            let insts = &mut self.g.blocks[fx].insts;
-            let tail = std::mem::take(insts);
-            insts.extend(code);
-            insts.extend(tail);
+            self.insert_forward(exit, 0, code);
         }
         place
     }
@@ -378,19 +333,31 @@ impl Gen {
         }
         // Forward: the stores, before F(b)'s terminator.
         let k = self.counter_fwd[i].expect("a counted loop has its counter");
-        let fb = self.fblock[&b];
+        let code = self.apart(|g| {
+            let base = g.indexed_base(len0_fwd, data_fwd, k, slots, off);
+            for (n, &(gv, _)) in frame.iter().enumerate() {
+                let a = g.offset(base, 8 * n as i64);
+                g.emit(InstKind::Store { value: gv, ptr: a }, None);
+            }
+        });
         let pos = self.frame_pos[&b];
+        self.insert_forward(b, pos, code);
+    }
+
+    /// The instructions `emit` makes, emitted apart (in a block outside
+    /// the layout) for placing with [`Self::insert_forward`].
+    fn apart(&mut self, emit: impl FnOnce(&mut Self)) -> Vec<Inst> {
         let saved = self.cur;
         let scratch = self.g.create_block();
         self.cur = scratch;
-        let base = self.indexed_base(len0_fwd, data_fwd, k, slots, off);
-        for (n, &(gv, _)) in frame.iter().enumerate() {
-            let a = self.offset(base, 8 * n as i64);
-            self.emit(InstKind::Store { value: gv, ptr: a }, None);
-        }
+        emit(self);
         self.cur = saved;
-        let code = std::mem::take(&mut self.g.blocks[scratch].insts);
-        let insts = &mut self.g.blocks[fb].insts;
+        std::mem::take(&mut self.g.blocks[scratch].insts)
+    }
+
+    /// Puts `code` at position `pos` of primal block `b`'s forward copy.
+    fn insert_forward(&mut self, b: Block, pos: usize, code: Vec<Inst>) {
+        let insts = &mut self.g.blocks[self.fblock[&b]].insts;
         let tail = insts.split_off(pos);
         insts.extend(code);
         insts.extend(tail);
