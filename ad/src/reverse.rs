@@ -1754,11 +1754,7 @@ impl Gen {
             Some(TaskOf::Spawn(sp)) => self.rs[sp].rtask,
             None => self.alloca_block,
         };
-        let inst = self
-            .g
-            .make_inst(InstKind::Alloca { size: 8, align: 8 }, Some(Type::Ptr));
-        self.g.blocks[home].insts.insert(0, inst);
-        let s = self.g.result(inst).expect("alloca has a result");
+        let s = self.slot_in(home, Type::I64, None);
         self.counter_slot[i] = Some(s);
         s
     }
@@ -1774,36 +1770,44 @@ impl Gen {
             return s;
         }
         let ty = self.p.value_type(v);
-        let inst = self.g.make_inst(
-            InstKind::Alloca {
-                size: ty.bytes(),
-                align: ty.bytes(),
-            },
-            Some(Type::Ptr),
-        );
         // Adjoints of a task's values are private to the reverse task.
         let home = match (self.def_loop(v), self.def_spawn(v)) {
             (Some(i), _) => self.rl[i].task,
             (None, Some(i)) => self.rs[i].rtask,
             (None, None) => self.alloca_block,
         };
-        let s = self.g.result(inst).expect("alloca has a result");
         // Slots start at -0.0 (see `take_adj`), except those of the
         // parameters, whose final values are the gradient: an untouched
-        // one reads +0.0.
+        // one reads +0.0 (the zero an `alloca` starts with).
         let is_param =
             matches!(self.p.value_def(v), ValueDef::Param(b, _) if b == self.p.layout[0]);
-        if is_param {
-            self.g.blocks[home].insts.insert(0, inst);
-        } else {
-            let z = self.g.make_inst(InstKind::Fconst(-0.0), Some(ty));
+        let s = self.slot_in(home, ty, (!is_param).then_some(-0.0));
+        self.adj.insert(v, s);
+        s
+    }
+
+    /// A fresh slot for a `ty` first in block `home` (so that each task
+    /// running `home` has its own), set to `init` right after it where
+    /// given (otherwise it holds the zero an `alloca` starts with).
+    fn slot_in(&mut self, home: Block, ty: Type, init: Option<f64>) -> Value {
+        let alloca = self.g.make_inst(
+            InstKind::Alloca {
+                size: ty.bytes(),
+                align: ty.bytes(),
+            },
+            Some(Type::Ptr),
+        );
+        let s = self.g.result(alloca).expect("alloca has a result");
+        let mut code = vec![alloca];
+        if let Some(c) = init {
+            let z = self.g.make_inst(InstKind::Fconst(c), Some(ty));
             let zv = self.g.result(z).expect("fconst has a result");
             let st = self
                 .g
                 .make_inst(InstKind::Store { value: zv, ptr: s }, None);
-            self.g.blocks[home].insts.splice(0..0, [inst, z, st]);
+            code.extend([z, st]);
         }
-        self.adj.insert(v, s);
+        self.g.blocks[home].insts.splice(0..0, code);
         s
     }
 
@@ -1887,19 +1891,7 @@ impl Gen {
             return a;
         }
         let ty = self.p.value_type(v);
-        let alloca = self.g.make_inst(
-            InstKind::Alloca {
-                size: ty.bytes(),
-                align: ty.bytes(),
-            },
-            Some(Type::Ptr),
-        );
-        let a = self.g.result(alloca).expect("alloca has a result");
-        let zero = self.g.make_inst(InstKind::Fconst(0.0), Some(ty));
-        let z = self.g.result(zero).expect("fconst has a result");
-        let store = self.g.make_inst(InstKind::Store { value: z, ptr: a }, None);
-        let insts = &mut self.g.blocks[self.alloca_block].insts;
-        insts.splice(0..0, [alloca, zero, store]);
+        let a = self.slot_in(self.alloca_block, ty, Some(0.0));
         self.rs[i].accs.push((v, a));
         a
     }

@@ -333,17 +333,7 @@ impl Gen {
                 let buf = self.g.result(c).expect("calloc");
                 // The chunk's sum starts at zero: a fresh slot of each
                 // reverse task, first in its entry block.
-                let bytes = ty.bytes();
-                let slot = self.g.make_inst(
-                    InstKind::Alloca {
-                        size: bytes,
-                        align: bytes,
-                    },
-                    Some(Type::Ptr),
-                );
-                let local = self.g.result(slot).expect("alloca has a result");
-                let task = self.rl[l].task;
-                self.g.blocks[task].insts.insert(0, slot);
+                let local = self.slot_in(self.rl[l].task, ty, None);
                 self.rl[l].reductions.push(Reduction {
                     key,
                     buf,
