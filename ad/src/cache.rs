@@ -207,17 +207,10 @@ pub fn counted_loops(p: &Function, an: &FunctionAnalyses, ploops: &[PLoop]) -> V
             let ValueDef::Result(i) = p.value_def(nx) else {
                 continue;
             };
-            let konst = |v: Value| match p.value_def(v) {
-                ValueDef::Result(i) => match p.inst(i) {
-                    InstKind::Iconst(c) => Some(*c),
-                    _ => None,
-                },
-                _ => None,
-            };
             let step = match *p.inst(i) {
-                InstKind::Binary(BinaryOp::Iadd, a, b) if a == param => konst(b),
-                InstKind::Binary(BinaryOp::Iadd, a, b) if b == param => konst(a),
-                InstKind::Binary(BinaryOp::Isub, a, b) if a == param => konst(b).map(|c| -c),
+                InstKind::Binary(BinaryOp::Iadd, a, b) if a == param => p.const_int(b),
+                InstKind::Binary(BinaryOp::Iadd, a, b) if b == param => p.const_int(a),
+                InstKind::Binary(BinaryOp::Isub, a, b) if a == param => p.const_int(b).map(|c| -c),
                 _ => None,
             };
             if let Some(step) = step {

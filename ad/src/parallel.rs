@@ -442,13 +442,6 @@ pub fn affine(p: &Function, l: &PLoop, v: Value, depth: u32) -> Option<i64> {
     if !inside {
         return Some(0);
     }
-    let konst = |x: Value| match p.value_def(x) {
-        ValueDef::Result(i) => match p.inst(i) {
-            InstKind::Iconst(c) => Some(*c),
-            _ => None,
-        },
-        _ => None,
-    };
     match p.inst(i) {
         InstKind::Iconst(_) => Some(0),
         InstKind::Cast(CastOp::Sext | CastOp::Zext, x) => affine(p, l, *x, depth + 1),
@@ -459,16 +452,16 @@ pub fn affine(p: &Function, l: &PLoop, v: Value, depth: u32) -> Option<i64> {
             Some(affine(p, l, *a, depth + 1)?.checked_sub(affine(p, l, *b, depth + 1)?)?)
         }
         InstKind::Binary(BinaryOp::Imul, a, b) => {
-            if let Some(c) = konst(*b) {
+            if let Some(c) = p.const_int(*b) {
                 affine(p, l, *a, depth + 1)?.checked_mul(c)
-            } else if let Some(c) = konst(*a) {
+            } else if let Some(c) = p.const_int(*a) {
                 affine(p, l, *b, depth + 1)?.checked_mul(c)
             } else {
                 None
             }
         }
         InstKind::Binary(BinaryOp::Shl, a, b) => {
-            let c = konst(*b)?;
+            let c = p.const_int(*b)?;
             if !(0..32).contains(&c) {
                 return None;
             }

@@ -163,16 +163,6 @@ fn peel(p: &Function, mut v: Value) -> Value {
     v
 }
 
-fn konst(p: &Function, v: Value) -> Option<i64> {
-    match p.value_def(v) {
-        ValueDef::Result(i) => match p.inst(i) {
-            InstKind::Iconst(c) => Some(*c),
-            _ => None,
-        },
-        _ => None,
-    }
-}
-
 fn defined_outside(p: &Function, l: &PLoop, v: Value) -> bool {
     match p.value_def(v) {
         ValueDef::Param(b, _) => !l.loop_blocks.contains(&b),
@@ -209,7 +199,7 @@ fn rows(p: &Function, l: &PLoop, v: Value, depth: u32) -> Option<Rows> {
                 rows(p, l, a, depth + 1)?.add(rows(p, l, b, depth + 1)?, -1)
             }
             InstKind::Binary(BinaryOp::Shl, a, b) => {
-                let c = konst(p, b)?;
+                let c = p.const_int(b)?;
                 if !(0..32).contains(&c) {
                     return None;
                 }
@@ -217,7 +207,7 @@ fn rows(p: &Function, l: &PLoop, v: Value, depth: u32) -> Option<Rows> {
             }
             InstKind::Binary(BinaryOp::Imul, a, b) => {
                 for (x, y) in [(a, b), (b, a)] {
-                    if let Some(c) = konst(p, y) {
+                    if let Some(c) = p.const_int(y) {
                         return rows(p, l, x, depth + 1)?.scale(c);
                     }
                 }
@@ -373,7 +363,7 @@ fn same_stride_apart(p: &Function, l: &PLoop, a: Value, b: Value) -> bool {
     let (Some((ba, ca, oa)), Some((bb, cb, ob))) = (strided(p, l, a), strided(p, l, b)) else {
         return false;
     };
-    let step = konst(p, l.step).filter(|s| *s > 0).unwrap_or(1);
+    let step = p.const_int(l.step).filter(|s| *s > 0).unwrap_or(1);
     ba == bb
         && ca == cb
         && ca != 0
@@ -503,7 +493,7 @@ fn offsets(
         terms.push((v, scale));
         return Some(());
     }
-    if let Some(c) = konst(p, v) {
+    if let Some(c) = p.const_int(v) {
         if scale.1.is_some() {
             return None;
         }
@@ -545,7 +535,7 @@ fn offsets(
             }
             InstKind::Binary(BinaryOp::Imul, a, b) => {
                 for (x, y) in [(a, b), (b, a)] {
-                    if let Some(c) = konst(p, y) {
+                    if let Some(c) = p.const_int(y) {
                         return offsets(p, l, x, times(c)?, terms, offset, depth + 1);
                     }
                 }
@@ -557,7 +547,7 @@ fn offsets(
                 None
             }
             InstKind::Binary(BinaryOp::Shl, a, b) => {
-                let c = konst(p, b)?;
+                let c = p.const_int(b)?;
                 if !(0..32).contains(&c) {
                     return None;
                 }
@@ -606,8 +596,8 @@ fn index_bound(
                         c >= 0
                     }
                     InstKind::Binary(BinaryOp::Iadd, x, y) => {
-                        (x == j && konst(p, y).is_some_and(|s| s > 0))
-                            || (y == j && konst(p, x).is_some_and(|s| s > 0))
+                        (x == j && p.const_int(y).is_some_and(|s| s > 0))
+                            || (y == j && p.const_int(x).is_some_and(|s| s > 0))
                     }
                     _ => false,
                 },

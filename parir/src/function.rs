@@ -138,6 +138,17 @@ impl Function {
         }
     }
 
+    /// The constant `v` is, if an `iconst` defines it.
+    pub fn const_int(&self, v: Value) -> Option<i64> {
+        match self.value_def(v) {
+            ValueDef::Result(i) => match self.inst(i) {
+                InstKind::Iconst(k) => Some(*k),
+                _ => None,
+            },
+            ValueDef::Param(..) => None,
+        }
+    }
+
     /// True if parameter `index` is declared `noalias`.
     pub fn param_noalias(&self, index: usize) -> bool {
         u32::try_from(index).is_ok_and(|i| self.noalias.binary_search(&i).is_ok())

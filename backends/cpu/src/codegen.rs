@@ -1007,7 +1007,7 @@ fn invariants_to_thread(
     loops: &parc_ir::analysis::loops::LoopAnalysis,
 ) -> Vec<(Block, Vec<Value>)> {
     use parc_ir::ValueDef;
-    let is_const = |v: Value| matches!(f.value_def(v), ValueDef::Result(i) if matches!(f.inst(i), InstKind::Iconst(_)));
+    let is_const = |v: Value| f.const_int(v).is_some();
     let remat = |v: Value| match f.value_def(v) {
         ValueDef::Result(i) => match f.inst(i) {
             InstKind::Binary(
@@ -1370,17 +1370,6 @@ impl<'a, 'b, 'c, M: ClModule> FnTranslator<'a, 'b, 'c, M> {
         Ok(())
     }
 
-    /// The constant an integer value is defined as, if it is one.
-    fn const_of(&self, v: Value) -> Option<i64> {
-        match self.f.value_def(v) {
-            parc_ir::ValueDef::Result(i) => match self.f.inst(i) {
-                InstKind::Iconst(c) => Some(*c),
-                _ => None,
-            },
-            parc_ir::ValueDef::Param(..) => None,
-        }
-    }
-
     /// The CLIF arguments of a branch to `dest`: its own, then the
     /// invariants a loop header carries (see [`invariants_to_thread`]).
     fn block_args(&mut self, dest: &parc_ir::BlockCall) -> Result<Vec<BlockArg>, BackendError> {
@@ -1641,7 +1630,7 @@ impl<'a, 'b, 'c, M: ClModule> FnTranslator<'a, 'b, 'c, M> {
         y: cl::Value,
         divisor: Value,
     ) -> Result<cl::Value, BackendError> {
-        let known = self.const_of(divisor);
+        let known = self.f.const_int(divisor);
         if known.is_none_or(|c| c == 0) {
             self.fault_unless(y, FAULT_DIV_ZERO)?;
         }

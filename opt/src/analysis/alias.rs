@@ -228,7 +228,7 @@ impl AliasAnalysis {
                         ..
                     } => Base::Fresh(cur),
                     InstKind::PtrAdd(p, o) => {
-                        match const_int(func, *o) {
+                        match func.const_int(*o) {
                             Some(k) => offset = offset.wrapping_add(k),
                             None => terms.push(*o),
                         }
@@ -358,17 +358,6 @@ fn compare_ranges(oa: i64, sa: Option<u64>, ob: i64, sb: Option<u64>) -> AliasRe
         AliasResult::NoAlias
     } else {
         AliasResult::MayAlias
-    }
-}
-
-/// The value of an integer constant.
-pub fn const_int(func: &Function, v: Value) -> Option<i64> {
-    match func.value_def(v) {
-        ValueDef::Result(i) => match func.inst(i) {
-            InstKind::Iconst(k) => Some(*k),
-            _ => None,
-        },
-        ValueDef::Param(..) => None,
     }
 }
 

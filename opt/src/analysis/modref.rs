@@ -48,7 +48,7 @@
 //! have no effects here: the passes treat them as edges (see `passes/gvn.rs`
 //! and `passes/licm.rs`).
 
-use super::alias::{AliasAnalysis, AliasResult, Base, GlobalFacts, const_int, type_size};
+use super::alias::{AliasAnalysis, AliasResult, Base, GlobalFacts, type_size};
 use parc_ir::{FuncId, Function, Inst, InstKind, Intrinsic, Linkage, Module, Type, Value};
 use std::collections::HashMap;
 
@@ -407,7 +407,7 @@ pub fn inst_effects(modref: &ModRefAnalysis, func: &Function, inst: Inst) -> Ins
             .filter(|&a| func.value_type(a) == Type::Ptr)
             .collect()
     };
-    let len = |v: Value| const_int(func, v).and_then(|k| u64::try_from(k).ok());
+    let len = |v: Value| func.const_int(v).and_then(|k| u64::try_from(k).ok());
     match func.inst(inst) {
         InstKind::Load(p) => {
             let ty = func.result(inst).map(|r| func.value_type(r));

@@ -40,7 +40,6 @@
 //! it is certain. A compare whose direction disagrees with the step (`<`
 //! with a negative step) or `==` is not a counted loop.
 
-use super::alias::const_int;
 use parc_ir::analysis::{FunctionAnalyses, Loop};
 use parc_ir::{
     BinaryOp, Block, CastOp, Function, InstKind, IntCC, Type, Value, ValueDef, sign_extend,
@@ -197,9 +196,9 @@ fn step_of(func: &Function, next: Value, iv: Value) -> Option<i64> {
     };
     let ty = func.value_type(iv);
     let s = match *func.inst(i) {
-        InstKind::Binary(BinaryOp::Iadd, x, y) if x == iv => const_int(func, y)?,
-        InstKind::Binary(BinaryOp::Iadd, x, y) if y == iv => const_int(func, x)?,
-        InstKind::Binary(BinaryOp::Isub, x, y) if x == iv => const_int(func, y)?.checked_neg()?,
+        InstKind::Binary(BinaryOp::Iadd, x, y) if x == iv => func.const_int(y)?,
+        InstKind::Binary(BinaryOp::Iadd, x, y) if y == iv => func.const_int(x)?,
+        InstKind::Binary(BinaryOp::Isub, x, y) if x == iv => func.const_int(y)?.checked_neg()?,
         _ => return None,
     };
     // The step as the variable's type sees it (an `i8` step of 255 is -1).
@@ -214,7 +213,7 @@ impl CountedLoop {
     /// `v` (a constant of the variable's type) as an `i128` in the
     /// compare's signedness.
     fn widen(&self, func: &Function, v: Value) -> Option<i128> {
-        let k = const_int(func, v)?;
+        let k = func.const_int(v)?;
         let bits = func.value_type(self.iv).bits();
         Some(if self.signed() || self.cc == IntCC::Ne {
             k as i128

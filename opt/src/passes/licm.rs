@@ -106,7 +106,7 @@
 //! header, and the serial rule refuses loops with a sync.
 
 use crate::PassContext;
-use crate::analysis::alias::{AliasAnalysis, GlobalFacts, const_int, type_size};
+use crate::analysis::alias::{AliasAnalysis, GlobalFacts, type_size};
 use crate::analysis::modref::{MemSet, ModRefAnalysis, inst_effects, may_overlap};
 use parc_ir::analysis::{FunctionAnalyses, Loop, LoopData, Task};
 use parc_ir::{
@@ -698,7 +698,7 @@ fn is_division(op: BinaryOp) -> bool {
 }
 
 fn nonzero_const(func: &Function, v: Value) -> bool {
-    const_int(func, v).is_some_and(|k| k != 0)
+    func.const_int(v).is_some_and(|k| k != 0)
 }
 
 /// True if executing `kind` certainly continues with the next instruction

@@ -185,8 +185,7 @@ fn counts_up_by_one(
             let InstKind::Binary(BinaryOp::Iadd, x, one) = *func.inst(i) else {
                 return false;
             };
-            let is_one = matches!(func.value_def(one), ValueDef::Result(k) if matches!(func.inst(k), InstKind::Iconst(1)));
-            if x != iv || !is_one {
+            if x != iv || func.const_int(one) != Some(1) {
                 return false;
             }
         }

@@ -283,19 +283,12 @@ fn has_measure(func: &Function, an: &FunctionAnalyses, sites: &[Site]) -> bool {
         return false;
     };
     let params = func.block_params(entry);
-    let constant = |v: Value| match func.value_def(v) {
-        ValueDef::Result(i) => match *func.inst(i) {
-            InstKind::Iconst(k) => Some(k),
-            _ => None,
-        },
-        ValueDef::Param(..) => None,
-    };
     // `p CC K`, with `p` a parameter.
     let (p, cc, k) = match (
         params.contains(&a),
-        constant(b),
+        func.const_int(b),
         params.contains(&b),
-        constant(a),
+        func.const_int(a),
     ) {
         (true, Some(k), _, _) => (a, cc, k),
         (_, _, true, Some(k)) => (b, cc.swapped(), k),
@@ -348,9 +341,11 @@ fn has_measure(func: &Function, an: &FunctionAnalyses, sites: &[Site]) -> bool {
         };
         // The change of `p`, as an exact integer.
         let delta = match *func.inst(step) {
-            InstKind::Binary(BinaryOp::Isub, x, c) if x == p => constant(c).map(|c| -i128::from(c)),
-            InstKind::Binary(BinaryOp::Iadd, x, c) if x == p => constant(c).map(i128::from),
-            InstKind::Binary(BinaryOp::Iadd, c, x) if x == p => constant(c).map(i128::from),
+            InstKind::Binary(BinaryOp::Isub, x, c) if x == p => {
+                func.const_int(c).map(|c| -i128::from(c))
+            }
+            InstKind::Binary(BinaryOp::Iadd, x, c) if x == p => func.const_int(c).map(i128::from),
+            InstKind::Binary(BinaryOp::Iadd, c, x) if x == p => func.const_int(c).map(i128::from),
             _ => None,
         };
         match delta {
