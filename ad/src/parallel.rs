@@ -57,7 +57,7 @@
 use crate::AdError;
 use parc_ir::analysis::FunctionAnalyses;
 use parc_ir::{
-    BinaryOp, Block, BlockCall, CastOp, Function, InstKind, IntCC, SyncRegion, Value, ValueDef,
+    BinaryOp, Block, BlockCall, CastOp, Function, InstKind, SyncRegion, Value, ValueDef,
 };
 use std::collections::HashSet;
 
@@ -203,12 +203,8 @@ pub fn find_loops(p: &Function, an: &FunctionAnalyses) -> Result<Vec<PLoop>, AdE
         if a != iv {
             continue;
         }
-        let (signed, inclusive) = match cc {
-            IntCC::Slt => (true, false),
-            IntCC::Sle => (true, true),
-            IntCC::Ult => (false, false),
-            IntCC::Ule => (false, true),
-            _ => continue,
+        let Some((signed, inclusive)) = cc.upper_bound() else {
+            continue;
         };
         let latch = td.cont;
         let [reattach] = td.reattaches[..] else {

@@ -197,6 +197,19 @@ impl IntCC {
             Ugt => Ule,
         }
     }
+
+    /// `(signed, inclusive)` if `a cc b` says `a` is below `b`: `slt`,
+    /// `sle`, `ult` or `ule` (a loop's upper-bound test).
+    pub fn upper_bound(self) -> Option<(bool, bool)> {
+        use IntCC::*;
+        match self {
+            Slt => Some((true, false)),
+            Sle => Some((true, true)),
+            Ult => Some((false, false)),
+            Ule => Some((false, true)),
+            _ => None,
+        }
+    }
 }
 
 /// Floating comparisons, ordered as C's operators are: false if either

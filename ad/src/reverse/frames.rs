@@ -129,13 +129,7 @@ impl Gen {
         let InstKind::Icmp(cc, x, bound) = *self.p.inst(ci) else {
             return None;
         };
-        let (inclusive, signed) = match cc {
-            IntCC::Slt => (false, true),
-            IntCC::Sle => (true, true),
-            IntCC::Ult => (false, false),
-            IntCC::Ule => (true, false),
-            _ => return None,
-        };
+        let (signed, inclusive) = cc.upper_bound()?;
         let &(lo, step) = c.ivs.get(&x)?;
         let outside = match self.p.value_def(bound) {
             ValueDef::Param(b, _) => !c.blocks.contains(&b),

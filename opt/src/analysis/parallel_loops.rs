@@ -40,7 +40,7 @@
 
 use parc_ir::analysis::{FunctionAnalyses, Task};
 use parc_ir::{
-    BinaryOp, Block, BlockCall, Function, Inst, InstKind, IntCC, SyncRegion, Type, Value, ValueDef,
+    BinaryOp, Block, BlockCall, Function, Inst, InstKind, SyncRegion, Type, Value, ValueDef,
 };
 use std::collections::{HashMap, HashSet};
 
@@ -190,13 +190,7 @@ fn match_task(func: &Function, an: &FunctionAnalyses, task: Task) -> Option<Para
         (false, true) => (cc.swapped(), x),
         _ => return None,
     };
-    let (signed, inclusive) = match cc {
-        IntCC::Slt => (true, false),
-        IntCC::Sle => (true, true),
-        IntCC::Ult => (false, false),
-        IntCC::Ule => (false, true),
-        _ => return None,
-    };
+    let (signed, inclusive) = cc.upper_bound()?;
 
     // The natural loop is exactly header, spawn, the task and the latch.
     let lp = an.loops.loop_headed_by(header)?;

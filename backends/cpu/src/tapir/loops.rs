@@ -251,13 +251,7 @@ pub(crate) fn match_parallel_for(
         (false, true) => (cc.swapped(), x),
         _ => return None,
     };
-    let (signed, inclusive) = match cc {
-        IntCC::Slt => (true, false),
-        IntCC::Sle => (true, true),
-        IntCC::Ult => (false, false),
-        IntCC::Ule => (false, true),
-        _ => return None,
-    };
+    let (signed, inclusive) = cc.upper_bound()?;
 
     // The natural loop is exactly header, spawn, the task and the latch.
     let lp = an.loops.loop_headed_by(header)?;
