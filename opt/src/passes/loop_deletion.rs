@@ -10,11 +10,9 @@
 //! - its instructions have no effects and no loads (a load may fault,
 //!   which `adce` keeps as a way out of a loop), no Tapir terminators;
 //! - no value defined in `L` is used outside it;
-//! - it has one exit edge, from its header `H`, taken exactly when
-//!   `iv < bound` fails (`slt` or `ult`), where `iv` is a parameter of `H`
-//!   entering as any value and coming back as `iv + 1` from the latch,
-//!   and `bound` is defined outside `L`: `iv` never passes `bound` without
-//!   stopping and cannot wrap below it, so the loop ends.
+//! - it is a counted loop (`analysis::tripcount`) whose header is its only
+//!   exit and whose induction variable cannot wrap before the test fails:
+//!   its trip count is finite, so it ends.
 //!
 //! Every edge from outside `L` into `H` then goes to the exit block
 //! instead, with the exit edge's arguments (defined outside `L`, so they
@@ -22,10 +20,9 @@
 //! `simplify-cfg` drops them.
 
 use crate::PassContext;
+use crate::analysis::tripcount::counted_loop;
 use parc_ir::analysis::FunctionAnalyses;
-use parc_ir::{
-    BinaryOp, Block, BlockCall, Function, Inst, InstKind, IntCC, Module, Value, ValueDef,
-};
+use parc_ir::{Block, BlockCall, Function, Inst, InstKind, Module, Value, ValueDef};
 use std::collections::{HashMap, HashSet};
 
 pub fn run(module: &mut Module, ctx: &mut PassContext) -> bool {
@@ -107,90 +104,35 @@ fn find_dead_loop(func: &Function) -> Option<(Block, BlockCall)> {
                 continue 'next;
             }
         }
-        // The header's test, the only way out.
+        // A counted loop whose header is the only way out and whose
+        // variable cannot wrap: it ends.
+        let Some(counted) = counted_loop(func, &an, lp) else {
+            continue;
+        };
+        if !counted.exact || counted.may_wrap(func) {
+            continue;
+        }
         let Some(t) = func.terminator(h) else {
             continue;
         };
-        let InstKind::Brif {
-            cond,
-            then_dest,
-            else_dest,
-        } = func.inst(t)
+        let Some(exit) = func
+            .inst(t)
+            .block_calls()
+            .into_iter()
+            .find(|c| c.block == counted.exit)
         else {
             continue;
         };
-        if !blocks.contains(&then_dest.block) || blocks.contains(&else_dest.block) {
-            continue;
-        }
-        for &b in blocks.iter().filter(|&&b| b != h) {
-            if an.cfg.succs(b).iter().any(|s| !blocks.contains(s)) {
-                continue 'next;
-            }
-        }
-        if else_dest
+        if exit
             .args
             .iter()
             .any(|&a| def_block(a).is_some_and(|d| blocks.contains(&d)))
         {
             continue;
         }
-        let ValueDef::Result(ci) = func.value_def(*cond) else {
-            continue;
-        };
-        let InstKind::Icmp(IntCC::Slt | IntCC::Ult, iv, bound) = *func.inst(ci) else {
-            continue;
-        };
-        if def_block(bound).is_none_or(|d| blocks.contains(&d)) {
-            continue;
-        }
-        let ValueDef::Param(pb, pn) = func.value_def(iv) else {
-            continue;
-        };
-        if pb != h || !counts_up_by_one(func, h, pn as usize, iv, &blocks) {
-            continue;
-        }
-        return Some((h, (*else_dest).clone()));
+        return Some((h, exit.clone()));
     }
     None
-}
-
-/// True if every branch from inside the loop to `h` passes `iv + 1` as
-/// parameter `n` (and some branch does: a latch).
-fn counts_up_by_one(
-    func: &Function,
-    h: Block,
-    n: usize,
-    iv: Value,
-    blocks: &HashSet<Block>,
-) -> bool {
-    let mut latches = 0;
-    for &b in blocks {
-        let Some(t) = func.terminator(b) else {
-            return false;
-        };
-        // (`find_dead_loop` admits only jumps and brifs in the loop.)
-        for c in func
-            .inst(t)
-            .block_calls()
-            .into_iter()
-            .filter(|c| c.block == h)
-        {
-            latches += 1;
-            let Some(&next) = c.args.get(n) else {
-                return false;
-            };
-            let ValueDef::Result(i) = func.value_def(next) else {
-                return false;
-            };
-            let InstKind::Binary(BinaryOp::Iadd, x, one) = *func.inst(i) else {
-                return false;
-            };
-            if x != iv || func.const_int(one) != Some(1) {
-                return false;
-            }
-        }
-    }
-    latches > 0
 }
 
 /// Sends every branch into `header` from outside its loop to `exit`
