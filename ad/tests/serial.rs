@@ -380,7 +380,7 @@ fn recomputable_branches_and_sqrt_record_nothing() {
     let x = [0.5, -1.5, 2.0, 3.25, 0.125];
     check_at(src, 2, "pairs", &[Arg::dup(&x), Arg::I(5)], 1e-6);
     let (m, grad, _) = build(src, 2, "pairs", &[Arg::dup(&x), Arg::I(5)]);
-    // The outer loop records `s` and the inner trip count, once per `i`.
+    // The outer loop records `s`, once per `i`.
     assert_no_tape_call_in_loops(&m, grad, 2);
 }
 

@@ -188,20 +188,21 @@ fn live_values(func: &Function, unread: &HashSet<Value>) -> HashSet<Value> {
 /// True for the instructions that are live whatever their result's fate:
 /// effects (except on memory nothing reads, `unread`) and loads.
 fn is_root(kind: &InstKind, unread: &HashSet<Value>) -> bool {
-    let on_unread = match kind {
+    // Effects that need a live result or readable memory to matter.
+    let only_if_used = match kind {
         InstKind::Store { ptr, .. } => unread.contains(ptr),
         InstKind::Intrinsic {
             op: Intrinsic::Free | Intrinsic::Memset,
             args,
         } => args.first().is_some_and(|p| unread.contains(p)),
-        // The allocation itself: live only if its result is.
+        // An allocation: live only if its result is.
         InstKind::Intrinsic {
             op: Intrinsic::Malloc | Intrinsic::Calloc,
             ..
         } => true,
         _ => false,
     };
-    !on_unread && (kind.has_side_effects() || matches!(kind, InstKind::Load(_)))
+    !only_if_used && (kind.has_side_effects() || matches!(kind, InstKind::Load(_)))
 }
 
 /// The fresh allocations of `func` whose memory nothing reads, with every
