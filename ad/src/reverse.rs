@@ -444,6 +444,21 @@ enum RedTarget {
 /// reverse iteration's recomputation small.
 const MAX_RECOMPUTE_DEPTH: u32 = 16;
 
+/// For each block in some task of `tasks`, the index of the smallest
+/// (innermost, as tasks nest) task containing it.
+fn innermost<'a>(tasks: impl Iterator<Item = &'a HashSet<Block>>) -> HashMap<Block, usize> {
+    let tasks: Vec<&HashSet<Block>> = tasks.collect();
+    let mut of: HashMap<Block, usize> = HashMap::new();
+    for (i, blocks) in tasks.iter().enumerate() {
+        for &b in blocks.iter() {
+            if of.get(&b).is_none_or(|&j| tasks[j].len() >= blocks.len()) {
+                of.insert(b, i);
+            }
+        }
+    }
+    of
+}
+
 /// Pure intrinsics that the reverse recomputes rather than records: one
 /// or a few machine instructions, cheaper than a tape slot's store, load
 /// and memory traffic. The transcendental ones are library calls and are
@@ -556,28 +571,10 @@ impl Gen {
     /// Rejects what cannot be differentiated and prepares calls and memcpys.
     fn check_and_plan(&mut self, module: &mut Module, ctx: &mut Ctx) -> Result<(), AdError> {
         self.ploops = find_loops(&self.p, &self.an)?;
-        for (i, l) in self.ploops.iter().enumerate() {
-            for &b in &l.task_blocks {
-                let inner = self
-                    .loop_of
-                    .get(&b)
-                    .is_some_and(|&j| self.ploops[j].task_blocks.len() < l.task_blocks.len());
-                if !inner {
-                    self.loop_of.insert(b, i);
-                }
-            }
-        }
+        self.loop_of = innermost(self.ploops.iter().map(|l| &l.task_blocks));
         self.spawns = find_spawns(&self.p, &self.an, &self.ploops)?;
-        for (i, sp) in self.spawns.iter().enumerate() {
-            for &b in &sp.task_blocks {
-                let inner = self
-                    .spawn_of
-                    .get(&b)
-                    .is_some_and(|&j| self.spawns[j].task_blocks.len() < sp.task_blocks.len());
-                if !inner {
-                    self.spawn_of.insert(b, i);
-                }
-            }
+        self.spawn_of = innermost(self.spawns.iter().map(|sp| &sp.task_blocks));
+        for sp in &self.spawns {
             self.spawn_par.extend(sp.task_blocks.iter().copied());
             self.spawn_par.extend(sp.cont_blocks.iter().copied());
         }
