@@ -61,7 +61,8 @@ pub fn pipeline(opt_level: u8) -> Vec<&'static str> {
             "dce",
             "simplify-cfg",
         ],
-        // -O2: clean up and promote locals, fold and simplify, CSE, hoist;
+        // -O2: clean up and promote locals, fold and simplify, CSE (and
+        // drop the stores its forwarding leaves overwritten unread), hoist;
         // turn accumulating self-calls into loops (before inlining, which
         // would bury them in copies of the body); then inline (bottom-up; LICM has already seen the loops whose
         // calls inlining would bury, and inline refuses to put a loop in a
@@ -80,6 +81,7 @@ pub fn pipeline(opt_level: u8) -> Vec<&'static str> {
             "sccp",
             "instcombine",
             "gvn",
+            "dse",
             "licm",
             "tail-rec",
             "inline",
@@ -89,6 +91,7 @@ pub fn pipeline(opt_level: u8) -> Vec<&'static str> {
             "sccp",
             "instcombine",
             "gvn",
+            "dse",
             "licm",
             "sync-elim",
             "serialize-small-tasks",

@@ -5,6 +5,7 @@ use crate::Pass;
 
 pub mod adce;
 pub mod dce;
+pub mod dse;
 pub mod gvn;
 pub mod inline;
 pub mod instcombine;
@@ -34,6 +35,7 @@ pub const ALL: &[(&str, Pass)] = &[
     ("simplify-cfg", simplify_cfg::run),
     ("instcombine", instcombine::run),
     ("gvn", gvn::run),
+    ("dse", dse::run),
     ("licm", licm::run),
     ("tail-rec", tail_rec::run),
     ("loop-deletion", loop_deletion::run),
