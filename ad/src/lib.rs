@@ -61,7 +61,10 @@
 //! select, the math intrinsics `sqrt exp log pow sin cos tan tanh fabs fmin
 //! fmax floor ceil`); memory instructions are handled beside the shadow
 //! bookkeeping in `reverse.rs` — `load`: `d[p] += adj`; `store v, p`:
-//! `adj(v) += d[p]; d[p] = 0`; `memcpy`: `dsrc += ddst; ddst = 0` and
+//! `adj(v) += d[p]; d[p] = 0` — except that an in-place update `*p = *p +
+//! t` (one block, nothing written between its load and store) leaves
+//! `d[p]` as it is and its load adds nothing, which is the same but for the
+//! sign of a zero; `memcpy`: `dsrc += ddst; ddst = 0` and
 //! `memset`: `ddst = 0` (element type from the float loads and stores of
 //! that memory; memory holding pointers has its shadow pointers copied in
 //! the forward sweep instead); `malloc`/`calloc` get a zeroed shadow freed

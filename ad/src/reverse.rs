@@ -171,7 +171,31 @@ pub fn combined(
     let g = Gen::run(module, ctx, primal, acts, Mode::Combined)?;
     let mut f = g.g;
     f.name = name.to_string();
+    f.noalias = derived_noalias(&module.funcs[primal], acts, 0);
     Ok(f)
+}
+
+/// The `noalias` parameters of a derivative of `primal` whose parameters
+/// start at `first` (after a tape pointer in split mode): each `restrict`
+/// parameter of the primal, and the shadow that follows a duplicated one.
+/// A shadow mirrors its primal's memory, so it is `restrict` where the
+/// primal is (LANGUAGE.md: shadows may not overlap where their primals do
+/// not); this lets the optimizer keep primal loads out of loops that add
+/// into shadows.
+fn derived_noalias(primal: &Function, acts: &[Activity], first: u32) -> Vec<u32> {
+    let mut out = Vec::new();
+    let mut at = first;
+    for (k, &a) in acts.iter().enumerate() {
+        let dup = matches!(a, Activity::Dup | Activity::DupNoNeed);
+        if primal.param_noalias(k) {
+            out.push(at);
+            if dup {
+                out.push(at + 1);
+            }
+        }
+        at += if dup { 2 } else { 1 };
+    }
+    out
 }
 
 /// Builds the bodies of a split pair.
@@ -199,6 +223,7 @@ pub fn split(
     aug.name = module.funcs[pair.aug].name.clone();
     aug.sig = module.funcs[pair.aug].sig.clone();
     aug.linkage = Linkage::Local;
+    aug.noalias = derived_noalias(&module.funcs[primal], &pair.acts, 1);
     // `.rev`: the reverse blocks, entered at `rentry`, which takes over the
     // forward entry's parameters (the reverse code refers to them).
     let mut rev = gen_.g;
@@ -214,6 +239,7 @@ pub fn split(
     rev.name = module.funcs[pair.rev].name.clone();
     rev.sig = module.funcs[pair.rev].sig.clone();
     rev.linkage = Linkage::Local;
+    rev.noalias = derived_noalias(&module.funcs[primal], &pair.acts, 1);
     module.funcs[pair.aug] = aug;
     module.funcs[pair.rev] = rev;
     Ok(())
@@ -255,6 +281,8 @@ struct Gen {
     rev_layout: Vec<Block>,
     calls: HashMap<Inst, Pair>,
     memcpy_ty: HashMap<Inst, Type>,
+    /// Loads and stores of in-place updates (see [`in_place_updates`]).
+    in_place: HashSet<Inst>,
     sites: Vec<AccumulationSite>,
     /// Parallel loops of the primal, their reverse loops, and the
     /// innermost loop whose task contains each block.
@@ -539,6 +567,7 @@ impl Gen {
             rev_layout: Vec::new(),
             calls: HashMap::new(),
             memcpy_ty: HashMap::new(),
+            in_place: HashSet::new(),
             sites: Vec::new(),
             ploops: Vec::new(),
             rl: Vec::new(),
@@ -561,6 +590,7 @@ impl Gen {
             g,
         };
         gen_.check_and_plan(module, ctx)?;
+        gen_.in_place = in_place_updates(&gen_.p, &gen_.act);
         gen_.build(entry)?;
         ctx.sites.append(&mut gen_.sites);
         Ok(gen_)
@@ -2264,6 +2294,15 @@ impl Gen {
                 let r = res.expect("load has a result");
                 if self.act.is_varied(r) {
                     let a = self.take_adj(r);
+                    if self.in_place.contains(&inst) {
+                        // The shadow still holds the update's adjoint,
+                        // which is this load's (see `in_place_updates`).
+                        let ty = self.p.value_type(r);
+                        if let Some((class, reason)) = self.classify(inst, *p, ty) {
+                            self.site(inst, class, reason);
+                        }
+                        return Ok(());
+                    }
                     let sp = self.shadow[p];
                     let sp = self.need(sp);
                     self.accumulate(inst, sp, a);
@@ -2275,8 +2314,10 @@ impl Gen {
                     let sp = self.shadow[ptr];
                     let sp = self.need(sp);
                     let t = self.ev(InstKind::Load(sp), ty);
-                    let z = self.fconst_(ty, 0.0);
-                    self.emit(InstKind::Store { value: z, ptr: sp }, None);
+                    if !self.in_place.contains(&inst) {
+                        let z = self.fconst_(ty, 0.0);
+                        self.emit(InstKind::Store { value: z, ptr: sp }, None);
+                    }
                     self.add_adj(*value, t);
                 }
             }
@@ -2750,6 +2791,77 @@ impl Gen {
             }
         }
     }
+}
+
+/// The loads and stores of in-place updates `*p = *p + t` (or `*p - t`,
+/// `t + *p`, and chains of them such as `*p + t - u`): a float load from
+/// `p` whose value reaches a store back to `p` (the same pointer value)
+/// through adds and subtractions that pass it on with coefficient 1, each
+/// used once, all in one block, with nothing between the load and the
+/// store that writes memory. The adjoint of `*p` passes through such an update unchanged:
+/// the store's reverse reads `d*p` without zeroing it and the load's
+/// reverse adds nothing, where the general rules would zero `d*p` and add
+/// the same adjoint back (two stores and an add per update, which the
+/// optimizer cannot remove: `0.0 + d` is not `d` when `d` is `-0.0`).
+/// The only difference is that sign of a zero adjoint. The reverses of
+/// loads between the two add into shadows, which commutes with an adjoint
+/// left in place; a store between them would read and zero `d*p`, so none
+/// may lie there.
+fn in_place_updates(p: &Function, act: &ActivityInfo) -> HashSet<Inst> {
+    let mut uses: HashMap<Value, u32> = HashMap::new();
+    for (_, i) in p.placed_insts() {
+        p.inst(i)
+            .for_each_operand(|v| *uses.entry(v).or_default() += 1);
+    }
+    let single = |v: Value| uses.get(&v) == Some(&1);
+    let mut out = HashSet::new();
+    for &b in &p.layout {
+        let insts = &p.blocks[b].insts;
+        let pos: HashMap<Inst, usize> = insts.iter().enumerate().map(|(k, &i)| (i, k)).collect();
+        let def_here = |v: Value| match p.value_def(v) {
+            ValueDef::Result(i) => pos.get(&i).map(|&k| (i, k)),
+            ValueDef::Param(..) => None,
+        };
+        for (at, &store) in insts.iter().enumerate() {
+            let InstKind::Store { value: sum, ptr } = *p.inst(store) else {
+                continue;
+            };
+            if !p.value_type(sum).is_float() || !act.is_shadowed(ptr) {
+                continue;
+            }
+            // Down single-use adds and subtractions that pass an operand on
+            // with coefficient 1 (`x + t`, `t + x`, `x - t`), to a load from
+            // `ptr`: its adjoint is exactly the stored value's.
+            let mut work = vec![sum];
+            let mut found = None;
+            while let Some(v) = work.pop() {
+                if !single(v) || !act.is_varied(v) {
+                    continue;
+                }
+                let Some((i, k)) = def_here(v) else { continue };
+                match *p.inst(i) {
+                    InstKind::Load(q) if q == ptr && k < at => {
+                        found = Some(k);
+                        break;
+                    }
+                    InstKind::Binary(BinaryOp::Fadd, x, y) => work.extend([x, y]),
+                    InstKind::Binary(BinaryOp::Fsub, x, _) => work.push(x),
+                    _ => {}
+                }
+            }
+            let Some(lk) = found else { continue };
+            let writes_between = insts[lk + 1..at].iter().any(|&i| match p.inst(i) {
+                InstKind::Store { .. } | InstKind::Call { .. } | InstKind::Launch { .. } => true,
+                InstKind::Intrinsic { op, .. } => !op.is_pure(),
+                _ => false,
+            });
+            if !writes_between {
+                out.insert(insts[lk]);
+                out.insert(store);
+            }
+        }
+    }
+    out
 }
 
 /// The adapter that lets a rule emit into the reverse sweep.

@@ -549,3 +549,56 @@ fn straight_loops_reserve_their_records() {
         check_at(src, 2, "sq", &args, 1e-6);
     }
 }
+
+/// `c[j] += a * b[j]` leaves `d_c[j]` in place: the reverse reads it and
+/// writes no shadow of `c` (the general rules would zero it and add the
+/// same adjoint back), also when the update is `c[j] = c[j] - a * b[j]`.
+/// The gradient's `restrict` parameters and their shadows are `noalias`.
+#[test]
+fn in_place_updates_leave_their_adjoint_in_place() {
+    let src = r#"
+        void axpy(double *restrict c, double *restrict b, double a, int n) {
+            for (int j = 0; j < n; j++) {
+                c[j] += a * b[j];
+                c[j] = c[j] - b[j] * b[j];
+            }
+        }
+    "#;
+    let args = [
+        Arg::Dup(vec![0.5, -1.0, 2.0], vec![1.0, 0.25, -2.0]),
+        Arg::dup(&[1.5, 0.75, -0.5]),
+        Arg::F(1.25),
+        Arg::I(3),
+    ];
+    check_at(src, 2, "axpy", &args, 1e-6);
+    check_at(src, 0, "axpy", &args, 1e-6);
+    let (m, grad, _) = build(src, 2, "axpy", &args);
+    let g = &m.funcs[grad];
+    assert_eq!(
+        g.noalias,
+        [0, 1, 2, 3],
+        "{}",
+        parc_ir::print::print_module(&m)
+    );
+    let d_c = g.blocks[g.layout[0]].params[1];
+    let stores_to_d_c = g
+        .placed_insts()
+        .filter(|&(_, i)| {
+            matches!(g.inst(i), parc_ir::InstKind::Store { ptr, .. }
+                if parc_ir::ValueDef::Param(g.layout[0], 1) == g.value_def(*ptr)
+                    || pointer_root(g, *ptr) == d_c)
+        })
+        .count();
+    assert_eq!(stores_to_d_c, 0, "{}", parc_ir::print::print_module(&m));
+}
+
+/// The value `ptr` is derived from by `ptradd`s.
+fn pointer_root(g: &parc_ir::Function, mut ptr: parc_ir::Value) -> parc_ir::Value {
+    while let parc_ir::ValueDef::Result(i) = g.value_def(ptr) {
+        match g.inst(i) {
+            parc_ir::InstKind::PtrAdd(base, _) => ptr = *base,
+            _ => break,
+        }
+    }
+    ptr
+}
