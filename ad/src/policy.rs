@@ -347,11 +347,10 @@ fn invariant_base(p: &Function, l: &PLoop, v: Value) -> Option<(Value, Value)> {
 /// `base + c·iv + o` with `base` invariant and constant `c`, `o`.
 fn strided(p: &Function, l: &PLoop, v: Value) -> Option<(Value, i64, i64)> {
     let (base, off) = invariant_base(p, l, v)?;
-    let mut terms = Vec::new();
-    let mut o = 0;
-    offsets(p, l, off, (1, None), &mut terms, &mut o, 0)?;
-    match terms[..] {
-        [(iv, (c, None))] if iv == l.iv => Some((base, c, o)),
+    let mut w = Walk::default();
+    offsets(p, l, off, (1, None), &mut w, 0)?;
+    match w.terms[..] {
+        [(iv, (c, None))] if iv == l.iv => Some((base, c, w.offset)),
         _ => None,
     }
 }
@@ -391,6 +390,29 @@ pub struct Region {
     pub base: Value,
     pub offset: i64,
     pub terms: Vec<Term>,
+    /// The sum of the magnitudes of the offset's constant parts.
+    pub abs_offset: i64,
+    /// How the address computation narrows (see [`Narrowing`]).
+    pub narrowing: Narrowing,
+}
+
+/// Whether the primal computes part of an offset in a narrower integer
+/// that it then widens (`sext(i * n + j)` with `int` indices). Wrapping
+/// arithmetic is exact modulo 2^bits, so a widened value is the true one
+/// (which the region assumes) exactly when the true value fits the narrow
+/// type.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Narrowing {
+    /// All in 64 bits: every address is the true one.
+    #[default]
+    None,
+    /// Sign-extended from integers of (at least) this many bits: the
+    /// addresses are the true ones if every partial sum fits in them, which
+    /// a bound on the terms' and constants' magnitudes shows at run time.
+    Signed(u32),
+    /// Some part is zero-extended: not shown (a negative true value would
+    /// widen to a large one).
+    Unsigned,
 }
 
 /// `k · sym · index` (`k · index` without `sym`), `lower ≤ index ≤ upper`.
@@ -430,9 +452,14 @@ pub fn region(
     size: u32,
 ) -> Option<Region> {
     let (base, off) = invariant_base(p, l, ptr)?;
-    let mut terms = Vec::new();
-    let mut offset = 0i64;
-    offsets(p, l, off, (1, None), &mut terms, &mut offset, 0)?;
+    let mut w = Walk::default();
+    offsets(p, l, off, (1, None), &mut w, 0)?;
+    let Walk {
+        terms,
+        offset,
+        abs_offset,
+        narrowing,
+    } = w;
     if terms.is_empty() {
         return None;
     }
@@ -468,10 +495,23 @@ pub fn region(
         base,
         offset,
         terms: out,
+        abs_offset,
+        narrowing,
     })
 }
 
 type Scale = (i64, Option<Value>);
+
+/// What [`offsets`] collects from an offset expression.
+#[derive(Default)]
+struct Walk {
+    terms: Vec<(Value, Scale)>,
+    /// The constant part.
+    offset: i64,
+    /// The sum of the constants' magnitudes.
+    abs_offset: i64,
+    narrowing: Narrowing,
+}
 
 /// Adds integer `v · scale` to `terms` and `offset`.
 fn offsets(
@@ -479,25 +519,26 @@ fn offsets(
     l: &PLoop,
     v: Value,
     scale: Scale,
-    terms: &mut Vec<(Value, Scale)>,
-    offset: &mut i64,
+    w: &mut Walk,
     depth: u32,
 ) -> Option<()> {
     if depth > 16 {
         return None;
     }
     if v == l.iv {
-        if terms.iter().any(|t| t.0 == v) {
+        if w.terms.iter().any(|t| t.0 == v) {
             return None;
         }
-        terms.push((v, scale));
+        w.terms.push((v, scale));
         return Some(());
     }
     if let Some(c) = p.const_int(v) {
         if scale.1.is_some() {
             return None;
         }
-        *offset = offset.checked_add(c.checked_mul(scale.0)?)?;
+        let c = c.checked_mul(scale.0)?;
+        w.offset = w.offset.checked_add(c)?;
+        w.abs_offset = w.abs_offset.checked_add(c.checked_abs()?)?;
         return Some(());
     }
     let times = |c: i64| Some((scale.0.checked_mul(c)?, scale.1));
@@ -506,42 +547,50 @@ fn offsets(
         // An index of a loop inside the task, or an invariant (a term
         // whose range is the one value).
         ValueDef::Param(b, _) if l.task_blocks.contains(&b) || invariant => {
-            if terms.iter().any(|t| t.0 == v) {
+            if w.terms.iter().any(|t| t.0 == v) {
                 return None;
             }
-            terms.push((v, scale));
+            w.terms.push((v, scale));
             Some(())
         }
         ValueDef::Param(..) => None,
         ValueDef::Result(_) if invariant && p.value_type(v).is_int() => {
-            if terms.iter().any(|t| t.0 == v) {
+            if w.terms.iter().any(|t| t.0 == v) {
                 return None;
             }
-            terms.push((v, scale));
+            w.terms.push((v, scale));
             Some(())
         }
         ValueDef::Result(i) => match *p.inst(i) {
             InstKind::Cast(CastOp::Sext | CastOp::Zext, x) => {
-                offsets(p, l, x, scale, terms, offset, depth + 1)
+                let bits = p.value_type(x).bits();
+                w.narrowing = match (w.narrowing, p.inst(i)) {
+                    (Narrowing::Unsigned, _) | (_, InstKind::Cast(CastOp::Zext, _)) => {
+                        Narrowing::Unsigned
+                    }
+                    (Narrowing::Signed(b), _) => Narrowing::Signed(b.min(bits)),
+                    (Narrowing::None, _) => Narrowing::Signed(bits),
+                };
+                offsets(p, l, x, scale, w, depth + 1)
             }
             InstKind::Binary(BinaryOp::Iadd, a, b) => {
-                offsets(p, l, a, scale, terms, offset, depth + 1)?;
-                offsets(p, l, b, scale, terms, offset, depth + 1)
+                offsets(p, l, a, scale, w, depth + 1)?;
+                offsets(p, l, b, scale, w, depth + 1)
             }
             InstKind::Binary(BinaryOp::Isub, a, b) => {
-                offsets(p, l, a, scale, terms, offset, depth + 1)?;
+                offsets(p, l, a, scale, w, depth + 1)?;
                 let neg = (scale.0.checked_neg()?, scale.1);
-                offsets(p, l, b, neg, terms, offset, depth + 1)
+                offsets(p, l, b, neg, w, depth + 1)
             }
             InstKind::Binary(BinaryOp::Imul, a, b) => {
                 for (x, y) in [(a, b), (b, a)] {
                     if let Some(c) = p.const_int(y) {
-                        return offsets(p, l, x, times(c)?, terms, offset, depth + 1);
+                        return offsets(p, l, x, times(c)?, w, depth + 1);
                     }
                 }
                 for (x, y) in [(a, b), (b, a)] {
                     if scale.1.is_none() && defined_outside(p, l, y) {
-                        return offsets(p, l, x, (scale.0, Some(y)), terms, offset, depth + 1);
+                        return offsets(p, l, x, (scale.0, Some(y)), w, depth + 1);
                     }
                 }
                 None
@@ -551,7 +600,7 @@ fn offsets(
                 if !(0..32).contains(&c) {
                     return None;
                 }
-                offsets(p, l, a, times(1 << c)?, terms, offset, depth + 1)
+                offsets(p, l, a, times(1 << c)?, w, depth + 1)
             }
             _ => None,
         },

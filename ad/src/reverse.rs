@@ -431,8 +431,8 @@ struct RevSpawn {
 /// All updates of one shadow object (one `base`, one type) in the loop share
 /// one copy per worker, covering the union of their regions; the buffer and
 /// the union are computed in the reverse loop's `pre` once every site is
-/// known, and the sites use placeholders (`start`, `extent`, `buf`) until
-/// then.
+/// known, and the sites use placeholders (`start`, `extent`, `buf`,
+/// `origin`, `nowrap`) until then.
 struct ArrayReduction {
     base: Value,
     ty: Type,
@@ -440,6 +440,11 @@ struct ArrayReduction {
     buf: Inst,
     start: Inst,
     extent: Inst,
+    /// The region's first byte in the shadow, as an integer.
+    origin: Inst,
+    /// True when no site's narrow index arithmetic can wrap (see
+    /// `reduce_array`).
+    nowrap: Inst,
 }
 
 /// Bytes between two workers' partial sums: a cache line, so that workers

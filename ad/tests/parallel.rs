@@ -414,3 +414,39 @@ fn stencil_neighbours_are_array_reductions() {
     assert!(classes(&r).contains(&Reduction), "{r:?}");
     assert!(!classes(&r).contains(&Atomic), "{r:?}");
 }
+
+/// Array-reduction updates find their place in the worker's copy from the
+/// update's own address. With `int` index arithmetic that address is the
+/// region's only if nothing wrapped, which the reverse shows once before
+/// the loop from the bounds; here the offsets `big1` and `big2` are too
+/// large for that proof (the sum of magnitudes passes 2^31, though the
+/// primal never wraps), so the updates go to the shadow atomically, and
+/// with small offsets to the copies: the same gradient either way.
+#[test]
+fn array_reductions_fall_back_to_atomics_when_the_bound_proof_fails() {
+    let src = r#"
+        void spread(double *x, double *y, int n, int big1, int big2) {
+            parallel_for (int i = 0; i < n; i++) {
+                double s = 0.0;
+                for (int j = 0; j < n; j++)
+                    s += x[i + big1 - big2 + j] * x[j];
+                y[i] = s;
+            }
+        }
+    "#;
+    let x: Vec<f64> = (0..8).map(|i| 0.3 * i as f64 - 0.7).collect();
+    for big in [0, 1 << 30] {
+        let r = check_par(
+            src,
+            "spread",
+            &[
+                Arg::dup(&x),
+                Arg::out(4, 1.5),
+                Arg::I(4),
+                Arg::I(big),
+                Arg::I(big),
+            ],
+        );
+        assert!(classes(&r).contains(&Reduction), "{r:?}");
+    }
+}

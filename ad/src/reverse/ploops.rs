@@ -29,6 +29,16 @@ impl Gen {
     }
 
     /// Adds `a` to the running worker's copy of the region in loop `l`.
+    ///
+    /// The place in the copy comes from the update's own shadow address
+    /// `sp` (what the primal's arithmetic gives, narrow wrapping included):
+    /// `buf + row + (sp - origin)`, with `origin` the region's start in the
+    /// shadow and `row - origin` invariant in the task, so an update costs
+    /// one add more than a plain one. When the primal computes the offset
+    /// in 64 bits, `sp` lies in the region by construction. When it widens
+    /// a narrower integer, `sp` lies there if nothing wrapped, which the
+    /// loop's `pre` shows once (`nowrap`, see `size_arrays`); if it cannot,
+    /// every such update adds atomically into the shadow instead.
     pub(super) fn reduce_array(
         &mut self,
         l: usize,
@@ -44,9 +54,13 @@ impl Gen {
         let idx = match found {
             Some(i) => i,
             None => {
-                let start = self.g.make_inst(InstKind::Iconst(0), Some(Type::I64));
-                let extent = self.g.make_inst(InstKind::Iconst(0), Some(Type::I64));
-                let buf = self.g.make_inst(InstKind::Iconst(0), Some(Type::Ptr));
+                let placeholder =
+                    |g: &mut Gen, ty: Type| g.g.make_inst(InstKind::Iconst(0), Some(ty));
+                let start = placeholder(self, Type::I64);
+                let extent = placeholder(self, Type::I64);
+                let buf = placeholder(self, Type::Ptr);
+                let origin = placeholder(self, Type::I64);
+                let nowrap = placeholder(self, Type::I1);
                 self.rl[l].arrays.push(ArrayReduction {
                     base: region.base,
                     ty,
@@ -54,50 +68,41 @@ impl Gen {
                     buf,
                     start,
                     extent,
+                    origin,
+                    nowrap,
                 });
                 self.rl[l].arrays.len() - 1
             }
         };
         self.rl[l].arrays[idx].regions.push(region.clone());
-        let (buf, start, extent) = {
+        let [buf, extent, origin, nowrap] = {
             let r = &self.rl[l].arrays[idx];
-            (
-                self.g.result(r.buf).expect("placeholder"),
-                self.g.result(r.start).expect("placeholder"),
-                self.g.result(r.extent).expect("placeholder"),
-            )
+            [r.buf, r.extent, r.origin, r.nowrap].map(|i| self.g.result(i).expect("placeholder"))
         };
-        let mut off = self.iconst(Type::I64, region.offset);
-        for t in &region.terms {
-            let c = self.coefficient(t.k, t.sym);
-            let jv = self.need_int(t.index, t.unsigned);
-            let t = self.binop(BinaryOp::Imul, c, jv);
-            off = self.binop(BinaryOp::Iadd, off, t);
-        }
-        let rel = self.binop(BinaryOp::Isub, off, start);
-        // The offset is recomputed in 64 bits from the index expression; if
-        // the primal's narrower arithmetic wrapped, it may fall outside the
-        // region: then the update goes to the shadow itself, atomically.
-        let inside = self.ev(InstKind::Icmp(IntCC::Ult, rel, extent), Type::I1);
-        // The plain add runs on every path, so that what it adds is
-        // computed before the branch: an update outside the region adds
-        // -0.0 (which changes nothing) to its worker's spare slot at the
-        // end of the row, and goes to the shadow in the cold arm.
         let w = self.task_worker(l);
         let stride = self.row_stride(extent, ty);
         let row = self.binop(BinaryOp::Imul, w, stride);
-        let slot = self.ev(InstKind::Select(inside, rel, extent), Type::I64);
-        let at = self.binop(BinaryOp::Iadd, row, slot);
-        let p = self.ev(InstKind::PtrAdd(buf, at), Type::Ptr);
-        let nz = self.fconst_(ty, -0.0);
-        let add = self.ev(InstKind::Select(inside, a, nz), ty);
-        let old = self.ev(InstKind::Load(p), ty);
-        let new = self.ev(InstKind::Binary(BinaryOp::Fadd, old, add), ty);
-        self.emit(InstKind::Store { value: new, ptr: p }, None);
+        let delta = self.binop(BinaryOp::Isub, row, origin);
+        let add_private = |g: &mut Gen| {
+            let at = g.ev(InstKind::Cast(CastOp::PtrToInt, sp), Type::I64);
+            let off = g.binop(BinaryOp::Iadd, at, delta);
+            let p = g.ev(InstKind::PtrAdd(buf, off), Type::Ptr);
+            let old = g.ev(InstKind::Load(p), ty);
+            let new = g.ev(InstKind::Binary(BinaryOp::Fadd, old, a), ty);
+            g.emit(InstKind::Store { value: new, ptr: p }, None);
+        };
+        if region.narrowing == crate::policy::Narrowing::None {
+            add_private(self);
+            return;
+        }
+        let private = self.new_block(false);
         let direct = self.new_block(false);
         let join = self.new_block(false);
         let head = self.cur;
-        self.brif(inside, join, direct);
+        self.brif(nowrap, private, direct);
+        self.cur = private;
+        add_private(self);
+        self.emit(InstKind::Jump(BlockCall::to(join)), None);
         self.cur = direct;
         self.emit(
             InstKind::Intrinsic {
@@ -111,8 +116,8 @@ impl Gen {
     }
 
     /// Bytes between two workers' copies of an array reduction's region of
-    /// `extent` bytes: the region and one spare element (see
-    /// `reduce_array`).
+    /// `extent` bytes: the region and one spare element, so that a region
+    /// no site's loops reach still has a buffer of non-zero size.
     pub(super) fn row_stride(&mut self, extent: Value, ty: Type) -> Value {
         let size = self.iconst(Type::I64, ty.bytes() as i64);
         self.binop(BinaryOp::Iadd, extent, size)
@@ -187,6 +192,11 @@ impl Gen {
             let zero = self.iconst(Type::I64, 0);
             let extent = self.ev(InstKind::Select(some, span, zero), Type::I64);
             let start = self.ev(InstKind::Select(some, lo_all, zero), Type::I64);
+            let nowrap = self.nowrap(&regions);
+            let sb = self.shadow[&self.rl[l].arrays[a].base];
+            let sb = self.need(sb);
+            let sb = self.ev(InstKind::Cast(CastOp::PtrToInt, sb), Type::I64);
+            let origin = self.binop(BinaryOp::Iadd, sb, start);
             let nw = self.rl[l].nw;
             let stride = self.row_stride(extent, ty);
             let buf = self.ev(
@@ -197,17 +207,103 @@ impl Gen {
                 Type::Ptr,
             );
             let pre = self.rl[l].pre;
-            let (bi, si, ei) = {
+            let (bi, si, ei, oi, ni) = {
                 let r = &self.rl[l].arrays[a];
-                (r.buf, r.start, r.extent)
+                (r.buf, r.start, r.extent, r.origin, r.nowrap)
             };
             let zero_p = self.iconst(Type::I64, 0);
+            let yes = self.iconst(Type::I1, 1);
             *self.g.inst_mut(bi) = InstKind::PtrAdd(buf, zero_p);
             *self.g.inst_mut(si) = InstKind::Binary(BinaryOp::Iadd, start, zero_p);
             *self.g.inst_mut(ei) = InstKind::Binary(BinaryOp::Iadd, extent, zero_p);
-            self.g.blocks[pre].insts.extend([bi, si, ei]);
+            *self.g.inst_mut(oi) = InstKind::Binary(BinaryOp::Iadd, origin, zero_p);
+            *self.g.inst_mut(ni) = InstKind::Binary(BinaryOp::And, nowrap, yes);
+            self.g.blocks[pre].insts.extend([bi, si, ei, oi, ni]);
         }
         (self.cur, self.cur_rev, self.ctx_loop) = saved;
+    }
+
+    /// In a reverse loop's `pre`: true if no site among `regions` whose
+    /// offset widens a narrow integer can see it wrap. Wrapping arithmetic
+    /// is exact modulo 2^bits, so it suffices that every partial sum of
+    /// the offset fits in `bits - 1` bits (plus sign); each is at most the
+    /// sum of the constants' magnitudes and of `|c|·max(|first|, |last|)`
+    /// over the terms (a coefficient widened outside the narrow part only
+    /// scales by a factor of magnitude at least 1, or by 0, which hides
+    /// any wrap). Each product and partial sum is compared as it is formed,
+    /// with every factor checked first, so the test itself cannot
+    /// overflow.
+    fn nowrap(&mut self, regions: &[crate::policy::Region]) -> Value {
+        use crate::policy::{Lower, Narrowing, Upper};
+        let mut ok = self.iconst(Type::I1, 1);
+        for region in regions {
+            let bits = match region.narrowing {
+                Narrowing::None => continue,
+                Narrowing::Unsigned => return self.iconst(Type::I1, 0),
+                Narrowing::Signed(bits) => bits,
+            };
+            let limit = (1i64 << (bits.min(63) - 1)) - 1;
+            if region.abs_offset > limit
+                || region
+                    .terms
+                    .iter()
+                    .any(|t| t.k.unsigned_abs() > limit as u64)
+            {
+                return self.iconst(Type::I1, 0);
+            }
+            let lim = self.iconst(Type::I64, limit);
+            let mut sum = self.iconst(Type::I64, region.abs_offset);
+            for t in &region.terms {
+                let first = match t.lower {
+                    Lower::Const(lo) => self.iconst(Type::I64, lo),
+                    Lower::Value(lo) => self.need_int(lo, t.unsigned),
+                };
+                let last = match t.upper {
+                    Upper::Below(b) => {
+                        let b = self.need_int(b, t.unsigned);
+                        let one = self.iconst(Type::I64, 1);
+                        self.binop(BinaryOp::Isub, b, one)
+                    }
+                    Upper::AtMost(b) => self.need_int(b, t.unsigned),
+                };
+                let mut factors = vec![first, last];
+                if let Some(sym) = t.sym {
+                    let sym = self.need_int(sym, false);
+                    factors.push(sym);
+                }
+                let mut abs = Vec::new();
+                for f in factors {
+                    let a = self.magnitude(f);
+                    let fits = self.ev(InstKind::Icmp(IntCC::Ule, a, lim), Type::I1);
+                    ok = self.binop(BinaryOp::And, ok, fits);
+                    abs.push(a);
+                }
+                // |k · sym · j| for j = first and last, all factors ≤ 2^31.
+                let first_last = self.ev(InstKind::Icmp(IntCC::Ult, abs[0], abs[1]), Type::I1);
+                let big = self.ev(InstKind::Select(first_last, abs[1], abs[0]), Type::I64);
+                let k = self.iconst(Type::I64, t.k.abs());
+                let mut term = self.binop(BinaryOp::Imul, k, big);
+                let fits = self.ev(InstKind::Icmp(IntCC::Ule, term, lim), Type::I1);
+                ok = self.binop(BinaryOp::And, ok, fits);
+                if let Some(&s) = abs.get(2) {
+                    term = self.binop(BinaryOp::Imul, term, s);
+                    let fits = self.ev(InstKind::Icmp(IntCC::Ule, term, lim), Type::I1);
+                    ok = self.binop(BinaryOp::And, ok, fits);
+                }
+                sum = self.binop(BinaryOp::Iadd, sum, term);
+                let fits = self.ev(InstKind::Icmp(IntCC::Ule, sum, lim), Type::I1);
+                ok = self.binop(BinaryOp::And, ok, fits);
+            }
+        }
+        ok
+    }
+
+    /// `|x|` of an `i64`, as an unsigned value (`i64::MIN` stays 2^63).
+    fn magnitude(&mut self, x: Value) -> Value {
+        let zero = self.iconst(Type::I64, 0);
+        let neg = self.ev(InstKind::Icmp(IntCC::Slt, x, zero), Type::I1);
+        let minus = self.binop(BinaryOp::Isub, zero, x);
+        self.ev(InstKind::Select(neg, minus, x), Type::I64)
     }
 
     /// After loop `l`'s reverse: every worker's copy of each region added
