@@ -83,41 +83,50 @@ impl Gen {
         let stride = self.row_stride(extent, ty);
         let row = self.binop(BinaryOp::Imul, w, stride);
         let delta = self.binop(BinaryOp::Isub, row, origin);
-        let add_private = |g: &mut Gen| {
-            let at = g.ev(InstKind::Cast(CastOp::PtrToInt, sp), Type::I64);
-            let off = g.binop(BinaryOp::Iadd, at, delta);
-            let p = g.ev(InstKind::PtrAdd(buf, off), Type::Ptr);
-            let old = g.ev(InstKind::Load(p), ty);
-            let new = g.ev(InstKind::Binary(BinaryOp::Fadd, old, a), ty);
-            g.emit(InstKind::Store { value: new, ptr: p }, None);
-        };
-        if region.narrowing == crate::policy::Narrowing::None {
-            add_private(self);
-            return;
+        let at = self.ev(InstKind::Cast(CastOp::PtrToInt, sp), Type::I64);
+        let mut off = self.binop(BinaryOp::Iadd, at, delta);
+        if region.narrowing != crate::policy::Narrowing::None {
+            // Unshown, a detour adds to the shadow atomically and sends the
+            // private add to the row's spare element (never combined). The
+            // private add, on both paths, is where the adjoint is computed
+            // on the shown one: Cranelift computes a value that only two
+            // arms use once in each arm (n-body's forces: a square root
+            // per arm), and a select of the place on every update costs
+            // more than the branch.
+            let direct = self.new_block(false);
+            let add = self.new_block(false);
+            let place = self.g.append_block_param(add, Type::I64);
+            let head = self.cur;
+            self.emit(
+                InstKind::Brif {
+                    cond: nowrap,
+                    then_dest: BlockCall::new(add, vec![off]),
+                    else_dest: BlockCall::to(direct),
+                },
+                None,
+            );
+            self.cur = direct;
+            self.emit(
+                InstKind::Intrinsic {
+                    op: Intrinsic::AtomicAdd,
+                    args: vec![sp, a],
+                },
+                Some(ty),
+            );
+            let spare = self.binop(BinaryOp::Iadd, row, extent);
+            self.emit(InstKind::Jump(BlockCall::new(add, vec![spare])), None);
+            self.rejoin(head, add);
+            off = place;
         }
-        let private = self.new_block(false);
-        let direct = self.new_block(false);
-        let join = self.new_block(false);
-        let head = self.cur;
-        self.brif(nowrap, private, direct);
-        self.cur = private;
-        add_private(self);
-        self.emit(InstKind::Jump(BlockCall::to(join)), None);
-        self.cur = direct;
-        self.emit(
-            InstKind::Intrinsic {
-                op: Intrinsic::AtomicAdd,
-                args: vec![sp, a],
-            },
-            Some(ty),
-        );
-        self.emit(InstKind::Jump(BlockCall::to(join)), None);
-        self.rejoin(head, join);
+        let p = self.ev(InstKind::PtrAdd(buf, off), Type::Ptr);
+        let old = self.ev(InstKind::Load(p), ty);
+        let new = self.ev(InstKind::Binary(BinaryOp::Fadd, old, a), ty);
+        self.emit(InstKind::Store { value: new, ptr: p }, None);
     }
 
     /// Bytes between two workers' copies of an array reduction's region of
-    /// `extent` bytes: the region and one spare element, so that a region
-    /// no site's loops reach still has a buffer of non-zero size.
+    /// `extent` bytes: the region and one spare element (see
+    /// `reduce_array`).
     pub(super) fn row_stride(&mut self, extent: Value, ty: Type) -> Value {
         let size = self.iconst(Type::I64, ty.bytes() as i64);
         self.binop(BinaryOp::Iadd, extent, size)
