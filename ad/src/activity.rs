@@ -10,7 +10,7 @@
 //!   parameter, an `alloca`, a heap allocation, a load, a global, something
 //!   unknown), propagated through `ptradd`, `select` and block parameters;
 //! - a root is *active memory* if it is a `Dup` parameter, or an
-//!   `alloca`/`malloc`/`calloc` into which a varied value or a shadowed
+//!   `alloca`/`malloc`/`calloc`/`__shared__` array into which a varied value or a shadowed
 //!   pointer is stored (directly, by `memcpy` from shadowed memory, or by a
 //!   call that receives varied or shadowed arguments), or a pointer loaded
 //!   through a shadowed pointer;
@@ -22,7 +22,7 @@
 //! the result only costs adjoint code whose contributions are zero.
 
 use parc_ir::analysis::ControlFlowGraph;
-use parc_ir::{Activity, Block, Function, Inst, InstKind, Intrinsic, Type, Value};
+use parc_ir::{Activity, Block, Function, GlobalId, Inst, InstKind, Intrinsic, Type, Value};
 use std::collections::{BTreeSet, HashSet};
 
 /// Where a pointer's memory comes from.
@@ -35,6 +35,10 @@ pub enum Root {
     Heap(Inst),
     /// A pointer loaded from memory.
     Loaded(Inst),
+    /// A `__shared__` array: one per block of a kernel, so like a local
+    /// it gets a shadow (another `__shared__` array) once a varied value is
+    /// stored into it.
+    Shared(GlobalId),
     Global,
     /// `inttoptr`, a call's result, a constant address.
     Unknown,
@@ -44,6 +48,8 @@ pub enum Root {
 /// activities.
 #[derive(Clone, Debug, Default)]
 pub struct ActivityInfo {
+    /// The module's `__shared__` globals.
+    shared: HashSet<GlobalId>,
     varied: HashSet<Value>,
     roots: std::collections::HashMap<Value, BTreeSet<Root>>,
     active_roots: HashSet<Root>,
@@ -51,8 +57,16 @@ pub struct ActivityInfo {
 
 impl ActivityInfo {
     /// Runs the fixpoint. `acts` has one entry per parameter of `func`.
-    pub fn compute(func: &Function, acts: &[Activity], cfg: &ControlFlowGraph) -> ActivityInfo {
-        let mut a = ActivityInfo::default();
+    pub fn compute(
+        func: &Function,
+        acts: &[Activity],
+        cfg: &ControlFlowGraph,
+        shared: HashSet<GlobalId>,
+    ) -> ActivityInfo {
+        let mut a = ActivityInfo {
+            shared,
+            ..ActivityInfo::default()
+        };
         let Some(entry) = func.entry() else {
             return a;
         };
@@ -139,7 +153,9 @@ impl ActivityInfo {
         let mut changed = false;
         for r in rs {
             match r {
-                Root::Alloca(_) | Root::Heap(_) => changed |= self.active_roots.insert(r),
+                Root::Alloca(_) | Root::Heap(_) | Root::Shared(_) => {
+                    changed |= self.active_roots.insert(r)
+                }
                 Root::Loaded(l) if !self.active_roots.contains(&r) && seen.insert(l) => {
                     if let InstKind::Load(from) = func.inst(l) {
                         let from = *from;
@@ -200,9 +216,14 @@ impl ActivityInfo {
                     changed |= self.add_roots(r, [Root::Alloca(inst)]);
                 }
             }
-            InstKind::GlobalAddr(_) => {
+            InstKind::GlobalAddr(g) => {
                 if let Some(r) = res {
-                    changed |= self.add_roots(r, [Root::Global]);
+                    let root = if self.shared.contains(g) {
+                        Root::Shared(*g)
+                    } else {
+                        Root::Global
+                    };
+                    changed |= self.add_roots(r, [root]);
                 }
             }
             InstKind::Iconst(_) | InstKind::FuncAddr(_) => {

@@ -317,7 +317,7 @@ impl Writes {
             match r {
                 Root::Param(k) if self.restricted.contains(&k) => true,
                 Root::Param(_) | Root::Global => !self.external,
-                Root::Alloca(_) | Root::Heap(_) => !self.roots.contains(&r),
+                Root::Alloca(_) | Root::Heap(_) | Root::Shared(_) => !self.roots.contains(&r),
                 Root::Loaded(_) | Root::Unknown => false,
             }
         });

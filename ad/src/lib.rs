@@ -89,9 +89,19 @@
 //! of the task, which runs concurrently with the reverse of the
 //! continuation, and the reverse of the detach syncs (see `parallel.rs`);
 //! a spawn in a loop that syncs after it keeps a list of tapes, one
-//! reverse task each. *Not yet implemented* (reported as an [`AdError`]):
-//! spawns inside a parallel loop's task, a spawn whose continuation
-//! reaches different syncs, kernels and `__syncthreads`.
+//! reverse task each. *Kernels*: a `__device__` function is
+//! differentiated like a callee of parallel code (every update of shadow
+//! memory it does not own is atomic), and its gradient is a `__device__`
+//! function too, called once per thread inside a kernel. The reverse of a
+//! `__syncthreads` is a `__syncthreads` (the reverse of the code after it
+//! adds adjoints that the reverse of the code before it reads). A
+//! `__shared__` array with a derivative gets a `__shared__` shadow (one
+//! per module, shared with callees), zeroed by the block's threads between
+//! two barriers at the start of a gradient with barriers. `atomicAdd(p,
+//! v)` is `*p += v`: `dv` reads `d*p`, which stays. *Not yet implemented*
+//! (reported as an [`AdError`]): spawns inside a parallel loop's task, a
+//! spawn whose continuation reaches different syncs, kernel launches
+//! inside the differentiated function, and the value `atomicAdd` returns.
 //!
 //! **Race-aware accumulation** (`policy.rs`). Every adjoint update
 //! `d[p] += v` (and every update of an SSA adjoint of a value defined
@@ -218,6 +228,7 @@ pub fn differentiate(module: &mut Module, options: &AdOptions) -> Result<AdRepor
         pairs: HashMap::new(),
         queue: Vec::new(),
         sites: Vec::new(),
+        shared_shadows: HashMap::new(),
     };
     for GradRequest {
         primal,
@@ -262,7 +273,9 @@ pub fn differentiate(module: &mut Module, options: &AdOptions) -> Result<AdRepor
         } else {
             *linkage
         };
-        body.kind = parc_ir::FuncKind::Host;
+        // A `__device__` function's gradient runs per thread in the kernel
+        // that asked for it.
+        body.kind = m.funcs[*primal].kind;
         m.funcs[*grad] = body;
     }
     while let Some((primal, pair)) = ctx.queue.pop() {

@@ -49,8 +49,8 @@ use crate::tape::{HEADER_BYTES, TapeFns};
 use crate::{AccumulationClass, AccumulationSite, AdError};
 use parc_ir::analysis::FunctionAnalyses;
 use parc_ir::{
-    Activity, BinaryOp, Block, BlockCall, CastOp, FloatCC, FuncId, FuncKind, Function, Inst,
-    InstKind, IntCC, Intrinsic, Linkage, Module, Signature, Type, UnaryOp, Value, ValueDef,
+    Activity, BinaryOp, Block, BlockCall, CastOp, FloatCC, FuncId, FuncKind, Function, GlobalId,
+    Inst, InstKind, IntCC, Intrinsic, Linkage, Module, Signature, Type, UnaryOp, Value, ValueDef,
 };
 use std::collections::{HashMap, HashSet};
 
@@ -80,6 +80,32 @@ pub struct Ctx {
     /// Split pairs declared but not generated yet: `(primal, pair)`.
     pub queue: Vec<(FuncId, Pair)>,
     pub sites: Vec<AccumulationSite>,
+    /// The shadow of each `__shared__` array with a derivative, one per
+    /// module, so that a function and its callees share it.
+    pub shared_shadows: HashMap<GlobalId, GlobalId>,
+}
+
+impl Ctx {
+    /// The shadow of `__shared__` array `g` (declared if new): another
+    /// `__shared__` array of its size, zero when each block starts.
+    fn shared_shadow(&mut self, module: &mut Module, g: GlobalId) -> GlobalId {
+        if let Some(&s) = self.shared_shadows.get(&g) {
+            return s;
+        }
+        let primal = &module.globals[g];
+        let shadow = parc_ir::GlobalData {
+            name: format!("{}.shadow", primal.name),
+            size: primal.size,
+            align: primal.align,
+            init: Vec::new(),
+            relocs: Vec::new(),
+            is_const: false,
+            space: parc_ir::AddrSpace::Shared,
+        };
+        let s = module.globals.push(shadow);
+        self.shared_shadows.insert(g, s);
+        s
+    }
 }
 
 impl Ctx {
@@ -223,6 +249,7 @@ pub fn split(
     aug.name = module.funcs[pair.aug].name.clone();
     aug.sig = module.funcs[pair.aug].sig.clone();
     aug.linkage = Linkage::Local;
+    aug.kind = module.funcs[primal].kind;
     aug.noalias = derived_noalias(&module.funcs[primal], &pair.acts, 1);
     // `.rev`: the reverse blocks, entered at `rentry`, which takes over the
     // forward entry's parameters (the reverse code refers to them).
@@ -239,6 +266,7 @@ pub fn split(
     rev.name = module.funcs[pair.rev].name.clone();
     rev.sig = module.funcs[pair.rev].sig.clone();
     rev.linkage = Linkage::Local;
+    rev.kind = module.funcs[primal].kind;
     rev.noalias = derived_noalias(&module.funcs[primal], &pair.acts, 1);
     module.funcs[pair.aug] = aug;
     module.funcs[pair.rev] = rev;
@@ -283,6 +311,9 @@ struct Gen {
     memcpy_ty: HashMap<Inst, Type>,
     /// Loads and stores of in-place updates (see [`in_place_updates`]).
     in_place: HashSet<Inst>,
+    /// The shadows of the `__shared__` arrays with a derivative, and the
+    /// arrays' sizes and names.
+    shared_shadow: HashMap<GlobalId, (GlobalId, u64, String)>,
     sites: Vec<AccumulationSite>,
     /// Parallel loops of the primal, their reverse loops, and the
     /// innermost loop whose task contains each block.
@@ -525,8 +556,16 @@ impl Gen {
                 format!("`{}` has no body (an `extern` function)", p.name),
             ));
         }
-        if p.kind != FuncKind::Host {
-            return Err(err(&p, None, "kernels cannot be differentiated yet"));
+        if p.kind == FuncKind::Kernel {
+            return Err(err(
+                &p,
+                None,
+                format!(
+                    "`{}` is a `__global__` kernel; differentiate a `__device__` function \
+                     instead, calling `__enzyme_autodiff` inside the kernel",
+                    p.name
+                ),
+            ));
         }
         if acts.len() != p.sig.params.len() {
             return Err(err(&p, None, "one activity per parameter is required"));
@@ -535,7 +574,23 @@ impl Gen {
         crate::cache::split_loop_exits(&mut p);
         let an = FunctionAnalyses::compute(&p);
         let inst_block: HashMap<Inst, Block> = p.placed_insts().map(|(b, i)| (i, b)).collect();
-        let act = ActivityInfo::compute(&p, acts, &an.cfg);
+        let shared = module
+            .globals
+            .iter()
+            .filter(|(_, g)| g.space == parc_ir::AddrSpace::Shared)
+            .map(|(id, _)| id)
+            .collect();
+        let act = ActivityInfo::compute(&p, acts, &an.cfg, shared);
+        let mut shared_shadow = HashMap::new();
+        for (_, i) in p.placed_insts() {
+            if let InstKind::GlobalAddr(g) = *p.inst(i)
+                && act.is_active_root(Root::Shared(g))
+            {
+                let shadow = ctx.shared_shadow(module, g);
+                let primal = &module.globals[g];
+                shared_shadow.insert(g, (shadow, primal.size, primal.name.clone()));
+            }
+        }
         let mut g = Function::new(p.name.clone(), Signature::default());
         let entry = g.create_block();
         g.append_block(entry);
@@ -573,6 +628,7 @@ impl Gen {
             calls: HashMap::new(),
             memcpy_ty: HashMap::new(),
             in_place: HashSet::new(),
+            shared_shadow,
             sites: Vec::new(),
             ploops: Vec::new(),
             rl: Vec::new(),
@@ -603,6 +659,95 @@ impl Gen {
 
     // ----- planning -------------------------------------------------------
 
+    /// At the forward entry of a function with `__syncthreads` whose
+    /// `__shared__` arrays have derivatives: their shadows set to zero, a
+    /// slice by each thread of the block between two barriers. The reverse
+    /// consumes the adjoints of what the function writes, but adjoints of
+    /// shared memory it only reads would stay for the next call in the same
+    /// block. The first barrier waits for the reverse of such a call; the
+    /// second makes the zeros visible before any reverse adds. (A function
+    /// that uses `__syncthreads` is called by every thread of the block.)
+    fn zero_shared_shadows(&mut self) {
+        let has_barrier = self.p.placed_insts().any(|(_, i)| {
+            matches!(
+                self.p.inst(i),
+                InstKind::Intrinsic {
+                    op: Intrinsic::Barrier,
+                    ..
+                }
+            )
+        });
+        if self.shared_shadow.is_empty() || !has_barrier {
+            return;
+        }
+        let mut shadows: Vec<(GlobalId, u64)> = self
+            .shared_shadow
+            .values()
+            .map(|(g, n, _)| (*g, *n))
+            .collect();
+        shadows.sort();
+        let barrier = |g: &mut Gen| {
+            g.emit(
+                InstKind::Intrinsic {
+                    op: Intrinsic::Barrier,
+                    args: vec![],
+                },
+                None,
+            );
+        };
+        barrier(self);
+        // Linear thread id and block size, x fastest.
+        let id = |g: &mut Gen, op: Intrinsic| {
+            let v = g.ev(InstKind::Intrinsic { op, args: vec![] }, Type::I32);
+            g.widen_i64(v, true)
+        };
+        use parc_ir::Dim;
+        let (tx, ty, tz) = (
+            id(self, Intrinsic::ThreadIdx(Dim::X)),
+            id(self, Intrinsic::ThreadIdx(Dim::Y)),
+            id(self, Intrinsic::ThreadIdx(Dim::Z)),
+        );
+        let (bx, by, bz) = (
+            id(self, Intrinsic::BlockDim(Dim::X)),
+            id(self, Intrinsic::BlockDim(Dim::Y)),
+            id(self, Intrinsic::BlockDim(Dim::Z)),
+        );
+        let zy = self.binop(BinaryOp::Imul, tz, by);
+        let zy = self.binop(BinaryOp::Iadd, zy, ty);
+        let tid = self.binop(BinaryOp::Imul, zy, bx);
+        let tid = self.binop(BinaryOp::Iadd, tid, tx);
+        let threads = self.binop(BinaryOp::Imul, bx, by);
+        let threads = self.binop(BinaryOp::Imul, threads, bz);
+        let one = self.iconst(Type::I64, 1);
+        let zero32 = self.iconst(Type::I32, 0);
+        for (g, size) in shadows {
+            let size = self.iconst(Type::I64, size as i64);
+            // [min(tid·c, size), min((tid+1)·c, size)), c = ⌈size/threads⌉.
+            let c = self.binop(BinaryOp::Iadd, size, threads);
+            let c = self.binop(BinaryOp::Isub, c, one);
+            let c = self.binop(BinaryOp::Udiv, c, threads);
+            let lo = self.binop(BinaryOp::Imul, tid, c);
+            let hi = self.binop(BinaryOp::Iadd, lo, c);
+            let min = |g: &mut Gen, a: Value, b: Value| {
+                let lt = g.ev(InstKind::Icmp(IntCC::Slt, a, b), Type::I1);
+                g.ev(InstKind::Select(lt, a, b), Type::I64)
+            };
+            let lo = min(self, lo, size);
+            let hi = min(self, hi, size);
+            let n = self.binop(BinaryOp::Isub, hi, lo);
+            let base = self.ev(InstKind::GlobalAddr(g), Type::Ptr);
+            let at = self.ev(InstKind::PtrAdd(base, lo), Type::Ptr);
+            self.emit(
+                InstKind::Intrinsic {
+                    op: Intrinsic::Memset,
+                    args: vec![at, zero32, n],
+                },
+                None,
+            );
+        }
+        barrier(self);
+    }
+
     /// Rejects what cannot be differentiated and prepares calls and memcpys.
     fn check_and_plan(&mut self, module: &mut Module, ctx: &mut Ctx) -> Result<(), AdError> {
         self.ploops = find_loops(&self.p, &self.an)?;
@@ -628,28 +773,33 @@ impl Gen {
                         return Err(err(
                             &self.p,
                             Some(inst),
-                            "kernels cannot be differentiated yet",
+                            "a kernel launch cannot be differentiated yet; differentiate the \
+                             kernel's work as a `__device__` function, calling \
+                             `__enzyme_autodiff` inside the kernel",
                         ));
                     }
                     InstKind::Intrinsic { op, args } => match op {
-                        Intrinsic::Barrier
-                        | Intrinsic::ThreadIdx(_)
-                        | Intrinsic::BlockIdx(_)
-                        | Intrinsic::BlockDim(_)
-                        | Intrinsic::GridDim(_) => {
-                            return Err(err(
-                                &self.p,
-                                Some(inst),
-                                "kernels cannot be differentiated yet",
-                            ));
-                        }
+                        // `old = atomic_add(p, v)` is `*p += v`: the reverse
+                        // reads `d*p` into `dv` (see `reverse_inst`); the old
+                        // value's adjoint would have to be added back into
+                        // `d*p` while other threads read it.
                         Intrinsic::AtomicAdd
-                            if args.iter().any(|&a| self.act.is_active_value(a)) =>
+                            if res.is_some_and(|r| self.act.is_active_value(r)) =>
                         {
                             return Err(err(
                                 &self.p,
                                 Some(inst),
-                                "an atomic on differentiable memory cannot be differentiated yet",
+                                "the value an `atomicAdd` returns cannot be differentiated yet",
+                            ));
+                        }
+                        Intrinsic::AtomicAdd
+                            if self.act.is_active_value(args[1])
+                                && !self.act.is_shadowed(args[0]) =>
+                        {
+                            return Err(err(
+                                &self.p,
+                                Some(inst),
+                                "an `atomicAdd` of a differentiable value into memory without a derivative",
                             ));
                         }
                         Intrinsic::Realloc
@@ -1016,6 +1166,7 @@ impl Gen {
             self.clear_slot(i, slot);
             self.rs[i].slot = Some(slot);
         }
+        self.zero_shared_shadows();
         // Forward sweep.
         for &b in &rpo {
             self.cur = self.fblock[&b];
@@ -1198,6 +1349,11 @@ impl Gen {
                 };
                 let s = self.ev(kind, Type::Ptr);
                 self.shadow.insert(res.expect("alloca has a result"), s);
+            }
+            InstKind::GlobalAddr(g) if self.shared_shadow.contains_key(g) => {
+                let s = self.ev(InstKind::GlobalAddr(self.shared_shadow[g].0), Type::Ptr);
+                self.shadow
+                    .insert(res.expect("global_addr has a result"), s);
             }
             InstKind::PtrAdd(p, o) => {
                 let r = res.expect("ptradd has a result");
@@ -2301,11 +2457,8 @@ impl Gen {
                     let a = self.take_adj(r);
                     if self.in_place.contains(&inst) {
                         // The shadow still holds the update's adjoint,
-                        // which is this load's (see `in_place_updates`).
-                        let ty = self.p.value_type(r);
-                        if let Some((class, reason)) = self.classify(inst, *p, ty) {
-                            self.site(inst, class, reason);
-                        }
+                        // which is this load's (see `in_place_updates`):
+                        // no update of memory, so no site to classify.
                         return Ok(());
                     }
                     let sp = self.shadow[p];
@@ -2361,6 +2514,29 @@ impl Gen {
                             None,
                         );
                     }
+                }
+                Intrinsic::AtomicAdd
+                    if self.act.is_varied(args[1]) && self.act.is_shadowed(args[0]) =>
+                {
+                    // `*p += v` by every thread: each `dv` is `d*p`, which
+                    // stays (the in-place rule); the old value is not
+                    // differentiated (refused in `check_and_plan`).
+                    let ty = self.p.value_type(args[1]);
+                    let sp = self.shadow[&args[0]];
+                    let sp = self.need(sp);
+                    let d = self.ev(InstKind::Load(sp), ty);
+                    self.add_adj(args[1], d);
+                }
+                // The reverse of the code after a barrier reads adjoints the
+                // other threads' reverses of it add: it needs a barrier too.
+                Intrinsic::Barrier => {
+                    self.emit(
+                        InstKind::Intrinsic {
+                            op: Intrinsic::Barrier,
+                            args: vec![],
+                        },
+                        None,
+                    );
                 }
                 Intrinsic::Malloc | Intrinsic::Calloc
                     if self.act.is_active_root(Root::Heap(inst)) =>
@@ -2550,9 +2726,10 @@ impl Gen {
     }
 
     /// True if the reverse of this function runs concurrently with other
-    /// reverse code that may update the same shadow memory.
+    /// reverse code that may update the same shadow memory: a callee of
+    /// parallel code, or a `__device__` function (once per kernel thread).
     fn atomic_mode(&self) -> bool {
-        matches!(self.mode, Mode::Split { atomic: true, .. })
+        matches!(self.mode, Mode::Split { atomic: true, .. }) || self.p.kind == FuncKind::Device
     }
 
     /// True if primal block `b` is parallel code: a task of a parallel
@@ -2566,10 +2743,17 @@ impl Gen {
     fn classify(&self, inst: Inst, ptr: Value, ty: Type) -> Option<(AccumulationClass, String)> {
         let name = self.value_name(ptr);
         let called = || {
-            format!(
-                "`{}` is called from parallel code, where other tasks may update the same shadow",
-                self.p.name
-            )
+            if self.p.kind == FuncKind::Device {
+                format!(
+                    "`{}` runs once per kernel thread, and other threads may update the same shadow",
+                    self.p.name
+                )
+            } else {
+                format!(
+                    "`{}` is called from parallel code, where other tasks may update the same shadow",
+                    self.p.name
+                )
+            }
         };
         if let Some(l) = self.ctx_loop {
             let nested = self.ploops[l].parent.is_some();
@@ -2714,6 +2898,10 @@ impl Gen {
             ValueDef::Param(b, n) if b == pentry => format!("arg{n}"),
             ValueDef::Result(i) => match self.p.inst(i) {
                 InstKind::PtrAdd(base, _) => format!("{}[..]", self.value_name(*base)),
+                InstKind::GlobalAddr(g) => match self.shared_shadow.get(g) {
+                    Some((_, _, name)) => name.clone(),
+                    None => v.to_string(),
+                },
                 _ => v.to_string(),
             },
             _ => v.to_string(),

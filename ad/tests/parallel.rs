@@ -298,7 +298,8 @@ fn normalize_gradient_is_linear_when_optimized_first() {
 /// Row-major rows: `c[i*n + j]` with `0 <= j < n` stays in row `i`, so its
 /// adjoint updates need no atomics even though the row stride `n` is known
 /// only at run time; `b[k*n + j]` is the same region (all of `b`) in every
-/// row: per-worker copies of it, combined after the loop.
+/// row: per-worker copies of it, combined after the loop. (`c` is scaled,
+/// not just added to: an in-place `c[..] += x` would update no adjoint.)
 #[test]
 fn rows_of_a_run_time_stride_are_disjoint() {
     let src = r#"
@@ -309,7 +310,7 @@ fn rows_of_a_run_time_stride_are_disjoint() {
                 for (int k = 0; k < n; k++) {
                     double aik = a[i * n + k];
                     for (int j = 0; j < n; j++)
-                        c[i * n + j] += aik * b[k * n + j];
+                        c[i * n + j] = 0.5 * c[i * n + j] + aik * b[k * n + j];
                 }
             }
         }
@@ -335,8 +336,8 @@ fn rows_of_a_run_time_stride_are_disjoint() {
             .collect::<Vec<_>>()
     };
     assert_eq!(class_at(7, 34), vec![Disjoint], "a[i*n + k]: {r:?}");
-    assert_eq!(class_at(9, 25), vec![Disjoint], "c[i*n + j]: {r:?}");
-    assert_eq!(class_at(9, 47), vec![Reduction], "b[k*n + j]: {r:?}");
+    assert_eq!(class_at(9, 46), vec![Disjoint], "c[i*n + j]: {r:?}");
+    assert_eq!(class_at(9, 67), vec![Reduction], "b[k*n + j]: {r:?}");
 }
 
 /// n-body's gather: iteration `i` reads its own `x[3i..3i+3]` (disjoint:

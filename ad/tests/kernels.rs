@@ -1,0 +1,110 @@
+//! Gradients of `__device__` functions: what they are made of (gradient
+//! values are checked against finite differences, per thread and per
+//! block, by `tests/grad/kernel_shared.pc`), and what is refused.
+
+mod common;
+use common::*;
+use parc_ir::{InstKind, Intrinsic};
+
+const BLOCK_SUM: &str = r#"
+    __device__ double block_sum(double *x) {
+        __shared__ double sh[8];
+        int t = threadIdx.x;
+        sh[t] = x[t] * x[t];
+        __syncthreads();
+        double s = 0.0;
+        for (int k = 0; k < 8; k++)
+            s += sh[k];
+        return s;
+    }
+    __global__ void k(double *x, double *dx) {
+        __enzyme_autodiff(block_sum, x, dx);
+    }
+"#;
+
+/// The gradient is a `__device__` function whose reverse meets the
+/// barrier again (two more at its entry zero the shared shadow) and adds
+/// into shadows atomically: every thread of the block runs it.
+#[test]
+fn device_gradients_keep_barriers_and_add_atomically() {
+    let (m, grad, report) = build(BLOCK_SUM, 2, "block_sum", &[Arg::dup(&[1.0; 8])]);
+    let g = &m.funcs[grad];
+    assert_eq!(g.kind, parc_ir::FuncKind::Device);
+    let count =
+        |want: fn(&InstKind) -> bool| g.placed_insts().filter(|&(_, i)| want(g.inst(i))).count();
+    let barriers = count(|k| {
+        matches!(
+            k,
+            InstKind::Intrinsic {
+                op: Intrinsic::Barrier,
+                ..
+            }
+        )
+    });
+    assert_eq!(barriers, 4, "{}", parc_ir::print::print_module(&m));
+    let atomics = count(|k| {
+        matches!(
+            k,
+            InstKind::Intrinsic {
+                op: Intrinsic::AtomicAdd,
+                ..
+            }
+        )
+    });
+    assert!(atomics >= 2, "{}", parc_ir::print::print_module(&m));
+    assert!(
+        report
+            .sites
+            .iter()
+            .all(|s| s.class == parc_ad::AccumulationClass::Atomic),
+        "{report:?}"
+    );
+    assert!(
+        m.globals.values().any(|g| g.name.ends_with("sh.shadow")),
+        "the shared array has a shared shadow"
+    );
+}
+
+#[test]
+fn kernels_themselves_are_refused() {
+    let src = "__global__ void k(double *x) { x[threadIdx.x] *= 2.0; }";
+    expect_error(
+        src,
+        2,
+        "k",
+        &[Arg::dup(&[1.0; 4])],
+        "differentiate a `__device__` function",
+    );
+}
+
+#[test]
+fn the_value_atomic_add_returns_is_refused() {
+    let src = r#"
+        __device__ double f(double *x, double *acc) {
+            double old = atomicAdd(acc, x[threadIdx.x]);
+            return old * x[threadIdx.x];
+        }
+    "#;
+    expect_error(
+        src,
+        2,
+        "f",
+        &[Arg::dup(&[1.0; 4]), Arg::dup(&[0.0])],
+        "the value an `atomicAdd` returns",
+    );
+}
+
+#[test]
+fn launches_in_differentiated_host_code_are_refused() {
+    let src = r#"
+        __global__ void twice(double *x) { x[threadIdx.x] *= 2.0; }
+        void f(double *x) { twice<<<1, 4>>>(x); }
+    "#;
+    expect_error(
+        src,
+        2,
+        "f",
+        &[Arg::dup(&[1.0; 4])],
+        "a kernel launch cannot be differentiated",
+    );
+}
