@@ -35,6 +35,7 @@ mod codegen;
 mod header;
 mod intrinsics;
 mod jit;
+mod kernels;
 mod link;
 mod object;
 
