@@ -55,6 +55,8 @@
 
 mod build;
 mod regions;
+#[cfg(test)]
+mod tests;
 
 use cranelift_entity::EntityRef;
 use parc_ir::{FuncId, FuncKind, Function, InstKind, Intrinsic, Linkage, Module, Signature, Type};
@@ -127,6 +129,13 @@ pub(crate) fn fission(ir: &Module) -> Fission {
         }
     }
     if !out.launches.is_empty() {
+        // The block functions are this module's own output: in debug
+        // builds (the test suites), check them like a pass's.
+        #[cfg(debug_assertions)]
+        if let Err(errors) = parc_ir::verify::verify_module(&module) {
+            let text: Vec<String> = errors.iter().map(|e| e.to_string()).collect();
+            panic!("kernel fission made invalid IR:\n{}", text.join("\n"));
+        }
         out.module = Some(module);
     }
     out
