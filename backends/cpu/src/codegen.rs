@@ -74,18 +74,30 @@
 //! invalid launch configuration (any grid or block dimension below 1, or
 //! more than 1024 threads per block; checked here to report the position,
 //! and again by the runtime). Out of memory (3) and barrier divergence (4)
-//! are detected by the runtime itself.
+//! are reported by the runtime itself (for block functions, divergence is
+//! detected by the generated code, which calls
+//! `parc_rt_barrier_divergence`).
 //!
 //! # Launch ABI
 //!
-//! `launch @k, grid, block, args` becomes
+//! Before translation, `crate::kernels` splits every kernel it can at its
+//! barriers into a block function `@k.block` (its module doc says which
+//! kernels and why not the others); this file translates the module it
+//! returns. `launch @k, grid, block, args` becomes, for a split kernel,
+//! `parc_rt_launch_blocks(@k.block, args, grid, block, shared_bytes,
+//! frame_bytes)`, and otherwise (the coroutine path)
 //! `parc_rt_launch(@k.entry, args, grid, block, shared_bytes)`:
 //! - `args`: a stack array of `u64` slots, one per argument, integers
 //!   sign-extended (`i1` zero-extended), floats as their IEEE bits
-//!   (zero-extended for `f32`), pointers as addresses;
+//!   (zero-extended for `f32`), pointers as addresses; a block function
+//!   reads them back itself, once per block;
 //! - `grid`, `block`: stack arrays of three `i32`;
-//! - `@k.entry`: a generated `extern "C" fn(args: *const u64)` that reads
-//!   the slots back at `k`'s parameter types and calls `k`;
+//! - `@k.block`: `extern "C" fn(args, frame, thread)` running one whole
+//!   block; `frame_bytes`: the bytes of frame it needs per thread (see
+//!   the runtime's `gpu` module);
+//! - `@k.entry` (coroutine path only): a generated `extern "C" fn(args:
+//!   *const u64)` that reads the slots back at `k`'s parameter types and
+//!   calls `k`, once per thread;
 //! - `shared_bytes`: the size of the module's `__shared__` segment. Every
 //!   `AddrSpace::Shared` global gets a fixed offset in it (declaration
 //!   order, each aligned to its alignment; one layout per module, shared by
@@ -93,8 +105,11 @@
 //!   `parc_rt_shared_base() + offset` (the base is fetched once per
 //!   function, at entry).
 //!
-//! GPU ids (`thread_idx.x` ...) call `parc_rt_thread_idx(0)` and friends;
-//! `barrier` calls `parc_rt_barrier()`. `atomic_add` on integers is a CLIF
+//! GPU ids (`thread_idx.x` ...) call `parc_rt_thread_idx(0)` and friends
+//! (a block function has no `thread_idx` left: its loops over the threads
+//! count them; it asks for `block_idx` and the dimensions once per block);
+//! `barrier` calls `parc_rt_barrier()` (only kernels on the coroutine path
+//! and the functions they call still have barriers). `atomic_add` on integers is a CLIF
 //! `atomic_rmw add` (sequentially consistent); on floats it calls
 //! `parc_rt_atomic_add_f32`/`_f64`.
 //!
