@@ -41,9 +41,11 @@
 //!   `parc_rt_thread_idx`. `parc_rt_block_idx` and the other ids and
 //!   `parc_rt_shared_base` answer for the block as usual.
 //!
-//! The block function reports barrier divergence itself through
-//! `parc_rt_barrier_divergence(sites, first, other, other_code)` (see its
-//! doc), which composes the message the reference interpreter prints.
+//! The block function detects barrier divergence itself and reports it
+//! through `parc_rt_barrier_divergence(sites, frame, stride,
+//! code_offset)` (see its doc), which finds the threads to name from the
+//! exit codes in their frames and composes the message the reference
+//! interpreter prints.
 //!
 //! # Coroutines
 //!
@@ -499,31 +501,43 @@ unsafe fn site_entry(sites: *const BarrierSite, c: i32) -> (String, i32, i32) {
 
 /// Reports barrier divergence in a block function's block and ends the
 /// program (fault kind 4). Called after a phase of the block in which not
-/// every thread stopped at the same place: `first` is where thread 0
-/// stopped and `other` the first thread (linear id) that stopped
-/// elsewhere, at `other_code`; a place is 0 for "returned" or the exit
-/// code `c >= 1` of a barrier, whose site is `sites[c]` (see
-/// [`BarrierSite`]). The message is the reference interpreter's: it names
-/// the first thread waiting at a barrier and the first thread that did
-/// not reach that barrier.
+/// every thread stopped at the same place. Where each thread stopped is
+/// the `i32` at `code_offset` in its frame (thread `t`'s frame is at
+/// `frame + t * stride`): 0 for "returned", or the exit code `c >= 1` of
+/// a barrier, whose site is `sites[c]` (see [`BarrierSite`]). The message
+/// is the reference interpreter's: it names the first thread waiting at a
+/// barrier and the first thread that did not reach that barrier.
 ///
 /// # Safety
-/// `sites` points to a table with entries for `0`, `first` and
-/// `other_code`, whose names are NUL-terminated strings; called while a
-/// block function runs.
+/// Called while a block function runs, with its frame; `sites` has an
+/// entry for 0 and for every code in the frames, whose names are
+/// NUL-terminated strings.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn parc_rt_barrier_divergence(
     sites: *const BarrierSite,
-    first: i32,
-    other: i64,
-    other_code: i32,
+    frame: *const u8,
+    stride: i64,
+    code_offset: i64,
 ) -> ! {
     let st = CURRENT.get();
-    if st.is_null() || sites.is_null() || first < 0 || other_code < 0 || other < 0 {
+    if st.is_null() || sites.is_null() || frame.is_null() || stride < 0 || code_offset < 0 {
         fault::die(&fault::kind_message(FAULT_BARRIER));
     }
     // SAFETY: `CURRENT` points to the running block's state.
     let st = unsafe { *st };
+    let threads: u64 = st.block_dim.iter().map(|&d| d as u64).product();
+    // SAFETY: every thread of the block has a frame with its code.
+    let code = |t: u64| unsafe {
+        frame
+            .add(t as usize * stride as usize + code_offset as usize)
+            .cast::<i32>()
+            .read_unaligned()
+    };
+    let first = code(0);
+    let Some(other) = (1..threads).find(|&t| code(t) != first) else {
+        fault::die(&fault::kind_message(FAULT_BARRIER));
+    };
+    let other_code = code(other);
     // SAFETY: the caller guarantees these entries and their strings.
     let site = |c: i32| unsafe { site_entry(sites, c) };
     let kernel = site(0).0;
@@ -545,10 +559,10 @@ pub unsafe extern "C" fn parc_rt_barrier_divergence(
         } else {
             format!("waits at {}", barrier_text(&site(other_code)))
         };
-        (0, site(first), other as u64, what)
+        (0, site(first), other, what)
     } else {
         let what = "finished without reaching it".to_string();
-        (other as u64, site(other_code), 0, what)
+        (other, site(other_code), 0, what)
     };
     let [bx, by, bz] = st.block;
     let message = format!(

@@ -38,7 +38,7 @@
 //! | `parc_rt_realloc` | `(ptr p, i64 bytes) -> ptr` | `realloc` (null: `malloc`), likewise |
 //! | `parc_rt_launch` | `(fn(ptr) kernel, ptr args, ptr grid, ptr block, i64 shared_bytes)` | runs a kernel over `grid` × `block` threads (`grid`, `block`: three `i32`) |
 //! | `parc_rt_launch_blocks` | `(fn(ptr, ptr, ptr) block_fn, ptr args, ptr grid, ptr block, i64 shared_bytes, i64 frame_bytes)` | runs a kernel split at its barriers: `block_fn(args, frame, thread)` once per block |
-//! | `parc_rt_barrier_divergence` | `(ptr sites, i32 first, i64 other, i32 other_code) -> !` | reports barrier divergence found by a block function (fault kind 4) |
+//! | `parc_rt_barrier_divergence` | `(ptr sites, ptr frame, i64 stride, i64 code_offset) -> !` | reports barrier divergence found by a block function (fault kind 4) |
 //! | `parc_rt_barrier` | `()` | `__syncthreads()` (coroutine launches) |
 //! | `parc_rt_thread_idx` | `(i32 dim) -> i32` | `threadIdx.{x,y,z}` |
 //! | `parc_rt_block_idx` | `(i32 dim) -> i32` | `blockIdx.{x,y,z}` |

@@ -105,9 +105,10 @@ extern "C" fn recursing_kernel(_: *const u64) {
 }
 
 /// A block function whose threads 0..3 stop at the barrier of code
-/// `args[0]` and the others at code `args[1]` (0: returned); it reports
-/// the first difference as generated code does.
-extern "C" fn divergent_block(args: *const u64, _: *mut u8, _: *mut i32) {
+/// `args[0]` and the others at code `args[1]` (0: returned), as generated
+/// code records it (the code at offset 4 of each 16-byte frame); it
+/// reports a difference as generated code does.
+extern "C" fn divergent_block(args: *const u64, frame: *mut u8, _: *mut i32) {
     // SAFETY: two codes.
     let (a, b) = unsafe { (*args as i32, *args.add(1) as i32) };
     let sites = [
@@ -131,9 +132,15 @@ extern "C" fn divergent_block(args: *const u64, _: *mut u8, _: *mut i32) {
         "block %d ran\n",
         &[parc_runtime::gpu::parc_rt_block_idx(0) as i64],
     );
+    let threads: i32 = (0..3).map(|d| parc_runtime::gpu::parc_rt_block_dim(d)).product();
+    for t in 0..threads {
+        let code = if t < 3 { a } else { b };
+        // SAFETY: 16 bytes of frame per thread.
+        unsafe { *frame.add(16 * t as usize + 4).cast::<i32>() = code };
+    }
     if a != b {
-        // SAFETY: entries for codes 0, 1 and 2.
-        unsafe { parc_rt_barrier_divergence(sites.as_ptr(), a, 3, b) };
+        // SAFETY: entries for codes 0, 1 and 2; codes in every frame.
+        unsafe { parc_rt_barrier_divergence(sites.as_ptr(), frame, 16, 4) };
     }
 }
 
@@ -146,7 +153,7 @@ fn launch_blocks(args: [u64; 2], block: [i32; 3]) {
             [1, 1, 1].as_ptr(),
             block.as_ptr(),
             0,
-            0,
+            16,
         )
     }
 }

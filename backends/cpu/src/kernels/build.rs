@@ -57,13 +57,18 @@
 //!
 //! Region `r`'s copy ends where the kernel returns (code 0) or reaches a
 //! barrier (its exit code, see `regions.rs`). When the region has more
-//! than one possible exit, the latch compares each thread's code with
-//! thread 0's and remembers the first thread that differs; after the loop
-//! such a thread means barrier divergence: `parc_rt_barrier_divergence`
-//! gets the table of barrier positions, thread 0's code and the first
-//! other thread and its code, and composes the interpreter's message.
-//! Every thread runs to its stop before the check, as the interpreter's
-//! rounds do, so output printed before a divergence is the same.
+//! than one possible exit, each thread's latch stores its code in its
+//! frame and sets the bit of its exit (its index among the region's) in
+//! a mask: two ORs and a store per thread. After the loop, a mask with
+//! more than one bit set is barrier divergence, and
+//! `parc_rt_barrier_divergence` gets the table of barrier positions and
+//! the frame, finds in it thread 0's code and the first thread that
+//! stopped elsewhere, and composes the interpreter's message. Otherwise
+//! thread 0's code says which region comes next. Every thread runs to its
+//! stop before the check, as the interpreter's rounds do, so output
+//! printed before a divergence is the same. (At most 64 exits per region;
+//! more keep the coroutine path.)
+//!
 //! `threadIdx` for callees: when the kernel calls functions of the module,
 //! each thread's start stores its ids through the `thread` parameter (the
 //! runtime's state for `parc_rt_thread_idx`).
@@ -111,6 +116,10 @@ pub(super) fn build(
     split: &Split,
     name: String,
 ) -> Result<Built, Refusal> {
+    if split.regions.iter().flatten().any(|r| r.exits.len() > 64) {
+        // The latch records the exits a region's threads took in 64 bits.
+        return Err(Refusal("a region can end at more than 64 places"));
+    }
     let across = values_across(split);
     let private = thread_private(split, &across)?;
     let class = classify(split, &private.0);
@@ -190,6 +199,9 @@ struct FrameLayout {
     thread_private: HashMap<Value, u32>,
     /// Offset of each value kept across a barrier.
     slots: HashMap<Value, u32>,
+    /// Offset of the `i32` where a thread's exit code goes, in kernels
+    /// with a region that checks divergence.
+    code: Option<u32>,
     /// Bytes per thread, a multiple of 16.
     stride: u32,
 }
@@ -211,6 +223,13 @@ impl FrameLayout {
             slots.insert(v, off as u32);
             size = off + bytes;
         }
+        let code = if split.regions.iter().flatten().any(|r| r.exits.len() > 1) {
+            let off = size.next_multiple_of(4);
+            size = off + 4;
+            Some(off as u32)
+        } else {
+            None
+        };
         let stride = size.next_multiple_of(16);
         if stride > parc_runtime::gpu::MAX_FRAME_BYTES as u64 {
             return Err(Refusal("a thread's locals need too much memory"));
@@ -218,6 +237,7 @@ impl FrameLayout {
         Ok(FrameLayout {
             thread_private,
             slots,
+            code,
             stride: stride as u32,
         })
     }
@@ -425,15 +445,11 @@ struct Vars {
     x: Value,
     y: Value,
     z: Value,
-    /// Linear thread id (only maintained in regions that check divergence).
-    t: Value,
     /// This thread's frame.
     fp: Value,
-    /// Thread 0's exit code.
-    code0: Value,
-    /// The first thread whose code differs from thread 0's, or -1.
-    bad: Value,
-    bad_code: Value,
+    /// In regions that check divergence: bit `i` set when a thread
+    /// stopped at the region's `i`-th exit.
+    mask: Value,
 }
 
 /// What the copy of one region knows.
@@ -454,6 +470,9 @@ struct RegionState {
     /// The other varying values live into the region: reloaded from
     /// their slots at `thread` on first use.
     reloadable: HashSet<Value>,
+    /// In a region that checks divergence, the latch's `bit` argument for
+    /// the exit of each code (empty otherwise: the latch takes nothing).
+    exit_bits: HashMap<u32, i64>,
     /// The thread's ids and frame, at `thread`.
     ids: [Value; 3],
     fp: Option<Value>,
@@ -522,11 +541,8 @@ impl<'a> Builder<'a> {
             x: var(&mut f, Type::I32),
             y: var(&mut f, Type::I32),
             z: var(&mut f, Type::I32),
-            t: var(&mut f, Type::I64),
             fp: var(&mut f, Type::Ptr),
-            code0: var(&mut f, Type::I32),
-            bad: var(&mut f, Type::I64),
-            bad_code: var(&mut f, Type::I32),
+            mask: var(&mut f, Type::I64),
         };
         let ret = f.create_block();
         let k = &split.func;
@@ -687,11 +703,13 @@ impl<'a> Builder<'a> {
 
     /// The thread loops of region `code` and its copy.
     fn region(&mut self, code: usize, region: &'a Region) -> Result<(), Refusal> {
+        // With one possible exit, every thread stops there: nothing to
+        // check.
         let checks = region.exits.len() > 1;
+        let code_at = self.layout.code;
         let stride = self.layout.stride;
         let v = &self.vars;
-        let (vx, vy, vz, vt, vfp, vcode0, vbad, vbad_code) =
-            (v.x, v.y, v.z, v.t, v.fp, v.code0, v.bad, v.bad_code);
+        let (vx, vy, vz, vfp, vmask) = (v.x, v.y, v.z, v.fp, v.mask);
         let [bx, by, bz] = self.bdim;
 
         let init = self.inits[code].ok_or_else(|| bug("a region without its first block"))?;
@@ -711,9 +729,7 @@ impl<'a> Builder<'a> {
         self.store(init, zero32, vz);
         if checks {
             let zero64 = self.iconst(init, Type::I64, 0);
-            self.store(init, zero64, vt);
-            let minus1 = self.iconst(init, Type::I64, -1);
-            self.store(init, minus1, vbad);
+            self.store(init, zero64, vmask);
         }
         if stride > 0 {
             let frame = self.frame;
@@ -744,30 +760,24 @@ impl<'a> Builder<'a> {
             self.jump(blk, head, Vec::new());
         }
 
-        // The latch: the thread stopped with `code`.
-        let exit_code = self.f.append_block_param(latch, Type::I32);
+        // The latch: the thread stopped at the exit of `code`, the region's
+        // exit number log2(`bit`). Its code goes to its frame, for the
+        // dispatch (thread 0's) and the divergence report; the mask says
+        // whether all threads stopped at one place.
+        let fp = (stride > 0).then(|| self.load(latch, Type::Ptr, vfp));
         if checks {
-            let t = self.load(latch, Type::I64, vt);
-            let c0 = self.load(latch, Type::I32, vcode0);
-            let zero = self.iconst(latch, Type::I64, 0);
-            let first = self.icmp(latch, IntCC::Eq, t, zero);
-            let c0 = self.val(latch, InstKind::Select(first, exit_code, c0), Type::I32);
-            self.store(latch, c0, vcode0);
-            let differs = self.icmp(latch, IntCC::Ne, exit_code, c0);
-            let bad = self.load(latch, Type::I64, vbad);
-            let none = self.icmp(latch, IntCC::Slt, bad, zero);
-            let take = self.binary(latch, BinaryOp::And, differs, none);
-            let bad = self.val(latch, InstKind::Select(take, t, bad), Type::I64);
-            self.store(latch, bad, vbad);
-            let bc = self.load(latch, Type::I32, vbad_code);
-            let bc = self.val(latch, InstKind::Select(take, exit_code, bc), Type::I32);
-            self.store(latch, bc, vbad_code);
-            let one = self.iconst(latch, Type::I64, 1);
-            let t1 = self.binary(latch, BinaryOp::Iadd, t, one);
-            self.store(latch, t1, vt);
+            let exit_code = self.f.append_block_param(latch, Type::I32);
+            let bit = self.f.append_block_param(latch, Type::I64);
+            let (fp, off) = fp
+                .zip(code_at)
+                .ok_or_else(|| bug("a check without a code slot"))?;
+            let at = self.ptradd_const(latch, fp, off);
+            self.store(latch, exit_code, at);
+            let mask = self.load(latch, Type::I64, vmask);
+            let mask = self.binary(latch, BinaryOp::Or, mask, bit);
+            self.store(latch, mask, vmask);
         }
-        if stride > 0 {
-            let fp = self.load(latch, Type::Ptr, vfp);
+        if let Some(fp) = fp {
             let next = self.ptradd_const(latch, fp, stride);
             self.store(latch, next, vfp);
         }
@@ -780,20 +790,25 @@ impl<'a> Builder<'a> {
         // After every thread: divergence, then where all stopped.
         let dispatch = if checks {
             let (div_fn, table) = self.divergence.ok_or_else(|| bug("no divergence import"))?;
+            let off = code_at.ok_or_else(|| bug("a check without a code slot"))?;
             let dispatch = self.new_block();
             let diverged = self.new_block();
-            let bad = self.load(end, Type::I64, vbad);
+            let mask = self.load(end, Type::I64, vmask);
+            let minus1 = self.iconst(end, Type::I64, -1);
+            let below = self.binary(end, BinaryOp::Iadd, mask, minus1);
+            let two_bits = self.binary(end, BinaryOp::And, mask, below);
             let zero = self.iconst(end, Type::I64, 0);
-            let ok = self.icmp(end, IntCC::Slt, bad, zero);
-            self.brif(end, ok, dispatch, diverged);
+            let one_place = self.icmp(end, IntCC::Eq, two_bits, zero);
+            self.brif(end, one_place, dispatch, diverged);
             let sites = self.val(diverged, InstKind::GlobalAddr(table), Type::Ptr);
-            let c0 = self.load(diverged, Type::I32, vcode0);
-            let bc = self.load(diverged, Type::I32, vbad_code);
+            let frame = self.frame;
+            let stride = self.iconst(diverged, Type::I64, i64::from(stride));
+            let off = self.iconst(diverged, Type::I64, i64::from(off));
             self.ins(
                 diverged,
                 InstKind::Call {
                     func: div_fn,
-                    args: vec![sites, c0, bad, bc],
+                    args: vec![sites, frame, stride, off],
                 },
                 None,
             );
@@ -811,7 +826,11 @@ impl<'a> Builder<'a> {
                 self.jump(dispatch, to, Vec::new());
             }
             [rest @ .., last] => {
-                let c0 = self.load(dispatch, Type::I32, vcode0);
+                // Where thread 0 stopped, as every thread did.
+                let off = code_at.ok_or_else(|| bug("a check without a code slot"))?;
+                let frame = self.frame;
+                let at = self.ptradd_const(dispatch, frame, off);
+                let c0 = self.load(dispatch, Type::I32, at);
                 let mut at = dispatch;
                 for &e in rest {
                     let to = self.init_of(e)?;
@@ -845,6 +864,16 @@ impl<'a> Builder<'a> {
             at_thread: HashMap::new(),
             repaired: HashSet::new(),
             reloadable: HashSet::new(),
+            exit_bits: if checks {
+                region
+                    .exits
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &c)| (c, 1i64 << i))
+                    .collect()
+            } else {
+                HashMap::new()
+            },
             ids,
             fp,
         };
@@ -1083,17 +1112,11 @@ impl<'a> Builder<'a> {
                 continue;
             }
             match kind {
-                InstKind::Return(_) => {
-                    let zero = self.iconst(c, Type::I32, 0);
-                    let latch = rs.latch;
-                    self.jump(c, latch, vec![zero]);
-                }
+                InstKind::Return(_) => self.exit(rs, c, 0),
                 InstKind::Jump(_) if barrier_code.is_some() => {
                     let code = barrier_code.unwrap_or_default();
                     self.spill(rs, c, code)?;
-                    let k = self.iconst(c, Type::I32, i64::from(code));
-                    let latch = rs.latch;
-                    self.jump(c, latch, vec![k]);
+                    self.exit(rs, c, code);
                 }
                 _ => {
                     let mut map = HashMap::new();
@@ -1129,6 +1152,18 @@ impl<'a> Builder<'a> {
             }
         }
         Ok(())
+    }
+
+    /// Ends the thread's run of the region at `block`, stopped at `code`.
+    fn exit(&mut self, rs: &RegionState, block: Block, code: u32) {
+        let args = match rs.exit_bits.get(&code) {
+            Some(&bit) => vec![
+                self.iconst(block, Type::I32, i64::from(code)),
+                self.iconst(block, Type::I64, bit),
+            ],
+            None => Vec::new(),
+        };
+        self.jump(block, rs.latch, args);
     }
 
     /// At the barrier of `code`, at the end of `block`: stores the values

@@ -25,8 +25,9 @@
 //! - a kernel whose copies of regions would exceed [`MAX_GROWTH`] times
 //!   its size (plus [`GROWTH_SLACK`] instructions): regions overlap when a
 //!   barrier sits in a loop, and each region is a copy;
-//! - a kernel with an `alloca` aligned to more than 16 bytes, or one whose
-//!   threads need more than the runtime's frame limit of memory;
+//! - a kernel with an `alloca` aligned to more than 16 bytes, one whose
+//!   threads need more than the runtime's frame limit of memory, or one
+//!   with a region that can end at more than 64 barriers and returns;
 //! - every kernel when `PARC_KERNEL_COROUTINES` is set (to anything but
 //!   `0`) at compile time: a switch for comparing the two paths and for
 //!   testing the coroutine path.
@@ -202,11 +203,11 @@ fn reaches_barrier(ir: &Module) -> Vec<bool> {
     reaches
 }
 
-/// The module's declaration of `parc_rt_barrier_divergence(ptr sites, i32
-/// first, i64 other, i32 other_code)`, made if missing.
+/// The module's declaration of `parc_rt_barrier_divergence(ptr sites, ptr
+/// frame, i64 stride, i64 code_offset)`, made if missing.
 fn declare_divergence(module: &mut Module) -> Result<FuncId, Refusal> {
     let sig = Signature {
-        params: vec![Type::Ptr, Type::I32, Type::I64, Type::I32],
+        params: vec![Type::Ptr, Type::Ptr, Type::I64, Type::I64],
         ret: None,
     };
     if let Some(id) = module.func_by_name(DIVERGENCE) {
