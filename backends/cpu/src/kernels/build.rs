@@ -12,12 +12,11 @@
 //!                before the barrier, reloaded from the frame; then
 //!                region r's code for this thread (a copy of the kernel's
 //!                blocks of region r), whose every exit jumps to
-//!     latch_r(code):  exit code (0 `return`, c the barrier of code c);
-//!                     the first thread whose code differs from thread 0's
-//!                     is remembered; next thread
-//!   end_r:   a difference is barrier divergence (reported); else all
-//!            threads stopped at the same place: `return`, or init_c for
-//!            the region after the barrier of code c
+//!     latch_r(code, bit):  where the thread stopped (code 0 `return`, c
+//!                the barrier of code c), recorded; next thread
+//!   end_r:   threads stopped at different places: barrier divergence
+//!            (reported); else all stopped at the same place: `return`,
+//!            or init_c for the region after the barrier of code c
 //! ```
 //!
 //! # Values across barriers
@@ -64,7 +63,8 @@
 //! `parc_rt_barrier_divergence` gets the table of barrier positions and
 //! the frame, finds in it thread 0's code and the first thread that
 //! stopped elsewhere, and composes the interpreter's message. Otherwise
-//! thread 0's code says which region comes next. Every thread runs to its
+//! thread 0's code says which region comes next. (A region with a single
+//! exit records nothing.) Every thread runs to its
 //! stop before the check, as the interpreter's rounds do, so output
 //! printed before a divergence is the same. (At most 64 exits per region;
 //! more keep the coroutine path.)
