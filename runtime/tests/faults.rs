@@ -132,7 +132,9 @@ extern "C" fn divergent_block(args: *const u64, frame: *mut u8, _: *mut i32) {
         "block %d ran\n",
         &[parc_runtime::gpu::parc_rt_block_idx(0) as i64],
     );
-    let threads: i32 = (0..3).map(|d| parc_runtime::gpu::parc_rt_block_dim(d)).product();
+    let threads: i32 = (0..3)
+        .map(|d| parc_runtime::gpu::parc_rt_block_dim(d))
+        .product();
     for t in 0..threads {
         let code = if t < 3 { a } else { b };
         // SAFETY: 16 bytes of frame per thread.
