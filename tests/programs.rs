@@ -20,6 +20,20 @@
 //!   reported as a run-time error, except
 //!   in files with a `// native: skip ...` line: faults only the
 //!   interpreter's checked memory detects.
+//! - `tests/kernels/NAME.pc` (`kernel::` tests): kernels, with barriers
+//!   in every shape the compiler splits kernels at. `parc run --interp`
+//!   must print `NAME.stdout`, exit with the `// exit:` status and print
+//!   `NAME.stderr` on stderr (nothing when there is no such file). Then,
+//!   natively, the JIT at 1, 2 and 8 workers, an executable, the JIT at
+//!   `--O0` (nothing inlined: locals in memory, callees called) and the JIT
+//!   with every kernel on the coroutine path (`PARC_KERNEL_COROUTINES=1`
+//!   at compile time) must print the same stdout and exit alike; their
+//!   stderr must equal the interpreter's exactly (barrier divergence is
+//!   reported in the same words), except that a `// native-stderr:
+//!   PREFIX` line asks only for that prefix (faults the interpreter
+//!   describes in more detail), and the coroutine path, which cannot tell
+//!   barriers apart, is only asked for `run-time error` and is skipped in
+//!   files with a `// coroutines: skip ...` line.
 //! - `tests/stress/NAME.pc`: natively at 1, 2 and 8 workers, `// repeat: N`
 //!   times each, always printing `NAME.stdout` (no deadlock, no lost task),
 //!   and once as the serial elision (`--serial`).
@@ -343,6 +357,10 @@ enum Native {
     Exe,
     /// `parc build --emit lib`, called from a C driver.
     Lib,
+    /// `parc run --O0` with two workers.
+    O0,
+    /// `parc run` with two workers and `PARC_KERNEL_COROUTINES=1`.
+    Coroutines,
 }
 
 impl Native {
@@ -352,6 +370,8 @@ impl Native {
             Native::Serial => "serial".into(),
             Native::Exe => "exe".into(),
             Native::Lib => "lib".into(),
+            Native::O0 => "O0".into(),
+            Native::Coroutines => "coroutines".into(),
         }
     }
 }
@@ -376,6 +396,19 @@ fn run_native(path: &Path, args: &[String], how: Native) -> Result<Output, Faile
         Native::Serial => {
             let mut cmd = parc();
             cmd.args(["run", "--serial"]).arg(path);
+            cmd
+        }
+        Native::O0 => {
+            let mut cmd = parc();
+            cmd.env("PARC_NUM_THREADS", "2");
+            cmd.args(["run", "--O0"]).arg(path);
+            cmd
+        }
+        Native::Coroutines => {
+            let mut cmd = parc();
+            cmd.env("PARC_NUM_THREADS", "2")
+                .env("PARC_KERNEL_COROUTINES", "1");
+            cmd.arg("run").arg(path);
             cmd
         }
         Native::Exe => {
@@ -488,6 +521,79 @@ fn check_runtime_native(path: &Path, how: Native) -> Result<(), Failed> {
         return Err(format!("the fault was not reported; stderr:\n{stderr}").into());
     }
     Ok(())
+}
+
+/// A kernel test in the interpreter: stdout, status and stderr (empty
+/// unless there is a `NAME.stderr`) as expected.
+fn check_kernel(path: &Path) -> Result<(), Failed> {
+    let exp = expectations(path)?;
+    let mut cmd = parc();
+    cmd.args(["run", "--interp", "--color=never"])
+        .arg(path)
+        .arg("--")
+        .args(&exp.args);
+    let (out, _) = run_with_timeout(cmd, Duration::from_secs(120))?;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    if status_of(&out) != exp.exit {
+        return Err(format!(
+            "exit status {} (expected {}); stderr:\n{stderr}",
+            status_of(&out),
+            exp.exit
+        )
+        .into());
+    }
+    compare_file(
+        &path.with_extension("stdout"),
+        &String::from_utf8_lossy(&out.stdout),
+        "stdout",
+    )?;
+    let stderr_path = path.with_extension("stderr");
+    if exp.exit != 0 || root().join(&stderr_path).exists() {
+        compare_file(&stderr_path, &stderr, "stderr")?;
+    } else if !stderr.is_empty() {
+        return Err(format!("unexpected stderr:\n{stderr}").into());
+    }
+    Ok(())
+}
+
+/// A kernel test run natively (`how`): as the interpreter (see the
+/// module doc for what stderr must be).
+fn check_kernel_native(path: &Path, how: Native) -> Result<(), Failed> {
+    let exp = expectations(path)?;
+    let source = std::fs::read_to_string(root().join(path))?;
+    let out = run_native(path, &exp.args, how)?;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    if status_of(&out) != exp.exit {
+        return Err(format!(
+            "exit status {} (expected {}); stderr:\n{stderr}",
+            status_of(&out),
+            exp.exit
+        )
+        .into());
+    }
+    let expected = std::fs::read_to_string(root().join(path.with_extension("stdout")))?;
+    let actual = String::from_utf8_lossy(&out.stdout);
+    if expected != actual {
+        return Err(format!("stdout differs:\n{}", diff(&expected, &actual)).into());
+    }
+    let interp_stderr =
+        std::fs::read_to_string(root().join(path.with_extension("stderr"))).unwrap_or_default();
+    let prefix = match how {
+        Native::Coroutines if !interp_stderr.is_empty() => Some("run-time error".to_string()),
+        _ => directive(&source, "native-stderr"),
+    };
+    match prefix {
+        Some(p) if !stderr.starts_with(&p) => {
+            Err(format!("stderr does not start with `{p}`:\n{stderr}").into())
+        }
+        Some(_) => Ok(()),
+        None if stderr != interp_stderr => Err(format!(
+            "stderr differs from the interpreter's:\n{}",
+            diff(&interp_stderr, &stderr)
+        )
+        .into()),
+        None => Ok(()),
+    }
 }
 
 fn check_stress(path: &Path, workers: u32) -> Result<(), Failed> {
@@ -1021,6 +1127,33 @@ fn main() {
                 format!("run-serial::{}", name_of(&path)),
                 move || check_runtime_native(&path, Native::Serial),
             ));
+        }
+    }
+    for path in programs("tests/kernels") {
+        let p = path.clone();
+        trials.push(Trial::test(
+            format!("kernel::{}", name_of(&path)),
+            move || check_kernel(&p),
+        ));
+        let no_coroutines = std::fs::read_to_string(root().join(&path))
+            .is_ok_and(|s| directive(&s, "coroutines").is_some_and(|v| v.starts_with("skip")));
+        for how in [
+            Native::Jit(1),
+            Native::Jit(2),
+            Native::Jit(8),
+            Native::Exe,
+            Native::O0,
+            Native::Coroutines,
+        ] {
+            let p = path.clone();
+            let skip = no_coroutines && matches!(how, Native::Coroutines);
+            trials.push(
+                Trial::test(
+                    format!("kernel-{}::{}", how.label(), name_of(&path)),
+                    move || check_kernel_native(&p, how),
+                )
+                .with_ignored_flag(skip),
+            );
         }
     }
     for path in programs("tests/stress") {

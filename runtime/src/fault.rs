@@ -49,7 +49,8 @@ pub const FAULT_UNREACHABLE: i32 = 1;
 pub const FAULT_LAUNCH: i32 = 2;
 /// An allocation failed.
 pub const FAULT_OOM: i32 = 3;
-/// Some threads of a block finished while others wait at a barrier.
+/// Some threads of a block finished while others wait at a barrier, or
+/// (detected by block functions) threads wait at different barriers.
 pub const FAULT_BARRIER: i32 = 4;
 
 /// The message of a fault kind (see the module doc's table).

@@ -1,17 +1,57 @@
 //! CUDA-style kernels run on the CPU, and the CUDA memory calls.
 //!
-//! # Launch
+//! # Two ways to run a kernel
 //!
-//! `parc_rt_launch(kernel, args, grid, block, shared_bytes)` checks the
-//! configuration (every dimension at least 1, at most 1024 threads per
-//! block, `shared_bytes` in `0..=i32::MAX`; otherwise fault kind 2), then
-//! runs the grid's blocks in parallel over the workers (the
-//! `parallel_for` splitter over block ids, x fastest) and returns when
-//! every thread of every block has returned. `kernel(args)` is the kernel
-//! body for one thread: `args` is the launch's argument array, shared
-//! read-only by all threads.
+//! The compiler picks one per kernel (see `parc-cpu`'s `kernels` module):
 //!
-//! # Threads of a block and barriers
+//! - **Block functions** (`parc_rt_launch_blocks`): the kernel was split at
+//!   its barriers at compile time into a function that runs one whole
+//!   block as plain loops over its threads. The runtime only calls it once
+//!   per block; threads, barriers and barrier divergence are the generated
+//!   code's business. This is the path for every kernel whose barriers
+//!   are all in its own body.
+//! - **Coroutines** (`parc_rt_launch`): the kernel body is called once per
+//!   thread, each thread a coroutine that `parc_rt_barrier` suspends. This
+//!   is the path for kernels that call a function reaching a barrier (a
+//!   barrier in a callee cannot be split out at compile time), and for
+//!   every kernel when `PARC_KERNEL_COROUTINES` was set at compile time.
+//!
+//! Both check the configuration the same way (every dimension at least 1,
+//! at most 1024 threads per block, `shared_bytes` in `0..=i32::MAX`;
+//! otherwise fault kind 2), run the grid's blocks in parallel over the
+//! workers (the `parallel_for` splitter over block ids, x fastest), give
+//! each block a zeroed `__shared__` segment, and return when every thread
+//! of every block has returned.
+//!
+//! # Block functions
+//!
+//! `parc_rt_launch_blocks(block_fn, args, grid, block, shared_bytes,
+//! frame_bytes)` calls `block_fn(args, frame, thread)` once per block, on
+//! the worker that runs the block:
+//! - `args` is the launch's argument array (as for `parc_rt_launch`);
+//! - `frame` is `threads * frame_bytes` bytes, 16-aligned, private to this
+//!   block while it runs and *not* zeroed (the generated code writes every
+//!   byte it reads: values kept per thread across barriers and the
+//!   thread-private memory of its locals, `frame_bytes` apiece; a
+//!   multiple of 16). It is a per-worker buffer reused from block to
+//!   block, so a block costs no allocation once the buffer is big enough;
+//! - `thread` points to the running thread's `threadIdx` (three `i32`s),
+//!   which the block function updates before running a thread's code
+//!   when that code calls functions that may read `threadIdx` through
+//!   `parc_rt_thread_idx`. `parc_rt_block_idx` and the other ids and
+//!   `parc_rt_shared_base` answer for the block as usual.
+//!
+//! The block function detects barrier divergence itself and reports it
+//! through `parc_rt_barrier_divergence(sites, frame, stride,
+//! code_offset)` (see its doc), which finds the threads to name from the
+//! exit codes in their frames and composes the message the reference
+//! interpreter prints.
+//!
+//! # Coroutines
+//!
+//! `parc_rt_launch(kernel, args, grid, block, shared_bytes)`:
+//! `kernel(args)` is the kernel body for one thread: `args` is the
+//! launch's argument array, shared read-only by all threads.
 //!
 //! The threads of one block run on one worker, in order of their linear
 //! id (x fastest), as stackful coroutines (`corosensei`, 256 KiB stacks
@@ -21,7 +61,8 @@
 //! in order, for the next phase. If in one phase some threads finish while
 //! others wait at a barrier, that is barrier divergence: fault kind 4. (As
 //! every thread must reach the *same* barrier, and all barriers look
-//! alike here, waiting at two different barriers is not detected.)
+//! alike here, waiting at two different barriers is not detected on this
+//! path; block functions detect it.)
 //!
 //! **Fast path.** Thread 0 always starts in a coroutine. If it finishes
 //! without reaching a barrier, no other thread of the block may reach one
@@ -37,7 +78,9 @@
 //! `parc_rt_thread_idx(dim)`, `parc_rt_block_idx(dim)`,
 //! `parc_rt_block_dim(dim)`, `parc_rt_grid_dim(dim)` (`dim` 0, 1, 2 for
 //! x, y, z) read the running thread's state from a thread-local pointer
-//! that the block runner sets before resuming each thread;
+//! that the block runner sets before resuming each thread (or, for a
+//! block function, once per block; the generated code keeps `thread`
+//! current itself);
 //! `parc_rt_shared_base()` is this block's `__shared__` segment:
 //! `shared_bytes` bytes, 16-aligned, zeroed when the block starts (the
 //! compiler places every `__shared__` array at a fixed offset in it).
@@ -63,6 +106,25 @@ use std::ptr;
 
 /// A kernel body for one thread.
 pub type KernelFn = extern "C" fn(args: *const u64);
+
+/// A kernel split at its barriers: runs one whole block (see the module
+/// doc's "Block functions").
+pub type BlockFn = extern "C" fn(args: *const u64, frame: *mut u8, thread: *mut i32);
+
+/// Where a fissioned kernel's barriers are, for divergence messages: entry
+/// 0 names the kernel (`line`, `col` unused), entry `c >= 1` the barrier
+/// whose exit code is `c` (`func`: the source function holding it;
+/// `line` 0 when its position is unknown). Laid out by the compiler as a
+/// read-only table of 16-byte entries.
+#[repr(C)]
+pub struct BarrierSite {
+    pub func: *const std::ffi::c_char,
+    pub line: i32,
+    pub col: i32,
+}
+
+/// Most bytes of per-thread frame a block function may ask for.
+pub const MAX_FRAME_BYTES: i64 = 1 << 24;
 
 /// Most threads in one block.
 pub const MAX_THREADS_PER_BLOCK: i64 = 1024;
@@ -92,6 +154,8 @@ thread_local! {
     static STACKS: RefCell<Vec<DefaultStack>> = const { RefCell::new(Vec::new()) };
     /// The shared-memory segment, reused from block to block.
     static SHARED: Cell<Vec<u128>> = const { Cell::new(Vec::new()) };
+    /// The per-thread frames of a block function, reused likewise.
+    static FRAMES: Cell<Vec<u128>> = const { Cell::new(Vec::new()) };
 }
 
 fn take_stack() -> DefaultStack {
@@ -147,11 +211,18 @@ struct Launch {
     shared_bytes: usize,
 }
 
-/// Runs one block to completion on this thread.
-fn run_block(l: &Launch, block_id: u64) {
+/// This worker's shared-memory segment, zeroed and sized for `l` (give it
+/// back with `SHARED.set` when the block is done).
+fn fresh_shared(l: &Launch) -> Vec<u128> {
     let mut shared = SHARED.take();
     shared.clear();
     shared.resize(l.shared_bytes.div_ceil(16).max(1), 0);
+    shared
+}
+
+/// Runs one block to completion on this thread, its threads as coroutines.
+fn run_block(l: &Launch, block_id: u64) {
+    let mut shared = fresh_shared(l);
     let base = ThreadState {
         thread: [0; 3],
         block: unflatten(block_id, l.grid),
@@ -258,21 +329,19 @@ unsafe fn dim3(p: *const i32, what: &str) -> [i32; 3] {
     unsafe { [*p, *p.add(1), *p.add(2)] }
 }
 
-/// Launches `kernel` over `grid` blocks of `block` threads with
-/// `shared_bytes` bytes of shared memory per block; returns when all
-/// threads have finished. See the module doc.
+/// Checks a launch configuration (faults as the module doc says) and
+/// returns the launch record (with `kernel` set to `kernel`) and the
+/// number of blocks.
 ///
 /// # Safety
-/// `grid` and `block` point to three `i32`s (x, y, z); `kernel` is safe to
-/// call with `args` from any worker, many times concurrently.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn parc_rt_launch(
+/// `grid` and `block` point to three `i32`s (x, y, z).
+unsafe fn checked_launch(
     kernel: KernelFn,
     args: *const u64,
     grid: *const i32,
     block: *const i32,
     shared_bytes: i64,
-) {
+) -> (Launch, u64) {
     // SAFETY: forwarded from the caller's contract.
     let (grid, block) = unsafe { (dim3(grid, "grid"), dim3(block, "block")) };
     let show = |d: [i32; 3]| format!("({},{},{})", d[0], d[1], d[2]);
@@ -305,20 +374,210 @@ pub unsafe extern "C" fn parc_rt_launch(
         threads: threads as u64,
         shared_bytes: shared_bytes as usize,
     };
-    let launch = SendPtr(&launch as *const Launch as *mut Launch);
+    (launch, blocks as u64)
+}
+
+/// Runs `run(block_id)` for every block id in `0..blocks` in parallel on
+/// the pool (the `parallel_for` splitter); returns when all have run.
+fn for_each_block(blocks: u64, run: impl Fn(u64) + Sync + Send) {
     fault::guard("launch", move || {
         in_pool(move || {
-            let blocks = blocks as u64;
             let grain = auto_grain(blocks, num_workers()).min(64);
-            let leaf = move |start: i64, len: u64| {
+            let leaf = |start: i64, len: u64| {
                 for b in start as u64..start as u64 + len {
-                    // SAFETY: the launch record outlives the parallel loop.
-                    run_block(unsafe { &*launch.get() }, b);
+                    run(b);
                 }
             };
             split(0, blocks, grain, &leaf);
         })
     });
+}
+
+/// Launches `kernel` over `grid` blocks of `block` threads with
+/// `shared_bytes` bytes of shared memory per block, each thread a
+/// coroutine; returns when all threads have finished. See the module doc.
+///
+/// # Safety
+/// `grid` and `block` point to three `i32`s (x, y, z); `kernel` is safe to
+/// call with `args` from any worker, many times concurrently.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn parc_rt_launch(
+    kernel: KernelFn,
+    args: *const u64,
+    grid: *const i32,
+    block: *const i32,
+    shared_bytes: i64,
+) {
+    // SAFETY: forwarded from the caller's contract.
+    let (launch, blocks) = unsafe { checked_launch(kernel, args, grid, block, shared_bytes) };
+    let launch = SendPtr(&launch as *const Launch as *mut Launch);
+    // SAFETY: the launch record outlives the parallel loop.
+    for_each_block(blocks, move |b| run_block(unsafe { &*launch.get() }, b));
+}
+
+/// Never called: the kernel of a block-function launch's record.
+extern "C" fn no_kernel(_: *const u64) {}
+
+/// Launches a kernel split at its barriers: `block_fn` runs each of the
+/// `grid` blocks of `block` threads, with `frame_bytes` bytes of frame per
+/// thread; returns when every block is done. See the module doc.
+///
+/// # Safety
+/// `grid` and `block` point to three `i32`s (x, y, z); `block_fn` is safe
+/// to call with `args` from any worker, many times concurrently, and keeps
+/// to the contract of the module doc.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn parc_rt_launch_blocks(
+    block_fn: BlockFn,
+    args: *const u64,
+    grid: *const i32,
+    block: *const i32,
+    shared_bytes: i64,
+    frame_bytes: i64,
+) {
+    // SAFETY: forwarded from the caller's contract.
+    let (launch, blocks) = unsafe { checked_launch(no_kernel, args, grid, block, shared_bytes) };
+    if !(0..=MAX_FRAME_BYTES).contains(&frame_bytes) || frame_bytes % 16 != 0 {
+        // The compiler computes this; another value is a bug in parc.
+        fault::die(&format!(
+            "internal error: a kernel asks for {frame_bytes} bytes of frame per thread"
+        ));
+    }
+    let launch = SendPtr(&launch as *const Launch as *mut Launch);
+    for_each_block(blocks, move |b| {
+        // SAFETY: the launch record outlives the parallel loop.
+        let l = unsafe { &*launch.get() };
+        run_block_fn(l, b, block_fn, frame_bytes as usize)
+    });
+}
+
+/// Runs one block of a block-function launch on this thread.
+fn run_block_fn(l: &Launch, block_id: u64, block_fn: BlockFn, frame_bytes: usize) {
+    let mut shared = fresh_shared(l);
+    let mut frames = FRAMES.take();
+    // At most 1024 threads times 2^24 bytes: no overflow.
+    let words = l.threads as usize * frame_bytes / 16;
+    if frames.len() < words {
+        if frames.try_reserve_exact(words - frames.len()).is_err() {
+            fault::die(&format!(
+                "{}: cannot allocate {} bytes of kernel thread frames",
+                fault::kind_message(FAULT_OOM),
+                words * 16
+            ));
+        }
+        frames.resize(words, 0);
+    }
+    let mut state = ThreadState {
+        thread: [0; 3],
+        block: unflatten(block_id, l.grid),
+        block_dim: l.block,
+        grid_dim: l.grid,
+        shared: shared.as_mut_ptr().cast(),
+        yielder: ptr::null(),
+    };
+    let st: *mut ThreadState = &mut state;
+    let saved = CURRENT.get();
+    CURRENT.set(st);
+    // SAFETY: `st` points to `state`, alive until the call returns; only
+    // raw pointers to it exist meanwhile.
+    let thread = unsafe { ptr::addr_of_mut!((*st).thread) }.cast::<i32>();
+    block_fn(l.args, frames.as_mut_ptr().cast(), thread);
+    CURRENT.set(saved);
+    FRAMES.set(frames);
+    SHARED.set(shared);
+}
+
+/// Entry `c` of a barrier table: (function name, line, column).
+///
+/// # Safety
+/// `sites` has an entry `c` whose name is null or a NUL-terminated string.
+unsafe fn site_entry(sites: *const BarrierSite, c: i32) -> (String, i32, i32) {
+    // SAFETY: the caller's contract.
+    let s = unsafe { &*sites.add(c as usize) };
+    // SAFETY: likewise.
+    let name = unsafe { fault::c_str(s.func) }.unwrap_or_default();
+    (name.into_owned(), s.line, s.col)
+}
+
+/// Reports barrier divergence in a block function's block and ends the
+/// program (fault kind 4). Called after a phase of the block in which not
+/// every thread stopped at the same place. Where each thread stopped is
+/// the `i32` at `code_offset` in its frame (thread `t`'s frame is at
+/// `frame + t * stride`): 0 for "returned", or the exit code `c >= 1` of
+/// a barrier, whose site is `sites[c]` (see [`BarrierSite`]). The message
+/// is the reference interpreter's: it names the first thread waiting at a
+/// barrier and the first thread that did not reach that barrier.
+///
+/// # Safety
+/// Called while a block function runs, with its frame; `sites` has an
+/// entry for 0 and for every code in the frames, whose names are
+/// NUL-terminated strings.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn parc_rt_barrier_divergence(
+    sites: *const BarrierSite,
+    frame: *const u8,
+    stride: i64,
+    code_offset: i64,
+) -> ! {
+    let st = CURRENT.get();
+    if st.is_null() || sites.is_null() || frame.is_null() || stride < 0 || code_offset < 0 {
+        fault::die(&fault::kind_message(FAULT_BARRIER));
+    }
+    // SAFETY: `CURRENT` points to the running block's state.
+    let st = unsafe { *st };
+    let threads: u64 = st.block_dim.iter().map(|&d| d as u64).product();
+    // SAFETY: every thread of the block has a frame with its code.
+    let code = |t: u64| unsafe {
+        frame
+            .add(t as usize * stride as usize + code_offset as usize)
+            .cast::<i32>()
+            .read_unaligned()
+    };
+    let first = code(0);
+    let Some(other) = (1..threads).find(|&t| code(t) != first) else {
+        fault::die(&fault::kind_message(FAULT_BARRIER));
+    };
+    let other_code = code(other);
+    // SAFETY: the caller guarantees these entries and their strings.
+    let site = |c: i32| unsafe { site_entry(sites, c) };
+    let kernel = site(0).0;
+    let barrier_text = |(func, line, col): &(String, i32, i32)| {
+        if *line > 0 {
+            format!("the barrier at line {line}:{col}")
+        } else {
+            format!("a barrier in `{func}`")
+        }
+    };
+    let ids = |t: u64| {
+        let [x, y, z] = unflatten(t, st.block_dim);
+        format!("({x},{y},{z})")
+    };
+    // The waiting thread is thread 0 unless thread 0 returned.
+    let (waiting, at, late, what) = if first != 0 {
+        let what = if other_code == 0 {
+            "finished without reaching it".to_string()
+        } else {
+            format!("waits at {}", barrier_text(&site(other_code)))
+        };
+        (0, site(first), other, what)
+    } else {
+        let what = "finished without reaching it".to_string();
+        (other, site(other_code), 0, what)
+    };
+    let [bx, by, bz] = st.block;
+    let message = format!(
+        "{} in kernel `{kernel}`: thread {} of block ({bx},{by},{bz}) reached {} but thread {} {what}",
+        fault::kind_message(FAULT_BARRIER),
+        ids(waiting),
+        barrier_text(&at),
+        ids(late),
+    );
+    let place = fault::Site {
+        func: Some(&at.0),
+        line: at.1,
+        col: at.2,
+    };
+    fault::die_at(place, &message)
 }
 
 /// `__syncthreads()`: waits until every thread of the block has reached a

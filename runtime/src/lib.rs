@@ -37,7 +37,9 @@
 //! | `parc_rt_calloc` | `(i64 count, i64 size) -> ptr` | `calloc`, likewise |
 //! | `parc_rt_realloc` | `(ptr p, i64 bytes) -> ptr` | `realloc` (null: `malloc`), likewise |
 //! | `parc_rt_launch` | `(fn(ptr) kernel, ptr args, ptr grid, ptr block, i64 shared_bytes)` | runs a kernel over `grid` × `block` threads (`grid`, `block`: three `i32`) |
-//! | `parc_rt_barrier` | `()` | `__syncthreads()` |
+//! | `parc_rt_launch_blocks` | `(fn(ptr, ptr, ptr) block_fn, ptr args, ptr grid, ptr block, i64 shared_bytes, i64 frame_bytes)` | runs a kernel split at its barriers: `block_fn(args, frame, thread)` once per block |
+//! | `parc_rt_barrier_divergence` | `(ptr sites, ptr frame, i64 stride, i64 code_offset) -> !` | reports barrier divergence found by a block function (fault kind 4) |
+//! | `parc_rt_barrier` | `()` | `__syncthreads()` (coroutine launches) |
 //! | `parc_rt_thread_idx` | `(i32 dim) -> i32` | `threadIdx.{x,y,z}` |
 //! | `parc_rt_block_idx` | `(i32 dim) -> i32` | `blockIdx.{x,y,z}` |
 //! | `parc_rt_block_dim` | `(i32 dim) -> i32` | `blockDim.{x,y,z}` |
@@ -73,8 +75,9 @@
 //! parent continues; a sync runs the unstolen children itself and steals
 //! other work while stolen ones finish; `parallel_for` halves its range
 //! with `join` down to the grain; kernel blocks are `parallel_for`
-//! iterations whose threads are coroutines. `main` runs on a worker. See
-//! [`sched`] and [`pool`].
+//! iterations, each one call of the kernel's compiled block function (or,
+//! for kernels with barriers in callees, threads as coroutines). `main`
+//! runs on a worker. See [`sched`] and [`pool`].
 //!
 //! # Modules
 //!
@@ -128,6 +131,8 @@ pub fn symbols() -> Vec<(&'static str, *const u8)> {
         clib::parc_rt_calloc,
         clib::parc_rt_realloc,
         gpu::parc_rt_launch,
+        gpu::parc_rt_launch_blocks,
+        gpu::parc_rt_barrier_divergence,
         gpu::parc_rt_barrier,
         gpu::parc_rt_thread_idx,
         gpu::parc_rt_block_idx,

@@ -8,7 +8,10 @@
 
 use parc_runtime::ParcGroup;
 use parc_runtime::fault::parc_rt_fault;
-use parc_runtime::gpu::{parc_rt_barrier, parc_rt_launch, parc_rt_thread_idx};
+use parc_runtime::gpu::{
+    BarrierSite, parc_rt_barrier, parc_rt_barrier_divergence, parc_rt_launch,
+    parc_rt_launch_blocks, parc_rt_thread_idx,
+};
 use parc_runtime::output::parc_rt_exit;
 use parc_runtime::parfor::parc_rt_parallel_for;
 use parc_runtime::printf::{ARG_INT, ARG_PTR, parc_rt_printf};
@@ -101,6 +104,62 @@ extern "C" fn recursing_kernel(_: *const u64) {
     down(0);
 }
 
+/// A block function whose threads 0..3 stop at the barrier of code
+/// `args[0]` and the others at code `args[1]` (0: returned), as generated
+/// code records it (the code at offset 4 of each 16-byte frame); it
+/// reports a difference as generated code does.
+extern "C" fn divergent_block(args: *const u64, frame: *mut u8, _: *mut i32) {
+    // SAFETY: two codes.
+    let (a, b) = unsafe { (*args as i32, *args.add(1) as i32) };
+    let sites = [
+        BarrierSite {
+            func: c"k".as_ptr(),
+            line: 0,
+            col: 0,
+        },
+        BarrierSite {
+            func: c"k".as_ptr(),
+            line: 7,
+            col: 9,
+        },
+        BarrierSite {
+            func: c"helper".as_ptr(),
+            line: 0,
+            col: 0,
+        },
+    ];
+    printf(
+        "block %d ran\n",
+        &[parc_runtime::gpu::parc_rt_block_idx(0) as i64],
+    );
+    let threads: i32 = (0..3)
+        .map(|d| parc_runtime::gpu::parc_rt_block_dim(d))
+        .product();
+    for t in 0..threads {
+        let code = if t < 3 { a } else { b };
+        // SAFETY: 16 bytes of frame per thread.
+        unsafe { *frame.add(16 * t as usize + 4).cast::<i32>() = code };
+    }
+    if a != b {
+        // SAFETY: entries for codes 0, 1 and 2; codes in every frame.
+        unsafe { parc_rt_barrier_divergence(sites.as_ptr(), frame, 16, 4) };
+    }
+}
+
+fn launch_blocks(args: [u64; 2], block: [i32; 3]) {
+    // SAFETY: `divergent_block` reads two arguments and no frame.
+    unsafe {
+        parc_rt_launch_blocks(
+            divergent_block,
+            args.as_ptr(),
+            [1, 1, 1].as_ptr(),
+            block.as_ptr(),
+            0,
+            16,
+        )
+    }
+}
+
 fn launch(kernel: extern "C" fn(*const u64), grid: [i32; 3], block: [i32; 3], shared: i64) {
     // SAFETY: the kernels take no arguments.
     unsafe {
@@ -148,6 +207,23 @@ fn scenario(name: &str) {
         "barrier_divergence_fast_path" => {
             launch(late_barrier_kernel, [2, 1, 1], [8, 1, 1], 0);
         }
+        "divergence_return" => launch_blocks([1, 0], [2, 2, 1]),
+        "divergence_first_returned" => launch_blocks([0, 2], [4, 1, 1]),
+        "divergence_two_barriers" => launch_blocks([2, 1], [8, 1, 1]),
+        "block_fn_bad_frame" => {
+            // SAFETY: nothing runs: the frame size is refused.
+            unsafe {
+                parc_rt_launch_blocks(
+                    divergent_block,
+                    std::ptr::null(),
+                    [1, 1, 1].as_ptr(),
+                    [1, 1, 1].as_ptr(),
+                    0,
+                    24,
+                )
+            }
+        }
+        "block_fn_bad_block" => launch_blocks([1, 1], [0, 1, 1]),
         "block_too_big" => launch(divergent_kernel, [1, 1, 1], [64, 32, 1], 0),
         "grid_zero" => launch(divergent_kernel, [4, 0, 1], [32, 1, 1], 0),
         "negative_shared" => launch(divergent_kernel, [1, 1, 1], [1, 1, 1], -8),
@@ -271,6 +347,36 @@ fn expectations() -> Vec<Expect> {
             1,
             Some(""),
             "run-time error: barrier divergence in block (*,0,0): thread (5,0,0) reached __syncthreads() but thread (0,0,0) finished without reaching it\n",
+        ),
+        e(
+            "divergence_return",
+            1,
+            Some("block 0 ran\n"),
+            "run-time error in function `k` at line 7:9: barrier divergence in kernel `k`: thread (0,0,0) of block (0,0,0) reached the barrier at line 7:9 but thread (1,1,0) finished without reaching it\n",
+        ),
+        e(
+            "divergence_first_returned",
+            1,
+            Some("block 0 ran\n"),
+            "run-time error in function `helper`: barrier divergence in kernel `k`: thread (3,0,0) of block (0,0,0) reached a barrier in `helper` but thread (0,0,0) finished without reaching it\n",
+        ),
+        e(
+            "divergence_two_barriers",
+            1,
+            Some("block 0 ran\n"),
+            "run-time error in function `helper`: barrier divergence in kernel `k`: thread (0,0,0) of block (0,0,0) reached a barrier in `helper` but thread (3,0,0) waits at the barrier at line 7:9\n",
+        ),
+        e(
+            "block_fn_bad_frame",
+            1,
+            Some(""),
+            "run-time error: internal error: a kernel asks for 24 bytes of frame per thread\n",
+        ),
+        e(
+            "block_fn_bad_block",
+            1,
+            Some(""),
+            "run-time error: invalid launch configuration: the block (0,1,1) has a dimension below 1\n",
         ),
         e(
             "block_too_big",

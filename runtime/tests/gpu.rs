@@ -166,3 +166,99 @@ fn cuda_memory_calls() {
         assert_eq!(parc_rt_cuda_free(p), 0);
     }
 }
+
+fn launch_blocks(f: BlockFn, args: &[u64], grid: [i32; 3], block: [i32; 3], frame: i64) {
+    // SAFETY: the block functions below read `args` as the tests lay them
+    // out and stay within `frame` bytes per thread.
+    unsafe {
+        parc_rt_launch_blocks(
+            f,
+            args.as_ptr(),
+            grid.as_ptr(),
+            block.as_ptr(),
+            8 * 1024,
+            frame,
+        )
+    }
+}
+
+/// The tree reduction of `reduce_kernel` as the compiler splits it: one
+/// loop over the threads per phase, each thread's `i` kept in its frame
+/// (16 bytes apiece) from the phase that computes it to the last one. The
+/// thread ids go through `thread` as the generated code publishes them
+/// for callees.
+extern "C" fn reduce_block(args: *const u64, frame: *mut u8, thread: *mut i32) {
+    let input = arg(args, 0) as *const i64;
+    let out = arg(args, 1) as *mut i64;
+    let n = arg(args, 2) as i64;
+    let bid = parc_rt_block_idx(0) as usize;
+    let bdim = parc_rt_block_dim(0) as usize;
+    let sh = parc_rt_shared_base() as *mut i64;
+    let slot = |tid: usize| frame.wrapping_add(16 * tid) as *mut i64;
+    // SAFETY: `sh` has `bdim` slots, `frame` 16 bytes per thread, `input`
+    // `n` elements and `out` one per block; `thread` is the runtime's.
+    unsafe {
+        for tid in 0..bdim {
+            *thread = tid as i32;
+            assert_eq!(parc_rt_thread_idx(0), tid as i32);
+            let i = (bid * bdim + tid) as i64;
+            *slot(tid) = i;
+            *sh.add(tid) = if i < n { *input.add(i as usize) } else { 0 };
+        }
+        let mut s = bdim / 2;
+        while s > 0 {
+            for tid in 0..s {
+                *sh.add(tid) += *sh.add(tid + s);
+            }
+            s /= 2;
+        }
+        for tid in 0..bdim {
+            assert_eq!(*slot(tid), (bid * bdim + tid) as i64, "frame kept");
+        }
+        *out.add(bid) = *sh;
+    }
+}
+
+#[test]
+fn block_functions_run_every_block_with_frames() {
+    for workers in [1, 2, 8] {
+        with_workers(workers, || {
+            for (blocks, threads) in [(13, 256), (7, 1024), (40, 32), (3, 1)] {
+                let n = blocks as i64 * threads as i64 - 3;
+                let input: Vec<i64> = (0..n).map(|i| i * 7 - 100).collect();
+                let mut out = vec![0i64; blocks as usize];
+                let args = [input.as_ptr() as u64, out.as_mut_ptr() as u64, n as u64];
+                launch_blocks(reduce_block, &args, [blocks, 1, 1], [threads, 1, 1], 16);
+                for (b, &sum) in out.iter().enumerate() {
+                    let lo = (b * threads as usize).min(n as usize);
+                    let hi = (lo + threads as usize).min(n as usize);
+                    assert_eq!(sum, input[lo..hi].iter().sum::<i64>(), "block {b}");
+                }
+            }
+        });
+    }
+}
+
+/// Counts the blocks and checks the block ids and dimensions.
+extern "C" fn ids_block(args: *const u64, _frame: *mut u8, _thread: *mut i32) {
+    let seen = arg(args, 0) as *const AtomicU32;
+    let b: Vec<i32> = (0..3).map(|k| parc_rt_block_idx(k)).collect();
+    let d: Vec<i32> = (0..3).map(|k| parc_rt_grid_dim(k)).collect();
+    assert_eq!(
+        (0..3).map(|k| parc_rt_block_dim(k)).collect::<Vec<_>>(),
+        [4, 3, 2]
+    );
+    let lin = (b[2] * d[1] + b[1]) * d[0] + b[0];
+    // SAFETY: one slot per block.
+    unsafe { &*seen.add(lin as usize) }.fetch_add(1, Ordering::Relaxed);
+}
+
+#[test]
+fn block_functions_see_three_dimensional_block_ids() {
+    with_workers(4, || {
+        let seen: Vec<AtomicU32> = (0..5 * 3 * 7).map(|_| AtomicU32::new(0)).collect();
+        let args = [seen.as_ptr() as u64];
+        launch_blocks(ids_block, &args, [5, 3, 7], [4, 3, 2], 0);
+        assert!(seen.iter().all(|s| s.load(Ordering::Relaxed) == 1));
+    });
+}

@@ -74,18 +74,30 @@
 //! invalid launch configuration (any grid or block dimension below 1, or
 //! more than 1024 threads per block; checked here to report the position,
 //! and again by the runtime). Out of memory (3) and barrier divergence (4)
-//! are detected by the runtime itself.
+//! are reported by the runtime itself (for block functions, divergence is
+//! detected by the generated code, which calls
+//! `parc_rt_barrier_divergence`).
 //!
 //! # Launch ABI
 //!
-//! `launch @k, grid, block, args` becomes
+//! Before translation, `crate::kernels` splits every kernel it can at its
+//! barriers into a block function `@k.block` (its module doc says which
+//! kernels and why not the others); this file translates the module it
+//! returns. `launch @k, grid, block, args` becomes, for a split kernel,
+//! `parc_rt_launch_blocks(@k.block, args, grid, block, shared_bytes,
+//! frame_bytes)`, and otherwise (the coroutine path)
 //! `parc_rt_launch(@k.entry, args, grid, block, shared_bytes)`:
 //! - `args`: a stack array of `u64` slots, one per argument, integers
 //!   sign-extended (`i1` zero-extended), floats as their IEEE bits
-//!   (zero-extended for `f32`), pointers as addresses;
+//!   (zero-extended for `f32`), pointers as addresses; a block function
+//!   reads them back itself, once per block;
 //! - `grid`, `block`: stack arrays of three `i32`;
-//! - `@k.entry`: a generated `extern "C" fn(args: *const u64)` that reads
-//!   the slots back at `k`'s parameter types and calls `k`;
+//! - `@k.block`: `extern "C" fn(args, frame, thread)` running one whole
+//!   block; `frame_bytes`: the bytes of frame it needs per thread (see
+//!   the runtime's `gpu` module);
+//! - `@k.entry` (coroutine path only): a generated `extern "C" fn(args:
+//!   *const u64)` that reads the slots back at `k`'s parameter types and
+//!   calls `k`, once per thread;
 //! - `shared_bytes`: the size of the module's `__shared__` segment. Every
 //!   `AddrSpace::Shared` global gets a fixed offset in it (declaration
 //!   order, each aligned to its alignment; one layout per module, shared by
@@ -93,8 +105,11 @@
 //!   `parc_rt_shared_base() + offset` (the base is fetched once per
 //!   function, at entry).
 //!
-//! GPU ids (`thread_idx.x` ...) call `parc_rt_thread_idx(0)` and friends;
-//! `barrier` calls `parc_rt_barrier()`. `atomic_add` on integers is a CLIF
+//! GPU ids (`thread_idx.x` ...) call `parc_rt_thread_idx(0)` and friends
+//! (a block function has no `thread_idx` left: its loops over the threads
+//! count them; it asks for `block_idx` and the dimensions once per block);
+//! `barrier` calls `parc_rt_barrier()` (only kernels on the coroutine path
+//! and the functions they call still have barriers). `atomic_add` on integers is a CLIF
 //! `atomic_rmw add` (sequentially consistent); on floats it calls
 //! `parc_rt_atomic_add_f32`/`_f64`.
 //!
@@ -352,8 +367,10 @@ struct Cx<'a> {
     /// Offset of every `__shared__` global in the shared segment.
     shared_offset: Vec<u64>,
     shared_bytes: u64,
-    /// `@k.entry` of every kernel.
+    /// `@k.entry` of every kernel that runs as coroutines.
     kernel_entries: HashMap<FuncId, ClFuncId>,
+    /// The block function of every kernel split at its barriers.
+    block_launches: HashMap<FuncId, crate::kernels::BlockLaunch>,
     /// Runtime and C library functions declared so far.
     externs: HashMap<&'static str, ClFuncId>,
     /// The NUL-terminated name of each function that can fault.
@@ -415,6 +432,24 @@ pub(crate) fn compile<M: ClModule>(
     flavor: Flavor,
 ) -> Result<Compiled, BackendError> {
     check_input(ir)?;
+    let fission = crate::kernels::fission(ir);
+    if std::env::var_os(DUMP_ENV).is_some() {
+        for (k, why) in &fission.refused {
+            eprintln!("; kernel `{}`: coroutines ({})", ir.funcs[*k].name, why.0);
+        }
+    }
+    let ir = fission.module.as_ref().unwrap_or(ir);
+    if std::env::var_os(DUMP_ENV).is_some() {
+        for (k, l) in &fission.launches {
+            eprintln!(
+                "; kernel `{}`: block function `{}`, {} frame bytes per thread\n{}",
+                ir.funcs[*k].name,
+                ir.funcs[l.block_fn].name,
+                l.frame_bytes,
+                parc_ir::print::print_function(ir, l.block_fn)
+            );
+        }
+    }
     let mut cx = Cx {
         ir,
         flavor,
@@ -423,6 +458,7 @@ pub(crate) fn compile<M: ClModule>(
         shared_offset: vec![0; ir.globals.len()],
         shared_bytes: 0,
         kernel_entries: HashMap::new(),
+        block_launches: fission.launches.clone(),
         externs: HashMap::new(),
         names: HashMap::new(),
         taken: HashSet::new(),
@@ -523,7 +559,8 @@ pub(crate) fn compile<M: ClModule>(
 
     // Kernel entries are declared before bodies so launches can name them.
     for (id, f) in ir.funcs.iter() {
-        if f.kind == FuncKind::Kernel && !f.is_declaration() {
+        if f.kind == FuncKind::Kernel && !f.is_declaration() && !cx.block_launches.contains_key(&id)
+        {
             let sym = cx.fresh(&format!("parc.entry.{}", f.name));
             let sig = clif_signature(m, &[Type::Ptr], None);
             let cid = m
@@ -1963,11 +2000,16 @@ impl<'a, 'b, 'c, M: ClModule> FnTranslator<'a, 'b, 'c, M> {
         block: &[Value; 3],
         args: &[Value],
     ) -> Result<(), BackendError> {
-        let entry = *self
-            .cx
-            .kernel_entries
-            .get(&kernel)
-            .ok_or_else(|| self.err("launch of a function that is not a defined kernel"))?;
+        let block_launch = self.cx.block_launches.get(&kernel).copied();
+        let entry = match block_launch {
+            Some(l) => self.cx.funcs[l.block_fn.as_u32() as usize]
+                .ok_or_else(|| self.err("a block function that was not declared"))?,
+            None => *self
+                .cx
+                .kernel_entries
+                .get(&kernel)
+                .ok_or_else(|| self.err("launch of a function that is not a defined kernel"))?,
+        };
         let k = &self.cx.ir.funcs[kernel];
         if k.sig.params.len() != args.len() {
             return Err(self.err(format!(
@@ -2032,10 +2074,21 @@ impl<'a, 'b, 'c, M: ClModule> FnTranslator<'a, 'b, 'c, M> {
         let eref = self.func_ref(entry);
         let entry_addr = self.b.ins().func_addr(types::I64, eref);
         let shared = self.b.ins().iconst(types::I64, self.cx.shared_bytes as i64);
-        self.call_extern(
-            &ix::RT_LAUNCH,
-            &[entry_addr, arg_ptr, grid_ptr, block_ptr, shared],
-        )?;
+        match block_launch {
+            Some(l) => {
+                let frame = self.b.ins().iconst(types::I64, l.frame_bytes as i64);
+                self.call_extern(
+                    &ix::RT_LAUNCH_BLOCKS,
+                    &[entry_addr, arg_ptr, grid_ptr, block_ptr, shared, frame],
+                )?;
+            }
+            None => {
+                self.call_extern(
+                    &ix::RT_LAUNCH,
+                    &[entry_addr, arg_ptr, grid_ptr, block_ptr, shared],
+                )?;
+            }
+        }
         Ok(())
     }
 }

@@ -38,6 +38,11 @@ pub(crate) const RT_REALLOC: ExternFn = ext("parc_rt_realloc", &[Ptr, I64], Some
 pub(crate) const RT_WORKER_ID: ExternFn = ext("parc_rt_worker_id", &[], Some(I32));
 pub(crate) const RT_NUM_WORKERS: ExternFn = ext("parc_rt_num_workers", &[], Some(I32));
 pub(crate) const RT_LAUNCH: ExternFn = ext("parc_rt_launch", &[Ptr, Ptr, Ptr, Ptr, I64], None);
+pub(crate) const RT_LAUNCH_BLOCKS: ExternFn = ext(
+    "parc_rt_launch_blocks",
+    &[Ptr, Ptr, Ptr, Ptr, I64, I64],
+    None,
+);
 pub(crate) const RT_BARRIER: ExternFn = ext("parc_rt_barrier", &[], None);
 pub(crate) const RT_THREAD_IDX: ExternFn = ext("parc_rt_thread_idx", &[I32], Some(I32));
 pub(crate) const RT_BLOCK_IDX: ExternFn = ext("parc_rt_block_idx", &[I32], Some(I32));

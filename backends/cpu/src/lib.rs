@@ -5,6 +5,10 @@
 //!   a serial target (spawn = a call of the outlined task) kept as the
 //!   lowering's oracle in its tests. (`parc --serial` lowers no task: the
 //!   driver has already removed them, see `parc_opt`'s `serial-elision`.)
+//! - `kernels`: kernels split at their barriers into block functions that
+//!   run a whole block as loops over its threads (barrier fission), run
+//!   by `codegen` on a copy of its input; kernels with barriers in callees
+//!   keep running their threads as coroutines;
 //! - `codegen`: parir without Tapir terminators → Cranelift IR, for any
 //!   `cranelift_module::Module` (the value and type mapping, the fault
 //!   protocol and the launch ABI are documented there);
@@ -27,7 +31,10 @@
 //! - [`build`]: an executable, a shared library plus header, or an object.
 //!
 //! Debugging: with `PARC_DUMP_CLIF` set, every function's Cranelift IR is
-//! printed to stderr before it is compiled.
+//! printed to stderr before it is compiled, and for each kernel which
+//! path it takes (with the block function's parir). With
+//! `PARC_KERNEL_COROUTINES` set (not `0`), every kernel takes the
+//! coroutine path.
 
 pub mod tapir;
 
@@ -35,6 +42,7 @@ mod codegen;
 mod header;
 mod intrinsics;
 mod jit;
+mod kernels;
 mod link;
 mod object;
 
