@@ -57,10 +57,11 @@
 //! libm (`exp`, `expf`, ...).
 //!
 //! **Loops.** A loop's exit is the taken side of its branch, and a
-//! loop-invariant `x op constant` the loop uses (a bound such as `n - 1`)
-//! is carried through the loop header as an extra block parameter (see
-//! [`invariants_to_thread`]): Cranelift would otherwise rematerialize it in
-//! the header on every iteration.
+//! loop-invariant `x op constant` or float constant the loop uses (a bound
+//! such as `n - 1`, a coefficient such as `0.25`) is carried through the
+//! loop header as an extra block parameter (see [`invariants_to_thread`]):
+//! Cranelift would otherwise rematerialize it inside the loop on every
+//! iteration.
 //!
 //! # Fault protocol
 //!
@@ -994,14 +995,17 @@ fn gen_lib_wrapper<M: ClModule>(
     })
 }
 
-/// Blocks reachable from the entry, in reverse postorder.
-/// Per loop header, the values defined outside the loop as `x op c` (`op`
-/// one of `iadd isub and or xor ptradd`, `c` a constant) that the loop
-/// uses. Cranelift rematerializes such an instruction in every block that
-/// uses it, which puts a loop-invariant bound like `n - 1` back into the
-/// loop header, once per iteration; carried as a header parameter instead,
-/// it stays in a register. Headers in block order; each list in the order
-/// the loop's blocks use the values.
+/// Per loop header, the values defined outside the loop that the loop uses
+/// and that Cranelift would rematerialize inside it: `x op c` (`op` one of
+/// `iadd isub and or xor ptradd`, `c` a constant) and float constants.
+/// Cranelift rematerializes such an instruction in every block that uses
+/// it, which puts a loop-invariant bound like `n - 1` back into the loop
+/// header, and a float constant such as `0.25` (a 64-bit immediate moved
+/// into a general register, then into a vector register) into the loop
+/// body, once per iteration; carried as a header parameter instead, it
+/// stays in a register. Integer constants are left alone: they are
+/// immediates of the instructions that use them. Headers in block order;
+/// each list in the order the loop's blocks use the values.
 fn invariants_to_thread(
     f: &Function,
     loops: &parc_ir::analysis::loops::LoopAnalysis,
@@ -1016,6 +1020,7 @@ fn invariants_to_thread(
                 y,
             )
             | InstKind::PtrAdd(x, y) => is_const(*x) || is_const(*y),
+            InstKind::Fconst(_) => true,
             _ => false,
         },
         ValueDef::Param(..) => false,
@@ -1051,6 +1056,7 @@ fn invariants_to_thread(
     out
 }
 
+/// Blocks reachable from the entry, in reverse postorder.
 fn reverse_postorder(f: &Function) -> Vec<Block> {
     let Some(entry) = f.entry() else {
         return Vec::new();
@@ -1381,15 +1387,21 @@ impl<'a, 'b, 'c, M: ClModule> FnTranslator<'a, 'b, 'c, M> {
         });
         for (v, _) in self.threaded.get(&dest.block).cloned().unwrap_or_default() {
             let x = self.val(v)?;
-            // Around a back edge the value goes through `x + 0`: Cranelift
-            // removes a block parameter that only ever receives one value
-            // (itself from the latch) before its optimizer would fold the
-            // addition away, so the parameter survives to the register
-            // allocator.
+            // Around a back edge the value goes through `x + 0` (a float
+            // through `-(-x)`, exact for every value, NaNs included):
+            // Cranelift removes a block parameter that only ever receives
+            // one value (itself from the latch) before its optimizer would
+            // fold the identity away, so the parameter survives to the
+            // register allocator.
             let x = if back_edge {
                 let ty = self.b.func.dfg.value_type(x);
-                let zero = self.b.ins().iconst(ty, 0);
-                self.b.ins().iadd(x, zero)
+                if ty.is_float() {
+                    let neg = self.b.ins().fneg(x);
+                    self.b.ins().fneg(neg)
+                } else {
+                    let zero = self.b.ins().iconst(ty, 0);
+                    self.b.ins().iadd(x, zero)
+                }
             } else {
                 x
             };
@@ -2073,6 +2085,7 @@ fn float_cc(cc: FloatCC) -> condcodes::FloatCC {
 mod threading_tests {
     use super::invariants_to_thread;
     use parc_ir::analysis::{cfg::ControlFlowGraph, dom::DominatorTree, loops::LoopAnalysis};
+    use parc_ir::interp::{Config, Interp, Val};
     use parc_ir::{Block, FuncId, Value};
 
     /// `for (i = 0; i < n - 1; i++) s += p[i] & 7;` with `n - 1` and
@@ -2116,5 +2129,73 @@ mod threading_tests {
                 vec![Value::from_u32(3), Value::from_u32(7)]
             )]
         );
+    }
+
+    /// `s = s * 0.25 + -0.0` in an inner loop, `s + 1.0` in the outer one:
+    /// both constants defined in the entry block ride through the headers
+    /// of the loops that use them (the inner header gets the two the inner
+    /// loop uses, the outer header all three), and a constant defined in
+    /// the loop (`2.0`) does not. The JIT's results, where the threaded
+    /// values cross the back edges as `-(-x)`, match the interpreter's
+    /// bit for bit (`-0.0` included).
+    #[test]
+    fn loop_invariant_float_constants_are_threaded_through_the_header() {
+        let m = parc_ir::read::read_module(
+            "func @f(i32, f64) -> f64 {
+             block0(v0: i32, v1: f64):
+                 v2 = fconst.f64 0.25
+                 v3 = fconst.f64 -0.0
+                 v4 = fconst.f64 1.0
+                 v5 = iconst.i32 0
+                 v6 = iconst.i32 1
+                 jump block1(v5, v1)
+             block1(v7: i32, v8: f64):
+                 v9 = icmp slt v7, v0
+                 brif v9, block2(v5, v8), block5
+             block2(v10: i32, v11: f64):
+                 v12 = icmp slt v10, v7
+                 brif v12, block3, block4
+             block3:
+                 v13 = fmul v11, v2
+                 v14 = fadd v13, v3
+                 v15 = fconst.f64 2.0
+                 v16 = fmul v14, v15
+                 v17 = iadd v10, v6
+                 jump block2(v17, v16)
+             block4:
+                 v18 = fadd v11, v4
+                 v19 = iadd v7, v6
+                 jump block1(v19, v18)
+             block5:
+                 return v8
+             }",
+        )
+        .expect("reads");
+        let f = &m.funcs[FuncId::from_u32(0)];
+        let cfg = ControlFlowGraph::compute(f);
+        let dom = DominatorTree::compute(&cfg);
+        let loops = LoopAnalysis::compute(&cfg, &dom);
+        let v = Value::from_u32;
+        assert_eq!(
+            invariants_to_thread(f, &loops),
+            [
+                (Block::from_u32(1), vec![v(2), v(3), v(4)]),
+                (Block::from_u32(2), vec![v(2), v(3)]),
+            ]
+        );
+        let jit = crate::jit::JitProgram::compile(&m).expect("compiles");
+        let p = jit.function("f").expect("compiled");
+        // SAFETY: `@f` is `(i32, f64) -> f64` with the C calling convention.
+        let run: extern "C" fn(i32, f64) -> f64 = unsafe { std::mem::transmute(p) };
+        for (n, x) in [(0, 3.0), (1, -0.0), (4, 3.0), (7, -5.5), (3, f64::NAN)] {
+            let mut it = Interp::new(&m, Config::default()).expect("interp");
+            let want = it
+                .call(FuncId::from_u32(0), &[Val::I(n), Val::F64(x)])
+                .expect("runs")
+                .value()
+                .and_then(|v| v.as_f64())
+                .expect("a double");
+            assert_eq!(run(n as i32, x).to_bits(), want.to_bits(), "n={n} x={x}");
+        }
     }
 }
