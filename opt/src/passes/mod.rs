@@ -8,6 +8,7 @@ pub mod dce;
 pub mod gvn;
 pub mod inline;
 pub mod instcombine;
+pub mod iv_widen;
 pub mod licm;
 pub mod loop_deletion;
 pub mod mark_parallel_loops;
@@ -37,6 +38,7 @@ pub const ALL: &[(&str, Pass)] = &[
     ("licm", licm::run),
     ("tail-rec", tail_rec::run),
     ("loop-deletion", loop_deletion::run),
+    ("iv-widen", iv_widen::run),
     // Not in any `-O` pipeline: the driver runs it for `--serial`.
     ("serial-elision", serial_elision::run),
 ];
