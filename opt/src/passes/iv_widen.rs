@@ -39,11 +39,18 @@
 //!   takes is one the loop's `j` takes, extended, so the 64-bit addition
 //!   never overflows.
 //! - The extensions become `J` or `iadd J, c`.
-//! - Every other use of `j` (its compare, its increment, narrow arithmetic)
-//!   reads `trunc J`, made first in the header. The old `j` and its
-//!   increment are then a dead cycle, which `adce` removes, so one
-//!   variable counts, in 64 bits; the truncation costs nothing on a
-//!   64-bit machine.
+//! - A compare in the loop of `j` with a constant or a value defined
+//!   outside the loop, `icmp cc j, x`, becomes `icmp cc J, K(x)` when `K`
+//!   keeps `cc`'s order (`sext` keeps signed and unsigned order, `zext`
+//!   unsigned order; both keep equality), with `K(x)` made at the end of
+//!   the entering block (`x`'s definition dominates it, as it dominates a
+//!   use in the loop from outside). The loop's own test is one of these:
+//!   the counter the body steps is then the one the test reads, so the
+//!   step's result can take the counter's register.
+//! - Every other use of `j` (its increment, narrow arithmetic) reads
+//!   `trunc J`, made first in the header. The old `j` and its increment are
+//!   then a dead cycle, which `adce` removes, so one variable counts, in 64
+//!   bits; the truncation costs nothing on a 64-bit machine.
 //!
 //! The CFG is unchanged; new instructions are pure and placed in blocks of
 //! the loop or its entering block, all in the task of the loop.
@@ -54,7 +61,8 @@ use crate::PassContext;
 use crate::analysis::tripcount::counted_loop;
 use parc_ir::analysis::{FunctionAnalyses, Loop};
 use parc_ir::{
-    BinaryOp, Block, CastOp, Function, Inst, InstKind, Module, Type, Value, ValueDef, sign_extend,
+    BinaryOp, Block, CastOp, Function, Inst, InstKind, IntCC, Module, Type, Value, ValueDef,
+    sign_extend,
 };
 use std::collections::HashMap;
 
@@ -137,6 +145,32 @@ fn position(func: &Function, block: Block, inst: Inst) -> usize {
         .expect("placed in this block (checked before any change)")
 }
 
+/// `op(v)` to `i64`, made at the end of `block` (before its branch), or a
+/// constant if `v` is one; positioned as `like`.
+fn extend_before_exit(
+    func: &mut Function,
+    block: Block,
+    v: Value,
+    op: CastOp,
+    like: Inst,
+) -> Value {
+    let kind = match func.const_int(v) {
+        Some(k) => {
+            let ty = func.value_type(v);
+            let (min, _) = ext_range(op, ty.bits());
+            let k = i128::from(sign_extend(k, ty));
+            // A zero-extended constant is its bits, unsigned.
+            let k = if k < min { k + (1i128 << ty.bits()) } else { k };
+            InstKind::Iconst(k as i64)
+        }
+        None => InstKind::Cast(op, v),
+    };
+    let inst = func.make_inst(kind, Some(Type::I64));
+    let at = func.blocks[block].insts.len().saturating_sub(1);
+    insert(func, block, at, inst, like);
+    result(func, inst)
+}
+
 /// Places `inst` at `at` in `block`, with the source position of `like`.
 fn insert(func: &mut Function, block: Block, at: usize, inst: Inst, like: Inst) {
     func.blocks[block].insts.insert(at, inst);
@@ -173,14 +207,35 @@ fn widen_loop(func: &mut Function, an: &FunctionAnalyses, lp: Loop) -> Option<u6
         .copied()
         .find(|&p| !data.contains(p))?;
 
-    // The extensions to rewrite, with their offsets.
+    let home: HashMap<Inst, Block> = func.placed_insts().map(|(b, i)| (i, b)).collect();
+    let outside = |v: Value| match func.value_def(v) {
+        ValueDef::Param(b, _) => !data.contains(b),
+        ValueDef::Result(i) => home.get(&i).is_some_and(|&b| !data.contains(b)),
+    };
+    // Which compares `K` keeps: `sext` keeps signed and unsigned order,
+    // `zext` only unsigned order; both keep equality.
+    let keeps = |cc: IntCC| {
+        wide == CastOp::Sext || !matches!(cc, IntCC::Slt | IntCC::Sle | IntCC::Sgt | IntCC::Sge)
+    };
+
+    // The extensions to rewrite, with their offsets, and the compares of
+    // `j` in the loop with a value from outside it.
     let mut exts: Vec<(Inst, i128)> = Vec::new();
+    let mut cmps: Vec<Inst> = Vec::new();
     for &b in &func.layout {
         if !an.domtree.dominates(header, b) {
             continue;
         }
         let in_body = b != header && data.contains(b);
         for &i in &func.blocks[b].insts {
+            if let InstKind::Icmp(cc, x, y) = *func.inst(i) {
+                let other = if x == cl.iv { y } else { x };
+                let invariant = func.const_int(other).is_some() || outside(other);
+                if data.contains(b) && (x == cl.iv) != (y == cl.iv) && invariant && keeps(cc) {
+                    cmps.push(i);
+                }
+                continue;
+            }
             let InstKind::Cast(op @ (CastOp::Sext | CastOp::Zext), x) = *func.inst(i) else {
                 continue;
             };
@@ -226,7 +281,6 @@ fn widen_loop(func: &mut Function, an: &FunctionAnalyses, lp: Loop) -> Option<u6
         edges.push((pred, calls));
     }
     // Nothing changes before this point.
-    let home: HashMap<Inst, Block> = func.placed_insts().map(|(b, i)| (i, b)).collect();
     if edges
         .iter()
         .flat_map(|(_, calls)| calls.iter().flatten())
@@ -236,20 +290,7 @@ fn widen_loop(func: &mut Function, an: &FunctionAnalyses, lp: Loop) -> Option<u6
     }
 
     // `K(init)` on the entering edge.
-    let init = match func.const_int(cl.init) {
-        Some(k) => {
-            let (min, _) = ext_range(wide, ty.bits());
-            let k = i128::from(sign_extend(k, ty));
-            // A zero-extended constant is its bits, unsigned.
-            let k = if k < min { k + (1i128 << ty.bits()) } else { k };
-            InstKind::Iconst(k as i64)
-        }
-        None => InstKind::Cast(wide, cl.init),
-    };
-    let init_inst = func.make_inst(init, Some(Type::I64));
-    let at = func.blocks[entering].insts.len().saturating_sub(1);
-    insert(func, entering, at, init_inst, header_test);
-    let wide_init = result(func, init_inst);
+    let wide_init = extend_before_exit(func, entering, cl.init, wide, header_test);
     let big = func.append_block_param(header, Type::I64);
 
     // `J + step` right after each `j + step` a back edge passes.
@@ -298,6 +339,29 @@ fn widen_loop(func: &mut Function, an: &FunctionAnalyses, lp: Loop) -> Option<u6
         *func.inst_mut(i) = InstKind::Binary(BinaryOp::Iadd, big, kv);
     }
 
+    // Compares of `j` with invariants compare `J` with their extension,
+    // made once before the loop.
+    let mut extended: HashMap<Value, Value> = HashMap::new();
+    for i in cmps {
+        let InstKind::Icmp(cc, x, y) = *func.inst(i) else {
+            continue;
+        };
+        let other = if x == cl.iv { y } else { x };
+        let ext = match extended.get(&other) {
+            Some(&e) => e,
+            None => {
+                let e = extend_before_exit(func, entering, other, wide, i);
+                extended.insert(other, e);
+                e
+            }
+        };
+        *func.inst_mut(i) = if x == cl.iv {
+            InstKind::Icmp(cc, big, ext)
+        } else {
+            InstKind::Icmp(cc, ext, big)
+        };
+    }
+
     // Every other use of `j` reads `trunc J`.
     let trunc = func.make_inst(InstKind::Cast(CastOp::Trunc, big), Some(ty));
     let narrow = result(func, trunc);
@@ -323,8 +387,9 @@ mod tests {
 
     /// `@f(lo, hi) -> i64` over an `i8` variable `j` from `lo` while
     /// `j CC hi`, stepping by `STEP`: sums (weighted by position, so order
-    /// matters) `sext` and `zext` of `j`, `j + c` and `j - c` in the body,
-    /// and of `j` and `j + c` after the loop.
+    /// matters) `sext` and `zext` of `j`, `j + c` and `j - c` and compares
+    /// of `j` with `lo` and `hi` in the body, and `j` and `j + c` after the
+    /// loop.
     fn program(cc: &str, step: i64, c: i64) -> String {
         format!(
             "func @f(i8, i8) -> i64 {{
@@ -357,9 +422,21 @@ mod tests {
                  v24 = iadd v23, v13
                  v25 = imul v24, v30
                  v26 = iadd v25, v14
+                 v42 = icmp ult v3, v1
+                 v43 = icmp slt v3, v0
+                 v44 = icmp eq v3, v0
+                 v45 = zext.i64 v42
+                 v46 = zext.i64 v43
+                 v47 = zext.i64 v44
+                 v48 = iadd v26, v45
+                 v49 = imul v46, v30
+                 v50 = iadd v48, v49
+                 v51 = imul v47, v30
+                 v52 = imul v51, v30
+                 v53 = iadd v50, v52
                  v27 = iconst.i8 {step}
                  v28 = iadd v3, v27
-                 jump block1(v28, v26)
+                 jump block1(v28, v53)
              block3:
                  v31 = sext.i64 v3
                  v32 = zext.i64 v3

@@ -19,19 +19,20 @@
 ; nextln: v3 = iconst.i32 2
 ; nextln: v4 = iconst.i32 1
 ; nextln: v13 = iconst.i64 0
+; nextln: v17 = sext.i64 v1
 ; nextln: jump block1(v2, v13)
 ; nextln: block1(v5: i32, v14: i64):
-; nextln: v17 = trunc.i32 v14
-; nextln: v6 = icmp slt v17, v1
+; nextln: v18 = trunc.i32 v14
+; nextln: v6 = icmp slt v14, v17
 ; nextln: brif v6, block2, block3
 ; nextln: block2:
-; nextln: v7 = sext.i64 v17
-; nextln: v8 = iadd v17, v3
+; nextln: v7 = sext.i64 v18
+; nextln: v8 = iadd v18, v3
 ; nextln: v9 = sext.i64 v8
 ; nextln: v10 = ptradd v0, v14
 ; nextln: v11 = ptradd v10, v9
-; nextln: store v17, v11
-; nextln: v12 = iadd v17, v4
+; nextln: store v18, v11
+; nextln: v12 = iadd v18, v4
 ; nextln: v15 = iconst.i64 1
 ; nextln: v16 = iadd v14, v15
 ; nextln: jump block1(v12, v16)
@@ -42,22 +43,23 @@
 ; nextln: block0(v0: ptr, v1: i32, v2: i32):
 ; nextln: v4 = iconst.i32 1
 ; nextln: v13 = sext.i64 v2
+; nextln: v18 = sext.i64 v1
 ; nextln: jump block1(v2, v13)
 ; nextln: block1(v5: i32, v14: i64):
-; nextln: v18 = trunc.i32 v14
-; nextln: v6 = icmp slt v18, v1
+; nextln: v19 = trunc.i32 v14
+; nextln: v6 = icmp slt v14, v18
 ; nextln: brif v6, block2, block3
 ; nextln: block2:
-; nextln: v7 = isub v18, v4
+; nextln: v7 = isub v19, v4
 ; nextln: v8 = sext.i64 v7
-; nextln: v9 = iadd v18, v4
+; nextln: v9 = iadd v19, v4
 ; nextln: v15 = iconst.i64 1
 ; nextln: v16 = iadd v14, v15
 ; nextln: v17 = iconst.i64 1
 ; nextln: v10 = iadd v14, v17
 ; nextln: v11 = ptradd v0, v8
 ; nextln: v12 = ptradd v11, v10
-; nextln: store v18, v12
+; nextln: store v19, v12
 ; nextln: jump block1(v9, v16)
 ; nextln: block3:
 ; nextln: return
@@ -67,19 +69,20 @@
 ; nextln: v2 = iconst.i32 0
 ; nextln: v3 = iconst.i32 1
 ; nextln: v10 = sext.i64 v1
+; nextln: v15 = iconst.i64 0
 ; nextln: jump block1(v1, v10)
 ; nextln: block1(v5: i32, v11: i64):
-; nextln: v15 = trunc.i32 v11
-; nextln: v6 = icmp sgt v15, v2
+; nextln: v16 = trunc.i32 v11
+; nextln: v6 = icmp sgt v11, v15
 ; nextln: brif v6, block2, block3
 ; nextln: block2:
-; nextln: v7 = isub v15, v3
+; nextln: v7 = isub v16, v3
 ; nextln: v12 = iconst.i64 -1
 ; nextln: v13 = iadd v11, v12
 ; nextln: v14 = iconst.i64 -1
 ; nextln: v8 = iadd v11, v14
 ; nextln: v9 = ptradd v0, v8
-; nextln: store v15, v9
+; nextln: store v16, v9
 ; nextln: jump block1(v7, v13)
 ; nextln: block3:
 ; nextln: return
@@ -89,23 +92,24 @@
 ; nextln: v2 = iconst.i32 7
 ; nextln: v3 = iconst.i32 1
 ; nextln: v14 = iconst.i64 7
+; nextln: v19 = zext.i64 v1
 ; nextln: jump block1(v2, v14)
 ; nextln: block1(v5: i32, v15: i64):
-; nextln: v19 = trunc.i32 v15
-; nextln: v6 = icmp ult v19, v1
+; nextln: v20 = trunc.i32 v15
+; nextln: v6 = icmp ult v15, v19
 ; nextln: brif v6, block2, block3
 ; nextln: block2:
-; nextln: v7 = zext.i64 v19
-; nextln: v8 = iadd v19, v3
+; nextln: v7 = zext.i64 v20
+; nextln: v8 = iadd v20, v3
 ; nextln: v16 = iconst.i64 1
 ; nextln: v17 = iadd v15, v16
 ; nextln: v18 = iconst.i64 1
 ; nextln: v9 = iadd v15, v18
-; nextln: v10 = sext.i64 v19
+; nextln: v10 = sext.i64 v20
 ; nextln: v11 = ptradd v0, v15
 ; nextln: v12 = ptradd v11, v9
 ; nextln: v13 = ptradd v12, v10
-; nextln: store v19, v13
+; nextln: store v20, v13
 ; nextln: jump block1(v8, v17)
 ; nextln: block3:
 ; nextln: return
@@ -115,21 +119,22 @@
 ; nextln: v2 = iconst.i32 0
 ; nextln: v3 = iconst.i32 1
 ; nextln: v11 = iconst.i64 0
+; nextln: v15 = sext.i64 v1
 ; nextln: jump block1(v2, v11)
 ; nextln: block1(v5: i32, v12: i64):
-; nextln: v15 = trunc.i32 v12
-; nextln: v6 = icmp slt v15, v1
+; nextln: v16 = trunc.i32 v12
+; nextln: v6 = icmp slt v12, v15
 ; nextln: brif v6, block2, block3
 ; nextln: block2:
-; nextln: v7 = zext.i64 v15
+; nextln: v7 = zext.i64 v16
 ; nextln: v8 = ptradd v0, v12
-; nextln: store v15, v8
-; nextln: v9 = iadd v15, v3
+; nextln: store v16, v8
+; nextln: v9 = iadd v16, v3
 ; nextln: v13 = iconst.i64 1
 ; nextln: v14 = iadd v12, v13
 ; nextln: jump block1(v9, v14)
 ; nextln: block3:
-; nextln: v10 = zext.i64 v15
+; nextln: v10 = zext.i64 v16
 ; nextln: return v10
 ; nextln: }
 ; check: func @after(ptr, i32) -> i64 {
@@ -137,19 +142,20 @@
 ; nextln: v2 = iconst.i32 0
 ; nextln: v3 = iconst.i32 1
 ; nextln: v14 = iconst.i64 0
+; nextln: v18 = sext.i64 v1
 ; nextln: jump block1(v2, v14)
 ; nextln: block1(v5: i32, v15: i64):
-; nextln: v18 = trunc.i32 v15
-; nextln: v6 = icmp slt v18, v1
+; nextln: v19 = trunc.i32 v15
+; nextln: v6 = icmp slt v15, v18
 ; nextln: brif v6, block2, block3
 ; nextln: block2:
-; nextln: v9 = iadd v18, v3
+; nextln: v9 = iadd v19, v3
 ; nextln: v16 = iconst.i64 1
 ; nextln: v17 = iadd v15, v16
 ; nextln: jump block1(v9, v17)
 ; nextln: block3:
-; nextln: v10 = sext.i64 v18
-; nextln: v13 = iadd v18, v3
+; nextln: v10 = sext.i64 v19
+; nextln: v13 = iadd v19, v3
 ; nextln: v11 = sext.i64 v13
 ; nextln: v12 = iadd v15, v11
 ; nextln: return v12
