@@ -11,6 +11,7 @@ pub mod instcombine;
 pub mod iv_widen;
 pub mod licm;
 pub mod loop_deletion;
+pub mod loop_rotate;
 pub mod mark_parallel_loops;
 pub mod mem2reg;
 pub mod sccp;
@@ -39,6 +40,7 @@ pub const ALL: &[(&str, Pass)] = &[
     ("tail-rec", tail_rec::run),
     ("loop-deletion", loop_deletion::run),
     ("iv-widen", iv_widen::run),
+    ("loop-rotate", loop_rotate::run),
     // Not in any `-O` pipeline: the driver runs it for `--serial`.
     ("serial-elision", serial_elision::run),
 ];
