@@ -30,7 +30,10 @@
 //! every function is callable from C.
 //!
 //! **Memory.** Loads and stores use `MemFlags::new()` (may trap, no
-//! alignment claim): user pointers are not trusted. `i1` is stored as a
+//! alignment claim): user pointers are not trusted. An address `ptradd q,
+//! c` with a 32-bit constant `c` becomes the access's own displacement
+//! (`load q + c`), which Cranelift folds into the x64 addressing mode
+//! together with a scaled index in `q`. `i1` is stored as a
 //! byte and loaded as a byte masked to bit 0. An `alloca` is a CLIF
 //! explicit stack slot of its size and alignment, zero-filled where the
 //! instruction stands (each time it executes), inline up to
@@ -1350,6 +1353,23 @@ impl<'a, 'b, 'c, M: ClModule> FnTranslator<'a, 'b, 'c, M> {
         Ok(self.b.inst_results(call).first().copied())
     }
 
+    /// The address `p` of a load or store as a base and a displacement:
+    /// `ptradd q, c` with a 32-bit constant `c` is `q` displaced by `c`, so
+    /// Cranelift's x64 lowering, which folds a base, a scaled index and a
+    /// displacement into one address only when the displacement is the
+    /// access's own (its operand sunk into arithmetic looks through a
+    /// single addition), addresses `a[j + 1]`, split by `split-offsets`
+    /// into `ptradd (ptradd a, shl j, 3), 8`, as `8(a, j, 8)`.
+    fn address(&self, p: Value) -> Result<(cl::Value, i32), BackendError> {
+        if let parc_ir::ValueDef::Result(i) = self.f.value_def(p)
+            && let InstKind::PtrAdd(q, c) = *self.f.inst(i)
+            && let Some(c) = self.f.const_int(c).and_then(|c| i32::try_from(c).ok())
+        {
+            return Ok((self.val(q)?, c));
+        }
+        Ok((self.val(p)?, 0))
+    }
+
     /// Calls `parc_rt_fault(kind, name, line, col)` and ends the block.
     fn emit_fault(&mut self, kind: i32) -> Result<(), BackendError> {
         let loc = self.loc();
@@ -1503,8 +1523,11 @@ impl<'a, 'b, 'c, M: ClModule> FnTranslator<'a, 'b, 'c, M> {
             }
             InstKind::Load(p) => {
                 let ty = rty.ok_or_else(|| self.err("load without a result"))?;
-                let p = self.val(*p)?;
-                let v = self.b.ins().load(clif_type(ty), MemFlagsData::new(), p, 0);
+                let (p, offset) = self.address(*p)?;
+                let v = self
+                    .b
+                    .ins()
+                    .load(clif_type(ty), MemFlagsData::new(), p, offset);
                 Some(if ty == Type::I1 {
                     self.b.ins().band_imm_u(v, 1)
                 } else {
@@ -1512,8 +1535,9 @@ impl<'a, 'b, 'c, M: ClModule> FnTranslator<'a, 'b, 'c, M> {
                 })
             }
             InstKind::Store { value, ptr } => {
-                let (v, p) = (self.val(*value)?, self.val(*ptr)?);
-                self.b.ins().store(MemFlagsData::new(), v, p, 0);
+                let v = self.val(*value)?;
+                let (p, offset) = self.address(*ptr)?;
+                self.b.ins().store(MemFlagsData::new(), v, p, offset);
                 None
             }
             InstKind::PtrAdd(p, off) => {

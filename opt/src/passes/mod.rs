@@ -18,6 +18,7 @@ pub mod sccp;
 pub mod serial_elision;
 pub mod serialize_tasks;
 pub mod simplify_cfg;
+pub mod split_offsets;
 pub mod sroa;
 pub mod sync_elim;
 pub mod tail_rec;
@@ -41,6 +42,7 @@ pub const ALL: &[(&str, Pass)] = &[
     ("loop-deletion", loop_deletion::run),
     ("iv-widen", iv_widen::run),
     ("loop-rotate", loop_rotate::run),
+    ("split-offsets", split_offsets::run),
     // Not in any `-O` pipeline: the driver runs it for `--serial`.
     ("serial-elision", serial_elision::run),
 ];
