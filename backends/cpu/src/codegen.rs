@@ -1039,7 +1039,7 @@ fn invariants_to_thread(
         let mut vs: Vec<Value> = Vec::new();
         for b in blocks {
             for &i in &f.blocks[b].insts {
-                f.inst(i).for_each_operand(|v| {
+                let mut used = |v: Value| {
                     let outside = match f.value_def(v) {
                         ValueDef::Result(d) => {
                             def_block.get(&d).is_some_and(|db| !loops.contains(lp, *db))
@@ -1049,7 +1049,18 @@ fn invariants_to_thread(
                     if outside && remat(v) && !vs.contains(&v) {
                         vs.push(v);
                     }
-                });
+                };
+                // A displaced address is its base, read by the access
+                // itself (see `displaced`).
+                let base = |p: Value| displaced(f, p).map_or(p, |(q, _)| q);
+                match *f.inst(i) {
+                    InstKind::Load(p) => used(base(p)),
+                    InstKind::Store { value, ptr } => {
+                        used(value);
+                        used(base(ptr));
+                    }
+                    ref other => other.for_each_operand(used),
+                }
             }
         }
         if !vs.is_empty() {
@@ -1057,6 +1068,22 @@ fn invariants_to_thread(
         }
     }
     out
+}
+
+/// `(q, c)` if `p` is `ptradd q, c` with a 32-bit constant `c`: a load or
+/// store at `p` reads `q` and has `c` as its own displacement, which
+/// Cranelift's x64 lowering folds into the addressing mode together with a
+/// scaled index in `q`. (It looks through one addition when it sinks a
+/// load into arithmetic, so `(q + 8j) + 8` as a value would cost an `lea`
+/// of `q + 8j`; as the load's displacement it costs nothing.)
+fn displaced(f: &Function, p: Value) -> Option<(Value, i32)> {
+    let parc_ir::ValueDef::Result(i) = f.value_def(p) else {
+        return None;
+    };
+    let InstKind::PtrAdd(q, c) = *f.inst(i) else {
+        return None;
+    };
+    Some((q, i32::try_from(f.const_int(c)?).ok()?))
 }
 
 /// Blocks reachable from the entry, in reverse postorder.
@@ -1353,21 +1380,14 @@ impl<'a, 'b, 'c, M: ClModule> FnTranslator<'a, 'b, 'c, M> {
         Ok(self.b.inst_results(call).first().copied())
     }
 
-    /// The address `p` of a load or store as a base and a displacement:
-    /// `ptradd q, c` with a 32-bit constant `c` is `q` displaced by `c`, so
-    /// Cranelift's x64 lowering, which folds a base, a scaled index and a
-    /// displacement into one address only when the displacement is the
-    /// access's own (its operand sunk into arithmetic looks through a
-    /// single addition), addresses `a[j + 1]`, split by `split-offsets`
-    /// into `ptradd (ptradd a, shl j, 3), 8`, as `8(a, j, 8)`.
+    /// The address `p` of a load or store as a base and a displacement
+    /// (see [`displaced`]): `a[j + 1]`, split by `split-offsets` into
+    /// `ptradd (ptradd a, shl j, 3), 8`, is `8(a, j, 8)`.
     fn address(&self, p: Value) -> Result<(cl::Value, i32), BackendError> {
-        if let parc_ir::ValueDef::Result(i) = self.f.value_def(p)
-            && let InstKind::PtrAdd(q, c) = *self.f.inst(i)
-            && let Some(c) = self.f.const_int(c).and_then(|c| i32::try_from(c).ok())
-        {
-            return Ok((self.val(q)?, c));
+        match displaced(self.f, p) {
+            Some((q, c)) => Ok((self.val(q)?, c)),
+            None => Ok((self.val(p)?, 0)),
         }
-        Ok((self.val(p)?, 0))
     }
 
     /// Calls `parc_rt_fault(kind, name, line, col)` and ends the block.
@@ -2112,9 +2132,11 @@ mod threading_tests {
     use parc_ir::interp::{Config, Interp, Val};
     use parc_ir::{Block, FuncId, Value};
 
-    /// `for (i = 0; i < n - 1; i++) s += p[i] & 7;` with `n - 1` and
-    /// `p + 8` hoisted: both `x op constant` invariants go to the header;
-    /// `n * 3` (not a remat pattern) and `i + 1` (defined in the loop) do not.
+    /// `for (i = 0; i < n - 1; i++) s += p[2] + n * 3;` with `n - 1`,
+    /// `n * 3` and `p + 8` hoisted: the bound `n - 1` goes to the header;
+    /// `p + 8` does not, as the load reads `p` displaced by 8 (see
+    /// `displaced`), nor do `n * 3` (not a remat pattern) and `i + 1`
+    /// (defined in the loop); `p + 8` stored is a value like any other.
     #[test]
     fn loop_invariant_constant_ops_are_threaded_through_the_header() {
         let m = parc_ir::read::read_module(
@@ -2142,6 +2164,18 @@ mod threading_tests {
              }",
         )
         .expect("reads");
+        let f = &m.funcs[FuncId::from_u32(0)];
+        let cfg = ControlFlowGraph::compute(f);
+        let dom = DominatorTree::compute(&cfg);
+        let loops = LoopAnalysis::compute(&cfg, &dom);
+        assert_eq!(
+            invariants_to_thread(f, &loops),
+            [(Block::from_u32(1), vec![Value::from_u32(3)])]
+        );
+        // Stored, `p + 8` is a value the loop uses.
+        let text = parc_ir::print::print_module(&m)
+            .replace("v12 = load.i32 v7", "v12 = load.i32 v0\n    store v7, v0");
+        let m = parc_ir::read::read_module(&text).expect("reads");
         let f = &m.funcs[FuncId::from_u32(0)];
         let cfg = ControlFlowGraph::compute(f);
         let dom = DominatorTree::compute(&cfg);
