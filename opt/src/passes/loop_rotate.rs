@@ -34,19 +34,17 @@
 //!
 //! # Calls and the back edge
 //! A rotated loop's back edge is critical: the bottom test has two
-//! successors and the new header two predecessors. Cranelift's register
-//! allocator puts the moves of a critical edge in a block of their own,
-//! where it has forgotten that a value it reloaded from its spill slot is
-//! still there, so a spilled value costs a store on every iteration (a
-//! top-tested loop's back edge is a plain jump, with the moves at the end
-//! of the latch, where it remembers). Values are spilled above all when
-//! they live across a call, which clobbers every vector register: the sum
-//! of a loop followed by a call, or a scale factor read in a loop under a
-//! call. Such a loop runs at the speed of a store-to-load round trip per
-//! iteration when rotated (a gradient's `normalize` ran 2.2 times slower),
-//! so it is left as it is; calls here are the instructions the backend
-//! makes into calls (`call`, `launch`, and intrinsics other than the
-//! arithmetic it does inline).
+//! successors and the new header two predecessors, so Cranelift's register
+//! allocator puts the edge's moves in a block of their own. For a value it
+//! has spilled, that block stored the value back to its slot on every
+//! iteration in the code we measured (the sum of `normalize`'s forward
+//! loop, the scale factor of its reverse), where the top-tested loop's
+//! back edge, a plain jump, stored nothing: a store-to-load round trip per
+//! iteration, and the gradient of `normalize` ran 2.2 times slower. Values
+//! are spilled above all when they live across a call, which clobbers
+//! every vector register, so a loop whose values do is left as it is.
+//! Calls here are the instructions the backend makes into calls (`call`,
+//! `launch`, and intrinsics other than the arithmetic it does inline).
 //!
 //! # The rewrite
 //! The values of `H` used in the loop become parameters of `E`, those used
