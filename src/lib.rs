@@ -4,9 +4,15 @@
 //! ```text
 //! bytes ─utf8─▶ source ─parse─▶ AST ─check─▶ HIR ─lower─▶ parir (+ --grad requests) ─verify─▶
 //!     [serial-elision ─▶]                       (--serial)
-//!     opt ─▶ [ad ─▶ opt] ─▶ consumer            (with gradient requests)
-//!     [ad ─▶] opt ─▶ consumer                   (--ad-before-opt)
+//!     opt ─▶ [ad ─▶ opt] ─▶ prepare ─▶ consumer (with gradient requests)
+//!     [ad ─▶] opt ─▶ prepare ─▶ consumer        (--ad-before-opt)
 //! ```
+//!
+//! `prepare` (`parc_opt::codegen_prepare`, at `-O2`) is the final stage:
+//! induction-variable widening and loop rotation, which reshape loops for
+//! the backend in ways the AD's loop recognition must not see, so it runs
+//! once, after the last optimization. The consumers (the interpreter and
+//! the backends) get its output.
 //!
 //! `--serial` compiles the serial elision (Tapir's T_S): every detach,
 //! reattach and sync becomes a jump before anything else sees the module,
@@ -54,7 +60,8 @@ pub struct Options {
     /// the end of the pipeline.
     pub verify_each: bool,
     /// Print the module to stderr after this pass (`all`: after every pass;
-    /// `lower`: straight after lowering).
+    /// `lower`: straight after lowering; `ad`: after differentiation;
+    /// `prepare`: after the final stage).
     pub dump_after: Option<String>,
     /// Print the time spent in each phase and pass to stderr.
     pub time_passes: bool,
@@ -194,6 +201,15 @@ pub fn compile(path: &str, source: &str, options: &Options) -> Result<Compiled, 
         differentiate(&mut module)?;
         result = parc_opt::optimize(&mut module, options.opt_level, &mut inst);
     }
+    // The final stage reshapes loops in ways the AD must not see, so it
+    // runs once, after the last optimization.
+    if result.is_ok() {
+        verified(&module, "the optimization pipeline")?;
+        result = parc_opt::codegen_prepare(&mut module, options.opt_level, &mut inst);
+        if result.is_ok() && dump("prepare") {
+            eprint!("; after prepare\n{}", parc_ir::print::print_module(&module));
+        }
+    }
     if options.time_passes {
         eprintln!("{:>12}  lowering", format_duration(lower_time));
         if let Some(t) = ad_time {
@@ -212,7 +228,7 @@ pub fn compile(path: &str, source: &str, options: &Options) -> Result<Compiled, 
         rendered,
         internal: true,
     })?;
-    verified(&module, "the optimization pipeline")?;
+    verified(&module, "the final stage (prepare)")?;
     Ok(Compiled {
         module,
         warnings: rendered,
@@ -232,7 +248,7 @@ fn elide_parallelism(
     if parc_opt::passes::serial_elision::run(module, &mut inst.context) {
         inst.context.count(&format!("{NAME}.changed"), 1);
     }
-    inst.times.push((NAME, start.elapsed()));
+    inst.times.push((NAME.to_string(), start.elapsed()));
     if let Some(hook) = inst.after_pass.as_mut() {
         hook(NAME, module).map_err(|rendered| CompileError {
             rendered,

@@ -80,7 +80,8 @@ struct OptArgs {
     #[arg(long)]
     verify_each: bool,
     /// Print the IR to stderr after the named pass (`lower` for the
-    /// unoptimized IR, `ad` for right after differentiation, `all` for
+    /// unoptimized IR, `ad` for right after differentiation, `prepare` for
+    /// after the final stage that shapes loops for the backend, `all` for
     /// after every pass).
     #[arg(long, value_name = "PASS")]
     dump_after: Option<String>,
@@ -295,11 +296,11 @@ fn check(file: &Path, color: bool) -> ExitCode {
 fn compile(file: &Path, options: &Options, explain_ad: bool) -> Result<parc_ir::Module, ExitCode> {
     let source = read_source(file, options.color)?;
     if let Some(pass) = &options.dump_after
-        && !matches!(pass.as_str(), "all" | "lower" | "ad")
+        && !matches!(pass.as_str(), "all" | "lower" | "ad" | "prepare")
         && parc_opt::pass_by_name(pass).is_none()
     {
         return Err(fail(&format!(
-            "`--dump-after {pass}`: no such pass; the passes are: lower, ad, all, {}",
+            "`--dump-after {pass}`: no such pass; the passes are: lower, ad, prepare, all, {}",
             parc_opt::passes::ALL
                 .iter()
                 .map(|(n, _)| *n)

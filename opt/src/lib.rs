@@ -107,6 +107,36 @@ pub fn pipeline(opt_level: u8) -> Vec<&'static str> {
     }
 }
 
+/// The final stage at `opt_level` ([`codegen_prepare`]): passes that shape
+/// loops for the backend, run once after the last [`optimize`]. They are
+/// not in [`pipeline`] because the AD, which runs between two runs of the
+/// pipeline, recognizes loops by a header that tests `iv < bound`, and
+/// rotation moves that test to the bottom; widening adds a second counter
+/// to such headers. Tapir lowering, which runs after this stage, recognizes
+/// parallel loops by their shape too, so both loop passes leave loops with
+/// a `detach`, `reattach` or `sync` alone.
+pub fn prepare_pipeline(opt_level: u8) -> Vec<&'static str> {
+    match opt_level {
+        0 | 1 => vec![],
+        // Widen narrow counters (their extensions become 64-bit offsets),
+        // move constant offsets out of indices into the addresses'
+        // displacements and add up chains of them, merge the scaled
+        // counters the addresses now share, drop the dead narrow counters
+        // and old indices, then rotate, fold guards whose test is constant
+        // and tidy the blocks.
+        _ => vec![
+            "iv-widen",
+            "split-offsets",
+            "instcombine",
+            "gvn",
+            "adce",
+            "loop-rotate",
+            "sccp",
+            "simplify-cfg",
+        ],
+    }
+}
+
 /// A hook called with each pass's name and the module after it.
 pub type AfterPass<'a> = &'a mut dyn FnMut(&str, &Module) -> Result<(), String>;
 
@@ -117,8 +147,9 @@ pub struct Instrumentation<'a> {
     /// Called after every pass; an error stops the pipeline (the driver
     /// verifies here).
     pub after_pass: Option<AfterPass<'a>>,
-    /// Time spent in each pass, summed over repeated runs, in pipeline order.
-    pub times: Vec<(&'static str, Duration)>,
+    /// Time spent in each pass, summed over repeated runs, in pipeline order;
+    /// the final stage's passes as `NAME (prepare)`.
+    pub times: Vec<(String, Duration)>,
     pub context: PassContext,
 }
 
@@ -129,14 +160,39 @@ pub fn optimize(
     opt_level: u8,
     inst: &mut Instrumentation<'_>,
 ) -> Result<(), String> {
-    for name in pipeline(opt_level) {
+    run_passes(module, &pipeline(opt_level), None, inst)
+}
+
+/// Runs the final stage of `opt_level` ([`prepare_pipeline`]), once, after
+/// the last [`optimize`] and before Tapir lowering and the backend, with
+/// the same instrumentation: `after_pass` sees each pass by its name, and
+/// times are kept apart from the pipeline's, as `NAME (prepare)`.
+pub fn codegen_prepare(
+    module: &mut Module,
+    opt_level: u8,
+    inst: &mut Instrumentation<'_>,
+) -> Result<(), String> {
+    run_passes(module, &prepare_pipeline(opt_level), Some("prepare"), inst)
+}
+
+fn run_passes(
+    module: &mut Module,
+    names: &[&'static str],
+    stage: Option<&str>,
+    inst: &mut Instrumentation<'_>,
+) -> Result<(), String> {
+    for &name in names {
         let pass = pass_by_name(name).ok_or_else(|| format!("unknown pass `{name}`"))?;
         let start = Instant::now();
         let changed = pass(module, &mut inst.context);
         let elapsed = start.elapsed();
-        match inst.times.iter_mut().find(|(n, _)| *n == name) {
+        let label = match stage {
+            Some(stage) => format!("{name} ({stage})"),
+            None => name.to_string(),
+        };
+        match inst.times.iter_mut().find(|(n, _)| *n == label) {
             Some((_, t)) => *t += elapsed,
-            None => inst.times.push((name, elapsed)),
+            None => inst.times.push((label, elapsed)),
         }
         if changed {
             inst.context.count(&format!("{name}.changed"), 1);

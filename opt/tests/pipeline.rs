@@ -11,6 +11,10 @@
 //! Tapir lowering turns into one chunked runtime call
 //! ([`parc_opt::analysis::parallel_loops`]): optimization must not turn a
 //! `parallel_for` into a spawn per iteration.
+//!
+//! "The pipeline" here is what the driver runs: `optimize`, then the final
+//! stage `codegen_prepare` (loop widening and rotation), both verified
+//! after every pass.
 
 use parc_ir::Module;
 use parc_ir::interp::{Config, run_main};
@@ -71,7 +75,8 @@ fn lower(path: &Path, source: &str) -> Result<Module, String> {
     Ok(module)
 }
 
-/// Runs the pipeline of `level`, verifying after every pass.
+/// Runs the pipeline of `level` and its final stage (`codegen_prepare`, as
+/// the driver does), verifying after every pass.
 fn optimize(module: &mut Module, level: u8) -> Result<(), String> {
     let mut verify = |pass: &str, m: &Module| -> Result<(), String> {
         verify_module(m).map_err(|errors| {
@@ -87,7 +92,8 @@ fn optimize(module: &mut Module, level: u8) -> Result<(), String> {
         after_pass: Some(&mut verify),
         ..Default::default()
     };
-    parc_opt::optimize(module, level, &mut inst)
+    parc_opt::optimize(module, level, &mut inst)?;
+    parc_opt::codegen_prepare(module, level, &mut inst)
 }
 
 /// Most instructions a program may run: far more than any test program

@@ -30,7 +30,10 @@
 //! every function is callable from C.
 //!
 //! **Memory.** Loads and stores use `MemFlags::new()` (may trap, no
-//! alignment claim): user pointers are not trusted. `i1` is stored as a
+//! alignment claim): user pointers are not trusted. An address `ptradd q,
+//! c` with a 32-bit constant `c` becomes the access's own displacement
+//! (`load q + c`), which Cranelift folds into the x64 addressing mode
+//! together with a scaled index in `q`. `i1` is stored as a
 //! byte and loaded as a byte masked to bit 0. An `alloca` is a CLIF
 //! explicit stack slot of its size and alignment, zero-filled where the
 //! instruction stands (each time it executes), inline up to
@@ -57,10 +60,11 @@
 //! libm (`exp`, `expf`, ...).
 //!
 //! **Loops.** A loop's exit is the taken side of its branch, and a
-//! loop-invariant `x op constant` the loop uses (a bound such as `n - 1`)
-//! is carried through the loop header as an extra block parameter (see
-//! [`invariants_to_thread`]): Cranelift would otherwise rematerialize it in
-//! the header on every iteration.
+//! loop-invariant `x op constant` or float constant the loop uses (a bound
+//! such as `n - 1`, a coefficient such as `0.25`) is carried through the
+//! loop header as an extra block parameter (see [`invariants_to_thread`]):
+//! Cranelift would otherwise rematerialize it inside the loop on every
+//! iteration.
 //!
 //! # Fault protocol
 //!
@@ -1031,14 +1035,24 @@ fn gen_lib_wrapper<M: ClModule>(
     })
 }
 
-/// Blocks reachable from the entry, in reverse postorder.
-/// Per loop header, the values defined outside the loop as `x op c` (`op`
-/// one of `iadd isub and or xor ptradd`, `c` a constant) that the loop
-/// uses. Cranelift rematerializes such an instruction in every block that
-/// uses it, which puts a loop-invariant bound like `n - 1` back into the
-/// loop header, once per iteration; carried as a header parameter instead,
-/// it stays in a register. Headers in block order; each list in the order
-/// the loop's blocks use the values.
+/// Per loop header, the values defined outside the loop that the loop uses
+/// and that Cranelift would rematerialize inside it: `x op c` (`op` one of
+/// `iadd isub and or xor ptradd`, `c` a constant) and float constants other
+/// than +0.0. Cranelift rematerializes such an instruction in every block
+/// that uses it, which puts a loop-invariant bound like `n - 1` back into
+/// the loop header, and a float constant such as the stencil's `0.25` (a
+/// 64-bit immediate moved into a general register, then into a vector
+/// register) into the loop body, once per iteration; carried as a header
+/// parameter instead, it stays in a register. (Read from the constant pool
+/// as the multiplication's memory operand instead, the stencil's `0.25`
+/// made the serial stencil 0.38 s against 0.31 s in a register.) Left
+/// alone: integer constants (immediates of the instructions that use
+/// them), +0.0 (one register-clearing instruction, whereas a carried value
+/// the register allocator has to spill costs a load and a store per
+/// iteration, as it did in the reverse of `normalize`), and a displaced
+/// address's `ptradd` (see [`displaced`]), which the access does not read.
+/// Headers in block order; each list in the order the loop's blocks use
+/// the values.
 fn invariants_to_thread(
     f: &Function,
     loops: &parc_ir::analysis::loops::LoopAnalysis,
@@ -1053,6 +1067,9 @@ fn invariants_to_thread(
                 y,
             )
             | InstKind::PtrAdd(x, y) => is_const(*x) || is_const(*y),
+            // +0.0 is one register-clearing instruction, cheaper than a
+            // register held across the loop.
+            InstKind::Fconst(x) => x.to_bits() != 0,
             _ => false,
         },
         ValueDef::Param(..) => false,
@@ -1068,7 +1085,7 @@ fn invariants_to_thread(
         let mut vs: Vec<Value> = Vec::new();
         for b in blocks {
             for &i in &f.blocks[b].insts {
-                f.inst(i).for_each_operand(|v| {
+                let mut used = |v: Value| {
                     let outside = match f.value_def(v) {
                         ValueDef::Result(d) => {
                             def_block.get(&d).is_some_and(|db| !loops.contains(lp, *db))
@@ -1078,7 +1095,18 @@ fn invariants_to_thread(
                     if outside && remat(v) && !vs.contains(&v) {
                         vs.push(v);
                     }
-                });
+                };
+                // A displaced address is its base, read by the access
+                // itself (see `displaced`).
+                let base = |p: Value| displaced(f, p).map_or(p, |(q, _)| q);
+                match *f.inst(i) {
+                    InstKind::Load(p) => used(base(p)),
+                    InstKind::Store { value, ptr } => {
+                        used(value);
+                        used(base(ptr));
+                    }
+                    ref other => other.for_each_operand(used),
+                }
             }
         }
         if !vs.is_empty() {
@@ -1088,6 +1116,23 @@ fn invariants_to_thread(
     out
 }
 
+/// `(q, c)` if `p` is `ptradd q, c` with a 32-bit constant `c`: a load or
+/// store at `p` reads `q` and has `c` as its own displacement, which
+/// Cranelift's x64 lowering folds into the addressing mode together with a
+/// scaled index in `q`. (It looks through one addition when it sinks a
+/// load into arithmetic, so `(q + 8j) + 8` as a value would cost an `lea`
+/// of `q + 8j`; as the load's displacement it costs nothing.)
+fn displaced(f: &Function, p: Value) -> Option<(Value, i32)> {
+    let parc_ir::ValueDef::Result(i) = f.value_def(p) else {
+        return None;
+    };
+    let InstKind::PtrAdd(q, c) = *f.inst(i) else {
+        return None;
+    };
+    Some((q, i32::try_from(f.const_int(c)?).ok()?))
+}
+
+/// Blocks reachable from the entry, in reverse postorder.
 fn reverse_postorder(f: &Function) -> Vec<Block> {
     let Some(entry) = f.entry() else {
         return Vec::new();
@@ -1381,6 +1426,16 @@ impl<'a, 'b, 'c, M: ClModule> FnTranslator<'a, 'b, 'c, M> {
         Ok(self.b.inst_results(call).first().copied())
     }
 
+    /// The address `p` of a load or store as a base and a displacement
+    /// (see [`displaced`]): `a[j + 1]`, split by `split-offsets` into
+    /// `ptradd (ptradd a, shl j, 3), 8`, is `8(a, j, 8)`.
+    fn address(&self, p: Value) -> Result<(cl::Value, i32), BackendError> {
+        match displaced(self.f, p) {
+            Some((q, c)) => Ok((self.val(q)?, c)),
+            None => Ok((self.val(p)?, 0)),
+        }
+    }
+
     /// Calls `parc_rt_fault(kind, name, line, col)` and ends the block.
     fn emit_fault(&mut self, kind: i32) -> Result<(), BackendError> {
         let loc = self.loc();
@@ -1418,15 +1473,21 @@ impl<'a, 'b, 'c, M: ClModule> FnTranslator<'a, 'b, 'c, M> {
         });
         for (v, _) in self.threaded.get(&dest.block).cloned().unwrap_or_default() {
             let x = self.val(v)?;
-            // Around a back edge the value goes through `x + 0`: Cranelift
-            // removes a block parameter that only ever receives one value
-            // (itself from the latch) before its optimizer would fold the
-            // addition away, so the parameter survives to the register
-            // allocator.
+            // Around a back edge the value goes through `x + 0` (a float
+            // through `-(-x)`, exact for every value, NaNs included):
+            // Cranelift removes a block parameter that only ever receives
+            // one value (itself from the latch) before its optimizer would
+            // fold the identity away, so the parameter survives to the
+            // register allocator.
             let x = if back_edge {
                 let ty = self.b.func.dfg.value_type(x);
-                let zero = self.b.ins().iconst(ty, 0);
-                self.b.ins().iadd(x, zero)
+                if ty.is_float() {
+                    let neg = self.b.ins().fneg(x);
+                    self.b.ins().fneg(neg)
+                } else {
+                    let zero = self.b.ins().iconst(ty, 0);
+                    self.b.ins().iadd(x, zero)
+                }
             } else {
                 x
             };
@@ -1528,8 +1589,11 @@ impl<'a, 'b, 'c, M: ClModule> FnTranslator<'a, 'b, 'c, M> {
             }
             InstKind::Load(p) => {
                 let ty = rty.ok_or_else(|| self.err("load without a result"))?;
-                let p = self.val(*p)?;
-                let v = self.b.ins().load(clif_type(ty), MemFlagsData::new(), p, 0);
+                let (p, offset) = self.address(*p)?;
+                let v = self
+                    .b
+                    .ins()
+                    .load(clif_type(ty), MemFlagsData::new(), p, offset);
                 Some(if ty == Type::I1 {
                     self.b.ins().band_imm_u(v, 1)
                 } else {
@@ -1537,8 +1601,9 @@ impl<'a, 'b, 'c, M: ClModule> FnTranslator<'a, 'b, 'c, M> {
                 })
             }
             InstKind::Store { value, ptr } => {
-                let (v, p) = (self.val(*value)?, self.val(*ptr)?);
-                self.b.ins().store(MemFlagsData::new(), v, p, 0);
+                let v = self.val(*value)?;
+                let (p, offset) = self.address(*ptr)?;
+                self.b.ins().store(MemFlagsData::new(), v, p, offset);
                 None
             }
             InstKind::PtrAdd(p, off) => {
@@ -2126,11 +2191,14 @@ fn float_cc(cc: FloatCC) -> condcodes::FloatCC {
 mod threading_tests {
     use super::invariants_to_thread;
     use parc_ir::analysis::{cfg::ControlFlowGraph, dom::DominatorTree, loops::LoopAnalysis};
+    use parc_ir::interp::{Config, Interp, Val};
     use parc_ir::{Block, FuncId, Value};
 
-    /// `for (i = 0; i < n - 1; i++) s += p[i] & 7;` with `n - 1` and
-    /// `p + 8` hoisted: both `x op constant` invariants go to the header;
-    /// `n * 3` (not a remat pattern) and `i + 1` (defined in the loop) do not.
+    /// `for (i = 0; i < n - 1; i++) s += p[2] + n * 3;` with `n - 1`,
+    /// `n * 3` and `p + 8` hoisted: the bound `n - 1` goes to the header;
+    /// `p + 8` does not, as the load reads `p` displaced by 8 (see
+    /// `displaced`), nor do `n * 3` (not a remat pattern) and `i + 1`
+    /// (defined in the loop); `p + 8` stored is a value like any other.
     #[test]
     fn loop_invariant_constant_ops_are_threaded_through_the_header() {
         let m = parc_ir::read::read_module(
@@ -2164,10 +2232,104 @@ mod threading_tests {
         let loops = LoopAnalysis::compute(&cfg, &dom);
         assert_eq!(
             invariants_to_thread(f, &loops),
+            [(Block::from_u32(1), vec![Value::from_u32(3)])]
+        );
+        // Stored, `p + 8` is a value the loop uses.
+        let text = parc_ir::print::print_module(&m)
+            .replace("v12 = load.i32 v7", "v12 = load.i32 v0\n    store v7, v0");
+        let m = parc_ir::read::read_module(&text).expect("reads");
+        let f = &m.funcs[FuncId::from_u32(0)];
+        let cfg = ControlFlowGraph::compute(f);
+        let dom = DominatorTree::compute(&cfg);
+        let loops = LoopAnalysis::compute(&cfg, &dom);
+        assert_eq!(
+            invariants_to_thread(f, &loops),
             [(
                 Block::from_u32(1),
                 vec![Value::from_u32(3), Value::from_u32(7)]
             )]
         );
+    }
+
+    /// Float constants defined in the entry block, used in an inner and an
+    /// outer loop: `0.25 / s`, `-0.0 - x` and `3.0 * x` in the inner loop
+    /// and `1.0 - s` in the outer one ride through the headers of the
+    /// loops that use them (the inner header gets the three the inner loop
+    /// uses, the outer header all four); `x + 0.0` (+0.0 is cheap to make)
+    /// and a constant defined in the loop (`2.0`) do not. The JIT's
+    /// results, where the carried values cross the back edges as `-(-x)`,
+    /// match the interpreter's bit for bit (`-0.0`, infinities and NaN
+    /// included).
+    #[test]
+    fn loop_invariant_float_constants_are_threaded_through_the_header() {
+        let m = parc_ir::read::read_module(
+            "func @f(i32, f64) -> f64 {
+             block0(v0: i32, v1: f64):
+                 v2 = fconst.f64 0.25
+                 v3 = fconst.f64 -0.0
+                 v4 = fconst.f64 1.0
+                 v20 = fconst.f64 0.0
+                 v21 = fconst.f64 3.0
+                 v5 = iconst.i32 0
+                 v6 = iconst.i32 1
+                 jump block1(v5, v1)
+             block1(v7: i32, v8: f64):
+                 v9 = icmp slt v7, v0
+                 brif v9, block2(v5, v8), block5
+             block2(v10: i32, v11: f64):
+                 v12 = icmp slt v10, v7
+                 brif v12, block3, block4
+             block3:
+                 v13 = fdiv v2, v11
+                 v14 = fsub v3, v13
+                 v15 = fconst.f64 2.0
+                 v16 = fmul v21, v14
+                 v22 = fadd v16, v20
+                 v23 = fmul v22, v15
+                 v17 = iadd v10, v6
+                 jump block2(v17, v23)
+             block4:
+                 v18 = fsub v4, v11
+                 v19 = iadd v7, v6
+                 jump block1(v19, v18)
+             block5:
+                 return v8
+             }",
+        )
+        .expect("reads");
+        let f = &m.funcs[FuncId::from_u32(0)];
+        let cfg = ControlFlowGraph::compute(f);
+        let dom = DominatorTree::compute(&cfg);
+        let loops = LoopAnalysis::compute(&cfg, &dom);
+        let v = Value::from_u32;
+        assert_eq!(
+            invariants_to_thread(f, &loops),
+            [
+                (Block::from_u32(1), vec![v(2), v(3), v(21), v(4)]),
+                (Block::from_u32(2), vec![v(2), v(3), v(21)]),
+            ]
+        );
+        let jit = crate::jit::JitProgram::compile(&m).expect("compiles");
+        let p = jit.function("f").expect("compiled");
+        // SAFETY: `@f` is `(i32, f64) -> f64` with the C calling convention.
+        let run: extern "C" fn(i32, f64) -> f64 = unsafe { std::mem::transmute(p) };
+        for (n, x) in [
+            (0, 3.0),
+            (1, -0.0),
+            (4, 3.0),
+            (7, -5.5),
+            (3, f64::NAN),
+            (2, 0.0),
+            (5, f64::INFINITY),
+        ] {
+            let mut it = Interp::new(&m, Config::default()).expect("interp");
+            let want = it
+                .call(FuncId::from_u32(0), &[Val::I(n), Val::F64(x)])
+                .expect("runs")
+                .value()
+                .and_then(|v| v.as_f64())
+                .expect("a double");
+            assert_eq!(run(n as i32, x).to_bits(), want.to_bits(), "n={n} x={x}");
+        }
     }
 }

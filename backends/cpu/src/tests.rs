@@ -550,6 +550,54 @@ fn allocas_are_zeroed_and_hold_every_type() {
     }
 }
 
+/// A load or store through `ptradd q, c` addresses `q` displaced by `c`
+/// (see `address` in codegen): negative and positive displacements, a
+/// scaled index under them, an `i1` load, and displacements too large for
+/// one instruction (computed as an addition instead), all reach the same
+/// bytes as the plain additions.
+#[test]
+fn constant_displacements_address_the_same_memory() {
+    let mut m = Module::new();
+    define(
+        &mut m,
+        "f",
+        &[Type::Ptr, Type::I64],
+        Some(Type::I64),
+        |b, p| {
+            let three = b.iconst(Type::I64, 3);
+            let scaled = b.binary(BinaryOp::Shl, p[1], three);
+            let row = b.ptradd(p[0], scaled);
+            let minus = b.iconst(Type::I64, -8);
+            let plus = b.iconst(Type::I64, 8);
+            let before = b.ptradd(row, minus);
+            let after = b.ptradd(row, plus);
+            let x = b.load(Type::I64, before);
+            let y = b.load(Type::I64, after);
+            let sum = b.binary(BinaryOp::Iadd, x, y);
+            b.store(sum, row);
+            let bit = b.load(Type::I1, after);
+            let bit = b.cast(CastOp::Zext, bit, Type::I64);
+            let far = b.iconst(Type::I64, 1 << 33);
+            let back = b.iconst(Type::I64, -(1 << 33));
+            let away = b.ptradd(row, far);
+            let home = b.ptradd(away, back);
+            let z = b.load(Type::I64, home);
+            let r = b.binary(BinaryOp::Iadd, z, bit);
+            b.ret(Some(r));
+        },
+    );
+    let (_jit, f): (_, extern "C" fn(*mut i64, i64) -> i64) = jit_fn(&m, "f");
+    let mut data = [10i64, 20, 31, 40, 51];
+    // data[2] = data[1] + data[3] = 60; returns it plus data[3]'s low bit.
+    assert_eq!(f(data.as_mut_ptr(), 2), 60);
+    assert_eq!(data, [10, 20, 60, 40, 51]);
+    // data[1] = 10 + 60 = 70; plus data[2]'s low bit (0).
+    assert_eq!(f(data.as_mut_ptr(), 1), 70);
+    // data[3] = 60 + 51 = 111; plus data[4]'s low bit (1).
+    assert_eq!(f(data.as_mut_ptr(), 3), 112);
+    assert_eq!(data, [10, 70, 60, 111, 51]);
+}
+
 /// Globals: initial images, zero fill, relocations, writes.
 #[test]
 fn globals_with_relocations() {

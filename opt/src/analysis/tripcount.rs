@@ -206,7 +206,8 @@ fn step_of(func: &Function, next: Value, iv: Value) -> Option<i64> {
 }
 
 impl CountedLoop {
-    fn signed(&self) -> bool {
+    /// Whether the compare (and so the variable's range) is signed.
+    pub fn signed(&self) -> bool {
         is_signed(self.cc)
     }
 
@@ -223,7 +224,7 @@ impl CountedLoop {
     }
 
     /// The range of the variable's type in the compare's signedness.
-    fn type_range(&self, func: &Function) -> (i128, i128) {
+    pub fn type_range(&self, func: &Function) -> (i128, i128) {
         let bits = func.value_type(self.iv).bits();
         if self.signed() {
             (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
@@ -253,6 +254,31 @@ impl CountedLoop {
             Sge | Uge => hi + s < min,
             Ne | Eq => true,
         }
+    }
+
+    /// The values the variable can have where the header's test has passed
+    /// (in the loop's blocks other than the header), as exact integers in
+    /// the compare's signedness: from `init` to the last value that passes,
+    /// with a bound that is not a constant replaced by the end of the type
+    /// (less one for a strict compare: `i < n` keeps `i` below the largest
+    /// `n`). `None` when the variable may wrap or the compare is `!=`. The
+    /// range may be empty (the body never runs).
+    pub fn body_range(&self, func: &Function) -> Option<(i128, i128)> {
+        if self.cc == IntCC::Ne || self.may_wrap(func) {
+            return None;
+        }
+        let (min, max) = self.type_range(func);
+        let strict = matches!(self.cc, IntCC::Slt | IntCC::Ult | IntCC::Sgt | IntCC::Ugt);
+        let slack = i128::from(strict);
+        Some(if self.step > 0 {
+            let lo = self.widen(func, self.init).unwrap_or(min);
+            let hi = self.widen(func, self.bound).unwrap_or(max) - slack;
+            (lo, hi)
+        } else {
+            let hi = self.widen(func, self.init).unwrap_or(max);
+            let lo = self.widen(func, self.bound).unwrap_or(min) + slack;
+            (lo, hi)
+        })
     }
 
     /// The trip count if `init` and `bound` are constants and the variable
@@ -514,6 +540,38 @@ mod tests {
         let cl = counted_loop(f, &an, lp).unwrap();
         assert!(!cl.may_wrap(f) && cl.exact);
         assert_eq!((cl.step, cl.cc), (1, IntCC::Slt));
+    }
+
+    #[test]
+    fn body_ranges() {
+        let range = |ty: &str, cc: &str, step: i64, consts: Option<(i64, i64)>| {
+            let mut text = counting_loop(ty, cc, step, false);
+            if let Some((lo, hi)) = consts {
+                text = text.replace(
+                    &format!("block0(v0: {ty}, v1: {ty}):"),
+                    &format!(
+                        "block0(v10: {ty}, v11: {ty}):\n v0 = iconst.{ty} {lo}\n v1 = iconst.{ty} {hi}"
+                    ),
+                );
+            }
+            let m = read_module(&text).unwrap();
+            let (an, lp) = analyze(&m);
+            let f = &m.funcs[FuncId::from_u32(0)];
+            counted_loop(f, &an, lp).unwrap().body_range(f)
+        };
+        let (min, max) = (i32::MIN as i128, i32::MAX as i128);
+        // `i < n`: below the largest `n`; from anywhere.
+        assert_eq!(range("i32", "slt", 1, None), Some((min, max - 1)));
+        assert_eq!(range("i32", "slt", 1, Some((1, 10))), Some((1, 9)));
+        assert_eq!(range("i32", "sle", 3, Some((0, 10))), Some((0, 10)));
+        // Counting down to `> n`, from `n0`.
+        assert_eq!(range("i32", "sgt", -1, None), Some((min + 1, max)));
+        assert_eq!(range("i32", "sge", -2, Some((9, 0))), Some((0, 9)));
+        // Unsigned: from 0 up to 2^32 - 2.
+        assert_eq!(range("i32", "ult", 1, None), Some((0, (1 << 32) - 2)));
+        // May wrap (`i <= n`, `n` unknown) or `!=`: no range.
+        assert_eq!(range("i32", "sle", 1, None), None);
+        assert_eq!(range("i32", "ne", 1, None), None);
     }
 
     #[test]

@@ -9,14 +9,17 @@ pub mod dse;
 pub mod gvn;
 pub mod inline;
 pub mod instcombine;
+pub mod iv_widen;
 pub mod licm;
 pub mod loop_deletion;
+pub mod loop_rotate;
 pub mod mark_parallel_loops;
 pub mod mem2reg;
 pub mod sccp;
 pub mod serial_elision;
 pub mod serialize_tasks;
 pub mod simplify_cfg;
+pub mod split_offsets;
 pub mod sroa;
 pub mod sync_elim;
 pub mod tail_rec;
@@ -39,6 +42,9 @@ pub const ALL: &[(&str, Pass)] = &[
     ("licm", licm::run),
     ("tail-rec", tail_rec::run),
     ("loop-deletion", loop_deletion::run),
+    ("iv-widen", iv_widen::run),
+    ("loop-rotate", loop_rotate::run),
+    ("split-offsets", split_offsets::run),
     // Not in any `-O` pipeline: the driver runs it for `--serial`.
     ("serial-elision", serial_elision::run),
 ];

@@ -1,0 +1,562 @@
+//! `loop-rotate`: turns a loop that tests at the top into one that tests at
+//! the bottom, guarded once before it (`while (c) B` into `if (c) do B
+//! while (c)`), as LLVM's loop rotation and gcc's loop header copying do.
+//! A top-tested loop runs its test, a conditional branch out and an
+//! unconditional branch back every iteration; the rotated loop runs one
+//! conditional branch back.
+//!
+//! # Not part of `pipeline()`
+//! The AD recognizes loops by their top test (`iv < bound` in the header)
+//! and Tapir lowering recognizes parallel loops by their shape, so this
+//! pass runs only in [`codegen_prepare`](crate::codegen_prepare), after the last
+//! optimization and before the backend. Even there it leaves alone every
+//! loop with a `detach`, `reattach` or `sync` among its blocks: parallel
+//! loops keep the shape Tapir lowering expects (serial loops inside a task
+//! are rotated).
+//!
+//! # What is rotated
+//! A natural loop with header `H` such that
+//! - `H` ends in `brif c, A(..), B(..)` with exactly one of `A`, `B` in the
+//!   loop: `E`, its first body block, which is not `H` (a one-block loop
+//!   already tests at the bottom) and has no other predecessor; the other
+//!   is the exit `X`;
+//! - `H`'s other instructions are at most [`MAX_HEADER_INSTS`], none with
+//!   an effect (loads are fine: each copy runs exactly when `H` would have)
+//!   and none an `alloca` (a copy would be another object);
+//! - every edge into `H` is a `jump` or `brif` (not a Tapir edge);
+//! - every value `H` defines (parameters included) that is used outside
+//!   `H` is used in the loop (where `E` dominates, as `E`'s only way in is
+//!   from `H`) or in blocks `X` dominates, `X` then having no predecessor
+//!   but `H`;
+//! - `H` is not the header a rotation made (each loop rotates once);
+//! - no value the loop reads from outside it or leaves behind is live
+//!   across a call (see below).
+//!
+//! # Calls and the back edge
+//! A rotated loop's back edge is critical: the bottom test has two
+//! successors and the new header two predecessors, so Cranelift's register
+//! allocator puts the edge's moves in a block of their own. For a value it
+//! has spilled, that block stored the value back to its slot on every
+//! iteration in the code we measured (the sum of `normalize`'s forward
+//! loop, the scale factor of its reverse), where the top-tested loop's
+//! back edge, a plain jump, stored nothing: a store-to-load round trip per
+//! iteration, and the gradient of `normalize` ran 2.2 times slower. Values
+//! are spilled above all when they live across a call, which clobbers
+//! every vector register, so a loop whose values do is left as it is.
+//! Calls here are the instructions the backend makes into calls (`call`,
+//! `launch`, and intrinsics other than the arithmetic it does inline).
+//!
+//! # The rewrite
+//! The values of `H` used in the loop become parameters of `E`, those used
+//! below `X` parameters of `X`, and `H`'s branch passes them. Then every
+//! edge into `H` gets its own copy of `H`'s instructions and branch, with
+//! `H`'s parameters replaced by the edge's arguments: appended to the
+//! predecessor when it ends in a `jump` to `H`, else in a new block the
+//! edge goes to. `H` becomes unreachable and leaves the layout. The copy on
+//! the entering edge is the guard; the copies on the back edges are the
+//! loop's bottom tests, and `E` is the new header. `simplify-cfg` tidies up
+//! afterwards; a guard whose test is constant (`for (i = 0; i < 10; ...)`)
+//! folds with `sccp`.
+//!
+//! Every copy runs exactly when `H` would have run, with the same operands,
+//! so nothing is computed more or less often, and no instruction moves
+//! across a task boundary (the loop has none).
+//!
+//! Statistics: `loop-rotate.rotated`.
+
+use crate::PassContext;
+use parc_ir::analysis::{FunctionAnalyses, Loop};
+use parc_ir::{Block, BlockCall, Function, Inst, InstKind, Intrinsic, Module, Value, ValueDef};
+use std::collections::{HashMap, HashSet};
+
+/// The most instructions (besides its branch) a header may have to be
+/// copied; LLVM's default threshold.
+pub const MAX_HEADER_INSTS: usize = 16;
+
+pub fn run(module: &mut Module, ctx: &mut PassContext) -> bool {
+    let mut rotated = 0;
+    let changed = crate::for_each_function(module, |f| {
+        let n = run_function(f);
+        rotated += n;
+        n > 0
+    });
+    ctx.count("loop-rotate.rotated", rotated);
+    changed
+}
+
+/// Rotates the loops of `func`; returns how many.
+pub fn run_function(func: &mut Function) -> u64 {
+    // One loop at a time, since each rotation changes the CFG. A rotation
+    // makes no loop, so there are at most as many as there are loops now.
+    let mut made: HashSet<Block> = HashSet::new();
+    let mut rotated = 0;
+    let limit = FunctionAnalyses::compute(func).loops.len();
+    for _ in 0..limit {
+        let an = FunctionAnalyses::compute(func);
+        let across_calls = live_across_calls(func, &an);
+        let Some(plan) = an
+            .loops
+            .loops()
+            .find_map(|lp| plan(func, &an, lp, &made, &across_calls))
+        else {
+            break;
+        };
+        made.insert(plan.body);
+        rotate(func, plan);
+        rotated += 1;
+    }
+    rotated
+}
+
+/// A loop to rotate and how (see the module doc for the names).
+struct Plan {
+    header: Block,
+    /// `E`.
+    body: Block,
+    /// `X`.
+    exit: Block,
+    /// The values of `H` used in the loop, and those used below `X`.
+    to_body: Vec<Value>,
+    to_exit: Vec<Value>,
+    /// The blocks, other than `H`, whose uses of `H`'s values read `E`'s
+    /// parameters instead (the loop's), and those that read `X`'s.
+    in_loop: HashSet<Block>,
+    below_exit: HashSet<Block>,
+}
+
+fn is_tapir(kind: &InstKind) -> bool {
+    matches!(
+        kind,
+        InstKind::Detach { .. } | InstKind::Reattach { .. } | InstKind::Sync { .. }
+    )
+}
+
+/// True if the backend makes `kind` into a call, which clobbers the
+/// caller-saved registers.
+fn is_call(kind: &InstKind) -> bool {
+    use Intrinsic::*;
+    match kind {
+        InstKind::Call { .. } | InstKind::Launch { .. } => true,
+        InstKind::Intrinsic { op, .. } => {
+            !matches!(op, Sqrt | Fabs | Fmin | Fmax | Floor | Ceil | Abs | Labs)
+        }
+        _ => false,
+    }
+}
+
+/// The values live across some call of `func` (live after it, other than
+/// its result): block-level liveness with parameters defined at their
+/// block's start and branch arguments used by the branch, then a walk
+/// back through each block with a call.
+fn live_across_calls(func: &Function, an: &FunctionAnalyses) -> HashSet<Value> {
+    let blocks: Vec<Block> = an.cfg.rpo().to_vec();
+    let mut live_in: HashMap<Block, HashSet<Value>> = HashMap::new();
+    let live_out = |b: Block, live_in: &HashMap<Block, HashSet<Value>>| {
+        let mut out = HashSet::new();
+        for &s in an.cfg.succs(b) {
+            if let Some(l) = live_in.get(&s) {
+                out.extend(l.iter().copied());
+            }
+        }
+        out
+    };
+    // Back through a block from what is live at its end; `at_call` sees
+    // what is live after each call.
+    let scan = |b: Block, mut live: HashSet<Value>, at_call: &mut dyn FnMut(&HashSet<Value>)| {
+        for &i in func.block_insts(b).iter().rev() {
+            if let Some(r) = func.result(i) {
+                live.remove(&r);
+            }
+            if is_call(func.inst(i)) {
+                at_call(&live);
+            }
+            func.inst(i).for_each_operand(|v| {
+                live.insert(v);
+            });
+        }
+        for p in func.block_params(b) {
+            live.remove(p);
+        }
+        live
+    };
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for &b in blocks.iter().rev() {
+            let live = scan(b, live_out(b, &live_in), &mut |_| {});
+            if live_in.get(&b) != Some(&live) {
+                live_in.insert(b, live);
+                changed = true;
+            }
+        }
+    }
+    let mut across = HashSet::new();
+    for &b in &blocks {
+        if func.block_insts(b).iter().any(|&i| is_call(func.inst(i))) {
+            scan(b, live_out(b, &live_in), &mut |live| {
+                across.extend(live.iter().copied())
+            });
+        }
+    }
+    across
+}
+
+fn plan(
+    func: &Function,
+    an: &FunctionAnalyses,
+    lp: Loop,
+    made: &HashSet<Block>,
+    across_calls: &HashSet<Value>,
+) -> Option<Plan> {
+    let data = an.loops.data(lp);
+    let header = data.header;
+    if made.contains(&header) {
+        return None;
+    }
+    // What the loop reads from outside it and what it leaves behind.
+    let home: HashMap<Inst, Block> = func.placed_insts().map(|(b, i)| (i, b)).collect();
+    let in_loop = |v: Value| match func.value_def(v) {
+        ValueDef::Param(b, _) => data.contains(b),
+        ValueDef::Result(i) => home.get(&i).is_some_and(|&b| data.contains(b)),
+    };
+    for (b, i) in func.placed_insts() {
+        let mut crossing = false;
+        func.inst(i).for_each_operand(|v| {
+            crossing |= data.contains(b) != in_loop(v) && across_calls.contains(&v);
+        });
+        if crossing {
+            return None;
+        }
+    }
+    let term = |b: Block| func.terminator(b).map(|t| func.inst(t));
+    if data.blocks.iter().any(|&b| term(b).is_some_and(is_tapir)) {
+        return None;
+    }
+    let preds = an.cfg.preds(header);
+    if preds
+        .iter()
+        .any(|&p| !matches!(term(p), Some(InstKind::Jump(_) | InstKind::Brif { .. })))
+    {
+        return None;
+    }
+    let Some(InstKind::Brif {
+        then_dest,
+        else_dest,
+        ..
+    }) = term(header)
+    else {
+        return None;
+    };
+    let (body, exit) = match (
+        data.contains(then_dest.block),
+        data.contains(else_dest.block),
+    ) {
+        (true, false) => (then_dest.block, else_dest.block),
+        (false, true) => (else_dest.block, then_dest.block),
+        _ => return None,
+    };
+    if body == header || an.cfg.preds(body) != [header] {
+        return None;
+    }
+    let insts = func.block_insts(header);
+    if insts.len() > MAX_HEADER_INSTS + 1
+        || insts[..insts.len() - 1].iter().any(|&i| {
+            let k = func.inst(i);
+            k.has_side_effects() || matches!(k, InstKind::Alloca { .. })
+        })
+    {
+        return None;
+    }
+
+    // Where the header's values are used.
+    let defined: HashSet<Value> = func
+        .block_params(header)
+        .iter()
+        .copied()
+        .chain(insts.iter().filter_map(|&i| func.result(i)))
+        .collect();
+    let exit_alone = an.cfg.preds(exit) == [header];
+    let (mut to_body, mut to_exit) = (HashSet::new(), HashSet::new());
+    let (mut in_loop, mut below_exit) = (HashSet::new(), HashSet::new());
+    for &b in &func.layout {
+        if b == header {
+            continue;
+        }
+        let mut used = Vec::new();
+        for &i in func.block_insts(b) {
+            func.inst(i).for_each_operand(|v| {
+                if defined.contains(&v) {
+                    used.push(v);
+                }
+            });
+        }
+        if used.is_empty() {
+            continue;
+        }
+        if data.contains(b) {
+            to_body.extend(used);
+            in_loop.insert(b);
+        } else if exit_alone && an.domtree.dominates(exit, b) {
+            to_exit.extend(used);
+            below_exit.insert(b);
+        } else {
+            return None;
+        }
+    }
+    // In definition order, so that the new parameters read in order.
+    let order = |set: HashSet<Value>| {
+        let mut vs: Vec<Value> = set.into_iter().collect();
+        vs.sort_by_key(|&v| match func.value_def(v) {
+            ValueDef::Param(_, n) => (0, n as usize),
+            ValueDef::Result(i) => (1, insts.iter().position(|&x| x == i).unwrap_or(0)),
+        });
+        vs
+    };
+    Some(Plan {
+        header,
+        body,
+        exit,
+        to_body: order(to_body),
+        to_exit: order(to_exit),
+        in_loop,
+        below_exit,
+    })
+}
+
+fn rotate(func: &mut Function, plan: Plan) {
+    let header = plan.header;
+    // The header's values become parameters of `E` and `X`.
+    let mut for_body = HashMap::new();
+    for &v in &plan.to_body {
+        let p = func.append_block_param(plan.body, func.value_type(v));
+        for_body.insert(v, p);
+    }
+    let mut for_exit = HashMap::new();
+    for &v in &plan.to_exit {
+        let p = func.append_block_param(plan.exit, func.value_type(v));
+        for_exit.insert(v, p);
+    }
+    for &b in &func.layout {
+        let map = if plan.in_loop.contains(&b) {
+            &for_body
+        } else if plan.below_exit.contains(&b) {
+            &for_exit
+        } else {
+            continue;
+        };
+        for &i in &func.blocks[b].insts {
+            func.insts[i]
+                .kind
+                .map_operands(|v| map.get(&v).copied().unwrap_or(v));
+        }
+    }
+    let test = func.terminator(header).expect("planned on its brif");
+    for call in func.inst_mut(test).block_calls_mut() {
+        if call.block == plan.body {
+            call.args.extend(&plan.to_body);
+        } else if call.block == plan.exit {
+            call.args.extend(&plan.to_exit);
+        }
+    }
+
+    // A copy of the header on every edge into it.
+    let params = func.block_params(header).to_vec();
+    let insts = func.block_insts(header).to_vec();
+    let preds: Vec<Block> = {
+        let mut seen = HashSet::new();
+        func.layout
+            .iter()
+            .copied()
+            .filter(|&b| func.successors(b).contains(&header) && seen.insert(b))
+            .collect()
+    };
+    for pred in preds {
+        let t = func
+            .terminator(pred)
+            .expect("a predecessor ends in a branch");
+        let calls: Vec<BlockCall> = func
+            .inst(t)
+            .block_calls()
+            .into_iter()
+            .filter(|c| c.block == header)
+            .cloned()
+            .collect();
+        if let InstKind::Jump(call) = func.inst(t).clone() {
+            func.blocks[pred].insts.pop();
+            copy_header(func, pred, &params, &call.args, &insts);
+            continue;
+        }
+        let at = func.layout.iter().position(|&b| b == pred).unwrap_or(0) + 1;
+        let mut copies = Vec::new();
+        for (n, call) in calls.iter().enumerate() {
+            let block = func.create_block();
+            func.layout.insert(at + n, block);
+            copy_header(func, block, &params, &call.args, &insts);
+            copies.push(block);
+        }
+        let mut copies = copies.into_iter();
+        for call in func.inst_mut(t).block_calls_mut() {
+            if call.block == header {
+                let block = copies.next().expect("one copy per edge");
+                *call = BlockCall::to(block);
+            }
+        }
+    }
+    func.layout.retain(|&b| b != header);
+}
+
+/// Appends to `block` a copy of the header's instructions `insts` (its
+/// branch last), reading `args` for the header's `params`.
+fn copy_header(
+    func: &mut Function,
+    block: Block,
+    params: &[Value],
+    args: &[Value],
+    insts: &[Inst],
+) {
+    let mut map: HashMap<Value, Value> = params.iter().copied().zip(args.iter().copied()).collect();
+    for &i in insts {
+        let mut kind = func.inst(i).clone();
+        kind.map_operands(|v| map.get(&v).copied().unwrap_or(v));
+        let ty = func.result(i).map(|r| func.value_type(r));
+        let copy = func.append_inst(block, kind, ty);
+        func.locs[copy] = func.locs[i];
+        if let (Some(old), Some(new)) = (func.result(i), func.result(copy)) {
+            map.insert(old, new);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use parc_ir::interp::{Config, Interp, Val};
+    use parc_ir::read::read_module;
+    use parc_ir::{FuncId, Module};
+
+    /// Loops of several shapes over `(a, b)`: top-tested counting, a
+    /// header computing more than its test (used in the body and after the
+    /// loop), a `continue`, a `break` to a second exit, nesting, and a
+    /// guard that is false at once.
+    const PROGRAMS: &str = "
+        func @count(i32, i32) -> i32 {
+        block0(v0: i32, v1: i32):
+            v2 = iconst.i32 1
+            jump block1(v0, v0)
+        block1(v3: i32, v4: i32):
+            v5 = icmp slt v3, v1
+            brif v5, block2, block3
+        block2:
+            v6 = imul v4, v3
+            v7 = iadd v6, v2
+            v8 = iadd v3, v2
+            jump block1(v8, v7)
+        block3:
+            return v4
+        }
+
+        func @header_values(i32, i32) -> i32 {
+        block0(v0: i32, v1: i32):
+            v2 = iconst.i32 3
+            v3 = iconst.i32 1
+            jump block1(v0)
+        block1(v4: i32):
+            v5 = imul v4, v2
+            v6 = icmp slt v5, v1
+            brif v6, block2, block3
+        block2:
+            v7 = iadd v4, v5
+            v8 = iadd v7, v3
+            jump block1(v8)
+        block3:
+            v9 = iadd v5, v4
+            return v9
+        }
+
+        func @continue_break(i32, i32) -> i32 {
+        block0(v0: i32, v1: i32):
+            v2 = iconst.i32 1
+            v3 = iconst.i32 7
+            v4 = iconst.i32 0
+            jump block1(v4, v0)
+        block1(v5: i32, v6: i32):
+            v7 = icmp slt v5, v1
+            brif v7, block2, block5(v6)
+        block2:
+            v8 = iadd v5, v2
+            v9 = srem v5, v3
+            v10 = icmp eq v9, v4
+            brif v10, block1(v8, v6), block3
+        block3:
+            v11 = iadd v6, v5
+            v12 = icmp sgt v11, v3
+            v13 = imul v11, v3
+            brif v12, block5(v13), block1(v8, v11)
+        block5(v14: i32):
+            return v14
+        }
+
+        func @nested(i32, i32) -> i32 {
+        block0(v0: i32, v1: i32):
+            v2 = iconst.i32 1
+            v3 = iconst.i32 0
+            jump block1(v3, v3)
+        block1(v4: i32, v5: i32):
+            v6 = icmp slt v4, v0
+            brif v6, block2, block6
+        block2:
+            jump block3(v3, v5)
+        block3(v7: i32, v8: i32):
+            v9 = icmp slt v7, v1
+            brif v9, block4, block5
+        block4:
+            v10 = imul v4, v7
+            v11 = iadd v8, v10
+            v12 = iadd v7, v2
+            jump block3(v12, v11)
+        block5:
+            v13 = iadd v4, v2
+            jump block1(v13, v8)
+        block6:
+            return v5
+        }
+    ";
+
+    fn run(m: &Module, func: FuncId, a: i64, b: i64) -> Option<i64> {
+        let mut it = Interp::new(
+            m,
+            Config {
+                max_steps: Some(100_000),
+                ..Config::default()
+            },
+        )
+        .ok()?;
+        it.call(func, &[Val::I(a), Val::I(b)])
+            .ok()?
+            .value()?
+            .as_i64()
+    }
+
+    #[test]
+    fn rotated_loops_compute_the_same() {
+        let before = read_module(PROGRAMS).unwrap();
+        let mut after = before.clone();
+        let mut rotated = 0;
+        for f in after.funcs.values_mut() {
+            rotated += super::run_function(f);
+        }
+        assert_eq!(rotated, 5, "{}", parc_ir::print::print_module(&after));
+        parc_ir::verify::verify_module(&after).unwrap();
+        for (id, f) in before.funcs.iter() {
+            for a in [-3, 0, 1, 2, 5, 20] {
+                for b in [-1, 0, 1, 3, 10, 40] {
+                    assert_eq!(
+                        run(&after, id, a, b),
+                        run(&before, id, a, b),
+                        "@{} a={a} b={b}",
+                        f.name
+                    );
+                }
+            }
+        }
+    }
+}
