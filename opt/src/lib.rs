@@ -122,8 +122,10 @@ pub fn prepare_pipeline(opt_level: u8) -> Vec<&'static str> {
         // move constant offsets out of indices into the addresses'
         // displacements and add up chains of them, merge the scaled
         // counters the addresses now share, drop the dead narrow counters
-        // and old indices, then rotate, fold guards whose test is constant
-        // and tidy the blocks.
+        // and old indices, then rotate, hoist what rotation made safe to
+        // hoist (a load in a loop body that now runs at least once, such as
+        // a gradient's reload of `a[i][k]` in its reverse `j` loop), fold
+        // guards whose test is constant and tidy the blocks.
         _ => vec![
             "iv-widen",
             "split-offsets",
@@ -131,6 +133,7 @@ pub fn prepare_pipeline(opt_level: u8) -> Vec<&'static str> {
             "gvn",
             "adce",
             "loop-rotate",
+            "licm",
             "sccp",
             "simplify-cfg",
         ],
