@@ -496,17 +496,19 @@ fn check_sample_native(path: &Path, how: Native) -> Result<(), Failed> {
     Ok(())
 }
 
-/// A fault test run natively (`how`): same stdout and status as the
-/// interpreter, and a fault is reported as one.
-fn check_runtime_native(path: &Path, how: Native) -> Result<(), Failed> {
-    let exp = expectations(path)?;
-    let out = run_native(path, &exp.args, how)?;
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    if status_of(&out) != exp.exit {
+/// A native run's exit status is the expected one and its stdout is
+/// `NAME.stdout` (the interpreter's).
+fn status_and_stdout_as_expected(
+    path: &Path,
+    exp: &Expectations,
+    out: &Output,
+) -> Result<(), Failed> {
+    if status_of(out) != exp.exit {
         return Err(format!(
-            "exit status {} (expected {}); stderr:\n{stderr}",
-            status_of(&out),
-            exp.exit
+            "exit status {} (expected {}); stderr:\n{}",
+            status_of(out),
+            exp.exit,
+            String::from_utf8_lossy(&out.stderr)
         )
         .into());
     }
@@ -515,6 +517,16 @@ fn check_runtime_native(path: &Path, how: Native) -> Result<(), Failed> {
     if expected != actual {
         return Err(format!("stdout differs:\n{}", diff(&expected, &actual)).into());
     }
+    Ok(())
+}
+
+/// A fault test run natively (`how`): same stdout and status as the
+/// interpreter, and a fault is reported as one.
+fn check_runtime_native(path: &Path, how: Native) -> Result<(), Failed> {
+    let exp = expectations(path)?;
+    let out = run_native(path, &exp.args, how)?;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    status_and_stdout_as_expected(path, &exp, &out)?;
     let interp_stderr =
         std::fs::read_to_string(root().join(path.with_extension("stderr"))).unwrap_or_default();
     if !interp_stderr.is_empty() && !stderr.starts_with("run-time error") {
@@ -563,19 +575,7 @@ fn check_kernel_native(path: &Path, how: Native) -> Result<(), Failed> {
     let source = std::fs::read_to_string(root().join(path))?;
     let out = run_native(path, &exp.args, how)?;
     let stderr = String::from_utf8_lossy(&out.stderr);
-    if status_of(&out) != exp.exit {
-        return Err(format!(
-            "exit status {} (expected {}); stderr:\n{stderr}",
-            status_of(&out),
-            exp.exit
-        )
-        .into());
-    }
-    let expected = std::fs::read_to_string(root().join(path.with_extension("stdout")))?;
-    let actual = String::from_utf8_lossy(&out.stdout);
-    if expected != actual {
-        return Err(format!("stdout differs:\n{}", diff(&expected, &actual)).into());
-    }
+    status_and_stdout_as_expected(path, &exp, &out)?;
     let interp_stderr =
         std::fs::read_to_string(root().join(path.with_extension("stderr"))).unwrap_or_default();
     let prefix = match how {

@@ -147,11 +147,11 @@ impl Ctx {
         } else {
             f.name.clone()
         };
-        let aug_name = unique_name(module, &format!("{base}.aug"));
+        let aug_name = module.fresh_func_name(&format!("{base}.aug"));
         let mut aug = Function::new(aug_name, aug_sig);
         aug.linkage = Linkage::Import;
         let aug = module.funcs.push(aug);
-        let rev_name = unique_name(module, &format!("{base}.rev"));
+        let rev_name = module.fresh_func_name(&format!("{base}.rev"));
         let mut rev = Function::new(rev_name, rev_sig);
         rev.linkage = Linkage::Import;
         let rev = module.funcs.push(rev);
@@ -166,16 +166,6 @@ impl Ctx {
         self.queue.push((callee, pair.clone()));
         pair
     }
-}
-
-fn unique_name(module: &Module, base: &str) -> String {
-    let mut name = base.to_string();
-    let mut n = 1;
-    while module.func_by_name(&name).is_some() {
-        name = format!("{base}.{n}");
-        n += 1;
-    }
-    name
 }
 
 /// What to generate.

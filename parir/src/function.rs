@@ -387,6 +387,18 @@ impl Module {
         Module::default()
     }
 
+    /// `base`, or `base.1`, `base.2`, ... : the first that names no
+    /// function of the module (for functions a pass adds).
+    pub fn fresh_func_name(&self, base: &str) -> String {
+        let mut name = base.to_string();
+        let mut n = 1;
+        while self.func_by_name(&name).is_some() {
+            name = format!("{base}.{n}");
+            n += 1;
+        }
+        name
+    }
+
     pub fn func_by_name(&self, name: &str) -> Option<FuncId> {
         self.funcs
             .iter()

@@ -147,6 +147,21 @@ struct ThreadState {
     yielder: *const Yielder<(), ()>,
 }
 
+impl ThreadState {
+    /// Thread 0 of block `block_id` of launch `l`, with its `__shared__`
+    /// segment at `shared`, running as a plain call.
+    fn first_of(l: &Launch, block_id: u64, shared: *mut u8) -> ThreadState {
+        ThreadState {
+            thread: [0; 3],
+            block: unflatten(block_id, l.grid),
+            block_dim: l.block,
+            grid_dim: l.grid,
+            shared,
+            yielder: ptr::null(),
+        }
+    }
+}
+
 thread_local! {
     /// The kernel thread running on this OS thread, or null.
     static CURRENT: Cell<*mut ThreadState> = const { Cell::new(ptr::null_mut()) };
@@ -223,14 +238,7 @@ fn fresh_shared(l: &Launch) -> Vec<u128> {
 /// Runs one block to completion on this thread, its threads as coroutines.
 fn run_block(l: &Launch, block_id: u64) {
     let mut shared = fresh_shared(l);
-    let base = ThreadState {
-        thread: [0; 3],
-        block: unflatten(block_id, l.grid),
-        block_dim: l.block,
-        grid_dim: l.grid,
-        shared: shared.as_mut_ptr().cast(),
-        yielder: ptr::null(),
-    };
+    let base = ThreadState::first_of(l, block_id, shared.as_mut_ptr().cast());
     let saved = CURRENT.get();
     // Boxed so that the address thread 0's coroutine holds stays fixed.
     let first_state = Box::into_raw(Box::new(base));
@@ -467,14 +475,7 @@ fn run_block_fn(l: &Launch, block_id: u64, block_fn: BlockFn, frame_bytes: usize
         }
         frames.resize(words, 0);
     }
-    let mut state = ThreadState {
-        thread: [0; 3],
-        block: unflatten(block_id, l.grid),
-        block_dim: l.block,
-        grid_dim: l.grid,
-        shared: shared.as_mut_ptr().cast(),
-        yielder: ptr::null(),
-    };
+    let mut state = ThreadState::first_of(l, block_id, shared.as_mut_ptr().cast());
     let st: *mut ThreadState = &mut state;
     let saved = CURRENT.get();
     CURRENT.set(st);

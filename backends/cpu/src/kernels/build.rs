@@ -914,15 +914,21 @@ impl<'a> Builder<'a> {
 
     /// Loads `v` from its slot at the thread's start.
     fn reload(&mut self, rs: &RegionState, v: Value) -> Result<Value, Refusal> {
+        let (fp, slot) = self.slot_of(rs, v)?;
+        let ty = self.k.value_type(v);
+        let addr = self.ptradd_const(rs.thread, fp, slot);
+        Ok(self.load(rs.thread, ty, addr))
+    }
+
+    /// The frame pointer and the byte offset of `v`'s per-thread slot.
+    fn slot_of(&self, rs: &RegionState, v: Value) -> Result<(Value, u32), Refusal> {
         let slot = *self
             .layout
             .slots
             .get(&v)
             .ok_or_else(|| bug("a value live across a barrier has no slot"))?;
         let fp = rs.fp.ok_or_else(|| bug("a slot without a frame"))?;
-        let ty = self.k.value_type(v);
-        let addr = self.ptradd_const(rs.thread, fp, slot);
-        Ok(self.load(rs.thread, ty, addr))
+        Ok((fp, slot))
     }
 
     fn defined_in(&self, rs: &RegionState, v: Value) -> bool {
@@ -1180,12 +1186,7 @@ impl<'a> Builder<'a> {
             if self.class[v.index()] != Class::Varying || !self.defined_in(rs, v) {
                 continue;
             }
-            let slot = *self
-                .layout
-                .slots
-                .get(&v)
-                .ok_or_else(|| bug("a value live across a barrier has no slot"))?;
-            let fp = rs.fp.ok_or_else(|| bug("a slot without a frame"))?;
+            let (fp, slot) = self.slot_of(rs, v)?;
             let x = self.resolve(rs, block, v)?;
             let addr = self.ptradd_const(block, fp, slot);
             self.store(block, x, addr);

@@ -161,7 +161,7 @@ fn fission_one(module: &mut Module, k: FuncId, reaches: &[bool]) -> Result<Block
     if copies > MAX_GROWTH * size + GROWTH_SLACK {
         return Err(Refusal("its barriers would copy too much code"));
     }
-    let name = fresh_function(module, &format!("{}.block", f.name));
+    let name = module.fresh_func_name(&format!("{}.block", f.name));
     // `build` refuses before it adds anything to the module.
     let built = build::build(module, k, &split, name)?;
     Ok(BlockLaunch {
@@ -222,14 +222,4 @@ fn declare_divergence(module: &mut Module) -> Result<FuncId, Refusal> {
     let mut f = Function::new(DIVERGENCE, sig);
     f.linkage = Linkage::Import;
     Ok(module.funcs.push(f))
-}
-
-fn fresh_function(module: &Module, base: &str) -> String {
-    let mut name = base.to_string();
-    let mut n = 1;
-    while module.func_by_name(&name).is_some() {
-        name = format!("{base}.{n}");
-        n += 1;
-    }
-    name
 }
