@@ -202,18 +202,23 @@ fn diff(expected: &str, actual: &str) -> String {
     out
 }
 
+/// `parc run --interp PATH -- ARGS`, within `limit`.
+fn run_interp(path: &Path, args: &[String], limit: Duration) -> Result<Output, Failed> {
+    let mut cmd = parc();
+    cmd.args(["run", "--interp", "--color=never"])
+        .arg(path)
+        .arg("--")
+        .args(args);
+    Ok(run_with_timeout(cmd, limit)?.0)
+}
+
 fn status_of(output: &Output) -> i32 {
     output.status.code().unwrap_or(-1)
 }
 
 fn check_sample(path: &Path) -> Result<(), Failed> {
     let exp = expectations(path)?;
-    let mut cmd = parc();
-    cmd.args(["run", "--interp", "--color=never"])
-        .arg(path)
-        .arg("--")
-        .args(&exp.args);
-    let (out, _) = run_with_timeout(cmd, Duration::from_secs(120))?;
+    let out = run_interp(path, &exp.args, Duration::from_secs(120))?;
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
     if status_of(&out) != exp.exit {
@@ -259,12 +264,7 @@ fn check_against_gcc(path: &Path, openmp: bool) -> Result<(), Failed> {
         .env("OMP_NUM_THREADS", "2");
     let (gcc_out, _) = run_with_timeout(cmd, Duration::from_secs(60))?;
     let _ = std::fs::remove_file(&exe);
-    let mut cmd = parc();
-    cmd.args(["run", "--interp", "--color=never"])
-        .arg(path)
-        .arg("--")
-        .args(&exp.args);
-    let (parc_out, _) = run_with_timeout(cmd, Duration::from_secs(120))?;
+    let parc_out = run_interp(path, &exp.args, Duration::from_secs(120))?;
     if status_of(&gcc_out) != status_of(&parc_out) {
         return Err(format!(
             "exit status: gcc {} vs parc {}",
@@ -323,12 +323,7 @@ fn check_bad(path: &Path) -> Result<(), Failed> {
 
 fn check_runtime(path: &Path) -> Result<(), Failed> {
     let exp = expectations(path)?;
-    let mut cmd = parc();
-    cmd.args(["run", "--interp", "--color=never"])
-        .arg(path)
-        .arg("--")
-        .args(&exp.args);
-    let (out, _) = run_with_timeout(cmd, Duration::from_secs(60))?;
+    let out = run_interp(path, &exp.args, Duration::from_secs(60))?;
     let stderr = String::from_utf8_lossy(&out.stderr);
     if status_of(&out) != exp.exit {
         return Err(format!(
@@ -539,12 +534,7 @@ fn check_runtime_native(path: &Path, how: Native) -> Result<(), Failed> {
 /// unless there is a `NAME.stderr`) as expected.
 fn check_kernel(path: &Path) -> Result<(), Failed> {
     let exp = expectations(path)?;
-    let mut cmd = parc();
-    cmd.args(["run", "--interp", "--color=never"])
-        .arg(path)
-        .arg("--")
-        .args(&exp.args);
-    let (out, _) = run_with_timeout(cmd, Duration::from_secs(120))?;
+    let out = run_interp(path, &exp.args, Duration::from_secs(120))?;
     let stderr = String::from_utf8_lossy(&out.stderr);
     if status_of(&out) != exp.exit {
         return Err(format!(

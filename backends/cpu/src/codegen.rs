@@ -2194,6 +2194,12 @@ mod threading_tests {
     use parc_ir::interp::{Config, Interp, Val};
     use parc_ir::{Block, FuncId, Value};
 
+    fn loops_of(f: &parc_ir::Function) -> LoopAnalysis {
+        let cfg = ControlFlowGraph::compute(f);
+        let dom = DominatorTree::compute(&cfg);
+        LoopAnalysis::compute(&cfg, &dom)
+    }
+
     /// `for (i = 0; i < n - 1; i++) s += p[2] + n * 3;` with `n - 1`,
     /// `n * 3` and `p + 8` hoisted: the bound `n - 1` goes to the header;
     /// `p + 8` does not, as the load reads `p` displaced by 8 (see
@@ -2227,9 +2233,7 @@ mod threading_tests {
         )
         .expect("reads");
         let f = &m.funcs[FuncId::from_u32(0)];
-        let cfg = ControlFlowGraph::compute(f);
-        let dom = DominatorTree::compute(&cfg);
-        let loops = LoopAnalysis::compute(&cfg, &dom);
+        let loops = loops_of(f);
         assert_eq!(
             invariants_to_thread(f, &loops),
             [(Block::from_u32(1), vec![Value::from_u32(3)])]
@@ -2239,9 +2243,7 @@ mod threading_tests {
             .replace("v12 = load.i32 v7", "v12 = load.i32 v0\n    store v7, v0");
         let m = parc_ir::read::read_module(&text).expect("reads");
         let f = &m.funcs[FuncId::from_u32(0)];
-        let cfg = ControlFlowGraph::compute(f);
-        let dom = DominatorTree::compute(&cfg);
-        let loops = LoopAnalysis::compute(&cfg, &dom);
+        let loops = loops_of(f);
         assert_eq!(
             invariants_to_thread(f, &loops),
             [(
@@ -2298,9 +2300,7 @@ mod threading_tests {
         )
         .expect("reads");
         let f = &m.funcs[FuncId::from_u32(0)];
-        let cfg = ControlFlowGraph::compute(f);
-        let dom = DominatorTree::compute(&cfg);
-        let loops = LoopAnalysis::compute(&cfg, &dom);
+        let loops = loops_of(f);
         let v = Value::from_u32;
         assert_eq!(
             invariants_to_thread(f, &loops),
