@@ -294,6 +294,21 @@ impl Checker {
             self.check_only(args);
             return err_expr(span);
         }
+        if kind == FuncKind::Device && !self.in_gpu_code() {
+            self.push(
+                Diagnostic::error(
+                    callee.span,
+                    format!("`{name}` is a `__device__` function: only GPU code can call it"),
+                )
+                .with_label("called from host code")
+                .with_secondary(decl, "declared `__device__` here")
+                .with_help(format!(
+                    "call `{name}` from a kernel, or drop `__device__` to call it from the host"
+                )),
+            );
+            self.check_only(args);
+            return err_expr(span);
+        }
         if self.in_gpu_code() && kind == FuncKind::Host {
             self.gpu_calls.push((f, span));
         }

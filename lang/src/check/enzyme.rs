@@ -419,6 +419,20 @@ impl Checker {
                     self.check_only(rest);
                     return None;
                 }
+                if self.funcs[f.0 as usize].kind == FuncKind::Device && !self.in_gpu_code() {
+                    self.push(
+                        Diagnostic::error(
+                            first.span,
+                            format!("`{name}` is a `__device__` function: its gradient runs on GPU threads"),
+                        )
+                        .with_label("differentiated in host code")
+                        .with_help(format!(
+                            "call `__enzyme_autodiff({name}, ...)` inside a kernel, or drop `__device__`"
+                        )),
+                    );
+                    self.check_only(rest);
+                    return None;
+                }
                 self.autodiff_targets.push((f, first.span));
                 Some(f)
             }
