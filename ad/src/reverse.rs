@@ -774,7 +774,14 @@ impl Gen {
                         // value's adjoint would have to be added back into
                         // `d*p` while other threads read it.
                         Intrinsic::AtomicAdd
-                            if res.is_some_and(|r| self.act.is_active_value(r)) =>
+                            if res.is_some_and(|r| {
+                                self.act.is_active_value(r)
+                                    && self.p.placed_insts().any(|(_, u)| {
+                                        let mut uses = false;
+                                        self.p.inst(u).for_each_operand(|x| uses |= x == r);
+                                        uses
+                                    })
+                            }) =>
                         {
                             return Err(err(
                                 &self.p,
