@@ -219,19 +219,10 @@ fn status_of(output: &Output) -> i32 {
 fn check_sample(path: &Path) -> Result<(), Failed> {
     let exp = expectations(path)?;
     let out = run_interp(path, &exp.args, Duration::from_secs(120))?;
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    if status_of(&out) != exp.exit {
-        return Err(format!(
-            "exit status {} (expected {}); stderr:\n{stderr}",
-            status_of(&out),
-            exp.exit
-        )
-        .into());
-    }
+    expect_status(&out, &exp)?;
     compare_file(
         &path.with_extension("stdout"),
-        &stdout,
+        &String::from_utf8_lossy(&out.stdout),
         "the interpreter's output",
     )
 }
@@ -325,14 +316,7 @@ fn check_runtime(path: &Path) -> Result<(), Failed> {
     let exp = expectations(path)?;
     let out = run_interp(path, &exp.args, Duration::from_secs(60))?;
     let stderr = String::from_utf8_lossy(&out.stderr);
-    if status_of(&out) != exp.exit {
-        return Err(format!(
-            "exit status {} (expected {}); stderr:\n{stderr}",
-            status_of(&out),
-            exp.exit
-        )
-        .into());
-    }
+    expect_status(&out, &exp)?;
     compare_file(
         &path.with_extension("stdout"),
         &String::from_utf8_lossy(&out.stdout),
@@ -470,25 +454,7 @@ fn build_with_parc(path: &Path, flags: &[&str], out: &Path) -> Result<(), Failed
 fn check_sample_native(path: &Path, how: Native) -> Result<(), Failed> {
     let exp = expectations(path)?;
     let out = run_native(path, &exp.args, how)?;
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    if status_of(&out) != exp.exit {
-        return Err(format!(
-            "exit status {} (expected {}); stderr:\n{stderr}",
-            status_of(&out),
-            exp.exit
-        )
-        .into());
-    }
-    let expected = std::fs::read_to_string(root().join(path.with_extension("stdout")))?;
-    let actual = String::from_utf8_lossy(&out.stdout);
-    if expected != actual {
-        return Err(format!(
-            "output differs (- expected, + actual):\n{}",
-            diff(&expected, &actual)
-        )
-        .into());
-    }
-    Ok(())
+    status_and_stdout_as_expected(path, &exp, &out)
 }
 
 /// A native run's exit status is the expected one and its stdout is
@@ -498,21 +464,31 @@ fn status_and_stdout_as_expected(
     exp: &Expectations,
     out: &Output,
 ) -> Result<(), Failed> {
-    if status_of(out) != exp.exit {
-        return Err(format!(
-            "exit status {} (expected {}); stderr:\n{}",
-            status_of(out),
-            exp.exit,
-            String::from_utf8_lossy(&out.stderr)
-        )
-        .into());
-    }
+    expect_status(out, exp)?;
     let expected = std::fs::read_to_string(root().join(path.with_extension("stdout")))?;
     let actual = String::from_utf8_lossy(&out.stdout);
     if expected != actual {
-        return Err(format!("stdout differs:\n{}", diff(&expected, &actual)).into());
+        return Err(format!(
+            "stdout differs (- expected, + actual):\n{}",
+            diff(&expected, &actual)
+        )
+        .into());
     }
     Ok(())
+}
+
+/// The run exited with the expected status (else the error shows stderr).
+fn expect_status(out: &Output, exp: &Expectations) -> Result<(), Failed> {
+    if status_of(out) == exp.exit {
+        return Ok(());
+    }
+    Err(format!(
+        "exit status {} (expected {}); stderr:\n{}",
+        status_of(out),
+        exp.exit,
+        String::from_utf8_lossy(&out.stderr)
+    )
+    .into())
 }
 
 /// A fault test run natively (`how`): same stdout and status as the
@@ -536,14 +512,7 @@ fn check_kernel(path: &Path) -> Result<(), Failed> {
     let exp = expectations(path)?;
     let out = run_interp(path, &exp.args, Duration::from_secs(120))?;
     let stderr = String::from_utf8_lossy(&out.stderr);
-    if status_of(&out) != exp.exit {
-        return Err(format!(
-            "exit status {} (expected {}); stderr:\n{stderr}",
-            status_of(&out),
-            exp.exit
-        )
-        .into());
-    }
+    expect_status(&out, &exp)?;
     compare_file(
         &path.with_extension("stdout"),
         &String::from_utf8_lossy(&out.stdout),

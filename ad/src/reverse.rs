@@ -753,6 +753,7 @@ impl Gen {
         self.counter_slot = vec![None; self.counted.len()];
         self.writes = Some(Writes::compute(&self.p, &self.act));
         self.indexed = (0..self.counted.len()).map(|_| None).collect();
+        let uses = use_counts(&self.p);
         let blocks: Vec<Block> = self.an.cfg.rpo().to_vec();
         for &b in &blocks {
             for &inst in self.p.block_insts(b) {
@@ -775,12 +776,7 @@ impl Gen {
                         // `d*p` while other threads read it.
                         Intrinsic::AtomicAdd
                             if res.is_some_and(|r| {
-                                self.act.is_active_value(r)
-                                    && self.p.placed_insts().any(|(_, u)| {
-                                        let mut uses = false;
-                                        self.p.inst(u).for_each_operand(|x| uses |= x == r);
-                                        uses
-                                    })
+                                self.act.is_active_value(r) && uses.contains_key(&r)
                             }) =>
                         {
                             return Err(err(
@@ -2983,6 +2979,17 @@ impl Gen {
     }
 }
 
+/// How many operands of placed instructions name each value (values
+/// nothing uses are absent).
+fn use_counts(p: &Function) -> HashMap<Value, u32> {
+    let mut uses: HashMap<Value, u32> = HashMap::new();
+    for (_, i) in p.placed_insts() {
+        p.inst(i)
+            .for_each_operand(|v| *uses.entry(v).or_default() += 1);
+    }
+    uses
+}
+
 /// The loads and stores of in-place updates `*p = *p + t` (or `*p - t`,
 /// `t + *p`, and chains of them such as `*p + t - u`): a float load from
 /// `p` whose value reaches a store back to `p` (the same pointer value)
@@ -2998,11 +3005,7 @@ impl Gen {
 /// left in place; a store between them would read and zero `d*p`, so none
 /// may lie there.
 fn in_place_updates(p: &Function, act: &ActivityInfo) -> HashSet<Inst> {
-    let mut uses: HashMap<Value, u32> = HashMap::new();
-    for (_, i) in p.placed_insts() {
-        p.inst(i)
-            .for_each_operand(|v| *uses.entry(v).or_default() += 1);
-    }
+    let uses = use_counts(p);
     let single = |v: Value| uses.get(&v) == Some(&1);
     let mut out = HashSet::new();
     for &b in &p.layout {
