@@ -7,8 +7,10 @@
 //! 2. the directory of the running executable (cargo puts
 //!    `libparc_runtime.a` beside `parc` when the workspace is built), its
 //!    `deps/` subdirectory and its parent (test binaries live in
-//!    `target/<profile>/deps/`); in `deps/` cargo's hashed name
-//!    `libparc_runtime-<hash>.a` is accepted, the newest one winning.
+//!    `target/<profile>/deps/`), where cargo's hashed name
+//!    `libparc_runtime-<hash>.a` is accepted too: the newest file over
+//!    all three wins (`cargo test` refreshes only the hashed copy, so the
+//!    one beside `parc` may be stale).
 //!
 //! Shared libraries export exactly the program's exported functions (a
 //! version script hides the runtime's and Rust's own symbols).
@@ -35,23 +37,22 @@ const NATIVE_LIBS: [&str; 7] = [
     "-lc",
 ];
 
-/// `libparc_runtime.a` in `dir`, or the newest `libparc_runtime-*.a`.
+/// The newest of `libparc_runtime.a` and `libparc_runtime-*.a` in `dir`.
 fn lib_in(dir: &Path) -> Option<PathBuf> {
-    let exact = dir.join(LIB_NAME);
-    if exact.is_file() {
-        return Some(exact);
-    }
+    newest_lib(dir).map(|(_, p)| p)
+}
+
+fn newest_lib(dir: &Path) -> Option<(std::time::SystemTime, PathBuf)> {
     std::fs::read_dir(dir)
         .ok()?
         .filter_map(|e| e.ok())
         .filter(|e| {
             let name = e.file_name();
             let name = name.to_string_lossy();
-            name.starts_with("libparc_runtime-") && name.ends_with(".a")
+            name == LIB_NAME || (name.starts_with("libparc_runtime-") && name.ends_with(".a"))
         })
         .filter_map(|e| Some((e.metadata().ok()?.modified().ok()?, e.path())))
         .max()
-        .map(|(_, p)| p)
 }
 
 /// Finds `libparc_runtime.a` (see the module doc for where).
@@ -77,7 +78,9 @@ pub fn find_runtime_lib() -> Result<PathBuf, BackendError> {
         if let Some(parent) = dir.parent() {
             dirs.push(parent.to_path_buf());
         }
-        if let Some(p) = dirs.iter().find_map(|d| lib_in(d)) {
+        // The newest over all of them: `cargo test` refreshes only the
+        // hashed copy in `deps/`, so the one beside `parc` may be stale.
+        if let Some((_, p)) = dirs.iter().filter_map(|d| newest_lib(d)).max() {
             return Ok(p);
         }
     }
