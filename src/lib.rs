@@ -470,6 +470,7 @@ pub fn class_name(class: AccumulationClass) -> &'static str {
     match class {
         AccumulationClass::Local => "local",
         AccumulationClass::Disjoint => "disjoint",
+        AccumulationClass::Banded => "banded",
         AccumulationClass::Reduction => "reduction",
         AccumulationClass::Atomic => "atomic",
     }

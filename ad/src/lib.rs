@@ -112,6 +112,18 @@
 //!   in the loop index with a stride at least the access size (several
 //!   offsets inside one stride included), or a row of a run-time stride
 //!   (`c[i*n + j]` with `0 ≤ j < n` tested): plain add;
+//! - *banded*: the address lies within a band of iterations around its
+//!   own — `base + c·iv + r` with `r` bounded by values known before the
+//!   loop, as a stencil's neighbours `x[(i ± 1)*n + j]` — so iterations at
+//!   least `w = ⌈(r_max − r_min + size) / |c·step|⌉` apart touch different
+//!   bytes: the reverse runs its chunks (each at least `w` iterations) in
+//!   two phases, even chunks in parallel and then odd ones, and the
+//!   updates are plain adds. Every other update of possibly the same
+//!   shadow in the task must be banded with the same `base` and `c` (the
+//!   band is their union) or a per-worker reduction, and the task must
+//!   spawn and call nothing; where the band cannot be shown at run time
+//!   (narrow offsets that may wrap, `c = 0`) the reverse loop runs as one
+//!   chunk;
 //! - *reduction*: the same address in every iteration: per-worker partial
 //!   sums indexed by `worker_id` (a cache line apart), combined once after
 //!   the loop's sync; or the same *region* in every iteration (a gather
@@ -168,6 +180,10 @@ pub struct AccumulationSite {
 pub enum AccumulationClass {
     Local,
     Disjoint,
+    /// Iterations at least a band apart update different bytes: the
+    /// reverse runs even chunks, then odd chunks, each at least the band
+    /// wide, and the updates are plain adds.
+    Banded,
     Reduction,
     Atomic,
 }

@@ -15,6 +15,13 @@
 //!   (`lo ≥ 0`, tested `j < B` before the access) and `size ≤ c ≤ k`: each
 //!   iteration stays inside its own `k·B` bytes (row-major rows, as in
 //!   `c[i*n + j]` with `0 ≤ j < n`);
+//! - *banded*: `p` is in a [`Region`] whose loop-index term is `iv·c`
+//!   and whose other terms are bounded per iteration, so `p − c·iv` stays
+//!   in `[r_min, r_max]`: iterations `w` or more apart, where `w·|c·step|
+//!   ≥ r_max − r_min + size`, touch different bytes ([`banded`]) — plain
+//!   add, with the reverse loop's chunks at least `w` iterations and run
+//!   even ones first, odd ones second (so two chunks that run at once are
+//!   a whole chunk apart);
 //! - *reduction*: `p` is the same in every iteration — per-worker partial
 //!   sums, combined after the reverse loop's sync; or `p` ranges over the
 //!   same region in every iteration ([`Region`]: a gather through inner
@@ -331,6 +338,143 @@ fn conflicting_site(
         }
     }
     None
+}
+
+/// The region of a *banded* update `d[ptr] += ..` (an access of `size`
+/// bytes in block `at`) in the reverse of loop `l`, if it is one: `ptr`
+/// has a [`Region`] with a term in the loop index (see [`band_term`]),
+/// offsets that are not zero-extended, and every other float load of the
+/// task that may read the same object (as [`conflicting_site`] decides
+/// overlap) is either the same address in every iteration (a per-worker
+/// sum, combined after the loop) or has a band with the same base and
+/// the same loop-index term — banded too, or disjoint (a plain add as
+/// well): the band of the whole loop is the union of all of theirs, so
+/// every plain add in the loop stays inside it. The task
+/// must hold no call and no detach (their reverses may update the same
+/// shadow atomically, or from tasks the chunk schedule does not order).
+pub fn banded(
+    p: &Function,
+    an: &FunctionAnalyses,
+    act: &ActivityInfo,
+    l: &PLoop,
+    ptr: Value,
+    at: Block,
+    size: u32,
+) -> Option<Region> {
+    let (mine, term) = band_of(p, an, l, ptr, at, size)?;
+    let roots: Vec<Root> = act.roots(ptr).collect();
+    let vague = |r: &Root| matches!(r, Root::Unknown | Root::Loaded(_));
+    for &b in &l.task_blocks {
+        for &i in p.block_insts(b) {
+            match p.inst(i) {
+                InstKind::Call { .. } | InstKind::Detach { .. } => return None,
+                _ => {}
+            }
+            let InstKind::Load(q) = *p.inst(i) else {
+                continue;
+            };
+            let Some(value) = p.result(i) else { continue };
+            if q == ptr || !p.value_type(value).is_float() || !act.is_shadowed(q) {
+                continue;
+            }
+            let overlap =
+                act.roots(q).any(|r| vague(&r) || roots.contains(&r)) || roots.iter().any(vague);
+            if !overlap || affine(p, l, q, 0) == Some(0) {
+                continue;
+            }
+            let q_size = p.value_type(value).bytes();
+            let fellow = band_of(p, an, l, q, b, q_size)
+                .is_some_and(|(r, t)| r.base == mine.base && same_term(&t, &term));
+            if !fellow {
+                return None;
+            }
+        }
+    }
+    Some(mine)
+}
+
+/// The region of `ptr` (accessed with `size` bytes in block `at`) and its
+/// loop-index term, if the region could be a band: offsets not
+/// zero-extended, and [`narrow`].
+pub fn band_of(
+    p: &Function,
+    an: &FunctionAnalyses,
+    l: &PLoop,
+    ptr: Value,
+    at: Block,
+    size: u32,
+) -> Option<(Region, Term)> {
+    let r = region(p, an, l, ptr, at, size)?;
+    let term = band_term(&r, l)?;
+    (r.narrowing != Narrowing::Unsigned && narrow(p, &r, &term)).then_some((r, term))
+}
+
+/// The loop-index term of `r` (`iv · k · sym`, `k ≠ 0`), if it has one.
+pub fn band_term(r: &Region, l: &PLoop) -> Option<Term> {
+    r.terms
+        .iter()
+        .find(|t| t.index == l.iv && t.k != 0)
+        .copied()
+}
+
+/// True if region `r`'s band is a few iterations wide, judged by its
+/// shape (the exact width is computed at run time): with `S` the loop
+/// index term's symbol (`iv · k · S`), the spread of `r`'s address around
+/// `iv · k · S` is at most `4|k|·S + 64|k|` bytes, counting an inner index
+/// below `S` (or `S − c`) or a constant bound at its whole range, an invariant term
+/// `±S` twice (sites may differ in its sign) and the constants twice.
+/// Anything else — a column `x[j*n + i]` over the loop index `i`, an
+/// offset by another run-time value — may be as wide as the loop, which
+/// would run the reverse as a handful of chunks: those stay array
+/// reductions, whose per-worker copies keep every iteration parallel.
+fn narrow(p: &Function, r: &Region, iv: &Term) -> bool {
+    let sym = iv.sym.map(|s| peel(p, s));
+    let k = iv.k.unsigned_abs();
+    let (mut per_sym, mut fixed) = (0u64, 2 * r.abs_offset.unsigned_abs());
+    for t in &r.terms {
+        if t.index == iv.index {
+            continue;
+        }
+        let c = t.k.unsigned_abs();
+        let of_sym = |v: Value| sym.is_some_and(|s| peel(p, v) == s);
+        // `S`, or `S − c` with a constant `c ≥ 0`.
+        let below_sym = |v: Value| {
+            of_sym(v)
+                || match p.value_def(peel(p, v)) {
+                    ValueDef::Result(i) => match *p.inst(i) {
+                        InstKind::Binary(BinaryOp::Isub, x, c) => {
+                            of_sym(x) && p.const_int(c).is_some_and(|c| c >= 0)
+                        }
+                        InstKind::Binary(BinaryOp::Iadd, x, c) => {
+                            of_sym(x) && p.const_int(c).is_some_and(|c| c <= 0)
+                        }
+                        _ => false,
+                    },
+                    ValueDef::Param(..) => false,
+                }
+        };
+        match (t.lower, t.upper, t.sym) {
+            // An invariant value: a point, `±S` at most.
+            (Lower::Value(lo), Upper::AtMost(hi), None) if lo == hi && of_sym(lo) => {
+                per_sym = per_sym.saturating_add(c.saturating_mul(2))
+            }
+            (Lower::Const(lo), Upper::Below(b), None) if below_sym(b) && lo >= 0 => {
+                per_sym = per_sym.saturating_add(c)
+            }
+            (Lower::Const(lo), Upper::Below(b), None) => match p.const_int(b) {
+                Some(b) if b > lo => {
+                    fixed = fixed.saturating_add(c.saturating_mul((b - lo) as u64))
+                }
+                _ => return false,
+            },
+            _ => return false,
+        }
+    }
+    per_sym <= k.saturating_mul(4) && fixed <= k.saturating_mul(64)
+}
+
+fn same_term(a: &Term, b: &Term) -> bool {
+    a.k == b.k && a.sym == b.sym
 }
 
 /// `(base, offset)` if `v` is `ptradd base, offset` with `base` invariant.

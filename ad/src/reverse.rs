@@ -391,6 +391,12 @@ struct RevLoop {
     data_rev: Option<Value>,
     reductions: Vec<Reduction>,
     arrays: Vec<ArrayReduction>,
+    /// The regions of the loop's banded updates (plain adds): they set
+    /// the chunks' least size and make the chunks run in two phases.
+    bands: Vec<crate::policy::Region>,
+    /// The bands of its disjoint updates (plain adds too): part of the
+    /// union where a banded update has the same base and loop-index term.
+    plain: Vec<crate::policy::Region>,
     /// `worker_id` at the start of the reverse task (constant in a task:
     /// a waiting sync keeps its thread).
     worker: Option<Value>,
@@ -2683,6 +2689,32 @@ impl Gen {
                     }
                     return;
                 }
+                AccumulationClass::Banded => {
+                    let l = self.ctx_loop.expect("bands are per parallel loop");
+                    let region = self
+                        .band_region(l, inst, ptr, ty)
+                        .expect("classified banded");
+                    self.rl[l].bands.push(region);
+                    self.site(inst, class, reason);
+                }
+                AccumulationClass::Disjoint => {
+                    // A banded update of the same shadow may be a fellow:
+                    // its band must cover this plain add too.
+                    let l = self.ctx_loop.expect("disjointness is per parallel loop");
+                    if let Some(at) = self.inst_block.get(&inst).copied()
+                        && let Some((region, _)) = crate::policy::band_of(
+                            &self.p,
+                            &self.an,
+                            &self.ploops[l],
+                            ptr,
+                            at,
+                            ty.bytes(),
+                        )
+                    {
+                        self.rl[l].plain.push(region);
+                    }
+                    self.site(inst, class, reason);
+                }
                 AccumulationClass::Atomic => {
                     self.site(inst, class, reason);
                     self.emit(
@@ -2774,6 +2806,14 @@ impl Gen {
                 && !self.cur_rev.is_some_and(|b| self.spawn_par.contains(&b))
                 && self.array_region(l, inst, ptr, ty).is_some()
             {
+                if self.band_region(l, inst, ptr, ty).is_some() {
+                    return Some((
+                        AccumulationClass::Banded,
+                        format!(
+                            "{reason}, but within a band of the iterations next to its own: chunks at least the band wide, even chunks run before odd ones"
+                        ),
+                    ));
+                }
                 return Some((
                     AccumulationClass::Reduction,
                     format!(
@@ -2850,6 +2890,27 @@ impl Gen {
         let at = *self.inst_block.get(&inst)?;
         let r = crate::policy::region(&self.p, &self.an, &self.ploops[l], ptr, at, ty.bytes())?;
         self.shadow.contains_key(&r.base).then_some(r)
+    }
+
+    /// The region of a banded update `d[ptr] += (ty)` in loop `l` (see
+    /// `policy::banded`), if it is one.
+    fn band_region(
+        &self,
+        l: usize,
+        inst: Inst,
+        ptr: Value,
+        ty: Type,
+    ) -> Option<crate::policy::Region> {
+        let at = *self.inst_block.get(&inst)?;
+        crate::policy::banded(
+            &self.p,
+            &self.an,
+            &self.act,
+            &self.ploops[l],
+            ptr,
+            at,
+            ty.bytes(),
+        )
     }
 
     /// `i64` of primal integer `v` (sign- or zero-extended), in the reverse.

@@ -382,10 +382,11 @@ fn gathers_over_the_whole_array_are_array_reductions() {
 }
 
 /// A five-point stencil: row `i` reads rows `i - 1`, `i` and `i + 1`, so
-/// iterations overlap; every read is within one region known before the
-/// loop (rows `lo - 1` to `hi`): per-worker copies, no atomics.
+/// neighbouring iterations overlap, but iterations three rows apart never
+/// do: banded (chunks of at least three rows, even chunks before odd
+/// ones), plain adds, no copies, no atomics.
 #[test]
-fn stencil_neighbours_are_array_reductions() {
+fn stencil_neighbours_are_banded() {
     let src = r#"
         void sweep(double *dst, double *src, int n) {
             parallel_for (int i = 1; i < n - 1; i++) {
@@ -412,8 +413,56 @@ fn stencil_neighbours_are_array_reductions() {
             Arg::I(n as i64),
         ],
     );
+    assert_eq!(classes(&r), vec![Banded], "{r:?}");
+}
+
+/// The same stencil over columns (the loop index is the column): an
+/// iteration's updates spread over whole columns, as wide as the grid, so
+/// a band would leave the reverse a chunk or two; per-worker copies keep
+/// it parallel.
+#[test]
+fn column_neighbours_stay_array_reductions() {
+    let src = r#"
+        void sweep(double *dst, double *src, int n) {
+            parallel_for (int j = 1; j < n - 1; j++) {
+                for (int i = 1; i < n - 1; i++) {
+                    int k = i * n + j;
+                    dst[k] = src[k] + 0.2 * (src[k - n] + src[k + n] + src[k - 1] + src[k + 1]);
+                }
+            }
+        }
+    "#;
+    let n = 5;
+    let u: Vec<f64> = (0..n * n).map(|i| ((i * 5) % 7) as f64 * 0.1).collect();
+    let r = check_par(
+        src,
+        "sweep",
+        &[
+            Arg::Dup(vec![0.0; n * n], vec![1.5; n * n]),
+            Arg::dup(&u),
+            Arg::I(n as i64),
+        ],
+    );
     assert!(classes(&r).contains(&Reduction), "{r:?}");
+    assert!(!classes(&r).contains(&Banded), "{r:?}");
     assert!(!classes(&r).contains(&Atomic), "{r:?}");
+}
+
+/// A loop whose banded updates share their shadow with a reduction of one
+/// element (`x[0]`, the same in every iteration: per-worker sums) and a
+/// disjoint update (`x[2i]`, whose band joins theirs): every iteration
+/// `i` reads `x[2i − 1]`, `x[2i]` and `x[2i + 1]`.
+#[test]
+fn bands_live_beside_reductions_and_disjoint_updates() {
+    let src = r#"
+        void f(double *y, double *x, int n) {
+            parallel_for (int i = 1; i < n; i++)
+                y[i] = x[2 * i - 1] * x[2 * i + 1] + x[0] * sin(x[2 * i]);
+        }
+    "#;
+    let x: Vec<f64> = (0..13).map(|i| 0.21 * i as f64 - 1.3).collect();
+    let r = check_par(src, "f", &[Arg::out(6, 1.0), Arg::dup(&x), Arg::I(6)]);
+    assert_eq!(classes(&r), vec![Disjoint, Banded, Reduction], "{r:?}");
 }
 
 /// Array-reduction updates find their place in the worker's copy from the
@@ -449,5 +498,7 @@ fn array_reductions_fall_back_to_atomics_when_the_bound_proof_fails() {
             ],
         );
         assert!(classes(&r).contains(&Reduction), "{r:?}");
+        // `x[j]` has no band: it keeps its neighbour a reduction too.
+        assert!(!classes(&r).contains(&Banded), "{r:?}");
     }
 }

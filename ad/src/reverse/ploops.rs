@@ -158,49 +158,7 @@ impl Gen {
                 (r.ty, r.regions.clone())
             };
             let size = ty.bytes() as i64;
-            let mut lo_all = self.iconst(Type::I64, i64::MAX);
-            let mut hi_all = self.iconst(Type::I64, i64::MIN);
-            for region in &regions {
-                let mut start = self.iconst(Type::I64, region.offset);
-                let mut end = self.iconst(Type::I64, region.offset + size);
-                let mut runs = self.iconst(Type::I1, 1);
-                for t in &region.terms {
-                    let c = self.coefficient(t.k, t.sym);
-                    let last = match t.upper {
-                        crate::policy::Upper::Below(b) => {
-                            let b = self.need_int(b, t.unsigned);
-                            let one = self.iconst(Type::I64, 1);
-                            self.binop(BinaryOp::Isub, b, one)
-                        }
-                        crate::policy::Upper::AtMost(b) => self.need_int(b, t.unsigned),
-                    };
-                    let first = match t.lower {
-                        crate::policy::Lower::Const(lo) => self.iconst(Type::I64, lo),
-                        crate::policy::Lower::Value(lo) => self.need_int(lo, t.unsigned),
-                    };
-                    let some = self.ev(InstKind::Icmp(IntCC::Sge, last, first), Type::I1);
-                    runs = self.binop(BinaryOp::And, runs, some);
-                    let x = self.binop(BinaryOp::Imul, c, first);
-                    let y = self.binop(BinaryOp::Imul, c, last);
-                    let lt = self.ev(InstKind::Icmp(IntCC::Slt, x, y), Type::I1);
-                    let mn = self.ev(InstKind::Select(lt, x, y), Type::I64);
-                    let mx = self.ev(InstKind::Select(lt, y, x), Type::I64);
-                    start = self.binop(BinaryOp::Iadd, start, mn);
-                    end = self.binop(BinaryOp::Iadd, end, mx);
-                }
-                // A site whose loops run no iteration touches nothing.
-                let lower = self.ev(InstKind::Icmp(IntCC::Slt, start, lo_all), Type::I1);
-                let lower = self.binop(BinaryOp::And, lower, runs);
-                lo_all = self.ev(InstKind::Select(lower, start, lo_all), Type::I64);
-                let higher = self.ev(InstKind::Icmp(IntCC::Sgt, end, hi_all), Type::I1);
-                let higher = self.binop(BinaryOp::And, higher, runs);
-                hi_all = self.ev(InstKind::Select(higher, end, hi_all), Type::I64);
-            }
-            let some = self.ev(InstKind::Icmp(IntCC::Slt, lo_all, hi_all), Type::I1);
-            let span = self.binop(BinaryOp::Isub, hi_all, lo_all);
-            let zero = self.iconst(Type::I64, 0);
-            let extent = self.ev(InstKind::Select(some, span, zero), Type::I64);
-            let start = self.ev(InstKind::Select(some, lo_all, zero), Type::I64);
+            let (start, extent) = self.union_of(&regions, size, None);
             let nowrap = self.nowrap(&regions);
             let sb = self.shadow[&self.rl[l].arrays[a].base];
             let sb = self.need(sb);
@@ -230,6 +188,139 @@ impl Gen {
             self.g.blocks[pre].insts.extend([bi, si, ei, oi, ni]);
         }
         (self.cur, self.cur_rev, self.ctx_loop) = saved;
+    }
+
+    /// The union of `regions` (accesses of `size` bytes) as `(start,
+    /// extent)` in bytes from their base: `(0, 0)` if no site's loops run.
+    /// With `skip`, that index's terms are left out: the offsets relative
+    /// to `c·skip`, so one iteration's band when `skip` is the loop index.
+    fn union_of(
+        &mut self,
+        regions: &[crate::policy::Region],
+        size: i64,
+        skip: Option<Value>,
+    ) -> (Value, Value) {
+        use crate::policy::{Lower, Upper};
+        let mut lo_all = self.iconst(Type::I64, i64::MAX);
+        let mut hi_all = self.iconst(Type::I64, i64::MIN);
+        for region in regions {
+            let mut start = self.iconst(Type::I64, region.offset);
+            let mut end = self.iconst(Type::I64, region.offset + size);
+            let mut runs = self.iconst(Type::I1, 1);
+            for t in &region.terms {
+                let c = self.coefficient(t.k, t.sym);
+                let last = match t.upper {
+                    Upper::Below(b) => {
+                        let b = self.need_int(b, t.unsigned);
+                        let one = self.iconst(Type::I64, 1);
+                        self.binop(BinaryOp::Isub, b, one)
+                    }
+                    Upper::AtMost(b) => self.need_int(b, t.unsigned),
+                };
+                let first = match t.lower {
+                    Lower::Const(lo) => self.iconst(Type::I64, lo),
+                    Lower::Value(lo) => self.need_int(lo, t.unsigned),
+                };
+                let some = self.ev(InstKind::Icmp(IntCC::Sge, last, first), Type::I1);
+                runs = self.binop(BinaryOp::And, runs, some);
+                if skip == Some(t.index) {
+                    continue;
+                }
+                let x = self.binop(BinaryOp::Imul, c, first);
+                let y = self.binop(BinaryOp::Imul, c, last);
+                let lt = self.ev(InstKind::Icmp(IntCC::Slt, x, y), Type::I1);
+                let mn = self.ev(InstKind::Select(lt, x, y), Type::I64);
+                let mx = self.ev(InstKind::Select(lt, y, x), Type::I64);
+                start = self.binop(BinaryOp::Iadd, start, mn);
+                end = self.binop(BinaryOp::Iadd, end, mx);
+            }
+            // A site whose loops run no iteration touches nothing.
+            let lower = self.ev(InstKind::Icmp(IntCC::Slt, start, lo_all), Type::I1);
+            let lower = self.binop(BinaryOp::And, lower, runs);
+            lo_all = self.ev(InstKind::Select(lower, start, lo_all), Type::I64);
+            let higher = self.ev(InstKind::Icmp(IntCC::Sgt, end, hi_all), Type::I1);
+            let higher = self.binop(BinaryOp::And, higher, runs);
+            hi_all = self.ev(InstKind::Select(higher, end, hi_all), Type::I64);
+        }
+        let some = self.ev(InstKind::Icmp(IntCC::Slt, lo_all, hi_all), Type::I1);
+        let span = self.binop(BinaryOp::Isub, hi_all, lo_all);
+        let zero = self.iconst(Type::I64, 0);
+        let extent = self.ev(InstKind::Select(some, span, zero), Type::I64);
+        let start = self.ev(InstKind::Select(some, lo_all, zero), Type::I64);
+        (start, extent)
+    }
+
+    /// In loop `l`'s reverse `pre`, for a loop with banded updates: the
+    /// least chunk size, in iterations, that keeps chunks two apart out of
+    /// each other's band — `w = ⌈⌈extent / |c|⌉ / |step|⌉` for each group
+    /// of bands with one base and loop-index term `iv·c` (the nested
+    /// ceilings equal `⌈extent / |c·step|⌉` without forming the product),
+    /// the largest over the groups — and whether the bands are shown: no
+    /// narrow offset wraps (`nowrap`) and no `c` or `step` is zero.
+    fn band_width(&mut self, l: usize) -> Option<(Value, Value)> {
+        let bands = self.rl[l].bands.clone();
+        if bands.is_empty() {
+            return None;
+        }
+        let lp = self.ploops[l].clone();
+        let saved = (self.cur_rev, self.ctx_loop);
+        self.cur_rev = Some(lp.exit);
+        self.ctx_loop = lp.parent;
+        let mut groups: Vec<(Value, crate::policy::Term, Vec<crate::policy::Region>)> = Vec::new();
+        for r in bands.iter() {
+            let t = crate::policy::band_term(r, &lp).expect("banded regions have the term");
+            match groups
+                .iter_mut()
+                .find(|g| g.0 == r.base && g.1.k == t.k && g.1.sym == t.sym)
+            {
+                Some(g) => g.2.push(r.clone()),
+                None => groups.push((r.base, t, vec![r.clone()])),
+            }
+        }
+        for r in self.rl[l].plain.clone() {
+            let t = crate::policy::band_term(&r, &lp).expect("band_of regions have the term");
+            if let Some(g) = groups
+                .iter_mut()
+                .find(|g| g.0 == r.base && g.1.k == t.k && g.1.sym == t.sym)
+            {
+                g.2.push(r);
+            }
+        }
+        let zero = self.iconst(Type::I64, 0);
+        let one = self.iconst(Type::I64, 1);
+        let step = self.need_int(lp.step, !lp.signed);
+        let step = self.magnitude(step);
+        let step_ok = self.ev(InstKind::Icmp(IntCC::Ne, step, zero), Type::I1);
+        let mut ok = self.nowrap(&bands);
+        ok = self.binop(BinaryOp::And, ok, step_ok);
+        let mut width = zero;
+        for (_, t, regions) in &groups {
+            // Every banded access is 8 bytes or less; the widest bounds all.
+            let (_, extent) = self.union_of(regions, 8, Some(lp.iv));
+            let c = self.coefficient(t.k, t.sym);
+            let c = self.magnitude(c);
+            let c_ok = self.ev(InstKind::Icmp(IntCC::Ne, c, zero), Type::I1);
+            ok = self.binop(BinaryOp::And, ok, c_ok);
+            let c = self.ev(InstKind::Select(c_ok, c, one), Type::I64);
+            let s = self.ev(InstKind::Select(step_ok, step, one), Type::I64);
+            let rows = self.ceil_div(extent, c);
+            let w = self.ceil_div(rows, s);
+            let wider = self.ev(InstKind::Icmp(IntCC::Ugt, w, width), Type::I1);
+            width = self.ev(InstKind::Select(wider, w, width), Type::I64);
+        }
+        (self.cur_rev, self.ctx_loop) = saved;
+        Some((width, ok))
+    }
+
+    /// `⌈a / b⌉` of nonnegative `a` and positive `b`.
+    fn ceil_div(&mut self, a: Value, b: Value) -> Value {
+        let q = self.binop(BinaryOp::Udiv, a, b);
+        let back = self.binop(BinaryOp::Imul, q, b);
+        let short = self.ev(InstKind::Icmp(IntCC::Ult, back, a), Type::I1);
+        let one = self.iconst(Type::I64, 1);
+        let zero = self.iconst(Type::I64, 0);
+        let up = self.ev(InstKind::Select(short, one, zero), Type::I64);
+        self.binop(BinaryOp::Iadd, q, up)
     }
 
     /// In a reverse loop's `pre`: true if no site among `regions` whose
@@ -618,10 +709,12 @@ impl Gen {
             },
             None,
         );
-        for (block, var, next) in [(latch, chunk, header), (inext, k, ihead)] {
+        // Chunks count up; a chunk's iterations count down (see
+        // `finish_rev_loop`).
+        for (block, var, next, by) in [(latch, chunk, header, 1), (inext, k, ihead, -1)] {
             let one = self
                 .g
-                .append_inst(block, InstKind::Iconst(1), Some(Type::I64));
+                .append_inst(block, InstKind::Iconst(by), Some(Type::I64));
             let one = self.g.result(one).expect("iconst");
             let v1 = self.g.append_inst(
                 block,
@@ -671,6 +764,8 @@ impl Gen {
             data_rev: None,
             reductions: Vec::new(),
             arrays: Vec::new(),
+            bands: Vec::new(),
+            plain: Vec::new(),
             worker: None,
         });
     }
@@ -698,25 +793,82 @@ impl Gen {
         let t = self.binop(BinaryOp::Isub, t, one);
         let g = self.binop(BinaryOp::Udiv, t, parts);
         let small = self.ev(InstKind::Icmp(IntCC::Slt, g, one), Type::I1);
-        let g = self.ev(InstKind::Select(small, one, g), Type::I64);
+        let mut g = self.ev(InstKind::Select(small, one, g), Type::I64);
+        let band = self.band_width(i);
+        if let Some((width, shown)) = band {
+            // Chunks at least the band wide; one chunk of everything
+            // where the band is not shown.
+            let wider = self.ev(InstKind::Icmp(IntCC::Ugt, width, g), Type::I1);
+            let banded = self.ev(InstKind::Select(wider, width, g), Type::I64);
+            let some = self.ev(InstKind::Icmp(IntCC::Sgt, trip, one), Type::I1);
+            let all = self.ev(InstKind::Select(some, trip, one), Type::I64);
+            g = self.ev(InstKind::Select(shown, banded, all), Type::I64);
+        }
         let t = self.binop(BinaryOp::Iadd, trip, g);
         let t = self.binop(BinaryOp::Isub, t, one);
         let chunks = self.binop(BinaryOp::Udiv, t, g);
         let zero = self.iconst(Type::I64, 0);
-        self.emit(InstKind::Jump(BlockCall::new(header, vec![zero])), None);
-        // header(c): brif c < chunks, spawn, exit
+        // With bands, a serial loop of two phases around the parallel one:
+        // phase p runs chunks p, p + 2, p + 4, ... (its `chunk`-th is
+        // chunk `2·chunk + p`), and syncs before the next phase starts.
+        let (count, phase) = if band.is_some() {
+            let phead = self.new_block(false);
+            let p = self.g.append_block_param(phead, Type::I64);
+            let ppre = self.new_block(false);
+            let platch = self.new_block(false);
+            self.emit(InstKind::Jump(BlockCall::new(phead, vec![zero])), None);
+            self.cur = phead;
+            let two = self.iconst(Type::I64, 2);
+            let more = self.ev(InstKind::Icmp(IntCC::Slt, p, two), Type::I1);
+            self.brif(more, ppre, after);
+            self.cur = ppre;
+            let t = self.binop(BinaryOp::Isub, chunks, p);
+            let t = self.binop(BinaryOp::Iadd, t, one);
+            let count = self.binop(BinaryOp::Udiv, t, two);
+            self.emit(InstKind::Jump(BlockCall::new(header, vec![zero])), None);
+            let sync = *self.g.blocks[exit]
+                .insts
+                .last()
+                .expect("exit ends in its sync");
+            if let InstKind::Sync { next, .. } = self.g.inst_mut(sync) {
+                *next = platch;
+            }
+            self.cur = platch;
+            let p1 = self.binop(BinaryOp::Iadd, p, one);
+            self.emit(InstKind::Jump(BlockCall::new(phead, vec![p1])), None);
+            (count, Some(p))
+        } else {
+            self.emit(InstKind::Jump(BlockCall::new(header, vec![zero])), None);
+            (chunks, None)
+        };
+        // header(c): brif c < count, spawn, exit
         self.cur = header;
-        let c = self.ev(InstKind::Icmp(IntCC::Slt, chunk, chunks), Type::I1);
+        let c = self.ev(InstKind::Icmp(IntCC::Slt, chunk, count), Type::I1);
         self.brif(c, spawn, exit);
-        // task: the chunk's iterations [c g, min(c g + g, trip)), serially.
+        // task: the chunk's iterations [c g, min(c g + g, trip)), serially,
+        // from the last.
         self.cur = task;
+        let chunk = match phase {
+            Some(p) => {
+                let two = self.iconst(Type::I64, 2);
+                let c2 = self.binop(BinaryOp::Imul, chunk, two);
+                self.binop(BinaryOp::Iadd, c2, p)
+            }
+            None => chunk,
+        };
         let first = self.binop(BinaryOp::Imul, chunk, g);
         let end = self.binop(BinaryOp::Iadd, first, g);
         let short = self.ev(InstKind::Icmp(IntCC::Slt, end, trip), Type::I1);
         let end = self.ev(InstKind::Select(short, end, trip), Type::I64);
-        self.emit(InstKind::Jump(BlockCall::new(ihead, vec![first])), None);
+        // Last iteration first: the reverse then reads the chunk's tapes,
+        // which the forward wrote in ascending order, as one descending
+        // stream (each iteration's own records are read backwards), which
+        // hardware prefetchers follow; ascending iterations made a short
+        // descending run per iteration.
+        let last = self.binop(BinaryOp::Isub, end, one);
+        self.emit(InstKind::Jump(BlockCall::new(ihead, vec![last])), None);
         self.cur = ihead;
-        let more = self.ev(InstKind::Icmp(IntCC::Slt, k, end), Type::I1);
+        let more = self.ev(InstKind::Icmp(IntCC::Sge, k, first), Type::I1);
         self.brif(more, ibody, flush);
         // ibody: tape = tapes + 24k; continue with the reverse of the body.
         self.cur = ibody;
