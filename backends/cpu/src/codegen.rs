@@ -57,7 +57,10 @@
 //! (a NaN operand is ignored), built from CLIF's NaN-propagating `fmin`/
 //! `fmax` plus two selects. `sqrt`, `fabs`, `floor`, `ceil` are
 //! instructions (exact, so equal to libm's); the other math intrinsics call
-//! libm (`exp`, `expf`, ...).
+//! libm (`exp`, `expf`, ...), except that `sin x` and `cos x` of the same
+//! value in one block make one `sincos` call (glibc's gives `sin`'s and
+//! `cos`'s results bit for bit; a gradient of `sin` needs `cos` of the same
+//! argument).
 //!
 //! **Loops.** A loop's exit is the taken side of its branch, and a
 //! loop-invariant `x op constant` or float constant the loop uses (a bound
@@ -1222,6 +1225,26 @@ fn promotable_allocas(f: &Function) -> Vec<(Value, Type)> {
 }
 
 /// The translation of one function.
+/// The values of which `block` takes both `sin` and `cos`: the first of
+/// the two computes both with one `sincos` call (GCC's sincos CSE). Within
+/// one block the first dominates the second.
+pub(crate) fn sincos_pairs(f: &Function, block: Block) -> HashSet<Value> {
+    let mut sin = HashSet::new();
+    let mut cos = HashSet::new();
+    for &inst in &f.blocks[block].insts {
+        if let InstKind::Intrinsic { op, args } = f.inst(inst)
+            && let [x] = args[..]
+        {
+            match op {
+                Intrinsic::Sin => sin.insert(x),
+                Intrinsic::Cos => cos.insert(x),
+                _ => false,
+            };
+        }
+    }
+    sin.intersection(&cos).copied().collect()
+}
+
 struct FnTranslator<'a, 'b, 'c, M: ClModule> {
     m: &'a mut M,
     cx: &'a mut Cx<'c>,
@@ -1250,6 +1273,10 @@ struct FnTranslator<'a, 'b, 'c, M: ClModule> {
     /// The threaded values' CLIF values in the current block: the
     /// parameter of the innermost loop around it that carries them.
     overrides: HashMap<Value, cl::Value>,
+    /// Arguments of which the current block takes both `sin` and `cos`
+    /// (see [`sincos_pairs`]), and for those already computed, the two.
+    sincos_args: HashSet<Value>,
+    sincos: HashMap<Value, (cl::Value, cl::Value)>,
 }
 
 impl<'a, 'b, 'c, M: ClModule> FnTranslator<'a, 'b, 'c, M> {
@@ -1283,6 +1310,8 @@ impl<'a, 'b, 'c, M: ClModule> FnTranslator<'a, 'b, 'c, M> {
             block: None,
             threaded: HashMap::new(),
             overrides: HashMap::new(),
+            sincos_args: HashSet::new(),
+            sincos: HashMap::new(),
         };
         t.translate()?;
         t.b.seal_all_blocks();
@@ -1367,6 +1396,8 @@ impl<'a, 'b, 'c, M: ClModule> FnTranslator<'a, 'b, 'c, M> {
                     self.overrides.extend(params.iter().copied());
                 }
             }
+            self.sincos_args = sincos_pairs(self.f, block);
+            self.sincos.clear();
             for &inst in &self.f.blocks[block].insts {
                 self.inst = Some(inst);
                 self.translate_inst(inst)?;
@@ -1884,6 +1915,30 @@ impl<'a, 'b, 'c, M: ClModule> FnTranslator<'a, 'b, 'c, M> {
         Ok(addr)
     }
 
+    /// `sincos(x, &s, &c)` (`sincosf` for `f32`) through two stack slots:
+    /// glibc computes both with the code of `sin` and `cos` (the same
+    /// results, bit for bit) in little more than the time of one.
+    fn sincos_call(
+        &mut self,
+        x: cl::Value,
+        ty: Type,
+    ) -> Result<(cl::Value, cl::Value), BackendError> {
+        let bytes = ty.bytes();
+        let slot = self.b.create_sized_stack_slot(StackSlotData::new(
+            StackSlotKind::ExplicitSlot,
+            2 * bytes,
+            3,
+        ));
+        let sin_at = self.b.ins().stack_addr(types::I64, slot, 0);
+        let cos_at = self.b.ins().stack_addr(types::I64, slot, bytes as i32);
+        let e = ix::sincos_fn(ty);
+        self.call_extern(&e, &[x, sin_at, cos_at])?;
+        let ct = clif_type(ty);
+        let sin = self.b.ins().stack_load(types::I64, ct, slot, 0);
+        let cos = self.b.ins().stack_load(types::I64, ct, slot, bytes as i32);
+        Ok((sin, cos))
+    }
+
     fn intrinsic(
         &mut self,
         op: Intrinsic,
@@ -1915,6 +1970,17 @@ impl<'a, 'b, 'c, M: ClModule> FnTranslator<'a, 'b, 'c, M> {
                 let y_nan = self.b.ins().fcmp(condcodes::FloatCC::Unordered, y, y);
                 let m = self.b.ins().select(x_nan, y, m);
                 Some(self.b.ins().select(y_nan, x, m))
+            }
+            Sin | Cos if self.sincos_args.contains(&args[0]) => {
+                let (sin, cos) = match self.sincos.get(&args[0]) {
+                    Some(&pair) => pair,
+                    None => {
+                        let pair = self.sincos_call(a[0], float_ty)?;
+                        self.sincos.insert(args[0], pair);
+                        pair
+                    }
+                };
+                Some(if op == Sin { sin } else { cos })
             }
             Exp | Log | Pow | Sin | Cos | Tan | Tanh => {
                 let e = ix::libm_fn(op, float_ty).expect("a libm function");

@@ -93,6 +93,15 @@ pub(crate) fn libm_fn(op: Intrinsic, ty: Type) -> Option<ExternFn> {
     })
 }
 
+/// `sincos` (`sincosf` for `f32`): both at once, through two pointers.
+pub(crate) fn sincos_fn(ty: Type) -> ExternFn {
+    if ty == F32 {
+        ext("sincosf", &[F32, Ptr, Ptr], None)
+    } else {
+        ext("sincos", &[F64, Ptr, Ptr], None)
+    }
+}
+
 /// Symbols Cranelift itself may call (libcalls for float rounding on CPUs
 /// without SSE4.1, `fma`, memory functions).
 const LIBCALLS: [&str; 14] = [
@@ -112,9 +121,9 @@ const LIBCALLS: [&str; 14] = [
     "memcmp",
 ];
 
-const LIBM: [&str; 14] = [
+const LIBM: [&str; 16] = [
     "exp", "expf", "log", "logf", "pow", "powf", "sin", "sinf", "cos", "cosf", "tan", "tanf",
-    "tanh", "tanhf",
+    "tanh", "tanhf", "sincos", "sincosf",
 ];
 
 /// True if `name` is a symbol the generated code may reference by itself,
@@ -141,6 +150,8 @@ unsafe extern "C" {
     fn sinf(x: f32) -> f32;
     fn cos(x: f64) -> f64;
     fn cosf(x: f32) -> f32;
+    fn sincos(x: f64, sin: *mut f64, cos: *mut f64);
+    fn sincosf(x: f32, sin: *mut f32, cos: *mut f32);
     fn tan(x: f64) -> f64;
     fn tanf(x: f32) -> f32;
     fn tanh(x: f64) -> f64;
@@ -176,6 +187,8 @@ pub(crate) fn c_library_symbols() -> Vec<(&'static str, *const u8)> {
     type F2f = unsafe extern "C" fn(f32, f32) -> f32;
     type F3 = unsafe extern "C" fn(f64, f64, f64) -> f64;
     type F3f = unsafe extern "C" fn(f32, f32, f32) -> f32;
+    type SinCos = unsafe extern "C" fn(f64, *mut f64, *mut f64);
+    type SinCosf = unsafe extern "C" fn(f32, *mut f32, *mut f32);
     vec![
         ("exp", exp as F1 as *const u8),
         ("expf", expf as F1f as *const u8),
@@ -187,6 +200,8 @@ pub(crate) fn c_library_symbols() -> Vec<(&'static str, *const u8)> {
         ("sinf", sinf as F1f as *const u8),
         ("cos", cos as F1 as *const u8),
         ("cosf", cosf as F1f as *const u8),
+        ("sincos", sincos as SinCos as *const u8),
+        ("sincosf", sincosf as SinCosf as *const u8),
         ("tan", tan as F1 as *const u8),
         ("tanf", tanf as F1f as *const u8),
         ("tanh", tanh as F1 as *const u8),

@@ -304,6 +304,25 @@ fn float_ops_agree_with_the_interpreter() {
     }
 }
 
+/// `sin x` and `cos x` in one block become one `sincos` call, whose
+/// results must be `sin`'s and `cos`'s bit for bit (the interpreter calls
+/// those two).
+#[test]
+fn sin_and_cos_of_one_value_agree_with_the_interpreter() {
+    for ty in [Type::F32, Type::F64] {
+        let m = harness(&[ty], |b, v| {
+            let s = b.intrinsic(Intrinsic::Sin, Some(ty), vec![v[0]]).unwrap();
+            let c = b.intrinsic(Intrinsic::Cos, Some(ty), vec![v[0]]).unwrap();
+            let scaled = b.binary(BinaryOp::Fmul, c, c);
+            b.binary(BinaryOp::Fsub, s, scaled)
+        });
+        let f = &m.funcs[m.func_by_name("f").unwrap()];
+        let pairs = crate::codegen::sincos_pairs(f, f.layout[0]);
+        assert_eq!(pairs.len(), 1, "sin and cos of the same value pair up");
+        check_all(&m, &[ty], ty, "sin x - cos² x", |_| false);
+    }
+}
+
 fn is_zero_float(ty: Type, bits: u64) -> bool {
     match ty {
         Type::F32 => f32::from_bits(bits as u32) == 0.0,
