@@ -15,7 +15,10 @@
 //! - *pure instructions* (integer and float arithmetic, casts, compares,
 //!   selects, address arithmetic, and the intrinsics that are a few
 //!   machine instructions: `sqrt fabs fmin fmax floor ceil abs labs`;
-//!   the library calls `exp log pow sin cos tan tanh` are recorded)
+//!   the library calls `exp log pow sin cos tan tanh` are recorded, except
+//!   a `sin x` or `cos x` whose adjoint rule computes the other of the two
+//!   in the reverse anyway: the backend makes one `sincos` call of the
+//!   pair)
 //!   whose operands are all obtainable
 //!   without a new record: recomputing never adds tape traffic;
 //! - *loads of memory nothing overwrites*: in combined mode, a load whose

@@ -1636,8 +1636,30 @@ impl Gen {
             InstKind::Select(c, x, y) => Some(vec![*c, *x, *y]),
             InstKind::Load(ptr) if self.reloadable(v) => Some(vec![*ptr]),
             InstKind::Intrinsic { op, args } if cheaper_than_a_record(*op) => Some(args.clone()),
+            InstKind::Intrinsic { args, .. } if self.paired_trig(v) => Some(args.clone()),
             _ => None,
         }
+    }
+
+    /// True if forward value `gv` is a `sin x` or `cos x` whose adjoint
+    /// rule computes the other of the two in the reverse: computed again
+    /// there, beside the rule's call, it costs little (the backend makes one
+    /// `sincos` call of a `sin` and a `cos` of one value in one block) and
+    /// saves a record — and the forward may then not need it at all.
+    fn paired_trig(&self, gv: Value) -> bool {
+        let ValueDef::Result(i) = self.g.value_def(gv) else {
+            return false;
+        };
+        matches!(
+            self.g.inst(i),
+            InstKind::Intrinsic {
+                op: Intrinsic::Sin | Intrinsic::Cos,
+                ..
+            }
+        ) && self
+            .fwd_inv
+            .get(&gv)
+            .is_some_and(|&pv| self.act.is_varied(pv))
     }
 
     /// Constants (re-emitted), parameters, and in combined mode values of
@@ -1827,9 +1849,12 @@ impl Gen {
             InstKind::Load(ptr) => {
                 self.reloadable(gv) && self.cheap_memo(b, *ptr, depth + 1, hoist, memo)
             }
-            InstKind::Intrinsic { op, args } if cheaper_than_a_record(*op) => args
-                .iter()
-                .all(|&a| self.cheap_memo(b, a, depth + 1, hoist, memo)),
+            InstKind::Intrinsic { op, args }
+                if cheaper_than_a_record(*op) || self.paired_trig(gv) =>
+            {
+                args.iter()
+                    .all(|&a| self.cheap_memo(b, a, depth + 1, hoist, memo))
+            }
             _ => false,
         }
     }

@@ -71,7 +71,9 @@ pub fn pipeline(opt_level: u8) -> Vec<&'static str> {
         // syncs become idle too), and clean up: `adce` and `dce` twice, as
         // the loads `adce` keeps (they may fault) and `dce` then removes can
         // be the last readers of memory nobody else reads, whose stores the
-        // second `adce` removes. `mark-parallel-loops` last:
+        // second `adce` removes. `dead-return` before them: the values only
+        // `static` functions' unused returns need (a gradient's augmented
+        // forward sweeps return the primal's) become theirs to remove. `mark-parallel-loops` last:
         // it changes nothing and reports the loops the backend will run as
         // chunked parallel loops.
         _ => vec![
@@ -93,6 +95,7 @@ pub fn pipeline(opt_level: u8) -> Vec<&'static str> {
             "gvn",
             "dse",
             "licm",
+            "dead-return",
             "sync-elim",
             "serialize-small-tasks",
             "sync-elim",

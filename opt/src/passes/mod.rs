@@ -5,6 +5,7 @@ use crate::Pass;
 
 pub mod adce;
 pub mod dce;
+pub mod dead_return;
 pub mod dse;
 pub mod gvn;
 pub mod inline;
@@ -27,6 +28,7 @@ pub mod tail_rec;
 /// Every pass, by the name the pipeline and the command line use.
 pub const ALL: &[(&str, Pass)] = &[
     ("dce", dce::run),
+    ("dead-return", dead_return::run),
     ("adce", adce::run),
     ("inline", inline::run),
     ("sync-elim", sync_elim::run),
