@@ -601,3 +601,31 @@ fn pointer_root(g: &parc_ir::Function, mut ptr: parc_ir::Value) -> parc_ir::Valu
     }
     ptr
 }
+
+/// `x sin x` needs `sin x` and `cos x` in the reverse: `sin x` is computed
+/// again there beside the rule's `cos x` (one block, one `sincos` call in
+/// the backend) rather than recorded, so the loop records only `x`, whose
+/// memory the loop overwrites.
+#[test]
+fn sines_are_recomputed_beside_their_cosines() {
+    let src = r#"
+        void wave(double *x, int n) {
+            for (int i = 0; i < n; i++)
+                x[i] = x[i] * sin(x[i]);
+        }
+    "#;
+    let args = [Arg::dup(&[0.3, -1.2, 2.5, 0.9]), Arg::I(4)];
+    check_at(src, 0, "wave", &args, 1e-6);
+    check_at(src, 2, "wave", &args, 1e-6);
+    let (m, grad, _) = build(src, 2, "wave", &args);
+    let g = &m.funcs[grad];
+    let paired = g.layout.iter().any(|&b| {
+        let has = |op| {
+            g.block_insts(b).iter().any(
+                |&i| matches!(g.inst(i), parc_ir::InstKind::Intrinsic { op: o, .. } if *o == op),
+            )
+        };
+        has(parc_ir::Intrinsic::Sin) && has(parc_ir::Intrinsic::Cos)
+    });
+    assert!(paired, "{}", parc_ir::print::print_module(&m));
+}
