@@ -277,12 +277,14 @@ impl Gen {
                 None => groups.push((r.base, t, vec![r.clone()])),
             }
         }
+        let mut shown = bands.clone();
         for r in self.rl[l].plain.clone() {
             let t = crate::policy::band_term(&r, &lp).expect("band_of regions have the term");
             if let Some(g) = groups
                 .iter_mut()
                 .find(|g| g.0 == r.base && g.1.k == t.k && g.1.sym == t.sym)
             {
+                shown.push(r.clone());
                 g.2.push(r);
             }
         }
@@ -291,7 +293,7 @@ impl Gen {
         let step = self.need_int(lp.step, !lp.signed);
         let step = self.magnitude(step);
         let step_ok = self.ev(InstKind::Icmp(IntCC::Ne, step, zero), Type::I1);
-        let mut ok = self.nowrap(&bands);
+        let mut ok = self.nowrap(&shown);
         ok = self.binop(BinaryOp::And, ok, step_ok);
         let mut width = zero;
         for (_, t, regions) in &groups {
