@@ -200,7 +200,6 @@ impl Gen {
         size: i64,
         skip: Option<Value>,
     ) -> (Value, Value) {
-        use crate::policy::{Lower, Upper};
         let mut lo_all = self.iconst(Type::I64, i64::MAX);
         let mut hi_all = self.iconst(Type::I64, i64::MIN);
         for region in regions {
@@ -209,18 +208,7 @@ impl Gen {
             let mut runs = self.iconst(Type::I1, 1);
             for t in &region.terms {
                 let c = self.coefficient(t.k, t.sym);
-                let last = match t.upper {
-                    Upper::Below(b) => {
-                        let b = self.need_int(b, t.unsigned);
-                        let one = self.iconst(Type::I64, 1);
-                        self.binop(BinaryOp::Isub, b, one)
-                    }
-                    Upper::AtMost(b) => self.need_int(b, t.unsigned),
-                };
-                let first = match t.lower {
-                    Lower::Const(lo) => self.iconst(Type::I64, lo),
-                    Lower::Value(lo) => self.need_int(lo, t.unsigned),
-                };
+                let (first, last) = self.term_range(t);
                 let some = self.ev(InstKind::Icmp(IntCC::Sge, last, first), Type::I1);
                 runs = self.binop(BinaryOp::And, runs, some);
                 if skip == Some(t.index) {
@@ -248,6 +236,24 @@ impl Gen {
         let extent = self.ev(InstKind::Select(some, span, zero), Type::I64);
         let start = self.ev(InstKind::Select(some, lo_all, zero), Type::I64);
         (start, extent)
+    }
+
+    /// The first and last value of a region term's index, as `i64`s.
+    fn term_range(&mut self, t: &crate::policy::Term) -> (Value, Value) {
+        use crate::policy::{Lower, Upper};
+        let first = match t.lower {
+            Lower::Const(lo) => self.iconst(Type::I64, lo),
+            Lower::Value(lo) => self.need_int(lo, t.unsigned),
+        };
+        let last = match t.upper {
+            Upper::Below(b) => {
+                let b = self.need_int(b, t.unsigned);
+                let one = self.iconst(Type::I64, 1);
+                self.binop(BinaryOp::Isub, b, one)
+            }
+            Upper::AtMost(b) => self.need_int(b, t.unsigned),
+        };
+        (first, last)
     }
 
     /// In loop `l`'s reverse `pre`, for a loop with banded updates: the
@@ -336,7 +342,7 @@ impl Gen {
     /// with every factor checked first, so the test itself cannot
     /// overflow.
     fn nowrap(&mut self, regions: &[crate::policy::Region]) -> Value {
-        use crate::policy::{Lower, Narrowing, Upper};
+        use crate::policy::Narrowing;
         let mut ok = self.iconst(Type::I1, 1);
         for region in regions {
             let bits = match region.narrowing {
@@ -356,18 +362,7 @@ impl Gen {
             let lim = self.iconst(Type::I64, limit);
             let mut sum = self.iconst(Type::I64, region.abs_offset);
             for t in &region.terms {
-                let first = match t.lower {
-                    Lower::Const(lo) => self.iconst(Type::I64, lo),
-                    Lower::Value(lo) => self.need_int(lo, t.unsigned),
-                };
-                let last = match t.upper {
-                    Upper::Below(b) => {
-                        let b = self.need_int(b, t.unsigned);
-                        let one = self.iconst(Type::I64, 1);
-                        self.binop(BinaryOp::Isub, b, one)
-                    }
-                    Upper::AtMost(b) => self.need_int(b, t.unsigned),
-                };
+                let (first, last) = self.term_range(t);
                 let mut factors = vec![first, last];
                 if let Some(sym) = t.sym {
                     let sym = self.need_int(sym, false);
