@@ -397,7 +397,18 @@ unsafe fn checked_launch(
 fn for_each_block(blocks: u64, run: impl Fn(u64) + Sync + Send) {
     fault::guard("launch", move || {
         in_pool(move || {
-            let grain = auto_grain(blocks, num_workers()).min(64);
+            // A block is a large piece of work (all of its threads), so
+            // leaves of a few blocks cost little in joins; and a launch
+            // ends with one worker finishing its last leaf while the
+            // others find nothing to steal, half a leaf on average (64
+            // blocks was a measurable share of a launch's time). One
+            // worker has nobody to share with and splits nothing.
+            let workers = num_workers();
+            let grain = if workers == 1 {
+                blocks
+            } else {
+                auto_grain(blocks, workers).min(8)
+            };
             let leaf = |start: i64, len: u64| {
                 for b in start as u64..start as u64 + len {
                     run(b);
