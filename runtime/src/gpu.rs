@@ -99,9 +99,9 @@
 //! A copy of at least [`PARALLEL_COPY_BYTES`] between disjoint ranges is
 //! split into chunks that the workers copy in parallel. Copying a
 //! program's input to fresh device memory is mostly the first touch of
-//! the destination's pages (page faults, which the kernel serves in
-//! parallel for different threads); done serially, it is host time in
-//! which every other worker idles.
+//! the destination's pages (page faults, which the operating system
+//! serves in parallel for different threads); done serially, it is host
+//! time in which every other worker idles.
 
 use crate::fault::{self, FAULT_BARRIER, FAULT_LAUNCH, FAULT_OOM};
 use crate::parfor::{auto_grain, split};
