@@ -95,6 +95,13 @@
 //! deterministic), `cudaMemcpy` is `memmove` in any direction, `cudaFree`
 //! is `free`, `cudaDeviceSynchronize` does nothing (launches are
 //! synchronous). They return 0 (`cudaSuccess`); bad arguments are faults.
+//!
+//! A copy of at least [`PARALLEL_COPY_BYTES`] between disjoint ranges is
+//! split into chunks that the workers copy in parallel. Copying a
+//! program's input to fresh device memory is mostly the first touch of
+//! the destination's pages (page faults, which the operating system
+//! serves in parallel for different threads); done serially, it is host
+//! time in which every other worker idles.
 
 use crate::fault::{self, FAULT_BARRIER, FAULT_LAUNCH, FAULT_OOM};
 use crate::parfor::{auto_grain, split};
@@ -390,7 +397,18 @@ unsafe fn checked_launch(
 fn for_each_block(blocks: u64, run: impl Fn(u64) + Sync + Send) {
     fault::guard("launch", move || {
         in_pool(move || {
-            let grain = auto_grain(blocks, num_workers()).min(64);
+            // A block is a large piece of work (all of its threads), so
+            // leaves of a few blocks cost little in joins; and a launch
+            // ends with one worker finishing its last leaf while the
+            // others find nothing to steal, half a leaf on average (64
+            // blocks was a measurable share of a launch's time). One
+            // worker has nobody to share with and splits nothing.
+            let workers = num_workers();
+            let grain = if workers == 1 {
+                blocks
+            } else {
+                auto_grain(blocks, workers).min(8)
+            };
             let leaf = |start: i64, len: u64| {
                 for b in start as u64..start as u64 + len {
                     run(b);
@@ -669,7 +687,15 @@ pub unsafe extern "C" fn parc_rt_cuda_malloc(out: *mut *mut u8, bytes: i64) -> i
     0
 }
 
-/// `cudaMemcpy(dst, src, bytes, kind)` for any kind: `memmove`; returns 0.
+/// Copies at least this long between disjoint ranges are split over the
+/// workers (see the module doc's "Memory").
+pub const PARALLEL_COPY_BYTES: usize = 1 << 20;
+/// The size of one chunk of a parallel copy: big enough that a chunk's
+/// `memcpy` dwarfs the cost of a `join`, small enough to balance.
+const COPY_CHUNK_BYTES: usize = 256 << 10;
+
+/// `cudaMemcpy(dst, src, bytes, kind)` for any kind: `memmove`, in
+/// parallel chunks when long and disjoint (see the module doc); returns 0.
 ///
 /// # Safety
 /// `dst` and `src` are valid for `bytes` bytes.
@@ -682,11 +708,46 @@ pub unsafe extern "C" fn parc_rt_cuda_memcpy(dst: *mut u8, src: *const u8, bytes
         if dst.is_null() || src.is_null() {
             fault::die("cudaMemcpy with a null pointer");
         }
-        // SAFETY: both valid for `bytes` bytes (caller's contract);
-        // `copy` allows overlap.
-        unsafe { ptr::copy(src, dst, bytes as usize) };
+        let len = bytes as usize;
+        let disjoint = (dst as usize).abs_diff(src as usize) >= len;
+        if len >= PARALLEL_COPY_BYTES && disjoint && num_workers() > 1 {
+            // SAFETY: as for the serial copy; the chunks are disjoint.
+            unsafe { parallel_copy(dst, src, len) };
+        } else {
+            // SAFETY: both valid for `bytes` bytes (caller's contract);
+            // `copy` allows overlap.
+            unsafe { ptr::copy(src, dst, len) };
+        }
     }
     0
+}
+
+/// Copies `len` bytes from `src` to `dst` in chunks spread over the
+/// workers.
+///
+/// # Safety
+/// `dst` and `src` are valid for `len` bytes and do not overlap.
+unsafe fn parallel_copy(dst: *mut u8, src: *const u8, len: usize) {
+    let (dst, src) = (SendPtr(dst), SendPtr(src.cast_mut()));
+    let chunks = len.div_ceil(COPY_CHUNK_BYTES) as u64;
+    fault::guard("cudaMemcpy", move || {
+        in_pool(move || {
+            let leaf = move |first: i64, count: u64| {
+                let start = first as usize * COPY_CHUNK_BYTES;
+                let end = (start + count as usize * COPY_CHUNK_BYTES).min(len);
+                // SAFETY: `start..end` lies inside both ranges (the
+                // caller's contract), and the chunks do not overlap.
+                unsafe {
+                    ptr::copy_nonoverlapping(
+                        src.get().add(start),
+                        dst.get().add(start),
+                        end - start,
+                    )
+                };
+            };
+            split(0, chunks, 1, &leaf);
+        })
+    });
 }
 
 /// `cudaFree(p)`: `free(p)`; returns 0.

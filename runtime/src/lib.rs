@@ -46,7 +46,7 @@
 //! | `parc_rt_grid_dim` | `(i32 dim) -> i32` | `gridDim.{x,y,z}` |
 //! | `parc_rt_shared_base` | `() -> ptr` | this block's zeroed `__shared__` segment |
 //! | `parc_rt_cuda_malloc` | `(ptr out, i64 bytes) -> i32` | `cudaMalloc` on host memory (zeroed) |
-//! | `parc_rt_cuda_memcpy` | `(ptr dst, ptr src, i64 bytes) -> i32` | `cudaMemcpy`, any direction |
+//! | `parc_rt_cuda_memcpy` | `(ptr dst, ptr src, i64 bytes) -> i32` | `cudaMemcpy`, any direction (long copies in parallel) |
 //! | `parc_rt_cuda_free` | `(ptr) -> i32` | `cudaFree` |
 //! | `parc_rt_cuda_device_synchronize` | `() -> i32` | `cudaDeviceSynchronize` |
 //!

@@ -167,6 +167,40 @@ fn cuda_memory_calls() {
     }
 }
 
+/// Long copies are split over the workers; every byte must still land
+/// once, in place, with a length that is no multiple of the chunk, and an
+/// overlapping copy must still behave as `memmove`.
+#[test]
+fn long_cuda_memcpy() {
+    let len = 3 * PARALLEL_COPY_BYTES + 12345;
+    let src: Vec<u8> = (0..len).map(|i| (i * 7 + i / 251) as u8).collect();
+    for workers in [1, 2, 3] {
+        with_workers(workers, || {
+            let mut dst = vec![0u8; len + 2];
+            // SAFETY: `dst` has room for `len` bytes after its first.
+            unsafe {
+                assert_eq!(
+                    parc_rt_cuda_memcpy(dst.as_mut_ptr().add(1), src.as_ptr(), len as i64),
+                    0
+                )
+            };
+            assert_eq!(dst[0], 0);
+            assert_eq!(dst[len + 1], 0);
+            assert!(dst[1..=len] == src[..], "{workers} workers");
+            let mut buf = src.clone();
+            buf.resize(len + 100, 0);
+            // SAFETY: both ranges lie in `buf`; they overlap.
+            unsafe {
+                assert_eq!(
+                    parc_rt_cuda_memcpy(buf.as_mut_ptr().add(100), buf.as_ptr(), len as i64),
+                    0
+                )
+            };
+            assert!(buf[100..] == src[..], "overlapping, {workers} workers");
+        });
+    }
+}
+
 fn launch_blocks(f: BlockFn, args: &[u64], grid: [i32; 3], block: [i32; 3], frame: i64) {
     // SAFETY: the block functions below read `args` as the tests lay them
     // out and stay within `frame` bytes per thread.
