@@ -22,7 +22,7 @@
 //! postorder from the entry, so every definition is translated before its
 //! uses; blocks unreachable from the entry are dropped. The CLIF entry
 //! block is a fresh one that computes per-function values (the
-//! `__shared__` segment base) and jumps to parir's entry.
+//! `__shared__` segment base, the worker id) and jumps to parir's entry.
 //!
 //! Function signatures use the platform C calling convention with the
 //! table's types; `i8` parameters and results are sign-extended and `i1`
@@ -126,7 +126,8 @@
 //! `parc_rt_realloc` (which fault instead of returning null); `free memcpy
 //! memset atoi atol atof strcmp` call the C library; `exit` calls
 //! `parc_rt_exit`; `wtime`, `worker_id` and `num_workers` call
-//! `parc_rt_wtime`, `parc_rt_worker_id` and `parc_rt_num_workers`;
+//! `parc_rt_wtime`, `parc_rt_worker_id` and `parc_rt_num_workers`, the
+//! second once per function, in the CLIF entry block;
 //! `abs`/`labs` are inline (wrapping: `abs(INT_MIN)` is `INT_MIN`); the
 //! `cuda_*` calls go to `parc_rt_cuda_*`.
 //!
@@ -1235,6 +1236,8 @@ struct FnTranslator<'a, 'b, 'c, M: ClModule> {
     func_refs: HashMap<ClFuncId, cl::FuncRef>,
     data_refs: HashMap<DataId, cl::GlobalValue>,
     shared_base: Option<cl::Value>,
+    /// `worker_id`, read once in the entry (see `translate`).
+    worker_id: Option<cl::Value>,
     /// Allocas kept in registers (see [`promotable_allocas`]): the CLIF
     /// variable and the one type they are accessed as.
     promoted: HashMap<Value, (Variable, Type)>,
@@ -1273,6 +1276,7 @@ impl<'a, 'b, 'c, M: ClModule> FnTranslator<'a, 'b, 'c, M> {
             func_refs: HashMap::new(),
             data_refs: HashMap::new(),
             shared_base: None,
+            worker_id: None,
             promoted: HashMap::new(),
             inst: None,
             loops: {
@@ -1338,6 +1342,25 @@ impl<'a, 'b, 'c, M: ClModule> FnTranslator<'a, 'b, 'c, M> {
         if uses_shared {
             let r = self.call_extern(&ix::RT_SHARED_BASE, &[])?;
             self.shared_base = r;
+        }
+        // A strand's worker does not change while a function runs (tasks
+        // never migrate; a sync runs other tasks on the same worker), so
+        // one call here serves every `worker_id` of the function. Here
+        // only the parameters are live across it; at its place in a task
+        // or chunk body, every value loaded from the context would be, and
+        // the register allocator would spill them (and reload them in the
+        // loops that follow).
+        let uses_worker_id = self.f.placed_insts().any(|(_, i)| {
+            matches!(
+                self.f.inst(i),
+                InstKind::Intrinsic {
+                    op: Intrinsic::WorkerId,
+                    ..
+                }
+            )
+        });
+        if uses_worker_id {
+            self.worker_id = self.call_extern(&ix::RT_WORKER_ID, &[])?;
         }
         let first = *self.blocks.get(&order[0]).expect("entry is reachable");
         let params: Vec<BlockArg> = self
@@ -1947,7 +1970,10 @@ impl<'a, 'b, 'c, M: ClModule> FnTranslator<'a, 'b, 'c, M> {
             Strcmp => self.call_extern(&ix::C_STRCMP, &a)?,
             Exit => self.call_extern(&ix::RT_EXIT, &a)?,
             Wtime => self.call_extern(&ix::RT_WTIME, &[])?,
-            WorkerId => self.call_extern(&ix::RT_WORKER_ID, &[])?,
+            WorkerId => match self.worker_id {
+                Some(w) => Some(w),
+                None => self.call_extern(&ix::RT_WORKER_ID, &[])?,
+            },
             NumWorkers => self.call_extern(&ix::RT_NUM_WORKERS, &[])?,
             ThreadIdx(d) | BlockIdx(d) | BlockDim(d) | GridDim(d) => {
                 let e = match op {
