@@ -22,7 +22,8 @@
 //! postorder from the entry, so every definition is translated before its
 //! uses; blocks unreachable from the entry are dropped. The CLIF entry
 //! block is a fresh one that computes per-function values (the
-//! `__shared__` segment base, the worker id) and jumps to parir's entry.
+//! `__shared__` segment base, sometimes the worker id) and jumps to
+//! parir's entry.
 //!
 //! Function signatures use the platform C calling convention with the
 //! table's types; `i8` parameters and results are sign-extended and `i1`
@@ -127,7 +128,8 @@
 //! memset atoi atol atof strcmp` call the C library; `exit` calls
 //! `parc_rt_exit`; `wtime`, `worker_id` and `num_workers` call
 //! `parc_rt_wtime`, `parc_rt_worker_id` and `parc_rt_num_workers`, the
-//! second once per function, in the CLIF entry block;
+//! second once, in the CLIF entry block, in a function that makes no other
+//! call;
 //! `abs`/`labs` are inline (wrapping: `abs(INT_MIN)` is `INT_MIN`); the
 //! `cuda_*` calls go to `parc_rt_cuda_*`.
 //!
@@ -1159,6 +1161,20 @@ fn reverse_postorder(f: &Function) -> Vec<Block> {
     post
 }
 
+/// True if `kind` becomes a call (an intrinsic other than the arithmetic
+/// and atomics done inline, a `call`, a `launch`).
+fn is_call(kind: &InstKind) -> bool {
+    use Intrinsic::*;
+    match kind {
+        InstKind::Call { .. } | InstKind::Launch { .. } => true,
+        InstKind::Intrinsic { op, .. } => !matches!(
+            op,
+            Sqrt | Fabs | Floor | Ceil | Fmin | Fmax | Abs | Labs | AtomicAdd
+        ),
+        _ => false,
+    }
+}
+
 /// The `alloca`s that can live in a register instead of memory, with
 /// their type: their address is used only as the address of loads and
 /// stores, all of one type that fills the allocation exactly. Their
@@ -1345,21 +1361,27 @@ impl<'a, 'b, 'c, M: ClModule> FnTranslator<'a, 'b, 'c, M> {
         }
         // A strand's worker does not change while a function runs (tasks
         // never migrate; a sync runs other tasks on the same worker), so
-        // one call here serves every `worker_id` of the function. Here
+        // one call here can serve every `worker_id` of the function. Here
         // only the parameters are live across it; at its place in a task
         // or chunk body, every value loaded from the context would be, and
         // the register allocator would spill them (and reload them in the
-        // loops that follow).
-        let uses_worker_id = self.f.placed_insts().any(|(_, i)| {
-            matches!(
-                self.f.inst(i),
+        // loops that follow). Only where it is the function's one call:
+        // with others, values are spilled around those anyway (and moving
+        // it made the reverse loop of stencil's gradient, the same
+        // instructions but for register names and stack offsets, 10%
+        // slower, for reasons we could not pin down).
+        let mut worker_id = false;
+        let mut other_calls = false;
+        for (_, i) in self.f.placed_insts() {
+            match self.f.inst(i) {
                 InstKind::Intrinsic {
                     op: Intrinsic::WorkerId,
                     ..
-                }
-            )
-        });
-        if uses_worker_id {
+                } => worker_id = true,
+                k => other_calls |= is_call(k),
+            }
+        }
+        if worker_id && !other_calls {
             self.worker_id = self.call_extern(&ix::RT_WORKER_ID, &[])?;
         }
         let first = *self.blocks.get(&order[0]).expect("entry is reachable");
