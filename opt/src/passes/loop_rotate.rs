@@ -28,6 +28,10 @@
 //!   `H` is used in the loop (where `E` dominates, as `E`'s only way in is
 //!   from `H`) or in blocks `X` dominates, `X` then having no predecessor
 //!   but `H`;
+//! - the loop has one latch: with several (a `continue`), each would get
+//!   a copy of the test and become a critical edge carrying the loop's
+//!   values, whose moves cost more than the test saved in the reverse of
+//!   n-body's inner loop (its gradient ran 2.5% slower);
 //! - `H` is not the header a rotation made (each loop rotates once);
 //! - no value the loop reads from outside it or leaves behind is live
 //!   across a call (see below).
@@ -325,7 +329,7 @@ fn plan(
         (false, true) => (else_dest.block, then_dest.block),
         _ => return None,
     };
-    if body == header || an.cfg.preds(body) != [header] {
+    if body == header || an.cfg.preds(body) != [header] || data.latches.len() != 1 {
         return None;
     }
     let insts = func.block_insts(header);
@@ -505,8 +509,8 @@ mod tests {
 
     /// Loops of several shapes over `(a, b)`: top-tested counting, a
     /// header computing more than its test (used in the body and after the
-    /// loop), a `continue`, a `break` to a second exit, nesting, and a
-    /// guard that is false at once.
+    /// loop), a `continue` (two latches: left alone) and a `break` to a
+    /// second exit, nesting, and a guard that is false at once.
     const PROGRAMS: &str = "
         func @count(i32, i32) -> i32 {
         block0(v0: i32, v1: i32):
@@ -614,7 +618,7 @@ mod tests {
         for f in after.funcs.values_mut() {
             rotated += super::run_function(f);
         }
-        assert_eq!(rotated, 5, "{}", parc_ir::print::print_module(&after));
+        assert_eq!(rotated, 4, "{}", parc_ir::print::print_module(&after));
         parc_ir::verify::verify_module(&after).unwrap();
         for (id, f) in before.funcs.iter() {
             for a in [-3, 0, 1, 2, 5, 20] {
