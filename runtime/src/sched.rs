@@ -82,7 +82,7 @@
 //! with plain loads and stores, and combine after the sync. The id of a
 //! strand does not change while a function runs, runtime calls included
 //! (tasks never migrate while running, and a sync waits on the thread it
-//! was called on), so generated code reads it once per function; but a
+//! was called on), so generated code may read it once per function; but a
 //! sync may run *other* tasks on the same worker, which use the same slot,
 //! so a slot's *contents* must be re-read after any call to spawn, sync,
 //! parallel_for or launch, never kept in a register across one. At

@@ -147,10 +147,12 @@ fn is_tapir(kind: &InstKind) -> bool {
 
 /// True if the backend makes `kind` into a call, which clobbers the
 /// caller-saved registers. `atomic_add` is an inline compare-and-swap
-/// loop; `worker_id` is one call at the entry of the function the backend
-/// emits (its value cannot change while a function runs), where nothing
-/// but the parameters is live. A `detach` is a call of the runtime (spawn,
-/// or the whole parallel loop), and so is a `sync`.
+/// loop; `worker_id`, in a function that makes no other call, is one call
+/// at the entry of the function the backend emits (its value cannot change
+/// while a function runs), where nothing but the parameters is live (in a
+/// function with other calls it stays in place, and those other calls are
+/// seen here). A `detach` is a call of the runtime (spawn, or the whole
+/// parallel loop), and so is a `sync`.
 fn is_call(kind: &InstKind) -> bool {
     use Intrinsic::*;
     match kind {
