@@ -115,16 +115,13 @@ pub fn split_loop_exits(p: &mut Function) -> bool {
         let loc = p.locs[t];
         let split = p.create_block();
         p.append_block(split);
-        p.inst_mut(t).block_calls_mut()[slot].block = split;
-        let types: Vec<_> = p.blocks[target]
-            .params
-            .iter()
-            .map(|&v| p.value_type(v))
-            .collect();
-        let args: Vec<Value> = types
-            .into_iter()
-            .map(|ty| p.append_block_param(split, ty))
-            .collect();
+        // The edge's arguments move to the new block's jump (the branch
+        // dominates it) rather than through parameters of the new block:
+        // a parameter would hide that the value entering the target is,
+        // say, a constant, and the reverse would record it.
+        let call = &mut p.inst_mut(t).block_calls_mut()[slot];
+        call.block = split;
+        let args = std::mem::take(&mut call.args);
         let j = p.append_inst(split, InstKind::Jump(BlockCall::new(target, args)), None);
         p.locs[j] = loc;
     }

@@ -405,6 +405,30 @@ fn trip_counts_come_from_the_bounds() {
     assert_no_tape_call_in_loops(&m, grad, 1);
 }
 
+/// matmul's row: the loop that zeroes `c` exits straight into the header of
+/// the `k` loop, which the `k` loop's latch also enters. Giving that exit
+/// edge a block of its own must not hide that `k` starts at 0: the reverse
+/// takes it from the constant instead of recording it once per row.
+#[test]
+fn a_split_loop_exit_keeps_the_start_value_visible() {
+    let src = r#"
+        void rows(double *restrict c, double *restrict a, int n) {
+            for (int i = 0; i < n; i++) {
+                for (int j = 0; j < n; j++)
+                    c[i * n + j] = 0.0;
+                for (int k = 0; k < n; k++)
+                    for (int j = 0; j < n; j++)
+                        c[i * n + j] += a[i * n + k] * a[k * n + j];
+            }
+        }
+    "#;
+    let a = [0.5, -1.5, 2.0, 3.25, 0.125, 1.0, -0.75, 2.5, 0.25];
+    let args = [Arg::out(9, 1.5), Arg::dup(&a), Arg::I(3)];
+    check_at(src, 2, "rows", &args, 1e-6);
+    let (m, grad, _) = build(src, 2, "rows", &args);
+    assert_no_tape_call_in_loops(&m, grad, 1);
+}
+
 /// The reverse of a counted loop over memory nothing overwrites records
 /// nothing per iteration: the induction variable comes from the iteration
 /// count, addresses are recomputed and `in[i]` is loaded again. Measured

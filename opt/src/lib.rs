@@ -68,7 +68,9 @@ pub fn pipeline(opt_level: u8) -> Vec<&'static str> {
         // calls inlining would bury, and inline refuses to put a loop in a
         // loop) and redo the scalar passes on the larger bodies; then the
         // Tapir passes: drop idle syncs, run tiny tasks in place (their
-        // syncs become idle too), and clean up: `adce` and `dce` twice, as
+        // syncs become idle too), and clean up: `zero-memory` (what a
+        // gradient's empty tapes leave: loads of zeroed memory, frees of
+        // null), then `adce` and `dce` twice, as
         // the loads `adce` keeps (they may fault) and `dce` then removes can
         // be the last readers of memory nobody else reads, whose stores the
         // second `adce` removes. `dead-return` before them: the values only
@@ -99,6 +101,7 @@ pub fn pipeline(opt_level: u8) -> Vec<&'static str> {
             "sync-elim",
             "serialize-small-tasks",
             "sync-elim",
+            "zero-memory",
             "adce",
             "dce",
             "adce",

@@ -80,10 +80,12 @@
 //! of `num_workers + 1` slots (padded to 64 bytes against false sharing)
 //! gives every strand a private partial sum: add to `slots[worker_id()]`
 //! with plain loads and stores, and combine after the sync. The id of a
-//! strand does not change between two runtime calls (tasks never migrate
-//! while running; a sync may run *other* tasks on the same worker, which
-//! use the same slot), so a slot must be re-read after any call to spawn,
-//! sync, parallel_for or launch, never kept in a register across one. At
+//! strand does not change while a function runs, runtime calls included
+//! (tasks never migrate while running, and a sync waits on the thread it
+//! was called on), so generated code may read it once per function; but a
+//! sync may run *other* tasks on the same worker, which use the same slot,
+//! so a slot's *contents* must be re-read after any call to spawn, sync,
+//! parallel_for or launch, never kept in a register across one. At
 //! most one thread outside the pool may run ParC code at a time if it
 //! uses slots.
 

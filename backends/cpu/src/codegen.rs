@@ -22,7 +22,8 @@
 //! postorder from the entry, so every definition is translated before its
 //! uses; blocks unreachable from the entry are dropped. The CLIF entry
 //! block is a fresh one that computes per-function values (the
-//! `__shared__` segment base) and jumps to parir's entry.
+//! `__shared__` segment base, sometimes the worker id) and jumps to
+//! parir's entry.
 //!
 //! Function signatures use the platform C calling convention with the
 //! table's types; `i8` parameters and results are sign-extended and `i1`
@@ -129,7 +130,9 @@
 //! `parc_rt_realloc` (which fault instead of returning null); `free memcpy
 //! memset atoi atol atof strcmp` call the C library; `exit` calls
 //! `parc_rt_exit`; `wtime`, `worker_id` and `num_workers` call
-//! `parc_rt_wtime`, `parc_rt_worker_id` and `parc_rt_num_workers`;
+//! `parc_rt_wtime`, `parc_rt_worker_id` and `parc_rt_num_workers`, the
+//! second once, in the CLIF entry block, in a function that makes no other
+//! call;
 //! `abs`/`labs` are inline (wrapping: `abs(INT_MIN)` is `INT_MIN`); the
 //! `cuda_*` calls go to `parc_rt_cuda_*`.
 //!
@@ -1161,6 +1164,20 @@ fn reverse_postorder(f: &Function) -> Vec<Block> {
     post
 }
 
+/// True if `kind` becomes a call (an intrinsic other than the arithmetic
+/// and atomics done inline, a `call`, a `launch`).
+fn is_call(kind: &InstKind) -> bool {
+    use Intrinsic::*;
+    match kind {
+        InstKind::Call { .. } | InstKind::Launch { .. } => true,
+        InstKind::Intrinsic { op, .. } => !matches!(
+            op,
+            Sqrt | Fabs | Floor | Ceil | Fmin | Fmax | Abs | Labs | AtomicAdd
+        ),
+        _ => false,
+    }
+}
+
 /// The `alloca`s that can live in a register instead of memory, with
 /// their type: their address is used only as the address of loads and
 /// stores, all of one type that fills the allocation exactly. Their
@@ -1258,6 +1275,8 @@ struct FnTranslator<'a, 'b, 'c, M: ClModule> {
     func_refs: HashMap<ClFuncId, cl::FuncRef>,
     data_refs: HashMap<DataId, cl::GlobalValue>,
     shared_base: Option<cl::Value>,
+    /// `worker_id`, read once in the entry (see `translate`).
+    worker_id: Option<cl::Value>,
     /// Allocas kept in registers (see [`promotable_allocas`]): the CLIF
     /// variable and the one type they are accessed as.
     promoted: HashMap<Value, (Variable, Type)>,
@@ -1300,6 +1319,7 @@ impl<'a, 'b, 'c, M: ClModule> FnTranslator<'a, 'b, 'c, M> {
             func_refs: HashMap::new(),
             data_refs: HashMap::new(),
             shared_base: None,
+            worker_id: None,
             promoted: HashMap::new(),
             inst: None,
             loops: {
@@ -1367,6 +1387,31 @@ impl<'a, 'b, 'c, M: ClModule> FnTranslator<'a, 'b, 'c, M> {
         if uses_shared {
             let r = self.call_extern(&ix::RT_SHARED_BASE, &[])?;
             self.shared_base = r;
+        }
+        // A strand's worker does not change while a function runs (tasks
+        // never migrate; a sync runs other tasks on the same worker), so
+        // one call here can serve every `worker_id` of the function. Here
+        // only the parameters are live across it; at its place in a task
+        // or chunk body, every value loaded from the context would be, and
+        // the register allocator would spill them (and reload them in the
+        // loops that follow). Only where it is the function's one call:
+        // with others, values are spilled around those anyway (and moving
+        // it made the reverse loop of stencil's gradient, the same
+        // instructions but for register names and stack offsets, 10%
+        // slower, for reasons we could not pin down).
+        let mut worker_id = false;
+        let mut other_calls = false;
+        for (_, i) in self.f.placed_insts() {
+            match self.f.inst(i) {
+                InstKind::Intrinsic {
+                    op: Intrinsic::WorkerId,
+                    ..
+                } => worker_id = true,
+                k => other_calls |= is_call(k),
+            }
+        }
+        if worker_id && !other_calls {
+            self.worker_id = self.call_extern(&ix::RT_WORKER_ID, &[])?;
         }
         let first = *self.blocks.get(&order[0]).expect("entry is reachable");
         let params: Vec<BlockArg> = self
@@ -2013,7 +2058,10 @@ impl<'a, 'b, 'c, M: ClModule> FnTranslator<'a, 'b, 'c, M> {
             Strcmp => self.call_extern(&ix::C_STRCMP, &a)?,
             Exit => self.call_extern(&ix::RT_EXIT, &a)?,
             Wtime => self.call_extern(&ix::RT_WTIME, &[])?,
-            WorkerId => self.call_extern(&ix::RT_WORKER_ID, &[])?,
+            WorkerId => match self.worker_id {
+                Some(w) => Some(w),
+                None => self.call_extern(&ix::RT_WORKER_ID, &[])?,
+            },
             NumWorkers => self.call_extern(&ix::RT_NUM_WORKERS, &[])?,
             ThreadIdx(d) | BlockIdx(d) | BlockDim(d) | GridDim(d) => {
                 let e = match op {

@@ -24,6 +24,7 @@ pub mod split_offsets;
 pub mod sroa;
 pub mod sync_elim;
 pub mod tail_rec;
+pub mod zero_memory;
 
 /// Every pass, by the name the pipeline and the command line use.
 pub const ALL: &[(&str, Pass)] = &[
@@ -44,6 +45,7 @@ pub const ALL: &[(&str, Pass)] = &[
     ("licm", licm::run),
     ("tail-rec", tail_rec::run),
     ("loop-deletion", loop_deletion::run),
+    ("zero-memory", zero_memory::run),
     ("iv-widen", iv_widen::run),
     ("loop-rotate", loop_rotate::run),
     ("split-offsets", split_offsets::run),

@@ -5,6 +5,9 @@
 ; @value_after_break: the header's `i` is used after a second exit (the
 ; `break`'s), where no single parameter could carry it.
 ; @one_block: the body is the header: already tested at the bottom.
+; @two_latches: `for (...) { if (i == k) continue; ... }`: two back edges,
+; each of which would get a copy of the test and carry the loop's values
+; through a critical edge.
 ; @forever: no test.
 ; @sum_then_call: the loop's sum is live across the call after it (the
 ; register allocator spills it, and would store it on every iteration
@@ -129,6 +132,14 @@
 ; nextln: block5:
 ; nextln: return
 ; nextln: }
+; check: func @two_latches(ptr, i32, i32) {
+; nextln: block0(v0: ptr, v1: i32, v2: i32):
+; nextln: v3 = iconst.i32 0
+; nextln: v4 = iconst.i32 1
+; nextln: jump block1(v3)
+; nextln: block1(v5: i32):
+; nextln: v6 = icmp slt v5, v1
+; nextln: brif v6, block2, block5
 declare @more() -> i1
 func @parallel(ptr, i32) {
 block0(v0: ptr, v1: i32):
@@ -249,6 +260,25 @@ block6:
     v12 = fmul v20, v2
     store v12, v0
     jump block1(v11)
+block5:
+    return
+}
+
+func @two_latches(ptr, i32, i32) {
+block0(v0: ptr, v1: i32, v2: i32):
+    v3 = iconst.i32 0
+    v4 = iconst.i32 1
+    jump block1(v3)
+block1(v5: i32):
+    v6 = icmp slt v5, v1
+    brif v6, block2, block5
+block2:
+    v7 = icmp eq v5, v2
+    v8 = iadd v5, v4
+    brif v7, block1(v8), block3
+block3:
+    store v5, v0
+    jump block1(v8)
 block5:
     return
 }

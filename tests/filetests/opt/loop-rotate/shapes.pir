@@ -3,8 +3,6 @@
 ; body, the outer loop's bottom test in the inner loop's exit.
 ; @guarded: the loop is entered from a `brif` (`if (m) for ...`): the
 ; guard goes to a block of its own on that edge.
-; @two_latches: `for (...) { if (i == k) continue; ... }`: each back edge
-; gets its own bottom test.
 ; @break_exit: a `break` leaves to a second exit, which uses no value of
 ; the header: rotated.
 ; check: func @nested(ptr, i32) {
@@ -44,26 +42,6 @@
 ; nextln: v10 = icmp slt v7, v1
 ; nextln: brif v10, block2(v7), block3
 ; nextln: block3:
-; nextln: return
-; nextln: }
-; check: func @two_latches(ptr, i32, i32) {
-; nextln: block0(v0: ptr, v1: i32, v2: i32):
-; nextln: v3 = iconst.i32 0
-; nextln: v4 = iconst.i32 1
-; nextln: v10 = icmp slt v3, v1
-; nextln: brif v10, block2(v3), block5
-; nextln: block2(v9: i32):
-; nextln: v7 = icmp eq v9, v2
-; nextln: v8 = iadd v9, v4
-; nextln: brif v7, block6, block3
-; nextln: block6:
-; nextln: v11 = icmp slt v8, v1
-; nextln: brif v11, block2(v8), block5
-; nextln: block3:
-; nextln: store v9, v0
-; nextln: v12 = icmp slt v8, v1
-; nextln: brif v12, block2(v8), block5
-; nextln: block5:
 ; nextln: return
 ; nextln: }
 ; check: func @break_exit(ptr, i32) -> i32 {
@@ -124,25 +102,6 @@ block2:
     v7 = iadd v5, v4
     jump block1(v7)
 block3:
-    return
-}
-
-func @two_latches(ptr, i32, i32) {
-block0(v0: ptr, v1: i32, v2: i32):
-    v3 = iconst.i32 0
-    v4 = iconst.i32 1
-    jump block1(v3)
-block1(v5: i32):
-    v6 = icmp slt v5, v1
-    brif v6, block2, block5
-block2:
-    v7 = icmp eq v5, v2
-    v8 = iadd v5, v4
-    brif v7, block1(v8), block3
-block3:
-    store v5, v0
-    jump block1(v8)
-block5:
     return
 }
 
