@@ -214,6 +214,15 @@ fn run_passes(
 }
 
 /// Runs `f` on every function with a body; true if any call returned true.
+/// The zero constant of `ty` (`0.0` for floats, the null pointer for `ptr`).
+pub fn zero_of(ty: parc_ir::Type) -> parc_ir::InstKind {
+    if ty.is_float() {
+        parc_ir::InstKind::Fconst(0.0)
+    } else {
+        parc_ir::InstKind::Iconst(0)
+    }
+}
+
 pub fn for_each_function(
     module: &mut Module,
     mut f: impl FnMut(&mut parc_ir::Function) -> bool,

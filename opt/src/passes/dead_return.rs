@@ -196,12 +196,7 @@ fn return_zero(f: &mut Function, ty: Type) -> u64 {
         if is_zero(f, v) {
             continue;
         }
-        let zero = if ty.is_float() {
-            InstKind::Fconst(0.0)
-        } else {
-            InstKind::Iconst(0)
-        };
-        let c = f.make_inst(zero, Some(ty));
+        let c = f.make_inst(crate::zero_of(ty), Some(ty));
         let at = f.blocks[b].insts.len() - 1;
         f.blocks[b].insts.insert(at, c);
         let z = f.result(c).expect("a constant has a result");

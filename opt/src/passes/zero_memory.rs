@@ -34,7 +34,7 @@
 //! Statistics: `zero-memory.loads`, `zero-memory.frees`.
 
 use crate::PassContext;
-use parc_ir::{Function, Inst, InstKind, Intrinsic, Module, Value};
+use parc_ir::{Function, Inst, InstKind, Intrinsic, Module, Type, Value};
 use std::collections::{HashMap, HashSet};
 
 pub fn run(module: &mut Module, ctx: &mut PassContext) -> bool {
@@ -55,15 +55,8 @@ pub fn run(module: &mut Module, ctx: &mut PassContext) -> bool {
 pub fn run_function(func: &mut Function) -> (u64, u64) {
     let loads = zero_loads(func);
     for &i in &loads {
-        let zero = if func
-            .result(i)
-            .is_some_and(|r| func.value_type(r).is_float())
-        {
-            InstKind::Fconst(0.0)
-        } else {
-            InstKind::Iconst(0)
-        };
-        func.insts[i].kind = zero;
+        let ty = func.result(i).map_or(Type::I64, |r| func.value_type(r));
+        func.insts[i].kind = crate::zero_of(ty);
     }
     let mut frees = 0;
     for b in func.layout.clone() {
