@@ -313,16 +313,22 @@ fn check_bad(path: &Path) -> Result<(), Failed> {
 }
 
 fn check_runtime(path: &Path) -> Result<(), Failed> {
+    let (_, stderr) = interp_as_expected(path, Duration::from_secs(60))?;
+    compare_file(&path.with_extension("stderr"), &stderr, "stderr")
+}
+
+/// Runs `path` in the interpreter (killed after `limit`) and checks its
+/// status and stdout (blessable); returns its expectations and stderr.
+fn interp_as_expected(path: &Path, limit: Duration) -> Result<(Expectations, String), Failed> {
     let exp = expectations(path)?;
-    let out = run_interp(path, &exp.args, Duration::from_secs(60))?;
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    let out = run_interp(path, &exp.args, limit)?;
     expect_status(&out, &exp)?;
     compare_file(
         &path.with_extension("stdout"),
         &String::from_utf8_lossy(&out.stdout),
         "stdout",
     )?;
-    compare_file(&path.with_extension("stderr"), &stderr, "stderr")
+    Ok((exp, String::from_utf8_lossy(&out.stderr).into_owned()))
 }
 
 /// How a native run of a program is made.
@@ -509,15 +515,7 @@ fn check_runtime_native(path: &Path, how: Native) -> Result<(), Failed> {
 /// A kernel test in the interpreter: stdout, status and stderr (empty
 /// unless there is a `NAME.stderr`) as expected.
 fn check_kernel(path: &Path) -> Result<(), Failed> {
-    let exp = expectations(path)?;
-    let out = run_interp(path, &exp.args, Duration::from_secs(120))?;
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    expect_status(&out, &exp)?;
-    compare_file(
-        &path.with_extension("stdout"),
-        &String::from_utf8_lossy(&out.stdout),
-        "stdout",
-    )?;
+    let (exp, stderr) = interp_as_expected(path, Duration::from_secs(120))?;
     let stderr_path = path.with_extension("stderr");
     if exp.exit != 0 || root().join(&stderr_path).exists() {
         compare_file(&stderr_path, &stderr, "stderr")?;
