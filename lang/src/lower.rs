@@ -161,17 +161,9 @@ pub fn lower(program: &hir::Program, source_name: &str, source: &str) -> Module 
         .iter()
         .enumerate()
         .map(|(j, s)| {
-            let mut init = s.clone();
-            init.push(0);
-            module.globals.push(GlobalData {
-                name: format!(".str.{j}"),
-                size: init.len() as u64,
-                align: 1,
-                init,
-                relocs: Vec::new(),
-                is_const: true,
-                space: AddrSpace::Global,
-            })
+            module
+                .globals
+                .push(GlobalData::c_string(format!(".str.{j}"), s))
         })
         .collect();
 

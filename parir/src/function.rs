@@ -293,6 +293,23 @@ pub struct GlobalData {
     pub space: AddrSpace,
 }
 
+impl GlobalData {
+    /// A constant C string: `bytes` and a terminating NUL, in global memory.
+    pub fn c_string(name: String, bytes: &[u8]) -> GlobalData {
+        let mut init = bytes.to_vec();
+        init.push(0);
+        GlobalData {
+            name,
+            size: init.len() as u64,
+            align: 1,
+            init,
+            relocs: Vec::new(),
+            is_const: true,
+            space: AddrSpace::Global,
+        }
+    }
+}
+
 /// How one parameter of a differentiated function takes part in its
 /// gradient (Enzyme's activities).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

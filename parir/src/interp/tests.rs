@@ -30,18 +30,8 @@ fn define(
 }
 
 fn cstr(m: &mut Module, s: &str) -> GlobalId {
-    let mut init = s.as_bytes().to_vec();
-    init.push(0);
     let name = format!(".str{}", m.globals.len());
-    m.globals.push(GlobalData {
-        name,
-        size: init.len() as u64,
-        align: 1,
-        init,
-        relocs: Vec::new(),
-        is_const: true,
-        space: AddrSpace::Global,
-    })
+    m.globals.push(GlobalData::c_string(name, s.as_bytes()))
 }
 
 fn printf(b: &mut FuncBuilder, fmt: GlobalId, args: &[Value]) -> Value {

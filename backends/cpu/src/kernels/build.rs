@@ -386,18 +386,10 @@ fn barrier_table(module: &mut Module, kid: FuncId, split: &Split) -> GlobalId {
         if let Some(&g) = names.get(s) {
             return g;
         }
-        let mut init = s.as_bytes().to_vec();
-        init.push(0);
         let name = fresh_global(module, &format!("{}.name", module.funcs[kid].name));
-        let g = module.globals.push(GlobalData {
-            name,
-            size: init.len() as u64,
-            align: 1,
-            init,
-            relocs: Vec::new(),
-            is_const: true,
-            space: AddrSpace::Global,
-        });
+        let g = module
+            .globals
+            .push(GlobalData::c_string(name, s.as_bytes()));
         names.insert(s.to_string(), g);
         g
     };

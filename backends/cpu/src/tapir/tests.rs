@@ -110,16 +110,8 @@ fn count(text: &str, pat: &str) -> usize {
 // ------------------------------------------------------------ IR builders
 
 fn add_str(m: &mut Module, s: &str) -> GlobalId {
-    let mut init = s.as_bytes().to_vec();
-    init.push(0);
-    m.globals.push(GlobalData {
-        name: format!(".str.{}", m.globals.len()),
-        size: init.len() as u64,
-        align: 1,
-        init,
-        is_const: true,
-        ..GlobalData::default()
-    })
+    let name = format!(".str.{}", m.globals.len());
+    m.globals.push(GlobalData::c_string(name, s.as_bytes()))
 }
 
 fn printf(b: &mut FuncBuilder, fmt: GlobalId, args: &[Value]) {
