@@ -95,9 +95,9 @@ fn live_callees(f: &Function, needed: bool) -> HashSet<FuncId> {
     };
     for (_, inst) in f.placed_insts() {
         let kind = f.inst(inst);
-        for (dest, args) in branch_args(kind) {
-            for (i, &a) in args.iter().enumerate() {
-                incoming.entry((dest, i as u32)).or_default().push(a);
+        for dest in kind.block_calls() {
+            for (i, &a) in dest.args.iter().enumerate() {
+                incoming.entry((dest.block, i as u32)).or_default().push(a);
             }
         }
         match kind {
@@ -143,22 +143,6 @@ fn live_callees(f: &Function, needed: bool) -> HashSet<FuncId> {
             _ => None,
         })
         .collect()
-}
-
-/// The targets of a branch with the arguments each receives.
-fn branch_args(kind: &InstKind) -> Vec<(Block, &[Value])> {
-    match kind {
-        InstKind::Jump(d) => vec![(d.block, &d.args[..])],
-        InstKind::Brif {
-            then_dest,
-            else_dest,
-            ..
-        } => vec![
-            (then_dest.block, &then_dest.args[..]),
-            (else_dest.block, &else_dest.args[..]),
-        ],
-        _ => Vec::new(),
-    }
 }
 
 /// Allocas whose address is only ever the address of a load or a store.
