@@ -37,7 +37,7 @@ use crate::AccumulationClass;
 use crate::activity::{ActivityInfo, Root};
 use crate::parallel::{PLoop, affine};
 use parc_ir::analysis::FunctionAnalyses;
-use parc_ir::{BinaryOp, Block, CastOp, Function, InstKind, IntCC, Value, ValueDef};
+use parc_ir::{BinaryOp, Block, CastOp, Function, Inst, InstKind, IntCC, Value, ValueDef};
 
 /// The class of `d[p] += ...` (an access of `size` bytes) in the reverse
 /// of loop `l`'s task, and the reason in words.
@@ -308,43 +308,55 @@ fn conflicting_site(
     l: &PLoop,
     ptr: Value,
 ) -> Option<u32> {
-    let mine: Vec<Root> = act.roots(ptr).collect();
-    let vague = |r: &Root| matches!(r, Root::Unknown | Root::Loaded(_));
-    for &b in &l.task_blocks {
-        for &i in p.block_insts(b) {
-            let InstKind::Load(q) = *p.inst(i) else {
-                continue;
-            };
-            let is_float = p.result(i).is_some_and(|r| p.value_type(r).is_float());
-            if q == ptr || !is_float || !act.is_shadowed(q) {
-                continue;
-            }
-            let theirs: Vec<Root> = act.roots(q).collect();
-            let overlap =
-                theirs.iter().any(|r| vague(r) || mine.contains(r)) || mine.iter().any(vague);
+    overlapping_loads(p, act, l, ptr)
+        .find(|&(b, _, q, q_size)| {
             // Updates through `q` go to per-worker copies (an array
             // reduction: combined after the loop) or stay in this
-            // iteration's own stride.
-            let q_size = p.result(i).map_or(8, |r| p.value_type(r).bytes());
-            // (An address not affine in the index and not a row becomes
-            // atomic, and then an array reduction if it has a region.)
+            // iteration's own stride. (An address not affine in the index
+            // and not a row becomes atomic, and then an array reduction if
+            // it has a region.)
             let array_reduced = affine(p, l, q, 0).is_none()
                 && !rows_disjoint(p, an, l, q, b, q_size)
                 && region(p, an, l, q, b, q_size).is_some();
             let apart = array_reduced || same_stride_apart(p, l, ptr, q);
-            if overlap && !apart && affine(p, l, q, 0) != Some(0) {
-                return Some(p.locs[i].line);
+            !apart && affine(p, l, q, 0) != Some(0)
+        })
+        .map(|(_, i, _, _)| p.locs[i].line)
+}
+
+/// The other float loads of `l`'s task whose adjoint updates may touch the
+/// shadow object `ptr`'s update touches (their roots and `ptr`'s share one,
+/// or either side's are unknown): `(block, load, address, size)`.
+fn overlapping_loads<'a>(
+    p: &'a Function,
+    act: &'a ActivityInfo,
+    l: &'a PLoop,
+    ptr: Value,
+) -> impl Iterator<Item = (Block, Inst, Value, u32)> + 'a {
+    let mine: Vec<Root> = act.roots(ptr).collect();
+    let vague = |r: &Root| matches!(r, Root::Unknown | Root::Loaded(_));
+    let mine_vague = mine.iter().any(vague);
+    l.task_blocks.iter().flat_map(move |&b| {
+        let mine = mine.clone();
+        p.block_insts(b).iter().filter_map(move |&i| {
+            let InstKind::Load(q) = *p.inst(i) else {
+                return None;
+            };
+            let ty = p.value_type(p.result(i)?);
+            if q == ptr || !ty.is_float() || !act.is_shadowed(q) {
+                return None;
             }
-        }
-    }
-    None
+            let overlap = mine_vague || act.roots(q).any(|r| vague(&r) || mine.contains(&r));
+            overlap.then_some((b, i, q, ty.bytes()))
+        })
+    })
 }
 
 /// The region of a *banded* update `d[ptr] += ..` (an access of `size`
 /// bytes in block `at`) in the reverse of loop `l`, if it is one: `ptr`
 /// has a [`Region`] with a term in the loop index (see [`band_term`]),
 /// offsets that are not zero-extended, and every other float load of the
-/// task that may read the same object (as [`conflicting_site`] decides
+/// task that may read the same object (see [`overlapping_loads`]
 /// overlap) is either the same address in every iteration (a per-worker
 /// sum, combined after the loop) or has a band with the same base and
 /// the same loop-index term — banded too, or disjoint (a plain add as
@@ -362,35 +374,20 @@ pub fn banded(
     size: u32,
 ) -> Option<Region> {
     let (mine, term) = band_of(p, an, l, ptr, at, size)?;
-    let roots: Vec<Root> = act.roots(ptr).collect();
-    let vague = |r: &Root| matches!(r, Root::Unknown | Root::Loaded(_));
-    for &b in &l.task_blocks {
-        for &i in p.block_insts(b) {
-            match p.inst(i) {
-                InstKind::Call { .. } | InstKind::Detach { .. } => return None,
-                _ => {}
-            }
-            let InstKind::Load(q) = *p.inst(i) else {
-                continue;
-            };
-            let Some(value) = p.result(i) else { continue };
-            if q == ptr || !p.value_type(value).is_float() || !act.is_shadowed(q) {
-                continue;
-            }
-            let overlap =
-                act.roots(q).any(|r| vague(&r) || roots.contains(&r)) || roots.iter().any(vague);
-            if !overlap || affine(p, l, q, 0) == Some(0) {
-                continue;
-            }
-            let q_size = p.value_type(value).bytes();
-            let fellow = band_of(p, an, l, q, b, q_size)
-                .is_some_and(|(r, t)| r.base == mine.base && same_term(&t, &term));
-            if !fellow {
-                return None;
-            }
-        }
+    let spawns_or_calls = l.task_blocks.iter().any(|&b| {
+        p.block_insts(b)
+            .iter()
+            .any(|&i| matches!(p.inst(i), InstKind::Call { .. } | InstKind::Detach { .. }))
+    });
+    if spawns_or_calls {
+        return None;
     }
-    Some(mine)
+    let all_fellows = overlapping_loads(p, act, l, ptr).all(|(b, _, q, q_size)| {
+        affine(p, l, q, 0) == Some(0)
+            || band_of(p, an, l, q, b, q_size)
+                .is_some_and(|(r, t)| r.base == mine.base && same_term(&t, &term))
+    });
+    all_fellows.then_some(mine)
 }
 
 /// The region of `ptr` (accessed with `size` bytes in block `at`) and its
