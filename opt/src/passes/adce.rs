@@ -47,7 +47,8 @@
 //! rule that held before holds after.
 
 use crate::PassContext;
-use parc_ir::{Block, Function, Inst, InstKind, Intrinsic, Module, Value, ValueDef};
+use crate::analysis::allocations::allocations;
+use parc_ir::{Block, Function, InstKind, Intrinsic, Module, Value, ValueDef};
 use std::collections::{HashMap, HashSet};
 
 pub fn run(module: &mut Module, ctx: &mut PassContext) -> bool {
@@ -213,61 +214,13 @@ fn is_root(kind: &InstKind, unread: &HashSet<Value>) -> bool {
 /// call, a comparison, a branch argument, storing the address itself —
 /// keeps the allocation.
 fn write_only_memory(func: &Function) -> HashSet<Value> {
-    let mut users: HashMap<Value, Vec<Inst>> = HashMap::new();
-    for (_, i) in func.placed_insts() {
-        func.inst(i)
-            .for_each_operand(|v| users.entry(v).or_default().push(i));
-    }
-    let mut out = HashSet::new();
-    for (_, i) in func.placed_insts() {
-        let InstKind::Intrinsic {
-            op: Intrinsic::Malloc | Intrinsic::Calloc,
-            ..
-        } = func.inst(i)
-        else {
-            continue;
-        };
-        let Some(root) = func.result(i) else { continue };
-        let mut derived = vec![root];
-        let mut only_written = true;
-        let mut frees = 0;
-        let mut k = 0;
-        while only_written && k < derived.len() {
-            let v = derived[k];
-            k += 1;
-            for &u in users.get(&v).into_iter().flatten() {
-                only_written &= match func.inst(u) {
-                    InstKind::Store { value, ptr } => *ptr == v && *value != v,
-                    InstKind::Intrinsic {
-                        op: Intrinsic::Free,
-                        args,
-                    } => {
-                        frees += 1;
-                        args[..] == [v]
-                    }
-                    InstKind::Intrinsic {
-                        op: Intrinsic::Memset,
-                        args,
-                    } => args.first() == Some(&v) && !args[1..].contains(&v),
-                    InstKind::PtrAdd(base, off) if *base == v && *off != v => {
-                        if let Some(r) = func.result(u)
-                            && !derived.contains(&r)
-                        {
-                            derived.push(r);
-                        }
-                        true
-                    }
-                    _ => false,
-                };
-            }
-        }
+    allocations(func)
+        .into_iter()
         // Two `free`s may be a double free, which the interpreter reports:
         // left alone rather than silenced.
-        if only_written && frees <= 1 {
-            out.extend(derived);
-        }
-    }
-    out
+        .filter(|a| !a.escapes && a.loads.is_empty() && a.frees <= 1)
+        .flat_map(|a| a.derived)
+        .collect()
 }
 
 /// The operands an instruction needs for itself: all of them, except a

@@ -34,8 +34,9 @@
 //! Statistics: `zero-memory.loads`, `zero-memory.frees`.
 
 use crate::PassContext;
+use crate::analysis::allocations::allocations;
 use parc_ir::{Function, Inst, InstKind, Intrinsic, Module, Type, Value};
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 
 pub fn run(module: &mut Module, ctx: &mut PassContext) -> bool {
     let (mut loads, mut frees) = (0, 0);
@@ -91,76 +92,21 @@ fn is_zero_const(func: &Function, v: Value) -> bool {
     }
 }
 
-/// The loads of `func` from memory that holds only zeros (module doc).
+/// The loads of `func` from memory that holds only zeros (module doc):
+/// `calloc`ed, not escaping, and only ever given zeros — constants, or
+/// values loaded from the same memory.
 fn zero_loads(func: &Function) -> Vec<Inst> {
-    let mut users: HashMap<Value, Vec<Inst>> = HashMap::new();
-    for (_, i) in func.placed_insts() {
-        func.inst(i)
-            .for_each_operand(|v| users.entry(v).or_default().push(i));
-    }
     let mut out = Vec::new();
-    for (_, i) in func.placed_insts() {
-        let InstKind::Intrinsic {
-            op: Intrinsic::Calloc,
-            ..
-        } = func.inst(i)
-        else {
-            continue;
-        };
-        let Some(root) = func.result(i) else { continue };
-        let mut derived = vec![root];
-        let mut loads = Vec::new();
-        // Stored values that must be zero: constants, or loads of this
-        // memory, checked once every load is known.
-        let mut stored = Vec::new();
-        let mut ok = true;
-        let mut k = 0;
-        while ok && k < derived.len() {
-            let v = derived[k];
-            k += 1;
-            for &u in users.get(&v).into_iter().flatten() {
-                ok &= match func.inst(u) {
-                    InstKind::Load(p) => {
-                        loads.push(u);
-                        *p == v
-                    }
-                    InstKind::Store { value, ptr } => {
-                        stored.push(*value);
-                        *ptr == v && *value != v
-                    }
-                    InstKind::Intrinsic {
-                        op: Intrinsic::Free,
-                        args,
-                    } => args[..] == [v],
-                    InstKind::Intrinsic {
-                        op: Intrinsic::Memset,
-                        args,
-                    } => {
-                        args.first() == Some(&v)
-                            && !args[1..].contains(&v)
-                            && args.get(1).is_some_and(|&c| is_zero_const(func, c))
-                    }
-                    InstKind::PtrAdd(base, off) if *base == v && *off != v => {
-                        if let Some(r) = func.result(u)
-                            && !derived.contains(&r)
-                        {
-                            derived.push(r);
-                        }
-                        true
-                    }
-                    _ => false,
-                };
-            }
-        }
-        if !ok {
+    for a in allocations(func) {
+        if !a.zeroed || a.escapes || !a.memset_bytes.iter().all(|&c| is_zero_const(func, c)) {
             continue;
         }
-        let loaded: HashSet<Value> = loads.iter().filter_map(|&l| func.result(l)).collect();
-        if stored
+        let loaded: HashSet<Value> = a.loads.iter().filter_map(|&l| func.result(l)).collect();
+        if a.stored
             .iter()
             .all(|&v| is_zero_const(func, v) || loaded.contains(&v))
         {
-            out.extend(loads);
+            out.extend(a.loads);
         }
     }
     out
