@@ -377,13 +377,18 @@ struct RevLoop {
     /// Reverse sweep: the same, popped at the reverse of the exit.
     tapes_rev: Option<Value>,
     trip_rev: Option<Value>,
-    /// A task that runs each of its blocks at most once and calls no
-    /// augmented forward records at most a fixed number of slots per
-    /// iteration: then one buffer of `trip · slots` holds every
+    /// A task whose records per iteration are bounded before the loop
+    /// starts (see `sized_task`): one buffer of `trip · slots` holds every
     /// iteration's records (allocated once; no growth, no per-iteration
-    /// allocation). `slots` is a placeholder constant until the frames are
-    /// known; `data_fwd`/`data_rev` the buffer in each sweep.
+    /// allocation). `slots = F + Σ runs_j · S_j`: `F` the frames of the
+    /// task's blocks outside its loops, `runs_j` the most header runs of
+    /// each counted loop `j` in the task and `S_j` its records per
+    /// iteration. `F` and the `S_j` are placeholder constants until the
+    /// frames are known (`fixed_slots`, `loop_slots`); `slots_fwd` the sum;
+    /// `data_fwd`/`data_rev` the buffer in each sweep.
     fixed_slots: Option<Inst>,
+    loop_slots: Vec<(usize, Inst)>,
+    slots_fwd: Option<Value>,
     /// The stores that point each iteration's tape into the buffer: dropped
     /// with the buffer and the tape array when no slot is recorded.
     fixed_setup: Vec<Inst>,

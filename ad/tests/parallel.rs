@@ -502,3 +502,49 @@ fn array_reductions_fall_back_to_atomics_when_the_bound_proof_fails() {
         assert!(!classes(&r).contains(&Banded), "{r:?}");
     }
 }
+
+/// Rows whose inner loop records a value per element, after a value per
+/// row (`exp(s[i])`, overwritten by the loop): the records of every row fit
+/// one buffer sized before the parallel loop (the row's frame plus the
+/// inner loop's reservation), so no row allocates or grows a tape. A
+/// miscounted buffer would make a row's reservation grow the tape from
+/// inside the buffer, which the interpreter reports as a bad `realloc`.
+#[test]
+fn rows_with_inner_loops_record_into_one_buffer() {
+    let src = r#"
+        void rows(double *y, double *s, double *x, int n, int m) {
+            parallel_for (int i = 0; i < n; i++) {
+                double e = exp(s[i]);
+                s[i] = 0.0;
+                for (int j = 0; j < m; j++) {
+                    double v = x[i * m + j];
+                    y[i * m + j] = e * v * v;
+                    x[i * m + j] = 0.5 * v;
+                }
+            }
+        }
+    "#;
+    let (n, m) = (5, 7);
+    let x: Vec<f64> = (0..n * m)
+        .map(|k| ((k * 5) % 9) as f64 * 0.1 - 0.3)
+        .collect();
+    let s: Vec<f64> = (0..n).map(|i| 0.2 * i as f64 - 0.4).collect();
+    let args = [
+        Arg::Dup(
+            vec![0.0; n * m],
+            (0..n * m).map(|k| 1.0 + (k % 4) as f64).collect(),
+        ),
+        Arg::dup(&s),
+        Arg::dup(&x),
+        Arg::I(n as i64),
+        Arg::I(m as i64),
+    ];
+    check_par(src, "rows", &args);
+    let (module, _, _) = build(src, 2, "rows", &args);
+    let text = parc_ir::print::print_module(&module);
+    let grad = text
+        .split("\nfunc ")
+        .find(|f| f.starts_with("@grad_rows"))
+        .unwrap_or_else(|| panic!("no gradient function in\n{text}"));
+    assert_eq!(grad.matches("malloc").count(), 1, "one buffer:\n{grad}");
+}

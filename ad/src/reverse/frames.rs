@@ -15,38 +15,10 @@ impl Gen {
     /// `iv < bound` (or `≤`) with a growing induction variable and an
     /// invariant bound, and leaves the loop exactly when the test fails.
     pub(super) fn reserve_loop(&mut self, i: usize) {
-        let Some((iv_lo, step, bound, inclusive, signed)) = self.reservable(i) else {
+        let Some(runs) = self.header_runs(i) else {
             return;
         };
-        let widen = |g: &mut Self, v: Value| {
-            let f = g.fv(v);
-            g.widen_i64(f, signed)
-        };
-        let lo = widen(self, iv_lo);
-        let hi = widen(self, bound);
-        // Header executions: at most ceil((hi - lo [+ 1]) / step) + 1.
-        let span = self.binop(BinaryOp::Isub, hi, lo);
-        let span = if inclusive {
-            let one = self.iconst(Type::I64, 1);
-            self.binop(BinaryOp::Iadd, span, one)
-        } else {
-            span
-        };
-        let zero = self.iconst(Type::I64, 0);
-        let pos = self.ev(InstKind::Icmp(IntCC::Sgt, span, zero), Type::I1);
-        let span = self.ev(InstKind::Select(pos, span, zero), Type::I64);
-        let stepc = self.iconst(Type::I64, step);
-        let up = self.iconst(Type::I64, step - 1);
-        let t = self.binop(BinaryOp::Iadd, span, up);
-        let trips = self.binop(BinaryOp::Udiv, t, stepc);
-        let one = self.iconst(Type::I64, 1);
-        let runs = self.binop(BinaryOp::Iadd, trips, one);
-        let slots = self
-            .emit(InstKind::Iconst(0), Some(Type::I64))
-            .expect("iconst has a result");
-        let ValueDef::Result(si) = self.g.value_def(slots) else {
-            unreachable!("an instruction result")
-        };
+        let (slots, si) = self.slots_placeholder();
         let n = self.binop(BinaryOp::Imul, runs, slots);
         let tape = self.fwd_tape(Some(self.counted[i].pre.0));
         self.emit(
@@ -72,6 +44,47 @@ impl Gen {
             slot_consts: vec![si],
             reserve_call,
         });
+    }
+
+    /// In the current block, the most times counted loop `i`'s header
+    /// runs, `ceil((bound - lo [+ 1]) / step) + 1`, if the loop can
+    /// reserve its records (see [`Self::reservable`]).
+    pub(super) fn header_runs(&mut self, i: usize) -> Option<Value> {
+        let (iv_lo, step, bound, inclusive, signed) = self.reservable(i)?;
+        let widen = |g: &mut Self, v: Value| {
+            let f = g.fv(v);
+            g.widen_i64(f, signed)
+        };
+        let lo = widen(self, iv_lo);
+        let hi = widen(self, bound);
+        let span = self.binop(BinaryOp::Isub, hi, lo);
+        let span = if inclusive {
+            let one = self.iconst(Type::I64, 1);
+            self.binop(BinaryOp::Iadd, span, one)
+        } else {
+            span
+        };
+        let zero = self.iconst(Type::I64, 0);
+        let pos = self.ev(InstKind::Icmp(IntCC::Sgt, span, zero), Type::I1);
+        let span = self.ev(InstKind::Select(pos, span, zero), Type::I64);
+        let stepc = self.iconst(Type::I64, step);
+        let up = self.iconst(Type::I64, step - 1);
+        let t = self.binop(BinaryOp::Iadd, span, up);
+        let trips = self.binop(BinaryOp::Udiv, t, stepc);
+        let one = self.iconst(Type::I64, 1);
+        Some(self.binop(BinaryOp::Iadd, trips, one))
+    }
+
+    /// A slot count not known until every frame is: an `iconst 0` in the
+    /// current block, patched later, and its instruction.
+    pub(super) fn slots_placeholder(&mut self) -> (Value, Inst) {
+        let slots = self
+            .emit(InstKind::Iconst(0), Some(Type::I64))
+            .expect("iconst has a result");
+        let ValueDef::Result(si) = self.g.value_def(slots) else {
+            unreachable!("an instruction result")
+        };
+        (slots, si)
     }
 
     /// `(lo, step, bound, inclusive, signed)` if counted loop `i` can
@@ -150,16 +163,31 @@ impl Gen {
             .sum()
     }
 
-    /// The slots per iteration of each fixed-size task tape: the sum of
-    /// the frames of its blocks (each runs at most once per iteration).
+    /// The slots per iteration of each sized task tape (see
+    /// `sized_task`): the frames of its blocks outside its loops (each
+    /// runs at most once per iteration), and each counted loop's records
+    /// per iteration, which its reservation also counts.
     pub(super) fn size_fixed_tapes(&mut self) {
         for i in 0..self.rl.len() {
             let Some(si) = self.rl[i].fixed_slots else {
                 continue;
             };
-            let slots = self.frame_slots(|b| self.task_of(Some(b)) == Some(TaskOf::Loop(i)));
-            *self.g.inst_mut(si) = InstKind::Iconst(slots);
-            if slots == 0 {
+            let loops = self.rl[i].loop_slots.clone();
+            let in_loops =
+                |g: &Self, b: Block| loops.iter().any(|&(j, _)| g.counted[j].blocks.contains(&b));
+            let fixed = self.frame_slots(|b| {
+                self.task_of(Some(b)) == Some(TaskOf::Loop(i)) && !in_loops(self, b)
+            });
+            *self.g.inst_mut(si) = InstKind::Iconst(fixed);
+            let mut any = fixed > 0;
+            for &(j, sj) in &loops {
+                let per_iteration = self.frame_slots(|b| self.counted[j].blocks.contains(&b));
+                *self.g.inst_mut(sj) = InstKind::Iconst(per_iteration);
+                any |= per_iteration > 0;
+            }
+            // (A counted loop reads its tape's header even when it records
+            // nothing, so its task keeps the header array.)
+            if !any && loops.is_empty() {
                 // The task records nothing: no buffer, no tape array (null,
                 // which the reverse only frees), no per-iteration set-up.
                 let setup = std::mem::take(&mut self.rl[i].fixed_setup);

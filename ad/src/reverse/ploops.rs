@@ -585,12 +585,16 @@ impl Gen {
         );
         self.rl[i].tapes_fwd = Some(tapes);
         self.rl[i].trip_fwd = Some(trip);
-        if self.fixed_size_task(i) {
-            let slots = self.emit(InstKind::Iconst(0), Some(Type::I64));
-            let slots = slots.expect("iconst has a result");
-            let ValueDef::Result(si) = self.g.value_def(slots) else {
-                unreachable!("an instruction result")
-            };
+        if let Some(loops) = self.sized_task(i) {
+            let (mut slots, si) = self.slots_placeholder();
+            for j in loops {
+                let runs = self.header_runs(j).expect("sized_task checked");
+                let (s, sj) = self.slots_placeholder();
+                let records = self.binop(BinaryOp::Imul, runs, s);
+                slots = self.binop(BinaryOp::Iadd, slots, records);
+                self.rl[i].loop_slots.push((j, sj));
+            }
+            self.rl[i].slots_fwd = Some(slots);
             let n = self.binop(BinaryOp::Imul, trip, slots);
             let eight = self.iconst(Type::I64, 8);
             let bytes = self.binop(BinaryOp::Imul, n, eight);
@@ -606,21 +610,44 @@ impl Gen {
         }
     }
 
-    /// True if loop `i`'s task records a bounded number of slots per
-    /// iteration: no cycle inside it (no loop headed in it) and no call of
-    /// an augmented forward (which records as much as its inputs ask).
-    pub(super) fn fixed_size_task(&self, i: usize) -> bool {
-        let tb = &self.ploops[i].task_blocks;
-        let cyclic = self
-            .an
-            .loops
-            .loops()
-            .any(|lp| tb.contains(&self.an.loops.data(lp).header));
+    /// The counted loops of loop `i`'s task if the task records a number
+    /// of slots per iteration that is bounded before the loop starts: it
+    /// calls no augmented forward (which records as much as its inputs
+    /// ask), and every loop headed in it is a counted loop that reserves
+    /// its records (innermost, so they do not nest) with a first value and
+    /// a bound computed before the parallel loop. Each block outside those
+    /// loops runs at most once per iteration.
+    pub(super) fn sized_task(&self, i: usize) -> Option<Vec<usize>> {
+        let l = &self.ploops[i];
+        let tb = &l.task_blocks;
         let calls = self
             .calls
             .keys()
             .any(|inst| self.inst_block.get(inst).is_some_and(|b| tb.contains(b)));
-        !cyclic && !calls
+        if calls {
+            return None;
+        }
+        let before = |v: Value| {
+            let b = match self.p.value_def(v) {
+                ValueDef::Param(b, _) => Some(b),
+                ValueDef::Result(inst) => self.inst_block.get(&inst).copied(),
+            };
+            b.is_some_and(|b| self.an.domtree.dominates(b, l.pre))
+        };
+        let mut loops = Vec::new();
+        for lp in self.an.loops.loops() {
+            let h = self.an.loops.data(lp).header;
+            if !tb.contains(&h) {
+                continue;
+            }
+            let j = self.counted.iter().position(|c| c.header == h)?;
+            let (lo, _, bound, _, _) = self.reservable(j)?;
+            if !(before(lo) && before(bound)) {
+                return None;
+            }
+            loops.push(j);
+        }
+        Some(loops)
     }
 
     /// At the start of the forward copy of the task: this iteration's tape.
@@ -639,10 +666,10 @@ impl Gen {
         let tapes = self.rl[i].tapes_fwd.expect("pre dominates the task");
         let tape = self.ev(InstKind::PtrAdd(tapes, off), Type::Ptr);
         self.rl[i].tape_fwd = Some(tape);
-        if let (Some(si), Some(data)) = (self.rl[i].fixed_slots, self.rl[i].data_fwd) {
+        if let Some(data) = self.rl[i].data_fwd {
             // This iteration's part of the buffer: an empty tape of
             // `slots` capacity that never grows.
-            let slots = self.g.result(si).expect("iconst has a result");
+            let slots = self.rl[i].slots_fwd.expect("set with the buffer");
             let eight = self.iconst(Type::I64, 8);
             let stride = self.binop(BinaryOp::Imul, slots, eight);
             let at = self.binop(BinaryOp::Imul, k, stride);
@@ -664,7 +691,19 @@ impl Gen {
                 None,
             );
             let second = *self.g.blocks[self.cur].insts.last().expect("just emitted");
-            self.rl[i].fixed_setup = vec![first, second];
+            // The length is 0 already (calloc), but stored so that the
+            // optimizer sees it and folds the reservations' room checks.
+            let zero = self.iconst(Type::I64, 0);
+            let len = self.offset(tape, crate::tape::LEN);
+            self.emit(
+                InstKind::Store {
+                    value: zero,
+                    ptr: len,
+                },
+                None,
+            );
+            let third = *self.g.blocks[self.cur].insts.last().expect("just emitted");
+            self.rl[i].fixed_setup = vec![first, second, third];
         }
     }
 
@@ -756,6 +795,8 @@ impl Gen {
             tapes_rev: None,
             trip_rev: None,
             fixed_slots: None,
+            loop_slots: Vec::new(),
+            slots_fwd: None,
             fixed_setup: Vec::new(),
             data_fwd: None,
             data_rev: None,
