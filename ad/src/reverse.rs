@@ -426,6 +426,25 @@ struct Indexed {
     slot_consts: Vec<Inst>,
     /// The `reserve` call, dropped if the loop records nothing.
     reserve_call: Inst,
+    /// For a loop counting by one: its records placed by its induction
+    /// variable instead of the counter (see [`IvFrames`]).
+    by_iv: Option<IvFrames>,
+}
+
+/// Where a loop `for (iv = lo; iv < bound; iv++)` places its records by
+/// `iv` itself: iteration `k` has `iv = lo + k`, so its frame is at
+/// `frame0 + 8·S·iv` with `frame0 = data + 8 (len0 − S·lo)` computed
+/// before the loop. The forward then needs no counter (the optimizer
+/// removes it), and with `iv` widened to 64 bits (`iv-widen`) a record's
+/// address is one addressing mode.
+#[derive(Clone, Copy, Debug)]
+struct IvFrames {
+    frame0: Value,
+    /// The primal induction variable, its first value, and whether it
+    /// counts signed.
+    iv: Value,
+    lo: Value,
+    signed: bool,
 }
 
 /// The reverse of one spawn site (see `parallel.rs`).
@@ -2175,7 +2194,14 @@ impl Gen {
             // Entering the reverse of a counted loop: its trip count,
             // from the loop's bounds where they give it, else recorded.
             let k = match self.exit_test(i) {
-                Some((lo, 1, bound, false, signed)) => {
+                Some(frames::ExitTest {
+                    lo,
+                    step: 1,
+                    bound,
+                    inclusive: false,
+                    signed,
+                    ..
+                }) => {
                     // `for (iv = lo; iv < bound; iv++)`: iv never wraps
                     // (it stays below bound), so the count is bound - lo.
                     let lo = self.need_int(lo, !signed);

@@ -653,3 +653,38 @@ fn sines_are_recomputed_beside_their_cosines() {
     });
     assert!(paired, "{}", parc_ir::print::print_module(&m));
 }
+
+/// Loops that place their records by their induction variable (counting
+/// by one from a first value that is not 0, signed and unsigned, `<` and
+/// `<=`, two records per iteration), each run twice so the second run's
+/// records sit after the first's on the tape.
+#[test]
+fn records_placed_by_the_induction_variable() {
+    let src = r#"
+        double f(double *x, int lo, int n) {
+            double s = 0.0;
+            for (int r = 0; r < 2; r++) {
+                for (int i = lo; i < n; i++) {
+                    double e = exp(x[i] * s * 0.1);
+                    x[i] = sin(x[i]) * e;
+                    s = s + x[i];
+                }
+                for (unsigned u = (unsigned)lo; u <= (unsigned)(n - 1); u++) {
+                    double v = x[u];
+                    x[u] = v * v * 0.5;
+                    s = s * 0.9 + x[u];
+                }
+            }
+            return s;
+        }
+    "#;
+    check(
+        src,
+        "f",
+        &[
+            Arg::dup(&[0.3, -0.7, 1.1, 0.4, -0.2, 0.9]),
+            Arg::I(2),
+            Arg::I(6),
+        ],
+    );
+}

@@ -5,6 +5,20 @@
 
 use super::*;
 
+/// A counted loop's exit test, `iv < bound` (see [`Gen::exit_test`]).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct ExitTest {
+    /// The induction variable (a header parameter) and its first value.
+    pub iv: Value,
+    pub lo: Value,
+    pub step: i64,
+    pub bound: Value,
+    /// The test is `iv <= bound`.
+    pub inclusive: bool,
+    /// The test compares signed.
+    pub signed: bool,
+}
+
 impl Gen {
     /// Before counted loop `i` starts (in the forward copy of its
     /// preheader), room on the tape for every record of its iterations, so
@@ -36,13 +50,35 @@ impl Gen {
         let len0_fwd = self.ev(InstKind::Load(lp), Type::I64);
         let dp = self.offset(tape, crate::tape::DATA);
         let data_fwd = self.ev(InstKind::Load(dp), Type::Ptr);
+        let mut slot_consts = vec![si];
+        let by_iv = match self.reservable(i) {
+            Some(test) if test.step == 1 => {
+                let (s, si) = self.slots_placeholder();
+                slot_consts.push(si);
+                let lo = self.fv(test.lo);
+                let lo = self.widen_i64(lo, test.signed);
+                let before = self.binop(BinaryOp::Imul, lo, s);
+                let at = self.binop(BinaryOp::Isub, len0_fwd, before);
+                let eight = self.iconst(Type::I64, 8);
+                let bytes = self.binop(BinaryOp::Imul, at, eight);
+                let frame0 = self.ev(InstKind::PtrAdd(data_fwd, bytes), Type::Ptr);
+                Some(IvFrames {
+                    frame0,
+                    iv: test.iv,
+                    lo: test.lo,
+                    signed: test.signed,
+                })
+            }
+            _ => None,
+        };
         self.indexed[i] = Some(Indexed {
             len0_fwd,
             data_fwd,
             len0_rev: None,
             data_rev: None,
-            slot_consts: vec![si],
+            slot_consts,
             reserve_call,
+            by_iv,
         });
     }
 
@@ -50,7 +86,14 @@ impl Gen {
     /// runs, `ceil((bound - lo [+ 1]) / step) + 1`, if the loop can
     /// reserve its records (see [`Self::reservable`]).
     pub(super) fn header_runs(&mut self, i: usize) -> Option<Value> {
-        let (iv_lo, step, bound, inclusive, signed) = self.reservable(i)?;
+        let ExitTest {
+            lo: iv_lo,
+            step,
+            bound,
+            inclusive,
+            signed,
+            ..
+        } = self.reservable(i)?;
         let widen = |g: &mut Self, v: Value| {
             let f = g.fv(v);
             g.widen_i64(f, signed)
@@ -87,9 +130,9 @@ impl Gen {
         (slots, si)
     }
 
-    /// `(lo, step, bound, inclusive, signed)` if counted loop `i` can
-    /// reserve its records (see `reserve_loop`).
-    pub(super) fn reservable(&self, i: usize) -> Option<(Value, i64, Value, bool, bool)> {
+    /// Counted loop `i`'s exit test if the loop can reserve its records
+    /// (see `reserve_loop`).
+    pub(super) fn reservable(&self, i: usize) -> Option<ExitTest> {
         let c = &self.counted[i];
         let h = c.header;
         let inner = self.an.loops.loops().any(|lp| {
@@ -118,11 +161,11 @@ impl Gen {
         self.exit_test(i)
     }
 
-    /// `(lo, step, bound, inclusive, signed)` if counted loop `i`'s header
-    /// tests `iv < bound` (`≤` if inclusive) for an induction variable
-    /// `iv = lo + k·step` growing by `step > 0` and a bound defined outside
-    /// the loop, and leaves the loop exactly when the test fails.
-    pub(super) fn exit_test(&self, i: usize) -> Option<(Value, i64, Value, bool, bool)> {
+    /// Counted loop `i`'s exit test if its header tests `iv < bound` (`≤`
+    /// if inclusive) for an induction variable `iv = lo + k·step` growing
+    /// by `step > 0` and a bound defined outside the loop, and leaves the
+    /// loop exactly when the test fails.
+    pub(super) fn exit_test(&self, i: usize) -> Option<ExitTest> {
         let c = &self.counted[i];
         let h = c.header;
         let InstKind::Brif {
@@ -151,7 +194,14 @@ impl Gen {
                 .get(&bi)
                 .is_some_and(|b| !c.blocks.contains(b)),
         };
-        (step > 0 && outside).then_some((lo, step, bound, inclusive, signed))
+        (step > 0 && outside).then_some(ExitTest {
+            iv: x,
+            lo,
+            step,
+            bound,
+            inclusive,
+            signed,
+        })
     }
 
     /// The slots the frames of the blocks `of` record, all together.
@@ -301,10 +351,22 @@ impl Gen {
                 }
                 continue;
             }
+            let by_iv = self.indexed[i].as_ref().and_then(|ix| ix.by_iv);
             let k = self.counter_fwd[i].expect("a counted loop has its counter");
             let exit = self.counted[i].exit;
             let tape = self.fwd_tape(Some(exit));
             let code = self.apart(|g| {
+                let k = match by_iv {
+                    // The header ran `iv − lo + 1` times.
+                    Some(v) => {
+                        let iv = g.fv(v.iv);
+                        let iv = g.widen_i64(iv, v.signed);
+                        let lo = g.fv(v.lo);
+                        let lo = g.widen_i64(lo, v.signed);
+                        g.binop(BinaryOp::Isub, iv, lo)
+                    }
+                    None => k,
+                };
                 let one = g.iconst(Type::I64, 1);
                 let runs = g.binop(BinaryOp::Iadd, k, one);
                 let s = g.iconst(Type::I64, slots);
@@ -340,7 +402,7 @@ impl Gen {
         frame: &[(Value, Inst)],
     ) {
         let ix = self.indexed[i].as_ref().expect("an indexed loop");
-        let (len0_fwd, data_fwd) = (ix.len0_fwd, ix.data_fwd);
+        let (len0_fwd, data_fwd, by_iv) = (ix.len0_fwd, ix.data_fwd, ix.by_iv);
         let (Some(len0_rev), Some(data_rev)) = (ix.len0_rev, ix.data_rev) else {
             unreachable!("a block with a reverse lies in a loop whose exit has one")
         };
@@ -356,7 +418,17 @@ impl Gen {
         // Forward: the stores, before F(b)'s terminator.
         let k = self.counter_fwd[i].expect("a counted loop has its counter");
         let code = self.apart(|g| {
-            let base = g.indexed_base(len0_fwd, data_fwd, k, slots, off);
+            let base = match by_iv {
+                Some(v) => {
+                    let iv = g.fv(v.iv);
+                    let iv = g.widen_i64(iv, v.signed);
+                    let stride = g.iconst(Type::I64, 8 * slots);
+                    let at = g.binop(BinaryOp::Imul, iv, stride);
+                    let frame = g.ev(InstKind::PtrAdd(v.frame0, at), Type::Ptr);
+                    g.offset(frame, 8 * off)
+                }
+                None => g.indexed_base(len0_fwd, data_fwd, k, slots, off),
+            };
             for (n, &(gv, _)) in frame.iter().enumerate() {
                 let a = g.offset(base, 8 * n as i64);
                 g.emit(InstKind::Store { value: gv, ptr: a }, None);

@@ -641,8 +641,8 @@ impl Gen {
                 continue;
             }
             let j = self.counted.iter().position(|c| c.header == h)?;
-            let (lo, _, bound, _, _) = self.reservable(j)?;
-            if !(before(lo) && before(bound)) {
+            let test = self.reservable(j)?;
+            if !(before(test.lo) && before(test.bound)) {
                 return None;
             }
             loops.push(j);
