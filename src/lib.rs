@@ -8,6 +8,9 @@
 //!     [ad ─▶] opt ─▶ prepare ─▶ consumer        (--ad-before-opt)
 //! ```
 //!
+//! parir text (`.pir`) enters at `verify` instead ([`compile_ir`]): read by
+//! `parc_ir::read`, then the same pipeline.
+//!
 //! `prepare` (`parc_opt::codegen_prepare`, at `-O2`) is the final stage:
 //! induction-variable widening and loop rotation, which reshape loops for
 //! the backend in ways the AD's loop recognition must not see, so it runs
@@ -138,6 +141,69 @@ pub fn compile(path: &str, source: &str, options: &Options) -> Result<Compiled, 
         request_exported_gradient(&mut module, &hir, name, path, source, options.color)?;
     }
     verified(&module, "lowering")?;
+    let origin = Origin::Source(source);
+    pipeline(module, path, origin, Some(lower_time), rendered, options)
+}
+
+/// Where a module came from, for rendering what the AD refuses.
+#[derive(Clone, Copy)]
+enum Origin<'a> {
+    /// ParC source text: diagnostics quote it.
+    Source(&'a str),
+    /// parir text: positions refer to the ParC file it was made from.
+    Ir,
+}
+
+/// parir text, as `--emit ir` and `--dump-after` print it, to a verified
+/// (and, at `opt_level > 0`, optimized) module: the pipeline of
+/// [`compile`] after the front end, so that IR written or edited by hand
+/// goes through the same optimizer, AD and final stage. Its gradient
+/// requests (from `__enzyme_autodiff` calls in IR printed before the AD)
+/// and `--grad` are honored. Text the reader rejects and IR the verifier
+/// rejects are the user's errors.
+pub fn compile_ir(path: &str, text: &str, options: &Options) -> Result<Compiled, CompileError> {
+    let mut module = read_ir(path, text)?;
+    for name in &options.grad {
+        request_ir_gradient(&mut module, name, path)?;
+    }
+    pipeline(module, path, Origin::Ir, None, String::new(), options)
+}
+
+/// `parc check` of parir text: it reads and verifies.
+pub fn check_ir(path: &str, text: &str) -> Result<(), CompileError> {
+    read_ir(path, text).map(drop)
+}
+
+/// parir text to a module that verifies, or the reader's or the
+/// verifier's complaints.
+fn read_ir(path: &str, text: &str) -> Result<Module, CompileError> {
+    let module = parc_ir::read::read_module(text).map_err(|e| CompileError {
+        rendered: format!("{path}:{}:{}: error: {}\n", e.line, e.col, e.message),
+        internal: false,
+    })?;
+    if let Err(errors) = parc_ir::verify::verify_module(&module) {
+        let mut rendered = format!("{path}: error: the IR does not verify:\n");
+        for e in errors {
+            rendered.push_str(&format!("  {e}\n"));
+        }
+        return Err(CompileError {
+            rendered,
+            internal: false,
+        });
+    }
+    Ok(module)
+}
+
+/// Everything after the front end: `--serial`, the optimizer, the AD and
+/// the final stage, with the instrumentation the options ask for.
+fn pipeline(
+    mut module: Module,
+    path: &str,
+    origin: Origin<'_>,
+    lower_time: Option<std::time::Duration>,
+    rendered: String,
+    options: &Options,
+) -> Result<Compiled, CompileError> {
     let dump = |phase: &str| {
         options
             .dump_after
@@ -177,8 +243,12 @@ pub fn compile(path: &str, source: &str, options: &Options) -> Result<Compiled, 
     let mut ad_time = None;
     let mut differentiate = |module: &mut Module| -> Result<(), CompileError> {
         let start = Instant::now();
-        let report = parc_ad::differentiate(module, &parc_ad::AdOptions::default())
-            .map_err(|e| ad_error(&e, path, source, options.color))?;
+        let report = parc_ad::differentiate(module, &parc_ad::AdOptions::default()).map_err(
+            |e| match origin {
+                Origin::Source(source) => ad_error(&e, path, source, options.color),
+                Origin::Ir => ad_error_in_ir(&e, module.source_name.as_deref(), path),
+            },
+        )?;
         ad_time = Some(start.elapsed());
         ad_report = Some(report);
         verified(module, "differentiation")?;
@@ -211,7 +281,9 @@ pub fn compile(path: &str, source: &str, options: &Options) -> Result<Compiled, 
         }
     }
     if options.time_passes {
-        eprintln!("{:>12}  lowering", format_duration(lower_time));
+        if let Some(t) = lower_time {
+            eprintln!("{:>12}  lowering", format_duration(t));
+        }
         if let Some(t) = ad_time {
             eprintln!("{:>12}  ad", format_duration(t));
         }
@@ -349,8 +421,7 @@ fn request_exported_gradient(
     if let Some((message, help)) = why_not {
         return Err(func_error(hir, index, path, source, color, message, help));
     }
-    let sig = module.funcs[primal].sig.clone();
-    let activities: Vec<Activity> = sig.params.iter().map(|&t| default_activity(t)).collect();
+    let activities = default_activities(module, primal);
     let active: Vec<usize> = (0..activities.len())
         .filter(|&i| activities[i] == Activity::Active)
         .collect();
@@ -379,6 +450,29 @@ fn request_exported_gradient(
             "pass the extra scalars through a pointer (their gradients are then added to its shadow), or write a wrapper that takes them so".into(),
         ));
     }
+    push_gradient_request(module, primal, name, activities)
+}
+
+/// Enzyme's default activity (see [`default_activity`]) for each
+/// parameter of `f`.
+fn default_activities(module: &Module, f: parc_ir::FuncId) -> Vec<Activity> {
+    module.funcs[f]
+        .sig
+        .params
+        .iter()
+        .map(|&t| default_activity(t))
+        .collect()
+}
+
+/// Declares `grad_NAME` and asks the AD for it (`--grad NAME`).
+fn push_gradient_request(
+    module: &mut Module,
+    primal: parc_ir::FuncId,
+    name: &str,
+    activities: Vec<Activity>,
+) -> Result<(), CompileError> {
+    let grad_name = format!("grad_{name}");
+    let sig = module.funcs[primal].sig.clone();
     let grad_sig = parc_ir::gradient_signature(&sig, &activities)
         .map_err(|e| internal_error(&format!("gradient of `{name}`: {e}")))?;
     let mut decl = Function::new(grad_name, grad_sig);
@@ -396,6 +490,68 @@ fn request_exported_gradient(
         loc: SrcLoc::default(),
     });
     Ok(())
+}
+
+/// `--grad NAME` for a module read from parir text: the checks of
+/// [`request_exported_gradient`], with the function's IR in place of its
+/// declaration.
+fn request_ir_gradient(module: &mut Module, name: &str, path: &str) -> Result<(), CompileError> {
+    let grad_name = format!("grad_{name}");
+    let Some(primal) = module.func_by_name(name) else {
+        return Err(usage_error(format!(
+            "no function `{name}` to differentiate in `{path}` (`--grad {name}`)"
+        )));
+    };
+    let refuse = |message: String| Err(usage_error(format!("{path}: {message}")));
+    if let Some(g) = module.func_by_name(&grad_name) {
+        if module
+            .grad_requests
+            .iter()
+            .any(|r| r.grad == g && r.primal == primal)
+        {
+            return Ok(());
+        }
+        return refuse(format!(
+            "cannot export the gradient of `{name}` as `{grad_name}`: a function of that name already exists"
+        ));
+    }
+    let f = &module.funcs[primal];
+    if f.linkage == Linkage::Import {
+        return refuse(format!(
+            "cannot differentiate `{name}`: its body is not in this file"
+        ));
+    }
+    if f.kind == FuncKind::Kernel {
+        return refuse(format!("cannot differentiate kernel `{name}`"));
+    }
+    let activities = default_activities(module, primal);
+    let active = activities
+        .iter()
+        .filter(|&&a| a == Activity::Active)
+        .count();
+    if active > 1 {
+        return refuse(format!(
+            "cannot export the gradient of `{name}`: it has {active} active scalar parameters; at most one is supported"
+        ));
+    }
+    push_gradient_request(module, primal, name, activities)
+}
+
+/// What the AD refuses in a module read from parir text: at the position
+/// in the ParC file the IR was made from (`source_name`), which is not at
+/// hand to quote.
+fn ad_error_in_ir(e: &AdError, source_name: Option<&str>, path: &str) -> CompileError {
+    let message = format!("cannot differentiate `{}`: {}", e.function, e.message);
+    let rendered = match source_name {
+        Some(src) if e.loc.is_known() => {
+            format!("{src}:{}:{}: error: {message}\n", e.loc.line, e.loc.col)
+        }
+        _ => format!("{path}: error: {message}\n"),
+    };
+    CompileError {
+        rendered,
+        internal: false,
+    }
 }
 
 /// An error about a whole function, pointing at its declaration.
@@ -681,6 +837,48 @@ mod tests {
         assert_eq!(offset_of(src, SrcLoc::new(9, 1)), None);
         assert_eq!(offset_of(src, SrcLoc::default()), None);
         assert_eq!(offset_of(src, SrcLoc::new(2, 0)), Some(3));
+    }
+
+    #[test]
+    fn ir_input_goes_through_the_same_pipeline() {
+        let src = "double sq(double x) { return x * x; }\nint main(void) { return 0; }\n";
+        let lowered = compile("t.pc", src, &Options::default()).expect("compiles");
+        let text = parc_ir::print::print_module(&lowered.module);
+        let options = |grad: &str| Options {
+            opt_level: 2,
+            grad: vec![grad.to_string()],
+            ..Options::default()
+        };
+        let compiled = compile_ir("t.pir", &text, &options("sq")).expect("compiles");
+        assert!(compiled.module.func_by_name("grad_sq").is_some());
+        assert!(compiled.module.grad_requests.is_empty(), "the AD ran");
+        let missing = compile_ir("t.pir", &text, &options("cube"))
+            .err()
+            .expect("refused");
+        assert_eq!(
+            missing.rendered,
+            "parc: error: no function `cube` to differentiate in `t.pir` (`--grad cube`)\n"
+        );
+        let broken = compile_ir("t.pir", "func @f(", &Options::default()).err();
+        assert!(broken.is_some_and(|e| e.rendered.starts_with("t.pir:1:") && !e.internal));
+    }
+
+    #[test]
+    fn ad_errors_in_ir_point_at_the_parc_file() {
+        let e = AdError {
+            function: "f".into(),
+            loc: SrcLoc::new(5, 26),
+            message: "a `spawn` inside a `parallel_for` cannot be differentiated yet".into(),
+        };
+        assert_eq!(
+            ad_error_in_ir(&e, Some("sp.pc"), "sp.pir").rendered,
+            "sp.pc:5:26: error: cannot differentiate `f`: a `spawn` inside a `parallel_for` cannot be differentiated yet\n"
+        );
+        assert!(
+            ad_error_in_ir(&e, None, "sp.pir")
+                .rendered
+                .starts_with("sp.pir: error: cannot differentiate `f`")
+        );
     }
 
     #[test]

@@ -30,7 +30,8 @@ struct Cli {
 enum Command {
     /// Parse and type-check a program; print diagnostics, produce nothing.
     Check {
-        /// The ParC source file (`.pc`).
+        /// The ParC source file (`.pc`), or parir text (`.pir`: read and
+        /// verified).
         file: PathBuf,
         #[command(flatten)]
         diag: DiagArgs,
@@ -172,7 +173,8 @@ struct RunArgs {
     ad: AdArgs,
     #[command(flatten)]
     diag: DiagArgs,
-    /// The ParC source file (`.pc`).
+    /// The ParC source file (`.pc`), or parir text (`.pir`, as `--emit ir`
+    /// writes it), which goes through the same optimizer and AD.
     file: PathBuf,
     /// Arguments for the program's `main` (write them after `--`).
     #[arg(last = true)]
@@ -197,7 +199,8 @@ enum Emit {
 
 #[derive(Args)]
 struct BuildArgs {
-    /// The ParC source file (`.pc`).
+    /// The ParC source file (`.pc`), or parir text (`.pir`, as `--emit ir`
+    /// writes it), which goes through the same optimizer and AD.
     file: PathBuf,
     /// What to produce.
     #[arg(long, value_enum, default_value_t = Emit::Exe)]
@@ -279,12 +282,25 @@ fn read_source(path: &Path, color: bool) -> Result<String, ExitCode> {
     parc::decode_source(&path.display().to_string(), &bytes, color).map_err(report)
 }
 
+/// True for parir text (`.pir`), read by `parc_ir::read` instead of the
+/// ParC front end.
+fn is_ir(file: &Path) -> bool {
+    file.extension().is_some_and(|e| e == "pir")
+}
+
 fn check(file: &Path, color: bool) -> ExitCode {
     let source = match read_source(file, color) {
         Ok(s) => s,
         Err(code) => return code,
     };
-    match parc::check(&file.display().to_string(), &source, color) {
+    let path = file.display().to_string();
+    if is_ir(file) {
+        return match parc::check_ir(&path, &source) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(err) => report(err),
+        };
+    }
+    match parc::check(&path, &source, color) {
         Ok(warnings) => {
             eprint!("{warnings}");
             ExitCode::SUCCESS
@@ -309,11 +325,21 @@ fn compile(file: &Path, options: &Options, explain_ad: bool) -> Result<parc_ir::
         )));
     }
     let path = file.display().to_string();
-    let compiled = parc::compile(&path, &source, options).map_err(report)?;
+    let compiled = if is_ir(file) {
+        parc::compile_ir(&path, &source, options)
+    } else {
+        parc::compile(&path, &source, options)
+    }
+    .map_err(report)?;
     eprint!("{}", compiled.warnings);
     if explain_ad {
+        // Positions in IR refer to the ParC file it was made from.
+        let at = match &compiled.module.source_name {
+            Some(name) if is_ir(file) => name.clone(),
+            _ => path.clone(),
+        };
         match &compiled.ad_report {
-            Some(r) if !r.sites.is_empty() => eprint!("{}", parc::explain_ad(&path, r)),
+            Some(r) if !r.sites.is_empty() => eprint!("{}", parc::explain_ad(&at, r)),
             Some(_) => eprintln!("{path}: the gradients accumulate only in serial code"),
             None => eprintln!("{path}: no gradients to explain"),
         }

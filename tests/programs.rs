@@ -7,12 +7,17 @@
 //!   the arguments of a `// args: ...` line. For samples without kernels the
 //!   same program built by gcc through `include/parc.h` must print the same
 //!   (skipped with a message when gcc is missing).
-//! - `tests/bad/NAME.pc`: `parc check` must fail with status 1, within a
-//!   second, printing exactly `tests/bad/NAME.stderr`.
+//! - `tests/bad/NAME.pc` and `tests/bad/NAME.pir` (parir text): `parc
+//!   check` must fail with status 1, within a second, printing exactly
+//!   `tests/bad/NAME.stderr`.
 //!   Natively, each sample must behave the same through the JIT at 1, 2 and
 //!   8 workers (`PARC_NUM_THREADS`), as the serial elision (`--serial`:
-//!   spawn = call, no tasks), as a built executable, and as a shared
-//!   library whose `parc_main` a C driver calls.
+//!   spawn = call, no tasks), as a built executable, as a shared
+//!   library whose `parc_main` a C driver calls, and as the IR `--emit ir`
+//!   prints, read back by `parc run`.
+//! - `tests/ir/NAME.pir`: parir text (gradient requests included), which
+//!   `parc run --interp` and `parc run` (2 workers) must run printing
+//!   `NAME.stdout`.
 //! - `tests/run/NAME.pc`: `parc run --interp` must print `NAME.stdout`, exit
 //!   with the `// exit:` status, and its stderr must equal `NAME.stderr`
 //!   (run-time faults end this way). Natively (the JIT with 2 workers, and
@@ -82,11 +87,17 @@ fn blessing() -> bool {
 
 /// `.pc` files of a directory, sorted, as paths relative to the root.
 fn programs(dir: &str) -> Vec<PathBuf> {
+    files(dir, "pc")
+}
+
+/// Files of a directory with extension `ext`, sorted, as paths relative
+/// to the root.
+fn files(dir: &str, ext: &str) -> Vec<PathBuf> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(root().join(dir))
         .map(|entries| {
             entries
                 .filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|p| p.extension().is_some_and(|x| x == "pc"))
+                .filter(|p| p.extension().is_some_and(|x| x == ext))
                 .map(|p| Path::new(dir).join(p.file_name().unwrap_or_default()))
                 .collect()
         })
@@ -346,6 +357,9 @@ enum Native {
     O0,
     /// `parc run` with two workers and `PARC_KERNEL_COROUTINES=1`.
     Coroutines,
+    /// `parc build --emit ir`, then `parc run` of that IR with two
+    /// workers: parir text read back compiles to the same program.
+    Ir,
 }
 
 impl Native {
@@ -357,6 +371,7 @@ impl Native {
             Native::Lib => "lib".into(),
             Native::O0 => "O0".into(),
             Native::Coroutines => "coroutines".into(),
+            Native::Ir => "ir".into(),
         }
     }
 }
@@ -394,6 +409,14 @@ fn run_native(path: &Path, args: &[String], how: Native) -> Result<Output, Faile
             cmd.env("PARC_NUM_THREADS", "2")
                 .env("PARC_KERNEL_COROUTINES", "1");
             cmd.arg("run").arg(path);
+            cmd
+        }
+        Native::Ir => {
+            let ir = scratch_dir()?.join(format!("{stem}.pir"));
+            build_with_parc(path, &["--emit", "ir"], &ir)?;
+            let mut cmd = parc();
+            cmd.env("PARC_NUM_THREADS", "2");
+            cmd.arg("run").arg(ir);
             cmd
         }
         Native::Exe => {
@@ -1037,6 +1060,7 @@ fn main() {
             Native::Serial,
             Native::Exe,
             Native::Lib,
+            Native::Ir,
         ] {
             let p = path.clone();
             trials.push(Trial::test(
@@ -1060,7 +1084,21 @@ fn main() {
     if !gcc {
         eprintln!("note: gcc not found; the gcc-oracle tests are skipped");
     }
-    for path in programs("tests/bad") {
+    for path in files("tests/ir", "pir") {
+        let p = path.clone();
+        trials.push(Trial::test(
+            format!("ir-interp::{}", name_of(&path)),
+            move || check_sample(&p),
+        ));
+        trials.push(Trial::test(
+            format!("ir-jit-2::{}", name_of(&path)),
+            move || check_sample_native(&path, Native::Jit(2)),
+        ));
+    }
+    for path in programs("tests/bad")
+        .into_iter()
+        .chain(files("tests/bad", "pir"))
+    {
         trials.push(Trial::test(format!("bad::{}", name_of(&path)), move || {
             check_bad(&path)
         }));
