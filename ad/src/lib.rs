@@ -284,6 +284,7 @@ pub fn differentiate(module: &mut Module, options: &AdOptions) -> Result<AdRepor
                 }
             })?;
         body.sig = sig;
+        body.param_names = parc_ir::gradient_param_names(&m.funcs[*primal], activities);
         body.linkage = if *linkage == Linkage::Import {
             Linkage::Local
         } else {

@@ -3005,7 +3005,10 @@ impl Gen {
     fn value_name(&self, v: Value) -> String {
         let pentry = self.p.layout[0];
         match self.p.value_def(v) {
-            ValueDef::Param(b, n) if b == pentry => format!("arg{n}"),
+            ValueDef::Param(b, n) if b == pentry => match self.p.param_name(n as usize) {
+                Some(name) => name.to_string(),
+                None => format!("arg{n}"),
+            },
             ValueDef::Result(i) => match self.p.inst(i) {
                 InstKind::PtrAdd(base, _) => format!("{}[..]", self.value_name(*base)),
                 InstKind::GlobalAddr(g) => match self.shared_shadow.get(g) {

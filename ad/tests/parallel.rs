@@ -57,8 +57,19 @@ fn set_reduces_the_scalar() {
             Arg::I(4),
         ],
     );
-    assert!(r.sites.iter().any(|s| s.class == Reduction), "{r:?}");
-    assert!(r.sites.iter().any(|s| s.class == Disjoint), "{r:?}");
+    // Named as in the source: the "`set`'s `d_val` is a reduction".
+    assert!(
+        r.sites
+            .iter()
+            .any(|s| s.class == Reduction && s.reason.starts_with("`d_val`")),
+        "{r:?}"
+    );
+    assert!(
+        r.sites
+            .iter()
+            .any(|s| s.class == Disjoint && s.reason.starts_with("`d_a[..]`")),
+        "{r:?}"
+    );
     assert!(!r.sites.iter().any(|s| s.class == Atomic), "{r:?}");
 }
 

@@ -226,6 +226,13 @@ pub fn lower(program: &hir::Program, source_name: &str, source: &str) -> Module 
         // The hidden struct-result pointer comes first.
         let shift = u32::from(sret);
         func.noalias = f.restrict_params.iter().map(|&i| i + shift).collect();
+        let names = f.params.iter().map(|&p| program_local(f, p).name.clone());
+        func.param_names = std::iter::repeat_n(String::new(), shift as usize)
+            .chain(names)
+            .collect();
+        if func.param_names.iter().all(String::is_empty) {
+            func.param_names.clear();
+        }
         func.kind = match f.kind {
             hir::FuncKind::Host => parc_ir::FuncKind::Host,
             hir::FuncKind::Kernel => parc_ir::FuncKind::Kernel,

@@ -127,6 +127,10 @@ pub struct Function {
     /// through no pointer that is not derived from it. Sorted, no
     /// duplicates.
     pub noalias: Vec<u32>,
+    /// The parameters' names in the source, for messages (the AD's
+    /// explanations, C headers): empty, or one per parameter (`""` where
+    /// a parameter has none). Nothing depends on them for meaning.
+    pub param_names: Vec<String>,
 }
 
 impl Function {
@@ -150,6 +154,14 @@ impl Function {
     }
 
     /// True if parameter `index` is declared `noalias`.
+    /// Parameter `index`'s source name, if it has one.
+    pub fn param_name(&self, index: usize) -> Option<&str> {
+        self.param_names
+            .get(index)
+            .map(String::as_str)
+            .filter(|n| !n.is_empty())
+    }
+
     pub fn param_noalias(&self, index: usize) -> bool {
         u32::try_from(index).is_ok_and(|i| self.noalias.binary_search(&i).is_ok())
     }
@@ -386,6 +398,29 @@ pub fn gradient_signature(
         params,
         ret: active.first().copied(),
     })
+}
+
+/// The parameter names of the gradient of `primal` under `activities`, in
+/// the order of [`gradient_signature`]: each parameter's own name, and
+/// `d_NAME` for the shadow after a duplicated one (empty if `primal` has
+/// no names).
+pub fn gradient_param_names(primal: &Function, activities: &[Activity]) -> Vec<String> {
+    if primal.param_names.is_empty() {
+        return Vec::new();
+    }
+    let mut names = Vec::new();
+    for (i, &act) in activities.iter().enumerate() {
+        let name = primal.param_name(i).unwrap_or_default();
+        names.push(name.to_string());
+        if matches!(act, Activity::Dup | Activity::DupNoNeed) {
+            names.push(if name.is_empty() {
+                String::new()
+            } else {
+                format!("d_{name}")
+            });
+        }
+    }
+    names
 }
 
 /// A whole program.

@@ -25,7 +25,7 @@ pub use builder::{FuncBuilder, new_function, sign_extend};
 pub use entities::{Block, FuncId, GlobalId, Inst, SyncRegion, Value};
 pub use function::{
     Activity, AddrSpace, BlockData, FuncKind, Function, GlobalData, GradRequest, InstData, Linkage,
-    Module, Signature, SrcLoc, ValueData, ValueDef, gradient_signature,
+    Module, Signature, SrcLoc, ValueData, ValueDef, gradient_param_names, gradient_signature,
 };
 pub use inst::{
     BinaryOp, BlockCall, CastOp, CopyKind, Dim, FloatCC, InstKind, IntCC, Intrinsic, OperandType,

@@ -13,6 +13,7 @@
 //! declare @ext(f64) -> f64                          ; linkage import
 //! func local kernel @k(ptr, i32) {                  ; linkage, kind
 //! func @axpy(ptr noalias, ptr noalias, f64, i32) {   ; C's `restrict`
+//! func @scale(ptr "x", f64 "a") {                    ; parameter names (messages only)
 //! block0(v0: ptr, v1: i32):
 //!     v2 = thread_idx.x
 //!     ...
@@ -293,6 +294,10 @@ fn write_function(out: &mut String, module: &Module, func: &Function) {
         out.push_str(ty.name());
         if func.param_noalias(i) {
             out.push_str(" noalias");
+        }
+        if let Some(n) = func.param_name(i) {
+            out.push(' ');
+            out.push_str(&quote_bytes(n.as_bytes()));
         }
     }
     out.push(')');

@@ -197,6 +197,7 @@ pub fn read_module(text: &str) -> Result<Module> {
         func.kind = header.kind;
         func.linkage = header.linkage;
         func.noalias = header.noalias.clone();
+        func.param_names = header.param_names.clone();
         let mut body = Body {
             module: &module,
             funcs: &func_names,
@@ -785,6 +786,7 @@ fn parse_header(cur: &mut Cur, has_body: bool) -> Result<(Function, Pos)> {
     cur.expect_punct('(')?;
     let mut params = Vec::new();
     let mut noalias = Vec::new();
+    let mut names = Vec::new();
     if !cur.eat_punct(')') {
         loop {
             params.push(cur.ty()?);
@@ -794,6 +796,14 @@ fn parse_header(cur: &mut Cur, has_body: bool) -> Result<(Function, Pos)> {
                 noalias.push((params.len() - 1) as u32);
                 cur.pos += 1;
             }
+            names.push(match cur.peek() {
+                Some(Tok::Str(bytes)) => {
+                    let name = String::from_utf8_lossy(bytes).into_owned();
+                    cur.pos += 1;
+                    name
+                }
+                _ => String::new(),
+            });
             if cur.eat_punct(')') {
                 break;
             }
@@ -808,6 +818,9 @@ fn parse_header(cur: &mut Cur, has_body: bool) -> Result<(Function, Pos)> {
     };
     let mut func = Function::new(name, Signature { params, ret });
     func.noalias = noalias;
+    if names.iter().any(|n| !n.is_empty()) {
+        func.param_names = names;
+    }
     func.linkage = linkage.unwrap_or(if has_body {
         Linkage::Export
     } else {
@@ -1496,6 +1509,16 @@ mod tests {
         .unwrap();
         assert_eq!(m.funcs.len(), 1);
         assert!(verify_module(&m).is_ok());
+    }
+
+    #[test]
+    fn parameter_names_roundtrip() {
+        let text = "func @f(ptr noalias \"x\", i32, f64 \"a b\") {\nblock0(v0: ptr, v1: i32, v2: f64):\n    return\n}\n";
+        let m = read_module(text).unwrap();
+        let f = &m.funcs[FuncId::new(0)];
+        assert_eq!(f.param_names, ["x", "", "a b"]);
+        assert_eq!(f.param_name(1), None);
+        assert_eq!(crate::print::print_module(&m), text);
     }
 
     #[test]

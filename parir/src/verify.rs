@@ -607,6 +607,18 @@ impl<'a> FuncVerifier<'a> {
                 ),
             );
         }
+        if !func.param_names.is_empty() && func.param_names.len() != func.sig.params.len() {
+            self.report(
+                "signature",
+                None,
+                None,
+                format!(
+                    "{} parameter names for {} parameters",
+                    func.param_names.len(),
+                    func.sig.params.len()
+                ),
+            );
+        }
         if let Some(&entry) = order.first() {
             let params: Vec<Option<Type>> = func.blocks[entry]
                 .params

@@ -6,7 +6,7 @@
 source "set_gradient.pc"
 global @.str.0 const size 24 align 1 = "d_val = %g, da[3] = %g\0A\00"
 
-func @set(ptr, f64, i32) {
+func @set(ptr "a", f64 "val", i32 "n") {
 block0(v0: ptr, v1: f64, v2: i32):
     v3 = alloca 8, align 8 @3:18
     v4 = alloca 8, align 8 @3:28

@@ -231,6 +231,8 @@ impl Flavor {
 pub(crate) struct Export {
     pub name: String,
     pub sig: Signature,
+    /// The parameters' source names (empty, or one per parameter).
+    pub param_names: Vec<String>,
 }
 
 /// What a compiled module offers to its driver.
@@ -508,6 +510,7 @@ pub(crate) fn compile<M: ClModule>(
             exports.push(Export {
                 name: f.name.clone(),
                 sig: f.sig.clone(),
+                param_names: f.param_names.clone(),
             });
             let i = id.as_u32() as usize;
             if flavor == Flavor::Lib && (effects.spawns[i] || effects.prints[i]) {
@@ -629,6 +632,7 @@ pub(crate) fn compile<M: ClModule>(
                 params: vec![Type::I32, Type::Ptr],
                 ret: Some(Type::I32),
             },
+            param_names: vec!["argc".into(), "argv".into()],
         });
     }
 

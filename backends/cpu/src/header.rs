@@ -8,7 +8,9 @@
 //! declared `int`, a `double *` one `void *`); both are ABI-compatible
 //! with the original declarations, which callers may use instead. A
 //! struct returned by value appears as its hidden first `void *`
-//! parameter (the front end's `sret` lowering).
+//! parameter (the front end's `sret` lowering). Parameters keep their
+//! source names (a gradient's shadows are `d_NAME`) where they have ones
+//! C accepts.
 
 use crate::codegen::Export;
 use parc_ir::{Module, Type};
@@ -26,6 +28,16 @@ fn c_type(ty: Option<Type>) -> &'static str {
         Some(Type::F64) => "double",
         Some(Type::Ptr) => "void *",
     }
+}
+
+/// True if `name` can name a parameter in C (parameters from ParC source
+/// can; names in hand-written IR need not).
+fn c_identifier(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
 /// The header text for `exports`, to be written at `path` (its file name
@@ -59,13 +71,35 @@ pub(crate) fn c_header(module: &Module, exports: &[Export], path: &Path) -> Stri
     let _ = writeln!(out, "#ifndef {guard}\n#define {guard}\n");
     out.push_str("#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n");
     for e in exports {
+        // Names only where no two parameters would share one (`x` and a
+        // parameter called `d_x` duplicated in a gradient would).
+        let named = {
+            let mut seen = std::collections::HashSet::new();
+            e.param_names
+                .iter()
+                .filter(|n| !n.is_empty())
+                .all(|n| seen.insert(n))
+        };
         let params = if e.sig.params.is_empty() {
             "void".to_string()
         } else {
             e.sig
                 .params
                 .iter()
-                .map(|&t| c_type(Some(t)))
+                .enumerate()
+                .map(|(i, &t)| {
+                    let ty = c_type(Some(t));
+                    match e
+                        .param_names
+                        .get(i)
+                        .filter(|_| named)
+                        .filter(|n| c_identifier(n))
+                    {
+                        Some(n) if ty.ends_with('*') => format!("{ty}{n}"),
+                        Some(n) => format!("{ty} {n}"),
+                        None => ty.to_string(),
+                    }
+                })
                 .collect::<Vec<_>>()
                 .join(", ")
         };

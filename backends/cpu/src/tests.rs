@@ -1191,15 +1191,18 @@ fn library_functions_may_spawn_and_print() {
     crate::build(&m, OutputKind::Lib, &lib).unwrap_or_else(|e| panic!("{e}"));
     let header = std::fs::read_to_string(lib.with_extension("h")).unwrap();
     for proto in [
-        "int fib(int);",
-        "double total(void *, int);",
-        "void fill(void *, int);",
+        "int fib(int n);",
+        "double total(void *a, int n);",
+        "void fill(void *a, int n);",
     ] {
         assert!(header.contains(proto), "{proto} missing in\n{header}");
     }
     // `twice` is static; the program's `main` is exported only as
     // `parc_main`, so the C program below can have its own `main`.
-    assert!(header.contains("int parc_main(int, void *);"), "{header}");
+    assert!(
+        header.contains("int parc_main(int argc, void *argv);"),
+        "{header}"
+    );
     assert!(
         !header.contains("twice") && !header.contains(" main("),
         "{header}"
