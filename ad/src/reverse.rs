@@ -3011,6 +3011,10 @@ impl Gen {
             },
             ValueDef::Result(i) => match self.p.inst(i) {
                 InstKind::PtrAdd(base, _) => format!("{}[..]", self.value_name(*base)),
+                InstKind::Alloca { .. } => match self.p.local_names.get(&i) {
+                    Some(name) => name.clone(),
+                    None => v.to_string(),
+                },
                 InstKind::GlobalAddr(g) => match self.shared_shadow.get(g) {
                     Some((_, _, name)) => name.clone(),
                     None => v.to_string(),

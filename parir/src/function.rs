@@ -14,6 +14,7 @@ use crate::entities::{Block, FuncId, GlobalId, Inst, SyncRegion, Value};
 use crate::inst::InstKind;
 use crate::types::Type;
 use cranelift_entity::{PrimaryMap, SecondaryMap};
+use std::collections::HashMap;
 
 /// Where in the ParC source an instruction came from (1-based; 0 = unknown).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -131,6 +132,9 @@ pub struct Function {
     /// explanations, C headers): empty, or one per parameter (`""` where
     /// a parameter has none). Nothing depends on them for meaning.
     pub param_names: Vec<String>,
+    /// The source names of locals that `alloca`s hold, by `alloca`
+    /// instruction, for messages (nothing depends on them for meaning).
+    pub local_names: HashMap<Inst, String>,
 }
 
 impl Function {

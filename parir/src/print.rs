@@ -14,6 +14,7 @@
 //! func local kernel @k(ptr, i32) {                  ; linkage, kind
 //! func @axpy(ptr noalias, ptr noalias, f64, i32) {   ; C's `restrict`
 //! func @scale(ptr "x", f64 "a") {                    ; parameter names (messages only)
+//!     v5 = alloca 8, align 8 "sum" @4:12             ; a local's name (messages only)
 //! block0(v0: ptr, v1: i32):
 //!     v2 = thread_idx.x
 //!     ...
@@ -434,6 +435,10 @@ fn write_inst(
         }
     }
     write_operands(out, module, kind);
+    if let Some(name) = func.local_names.get(&inst) {
+        out.push(' ');
+        out.push_str(&quote_bytes(name.as_bytes()));
+    }
     if let Some(loc) = func.locs.get(inst)
         && loc.is_known()
     {

@@ -1122,6 +1122,14 @@ impl Body<'_> {
         let (word, opos) = cur.word("an opcode")?;
         let (op, suffix) = split_opcode(&word, opos)?;
         let kind = self.operands(cur, op)?;
+        let local_name = match (&kind, cur.peek()) {
+            (InstKind::Alloca { .. }, Some(Tok::Str(bytes))) => {
+                let name = String::from_utf8_lossy(bytes).into_owned();
+                cur.pos += 1;
+                Some(name)
+            }
+            _ => None,
+        };
         let loc = cur.loc();
         cur.expect_end()?;
 
@@ -1153,6 +1161,9 @@ impl Body<'_> {
         self.f.blocks[block].insts.push(inst);
         if let Some(loc) = loc {
             self.f.locs[inst] = loc;
+        }
+        if let Some(name) = local_name {
+            self.f.local_names.insert(inst, name);
         }
         Ok(())
     }
@@ -1513,11 +1524,12 @@ mod tests {
 
     #[test]
     fn parameter_names_roundtrip() {
-        let text = "func @f(ptr noalias \"x\", i32, f64 \"a b\") {\nblock0(v0: ptr, v1: i32, v2: f64):\n    return\n}\n";
+        let text = "func @f(ptr noalias \"x\", i32, f64 \"a b\") {\nblock0(v0: ptr, v1: i32, v2: f64):\n    v3 = alloca 8, align 8 \"sum\" @2:5\n    return\n}\n";
         let m = read_module(text).unwrap();
         let f = &m.funcs[FuncId::new(0)];
         assert_eq!(f.param_names, ["x", "", "a b"]);
         assert_eq!(f.param_name(1), None);
+        assert_eq!(f.local_names.values().collect::<Vec<_>>(), ["sum"]);
         assert_eq!(crate::print::print_module(&m), text);
     }
 

@@ -249,6 +249,12 @@ impl FnLowerer<'_, '_> {
         self.set_span(self.hf.locals[local.0 as usize].span);
         let addr = self.frame_alloca(size, align);
         self.set_loc(saved);
+        let name = &self.hf.locals[local.0 as usize].name;
+        if !name.is_empty()
+            && let parc_ir::ValueDef::Result(inst) = self.b.func.value_def(addr)
+        {
+            self.b.func.local_names.insert(inst, name.clone());
+        }
         self.locals[local.0 as usize] = Some(addr);
         addr
     }

@@ -517,6 +517,9 @@ fn inline_call(
             if loc.is_known() {
                 func.locs[ni] = loc.moved_from(callee_id);
             }
+            if let Some(name) = callee.local_names.get(&ci) {
+                func.local_names.insert(ni, name.clone());
+            }
             match callee.inst(ci) {
                 InstKind::Alloca { .. } => moved_allocas.push(ni),
                 _ => {
