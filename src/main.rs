@@ -282,6 +282,15 @@ fn read_source(path: &Path, color: bool) -> Result<String, ExitCode> {
     parc::decode_source(&path.display().to_string(), &bytes, color).map_err(report)
 }
 
+/// True if `a` and `b` name the same existing file (writing `a` would
+/// destroy `b`, as `parc build x.pir --emit ir` would by default).
+fn same_file(a: &Path, b: &Path) -> bool {
+    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
+        (Ok(x), Ok(y)) => x == y,
+        _ => false,
+    }
+}
+
 /// True for parir text (`.pir`), read by `parc_ir::read` instead of the
 /// ParC front end.
 fn is_ir(file: &Path) -> bool {
@@ -417,6 +426,12 @@ fn build(args: BuildArgs) -> ExitCode {
                 print!("{text}");
                 return ExitCode::SUCCESS;
             }
+            if same_file(&output, &args.file) {
+                return fail(&format!(
+                    "the output `{}` is the input file; name another with `-o`",
+                    output.display()
+                ));
+            }
             return match std::fs::write(&output, text) {
                 Ok(()) => ExitCode::SUCCESS,
                 Err(e) => fail(&format!("cannot write `{}`: {e}", output.display())),
@@ -432,6 +447,12 @@ fn build(args: BuildArgs) -> ExitCode {
         .unwrap_or_else(|| args.file.with_extension(extension));
     if output.as_os_str() == "-" {
         return fail("`-o -` is only for text outputs (`--emit ir` or `--emit dot`)");
+    }
+    if same_file(&output, &args.file) {
+        return fail(&format!(
+            "the output `{}` is the input file; name another with `-o`",
+            output.display()
+        ));
     }
     if let Err(code) = args.tapir.lower(&mut module) {
         return code;

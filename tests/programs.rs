@@ -1188,5 +1188,32 @@ fn main() {
             move || check_grad_lib(sample, grads, true),
         ));
     }
+    trials.push(Trial::test("cli::output-is-not-the-input", || {
+        check_output_is_not_the_input()
+    }));
     libtest_mimic::run(&args, trials).exit();
+}
+
+/// `parc build x.pir --emit ir` would write its output over its input by
+/// default: refused with a message, the file untouched (so with `-o`).
+fn check_output_is_not_the_input() -> Result<(), Failed> {
+    let ir = scratch_dir()?.join("own_output.pir");
+    let text = std::fs::read_to_string(root().join("tests/ir/set_gradient.pir"))?;
+    std::fs::write(&ir, &text)?;
+    for explicit in [false, true] {
+        let mut cmd = parc();
+        cmd.arg("build").arg(&ir).args(["--emit", "ir"]);
+        if explicit {
+            cmd.arg("-o").arg(&ir);
+        }
+        let (out, _) = run_with_timeout(cmd, Duration::from_secs(60))?;
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        if status_of(&out) != 1 || !stderr.contains("is the input file") {
+            return Err(format!("status {}, stderr:\n{stderr}", status_of(&out)).into());
+        }
+        if std::fs::read_to_string(&ir)? != text {
+            return Err("the input was overwritten".into());
+        }
+    }
+    Ok(())
 }
