@@ -165,7 +165,7 @@ mod tests {
     fn programs_are_valid_and_run_cleanly() {
         for seed in 0..40 {
             let p = Program::generate(seed);
-            let out = super::oracle::interp(&p, 0, false);
+            let out = super::oracle::interp(&p, 0, false, false);
             assert!(
                 matches!(out.status, super::oracle::Status::Exit(10..=73)) && out.stderr.is_empty(),
                 "seed {seed}: {out:?}\n{}",

@@ -57,6 +57,9 @@ enum Kind {
     Interp {
         opt: u8,
         verify_each: bool,
+        /// Print the compiled module, read it back as `.pir` input and
+        /// compile that again before running it.
+        ir_roundtrip: bool,
     },
     Parc {
         args: &'static [&'static str],
@@ -76,14 +79,16 @@ pub struct Config {
 }
 
 /// The reference comes first: the interpreter, unoptimized. `interp-O1`
-/// is beyond the seven asked for: in process it costs little, and -O1 is a
-/// different pass pipeline.
-pub const CONFIGS: [Config; 8] = [
+/// and `interp-O2-ir-roundtrip` are beyond the seven asked for: in process
+/// they cost little; -O1 is a different pass pipeline, and the round trip
+/// checks the text form and a second run of the pipeline.
+pub const CONFIGS: [Config; 9] = [
     Config {
         name: "interp-O0",
         kind: Kind::Interp {
             opt: 0,
             verify_each: false,
+            ir_roundtrip: false,
         },
     },
     Config {
@@ -91,6 +96,7 @@ pub const CONFIGS: [Config; 8] = [
         kind: Kind::Interp {
             opt: 1,
             verify_each: true,
+            ir_roundtrip: false,
         },
     },
     Config {
@@ -98,6 +104,18 @@ pub const CONFIGS: [Config; 8] = [
         kind: Kind::Interp {
             opt: 2,
             verify_each: true,
+            ir_roundtrip: false,
+        },
+    },
+    // The optimized module as text, read back and optimized again: the
+    // printer and reader keep every program's meaning, and the pipeline
+    // keeps it when it runs twice.
+    Config {
+        name: "interp-O2-ir-roundtrip",
+        kind: Kind::Interp {
+            opt: 2,
+            verify_each: false,
+            ir_roundtrip: true,
         },
     },
     // Four workers on chunks of one iteration: as many steals and
@@ -163,7 +181,7 @@ const MAX_STEPS: u64 = 2_000_000_000;
 /// Runs `program` in the interpreter in this process, as `parc run
 /// --interp` would, and reports what the command would have printed and
 /// returned.
-pub fn interp(program: &Program, opt_level: u8, verify_each: bool) -> Outcome {
+pub fn interp(program: &Program, opt_level: u8, verify_each: bool, ir_roundtrip: bool) -> Outcome {
     let start = Instant::now();
     let path = program.file_name();
     let source = program.source.clone();
@@ -179,7 +197,14 @@ pub fn interp(program: &Program, opt_level: u8, verify_each: bool) -> Outcome {
                 verify_each,
                 ..parc::Options::default()
             };
-            let compiled = match parc::compile(&path, &source, &options) {
+            let compiled = parc::compile(&path, &source, &options).and_then(|c| {
+                if !ir_roundtrip {
+                    return Ok(c);
+                }
+                let text = parc_ir::print::print_module(&c.module);
+                parc::compile_ir(&format!("{path}.pir"), &text, &options)
+            });
+            let compiled = match compiled {
                 Ok(c) => c,
                 Err(e) => {
                     let code = if e.internal { 101 } else { 1 };
@@ -367,7 +392,11 @@ impl Oracles {
     /// Runs one configuration.
     pub fn run(&self, config: &Config, program: &Program) -> Outcome {
         match config.kind {
-            Kind::Interp { opt, verify_each } => interp(program, opt, verify_each),
+            Kind::Interp {
+                opt,
+                verify_each,
+                ir_roundtrip,
+            } => interp(program, opt, verify_each, ir_roundtrip),
             Kind::Parc { args, threads } => {
                 let file = match self.source_file(program) {
                     Ok(f) => f,
