@@ -70,14 +70,14 @@ pub fn pipeline(opt_level: u8) -> Vec<&'static str> {
         // Tapir passes: drop idle syncs, run tiny tasks in place (their
         // syncs become idle too), and clean up: `zero-memory` (what a
         // gradient's empty tapes leave: loads of zeroed memory, frees of
-        // null), then `adce` and `dce` twice, as
-        // the loads `adce` keeps (they may fault) and `dce` then removes can
-        // be the last readers of memory nobody else reads, whose stores the
-        // second `adce` removes. `dead-return` before them: the values only
-        // `static` functions' unused returns need (a gradient's augmented
-        // forward sweeps return the primal's) become theirs to remove. `mark-parallel-loops` last:
-        // it changes nothing and reports the loops the backend will run as
-        // chunked parallel loops.
+        // null), then `adce` and `dce` twice, as the loads `adce` keeps
+        // (they may fault) and `dce` then removes can be the last readers
+        // of memory nobody else reads, whose stores the second `adce`
+        // removes. `dead-return` before them: the values only `static`
+        // functions' unused returns need (a gradient's augmented forward
+        // sweeps return the primal's) become theirs to remove.
+        // `mark-parallel-loops` last: it changes nothing and reports the
+        // loops the backend will run as chunked parallel loops.
         _ => vec![
             "simplify-cfg",
             "sroa",
@@ -213,7 +213,6 @@ fn run_passes(
     Ok(())
 }
 
-/// Runs `f` on every function with a body; true if any call returned true.
 /// The zero constant of `ty` (`0.0` for floats, the null pointer for `ptr`).
 pub fn zero_of(ty: parc_ir::Type) -> parc_ir::InstKind {
     if ty.is_float() {
@@ -223,6 +222,7 @@ pub fn zero_of(ty: parc_ir::Type) -> parc_ir::InstKind {
     }
 }
 
+/// Runs `f` on every function with a body; true if any call returned true.
 pub fn for_each_function(
     module: &mut Module,
     mut f: impl FnMut(&mut parc_ir::Function) -> bool,

@@ -157,7 +157,6 @@ impl Function {
         }
     }
 
-    /// True if parameter `index` is declared `noalias`.
     /// Parameter `index`'s source name, if it has one.
     pub fn param_name(&self, index: usize) -> Option<&str> {
         self.param_names
@@ -166,6 +165,7 @@ impl Function {
             .filter(|n| !n.is_empty())
     }
 
+    /// True if parameter `index` is declared `noalias`.
     pub fn param_noalias(&self, index: usize) -> bool {
         u32::try_from(index).is_ok_and(|i| self.noalias.binary_search(&i).is_ok())
     }

@@ -1245,7 +1245,6 @@ fn promotable_allocas(f: &Function) -> Vec<(Value, Type)> {
     out
 }
 
-/// The translation of one function.
 /// The values of which `block` takes both `sin` and `cos`: the first of
 /// the two computes both with one `sincos` call (GCC's sincos CSE). Within
 /// one block the first dominates the second.
@@ -1266,6 +1265,7 @@ pub(crate) fn sincos_pairs(f: &Function, block: Block) -> HashSet<Value> {
     sin.intersection(&cos).copied().collect()
 }
 
+/// The translation of one function.
 struct FnTranslator<'a, 'b, 'c, M: ClModule> {
     m: &'a mut M,
     cx: &'a mut Cx<'c>,
