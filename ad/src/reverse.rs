@@ -543,15 +543,6 @@ fn innermost<'a>(tasks: impl Iterator<Item = &'a HashSet<Block>>) -> HashMap<Blo
     of
 }
 
-/// Pure intrinsics that the reverse recomputes rather than records: one
-/// or a few machine instructions, cheaper than a tape slot's store, load
-/// and memory traffic. The transcendental ones are library calls and are
-/// recorded.
-fn cheaper_than_a_record(op: Intrinsic) -> bool {
-    use Intrinsic::*;
-    matches!(op, Sqrt | Fabs | Fmin | Fmax | Floor | Ceil | Abs | Labs)
-}
-
 fn err(p: &Function, inst: Option<Inst>, message: impl Into<String>) -> AdError {
     AdError {
         function: p.name.clone(),
@@ -1659,7 +1650,7 @@ impl Gen {
             InstKind::Unary(_, x) | InstKind::Cast(_, x) => Some(vec![*x]),
             InstKind::Select(c, x, y) => Some(vec![*c, *x, *y]),
             InstKind::Load(ptr) if self.reloadable(v) => Some(vec![*ptr]),
-            InstKind::Intrinsic { op, args } if cheaper_than_a_record(*op) => Some(args.clone()),
+            InstKind::Intrinsic { op, args } if op.is_cheap_arithmetic() => Some(args.clone()),
             InstKind::Intrinsic { args, .. } if self.paired_trig(v) => Some(args.clone()),
             _ => None,
         }
@@ -1874,7 +1865,7 @@ impl Gen {
                 self.reloadable(gv) && self.cheap_memo(b, *ptr, depth + 1, hoist, memo)
             }
             InstKind::Intrinsic { op, args }
-                if cheaper_than_a_record(*op) || self.paired_trig(gv) =>
+                if op.is_cheap_arithmetic() || self.paired_trig(gv) =>
             {
                 args.iter()
                     .all(|&a| self.cheap_memo(b, a, depth + 1, hoist, memo))

@@ -611,6 +611,14 @@ impl Intrinsic {
         )
     }
 
+    /// True for the arithmetic intrinsics that are a few machine
+    /// instructions (`sqrt fabs fmin fmax floor ceil abs labs`): no call in
+    /// native code, and cheaper to compute again than to record.
+    pub fn is_cheap_arithmetic(self) -> bool {
+        use Intrinsic::*;
+        matches!(self, Sqrt | Fabs | Fmin | Fmax | Floor | Ceil | Abs | Labs)
+    }
+
     /// GPU-only intrinsics: legal only in kernels and device functions.
     pub fn is_gpu_only(self) -> bool {
         use Intrinsic::*;

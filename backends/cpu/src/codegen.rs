@@ -1171,13 +1171,11 @@ fn reverse_postorder(f: &Function) -> Vec<Block> {
 /// True if `kind` becomes a call (an intrinsic other than the arithmetic
 /// and atomics done inline, a `call`, a `launch`).
 fn is_call(kind: &InstKind) -> bool {
-    use Intrinsic::*;
     match kind {
         InstKind::Call { .. } | InstKind::Launch { .. } => true,
-        InstKind::Intrinsic { op, .. } => !matches!(
-            op,
-            Sqrt | Fabs | Floor | Ceil | Fmin | Fmax | Abs | Labs | AtomicAdd
-        ),
+        InstKind::Intrinsic { op, .. } => {
+            !(op.is_cheap_arithmetic() || *op == Intrinsic::AtomicAdd)
+        }
         _ => false,
     }
 }

@@ -154,16 +154,14 @@ fn is_tapir(kind: &InstKind) -> bool {
 /// seen here). A `detach` is a call of the runtime (spawn, or the whole
 /// parallel loop), and so is a `sync`.
 fn is_call(kind: &InstKind) -> bool {
-    use Intrinsic::*;
     match kind {
         InstKind::Call { .. }
         | InstKind::Launch { .. }
         | InstKind::Detach { .. }
         | InstKind::Sync { .. } => true,
-        InstKind::Intrinsic { op, .. } => !matches!(
-            op,
-            Sqrt | Fabs | Fmin | Fmax | Floor | Ceil | Abs | Labs | AtomicAdd | WorkerId
-        ),
+        InstKind::Intrinsic { op, .. } => {
+            !(op.is_cheap_arithmetic() || matches!(op, Intrinsic::AtomicAdd | Intrinsic::WorkerId))
+        }
         _ => false,
     }
 }
