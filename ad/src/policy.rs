@@ -470,7 +470,9 @@ fn narrow(p: &Function, r: &Region, iv: &Term) -> bool {
     per_sym <= k.saturating_mul(4) && fixed <= k.saturating_mul(64)
 }
 
-fn same_term(a: &Term, b: &Term) -> bool {
+/// True if two loop-index terms are the same multiple of the index (band
+/// groups share a base and a term).
+pub fn same_term(a: &Term, b: &Term) -> bool {
     a.k == b.k && a.sym == b.sym
 }
 

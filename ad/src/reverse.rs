@@ -3082,6 +3082,13 @@ impl Gen {
         }
     }
 
+    /// Primal integer `v`'s forward value as an `i64` (sign- or
+    /// zero-extended).
+    fn fwd_i64(&mut self, v: Value, signed: bool) -> Value {
+        let f = self.fv(v);
+        self.widen_i64(f, signed)
+    }
+
     /// Integer `v` (of the forward sweep) as an `i64`.
     fn widen_i64(&mut self, v: Value, signed: bool) -> Value {
         match self.g.value_type(v) {

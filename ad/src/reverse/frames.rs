@@ -29,9 +29,10 @@ impl Gen {
     /// `iv < bound` (or `≤`) with a growing induction variable and an
     /// invariant bound, and leaves the loop exactly when the test fails.
     pub(super) fn reserve_loop(&mut self, i: usize) {
-        let Some(runs) = self.header_runs(i) else {
+        let Some(test) = self.reservable(i) else {
             return;
         };
+        let runs = self.header_runs(test);
         let (slots, si) = self.slots_placeholder();
         let n = self.binop(BinaryOp::Imul, runs, slots);
         let tape = self.fwd_tape(Some(self.counted[i].pre.0));
@@ -51,12 +52,11 @@ impl Gen {
         let dp = self.offset(tape, crate::tape::DATA);
         let data_fwd = self.ev(InstKind::Load(dp), Type::Ptr);
         let mut slot_consts = vec![si];
-        let by_iv = match self.reservable(i) {
-            Some(test) if test.step == 1 => {
+        let by_iv = match test.step {
+            1 => {
                 let (s, si) = self.slots_placeholder();
                 slot_consts.push(si);
-                let lo = self.fv(test.lo);
-                let lo = self.widen_i64(lo, test.signed);
+                let lo = self.fwd_i64(test.lo, test.signed);
                 let before = self.binop(BinaryOp::Imul, lo, s);
                 let at = self.binop(BinaryOp::Isub, len0_fwd, before);
                 let eight = self.iconst(Type::I64, 8);
@@ -82,24 +82,19 @@ impl Gen {
         });
     }
 
-    /// In the current block, the most times counted loop `i`'s header
-    /// runs, `ceil((bound - lo [+ 1]) / step) + 1`, if the loop can
-    /// reserve its records (see [`Self::reservable`]).
-    pub(super) fn header_runs(&mut self, i: usize) -> Option<Value> {
+    /// In the current block, the most times the header of a counted loop
+    /// with exit test `test` runs, `ceil((bound - lo [+ 1]) / step) + 1`.
+    pub(super) fn header_runs(&mut self, test: ExitTest) -> Value {
         let ExitTest {
-            lo: iv_lo,
+            lo,
             step,
             bound,
             inclusive,
             signed,
             ..
-        } = self.reservable(i)?;
-        let widen = |g: &mut Self, v: Value| {
-            let f = g.fv(v);
-            g.widen_i64(f, signed)
-        };
-        let lo = widen(self, iv_lo);
-        let hi = widen(self, bound);
+        } = test;
+        let lo = self.fwd_i64(lo, signed);
+        let hi = self.fwd_i64(bound, signed);
         let span = self.binop(BinaryOp::Isub, hi, lo);
         let span = if inclusive {
             let one = self.iconst(Type::I64, 1);
@@ -115,7 +110,7 @@ impl Gen {
         let t = self.binop(BinaryOp::Iadd, span, up);
         let trips = self.binop(BinaryOp::Udiv, t, stepc);
         let one = self.iconst(Type::I64, 1);
-        Some(self.binop(BinaryOp::Iadd, trips, one))
+        self.binop(BinaryOp::Iadd, trips, one)
     }
 
     /// A slot count not known until every frame is: an `iconst 0` in the
@@ -229,15 +224,13 @@ impl Gen {
                 self.task_of(Some(b)) == Some(TaskOf::Loop(i)) && !in_loops(self, b)
             });
             *self.g.inst_mut(si) = InstKind::Iconst(fixed);
-            let mut any = fixed > 0;
             for &(j, sj) in &loops {
                 let per_iteration = self.frame_slots(|b| self.counted[j].blocks.contains(&b));
                 *self.g.inst_mut(sj) = InstKind::Iconst(per_iteration);
-                any |= per_iteration > 0;
             }
             // (A counted loop reads its tape's header even when it records
-            // nothing, so its task keeps the header array.)
-            if !any && loops.is_empty() {
+            // nothing, so a task with one keeps the header array.)
+            if fixed == 0 && loops.is_empty() {
                 // The task records nothing: no buffer, no tape array (null,
                 // which the reverse only frees), no per-iteration set-up.
                 let setup = std::mem::take(&mut self.rl[i].fixed_setup);
@@ -359,10 +352,8 @@ impl Gen {
                 let k = match by_iv {
                     // The header ran `iv − lo + 1` times.
                     Some(v) => {
-                        let iv = g.fv(v.iv);
-                        let iv = g.widen_i64(iv, v.signed);
-                        let lo = g.fv(v.lo);
-                        let lo = g.widen_i64(lo, v.signed);
+                        let iv = g.fwd_i64(v.iv, v.signed);
+                        let lo = g.fwd_i64(v.lo, v.signed);
                         g.binop(BinaryOp::Isub, iv, lo)
                     }
                     None => k,
@@ -420,8 +411,7 @@ impl Gen {
         let code = self.apart(|g| {
             let base = match by_iv {
                 Some(v) => {
-                    let iv = g.fv(v.iv);
-                    let iv = g.widen_i64(iv, v.signed);
+                    let iv = g.fwd_i64(v.iv, v.signed);
                     let stride = g.iconst(Type::I64, 8 * slots);
                     let at = g.binop(BinaryOp::Imul, iv, stride);
                     let frame = g.ev(InstKind::PtrAdd(v.frame0, at), Type::Ptr);

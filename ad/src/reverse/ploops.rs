@@ -277,7 +277,7 @@ impl Gen {
             let t = crate::policy::band_term(r, &lp).expect("banded regions have the term");
             match groups
                 .iter_mut()
-                .find(|g| g.0 == r.base && g.1.k == t.k && g.1.sym == t.sym)
+                .find(|g| g.0 == r.base && crate::policy::same_term(&g.1, &t))
             {
                 Some(g) => g.2.push(r.clone()),
                 None => groups.push((r.base, t, vec![r.clone()])),
@@ -288,7 +288,7 @@ impl Gen {
             let t = crate::policy::band_term(&r, &lp).expect("band_of regions have the term");
             if let Some(g) = groups
                 .iter_mut()
-                .find(|g| g.0 == r.base && g.1.k == t.k && g.1.sym == t.sym)
+                .find(|g| g.0 == r.base && crate::policy::same_term(&g.1, &t))
             {
                 shown.push(r.clone());
                 g.2.push(r);
@@ -551,12 +551,9 @@ impl Gen {
     /// In the forward copy of `pre`: the trip count and the tape array.
     pub(super) fn forward_tapes(&mut self, i: usize) {
         let l = self.ploops[i].clone();
-        let lo = self.fv(l.lo);
-        let lo = self.widen_i64(lo, l.signed);
-        let hi = self.fv(l.hi);
-        let hi = self.widen_i64(hi, l.signed);
-        let step = self.fv(l.step);
-        let step = self.widen_i64(step, l.signed);
+        let lo = self.fwd_i64(l.lo, l.signed);
+        let hi = self.fwd_i64(l.hi, l.signed);
+        let step = self.fwd_i64(l.step, l.signed);
         let one = self.iconst(Type::I64, 1);
         let span = self.binop(BinaryOp::Isub, hi, lo);
         let span = if l.inclusive {
@@ -587,8 +584,8 @@ impl Gen {
         self.rl[i].trip_fwd = Some(trip);
         if let Some(loops) = self.sized_task(i) {
             let (mut slots, si) = self.slots_placeholder();
-            for j in loops {
-                let runs = self.header_runs(j).expect("sized_task checked");
+            for (j, test) in loops {
+                let runs = self.header_runs(test);
                 let (s, sj) = self.slots_placeholder();
                 let records = self.binop(BinaryOp::Imul, runs, s);
                 slots = self.binop(BinaryOp::Iadd, slots, records);
@@ -610,14 +607,14 @@ impl Gen {
         }
     }
 
-    /// The counted loops of loop `i`'s task if the task records a number
-    /// of slots per iteration that is bounded before the loop starts: it
-    /// calls no augmented forward (which records as much as its inputs
-    /// ask), and every loop headed in it is a counted loop that reserves
-    /// its records (innermost, so they do not nest) with a first value and
-    /// a bound computed before the parallel loop. Each block outside those
-    /// loops runs at most once per iteration.
-    pub(super) fn sized_task(&self, i: usize) -> Option<Vec<usize>> {
+    /// The counted loops of loop `i`'s task, with their exit tests, if the
+    /// task records a number of slots per iteration that is bounded before
+    /// the loop starts: it calls no augmented forward (which records as
+    /// much as its inputs ask), and every loop headed in it is a counted
+    /// loop that reserves its records (innermost, so they do not nest)
+    /// with a first value and a bound computed before the parallel loop.
+    /// Each block outside those loops runs at most once per iteration.
+    pub(super) fn sized_task(&self, i: usize) -> Option<Vec<(usize, frames::ExitTest)>> {
         let l = &self.ploops[i];
         let tb = &l.task_blocks;
         let calls = self
@@ -645,7 +642,7 @@ impl Gen {
             if !(before(test.lo) && before(test.bound)) {
                 return None;
             }
-            loops.push(j);
+            loops.push((j, test));
         }
         Some(loops)
     }
@@ -653,12 +650,9 @@ impl Gen {
     /// At the start of the forward copy of the task: this iteration's tape.
     pub(super) fn forward_task_tape(&mut self, i: usize) {
         let l = self.ploops[i].clone();
-        let iv = self.fv(l.iv);
-        let iv = self.widen_i64(iv, l.signed);
-        let lo = self.fv(l.lo);
-        let lo = self.widen_i64(lo, l.signed);
-        let step = self.fv(l.step);
-        let step = self.widen_i64(step, l.signed);
+        let iv = self.fwd_i64(l.iv, l.signed);
+        let lo = self.fwd_i64(l.lo, l.signed);
+        let step = self.fwd_i64(l.step, l.signed);
         let d = self.binop(BinaryOp::Isub, iv, lo);
         let k = self.binop(BinaryOp::Udiv, d, step);
         let size = self.iconst(Type::I64, HEADER_BYTES as i64);
