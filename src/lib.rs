@@ -380,12 +380,8 @@ fn request_exported_gradient(
             "no function `{name}` to differentiate in `{path}` (`--grad {name}`)"
         )));
     };
-    if let Some(g) = module.func_by_name(&grad_name) {
-        if module
-            .grad_requests
-            .iter()
-            .any(|r| r.grad == g && r.primal == primal)
-        {
+    if let Some(asked) = existing_gradient(module, primal, &grad_name) {
+        if asked {
             return Ok(()); // `--grad f` given twice
         }
         return Err(func_error(
@@ -453,6 +449,19 @@ fn request_exported_gradient(
     push_gradient_request(module, primal, name, activities)
 }
 
+/// `Some` if a function `grad_name` exists: `true` if it is the gradient
+/// of `primal` asked for already (`--grad f` given twice), `false` if it
+/// is another function of that name.
+fn existing_gradient(module: &Module, primal: parc_ir::FuncId, grad_name: &str) -> Option<bool> {
+    let g = module.func_by_name(grad_name)?;
+    Some(
+        module
+            .grad_requests
+            .iter()
+            .any(|r| r.grad == g && r.primal == primal),
+    )
+}
+
 /// Enzyme's default activity (see [`default_activity`]) for each
 /// parameter of `f`.
 fn default_activities(module: &Module, f: parc_ir::FuncId) -> Vec<Activity> {
@@ -503,13 +512,9 @@ fn request_ir_gradient(module: &mut Module, name: &str, path: &str) -> Result<()
         )));
     };
     let refuse = |message: String| Err(usage_error(format!("{path}: {message}")));
-    if let Some(g) = module.func_by_name(&grad_name) {
-        if module
-            .grad_requests
-            .iter()
-            .any(|r| r.grad == g && r.primal == primal)
-        {
-            return Ok(());
+    if let Some(asked) = existing_gradient(module, primal, &grad_name) {
+        if asked {
+            return Ok(()); // `--grad f` given twice
         }
         return refuse(format!(
             "cannot export the gradient of `{name}` as `{grad_name}`: a function of that name already exists"

@@ -282,12 +282,15 @@ fn read_source(path: &Path, color: bool) -> Result<String, ExitCode> {
     parc::decode_source(&path.display().to_string(), &bytes, color).map_err(report)
 }
 
-/// True if `a` and `b` name the same existing file (writing `a` would
-/// destroy `b`, as `parc build x.pir --emit ir` would by default).
-fn same_file(a: &Path, b: &Path) -> bool {
-    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
-        (Ok(x), Ok(y)) => x == y,
-        _ => false,
+/// Refuses an `output` that is the `input` file itself (writing it would
+/// destroy the input, as `parc build x.pir --emit ir` would by default).
+fn not_the_input(output: &Path, input: &Path) -> Result<(), ExitCode> {
+    match (std::fs::canonicalize(output), std::fs::canonicalize(input)) {
+        (Ok(x), Ok(y)) if x == y => Err(fail(&format!(
+            "the output `{}` is the input file; name another with `-o`",
+            output.display()
+        ))),
+        _ => Ok(()),
     }
 }
 
@@ -426,11 +429,8 @@ fn build(args: BuildArgs) -> ExitCode {
                 print!("{text}");
                 return ExitCode::SUCCESS;
             }
-            if same_file(&output, &args.file) {
-                return fail(&format!(
-                    "the output `{}` is the input file; name another with `-o`",
-                    output.display()
-                ));
+            if let Err(code) = not_the_input(&output, &args.file) {
+                return code;
             }
             return match std::fs::write(&output, text) {
                 Ok(()) => ExitCode::SUCCESS,
@@ -448,11 +448,8 @@ fn build(args: BuildArgs) -> ExitCode {
     if output.as_os_str() == "-" {
         return fail("`-o -` is only for text outputs (`--emit ir` or `--emit dot`)");
     }
-    if same_file(&output, &args.file) {
-        return fail(&format!(
-            "the output `{}` is the input file; name another with `-o`",
-            output.display()
-        ));
+    if let Err(code) = not_the_input(&output, &args.file) {
+        return code;
     }
     if let Err(code) = args.tapir.lower(&mut module) {
         return code;
