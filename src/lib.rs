@@ -251,14 +251,15 @@ fn pipeline(
         )?;
         ad_time = Some(start.elapsed());
         ad_report = Some(report);
+        // Printed before it is verified, so that invalid IR can be read.
+        if dump("ad") {
+            eprint!("; after ad\n{}", parc_ir::print::print_module(module));
+        }
         verified(module, "differentiation")?;
         if !module.grad_requests.is_empty() {
             return Err(internal_error(
                 "the AD left gradient requests unfulfilled (this is a bug in parc)",
             ));
-        }
-        if dump("ad") {
-            eprint!("; after ad\n{}", parc_ir::print::print_module(module));
         }
         Ok(())
     };
@@ -873,11 +874,11 @@ mod tests {
         let e = AdError {
             function: "f".into(),
             loc: SrcLoc::new(5, 26),
-            message: "a `spawn` inside a `parallel_for` cannot be differentiated yet".into(),
+            message: "a `spawn` that reaches different `sync`s on different paths cannot be differentiated yet".into(),
         };
         assert_eq!(
             ad_error_in_ir(&e, Some("sp.pc"), "sp.pir").rendered,
-            "sp.pc:5:26: error: cannot differentiate `f`: a `spawn` inside a `parallel_for` cannot be differentiated yet\n"
+            "sp.pc:5:26: error: cannot differentiate `f`: a `spawn` that reaches different `sync`s on different paths cannot be differentiated yet\n"
         );
         assert!(
             ad_error_in_ir(&e, None, "sp.pir")

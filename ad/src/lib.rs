@@ -89,7 +89,9 @@
 //! of the task, which runs concurrently with the reverse of the
 //! continuation, and the reverse of the detach syncs (see `parallel.rs`);
 //! a spawn in a loop that syncs after it keeps a list of tapes, one
-//! reverse task each. *Kernels*: a `__device__` function is
+//! reverse task each. A spawn inside a task (a parallel loop's iteration,
+//! say) has its slot and its reverse's accumulators in that task, one per
+//! instance. *Kernels*: a `__device__` function is
 //! differentiated like a callee of parallel code (every update of shadow
 //! memory it does not own is atomic), and its gradient is a `__device__`
 //! function too, called once per thread inside a kernel. The reverse of a
@@ -99,8 +101,8 @@
 //! per module, shared with callees), zeroed by the block's threads between
 //! two barriers at the start of a gradient with barriers. `atomicAdd(p,
 //! v)` is `*p += v`: `dv` reads `d*p`, which stays. *Not yet implemented*
-//! (reported as an [`AdError`]): spawns inside a parallel loop's task, a
-//! spawn whose continuation reaches different syncs, kernel launches
+//! (reported as an [`AdError`]): a spawn whose continuation reaches
+//! different syncs, kernel launches
 //! inside the differentiated function, and the value `atomicAdd` returns.
 //!
 //! **Race-aware accumulation** (`policy.rs`). Every adjoint update

@@ -53,6 +53,12 @@
 //! per-site accumulators (atomic adds when several reverse tasks of the
 //! site run at once) merged after that sync; shadow memory updated
 //! concurrently uses atomics (see `policy.rs`).
+//!
+//! A spawn site inside a task (a parallel loop's, or another spawned
+//! one) runs once per instance of that task, concurrently with its other
+//! instances: its tape slot is made at the forward copy of the task's
+//! entry and its accumulators at the entry of the task's reverse, so
+//! every instance has its own.
 
 use crate::AdError;
 use parc_ir::analysis::FunctionAnalyses;
@@ -327,13 +333,6 @@ pub fn find_spawns(
         let detach = td.detach_block;
         if !an.cfg.is_reachable(detach) || loops.iter().any(|l| l.spawn == detach) {
             continue;
-        }
-        if loops.iter().any(|l| l.task_blocks.contains(&detach)) {
-            return Err(shape_error(
-                p,
-                detach,
-                "a `spawn` inside a `parallel_for` cannot be differentiated yet",
-            ));
         }
         let [reattach] = td.reattaches[..] else {
             return Err(shape_error(

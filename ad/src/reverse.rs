@@ -1167,19 +1167,9 @@ impl Gen {
                 self.dargs = Some(self.g.append_block_param(re, Type::Ptr));
             }
         }
-        // The spawn sites' tape slots, null until their detach runs.
+        // The tape slots of the spawn sites outside any task.
         self.cur = entry;
-        for i in 0..self.spawns.len() {
-            // A tape list is a tape header of its own (24 bytes).
-            let size = if self.spawns[i].multi {
-                HEADER_BYTES
-            } else {
-                8
-            };
-            let slot = self.ev(InstKind::Alloca { size, align: 8 }, Type::Ptr);
-            self.clear_slot(i, slot);
-            self.rs[i].slot = Some(slot);
-        }
+        self.make_spawn_slots(None);
         self.zero_shared_shadows();
         // Forward sweep.
         for &b in &rpo {
@@ -1189,6 +1179,10 @@ impl Gen {
             let (term, body) = insts.split_last().expect("verified blocks are not empty");
             if let Some(i) = self.ploops.iter().position(|l| l.task_entry == b) {
                 self.forward_task_tape(i);
+                self.make_spawn_slots(Some(TaskOf::Loop(i)));
+            }
+            if let Some(i) = self.spawns.iter().position(|sp| sp.task == b) {
+                self.make_spawn_slots(Some(TaskOf::Spawn(i)));
             }
             for &inst in body {
                 self.forward_inst(inst)?;
@@ -1998,11 +1992,7 @@ impl Gen {
         }
         let ty = self.p.value_type(v);
         // Adjoints of a task's values are private to the reverse task.
-        let home = match (self.def_loop(v), self.def_spawn(v)) {
-            (Some(i), _) => self.rl[i].task,
-            (None, Some(i)) => self.rs[i].rtask,
-            (None, None) => self.alloca_block,
-        };
+        let home = self.rev_home(self.task_of(self.def_block(v)));
         // Slots start at -0.0 (see `take_adj`), except those of the
         // parameters, whose final values are the gradient: an untouched
         // one reads +0.0 (the zero an `alloca` starts with).
@@ -2065,7 +2055,7 @@ impl Gen {
         let s = match self.cur_spawn() {
             // The reverse of a spawned task runs concurrently with the
             // code that owns the adjoints of values defined outside it.
-            Some(i) if self.ctx_loop.is_none() && self.def_spawn_at(v, i) != Some(i) => {
+            Some(i) if self.spawn_in_ctx_loop(i) && self.def_spawn_at(v, i) != Some(i) => {
                 let a = self.accumulator(i, v);
                 if self.spawns[i].multi {
                     // Reverse tasks of this site run at once.
@@ -2087,15 +2077,46 @@ impl Gen {
         self.emit(InstKind::Store { value: t2, ptr: s }, None);
     }
 
+    /// True if spawn site `i` is inside the task of the parallel loop whose
+    /// reverse is being emitted (or no such loop is).
+    fn spawn_in_ctx_loop(&self, i: usize) -> bool {
+        self.ctx_loop
+            .is_none_or(|l| self.ploops[l].task_blocks.contains(&self.spawns[i].detach))
+    }
+
+    /// The tape slots of the spawn sites whose innermost enclosing task is
+    /// `task` (`None`: outside every task), made in the current block, the
+    /// forward copy of that task's entry: null until their detach runs.
+    fn make_spawn_slots(&mut self, task: Option<TaskOf>) {
+        for i in 0..self.spawns.len() {
+            if self.task_of(Some(self.spawns[i].detach)) != task {
+                continue;
+            }
+            // A tape list is a tape header of its own (24 bytes).
+            let size = if self.spawns[i].multi {
+                HEADER_BYTES
+            } else {
+                8
+            };
+            let slot = self.ev(InstKind::Alloca { size, align: 8 }, Type::Ptr);
+            self.clear_slot(i, slot);
+            self.rs[i].slot = Some(slot);
+        }
+    }
+
+    /// The block whose allocas are private to each reverse instance of
+    /// `task`: the reverse task's entry, or the function's.
+    fn rev_home(&self, task: Option<TaskOf>) -> Block {
+        match task {
+            Some(TaskOf::Loop(i)) => self.rl[i].task,
+            Some(TaskOf::Spawn(i)) => self.rs[i].rtask,
+            None => self.alloca_block,
+        }
+    }
+
     /// The innermost spawned task whose reverse the current code is in.
     fn cur_spawn(&self) -> Option<usize> {
         self.cur_rev.and_then(|b| self.spawn_of.get(&b).copied())
-    }
-
-    /// The innermost spawned task that defines primal value `v`.
-    fn def_spawn(&self, v: Value) -> Option<usize> {
-        let b = self.def_block(v)?;
-        self.spawn_of.get(&b).copied()
     }
 
     /// `Some(i)` if spawned task `i` (or a task inside it) defines `v`.
@@ -2118,7 +2139,8 @@ impl Gen {
             return a;
         }
         let ty = self.p.value_type(v);
-        let a = self.slot_in(self.alloca_block, ty, Some(0.0));
+        let home = self.rev_home(self.task_of(Some(self.spawns[i].detach)));
+        let a = self.slot_in(home, ty, Some(0.0));
         self.rs[i].accs.push((v, a));
         a
     }
@@ -2277,9 +2299,11 @@ impl Gen {
                     None,
                 );
             }
+            self.sync_reverse_regions(Some(TaskOf::Loop(i)));
             let inext = self.rl[i].inext;
             self.emit(InstKind::Jump(BlockCall::to(inext)), None);
         } else if let Some(i) = spawned {
+            self.sync_reverse_regions(Some(TaskOf::Spawn(i)));
             let tape = self.rs[i].tape;
             self.emit(
                 InstKind::Call {
@@ -2438,13 +2462,16 @@ impl Gen {
         }
     }
 
-    fn finish_entry(&mut self) {
-        // Reverse tasks are synced at the reverse of their detach; a loop
-        // that spawned none skips that reverse, so the implicit sync at
-        // the return is made explicit here (it waits for nothing).
+    /// Syncs the reverse regions of the spawn sites whose innermost
+    /// enclosing task is `task`, at the end of its reverse (`None`: of the
+    /// function). Reverse tasks are synced at the reverse of their detach;
+    /// a loop that spawned none skips that reverse, so the implicit sync
+    /// at the return or reattach is made explicit here (it waits for
+    /// nothing).
+    fn sync_reverse_regions(&mut self, task: Option<TaskOf>) {
         let mut regions: Vec<parc_ir::SyncRegion> = Vec::new();
-        for r in &self.rs {
-            if !regions.contains(&r.rsr) {
+        for (r, sp) in self.rs.iter().zip(&self.spawns) {
+            if self.task_of(Some(sp.detach)) == task && !regions.contains(&r.rsr) {
                 regions.push(r.rsr);
             }
         }
@@ -2453,6 +2480,10 @@ impl Gen {
             self.emit(InstKind::Sync { region, next }, None);
             self.cur = next;
         }
+    }
+
+    fn finish_entry(&mut self) {
+        self.sync_reverse_regions(None);
         let pentry = self.p.layout[0];
         let params = self.p.blocks[pentry].params.clone();
         match self.mode {
@@ -2847,6 +2878,14 @@ impl Gen {
                     format!("{reason}, but {}", called()),
                 ));
             }
+            if class == AccumulationClass::Local && self.split_by_spawn(l, ptr) {
+                return Some((
+                    AccumulationClass::Atomic,
+                    format!(
+                        "`d_{name}`: memory of the iteration, which the reverses of a spawned task and of its continuation update concurrently"
+                    ),
+                ));
+            }
             if class == AccumulationClass::Atomic
                 && !nested
                 && !self.atomic_mode()
@@ -2922,6 +2961,28 @@ impl Gen {
                 AccumulationClass::Atomic,
                 format!("`d_{name}`: {}", called()),
             )
+        })
+    }
+
+    /// True if memory private to an iteration of loop `l` that `ptr` points
+    /// to is shared by the current reverse code and code running
+    /// concurrently with it: the reverse is in a spawned task, or in its
+    /// continuation, of a site inside the iteration, and the memory is
+    /// not the spawned task's own.
+    fn split_by_spawn(&self, l: usize, ptr: Value) -> bool {
+        let Some(b) = self.cur_rev else {
+            return false;
+        };
+        self.spawns.iter().any(|sp| {
+            self.ploops[l].task_blocks.contains(&sp.detach)
+                && (sp.task_blocks.contains(&b) || sp.cont_blocks.contains(&b))
+                && !self.act.roots(ptr).all(|r| match r {
+                    Root::Alloca(i) => self
+                        .inst_block
+                        .get(&i)
+                        .is_some_and(|ib| sp.task_blocks.contains(ib)),
+                    _ => false,
+                })
         })
     }
 
@@ -3023,15 +3084,6 @@ impl Gen {
             i = pi;
         }
         d
-    }
-
-    /// The innermost parallel loop whose task defines primal value `v`.
-    fn def_loop(&self, v: Value) -> Option<usize> {
-        let b = match self.p.value_def(v) {
-            ValueDef::Param(b, _) => b,
-            ValueDef::Result(i) => *self.inst_block.get(&i)?,
-        };
-        self.loop_of.get(&b).copied()
     }
 
     /// True if `v` is defined in the task of loop `l` (or a loop inside it).

@@ -252,6 +252,48 @@ fn spawns_in_a_loop_synced_after_it() {
     assert!(!r.sites.is_empty());
 }
 
+/// A spawn inside a parallel loop's iterations: each iteration has its own
+/// tape slot and accumulators; a local array of the iteration that both
+/// the spawned task and its continuation read gets atomic updates of its
+/// shadow (their reverses run at once).
+#[test]
+fn spawns_inside_parallel_loop_iterations() {
+    let src = r#"
+        double sq(double *t) { return t[0] * t[0]; }
+        double part(double *x, double k, int lo, int hi) {
+            double s = 0.0;
+            for (int i = lo; i < hi; i++)
+                s += sin(k * x[i]);
+            return s;
+        }
+        void f(double *x, double *out, double k, int n) {
+            parallel_for (int r = 0; r < n; r++) {
+                double t[1];
+                t[0] = x[r] * k;
+                double a = 0.0;
+                a = spawn sq(t);
+                double b = sq(t) + t[0] * part(x, k, 0, r + 1);
+                sync;
+                out[r] = a * b;
+            }
+        }
+    "#;
+    let serial = src
+        .replace("parallel_for", "for")
+        .replace("spawn ", "")
+        .replace("sync;", "");
+    let x: Vec<f64> = (0..5).map(|i| 0.2 * i as f64 - 0.3).collect();
+    let args = [Arg::dup(&x), Arg::out(5, 1.0), Arg::F(0.8), Arg::I(5)];
+    check_against(src, &serial, "f", &args, &[2]);
+    let r = check_against(src, &serial, "f", &args, &[0]);
+    assert!(
+        r.sites.iter().any(
+            |s| s.class == Atomic && s.reason.starts_with("`d_t[..]`: memory of the iteration")
+        ),
+        "{r:?}"
+    );
+}
+
 /// Tapir's normalize, `out[i] = in[i] / mag(in)`: optimized first, its
 /// gradient does O(n) work (LICM hoisted `mag` out of the parallel loop,
 /// behind a guard); differentiated first (`--ad-before-opt`: the reverse

@@ -610,7 +610,7 @@ impl Gen {
     /// The counted loops of loop `i`'s task, with their exit tests, if the
     /// task records a number of slots per iteration that is bounded before
     /// the loop starts: it calls no augmented forward (which records as
-    /// much as its inputs ask), and every loop headed in it is a counted
+    /// much as its inputs ask) and spawns nothing, and every loop headed in it is a counted
     /// loop that reserves its records (innermost, so they do not nest)
     /// with a first value and a bound computed before the parallel loop.
     /// Each block outside those loops runs at most once per iteration.
@@ -621,7 +621,8 @@ impl Gen {
             .calls
             .keys()
             .any(|inst| self.inst_block.get(inst).is_some_and(|b| tb.contains(b)));
-        if calls {
+        // A spawned task inside records onto tapes of its own.
+        if calls || self.spawns.iter().any(|sp| tb.contains(&sp.detach)) {
             return None;
         }
         let before = |v: Value| {
