@@ -2721,11 +2721,9 @@ impl Gen {
             Some(Type::Ptr),
         );
         // Where the call's reverse runs in a reverse task, the buffer is
-        // the task's own: iterations must not share it.
-        let home = match self.ctx_loop {
-            Some(l) => self.rl[l].task,
-            None => self.alloca_block,
-        };
+        // the task's own: iterations, and reverse tasks of one spawn site,
+        // run at once.
+        let home = self.rev_home(self.task_of(self.cur_rev));
         self.g.blocks[home].insts.insert(0, buf_inst);
         let buf = self.g.result(buf_inst).expect("alloca has a result");
         cargs.push(buf);
