@@ -12,7 +12,7 @@
 //! - a root is *active memory* if it is a `Dup` parameter, or an
 //!   `alloca`/`malloc`/`calloc`/`__shared__` array into which a varied value or a shadowed
 //!   pointer is stored (directly, by `memcpy` from shadowed memory, or by a
-//!   call that receives varied or shadowed arguments), or a pointer loaded
+//!   call or kernel launch that receives varied or shadowed arguments), or a pointer loaded
 //!   through a shadowed pointer;
 //! - a pointer is shadowed if one of its roots is active memory. Roots that
 //!   are not active give a null shadow (their memory has no derivative).
@@ -300,6 +300,13 @@ impl ActivityInfo {
                     }
                 }
             },
+            InstKind::Launch { args, .. } if args.iter().any(|&x| self.is_active_value(x)) => {
+                for &x in args {
+                    if func.value_type(x) == Type::Ptr {
+                        changed |= self.activate_roots_of(func, x);
+                    }
+                }
+            }
             InstKind::Call { args, .. } => {
                 if args.iter().any(|&x| self.is_active_value(x)) {
                     for &x in args {

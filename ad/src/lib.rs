@@ -100,10 +100,13 @@
 //! `__shared__` array with a derivative gets a `__shared__` shadow (one
 //! per module, shared with callees), zeroed by the block's threads between
 //! two barriers at the start of a gradient with barriers. `atomicAdd(p,
-//! v)` is `*p += v`: `dv` reads `d*p`, which stays. *Not yet implemented*
-//! (reported as an [`AdError`]): a spawn whose continuation reaches
-//! different syncs, kernel launches
-//! inside the differentiated function, and the value `atomicAdd` returns.
+//! v)` is `*p += v`: `dv` reads `d*p`, which stays. A *kernel launch* in
+//! a host function is differentiated through the kernel's body as a
+//! `__device__` function, whose augmented forward and reverse run once
+//! per thread in two generated kernels, each thread on a tape of its own
+//! (see `reverse/launches.rs`). *Not yet implemented* (reported as an
+//! [`AdError`]): a spawn whose continuation reaches different syncs, and
+//! the value `atomicAdd` returns.
 //!
 //! **Race-aware accumulation** (`policy.rs`). Every adjoint update
 //! `d[p] += v` (and every update of an SSA adjoint of a value defined
@@ -244,6 +247,7 @@ pub fn differentiate(module: &mut Module, options: &AdOptions) -> Result<AdRepor
         tape: tape::ensure_helpers(&mut m),
         acc: tape::ensure_acc(&mut m),
         pairs: HashMap::new(),
+        launch_plans: HashMap::new(),
         queue: Vec::new(),
         sites: Vec::new(),
         shared_shadows: HashMap::new(),

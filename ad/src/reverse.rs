@@ -49,14 +49,18 @@ use crate::tape::{HEADER_BYTES, TapeFns};
 use crate::{AccumulationClass, AccumulationSite, AdError};
 use parc_ir::analysis::FunctionAnalyses;
 use parc_ir::{
-    Activity, BinaryOp, Block, BlockCall, CastOp, FloatCC, FuncId, FuncKind, Function, GlobalId,
-    Inst, InstKind, IntCC, Intrinsic, Linkage, Module, Signature, Type, UnaryOp, Value, ValueDef,
+    Activity, BinaryOp, Block, BlockCall, CastOp, FloatCC, FuncBuilder, FuncId, FuncKind, Function,
+    GlobalId, Inst, InstKind, IntCC, Intrinsic, Linkage, Module, Signature, Type, UnaryOp, Value,
+    ValueDef, new_function,
 };
 use std::collections::{HashMap, HashSet};
 
 mod frames;
+mod launches;
 mod ploops;
 mod spawns;
+
+pub use launches::LaunchPlan;
 
 /// An augmented-forward / reverse pair for one callee and one activity
 /// assignment.
@@ -77,6 +81,8 @@ pub struct Ctx {
     pub tape: TapeFns,
     pub acc: crate::tape::AccFns,
     pub pairs: HashMap<(FuncId, Vec<Activity>, bool), Pair>,
+    /// The generated kernels of launches, per kernel and activities.
+    pub launch_plans: HashMap<(FuncId, Vec<Activity>), LaunchPlan>,
     /// Split pairs declared but not generated yet: `(primal, pair)`.
     pub queue: Vec<(FuncId, Pair)>,
     pub sites: Vec<AccumulationSite>,
@@ -298,6 +304,10 @@ struct Gen {
     fwd_layout: Vec<Block>,
     rev_layout: Vec<Block>,
     calls: HashMap<Inst, Pair>,
+    /// Kernel launches with differentiable arguments, and the forward
+    /// value of each one's per-thread tapes.
+    launches: HashMap<Inst, LaunchPlan>,
+    launch_tapes: HashMap<Inst, Value>,
     memcpy_ty: HashMap<Inst, Type>,
     /// Loads and stores of in-place updates (see [`in_place_updates`]).
     in_place: HashSet<Inst>,
@@ -543,6 +553,28 @@ fn innermost<'a>(tasks: impl Iterator<Item = &'a HashSet<Block>>) -> HashMap<Blo
     of
 }
 
+/// An instruction whose value the reverse recomputes wherever it needs it:
+/// a constant, an address of a global or function, or where the thread
+/// is in its grid. The last two must not be recorded: a kernel launch's
+/// reverse runs in another launch (see `launches.rs`), whose `__shared__`
+/// arrays are at other addresses, on the same threads.
+fn is_position(kind: &InstKind) -> bool {
+    matches!(
+        kind,
+        InstKind::Iconst(_)
+            | InstKind::Fconst(_)
+            | InstKind::GlobalAddr(_)
+            | InstKind::FuncAddr(_)
+            | InstKind::Intrinsic {
+                op: Intrinsic::ThreadIdx(_)
+                    | Intrinsic::BlockIdx(_)
+                    | Intrinsic::BlockDim(_)
+                    | Intrinsic::GridDim(_),
+                ..
+            }
+    )
+}
+
 fn err(p: &Function, inst: Option<Inst>, message: impl Into<String>) -> AdError {
     AdError {
         function: p.name.clone(),
@@ -637,6 +669,8 @@ impl Gen {
             fwd_layout: vec![entry],
             rev_layout: Vec::new(),
             calls: HashMap::new(),
+            launches: HashMap::new(),
+            launch_tapes: HashMap::new(),
             memcpy_ty: HashMap::new(),
             in_place: HashSet::new(),
             shared_shadow,
@@ -781,14 +815,13 @@ impl Gen {
                 let kind = self.p.inst(inst).clone();
                 let res = self.p.result(inst);
                 match &kind {
-                    InstKind::Launch { .. } => {
-                        return Err(err(
-                            &self.p,
-                            Some(inst),
-                            "a kernel launch cannot be differentiated yet; differentiate the \
-                             kernel's work as a `__device__` function, calling \
-                             `__enzyme_autodiff` inside the kernel",
-                        ));
+                    InstKind::Launch { kernel, args, .. } => {
+                        if !args.iter().any(|&a| self.act.is_active_value(a)) {
+                            continue;
+                        }
+                        let acts = self.call_activities(args);
+                        let plan = ctx.launch_plan(module, *kernel, acts);
+                        self.launches.insert(inst, plan);
                     }
                     InstKind::Intrinsic { op, args } => match op {
                         // `old = atomic_add(p, v)` is `*p += v`: the reverse
@@ -889,19 +922,7 @@ impl Gen {
                                 ),
                             ));
                         }
-                        let acts: Vec<Activity> = args
-                            .iter()
-                            .map(|&a| {
-                                let ty = self.p.value_type(a);
-                                if ty.is_float() && self.act.is_varied(a) {
-                                    Activity::Active
-                                } else if ty == Type::Ptr && self.act.is_shadowed(a) {
-                                    Activity::Dup
-                                } else {
-                                    Activity::Const
-                                }
-                            })
-                            .collect();
+                        let acts = self.call_activities(args);
                         let ret_active = res.is_some_and(|r| self.act.is_varied(r));
                         let atomic = self.in_parallel_code(b);
                         let pair = ctx.pair(module, *func, acts, ret_active, atomic);
@@ -912,6 +933,23 @@ impl Gen {
             }
         }
         Ok(())
+    }
+
+    /// The activities of a call's (or launch's) arguments: varied floats
+    /// active, shadowed pointers duplicated, the rest constant.
+    fn call_activities(&self, args: &[Value]) -> Vec<Activity> {
+        args.iter()
+            .map(|&a| {
+                let ty = self.p.value_type(a);
+                if ty.is_float() && self.act.is_varied(a) {
+                    Activity::Active
+                } else if ty == Type::Ptr && self.act.is_shadowed(a) {
+                    Activity::Dup
+                } else {
+                    Activity::Const
+                }
+            })
+            .collect()
     }
 
     /// What the memory `ptrs` point into holds, for `memcpy`/`memset`
@@ -1295,6 +1333,10 @@ impl Gen {
         let kind = self.p.inst(inst).clone();
         let res = self.p.result(inst);
         let loc = self.p.locs[inst];
+        if let Some(plan) = self.launches.get(&inst).cloned() {
+            self.forward_launch(inst, &plan);
+            return Ok(());
+        }
         // Calls of active callees go to their augmented forward.
         if let Some(pair) = self.calls.get(&inst).cloned() {
             let InstKind::Call { args, .. } = &kind else {
@@ -1679,13 +1721,7 @@ impl Gen {
         }
         if let ValueDef::Result(i) = self.g.value_def(gv) {
             let k = self.g.inst(i).clone();
-            if matches!(
-                k,
-                InstKind::Iconst(_)
-                    | InstKind::Fconst(_)
-                    | InstKind::GlobalAddr(_)
-                    | InstKind::FuncAddr(_)
-            ) {
+            if is_position(&k) {
                 let ty = self.g.value_type(gv);
                 return Some(self.ev(k, ty));
             }
@@ -1697,17 +1733,7 @@ impl Gen {
         let fentry = self.g.layout[0];
         match self.g.value_def(gv) {
             ValueDef::Param(b, _) if b == fentry || Some(b) == self.rentry => return true,
-            ValueDef::Result(i) => {
-                if matches!(
-                    self.g.inst(i),
-                    InstKind::Iconst(_)
-                        | InstKind::Fconst(_)
-                        | InstKind::GlobalAddr(_)
-                        | InstKind::FuncAddr(_)
-                ) {
-                    return true;
-                }
-            }
+            ValueDef::Result(i) if is_position(self.g.inst(i)) => return true,
             _ => {}
         }
         self.mode == Mode::Combined && self.origin.get(&gv).is_some_and(|b| self.avail.contains(b))
@@ -2527,6 +2553,10 @@ impl Gen {
         if let Some(pair) = self.calls.get(&inst).cloned() {
             return self.reverse_call(&kind, res, &pair);
         }
+        if let Some(plan) = self.launches.get(&inst).cloned() {
+            self.reverse_launch(inst, &plan);
+            return Ok(());
+        }
         match &kind {
             InstKind::Load(p) => {
                 let r = res.expect("load has a result");
@@ -2844,7 +2874,11 @@ impl Gen {
     fn classify(&self, inst: Inst, ptr: Value, ty: Type) -> Option<(AccumulationClass, String)> {
         let name = self.value_name(ptr);
         let called = || {
-            if self.p.kind == FuncKind::Device {
+            if let Some(kernel) = launches::kernel_of_body(&self.p.name) {
+                format!(
+                    "kernel `{kernel}` runs once per thread, and other threads may update the same shadow"
+                )
+            } else if self.p.kind == FuncKind::Device {
                 format!(
                     "`{}` runs once per kernel thread, and other threads may update the same shadow",
                     self.p.name
