@@ -220,13 +220,15 @@ fn derived_noalias(primal: &Function, acts: &[Activity], first: u32) -> Vec<u32>
     out
 }
 
-/// Builds the bodies of a split pair.
+/// Builds the bodies of a split pair. Returns the most tape slots one
+/// call of `.aug` records, where that is bounded by a constant (see
+/// [`Gen::records_per_call`]).
 pub fn split(
     module: &mut Module,
     ctx: &mut Ctx,
     primal: FuncId,
     pair: &Pair,
-) -> Result<(), AdError> {
+) -> Result<Option<u64>, AdError> {
     let gen_ = Gen::run(
         module,
         ctx,
@@ -237,6 +239,7 @@ pub fn split(
             atomic: pair.atomic,
         },
     )?;
+    let bound = gen_.records_per_call();
     let rentry = gen_.rentry.expect("split mode has a reverse entry");
     let fentry = gen_.g.layout[0];
     // `.aug`: the forward blocks only.
@@ -266,7 +269,7 @@ pub fn split(
     rev.noalias = derived_noalias(&module.funcs[primal], &pair.acts, 1);
     module.funcs[pair.aug] = aug;
     module.funcs[pair.rev] = rev;
-    Ok(())
+    Ok(bound)
 }
 
 struct Gen {
@@ -308,6 +311,10 @@ struct Gen {
     /// value of each one's per-thread tapes.
     launches: HashMap<Inst, LaunchPlan>,
     launch_tapes: HashMap<Inst, Value>,
+    /// The slots of every frame pushed with `__parc_ad_tape_push` (the
+    /// most one call records when no block runs twice; see
+    /// [`Gen::records_per_call`]).
+    frame_slots: u64,
     memcpy_ty: HashMap<Inst, Type>,
     /// Loads and stores of in-place updates (see [`in_place_updates`]).
     in_place: HashSet<Inst>,
@@ -671,6 +678,7 @@ impl Gen {
             calls: HashMap::new(),
             launches: HashMap::new(),
             launch_tapes: HashMap::new(),
+            frame_slots: 0,
             memcpy_ty: HashMap::new(),
             in_place: HashSet::new(),
             shared_shadow,
@@ -820,7 +828,7 @@ impl Gen {
                             continue;
                         }
                         let acts = self.call_activities(args);
-                        let plan = ctx.launch_plan(module, *kernel, acts);
+                        let plan = ctx.launch_plan(module, *kernel, acts)?;
                         self.launches.insert(inst, plan);
                     }
                     InstKind::Intrinsic { op, args } => match op {
@@ -1556,6 +1564,9 @@ impl Gen {
                 }
                 Mode::Split { .. } => {
                     if self.returns.len() > 1 {
+                        if self.returns.first() == Some(&b) {
+                            self.frame_slots += 1;
+                        }
                         let k = self.returns.iter().position(|&r| r == b).unwrap_or(0);
                         let one = self.iconst(Type::I64, 1);
                         let base = self
@@ -2994,6 +3005,19 @@ impl Gen {
                 format!("`d_{name}`: {}", called()),
             )
         })
+    }
+
+    /// The most tape slots one run of the forward records, if no block can
+    /// run twice (no loops) and nothing else records onto the same tape
+    /// (no augmented callees, spawned tasks or launches): every frame at
+    /// most once.
+    fn records_per_call(&self) -> Option<u64> {
+        let bounded = self.an.loops.loops().next().is_none()
+            && self.calls.is_empty()
+            && self.launches.is_empty()
+            && self.spawns.is_empty()
+            && self.ploops.is_empty();
+        bounded.then_some(self.frame_slots)
     }
 
     /// True if memory private to an iteration of loop `l` that `ptr` points

@@ -263,6 +263,7 @@ impl Gen {
                 self.indexed_frame(b, i, off, slots, &frame);
             } else if !frame.is_empty() {
                 let n = frame.len() as i64;
+                self.frame_slots += n as u64;
                 let nc = self.iconst(Type::I64, n);
                 let rtape = self.rev_tape(Some(b));
                 let base = self

@@ -16,9 +16,13 @@
 //! `args'` are the launch's arguments with the shadow after each
 //! duplicated pointer; `tid` numbers the grid's threads linearly (x
 //! fastest, then y, z; threads within a block, then blocks). **Forward:**
-//! the host allocates `tapes` (a zeroed 24-byte header per thread: empty
-//! tapes) and launches `k.fwd` instead of `k`, which does the primal's
-//! work and records. **Reverse:** the host launches `k.bwd` on the same
+//! the host allocates `tapes` and launches `k.fwd` instead of `k`, which
+//! does the primal's work and records. Where the body records at most
+//! `S` slots per call (no loops, no calls that record), `tapes` is the
+//! headers followed by `S` slots per thread, and `k.fwd` points each
+//! thread's header at its slice: no thread allocates, no tape grows.
+//! Otherwise `tapes` is zeroed headers (empty tapes that grow, freed by
+//! `k.bwd`). **Reverse:** the host launches `k.bwd` on the same
 //! grid, frees `tapes`, and adds `dacc[j]` (the sum over threads of the
 //! adjoints of active scalar argument `j`) into that argument's adjoint.
 //! Every thread of a block calls both functions, so `__syncthreads` in
@@ -43,6 +47,9 @@ pub struct LaunchPlan {
     pub pair: Pair,
     pub fwd: FuncId,
     pub bwd: FuncId,
+    /// The most slots a thread records, where that is a constant: then
+    /// the threads' tapes are slices of one buffer that never grow.
+    pub slots: Option<u64>,
 }
 
 impl Ctx {
@@ -52,9 +59,9 @@ impl Ctx {
         module: &mut Module,
         kernel: FuncId,
         acts: Vec<Activity>,
-    ) -> LaunchPlan {
+    ) -> Result<LaunchPlan, AdError> {
         if let Some(p) = self.launch_plans.get(&(kernel, acts.clone())) {
-            return p.clone();
+            return Ok(p.clone());
         }
         let mut body = module.funcs[kernel].clone();
         let name = body.name.clone();
@@ -63,6 +70,10 @@ impl Ctx {
         body.linkage = Linkage::Local;
         let body = module.funcs.push(body);
         let pair = self.pair(module, body, acts.clone(), false, true);
+        // Generated now rather than from the queue: what a thread records
+        // sizes the launch's tapes.
+        self.queue.retain(|(_, p)| p.aug != pair.aug);
+        let slots = split(module, self, body, &pair)?;
         // The launch's arguments with their shadows: `aug`'s parameters
         // after the tape.
         let params = module.funcs[pair.aug].sig.params[1..].to_vec();
@@ -83,7 +94,28 @@ impl Ctx {
             let mut b = FuncBuilder::new(&mut fwd);
             b.switch_to(entry);
             let (args, rest) = vals.split_at(params.len());
-            let tape = thread_tape(&mut b, rest[0]);
+            let (tape, tid, threads) = thread_tape(&mut b, rest[0]);
+            if let Some(slots) = slots {
+                // This thread's slice of the buffer after the headers, as
+                // an empty tape that has room for all it records.
+                let header = b.iconst(Type::I64, HEADER_BYTES as i64);
+                let headers = b.binary(BinaryOp::Imul, threads, header);
+                let slice = b.iconst(Type::I64, 8 * slots as i64);
+                let at = b.binary(BinaryOp::Imul, tid, slice);
+                let at = b.binary(BinaryOp::Iadd, headers, at);
+                let data = b.ptradd(rest[0], at);
+                let zero = b.iconst(Type::I64, 0);
+                let cap = b.iconst(Type::I64, slots as i64);
+                for (off, v) in [
+                    (crate::tape::DATA, data),
+                    (crate::tape::LEN, zero),
+                    (crate::tape::CAP, cap),
+                ] {
+                    let o = b.iconst(Type::I64, off);
+                    let field = b.ptradd(tape, o);
+                    b.store(v, field);
+                }
+            }
             let mut cargs = vec![tape];
             cargs.extend_from_slice(args);
             b.call(pair.aug, None, cargs);
@@ -110,7 +142,7 @@ impl Ctx {
             b.switch_to(entry);
             let (args, rest) = vals.split_at(params.len());
             let (tapes, dacc) = (rest[0], rest[1]);
-            let tape = thread_tape(&mut b, tapes);
+            let (tape, _, _) = thread_tape(&mut b, tapes);
             let buf = b.alloca(8 * n_args.max(1) as u32, 8);
             let mut cargs = vec![tape];
             cargs.extend_from_slice(args);
@@ -126,20 +158,28 @@ impl Ctx {
                 let to = b.ptradd(dacc, off);
                 b.intrinsic(Intrinsic::AtomicAdd, Some(ty), vec![to, d]);
             }
-            b.call(self.tape.free, None, vec![tape]);
+            if slots.is_none() {
+                b.call(self.tape.free, None, vec![tape]);
+            }
             b.ret(None);
         }
         bwd.kind = FuncKind::Kernel;
         bwd.linkage = Linkage::Local;
         let bwd = module.funcs.push(bwd);
-        let plan = LaunchPlan { pair, fwd, bwd };
+        let plan = LaunchPlan {
+            pair,
+            fwd,
+            bwd,
+            slots,
+        };
         self.launch_plans.insert((kernel, acts), plan.clone());
-        plan
+        Ok(plan)
     }
 }
 
-/// This thread's tape header in `tapes` (24 bytes per thread of the grid).
-fn thread_tape(b: &mut FuncBuilder, tapes: Value) -> Value {
+/// This thread's tape header in `tapes` (24 bytes per thread of the
+/// grid, first), the thread's number and the grid's thread count.
+fn thread_tape(b: &mut FuncBuilder, tapes: Value) -> (Value, Value, Value) {
     use parc_ir::Dim;
     let mut id = |op: Intrinsic| {
         let v = b
@@ -162,9 +202,10 @@ fn thread_tape(b: &mut FuncBuilder, tapes: Value) -> Value {
         id(Intrinsic::BlockIdx(Dim::Y)),
         id(Intrinsic::BlockIdx(Dim::Z)),
     );
-    let (gdx, gdy) = (
+    let (gdx, gdy, gdz) = (
         id(Intrinsic::GridDim(Dim::X)),
         id(Intrinsic::GridDim(Dim::Y)),
+        id(Intrinsic::GridDim(Dim::Z)),
     );
     let mul = |b: &mut FuncBuilder, x, y| b.binary(BinaryOp::Imul, x, y);
     let add = |b: &mut FuncBuilder, x, y| b.binary(BinaryOp::Iadd, x, y);
@@ -180,9 +221,12 @@ fn thread_tape(b: &mut FuncBuilder, tapes: Value) -> Value {
     let per_block = mul(b, per_block, bdz);
     let first = mul(b, block, per_block);
     let tid = add(b, first, thread);
+    let blocks = mul(b, gdx, gdy);
+    let blocks = mul(b, blocks, gdz);
+    let threads = mul(b, blocks, per_block);
     let size = b.iconst(Type::I64, HEADER_BYTES as i64);
     let off = mul(b, tid, size);
-    b.ptradd(tapes, off)
+    (b.ptradd(tapes, off), tid, threads)
 }
 
 impl Gen {
@@ -202,14 +246,32 @@ impl Gen {
             let d = self.widen_i64(d, true);
             threads = self.binop(BinaryOp::Imul, threads, d);
         }
-        let size = self.iconst(Type::I64, HEADER_BYTES as i64);
-        let tapes = self.ev(
-            InstKind::Intrinsic {
-                op: Intrinsic::Calloc,
-                args: vec![threads, size],
-            },
-            Type::Ptr,
-        );
+        let tapes = match plan.slots {
+            // Headers, then every thread's records (set up by `k.fwd`).
+            Some(slots) => {
+                let per_thread = HEADER_BYTES as i64 + 8 * slots as i64;
+                let per_thread = self.iconst(Type::I64, per_thread);
+                let bytes = self.binop(BinaryOp::Imul, threads, per_thread);
+                self.ev(
+                    InstKind::Intrinsic {
+                        op: Intrinsic::Malloc,
+                        args: vec![bytes],
+                    },
+                    Type::Ptr,
+                )
+            }
+            // Zeroed headers: empty tapes that grow as they need.
+            None => {
+                let size = self.iconst(Type::I64, HEADER_BYTES as i64);
+                self.ev(
+                    InstKind::Intrinsic {
+                        op: Intrinsic::Calloc,
+                        args: vec![threads, size],
+                    },
+                    Type::Ptr,
+                )
+            }
+        };
         let mut largs = Vec::new();
         for (&a, &act) in args.iter().zip(&plan.pair.acts) {
             largs.push(self.fv(a));
