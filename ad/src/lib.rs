@@ -116,7 +116,10 @@
 //! - *disjoint*: the address provably differs between iterations — affine
 //!   in the loop index with a stride at least the access size (several
 //!   offsets inside one stride included), or a row of a run-time stride
-//!   (`c[i*n + j]` with `0 ≤ j < n` tested): plain add;
+//!   (`c[i*n + j]` with `0 ≤ j < n` tested): plain add. In a kernel body
+//!   launched on 1-D grids, likewise the thread's own element of a
+//!   `restrict` parameter, `p[blockIdx.x * blockDim.x + threadIdx.x]`,
+//!   where the body reaches that memory through no other address;
 //! - *banded*: the address lies within a band of iterations around its
 //!   own — `base + c·iv + r` with `r` bounded by values known before the
 //!   loop, as a stencil's neighbours `x[(i ± 1)*n + j]` — so iterations at
@@ -248,6 +251,7 @@ pub fn differentiate(module: &mut Module, options: &AdOptions) -> Result<AdRepor
         acc: tape::ensure_acc(&mut m),
         pairs: HashMap::new(),
         launch_plans: HashMap::new(),
+        one_d_bodies: std::collections::HashSet::new(),
         queue: Vec::new(),
         sites: Vec::new(),
         shared_shadows: HashMap::new(),

@@ -81,8 +81,13 @@ pub struct Ctx {
     pub tape: TapeFns,
     pub acc: crate::tape::AccFns,
     pub pairs: HashMap<(FuncId, Vec<Activity>, bool), Pair>,
-    /// The generated kernels of launches, per kernel and activities.
-    pub launch_plans: HashMap<(FuncId, Vec<Activity>), LaunchPlan>,
+    /// The generated kernels of launches, per kernel, activities and
+    /// whether the launch's grid and blocks are 1-D.
+    pub launch_plans: HashMap<(FuncId, Vec<Activity>, bool), LaunchPlan>,
+    /// The kernel bodies (see `launches.rs`) launched only on 1-D grids of
+    /// 1-D blocks, where `blockIdx.x * blockDim.x + threadIdx.x` numbers
+    /// the threads one to one.
+    pub one_d_bodies: HashSet<FuncId>,
     /// Split pairs declared but not generated yet: `(primal, pair)`.
     pub queue: Vec<(FuncId, Pair)>,
     pub sites: Vec<AccumulationSite>,
@@ -315,6 +320,9 @@ struct Gen {
     /// most one call records when no block runs twice; see
     /// [`Gen::records_per_call`]).
     frame_slots: u64,
+    /// This function is the body of kernel launches on 1-D grids (see
+    /// [`Ctx::one_d_bodies`]).
+    one_d_body: bool,
     memcpy_ty: HashMap<Inst, Type>,
     /// Loads and stores of in-place updates (see [`in_place_updates`]).
     in_place: HashSet<Inst>,
@@ -679,6 +687,7 @@ impl Gen {
             launches: HashMap::new(),
             launch_tapes: HashMap::new(),
             frame_slots: 0,
+            one_d_body: ctx.one_d_bodies.contains(&primal),
             memcpy_ty: HashMap::new(),
             in_place: HashSet::new(),
             shared_shadow,
@@ -823,12 +832,21 @@ impl Gen {
                 let kind = self.p.inst(inst).clone();
                 let res = self.p.result(inst);
                 match &kind {
-                    InstKind::Launch { kernel, args, .. } => {
+                    InstKind::Launch {
+                        kernel,
+                        grid,
+                        block,
+                        args,
+                    } => {
                         if !args.iter().any(|&a| self.act.is_active_value(a)) {
                             continue;
                         }
                         let acts = self.call_activities(args);
-                        let plan = ctx.launch_plan(module, *kernel, acts)?;
+                        let one_d = grid[1..]
+                            .iter()
+                            .chain(&block[1..])
+                            .all(|&d| self.p.const_int(d) == Some(1));
+                        let plan = ctx.launch_plan(module, *kernel, acts, one_d)?;
                         self.launches.insert(inst, plan);
                     }
                     InstKind::Intrinsic { op, args } => match op {
@@ -2817,8 +2835,9 @@ impl Gen {
                 AccumulationClass::Disjoint => {
                     // A banded update of the same shadow may be a fellow:
                     // its band must cover this plain add too.
-                    let l = self.ctx_loop.expect("disjointness is per parallel loop");
-                    if let Some(at) = self.inst_block.get(&inst).copied()
+                    // (Kernel threads' disjoint updates have no loop.)
+                    if let Some(l) = self.ctx_loop
+                        && let Some(at) = self.inst_block.get(&inst).copied()
                         && let Some((region, _)) = crate::policy::band_of(
                             &self.p,
                             &self.an,
@@ -2998,6 +3017,13 @@ impl Gen {
             (
                 AccumulationClass::Local,
                 format!("`d_{name}`: a local variable of this call"),
+            )
+        } else if self.thread_disjoint(ptr, ty.bytes()) {
+            (
+                AccumulationClass::Disjoint,
+                format!(
+                    "`d_{name}`: the thread's own element of a `restrict` parameter, at an address affine in its index in the 1-D grid"
+                ),
             )
         } else {
             (

@@ -4,6 +4,7 @@
 
 mod common;
 use common::*;
+use parc_ad::AccumulationClass::{Atomic, Disjoint};
 use parc_ir::{InstKind, Intrinsic};
 
 const BLOCK_SUM: &str = r#"
@@ -113,4 +114,51 @@ fn launches_in_differentiated_host_code() {
     "#;
     let x: Vec<f64> = (0..6).map(|i| 0.3 * i as f64 - 0.4).collect();
     check(src, "f", &[Arg::dup(&x), Arg::F(1.1)]);
+}
+
+/// In a 1-D launch, `x[blockIdx.x * blockDim.x + threadIdx.x]` of a
+/// `restrict` parameter is the thread's own: its shadow updates are plain
+/// adds. A neighbour's element, or a launch on a 2-D grid, is not.
+#[test]
+fn thread_indexed_restrict_updates_are_disjoint() {
+    let src = r#"
+        __global__ void own(double *restrict x, double *restrict y, int n) {
+            int i = blockIdx.x * blockDim.x + threadIdx.x;
+            if (i < n)
+                y[i] = sin(x[i]) * x[i];
+        }
+        __global__ void next(double *restrict x, double *restrict y, int n) {
+            int i = blockIdx.x * blockDim.x + threadIdx.x;
+            if (i + 1 < n)
+                y[i] = x[i] * x[i + 1];
+        }
+        void f(double *x, double *y, int n) {
+            own<<<2, 3>>>(x, y, n);
+            next<<<3, 2>>>(x, y, n);
+        }
+        void g(double *x, double *y, int n) {
+            own<<<dim3(1, 2), 3>>>(x, y, n);
+        }
+    "#;
+    let x: Vec<f64> = (0..6).map(|i| 0.3 * i as f64 - 0.4).collect();
+    let args = [Arg::dup(&x), Arg::out(6, 1.0), Arg::I(6)];
+    check(src, "f", &args);
+    let (_, _, r) = check_at(src, 2, "f", &args, 1e-6);
+    let at = |line: u32| {
+        r.sites
+            .iter()
+            .filter(|s| s.loc.line == line)
+            .map(|s| s.class)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(at(5), vec![Disjoint], "{r:?}");
+    assert!(at(10).contains(&Atomic), "{r:?}");
+    let (_, _, r) = check_at(
+        src,
+        2,
+        "g",
+        &[Arg::dup(&x[..3]), Arg::out(3, 1.0), Arg::I(3)],
+        1e-6,
+    );
+    assert!(r.sites.iter().all(|s| s.class == Atomic), "{r:?}");
 }

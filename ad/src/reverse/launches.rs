@@ -10,7 +10,7 @@
 //! k.fwd(args', tapes):       tapes[tid] is this thread's tape header
 //!     k.body.aug(&tapes[tid], args')
 //! k.bwd(args', tapes, dacc): the same grid, the same thread numbering
-//!     k.body.rev(&tapes[tid], args', buf); dacc[j] +=atomic buf[j]; free tape
+//!     k.body.rev(&tapes[tid], args', buf); dacc[worker][j] += buf[j]
 //! ```
 //!
 //! `args'` are the launch's arguments with the shadow after each
@@ -18,13 +18,15 @@
 //! fastest, then y, z; threads within a block, then blocks). **Forward:**
 //! the host allocates `tapes` and launches `k.fwd` instead of `k`, which
 //! does the primal's work and records. Where the body records at most
-//! `S` slots per call (no loops, no calls that record), `tapes` is the
-//! headers followed by `S` slots per thread, and `k.fwd` points each
-//! thread's header at its slice: no thread allocates, no tape grows.
-//! Otherwise `tapes` is zeroed headers (empty tapes that grow, freed by
-//! `k.bwd`). **Reverse:** the host launches `k.bwd` on the same
-//! grid, frees `tapes`, and adds `dacc[j]` (the sum over threads of the
-//! adjoints of active scalar argument `j`) into that argument's adjoint.
+//! `S` slots per call (no loops, no calls that record), `tapes` has `1 +
+//! S` slots per thread: each thread's tape is a header of its own (an
+//! `alloca` of the kernel) over the last `S`, and `k.fwd` stores what it
+//! recorded in the first, for `k.bwd`: no thread allocates, no tape
+//! grows. Otherwise `tapes` is zeroed headers (empty tapes that grow,
+//! freed by `k.bwd`). **Reverse:** the host launches `k.bwd` on the same
+//! grid, frees `tapes`, and adds the sum over workers of `dacc[w][j]`
+//! (each worker's sum over the threads it ran of the adjoint of active
+//! scalar argument `j`) into that argument's adjoint.
 //! Every thread of a block calls both functions, so `__syncthreads` in
 //! the body (and its reverse) is reached by all of them, as it must be.
 
@@ -59,8 +61,9 @@ impl Ctx {
         module: &mut Module,
         kernel: FuncId,
         acts: Vec<Activity>,
+        one_d: bool,
     ) -> Result<LaunchPlan, AdError> {
-        if let Some(p) = self.launch_plans.get(&(kernel, acts.clone())) {
+        if let Some(p) = self.launch_plans.get(&(kernel, acts.clone(), one_d)) {
             return Ok(p.clone());
         }
         let mut body = module.funcs[kernel].clone();
@@ -69,6 +72,9 @@ impl Ctx {
         body.kind = FuncKind::Device;
         body.linkage = Linkage::Local;
         let body = module.funcs.push(body);
+        if one_d {
+            self.one_d_bodies.insert(body);
+        }
         let pair = self.pair(module, body, acts.clone(), false, true);
         // Generated now rather than from the queue: what a thread records
         // sizes the launch's tapes.
@@ -94,31 +100,21 @@ impl Ctx {
             let mut b = FuncBuilder::new(&mut fwd);
             b.switch_to(entry);
             let (args, rest) = vals.split_at(params.len());
-            let (tape, tid, threads) = thread_tape(&mut b, rest[0]);
-            if let Some(slots) = slots {
-                // This thread's slice of the buffer after the headers, as
-                // an empty tape that has room for all it records.
-                let header = b.iconst(Type::I64, HEADER_BYTES as i64);
-                let headers = b.binary(BinaryOp::Imul, threads, header);
-                let slice = b.iconst(Type::I64, 8 * slots as i64);
-                let at = b.binary(BinaryOp::Imul, tid, slice);
-                let at = b.binary(BinaryOp::Iadd, headers, at);
-                let data = b.ptradd(rest[0], at);
-                let zero = b.iconst(Type::I64, 0);
-                let cap = b.iconst(Type::I64, slots as i64);
-                for (off, v) in [
-                    (crate::tape::DATA, data),
-                    (crate::tape::LEN, zero),
-                    (crate::tape::CAP, cap),
-                ] {
-                    let o = b.iconst(Type::I64, off);
-                    let field = b.ptradd(tape, o);
-                    b.store(v, field);
-                }
-            }
+            let tid = thread_number(&mut b);
+            let tape = match slots {
+                Some(slots) => slice_tape(&mut b, rest[0], tid, slots, false),
+                None => header_of(&mut b, rest[0], tid),
+            };
             let mut cargs = vec![tape];
             cargs.extend_from_slice(args);
             b.call(pair.aug, None, cargs);
+            if slots.is_some_and(|s| s > 0) {
+                // What it recorded, for `k.bwd`: the slice's first slot.
+                let len = field(&mut b, tape, crate::tape::LEN);
+                let len = b.load(Type::I64, len);
+                let first = slice_of(&mut b, rest[0], tid, slots.unwrap_or(0));
+                b.store(len, first);
+            }
             b.ret(None);
         }
         fwd.kind = FuncKind::Kernel;
@@ -142,12 +138,25 @@ impl Ctx {
             b.switch_to(entry);
             let (args, rest) = vals.split_at(params.len());
             let (tapes, dacc) = (rest[0], rest[1]);
-            let (tape, _, _) = thread_tape(&mut b, tapes);
+            let tid = thread_number(&mut b);
+            let tape = match slots {
+                Some(slots) => slice_tape(&mut b, tapes, tid, slots, true),
+                None => header_of(&mut b, tapes, tid),
+            };
             let buf = b.alloca(8 * n_args.max(1) as u32, 8);
             let mut cargs = vec![tape];
             cargs.extend_from_slice(args);
             cargs.push(buf);
             b.call(pair.rev, None, cargs);
+            // Into this worker's partial sums: a worker runs one thread at
+            // a time, and nothing yields between the load and the store.
+            let w = b
+                .intrinsic(Intrinsic::WorkerId, Some(Type::I32), vec![])
+                .expect("worker_id has a result");
+            let w = b.cast(CastOp::Sext, w, Type::I64);
+            let row = b.iconst(Type::I64, 8 * n_args as i64);
+            let row = b.binary(BinaryOp::Imul, w, row);
+            let mine = b.ptradd(dacc, row);
             for (j, (&act, &ty)) in acts.iter().zip(&kernel_params).enumerate() {
                 if act != Activity::Active {
                     continue;
@@ -155,8 +164,10 @@ impl Ctx {
                 let off = b.iconst(Type::I64, 8 * j as i64);
                 let from = b.ptradd(buf, off);
                 let d = b.load(ty, from);
-                let to = b.ptradd(dacc, off);
-                b.intrinsic(Intrinsic::AtomicAdd, Some(ty), vec![to, d]);
+                let to = b.ptradd(mine, off);
+                let old = b.load(ty, to);
+                let new = b.binary(BinaryOp::Fadd, old, d);
+                b.store(new, to);
             }
             if slots.is_none() {
                 b.call(self.tape.free, None, vec![tape]);
@@ -172,14 +183,67 @@ impl Ctx {
             bwd,
             slots,
         };
-        self.launch_plans.insert((kernel, acts), plan.clone());
+        self.launch_plans
+            .insert((kernel, acts, one_d), plan.clone());
         Ok(plan)
     }
 }
 
-/// This thread's tape header in `tapes` (24 bytes per thread of the
-/// grid, first), the thread's number and the grid's thread count.
-fn thread_tape(b: &mut FuncBuilder, tapes: Value) -> (Value, Value, Value) {
+/// `tape + off`: a field of a tape header.
+fn field(b: &mut FuncBuilder, tape: Value, off: i64) -> Value {
+    let o = b.iconst(Type::I64, off);
+    b.ptradd(tape, o)
+}
+
+/// Thread `tid`'s header among zeroed ones (24 bytes per thread).
+fn header_of(b: &mut FuncBuilder, tapes: Value, tid: Value) -> Value {
+    let size = b.iconst(Type::I64, HEADER_BYTES as i64);
+    let off = b.binary(BinaryOp::Imul, tid, size);
+    b.ptradd(tapes, off)
+}
+
+/// Thread `tid`'s slice of a buffer of `1 + slots` slots per thread: the
+/// length it recorded, then its records.
+fn slice_of(b: &mut FuncBuilder, tapes: Value, tid: Value, slots: u64) -> Value {
+    let size = b.iconst(Type::I64, 8 * (1 + slots as i64));
+    let off = b.binary(BinaryOp::Imul, tid, size);
+    b.ptradd(tapes, off)
+}
+
+/// A tape header of the thread's own (an `alloca`: each thread of a
+/// kernel has its own) over its slice of `tapes`, empty in the forward,
+/// holding what the forward recorded in the reverse. With nothing to
+/// record, `tapes` is not touched.
+fn slice_tape(b: &mut FuncBuilder, tapes: Value, tid: Value, slots: u64, reverse: bool) -> Value {
+    let tape = b.alloca(HEADER_BYTES, 8);
+    let (data, len) = if slots == 0 {
+        (b.null(), b.iconst(Type::I64, 0))
+    } else {
+        let first = slice_of(b, tapes, tid, slots);
+        let eight = b.iconst(Type::I64, 8);
+        let data = b.ptradd(first, eight);
+        let len = if reverse {
+            b.load(Type::I64, first)
+        } else {
+            b.iconst(Type::I64, 0)
+        };
+        (data, len)
+    };
+    let cap = b.iconst(Type::I64, slots as i64);
+    for (off, v) in [
+        (crate::tape::DATA, data),
+        (crate::tape::LEN, len),
+        (crate::tape::CAP, cap),
+    ] {
+        let at = field(b, tape, off);
+        b.store(v, at);
+    }
+    tape
+}
+
+/// The thread's number in the grid: threads within a block (x fastest,
+/// then y, z), then blocks (likewise).
+fn thread_number(b: &mut FuncBuilder) -> Value {
     use parc_ir::Dim;
     let mut id = |op: Intrinsic| {
         let v = b
@@ -202,10 +266,9 @@ fn thread_tape(b: &mut FuncBuilder, tapes: Value) -> (Value, Value, Value) {
         id(Intrinsic::BlockIdx(Dim::Y)),
         id(Intrinsic::BlockIdx(Dim::Z)),
     );
-    let (gdx, gdy, gdz) = (
+    let (gdx, gdy) = (
         id(Intrinsic::GridDim(Dim::X)),
         id(Intrinsic::GridDim(Dim::Y)),
-        id(Intrinsic::GridDim(Dim::Z)),
     );
     let mul = |b: &mut FuncBuilder, x, y| b.binary(BinaryOp::Imul, x, y);
     let add = |b: &mut FuncBuilder, x, y| b.binary(BinaryOp::Iadd, x, y);
@@ -220,16 +283,120 @@ fn thread_tape(b: &mut FuncBuilder, tapes: Value) -> (Value, Value, Value) {
     let per_block = mul(b, bdx, bdy);
     let per_block = mul(b, per_block, bdz);
     let first = mul(b, block, per_block);
-    let tid = add(b, first, thread);
-    let blocks = mul(b, gdx, gdy);
-    let blocks = mul(b, blocks, gdz);
-    let threads = mul(b, blocks, per_block);
-    let size = b.iconst(Type::I64, HEADER_BYTES as i64);
-    let off = mul(b, tid, size);
-    (b.ptradd(tapes, off), tid, threads)
+    add(b, first, thread)
 }
 
 impl Gen {
+    /// True if the shadow bytes at `ptr` are updated by no other thread:
+    /// this function is the body of 1-D launches only, `ptr` is `base +
+    /// c·gid + k` with `gid = blockIdx.x·blockDim.x + threadIdx.x` (one to
+    /// one with the threads), `|c|` at least `size`, `k` the same for all
+    /// threads, `base` a `restrict` parameter (no other pointer reaches its
+    /// memory, nor its shadow's), and the function accesses that memory
+    /// only through `ptr` itself.
+    pub(super) fn thread_disjoint(&self, ptr: Value, size: u32) -> bool {
+        if !self.one_d_body {
+            return false;
+        }
+        let roots: Vec<Root> = self.act.roots(ptr).collect();
+        let [Root::Param(k)] = roots[..] else {
+            return false;
+        };
+        if !self.p.param_noalias(k as usize) {
+            return false;
+        }
+        match self.thread_affine(ptr, 0) {
+            Some((c, cb)) if c == cb && c.unsigned_abs() >= u64::from(size) => {}
+            _ => return false,
+        }
+        let rooted = |v: Value| {
+            self.p.value_type(v) == Type::Ptr && self.act.roots(v).any(|r| r == Root::Param(k))
+        };
+        self.p.placed_insts().all(|(_, i)| match self.p.inst(i) {
+            InstKind::Load(q) => *q == ptr || !rooted(*q),
+            InstKind::Store { value, ptr: q } => (*q == ptr || !rooted(*q)) && !rooted(*value),
+            // Addresses derived from the parameter: checked where used.
+            InstKind::PtrAdd(..)
+            | InstKind::Select(..)
+            | InstKind::Jump(_)
+            | InstKind::Brif { .. } => true,
+            other => {
+                let mut ok = true;
+                other.for_each_operand(|v| ok &= !rooted(v));
+                ok
+            }
+        })
+    }
+
+    /// `v` as `cT·threadIdx.x + cB·(blockIdx.x·blockDim.x) + k` with `k`
+    /// the same in every thread of a launch: `(cT, cB)`.
+    fn thread_affine(&self, v: Value, depth: u32) -> Option<(i64, i64)> {
+        if depth > 16 {
+            return None;
+        }
+        let entry = self.p.layout[0];
+        let i = match self.p.value_def(v) {
+            ValueDef::Param(b, _) => return (b == entry).then_some((0, 0)),
+            ValueDef::Result(i) => i,
+        };
+        let is = |v: Value, want: Intrinsic| {
+            matches!(self.p.value_def(v), ValueDef::Result(d)
+                if matches!(self.p.inst(d), InstKind::Intrinsic { op, .. } if *op == want))
+        };
+        use parc_ir::Dim;
+        let scale = |(t, b): (i64, i64), c: i64| Some((t.checked_mul(c)?, b.checked_mul(c)?));
+        match self.p.inst(i) {
+            InstKind::Iconst(_) => Some((0, 0)),
+            InstKind::Intrinsic { op, .. } => match op {
+                Intrinsic::ThreadIdx(Dim::X) => Some((1, 0)),
+                Intrinsic::BlockDim(_) | Intrinsic::GridDim(_) => Some((0, 0)),
+                _ => None,
+            },
+            InstKind::Cast(CastOp::Sext | CastOp::Zext, x) => self.thread_affine(*x, depth + 1),
+            InstKind::Binary(BinaryOp::Imul, a, b) => {
+                let (bx, bd) = (Intrinsic::BlockIdx(Dim::X), Intrinsic::BlockDim(Dim::X));
+                if (is(*a, bx) && is(*b, bd)) || (is(*a, bd) && is(*b, bx)) {
+                    return Some((0, 1));
+                }
+                if let Some(c) = self.p.const_int(*b) {
+                    return scale(self.thread_affine(*a, depth + 1)?, c);
+                }
+                if let Some(c) = self.p.const_int(*a) {
+                    return scale(self.thread_affine(*b, depth + 1)?, c);
+                }
+                let x = self.thread_affine(*a, depth + 1)?;
+                let y = self.thread_affine(*b, depth + 1)?;
+                (x == (0, 0) && y == (0, 0)).then_some((0, 0))
+            }
+            InstKind::Binary(BinaryOp::Shl, a, b) => {
+                let c = self.p.const_int(*b)?;
+                if !(0..32).contains(&c) {
+                    return None;
+                }
+                scale(self.thread_affine(*a, depth + 1)?, 1 << c)
+            }
+            InstKind::Binary(op @ (BinaryOp::Iadd | BinaryOp::Isub), a, b) => {
+                let (x, y) = (
+                    self.thread_affine(*a, depth + 1)?,
+                    self.thread_affine(*b, depth + 1)?,
+                );
+                if *op == BinaryOp::Iadd {
+                    Some((x.0.checked_add(y.0)?, x.1.checked_add(y.1)?))
+                } else {
+                    Some((x.0.checked_sub(y.0)?, x.1.checked_sub(y.1)?))
+                }
+            }
+            InstKind::PtrAdd(a, b) => {
+                let (x, y) = (
+                    self.thread_affine(*a, depth + 1)?,
+                    self.thread_affine(*b, depth + 1)?,
+                );
+                Some((x.0.checked_add(y.0)?, x.1.checked_add(y.1)?))
+            }
+            _ => None,
+        }
+    }
+
     /// The forward of a planned launch: every thread's tape, and `k.fwd`
     /// on them instead of `k`.
     pub(super) fn forward_launch(&mut self, inst: Inst, plan: &LaunchPlan) {
@@ -247,10 +414,9 @@ impl Gen {
             threads = self.binop(BinaryOp::Imul, threads, d);
         }
         let tapes = match plan.slots {
-            // Headers, then every thread's records (set up by `k.fwd`).
+            // Per thread, the length it records and its records.
             Some(slots) => {
-                let per_thread = HEADER_BYTES as i64 + 8 * slots as i64;
-                let per_thread = self.iconst(Type::I64, per_thread);
+                let per_thread = self.iconst(Type::I64, 8 * (1 + slots as i64));
                 let bytes = self.binop(BinaryOp::Imul, threads, per_thread);
                 self.ev(
                     InstKind::Intrinsic {
@@ -318,18 +484,24 @@ impl Gen {
                 largs.push(s);
             }
         }
-        // The threads' sums of the active scalars' adjoints, zeroed before
-        // each launch; private to the reverse task this runs in.
-        let home = self.rev_home(self.task_of(self.cur_rev));
-        let dacc_inst = self.g.make_inst(
-            InstKind::Alloca {
-                size: 8 * args.len().max(1) as u32,
-                align: 8,
+        // Each worker's sums of the active scalars' adjoints (a row of
+        // `args.len()` slots per worker), zeroed.
+        let workers = self.ev(
+            InstKind::Intrinsic {
+                op: Intrinsic::NumWorkers,
+                args: vec![],
             },
-            Some(Type::Ptr),
+            Type::I32,
         );
-        self.g.blocks[home].insts.insert(0, dacc_inst);
-        let dacc = self.g.result(dacc_inst).expect("alloca has a result");
+        let workers = self.widen_i64(workers, true);
+        let row = self.iconst(Type::I64, 8 * args.len().max(1) as i64);
+        let dacc = self.ev(
+            InstKind::Intrinsic {
+                op: Intrinsic::Calloc,
+                args: vec![workers, row],
+            },
+            Type::Ptr,
+        );
         let active: Vec<(usize, Value)> = args
             .iter()
             .zip(&plan.pair.acts)
@@ -337,18 +509,6 @@ impl Gen {
             .filter(|(_, (_, act))| **act == Activity::Active)
             .map(|(j, (&a, _))| (j, a))
             .collect();
-        for &(j, a) in &active {
-            let ty = self.p.value_type(a);
-            let zero = self.fconst_(ty, 0.0);
-            let at = self.offset(dacc, 8 * j as i64);
-            self.emit(
-                InstKind::Store {
-                    value: zero,
-                    ptr: at,
-                },
-                None,
-            );
-        }
         largs.extend([tapes, dacc]);
         self.emit(
             InstKind::Launch {
@@ -366,12 +526,49 @@ impl Gen {
             },
             None,
         );
-        for (j, a) in active {
-            let ty = self.p.value_type(a);
-            let at = self.offset(dacc, 8 * j as i64);
-            let d = self.ev(InstKind::Load(at), ty);
-            self.add_adj(a, d);
+        if !active.is_empty() {
+            // The workers' sums, added up in slots of the reverse task
+            // this runs in.
+            let home = self.rev_home(self.task_of(self.cur_rev));
+            let mut sums = Vec::new();
+            for &(_, a) in &active {
+                let ty = self.p.value_type(a);
+                let s = self.slot_in(home, ty, None);
+                let zero = self.fconst_(ty, 0.0);
+                self.emit(
+                    InstKind::Store {
+                        value: zero,
+                        ptr: s,
+                    },
+                    None,
+                );
+                sums.push(s);
+            }
+            self.emit_for(workers, |g, w| {
+                let at = g.binop(BinaryOp::Imul, w, row);
+                let theirs = g.ev(InstKind::PtrAdd(dacc, at), Type::Ptr);
+                for (&(j, a), &s) in active.iter().zip(&sums) {
+                    let ty = g.p.value_type(a);
+                    let from = g.offset(theirs, 8 * j as i64);
+                    let x = g.ev(InstKind::Load(from), ty);
+                    let sum = g.ev(InstKind::Load(s), ty);
+                    let sum = g.binop(BinaryOp::Fadd, sum, x);
+                    g.emit(InstKind::Store { value: sum, ptr: s }, None);
+                }
+            });
+            for (&(_, a), &s) in active.iter().zip(&sums) {
+                let ty = self.p.value_type(a);
+                let d = self.ev(InstKind::Load(s), ty);
+                self.add_adj(a, d);
+            }
         }
+        self.emit(
+            InstKind::Intrinsic {
+                op: Intrinsic::Free,
+                args: vec![dacc],
+            },
+            None,
+        );
     }
 }
 
