@@ -22,7 +22,7 @@ use std::time::Duration;
 const WORKERS: usize = crate::WORKERS;
 
 /// The order of the tables; programs not named here follow alphabetically.
-const ORDER: [&str; 5] = ["normalize", "stencil", "nbody", "matmul", "psum"];
+const ORDER: [&str; 6] = ["normalize", "stencil", "nbody", "matmul", "psum", "kernel"];
 
 /// The overhead target of the issue: T_grad / T_primal ≤ 3.
 const OVERHEAD_TARGET: f64 = 3.0;
@@ -206,11 +206,16 @@ pub fn load(root: &Path, quick: bool, only: Option<&[String]>) -> Result<Vec<Gra
             .map(|l| l.split_once("//").map_or(l, |(code, _)| code))
             .collect::<Vec<_>>()
             .join("\n");
-        let kind = match (code.contains("parallel_for"), code.contains("spawn ")) {
-            (true, true) => "parallel_for + spawn",
-            (true, false) => "parallel_for",
-            (false, true) => "spawn/sync",
-            (false, false) => "serial",
+        let kind = match (
+            code.contains("<<<"),
+            code.contains("parallel_for"),
+            code.contains("spawn "),
+        ) {
+            (true, _, _) => "kernel launches",
+            (_, true, true) => "parallel_for + spawn",
+            (_, true, false) => "parallel_for",
+            (_, false, true) => "spawn/sync",
+            (false, false, false) => "serial",
         };
         programs.push(GradProgram {
             lines: source.lines().count(),
