@@ -86,62 +86,35 @@ impl Ctx {
         let n_args = acts.len();
         let mut fwd_params = params.clone();
         fwd_params.push(Type::Ptr);
-        let fwd_name = module.fresh_func_name(&format!("{name}.fwd"));
-        let mut fwd = new_function(
-            fwd_name,
-            Signature {
-                params: fwd_params,
-                ret: None,
-            },
-        );
-        {
-            let entry = fwd.layout[0];
-            let vals = fwd.blocks[entry].params.clone();
-            let mut b = FuncBuilder::new(&mut fwd);
-            b.switch_to(entry);
+        let fwd = add_kernel(module, &format!("{name}.fwd"), fwd_params, |b, vals| {
             let (args, rest) = vals.split_at(params.len());
-            let tid = thread_number(&mut b);
+            let tid = thread_number(b);
             let tape = match slots {
-                Some(slots) => slice_tape(&mut b, rest[0], tid, slots, false),
-                None => header_of(&mut b, rest[0], tid),
+                Some(slots) => slice_tape(b, rest[0], tid, slots, false),
+                None => header_of(b, rest[0], tid),
             };
             let mut cargs = vec![tape];
             cargs.extend_from_slice(args);
             b.call(pair.aug, None, cargs);
-            if slots.is_some_and(|s| s > 0) {
+            if let Some(slots) = slots.filter(|&s| s > 0) {
                 // What it recorded, for `k.bwd`: the slice's first slot.
-                let len = field(&mut b, tape, crate::tape::LEN);
+                let len = field(b, tape, crate::tape::LEN);
                 let len = b.load(Type::I64, len);
-                let first = slice_of(&mut b, rest[0], tid, slots.unwrap_or(0));
+                let first = slice_of(b, rest[0], tid, slots);
                 b.store(len, first);
             }
-            b.ret(None);
-        }
-        fwd.kind = FuncKind::Kernel;
-        fwd.linkage = Linkage::Local;
-        let fwd = module.funcs.push(fwd);
+        });
+        let kernel_params = module.funcs[kernel].sig.params.clone();
+        let tape_free = self.tape.free;
         let mut bwd_params = params.clone();
         bwd_params.extend([Type::Ptr, Type::Ptr]);
-        let bwd_name = module.fresh_func_name(&format!("{name}.bwd"));
-        let mut bwd = new_function(
-            bwd_name,
-            Signature {
-                params: bwd_params,
-                ret: None,
-            },
-        );
-        let kernel_params = module.funcs[kernel].sig.params.clone();
-        {
-            let entry = bwd.layout[0];
-            let vals = bwd.blocks[entry].params.clone();
-            let mut b = FuncBuilder::new(&mut bwd);
-            b.switch_to(entry);
+        let bwd = add_kernel(module, &format!("{name}.bwd"), bwd_params, |b, vals| {
             let (args, rest) = vals.split_at(params.len());
             let (tapes, dacc) = (rest[0], rest[1]);
-            let tid = thread_number(&mut b);
+            let tid = thread_number(b);
             let tape = match slots {
-                Some(slots) => slice_tape(&mut b, tapes, tid, slots, true),
-                None => header_of(&mut b, tapes, tid),
+                Some(slots) => slice_tape(b, tapes, tid, slots, true),
+                None => header_of(b, tapes, tid),
             };
             let buf = b.alloca(8 * n_args.max(1) as u32, 8);
             let mut cargs = vec![tape];
@@ -154,7 +127,7 @@ impl Ctx {
                 .intrinsic(Intrinsic::WorkerId, Some(Type::I32), vec![])
                 .expect("worker_id has a result");
             let w = b.cast(CastOp::Sext, w, Type::I64);
-            let row = b.iconst(Type::I64, 8 * n_args as i64);
+            let row = b.iconst(Type::I64, 8 * n_args.max(1) as i64);
             let row = b.binary(BinaryOp::Imul, w, row);
             let mine = b.ptradd(dacc, row);
             for (j, (&act, &ty)) in acts.iter().zip(&kernel_params).enumerate() {
@@ -170,13 +143,9 @@ impl Ctx {
                 b.store(new, to);
             }
             if slots.is_none() {
-                b.call(self.tape.free, None, vec![tape]);
+                b.call(tape_free, None, vec![tape]);
             }
-            b.ret(None);
-        }
-        bwd.kind = FuncKind::Kernel;
-        bwd.linkage = Linkage::Local;
-        let bwd = module.funcs.push(bwd);
+        });
         let plan = LaunchPlan {
             pair,
             fwd,
@@ -187,6 +156,27 @@ impl Ctx {
             .insert((kernel, acts, one_d), plan.clone());
         Ok(plan)
     }
+}
+
+/// Adds a local kernel named after `base` with `params`, whose body `body`
+/// emits from the entry (given the parameters); it returns after that.
+fn add_kernel(
+    module: &mut Module,
+    base: &str,
+    params: Vec<Type>,
+    body: impl FnOnce(&mut FuncBuilder, &[Value]),
+) -> FuncId {
+    let name = module.fresh_func_name(base);
+    let mut f = new_function(name, Signature { params, ret: None });
+    let entry = f.layout[0];
+    let vals = f.blocks[entry].params.clone();
+    let mut b = FuncBuilder::new(&mut f);
+    b.switch_to(entry);
+    body(&mut b, &vals);
+    b.ret(None);
+    f.kind = FuncKind::Kernel;
+    f.linkage = Linkage::Local;
+    module.funcs.push(f)
 }
 
 /// `tape + off`: a field of a tape header.
