@@ -127,7 +127,7 @@ impl Ctx {
                 .intrinsic(Intrinsic::WorkerId, Some(Type::I32), vec![])
                 .expect("worker_id has a result");
             let w = b.cast(CastOp::Sext, w, Type::I64);
-            let row = b.iconst(Type::I64, 8 * n_args.max(1) as i64);
+            let row = b.iconst(Type::I64, sums_row(n_args));
             let row = b.binary(BinaryOp::Imul, w, row);
             let mine = b.ptradd(dacc, row);
             for (j, (&act, &ty)) in acts.iter().zip(&kernel_params).enumerate() {
@@ -177,6 +177,13 @@ fn add_kernel(
     f.kind = FuncKind::Kernel;
     f.linkage = Linkage::Local;
     module.funcs.push(f)
+}
+
+/// The bytes of a worker's row of partial sums for `n_args` arguments: a
+/// whole number of cache lines, so that workers adding into their rows do
+/// not contend for one line.
+fn sums_row(n_args: usize) -> i64 {
+    (8 * n_args.max(1) as u64).next_multiple_of(64) as i64
 }
 
 /// `tape + off`: a field of a tape header.
@@ -475,7 +482,7 @@ impl Gen {
             }
         }
         // Each worker's sums of the active scalars' adjoints (a row of
-        // `args.len()` slots per worker), zeroed.
+        // `args.len()` slots per worker, see `sums_row`), zeroed.
         let workers = self.ev(
             InstKind::Intrinsic {
                 op: Intrinsic::NumWorkers,
@@ -484,7 +491,7 @@ impl Gen {
             Type::I32,
         );
         let workers = self.widen_i64(workers, true);
-        let row = self.iconst(Type::I64, 8 * args.len().max(1) as i64);
+        let row = self.iconst(Type::I64, sums_row(args.len()));
         let dacc = self.ev(
             InstKind::Intrinsic {
                 op: Intrinsic::Calloc,
