@@ -4,7 +4,9 @@
 //! differentiated through the kernel's body taken as a `__device__`
 //! function `k.body`, whose split pair (generated like a callee of
 //! parallel code: every update of shadow memory it does not own is
-//! atomic) runs once per thread inside two generated kernels:
+//! atomic, except, in launches on 1-D grids, a thread's own element of a
+//! `restrict` parameter; see [`Gen::thread_disjoint`]) runs once per
+//! thread inside two generated kernels:
 //!
 //! ```text
 //! k.fwd(args', tapes):       tapes[tid] is this thread's tape header
@@ -29,6 +31,11 @@
 //! scalar argument `j`) into that argument's adjoint.
 //! Every thread of a block calls both functions, so `__syncthreads` in
 //! the body (and its reverse) is reached by all of them, as it must be.
+//!
+//! The two run in different launches, on the same threads: the reverse
+//! recomputes where the thread is (`threadIdx` and friends) and the
+//! addresses of `__shared__` arrays, which differ between launches,
+//! instead of recording them (`is_position` in `reverse.rs`).
 
 use super::*;
 
