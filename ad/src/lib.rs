@@ -131,7 +131,11 @@
 //!   band is their union) or a per-worker reduction, and the task must
 //!   spawn and call nothing; where the band cannot be shown at run time
 //!   (narrow offsets that may wrap, `c = 0`) the reverse loop runs as one
-//!   chunk;
+//!   chunk. A kernel body launched on 1-D grids, without barriers or
+//!   calls, whose every access through a duplicated `restrict` parameter
+//!   is at a constant offset from `c·gid` is banded the same way across
+//!   threads: its reverse launch runs in `w` phases, each for the threads
+//!   `gid ≡ phase (mod w)`;
 //! - *reduction*: the same address in every iteration: per-worker partial
 //!   sums indexed by `worker_id` (a cache line apart), combined once after
 //!   the loop's sync; or the same *region* in every iteration (a gather
@@ -252,6 +256,7 @@ pub fn differentiate(module: &mut Module, options: &AdOptions) -> Result<AdRepor
         pairs: HashMap::new(),
         launch_plans: HashMap::new(),
         one_d_bodies: std::collections::HashSet::new(),
+        thread_phases: HashMap::new(),
         queue: Vec::new(),
         sites: Vec::new(),
         shared_shadows: HashMap::new(),

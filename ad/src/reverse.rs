@@ -88,6 +88,9 @@ pub struct Ctx {
     /// 1-D blocks, where `blockIdx.x * blockDim.x + threadIdx.x` numbers
     /// the threads one to one.
     pub one_d_bodies: HashSet<FuncId>,
+    /// For kernel bodies whose reverse runs in phases (see
+    /// `launches.rs`): how many.
+    pub thread_phases: HashMap<FuncId, u64>,
     /// Split pairs declared but not generated yet: `(primal, pair)`.
     pub queue: Vec<(FuncId, Pair)>,
     pub sites: Vec<AccumulationSite>,
@@ -323,6 +326,10 @@ struct Gen {
     /// This function is the body of kernel launches on 1-D grids (see
     /// [`Ctx::one_d_bodies`]).
     one_d_body: bool,
+    /// The restrict parameters whose shadows the reverse of this kernel
+    /// body updates with plain adds because it runs in this many phases
+    /// (see [`Gen::thread_band`]).
+    thread_band: Option<(u64, HashSet<u32>)>,
     memcpy_ty: HashMap<Inst, Type>,
     /// Loads and stores of in-place updates (see [`in_place_updates`]).
     in_place: HashSet<Inst>,
@@ -688,6 +695,7 @@ impl Gen {
             launch_tapes: HashMap::new(),
             frame_slots: 0,
             one_d_body: ctx.one_d_bodies.contains(&primal),
+            thread_band: None,
             memcpy_ty: HashMap::new(),
             in_place: HashSet::new(),
             shared_shadow,
@@ -713,6 +721,10 @@ impl Gen {
             g,
         };
         gen_.check_and_plan(module, ctx)?;
+        gen_.thread_band = gen_.thread_band();
+        if let Some((phases, _)) = gen_.thread_band {
+            ctx.thread_phases.insert(primal, phases);
+        }
         gen_.in_place = in_place_updates(&gen_.p, &gen_.act);
         gen_.build(entry)?;
         ctx.sites.append(&mut gen_.sites);
@@ -2825,11 +2837,13 @@ impl Gen {
                     return;
                 }
                 AccumulationClass::Banded => {
-                    let l = self.ctx_loop.expect("bands are per parallel loop");
-                    let region = self
-                        .band_region(l, inst, ptr, ty)
-                        .expect("classified banded");
-                    self.rl[l].bands.push(region);
+                    // (Kernel threads' bands are phases of the launch.)
+                    if let Some(l) = self.ctx_loop {
+                        let region = self
+                            .band_region(l, inst, ptr, ty)
+                            .expect("classified banded");
+                        self.rl[l].bands.push(region);
+                    }
                     self.site(inst, class, reason);
                 }
                 AccumulationClass::Disjoint => {
@@ -3017,6 +3031,13 @@ impl Gen {
             (
                 AccumulationClass::Local,
                 format!("`d_{name}`: a local variable of this call"),
+            )
+        } else if let Some(phases) = self.in_thread_band(ptr) {
+            (
+                AccumulationClass::Banded,
+                format!(
+                    "`d_{name}`: within a band of threads around its own in the 1-D grid; the reverse launch runs in {phases} phases of threads that far apart"
+                ),
             )
         } else if self.thread_disjoint(ptr, ty.bytes()) {
             (

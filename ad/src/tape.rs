@@ -15,7 +15,7 @@
 //!
 //! Invariant: the helpers are ordinary parir functions (`Local` linkage)
 //! added to the module once; growth uses `realloc` (capacity doubles, at
-//! least 64 slots), so pushes are amortized O(1). A loop whose records per
+//! least 16 slots), so pushes are amortized O(1). A loop whose records per
 //! iteration are known reserves them all before it starts
 //! (`__parc_ad_tape_reserve`) and stores iteration `k`'s records at a place
 //! computed from `k` (`Indexed` in `reverse.rs`). `__parc_ad_tape_free`
@@ -113,7 +113,8 @@ fn build_reserve(name: &str) -> parc_ir::Function {
     })
 }
 
-/// Grows the data (capacity doubles, at least 64 slots) unless `len + n`
+/// Grows the data (capacity doubles, at least 16 slots: a kernel launch's
+/// reverse keeps a tape per thread, most of them short) unless `len + n`
 /// slots fit; returns `(len, len + n)`, leaving the builder after it.
 fn ensure_room(
     b: &mut FuncBuilder,
@@ -138,7 +139,7 @@ fn ensure_room(
     let dbl = b.binary(BinaryOp::Imul, cap, two);
     let c1 = b.icmp(IntCC::Sgt, dbl, need);
     let m1 = b.select(c1, dbl, need);
-    let min = b.iconst(Type::I64, 64);
+    let min = b.iconst(Type::I64, 16);
     let c2 = b.icmp(IntCC::Sgt, m1, min);
     let newcap = b.select(c2, m1, min);
     let eight = b.iconst(Type::I64, 8);

@@ -59,6 +59,9 @@ pub struct LaunchPlan {
     /// The most slots a thread records, where that is a constant: then
     /// the threads' tapes are slices of one buffer that never grow.
     pub slots: Option<u64>,
+    /// `k.bwd` runs this many times, each time for the threads whose
+    /// number is the phase modulo it (see [`Gen::thread_band`]).
+    pub phases: u64,
 }
 
 impl Ctx {
@@ -87,6 +90,7 @@ impl Ctx {
         // sizes the launch's tapes.
         self.queue.retain(|(_, p)| p.aug != pair.aug);
         let slots = split(module, self, body, &pair)?;
+        let phases = self.thread_phases.get(&body).copied().unwrap_or(1);
         // The launch's arguments with their shadows: `aug`'s parameters
         // after the tape.
         let params = module.funcs[pair.aug].sig.params[1..].to_vec();
@@ -115,10 +119,25 @@ impl Ctx {
         let tape_free = self.tape.free;
         let mut bwd_params = params.clone();
         bwd_params.extend([Type::Ptr, Type::Ptr]);
+        if phases > 1 {
+            bwd_params.push(Type::I64);
+        }
         let bwd = add_kernel(module, &format!("{name}.bwd"), bwd_params, |b, vals| {
             let (args, rest) = vals.split_at(params.len());
             let (tapes, dacc) = (rest[0], rest[1]);
             let tid = thread_number(b);
+            if phases > 1 {
+                // Only the threads of this phase: `tid mod phases`.
+                let w = b.iconst(Type::I64, phases as i64);
+                let mine = b.binary(BinaryOp::Urem, tid, w);
+                let other = b.icmp(IntCC::Ne, mine, rest[2]);
+                let skip = b.create_block();
+                let go = b.create_block();
+                b.brif(other, BlockCall::to(skip), BlockCall::to(go));
+                b.switch_to(skip);
+                b.ret(None);
+                b.switch_to(go);
+            }
             let tape = match slots {
                 Some(slots) => slice_tape(b, tapes, tid, slots, true),
                 None => header_of(b, tapes, tid),
@@ -158,6 +177,7 @@ impl Ctx {
             fwd,
             bwd,
             slots,
+            phases,
         };
         self.launch_plans
             .insert((kernel, acts, one_d), plan.clone());
@@ -330,6 +350,199 @@ impl Gen {
                 ok
             }
         })
+    }
+
+    /// The phases of a reverse launch whose threads update shadows near
+    /// their own element with plain adds, and the parameters whose shadows
+    /// they update so. In the body of 1-D launches without barriers or
+    /// calls, every access through a duplicated parameter is at
+    /// `p + c·gid + o` (`p` the parameter, `restrict`;
+    /// `gid = blockIdx.x·blockDim.x + threadIdx.x`; `c` one per parameter,
+    /// `o` a constant): thread `gid` touches bytes
+    /// `[c·gid + o_min, c·gid + o_max + size)` of its shadow, so threads
+    /// `w = ⌈(o_max + size − o_min) / |c|⌉` or more apart touch different
+    /// bytes. The reverse launch then runs `w` times, each for the threads
+    /// `gid ≡ phase (mod w)`: a thread's neighbours run in other phases.
+    /// Only with `2 ≤ w ≤ MAX_PHASES` (a band of one is
+    /// [`Gen::thread_disjoint`]'s, without phases), and without barriers,
+    /// which only part of a block would reach.
+    pub(super) fn thread_band(&self) -> Option<(u64, HashSet<u32>)> {
+        const MAX_PHASES: u64 = 8;
+        if !self.one_d_body {
+            return None;
+        }
+        let dup = |k: u32| {
+            matches!(
+                self.acts.get(k as usize),
+                Some(Activity::Dup | Activity::DupNoNeed)
+            )
+        };
+        let params = |v: Value| -> Vec<u32> {
+            if self.p.value_type(v) != Type::Ptr {
+                return Vec::new();
+            }
+            self.act
+                .roots(v)
+                .filter_map(|r| match r {
+                    Root::Param(k) if dup(k) => Some(k),
+                    _ => None,
+                })
+                .collect()
+        };
+        // Per parameter: `c`, the lowest offset and the end of the highest.
+        let mut bands: HashMap<u32, (i64, i64, i64)> = HashMap::new();
+        for (_, i) in self.p.placed_insts() {
+            let (q, ty) = match self.p.inst(i) {
+                InstKind::Intrinsic {
+                    op: Intrinsic::Barrier,
+                    ..
+                }
+                | InstKind::Call { .. }
+                | InstKind::Launch { .. } => return None,
+                InstKind::Load(q) => (*q, self.p.value_type(self.p.result(i)?)),
+                InstKind::Store { value, ptr } => {
+                    if !params(*value).is_empty() {
+                        return None;
+                    }
+                    (*ptr, self.p.value_type(*value))
+                }
+                InstKind::PtrAdd(..)
+                | InstKind::Select(..)
+                | InstKind::Jump(_)
+                | InstKind::Brif { .. } => continue,
+                other => {
+                    let mut escapes = false;
+                    other.for_each_operand(|v| escapes |= !params(v).is_empty());
+                    if escapes {
+                        return None;
+                    }
+                    continue;
+                }
+            };
+            let ks = params(q);
+            if ks.is_empty() {
+                continue;
+            }
+            let (&[k], 1) = (&ks[..], self.act.roots(q).count()) else {
+                return None;
+            };
+            if !self.p.param_noalias(k as usize) {
+                return None;
+            }
+            let (ct, cb, o) = self.ptr_offset(q, k, 0)?;
+            if ct != cb || ct == 0 {
+                return None;
+            }
+            let end = o.checked_add(i64::from(ty.bytes()))?;
+            let band = bands.entry(k).or_insert((ct, o, end));
+            if band.0 != ct {
+                return None;
+            }
+            band.1 = band.1.min(o);
+            band.2 = band.2.max(end);
+        }
+        let mut phases = 1;
+        for &(c, lo, hi) in bands.values() {
+            phases = phases.max((hi - lo).unsigned_abs().div_ceil(c.unsigned_abs()));
+        }
+        (2..=MAX_PHASES)
+            .contains(&phases)
+            .then(|| (phases, bands.keys().copied().collect()))
+    }
+
+    /// The phases of the reverse launch if `ptr` is in a band (see
+    /// [`Gen::thread_band`]).
+    pub(super) fn in_thread_band(&self, ptr: Value) -> Option<u64> {
+        let (phases, params) = self.thread_band.as_ref()?;
+        let roots: Vec<Root> = self.act.roots(ptr).collect();
+        match roots[..] {
+            [Root::Param(k)] if params.contains(&k) => Some(*phases),
+            _ => None,
+        }
+    }
+
+    /// Pointer `v` as parameter `k` plus `cT·threadIdx.x +
+    /// cB·(blockIdx.x·blockDim.x) + o` bytes: `(cT, cB, o)`.
+    fn ptr_offset(&self, v: Value, k: u32, depth: u32) -> Option<(i64, i64, i64)> {
+        if depth > 16 {
+            return None;
+        }
+        match self.p.value_def(v) {
+            ValueDef::Param(b, n) => (b == self.p.layout[0] && n == k).then_some((0, 0, 0)),
+            ValueDef::Result(i) => match self.p.inst(i) {
+                InstKind::PtrAdd(a, off) => {
+                    let (t0, b0, o0) = self.ptr_offset(*a, k, depth + 1)?;
+                    let (t1, b1, o1) = self.thread_terms(*off, depth + 1)?;
+                    Some((
+                        t0.checked_add(t1)?,
+                        b0.checked_add(b1)?,
+                        o0.checked_add(o1)?,
+                    ))
+                }
+                _ => None,
+            },
+        }
+    }
+
+    /// Integer `v` as `cT·threadIdx.x + cB·(blockIdx.x·blockDim.x) + o`
+    /// with `o` a constant: `(cT, cB, o)`.
+    fn thread_terms(&self, v: Value, depth: u32) -> Option<(i64, i64, i64)> {
+        use parc_ir::Dim;
+        if depth > 16 {
+            return None;
+        }
+        let ValueDef::Result(i) = self.p.value_def(v) else {
+            return None;
+        };
+        let is = |v: Value, want: Intrinsic| {
+            matches!(self.p.value_def(v), ValueDef::Result(d)
+                if matches!(self.p.inst(d), InstKind::Intrinsic { op, .. } if *op == want))
+        };
+        let scale = |(t, b, o): (i64, i64, i64), c: i64| {
+            Some((t.checked_mul(c)?, b.checked_mul(c)?, o.checked_mul(c)?))
+        };
+        let add = |(t0, b0, o0): (i64, i64, i64), (t1, b1, o1): (i64, i64, i64)| {
+            Some((
+                t0.checked_add(t1)?,
+                b0.checked_add(b1)?,
+                o0.checked_add(o1)?,
+            ))
+        };
+        match self.p.inst(i) {
+            InstKind::Iconst(c) => Some((0, 0, *c)),
+            InstKind::Intrinsic {
+                op: Intrinsic::ThreadIdx(Dim::X),
+                ..
+            } => Some((1, 0, 0)),
+            InstKind::Cast(CastOp::Sext | CastOp::Zext, x) => self.thread_terms(*x, depth + 1),
+            InstKind::Binary(BinaryOp::Imul, a, b) => {
+                let (bx, bd) = (Intrinsic::BlockIdx(Dim::X), Intrinsic::BlockDim(Dim::X));
+                if (is(*a, bx) && is(*b, bd)) || (is(*a, bd) && is(*b, bx)) {
+                    return Some((0, 1, 0));
+                }
+                if let Some(c) = self.p.const_int(*b) {
+                    return scale(self.thread_terms(*a, depth + 1)?, c);
+                }
+                let c = self.p.const_int(*a)?;
+                scale(self.thread_terms(*b, depth + 1)?, c)
+            }
+            InstKind::Binary(BinaryOp::Shl, a, b) => {
+                let c = self.p.const_int(*b)?;
+                if !(0..32).contains(&c) {
+                    return None;
+                }
+                scale(self.thread_terms(*a, depth + 1)?, 1 << c)
+            }
+            InstKind::Binary(BinaryOp::Iadd, a, b) => add(
+                self.thread_terms(*a, depth + 1)?,
+                self.thread_terms(*b, depth + 1)?,
+            ),
+            InstKind::Binary(BinaryOp::Isub, a, b) => add(
+                self.thread_terms(*a, depth + 1)?,
+                scale(self.thread_terms(*b, depth + 1)?, -1)?,
+            ),
+            _ => None,
+        }
     }
 
     /// `v` as `cT·threadIdx.x + cB·(blockIdx.x·blockDim.x) + k` with `k`
@@ -514,15 +727,32 @@ impl Gen {
             .map(|(j, (&a, _))| (j, a))
             .collect();
         largs.extend([tapes, dacc]);
-        self.emit(
-            InstKind::Launch {
-                kernel: plan.bwd,
-                grid,
-                block,
-                args: largs,
-            },
-            None,
-        );
+        if plan.phases > 1 {
+            let phases = self.iconst(Type::I64, plan.phases as i64);
+            self.emit_for(phases, |g, phase| {
+                let mut largs = largs.clone();
+                largs.push(phase);
+                g.emit(
+                    InstKind::Launch {
+                        kernel: plan.bwd,
+                        grid,
+                        block,
+                        args: largs,
+                    },
+                    None,
+                );
+            });
+        } else {
+            self.emit(
+                InstKind::Launch {
+                    kernel: plan.bwd,
+                    grid,
+                    block,
+                    args: largs,
+                },
+                None,
+            );
+        }
         self.emit(
             InstKind::Intrinsic {
                 op: Intrinsic::Free,
