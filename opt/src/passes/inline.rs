@@ -11,9 +11,11 @@
 //! # Cost model
 //! The size of a function is its number of placed instructions
 //! (terminators included). A call of `g` is inlined when all hold:
-//! - `g` has a body (not `import`) and is not a kernel; a host function is
-//!   inlined into host functions, a device function into kernels and
-//!   device functions (`inline.skipped.declaration`, `.kind`);
+//! - `g` has a body (not `import`) and is not a kernel; a device function
+//!   is inlined into kernels and device functions, a host function into
+//!   any function, but into kernels and device functions (which may call
+//!   plain host functions) only if it launches no kernel
+//!   (`inline.skipped.declaration`, `.kind`);
 //! - `g` is not recursive: not in a call-graph cycle, itself included
 //!   (`.recursive`) — except one level of self-recursion (below);
 //! - `g` has no `detach`, `reattach` or `sync` (`.tapir`): its sync regions
@@ -161,6 +163,8 @@ struct Facts {
     escaping_alloca: bool,
     may_fall_off_end: bool,
     has_loop: bool,
+    /// A `launch` (which only host code may hold).
+    launches: bool,
 }
 
 impl Facts {
@@ -176,6 +180,9 @@ impl Facts {
             escaping_alloca: allocas_escape(g),
             may_fall_off_end: may_fall_off_end(g),
             has_loop: !FunctionAnalyses::compute(g).loops.is_empty(),
+            launches: g
+                .placed_insts()
+                .any(|(_, i)| matches!(g.inst(i), InstKind::Launch { .. })),
         }
     }
 }
@@ -205,11 +212,12 @@ impl Judge {
         if g.is_declaration() {
             return Some("declaration");
         }
-        let kinds_ok = matches!(
-            (caller.kind, g.kind),
-            (FuncKind::Host, FuncKind::Host)
-                | (FuncKind::Kernel | FuncKind::Device, FuncKind::Device)
-        );
+        let gpu_caller = matches!(caller.kind, FuncKind::Kernel | FuncKind::Device);
+        let kinds_ok = match g.kind {
+            FuncKind::Host => true,
+            FuncKind::Device => gpu_caller,
+            FuncKind::Kernel => false,
+        };
         if !kinds_ok {
             return Some("kind");
         }
@@ -217,6 +225,11 @@ impl Judge {
             return Some("recursive");
         }
         let facts = self.facts.entry(callee).or_insert_with(|| Facts::of(g));
+        // Kernels may call plain host functions, but GPU code holds no
+        // launches (nor Tapir terminators, refused below for everyone).
+        if gpu_caller && g.kind == FuncKind::Host && facts.launches {
+            return Some("kind");
+        }
         if facts.tapir {
             return Some("tapir");
         }
