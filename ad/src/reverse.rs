@@ -626,8 +626,9 @@ impl Gen {
                 &p,
                 None,
                 format!(
-                    "`{}` is a `__global__` kernel; differentiate a `__device__` function \
-                     instead, calling `__enzyme_autodiff` inside the kernel",
+                    "`{}` is a `__global__` kernel; differentiate a host function that \
+                     launches it, or its work as a `__device__` function, calling \
+                     `__enzyme_autodiff` inside the kernel",
                     p.name
                 ),
             ));

@@ -17,7 +17,6 @@ impl Gen {
             Some((r, _)) => r.rsr,
             None => self.g.create_sync_region(),
         };
-        let _ = i;
         let rtask = self.new_block(false);
         let next = self.new_block(false);
         let merge = self.new_block(false);

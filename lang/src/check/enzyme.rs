@@ -413,7 +413,7 @@ impl Checker {
                         )
                         .with_label("a `__global__` function")
                         .with_help(
-                            "differentiate a `__device__` function from inside a kernel instead",
+                            "differentiate a host function that launches the kernel, or a `__device__` function from inside a kernel",
                         ),
                     );
                     self.check_only(rest);
