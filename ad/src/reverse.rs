@@ -3157,27 +3157,91 @@ impl Gen {
         }
     }
 
-    /// A readable name for a primal value in reasons (`v12` if nothing better).
+    /// A readable name for a primal value in reasons: a parameter's or
+    /// local's source name, `a[..]` for an address into `a`, or a small
+    /// expression of named values, such as `(k * 1.5)` for a product the
+    /// optimizer hoisted (`v12` if nothing better).
     fn value_name(&self, v: Value) -> String {
-        let pentry = self.p.layout[0];
         match self.p.value_def(v) {
-            ValueDef::Param(b, n) if b == pentry => match self.p.param_name(n as usize) {
-                Some(name) => name.to_string(),
-                None => format!("arg{n}"),
+            ValueDef::Result(i) if matches!(self.p.inst(i), InstKind::PtrAdd(..)) => {
+                let InstKind::PtrAdd(base, _) = self.p.inst(i) else {
+                    unreachable!("matched above")
+                };
+                format!("{}[..]", self.value_name(*base))
+            }
+            _ => self
+                .expr_name(v, 0)
+                // Something named besides unknown operands.
+                .filter(|e| e.chars().any(char::is_alphanumeric))
+                // A name as it is; anything else parenthesized once, as a
+                // whole (`d_(k * 1.5)`, `d_(b[..])`: the adjoint of a
+                // value, not of memory).
+                .map(|e| {
+                    let name = e
+                        .chars()
+                        .all(|c| c.is_alphanumeric() || c == '_' || c == '.');
+                    let wrapped = e.starts_with('(') && e.ends_with(')');
+                    if name || wrapped { e } else { format!("({e})") }
+                })
+                .unwrap_or_else(|| v.to_string()),
+        }
+    }
+
+    /// `v` as source-like text, if it is a named value, a constant, or at
+    /// most three operations on such (a binary operation in parentheses;
+    /// an operand with no name shows as `…`).
+    fn expr_name(&self, v: Value, depth: u32) -> Option<String> {
+        let pentry = self.p.layout[0];
+        let i = match self.p.value_def(v) {
+            ValueDef::Param(b, n) if b == pentry => {
+                return Some(match self.p.param_name(n as usize) {
+                    Some(name) => name.to_string(),
+                    None => format!("arg{n}"),
+                });
+            }
+            ValueDef::Param(..) => return None,
+            ValueDef::Result(i) => i,
+        };
+        let sub = |x: Value| Some(self.expr_name(x, depth + 1).unwrap_or_else(|| "…".into()));
+        match self.p.inst(i) {
+            InstKind::Alloca { .. } => self.p.local_names.get(&i).cloned(),
+            InstKind::GlobalAddr(g) => self.shared_shadow.get(g).map(|(_, _, name)| name.clone()),
+            InstKind::Iconst(c) => Some(c.to_string()),
+            InstKind::Fconst(c) => Some(format!("{c:?}")),
+            _ if depth >= 3 => None,
+            InstKind::Cast(_, x) => sub(*x),
+            InstKind::Unary(UnaryOp::Fneg, x) => Some(format!("-{}", sub(*x)?)),
+            InstKind::Load(p) => match self.p.value_def(*p) {
+                // A local's value.
+                ValueDef::Result(a) if matches!(self.p.inst(a), InstKind::Alloca { .. }) => {
+                    self.p.local_names.get(&a).cloned()
+                }
+                _ => {
+                    let at = sub(*p)?;
+                    Some(if at.ends_with(']') {
+                        at
+                    } else {
+                        format!("*{at}")
+                    })
+                }
             },
-            ValueDef::Result(i) => match self.p.inst(i) {
-                InstKind::PtrAdd(base, _) => format!("{}[..]", self.value_name(*base)),
-                InstKind::Alloca { .. } => match self.p.local_names.get(&i) {
-                    Some(name) => name.clone(),
-                    None => v.to_string(),
-                },
-                InstKind::GlobalAddr(g) => match self.shared_shadow.get(g) {
-                    Some((_, _, name)) => name.clone(),
-                    None => v.to_string(),
-                },
-                _ => v.to_string(),
-            },
-            _ => v.to_string(),
+            InstKind::PtrAdd(base, _) => Some(format!("{}[..]", sub(*base)?)),
+            InstKind::Binary(op, a, b) => {
+                let sym = match op {
+                    BinaryOp::Iadd | BinaryOp::Fadd => "+",
+                    BinaryOp::Isub | BinaryOp::Fsub => "-",
+                    BinaryOp::Imul | BinaryOp::Fmul => "*",
+                    BinaryOp::Sdiv | BinaryOp::Udiv | BinaryOp::Fdiv => "/",
+                    BinaryOp::Srem | BinaryOp::Urem => "%",
+                    _ => return None,
+                };
+                Some(format!("({} {sym} {})", sub(*a)?, sub(*b)?))
+            }
+            InstKind::Intrinsic { op, args } if op.is_pure() && !op.is_gpu_only() => {
+                let args: Option<Vec<String>> = args.iter().map(|&a| sub(a)).collect();
+                Some(format!("{}({})", op.name(), args?.join(", ")))
+            }
+            _ => None,
         }
     }
 

@@ -601,3 +601,35 @@ fn rows_with_inner_loops_record_into_one_buffer() {
         .unwrap_or_else(|| panic!("no gradient function in\n{text}"));
     assert_eq!(grad.matches("malloc").count(), 1, "one buffer:\n{grad}");
 }
+
+/// A value the optimizer computed once before the loop has no source name
+/// of its own: `--explain-ad` names its adjoint by the expression, as
+/// `d_(a * 2.0)`, and an address into `x` as `d_x[..]`.
+#[test]
+fn hoisted_values_are_named_by_their_expression() {
+    let src = r#"
+        void f(double *x, double *y, double a, int n) {
+            parallel_for (int i = 0; i < n; i++)
+                y[i] = x[i] * (a * 2.0);
+        }
+    "#;
+    let r = check_par(
+        src,
+        "f",
+        &[
+            Arg::dup(&[1.0, 2.0, 3.0]),
+            Arg::out(3, 1.0),
+            Arg::F(0.5),
+            Arg::I(3),
+        ],
+    );
+    let reasons: Vec<&str> = r.sites.iter().map(|s| s.reason.as_str()).collect();
+    assert!(
+        reasons.iter().any(|s| s.starts_with("`d_(a * 2.0)`")),
+        "{reasons:?}"
+    );
+    assert!(
+        reasons.iter().any(|s| s.starts_with("`d_x[..]`")),
+        "{reasons:?}"
+    );
+}
