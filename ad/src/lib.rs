@@ -104,9 +104,11 @@
 //! a host function is differentiated through the kernel's body as a
 //! `__device__` function, whose augmented forward and reverse run once
 //! per thread in two generated kernels, each thread on a tape of its own
-//! (see `reverse/launches.rs`). *Not yet implemented* (reported as an
-//! [`AdError`]): a spawn whose continuation reaches different syncs, and
-//! the value `atomicAdd` returns.
+//! (see `reverse/launches.rs`). A spawn whose continuation reaches
+//! several syncs (an early return with its own) has them joined into one
+//! first (`parallel::unify_syncs`). *Not yet implemented* (reported as an
+//! [`AdError`]): such syncs in different loops, and the value `atomicAdd`
+//! returns.
 //!
 //! **Race-aware accumulation** (`policy.rs`). Every adjoint update
 //! `d[p] += v` (and every update of an SSA adjoint of a value defined

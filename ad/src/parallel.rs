@@ -40,6 +40,9 @@
 //! sync:   ... sync within sr, next       ; the one sync that cont reaches
 //! ```
 //!
+//! (Where `cont` reaches several, [`unify_syncs`] has joined them into one
+//! first.)
+//!
 //! A site that runs at most once between two syncs of its region (it is in
 //! no loop that avoids them) keeps its task's tape in one forward slot; a
 //! site in such a loop (`for (...) spawn f(i); sync;`) keeps a list of
@@ -63,7 +66,7 @@
 use crate::AdError;
 use parc_ir::analysis::FunctionAnalyses;
 use parc_ir::{
-    BinaryOp, Block, BlockCall, CastOp, Function, InstKind, SyncRegion, Value, ValueDef,
+    BinaryOp, Block, BlockCall, CastOp, Function, InstKind, SyncRegion, Type, Value, ValueDef,
 };
 use std::collections::HashSet;
 
@@ -168,6 +171,238 @@ pub fn dedicate_exits(p: &mut Function) -> bool {
         changed = true;
     }
     changed
+}
+
+/// Gives each spawn site one sync: where a detach's continuation reaches
+/// several syncs of its region (an early `return` with a `sync` of its
+/// own, say), each of them becomes `jump S(k)` to one new block `S(k:
+/// i32)`: `sync within sr, D`, and `D` branches on `k` to the block the
+/// `k`-th sync went on to. The reverse of that one sync spawns the reverse
+/// task, whichever path the forward took (the AD's reverse of the branch
+/// on `k` goes back along it). Only where the syncs lie in the same
+/// innermost loop (or none), so that `S` enters no loop from outside;
+/// other sites keep their syncs, and `find_spawns` refuses them. Returns
+/// whether it changed anything.
+pub fn unify_syncs(p: &mut Function) -> bool {
+    let mut changed = false;
+    while unify_one(p) {
+        changed = true;
+    }
+    changed
+}
+
+/// Unifies the syncs of one group (see [`unify_syncs`]), if one needs it;
+/// returns whether it did.
+fn unify_one(p: &mut Function) -> bool {
+    let an = FunctionAnalyses::compute(p);
+    let mut groups: Vec<(SyncRegion, Vec<Block>)> = Vec::new();
+    for t in an.tasks.tasks() {
+        let td = an.tasks.data(t);
+        if !an.cfg.is_reachable(td.detach_block) {
+            continue;
+        }
+        let syncs = reached_syncs(p, &an, td.cont, td.region);
+        if syncs.len() < 2 {
+            continue;
+        }
+        match groups
+            .iter_mut()
+            .find(|(r, g)| *r == td.region && g.iter().any(|b| syncs.contains(b)))
+        {
+            Some((_, g)) => {
+                g.extend(
+                    syncs
+                        .iter()
+                        .filter(|b| !g.contains(b))
+                        .copied()
+                        .collect::<Vec<_>>(),
+                );
+            }
+            None => groups.push((td.region, syncs)),
+        }
+    }
+    for (region, mut syncs) in groups {
+        syncs.sort();
+        let lp = an.loops.innermost(syncs[0]);
+        if syncs.iter().any(|&b| an.loops.innermost(b) != lp) {
+            continue;
+        }
+        let mut nexts = Vec::new();
+        let mut locs = Vec::new();
+        for &b in &syncs {
+            let Some(term) = p.terminator(b) else {
+                return false;
+            };
+            let InstKind::Sync { next, .. } = *p.inst(term) else {
+                return false;
+            };
+            nexts.push(next);
+            locs.push(p.locs[term]);
+        }
+        // Values defined on a path before its sync and used after it reach
+        // the code after it through `S`'s parameters now (`S` joins the
+        // paths): on the other paths a zero of the type (never used there).
+        let mut common = syncs[0];
+        for &b in &syncs[1..] {
+            while !an.domtree.dominates(common, b) {
+                let Some(up) = an.domtree.idom(common) else {
+                    return false;
+                };
+                common = up;
+            }
+        }
+        let mut carried: Vec<Value> = Vec::new();
+        let mut after: Vec<Vec<Block>> = Vec::new();
+        for &next in &nexts {
+            let blocks: Vec<Block> = p
+                .layout
+                .iter()
+                .copied()
+                .filter(|&b| an.domtree.dominates(next, b))
+                .collect();
+            for &b in &blocks {
+                for &i in p.block_insts(b) {
+                    p.inst(i).for_each_operand(|v| {
+                        let d = def_block(p, v);
+                        if d.is_some_and(|d| {
+                            !blocks.contains(&d) && !an.domtree.dominates(d, common)
+                        }) && !carried.contains(&v)
+                        {
+                            carried.push(v);
+                        }
+                    });
+                }
+            }
+            after.push(blocks);
+        }
+        let defs: Vec<Option<Block>> = carried.iter().map(|&v| def_block(p, v)).collect();
+        let join = p.create_block();
+        p.append_block(join);
+        let k = p.append_block_param(join, Type::I32);
+        let params: Vec<Value> = carried
+            .iter()
+            .map(|&v| {
+                let ty = p.value_type(v);
+                p.append_block_param(join, ty)
+            })
+            .collect();
+        for blocks in &after {
+            for &b in blocks {
+                for i in p.blocks[b].insts.clone() {
+                    p.inst_mut(i)
+                        .map_operands(|v| match carried.iter().position(|&c| c == v) {
+                            Some(n) => params[n],
+                            None => v,
+                        });
+                }
+            }
+        }
+        let dispatch = p.create_block();
+        p.append_block(dispatch);
+        let s = p.append_inst(
+            join,
+            InstKind::Sync {
+                region,
+                next: dispatch,
+            },
+            None,
+        );
+        p.locs[s] = locs[0];
+        // `dispatch`: a chain of tests of `k`, the last sync's path last.
+        let mut at = dispatch;
+        for (j, &next) in nexts.iter().enumerate() {
+            if j + 1 == nexts.len() {
+                let i = p.append_inst(at, InstKind::Jump(BlockCall::to(next)), None);
+                p.locs[i] = locs[j];
+                break;
+            }
+            let c = p.append_inst(at, InstKind::Iconst(j as i64), Some(Type::I32));
+            let c = p.result(c).expect("iconst has a result");
+            let eq = p.append_inst(at, InstKind::Icmp(parc_ir::IntCC::Eq, k, c), Some(Type::I1));
+            let eq = p.result(eq).expect("icmp has a result");
+            let rest = p.create_block();
+            p.append_block(rest);
+            let i = p.append_inst(
+                at,
+                InstKind::Brif {
+                    cond: eq,
+                    then_dest: BlockCall::to(next),
+                    else_dest: BlockCall::to(rest),
+                },
+                None,
+            );
+            p.locs[i] = locs[j];
+            at = rest;
+        }
+        for (j, &b) in syncs.iter().enumerate() {
+            let term = p.terminator(b).expect("checked above");
+            let mut code = Vec::new();
+            let mut args = Vec::new();
+            let mut constant = |p: &mut Function, kind: InstKind, ty: Type| {
+                let i = p.make_inst(kind, Some(ty));
+                code.push(i);
+                p.result(i).expect("a constant has a result")
+            };
+            args.push(constant(p, InstKind::Iconst(j as i64), Type::I32));
+            for (&v, d) in carried.iter().zip(&defs) {
+                // This path's own value where it defines one.
+                let mine = d.is_some_and(|d| an.domtree.dominates(d, b));
+                let ty = p.value_type(v);
+                args.push(if mine {
+                    v
+                } else if ty.is_float() {
+                    constant(p, InstKind::Fconst(0.0), ty)
+                } else {
+                    constant(p, InstKind::Iconst(0), ty)
+                });
+            }
+            let pos = p.blocks[b].insts.len() - 1;
+            p.blocks[b].insts.splice(pos..pos, code);
+            *p.inst_mut(term) = InstKind::Jump(BlockCall::new(join, args));
+        }
+        return true;
+    }
+    false
+}
+
+/// The block that defines `v`.
+fn def_block(p: &Function, v: Value) -> Option<Block> {
+    match p.value_def(v) {
+        ValueDef::Param(b, _) => Some(b),
+        ValueDef::Result(i) => p
+            .layout
+            .iter()
+            .copied()
+            .find(|&b| p.block_insts(b).contains(&i)),
+    }
+}
+
+/// The syncs of `region` that code from `cont` reaches before a sync of
+/// it (in block order).
+fn reached_syncs(
+    p: &Function,
+    an: &FunctionAnalyses,
+    cont: Block,
+    region: SyncRegion,
+) -> Vec<Block> {
+    let mut seen = HashSet::new();
+    let mut syncs = Vec::new();
+    let mut work = vec![cont];
+    while let Some(b) = work.pop() {
+        if !seen.insert(b) {
+            continue;
+        }
+        let ends_in_sync = p
+            .terminator(b)
+            .is_some_and(|i| matches!(p.inst(i), InstKind::Sync { region: r, .. } if *r == region));
+        if ends_in_sync {
+            syncs.push(b);
+            continue;
+        }
+        work.extend_from_slice(an.cfg.succs(b));
+    }
+    syncs.sort();
+    syncs
 }
 
 /// Finds every parallel loop (detaches in other shapes are spawn sites).
@@ -397,7 +632,7 @@ pub fn find_spawns(
             return Err(shape_error(
                 p,
                 detach,
-                "a `spawn` that reaches different `sync`s on different paths cannot be differentiated yet",
+                "a `spawn` that reaches `sync`s in different loops cannot be differentiated yet",
             ));
         };
         out.push(SpawnSite {

@@ -637,6 +637,7 @@ impl Gen {
             return Err(err(&p, None, "one activity per parameter is required"));
         }
         crate::parallel::dedicate_exits(&mut p);
+        crate::parallel::unify_syncs(&mut p);
         crate::cache::split_loop_exits(&mut p);
         let an = FunctionAnalyses::compute(&p);
         let inst_block: HashMap<Inst, Block> = p.placed_insts().map(|(b, i)| (i, b)).collect();

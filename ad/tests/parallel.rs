@@ -252,6 +252,31 @@ fn spawns_in_a_loop_synced_after_it() {
     assert!(!r.sites.is_empty());
 }
 
+/// A spawn whose continuation reaches two syncs (an early return with a
+/// sync of its own): before the AD, the two are joined into one sync that
+/// branches back to each path, values defined on a path before its sync
+/// passed through the join.
+#[test]
+fn spawns_reaching_two_syncs() {
+    let src = r#"
+        double g(double x) { return x * sin(x); }
+        double f(double x, int n) {
+            double a = 0.0;
+            a = spawn g(x);
+            double c = x * 3.0;
+            if (n < 2) {
+                sync;
+                return a + c;
+            }
+            double b = g(c);
+            sync;
+            return a * b;
+        }
+    "#;
+    check_spawn(src, "f", &[Arg::F(0.7), Arg::I(1)]);
+    check_spawn(src, "f", &[Arg::F(0.7), Arg::I(3)]);
+}
+
 /// A spawn inside a parallel loop's iterations: each iteration has its own
 /// tape slot and accumulators; a local array of the iteration that both
 /// the spawned task and its continuation read gets atomic updates of its
