@@ -727,31 +727,26 @@ impl Gen {
             .map(|(j, (&a, _))| (j, a))
             .collect();
         largs.extend([tapes, dacc]);
+        let launch = |g: &mut Gen, args: Vec<Value>| {
+            g.emit(
+                InstKind::Launch {
+                    kernel: plan.bwd,
+                    grid,
+                    block,
+                    args,
+                },
+                None,
+            );
+        };
         if plan.phases > 1 {
             let phases = self.iconst(Type::I64, plan.phases as i64);
             self.emit_for(phases, |g, phase| {
                 let mut largs = largs.clone();
                 largs.push(phase);
-                g.emit(
-                    InstKind::Launch {
-                        kernel: plan.bwd,
-                        grid,
-                        block,
-                        args: largs,
-                    },
-                    None,
-                );
+                launch(g, largs);
             });
         } else {
-            self.emit(
-                InstKind::Launch {
-                    kernel: plan.bwd,
-                    grid,
-                    block,
-                    args: largs,
-                },
-                None,
-            );
+            launch(self, largs);
         }
         self.emit(
             InstKind::Intrinsic {
