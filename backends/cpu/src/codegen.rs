@@ -171,7 +171,7 @@ use cranelift_entity::EntityRef;
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Variable};
 use cranelift_module::{
     DataDescription, DataId, FuncId as ClFuncId, Linkage as ClLinkage, Module as ClModule,
-    ModuleError,
+    ModuleError, ModuleReloc,
 };
 use parc_ir::{
     AddrSpace, BinaryOp, Block, CastOp, FloatCC, FuncId, FuncKind, Function, Inst, InstKind, IntCC,
@@ -252,6 +252,8 @@ pub(crate) fn isa_flags(pic: bool) -> Vec<(&'static str, &'static str)> {
         // Large `alloca`s must not jump over a thread's guard page.
         ("enable_probestack", "true"),
         ("probestack_strategy", "inline"),
+        // Block offsets and edges, for placing loops (`placement.rs`).
+        ("machine_code_cfg_info", "true"),
     ]
 }
 
@@ -799,25 +801,64 @@ fn define(
     if std::env::var_os(DUMP_ENV).is_some() {
         eprintln!("; {name}\n{}", ctx.func.display());
     }
-    let result = m.define_function(id, ctx);
+    let result = place_function(m, id, ctx, name);
     if std::env::var_os(DUMP_ENV).is_some_and(|v| v == "opt") {
         eprintln!("; {name}, optimized\n{}", ctx.func.display());
     }
-    if let Err(e) = result {
-        let err = match e {
-            ModuleError::Compilation(cranelift_codegen::CodegenError::Verifier(errs)) => {
-                BackendError::Codegen(format!(
-                    "function `{name}`: Cranelift verifier:\n{}",
-                    cranelift_codegen::print_errors::pretty_verifier_error(&ctx.func, None, errs)
-                ))
-            }
-            other => module_err(&format!("function `{name}`"), other),
-        };
-        m.clear_context(ctx);
-        return Err(err);
-    }
     m.clear_context(ctx);
-    Ok(())
+    result
+}
+
+/// Compiles `ctx` and defines function `id` with its code placed as
+/// `placement.rs` decides: a function with loops starts on a 64-byte
+/// boundary after the `nop` padding that makes its innermost loops span
+/// the fewest 64-byte blocks (x86-64 only).
+fn place_function(
+    m: &mut impl ClModule,
+    id: ClFuncId,
+    ctx: &mut Context,
+    name: &str,
+) -> Result<(), BackendError> {
+    let x86 = m.isa().name() == "x64";
+    if let Err(e) = ctx.compile(m.isa(), &mut Default::default()) {
+        return Err(match e.inner {
+            cranelift_codegen::CodegenError::Verifier(errs) => BackendError::Codegen(format!(
+                "function `{name}`: Cranelift verifier:\n{}",
+                cranelift_codegen::print_errors::pretty_verifier_error(e.func, None, errs)
+            )),
+            other => module_err(
+                &format!("function `{name}`"),
+                ModuleError::Compilation(other),
+            ),
+        });
+    }
+    let compiled = ctx.compiled_code().expect("just compiled");
+    let code = compiled.buffer.data();
+    let pad = if x86 {
+        crate::placement::padding(code.len() as u32, &compiled.bb_starts, &compiled.bb_edges)
+    } else {
+        None
+    };
+    let mut align = u64::from(compiled.buffer.alignment);
+    let mut bytes = Vec::new();
+    if let Some(p) = pad {
+        align = align.max(u64::from(crate::placement::FETCH));
+        bytes = crate::placement::x86_nops(p);
+    }
+    let shift = bytes.len() as u32;
+    bytes.extend_from_slice(code);
+    let relocs: Vec<ModuleReloc> = compiled
+        .buffer
+        .relocs()
+        .iter()
+        .map(|r| {
+            let mut r = ModuleReloc::from_mach_reloc(r, &ctx.func, id);
+            r.offset += shift;
+            r
+        })
+        .collect();
+    m.define_function_bytes(id, align, &bytes, &relocs)
+        .map_err(|e| module_err(&format!("function `{name}`"), e))
 }
 
 /// Builds and defines a small generated function whose body `body` emits

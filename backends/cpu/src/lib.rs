@@ -45,6 +45,7 @@ mod jit;
 mod kernels;
 mod link;
 mod object;
+mod placement;
 
 use parc_ir::Module;
 use std::fmt;
