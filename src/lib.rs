@@ -243,6 +243,8 @@ fn pipeline(
     let mut ad_time = None;
     let mut differentiate = |module: &mut Module| -> Result<(), CompileError> {
         let start = Instant::now();
+        // Every consumer (the interpreter, the CPU backend) runs a kernel
+        // block's threads one at a time, the AD's default.
         let report = parc_ad::differentiate(module, &parc_ad::AdOptions::default()).map_err(
             |e| match origin {
                 Origin::Source(source) => ad_error(&e, path, source, options.color),

@@ -93,8 +93,10 @@
 //! say) has its slot and its reverse's accumulators in that task, one per
 //! instance. *Kernels*: a `__device__` function is
 //! differentiated like a callee of parallel code (every update of shadow
-//! memory it does not own is atomic), and its gradient is a `__device__`
-//! function too, called once per thread inside a kernel. The reverse of a
+//! memory it does not own is atomic, except where [`BlockThreads`] says
+//! only its block's threads reach it, one at a time: `__shared__`
+//! memory), and its gradient is a `__device__` function too, called once
+//! per thread inside a kernel. The reverse of a
 //! `__syncthreads` is a `__syncthreads` (the reverse of the code after it
 //! adds adjoints that the reverse of the code before it reads). A
 //! `__shared__` array with a derivative gets a `__shared__` shadow (one
@@ -136,8 +138,13 @@
 //!   chunk. A kernel body launched on 1-D grids, without barriers or
 //!   calls, whose every access through a duplicated `restrict` parameter
 //!   is at a constant offset from `c·gid` is banded the same way across
-//!   threads: its reverse launch runs in `w` phases, each for the threads
-//!   `gid ≡ phase (mod w)`;
+//!   threads. Where a block's threads run one at a time (the CPU, the
+//!   interpreter: [`BlockThreads::OneAtATime`]), an update is a plain add
+//!   when every thread that may update its bytes is in the same block, and
+//!   an atomic one near the block's edges (a test of `threadIdx.x`, made
+//!   by the bytes, so all their updaters agree); where they run
+//!   concurrently, the reverse launch runs in `w` phases, each for the
+//!   threads `gid ≡ phase (mod w)`, all plain adds;
 //! - *reduction*: the same address in every iteration: per-worker partial
 //!   sums indexed by `worker_id` (a cache line apart), combined once after
 //!   the loop's sync; or the same *region* in every iteration (a gather
@@ -176,7 +183,28 @@ use std::collections::HashMap;
 
 /// Options of the AD.
 #[derive(Clone, Debug, Default)]
-pub struct AdOptions {}
+pub struct AdOptions {
+    /// How the code the gradient runs on executes the threads of a
+    /// kernel block.
+    pub block_threads: BlockThreads,
+}
+
+/// How a target runs the threads of one kernel block, which decides
+/// whether they can update a shadow with plain adds.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum BlockThreads {
+    /// One at a time, on one worker, each up to its next barrier or its
+    /// end: the CPU backend (a block's threads are loops, or coroutines
+    /// that switch only at barriers) and the interpreter. A plain
+    /// read-modify-write of memory only the block's threads reach
+    /// (`__shared__` arrays, a band of a 1-D grid away from the block's
+    /// edges) is then never interleaved with another's.
+    #[default]
+    OneAtATime,
+    /// Concurrently, as on a GPU: every update other threads of the
+    /// block may make too is atomic, and bands of threads run in phases.
+    Concurrent,
+}
 
 /// One accumulation decision, for `--explain-ad`.
 #[derive(Clone, Debug, PartialEq)]
@@ -238,7 +266,6 @@ impl std::fmt::Display for AdError {
 /// Fulfils every gradient request of `module` (see the module doc). On
 /// error the module is left unchanged.
 pub fn differentiate(module: &mut Module, options: &AdOptions) -> Result<AdReport, AdError> {
-    let _ = options;
     if module.grad_requests.is_empty() {
         return Ok(AdReport::default());
     }
@@ -259,6 +286,7 @@ pub fn differentiate(module: &mut Module, options: &AdOptions) -> Result<AdRepor
         launch_plans: HashMap::new(),
         one_d_bodies: std::collections::HashSet::new(),
         thread_phases: HashMap::new(),
+        block_threads: options.block_threads,
         queue: Vec::new(),
         sites: Vec::new(),
         shared_shadows: HashMap::new(),

@@ -91,6 +91,8 @@ pub struct Ctx {
     /// For kernel bodies whose reverse runs in phases (see
     /// `launches.rs`): how many.
     pub thread_phases: HashMap<FuncId, u64>,
+    /// How the target runs a kernel block's threads.
+    pub block_threads: crate::BlockThreads,
     /// Split pairs declared but not generated yet: `(primal, pair)`.
     pub queue: Vec<(FuncId, Pair)>,
     pub sites: Vec<AccumulationSite>,
@@ -327,9 +329,10 @@ struct Gen {
     /// [`Ctx::one_d_bodies`]).
     one_d_body: bool,
     /// The restrict parameters whose shadows the reverse of this kernel
-    /// body updates with plain adds because it runs in this many phases
-    /// (see [`Gen::thread_band`]).
-    thread_band: Option<(u64, HashSet<u32>)>,
+    /// body updates within a band of threads (see [`Gen::thread_band`]).
+    thread_band: Option<launches::ThreadBand>,
+    /// How the target runs a kernel block's threads.
+    block_threads: crate::BlockThreads,
     memcpy_ty: HashMap<Inst, Type>,
     /// Loads and stores of in-place updates (see [`in_place_updates`]).
     in_place: HashSet<Inst>,
@@ -597,6 +600,12 @@ fn is_position(kind: &InstKind) -> bool {
     )
 }
 
+/// True if `ptr` has roots and every one satisfies `pred`.
+fn roots_all(act: &ActivityInfo, ptr: Value, pred: impl Fn(Root) -> bool) -> bool {
+    let mut roots = act.roots(ptr).peekable();
+    roots.peek().is_some() && roots.all(pred)
+}
+
 fn err(p: &Function, inst: Option<Inst>, message: impl Into<String>) -> AdError {
     AdError {
         function: p.name.clone(),
@@ -698,6 +707,7 @@ impl Gen {
             frame_slots: 0,
             one_d_body: ctx.one_d_bodies.contains(&primal),
             thread_band: None,
+            block_threads: ctx.block_threads,
             memcpy_ty: HashMap::new(),
             in_place: HashSet::new(),
             shared_shadow,
@@ -724,8 +734,10 @@ impl Gen {
         };
         gen_.check_and_plan(module, ctx)?;
         gen_.thread_band = gen_.thread_band();
-        if let Some((phases, _)) = gen_.thread_band {
-            ctx.thread_phases.insert(primal, phases);
+        if let Some(band) = &gen_.thread_band
+            && ctx.block_threads == crate::BlockThreads::Concurrent
+        {
+            ctx.thread_phases.insert(primal, band.phases);
         }
         gen_.in_place = in_place_updates(&gen_.p, &gen_.act);
         gen_.build(entry)?;
@@ -2839,7 +2851,16 @@ impl Gen {
                     return;
                 }
                 AccumulationClass::Banded => {
-                    // (Kernel threads' bands are phases of the launch.)
+                    if self.ctx_loop.is_none()
+                        && self.block_threads == crate::BlockThreads::OneAtATime
+                        && let Some((k, band)) = self.in_thread_band(ptr)
+                    {
+                        self.site(inst, class, reason);
+                        self.banded_update(ptr, k, band, sp, a);
+                        return;
+                    }
+                    // (Otherwise kernel threads' bands are phases of the
+                    // launch.)
                     if let Some(l) = self.ctx_loop {
                         let region = self
                             .band_region(l, inst, ptr, ty)
@@ -3027,18 +3048,35 @@ impl Gen {
         if !self.atomic_mode() {
             return None;
         }
-        let mut roots = self.act.roots(ptr).peekable();
-        let owned = roots.peek().is_some() && roots.all(|r| matches!(r, Root::Alloca(_)));
+        let owned = roots_all(&self.act, ptr, |r| matches!(r, Root::Alloca(_)));
         Some(if owned {
             (
                 AccumulationClass::Local,
                 format!("`d_{name}`: a local variable of this call"),
             )
-        } else if let Some(phases) = self.in_thread_band(ptr) {
+        } else if self.block_threads == crate::BlockThreads::OneAtATime
+            && roots_all(&self.act, ptr, |r| matches!(r, Root::Shared(_)))
+        {
+            (
+                AccumulationClass::Local,
+                format!(
+                    "`d_{name}`: `__shared__` memory of the thread's block, whose threads run one at a time"
+                ),
+            )
+        } else if self.in_thread_band(ptr).is_some() {
+            let how = match &self.thread_band {
+                Some(band) if self.block_threads == crate::BlockThreads::Concurrent => format!(
+                    "the reverse launch runs in {} phases of threads that far apart",
+                    band.phases
+                ),
+                _ => "a plain add where all the threads that may update the element are in \
+                      this block, whose threads run one at a time; atomic near the block's edges"
+                    .to_string(),
+            };
             (
                 AccumulationClass::Banded,
                 format!(
-                    "`d_{name}`: within a band of threads around its own in the 1-D grid; the reverse launch runs in {phases} phases of threads that far apart"
+                    "`d_{name}`: within a band of threads around its own in the 1-D grid; {how}"
                 ),
             )
         } else if self.thread_disjoint(ptr, ty.bytes()) {

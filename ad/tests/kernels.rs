@@ -4,8 +4,40 @@
 
 mod common;
 use common::*;
-use parc_ad::AccumulationClass::{Atomic, Banded, Disjoint};
-use parc_ir::{InstKind, Intrinsic};
+use parc_ad::AccumulationClass::{Atomic, Banded, Disjoint, Local};
+use parc_ad::{AdOptions, AdReport, BlockThreads};
+use parc_ir::{Function, InstKind, Intrinsic};
+
+/// The options of a target that runs a block's threads concurrently.
+const CONCURRENT: AdOptions = AdOptions {
+    block_threads: BlockThreads::Concurrent,
+};
+
+/// The classes of the sites at source line `line`.
+fn at_of(r: &AdReport, line: u32) -> Vec<parc_ad::AccumulationClass> {
+    r.sites
+        .iter()
+        .filter(|s| s.loc.line == line)
+        .map(|s| s.class)
+        .collect()
+}
+
+/// The atomic adds and the plain float stores of `f`.
+fn shadow_updates(f: &Function) -> (usize, usize) {
+    let mut atomic = 0;
+    let mut plain = 0;
+    for (_, i) in f.placed_insts() {
+        match f.inst(i) {
+            InstKind::Intrinsic {
+                op: Intrinsic::AtomicAdd,
+                ..
+            } => atomic += 1,
+            InstKind::Store { value, .. } if f.value_type(*value).is_float() => plain += 1,
+            _ => {}
+        }
+    }
+    (atomic, plain)
+}
 
 const BLOCK_SUM: &str = r#"
     __device__ double block_sum(double *x) {
@@ -24,11 +56,18 @@ const BLOCK_SUM: &str = r#"
 "#;
 
 /// The gradient is a `__device__` function whose reverse meets the
-/// barrier again (two more at its entry zero the shared shadow) and adds
-/// into shadows atomically: every thread of the block runs it.
+/// barrier again (two more at its entry zero the shared shadow) and, for
+/// a target that runs a block's threads concurrently, adds into shadows
+/// atomically: every thread of the block runs it.
 #[test]
 fn device_gradients_keep_barriers_and_add_atomically() {
-    let (m, grad, report) = build(BLOCK_SUM, 2, "block_sum", &[Arg::dup(&[1.0; 8])]);
+    let (m, grad, report) = build_with(
+        &CONCURRENT,
+        BLOCK_SUM,
+        2,
+        "block_sum",
+        &[Arg::dup(&[1.0; 8])],
+    );
     let g = &m.funcs[grad];
     assert_eq!(g.kind, parc_ir::FuncKind::Device);
     let count =
@@ -64,6 +103,39 @@ fn device_gradients_keep_barriers_and_add_atomically() {
         m.globals.values().any(|g| g.name.ends_with("sh.shadow")),
         "the shared array has a shared shadow"
     );
+}
+
+/// Where a block's threads run one at a time (the CPU, the interpreter),
+/// the `__shared__` array's shadow is the block's alone: plain adds. The
+/// shadow of the parameter, which every thread reads whole, still needs
+/// atomics.
+#[test]
+fn shared_shadows_are_local_where_threads_take_turns() {
+    let (m, grad, report) = build(BLOCK_SUM, 2, "block_sum", &[Arg::dup(&[1.0; 8])]);
+    let classes: Vec<_> = report.sites.iter().map(|s| s.class).collect();
+    assert!(classes.contains(&Local), "{report:?}");
+    assert!(classes.contains(&Atomic), "{report:?}");
+    for s in &report.sites {
+        let shared = s.reason.contains("sh[");
+        assert_eq!(s.class == Local, shared, "{report:?}");
+        if shared {
+            assert!(s.reason.contains("run one at a time"), "{report:?}");
+        }
+    }
+    let g = &m.funcs[grad];
+    let atomics = g
+        .placed_insts()
+        .filter(|&(_, i)| {
+            matches!(
+                g.inst(i),
+                InstKind::Intrinsic {
+                    op: Intrinsic::AtomicAdd,
+                    ..
+                }
+            )
+        })
+        .count();
+    assert_eq!(atomics, 1, "{}", parc_ir::print::print_module(&m));
 }
 
 #[test]
@@ -118,9 +190,11 @@ fn launches_in_differentiated_host_code() {
 
 /// In a 1-D launch, `x[blockIdx.x * blockDim.x + threadIdx.x]` of a
 /// `restrict` parameter is the thread's own: its shadow updates are plain
-/// adds. A neighbour's element is in a band of two threads: plain adds too,
-/// with the reverse launched twice, for even and for odd threads. On a 2-D
-/// grid, neither holds.
+/// adds. A neighbour's element is in a band of two threads: where a
+/// block's threads take turns, plain adds but for the block's edges,
+/// which a neighbouring block's threads update too; where they run
+/// concurrently, plain adds with the reverse launched twice, for even and
+/// for odd threads. On a 2-D grid, neither holds.
 #[test]
 fn thread_indexed_restrict_updates_are_disjoint() {
     let src = r#"
@@ -155,6 +229,28 @@ fn thread_indexed_restrict_updates_are_disjoint() {
     };
     assert_eq!(at(5), vec![Disjoint], "{r:?}");
     assert_eq!(at(10), vec![Banded, Banded], "{r:?}");
+    assert!(
+        r.sites
+            .iter()
+            .any(|s| s.reason.contains("atomic near the block's edges")),
+        "{r:?}"
+    );
+    // Blocks of 2 threads: every element `next` updates is at an edge.
+    let (m, grad, _) = build_with(&AdOptions::default(), src, 2, "f", &args);
+    let next_rev = m
+        .funcs
+        .values()
+        .find(|g| g.name.starts_with("next.body") && g.name.ends_with(".rev"))
+        .expect("the reverse of next's body");
+    let (atomic, plain) = shadow_updates(next_rev);
+    assert!(
+        atomic >= 2 && plain >= 2,
+        "{}",
+        parc_ir::print::print_module(&m)
+    );
+    let _ = grad;
+    let (_, _, r) = check_at_with(&CONCURRENT, src, 2, "f", &args, 1e-6);
+    assert_eq!(at_of(&r, 10), vec![Banded, Banded], "{r:?}");
     assert!(
         r.sites
             .iter()

@@ -64,6 +64,43 @@ pub struct LaunchPlan {
     pub phases: u64,
 }
 
+/// The threads of a 1-D launch whose reverse updates shadows in a band
+/// around each thread's own element (see [`Gen::thread_band`]). Where a
+/// block's threads run one at a time, the reverse is one launch whose
+/// updates are plain adds except near the block's edges
+/// ([`Gen::banded_update`]); where they run concurrently, it is `phases`
+/// launches, each for the threads `gid ≡ phase (mod phases)`, and every
+/// update is a plain add.
+#[derive(Clone, Debug)]
+pub(super) struct ThreadBand {
+    pub phases: u64,
+    /// Per parameter, the band of its shadow that a thread touches.
+    pub bands: HashMap<u32, Band>,
+}
+
+/// Thread `gid` touches bytes `[stride·gid + lo, stride·gid + hi)` of a
+/// parameter's shadow.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Band {
+    pub stride: i64,
+    pub lo: i64,
+    pub hi: i64,
+}
+
+impl Band {
+    /// The threads `gid + d` that may touch the `size` bytes at
+    /// `stride·gid + o` (an access of thread `gid`, so `lo ≤ o`,
+    /// `o + size ≤ hi`): `d` from the first to the last returned.
+    pub fn updaters(&self, o: i64, size: i64) -> (i64, i64) {
+        // [stride·d + lo, stride·d + hi) meets [o, o + size).
+        let meets = |d: i64| self.stride * d + self.lo < o + size && o < self.stride * d + self.hi;
+        let reach = (self.hi - self.lo) / self.stride.abs() + 1;
+        let first = (-reach..=0).find(|&d| meets(d)).unwrap_or(0);
+        let last = (0..=reach).rev().find(|&d| meets(d)).unwrap_or(0);
+        (first, last)
+    }
+}
+
 impl Ctx {
     /// The plan for launches of `kernel` under `acts`, made if new.
     pub(super) fn launch_plan(
@@ -352,21 +389,20 @@ impl Gen {
         })
     }
 
-    /// The phases of a reverse launch whose threads update shadows near
-    /// their own element with plain adds, and the parameters whose shadows
-    /// they update so. In the body of 1-D launches without barriers or
-    /// calls, every access through a duplicated parameter is at
-    /// `p + c·gid + o` (`p` the parameter, `restrict`;
+    /// The band of threads within which the reverse of this kernel body
+    /// updates shadows near each thread's own element, and the parameters
+    /// whose shadows it updates so. In the body of 1-D launches without
+    /// barriers or calls, every access through a duplicated parameter is
+    /// at `p + c·gid + o` (`p` the parameter, `restrict`;
     /// `gid = blockIdx.x·blockDim.x + threadIdx.x`; `c` one per parameter,
     /// `o` a constant): thread `gid` touches bytes
     /// `[c·gid + o_min, c·gid + o_max + size)` of its shadow, so threads
     /// `w = ⌈(o_max + size − o_min) / |c|⌉` or more apart touch different
-    /// bytes. The reverse launch then runs `w` times, each for the threads
-    /// `gid ≡ phase (mod w)`: a thread's neighbours run in other phases.
-    /// Only with `2 ≤ w ≤ MAX_PHASES` (a band of one is
-    /// [`Gen::thread_disjoint`]'s, without phases), and without barriers,
-    /// which only part of a block would reach.
-    pub(super) fn thread_band(&self) -> Option<(u64, HashSet<u32>)> {
+    /// bytes. Only with `2 ≤ w ≤ MAX_PHASES` (a band of one is
+    /// [`Gen::thread_disjoint`]'s), and without barriers, which only part
+    /// of a block would reach. How the reverse keeps the updates apart
+    /// depends on the target (see [`ThreadBand`]).
+    pub(super) fn thread_band(&self) -> Option<ThreadBand> {
         const MAX_PHASES: u64 = 8;
         if !self.one_d_body {
             return None;
@@ -389,8 +425,7 @@ impl Gen {
                 })
                 .collect()
         };
-        // Per parameter: `c`, the lowest offset and the end of the highest.
-        let mut bands: HashMap<u32, (i64, i64, i64)> = HashMap::new();
+        let mut bands: HashMap<u32, Band> = HashMap::new();
         for (_, i) in self.p.placed_insts() {
             let (q, ty) = match self.p.inst(i) {
                 InstKind::Intrinsic {
@@ -434,31 +469,103 @@ impl Gen {
                 return None;
             }
             let end = o.checked_add(i64::from(ty.bytes()))?;
-            let band = bands.entry(k).or_insert((ct, o, end));
-            if band.0 != ct {
+            let band = bands.entry(k).or_insert(Band {
+                stride: ct,
+                lo: o,
+                hi: end,
+            });
+            if band.stride != ct {
                 return None;
             }
-            band.1 = band.1.min(o);
-            band.2 = band.2.max(end);
+            band.lo = band.lo.min(o);
+            band.hi = band.hi.max(end);
         }
-        let mut phases = 1;
-        for &(c, lo, hi) in bands.values() {
-            phases = phases.max((hi - lo).unsigned_abs().div_ceil(c.unsigned_abs()));
-        }
+        let phases = bands
+            .values()
+            .map(|b| {
+                (b.hi - b.lo)
+                    .unsigned_abs()
+                    .div_ceil(b.stride.unsigned_abs())
+            })
+            .max()
+            .unwrap_or(1);
         (2..=MAX_PHASES)
             .contains(&phases)
-            .then(|| (phases, bands.keys().copied().collect()))
+            .then_some(ThreadBand { phases, bands })
     }
 
-    /// The phases of the reverse launch if `ptr` is in a band (see
-    /// [`Gen::thread_band`]).
-    pub(super) fn in_thread_band(&self, ptr: Value) -> Option<u64> {
-        let (phases, params) = self.thread_band.as_ref()?;
+    /// The band `ptr` is in, if it is in one (see [`Gen::thread_band`]).
+    pub(super) fn in_thread_band(&self, ptr: Value) -> Option<(u32, Band)> {
+        let band = self.thread_band.as_ref()?;
         let roots: Vec<Root> = self.act.roots(ptr).collect();
         match roots[..] {
-            [Root::Param(k)] if params.contains(&k) => Some(*phases),
+            [Root::Param(k)] => band.bands.get(&k).map(|b| (k, *b)),
             _ => None,
         }
+    }
+
+    /// `*sp += a` for an update, at `ptr`, of a shadow in a band of
+    /// threads, where a block's threads run one at a time: a plain add
+    /// where every thread that may update those bytes is in this thread's
+    /// block, an atomic one where a thread of a neighbouring block may
+    /// too (near the block's first and last threads). All threads that
+    /// may update the same bytes take the same choice: it is made by the
+    /// bytes, not by the thread.
+    pub(super) fn banded_update(&mut self, ptr: Value, k: u32, band: Band, sp: Value, a: Value) {
+        let ty = self.g.value_type(a);
+        let o = self
+            .ptr_offset(ptr, k, 0)
+            .map(|(_, _, o)| o)
+            .expect("a banded access has an offset");
+        let (first, last) = band.updaters(o, i64::from(ty.bytes()));
+        // `first ≤ 0 ≤ last` (the thread itself may touch its bytes): the
+        // updaters are threads `t + first ..= t + last` of the grid, all in
+        // this block when `-first ≤ t < blockDim.x − last`.
+        let t = self.ev(
+            InstKind::Intrinsic {
+                op: Intrinsic::ThreadIdx(parc_ir::Dim::X),
+                args: vec![],
+            },
+            Type::I32,
+        );
+        let dim = self.ev(
+            InstKind::Intrinsic {
+                op: Intrinsic::BlockDim(parc_ir::Dim::X),
+                args: vec![],
+            },
+            Type::I32,
+        );
+        let low = self.iconst(Type::I32, -first);
+        let past_low = self.ev(InstKind::Icmp(IntCC::Sge, t, low), Type::I1);
+        let last = self.iconst(Type::I32, last);
+        let high = self.binop(BinaryOp::Isub, dim, last);
+        let below_high = self.ev(InstKind::Icmp(IntCC::Slt, t, high), Type::I1);
+        let inside = self.binop(BinaryOp::And, past_low, below_high);
+        let plain = self.new_block(false);
+        let edge = self.new_block(false);
+        let join = self.new_block(false);
+        self.brif(inside, plain, edge);
+        self.cur = plain;
+        let old = self.ev(InstKind::Load(sp), ty);
+        let new = self.ev(InstKind::Binary(BinaryOp::Fadd, old, a), ty);
+        self.emit(
+            InstKind::Store {
+                value: new,
+                ptr: sp,
+            },
+            None,
+        );
+        self.emit(InstKind::Jump(BlockCall::to(join)), None);
+        self.cur = edge;
+        self.emit(
+            InstKind::Intrinsic {
+                op: Intrinsic::AtomicAdd,
+                args: vec![sp, a],
+            },
+            Some(ty),
+        );
+        self.emit(InstKind::Jump(BlockCall::to(join)), None);
+        self.cur = join;
     }
 
     /// Pointer `v` as parameter `k` plus `cT·threadIdx.x +

@@ -85,11 +85,21 @@ pub fn request(m: &mut Module, f: &str, acts: &[Activity]) -> FuncId {
 /// Compiles, differentiates and verifies; returns the module, the
 /// gradient's id and the report.
 pub fn build(src: &str, level: u8, f: &str, args: &[Arg]) -> (Module, FuncId, AdReport) {
+    build_with(&AdOptions::default(), src, level, f, args)
+}
+
+/// [`build`] with these options.
+pub fn build_with(
+    options: &AdOptions,
+    src: &str,
+    level: u8,
+    f: &str,
+    args: &[Arg],
+) -> (Module, FuncId, AdReport) {
     let mut m = compile_opt(src, level);
     let acts: Vec<Activity> = args.iter().map(Arg::activity).collect();
     let grad = request(&mut m, f, &acts);
-    let report = differentiate(&mut m, &AdOptions::default())
-        .unwrap_or_else(|e| panic!("differentiate: {e}"));
+    let report = differentiate(&mut m, options).unwrap_or_else(|e| panic!("differentiate: {e}"));
     if let Err(errs) = parc_ir::verify::verify_module(&m) {
         panic!(
             "gradient module does not verify:\n{}\n{}",
@@ -243,7 +253,19 @@ pub fn check_at(
     args: &[Arg],
     tol: f64,
 ) -> (Option<f64>, Vec<Vec<f64>>, AdReport) {
-    let (m, grad, report) = build(src, level, f, args);
+    check_at_with(&AdOptions::default(), src, level, f, args, tol)
+}
+
+/// [`check_at`] with these options.
+pub fn check_at_with(
+    options: &AdOptions,
+    src: &str,
+    level: u8,
+    f: &str,
+    args: &[Arg],
+    tol: f64,
+) -> (Option<f64>, Vec<Vec<f64>>, AdReport) {
+    let (m, grad, report) = build_with(options, src, level, f, args);
     let (d, sh, _) = gradient(&m, grad, args);
     let (fd, fsh) = finite_differences(&m, f, args);
     if let (Some(d), Some(fd)) = (d, fd) {
