@@ -48,8 +48,11 @@
 //! dominate every return outside loops, induction variables (from the
 //! iteration number), pure instructions over such values (`sqrt` and the
 //! other one-instruction intrinsics included), loads of memory nothing
-//! writes (`restrict` parameters nothing writes through included), and the
-//! way into an `if`'s join from its condition. Loop invariants are
+//! writes (`restrict` parameters nothing writes through included), the
+//! way into an `if`'s join from its condition, and a join's parameter as
+//! `select(condition, a, b)` of its two edges' arguments (C's `a && b`)
+//! when recomputing the argument of the way not taken cannot fault (no
+//! division, no load). Loop invariants are
 //! recorded once at the loop's exit instead of once per iteration, and
 //! counted loops are reversed by their iteration count instead of
 //! recording the entering edge every iteration. Anything else is rebuilt

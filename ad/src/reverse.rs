@@ -1912,6 +1912,12 @@ impl Gen {
         if (hoist && self.hoist_target(b, gv).is_some()) || self.iv_of(b, gv).is_some() {
             return true;
         }
+        if let Some((c, t, f)) = self.param_by_condition(gv) {
+            return self.cheap_memo(b, c, depth + 1, hoist, memo)
+                && [t, f].into_iter().all(|a| {
+                    self.cheap_memo(b, a, depth + 1, hoist, memo) && !self.may_trap(b, a, depth + 1)
+                });
+        }
         let ValueDef::Result(i) = self.g.value_def(gv) else {
             return false;
         };
@@ -1947,6 +1953,74 @@ impl Gen {
             }
             _ => false,
         }
+    }
+
+    /// A parameter of a join with two incoming edges that the latest
+    /// branch on one condition decided (see [`Self::edge_by_condition`]),
+    /// as that condition and the arguments of the true and the false edge
+    /// (forward values): `gv` is `select(c, t, f)`, as C's `a && b` is.
+    /// The argument of the way not taken was never computed, so it may be
+    /// recomputed only if that cannot fault ([`Self::may_trap`]).
+    fn param_by_condition(&self, gv: Value) -> Option<(Value, Value, Value)> {
+        let &pv = self.fwd_inv.get(&gv)?;
+        let ValueDef::Param(join, k) = self.p.value_def(pv) else {
+            return None;
+        };
+        if join == self.p.layout[0] || self.iv_of(join, gv).is_some() {
+            return None;
+        }
+        let edges = self.edges.get(&join)?;
+        let (c, on_true, on_false) = self.edge_by_condition(join, edges)?;
+        let arg = |(pred, slot): (Block, usize)| -> Option<Value> {
+            let term = self.p.terminator(pred)?;
+            let kind = self.p.inst(term);
+            let (_, args) = branch_dests(kind).into_iter().nth(slot)?;
+            args.get(k as usize).map(|&a| self.fv(a))
+        };
+        Some((c, arg(edges[on_true])?, arg(edges[on_false])?))
+    }
+
+    /// True if the reverse of `b` recomputing forward value `gv` (which
+    /// [`Self::cheap`] allows) may fault: a division, a load.
+    fn may_trap(&self, b: Block, gv: Value, depth: u32) -> bool {
+        if self.is_free(gv)
+            || self.pop_cache.contains_key(&(b, gv))
+            || self.iv_of(b, gv).is_some()
+            || self.hoist_target(b, gv).is_some()
+        {
+            return false;
+        }
+        if depth > MAX_RECOMPUTE_DEPTH {
+            return true;
+        }
+        if let Some((c, t, f)) = self.param_by_condition(gv) {
+            return [c, t, f]
+                .into_iter()
+                .any(|v| self.may_trap(b, v, depth + 1));
+        }
+        let ValueDef::Result(i) = self.g.value_def(gv) else {
+            return true;
+        };
+        let kind = self.g.inst(i);
+        let traps = match kind {
+            InstKind::Binary(op, ..) => matches!(
+                op,
+                BinaryOp::Sdiv | BinaryOp::Udiv | BinaryOp::Srem | BinaryOp::Urem
+            ),
+            InstKind::Unary(..)
+            | InstKind::Cast(..)
+            | InstKind::PtrAdd(..)
+            | InstKind::Icmp(..)
+            | InstKind::Fcmp(..)
+            | InstKind::Select(..)
+            | InstKind::Iconst(_)
+            | InstKind::Fconst(_) => false,
+            InstKind::Intrinsic { op, .. } => !op.is_cheap_arithmetic(),
+            _ => true,
+        };
+        let mut ops = Vec::new();
+        kind.for_each_operand(|v| ops.push(v));
+        traps || ops.into_iter().any(|v| self.may_trap(b, v, depth + 1))
     }
 
     /// True if forward load `gv` reads memory that nothing writes before
@@ -1993,6 +2067,12 @@ impl Gen {
             .filter(|_| !self.cheap_with(b, gv, 0, false))
         {
             self.record_in(at, b, gv)
+        } else if let Some((c, t, f)) = self.param_by_condition(gv) {
+            let c = self.rebuild(b, c);
+            let t = self.rebuild(b, t);
+            let f = self.rebuild(b, f);
+            let ty = self.g.value_type(gv);
+            self.ev(InstKind::Select(c, t, f), ty)
         } else {
             let ValueDef::Result(i) = self.g.value_def(gv) else {
                 unreachable!("cheap() accepted only instruction results here")

@@ -688,3 +688,53 @@ fn records_placed_by_the_induction_variable() {
         ],
     );
 }
+
+/// The join of C's `a && b` is a block parameter, `a ? b : 0`. When both
+/// follow from values the reverse has anyway (here the counter and the
+/// parameters), the `if` after it is reversed by recomputing the
+/// condition, and `f` records nothing: its gradient allocates no tape.
+/// `g`'s second operand loads `x[k - 1]`, which the way not taken (`k =
+/// 0`) never read: recomputed for every `k`, it would read `x[-1]` (the
+/// interpreter would stop there), so that join is recorded instead.
+#[test]
+fn short_circuit_joins_are_recomputed_when_nothing_can_fault() {
+    let src = r#"
+        double f(double *x, int n, int lo) {
+            double s = 0.0;
+            for (int i = 0; i < n; i++) {
+                if (i > lo && i < n - 1)
+                    s += x[i] * x[i];
+                else
+                    s += sin(x[i]);
+            }
+            return s;
+        }
+        double g(double *x, int n) {
+            double s = 0.0;
+            for (int k = 0; k < n; k++) {
+                if (k > 0 && x[k - 1] > 0.0)
+                    s += x[k] * x[k - 1];
+                s = s * 0.5 + x[k];
+            }
+            return s;
+        }
+    "#;
+    let x = [0.5, -1.0, 2.0, 0.25, 3.0, -0.5];
+    let f_args = [Arg::dup(&x), Arg::I(6), Arg::I(1)];
+    check(src, "f", &f_args);
+    check(src, "g", &[Arg::dup(&x), Arg::I(6)]);
+    let (m, grad, _) = build(src, 2, "f", &f_args);
+    let g = &m.funcs[grad];
+    let allocates = g.placed_insts().any(|(_, i)| {
+        matches!(
+            g.inst(i),
+            parc_ir::InstKind::Intrinsic {
+                op: parc_ir::Intrinsic::Malloc
+                    | parc_ir::Intrinsic::Calloc
+                    | parc_ir::Intrinsic::Realloc,
+                ..
+            }
+        )
+    });
+    assert!(!allocates, "{}", parc_ir::print::print_module(&m));
+}
