@@ -73,6 +73,11 @@ const SEARCH_ROUNDS: u32 = 48;
 const SPIN_ROUNDS: u32 = 10;
 /// Victims with at least this many jobs lose a batch to a steal.
 pub const BATCH_STEAL_LEN: usize = 16;
+/// Jobs on a worker's deque from which on its spawns run at once, at
+/// least (see [`WorkerThread::queued_enough`]).
+pub const QUEUED_ENOUGH: usize = 8;
+/// ... and per worker of its pool.
+pub const QUEUED_PER_WORKER: usize = 2;
 /// Most jobs one batch steal takes.
 pub const BATCH_STEAL_MAX: usize = 16;
 
@@ -267,6 +272,10 @@ pub(crate) struct WorkerThread {
     rng: Cell<u64>,
     /// Memory for this worker's spawns (see [`task`]).
     jobs: JobMemory,
+    /// The pool has no other worker.
+    alone: bool,
+    /// Queued jobs that are enough (see [`queued_enough`](Self::queued_enough)).
+    enough: usize,
 }
 
 thread_local! {
@@ -295,6 +304,19 @@ impl WorkerThread {
 
     pub(crate) fn jobs(&self) -> &JobMemory {
         &self.jobs
+    }
+
+    /// True if a task spawned now is better run at once than queued: no
+    /// other worker of this pool could take it, or this worker's deque
+    /// already offers thieves jobs enough (older, so in recursive code
+    /// bigger, than any spawned now): [`QUEUED_PER_WORKER`] per worker, at
+    /// least [`QUEUED_ENOUGH`]. With `W` workers, a loop spawning equal
+    /// tasks loses no parallelism while the queue holds `W - 1` of them
+    /// whenever its spawner runs one itself: the thieves take one each
+    /// meanwhile, and the spawner queues again when it returns.
+    #[inline]
+    pub(crate) fn queued_enough(&self) -> bool {
+        self.alone || self.deque.len() >= self.enough
     }
 
     /// Pushes a job on this worker's deque (the newest end); a push onto
@@ -649,6 +671,8 @@ impl PoolHandle {
                                 ^ (index as u64 + 1).wrapping_mul(0xbf58_476d_1ce4_e5b9),
                         ),
                         jobs: JobMemory::new(),
+                        alone: workers == 1,
+                        enough: QUEUED_ENOUGH.max(QUEUED_PER_WORKER * workers),
                     };
                     CURRENT.set(&w);
                     w.main_loop();

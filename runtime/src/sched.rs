@@ -29,11 +29,10 @@
 //! non-empty deque needs no fence (see [`pool`](crate::pool)); what
 //! remains is the `SeqCst` fence of the Chase-Lev pop, which no
 //! owner-side protocol without one can replace (thieves could take the
-//! job concurrently). That is about 15-20 ns per spawn and sync on one
-//! worker, against about 10 for `rayon_core::join`, whose job lives on
-//! the stack (fib(35) with a spawn in every call, `parc-bench --only
-//! fib,fib_serial`; `cargo bench -p parc-runtime` for the runtime
-//! alone). A loop that spawns many small tasks has a single
+//! job concurrently). That is about 15-20 ns per queued spawn and its
+//! sync, against about 10 for `rayon_core::join`, whose job lives on
+//! the stack (`cargo bench -p parc-runtime`); a spawn that runs at once
+//! (below) costs a call and two loads. A loop that spawns many small tasks has a single
 //! producer that the thieves contend with (1 µs tasks: 9 times faster on
 //! 16 workers than on one; empty tasks get slower), where work-first
 //! would let thieves take over the loop itself; `parallel_for` splits
@@ -44,6 +43,21 @@
 //! runs the new task immediately on the calling thread (valid by the
 //! serial projection), so memory stays bounded while thieves still find
 //! plenty of queued work.
+//!
+//! **Enough queued work.** The first cost is paid only while thieves
+//! could use the job: a spawn on a worker whose pool has no other
+//! worker, or whose deque already holds enough jobs
+//! ([`QUEUED_ENOUGH`](crate::pool::QUEUED_ENOUGH), or two per worker if
+//! more), calls the task at once on the caller's buffer (no job, no push,
+//! no pop; contexts of at most [`INLINE_CTX`] bytes), as the serial
+//! projection would. This is the max-queued-tasks cut-off of Duran et
+//! al. (*An adaptive cut-off for task parallelism*, SC'08): in recursive
+//! code the queued jobs are the oldest, the biggest, and a thief that
+//! takes one makes room for the next spawn to be queued again. Its cost
+//! is churn at the leaves: a worker that pops its own newest job at a
+//! sync makes room for the next spawn, which is queued although it is as
+//! small (fib(35) with a spawn in every call: 0.50 → 0.14 s on one
+//! worker, 0.21 → 0.13 s on two, `parc-bench --only fib,fib_serial`).
 //!
 //! # Groups
 //!
@@ -313,6 +327,53 @@ pub unsafe extern "C" fn parc_rt_spawn(
     ctx_size: u64,
 ) {
     let w = current();
+    if w.is_some_and(|w| w.queued_enough()) && ctx_size as usize <= INLINE_CTX {
+        // Nobody could take this task, or thieves have older (bigger)
+        // ones queued: run it now (the serial projection's order).
+        // SAFETY: forwarded from the caller's contract.
+        unsafe { run_now(task, ctx, ctx_size as usize) };
+        return;
+    }
+    // SAFETY: forwarded from the caller's contract.
+    unsafe { spawn_job(w, group, task, ctx, ctx_size) }
+}
+
+/// Runs `task` at once on the captured values at `ctx`: on the caller's
+/// buffer itself, which the caller does not read again, when it is
+/// 16-aligned as a job's copy would be, else on an aligned copy. A
+/// `TaskFn` cannot unwind (it is `extern "C"`), so unlike a job this
+/// needs no guard.
+///
+/// # Safety
+/// As [`parc_rt_spawn`]'s, with `size <= INLINE_CTX`.
+#[inline]
+unsafe fn run_now(task: TaskFn, ctx: *const u8, size: usize) {
+    if (ctx as usize).is_multiple_of(16) {
+        task(ctx.cast_mut());
+        return;
+    }
+    #[repr(C, align(16))]
+    struct Aligned([u8; INLINE_CTX]);
+    let mut copy = Aligned([0; INLINE_CTX]);
+    // SAFETY: `ctx` has `size <= INLINE_CTX` readable bytes (caller's
+    // contract), and `copy` is a distinct local.
+    unsafe { std::ptr::copy_nonoverlapping(ctx, copy.0.as_mut_ptr(), size) };
+    task(copy.0.as_mut_ptr());
+}
+
+/// The part of [`parc_rt_spawn`] that makes a job, kept out of line so
+/// that a spawn run at once saves no registers.
+///
+/// # Safety
+/// As [`parc_rt_spawn`]'s; `w` is the calling thread's worker, if any.
+#[inline(never)]
+unsafe fn spawn_job(
+    w: Option<&'static crate::pool::WorkerThread>,
+    group: *mut ParcGroup,
+    task: TaskFn,
+    ctx: *const u8,
+    ctx_size: u64,
+) {
     // SAFETY: forwarded from the caller's contract.
     let job = unsafe { task::make(w, group, task, ctx, ctx_size as usize) };
     // SAFETY: the group is live (caller's contract).
@@ -344,6 +405,13 @@ pub unsafe extern "C" fn parc_rt_sync(group: *mut ParcGroup) {
     if g.open.load(Ordering::Relaxed) == 0 {
         return;
     }
+    wait_for(g);
+}
+
+/// The part of [`parc_rt_sync`] that waits, kept out of line so that a
+/// sync with nothing to wait for saves no registers.
+#[inline(never)]
+fn wait_for(g: &ParcGroup) {
     match current() {
         Some(w) => w.wait_until(|| g.done()),
         None => {

@@ -467,3 +467,78 @@ fn worker_ids_index_per_worker_slots() {
     // Outside the pool: the extra slot.
     assert_eq!(parc_rt_worker_id(), parc_rt_num_workers());
 }
+
+// ---- spawns run at once when queueing them would not help ------------------
+
+#[repr(C)]
+struct FlagCtx {
+    flag: *const AtomicU64,
+    /// Where the task found its context, to check its alignment.
+    at: *const AtomicU64,
+}
+
+extern "C" fn flag_task(ctx: *mut u8) {
+    // SAFETY: spawned with a `FlagCtx` whose pointers outlive the group.
+    let c = unsafe { &*(ctx as *const FlagCtx) };
+    unsafe { &*c.flag }.fetch_add(1, Ordering::Relaxed);
+    unsafe { &*c.at }.store(ctx as u64, Ordering::Relaxed);
+}
+
+/// On a pool of one worker nobody could take a queued task: the spawn
+/// runs it before it returns, on a 16-aligned context as a job's copy
+/// would be, even when the caller's buffer is not.
+#[test]
+fn spawns_run_at_once_where_nobody_could_steal() {
+    with_workers(1, || {
+        let flag = AtomicU64::new(0);
+        let at = AtomicU64::new(0);
+        let ctx = FlagCtx {
+            flag: &flag,
+            at: &at,
+        };
+        // The context at an address 8 past a 16-byte boundary.
+        #[repr(C, align(16))]
+        struct Buf([u8; 48]);
+        let mut buf = Buf([0; 48]);
+        let size = size_of::<FlagCtx>();
+        for offset in [0, 8] {
+            // SAFETY: 48 bytes hold `size` (16) bytes at offset 0 or 8.
+            let dst = unsafe { buf.0.as_mut_ptr().add(offset) };
+            unsafe { std::ptr::copy_nonoverlapping((&ctx as *const FlagCtx).cast(), dst, size) };
+            let mut g = ParcGroup::new();
+            // SAFETY: `g` is live and synced below; `dst` holds the context.
+            unsafe { parc_rt_spawn(&mut g, flag_task, dst, size as u64) };
+            assert_eq!(flag.load(Ordering::Relaxed), offset as u64 / 8 + 1);
+            assert_eq!(g.pending(), 0, "nothing was queued");
+            assert_eq!(at.load(Ordering::Relaxed) % 16, 0);
+            sync(&mut g);
+        }
+    });
+}
+
+/// A loop spawning many equal tasks on several workers: once the
+/// spawner's deque holds enough jobs it runs its next task itself, and
+/// the thieves still find work (they take most of the tasks).
+#[test]
+fn a_spawning_loop_with_enough_queued_keeps_the_thieves_busy() {
+    let stolen = with_workers(4, || {
+        let sum = AtomicU64::new(0);
+        let stolen = AtomicU64::new(0);
+        let spawner = parc_rt_worker_id();
+        let mut g = ParcGroup::new();
+        for round in 1..=4000u64 {
+            let ctx = SpinCtx {
+                round,
+                sum: &sum,
+                spawner,
+                stolen: &stolen,
+            };
+            spawn(&mut g, spin_task, &ctx);
+        }
+        sync(&mut g);
+        assert_eq!(sum.load(Ordering::Relaxed), 4000 * 4001 / 2);
+        stolen.load(Ordering::Relaxed)
+    });
+    eprintln!("4 workers: {stolen} of 4000 tasks stolen");
+    assert!(stolen > 0, "no thief ran a task");
+}
