@@ -111,9 +111,10 @@
 //! per thread in two generated kernels, each thread on a tape of its own
 //! (see `reverse/launches.rs`). A spawn whose continuation reaches
 //! several syncs (an early return with its own) has them joined into one
-//! first (`parallel::unify_syncs`). *Not yet implemented* (reported as an
-//! [`AdError`]): such syncs in different loops, and the value `atomicAdd`
-//! returns.
+//! first (`parallel::unify_syncs`). Reported as an [`AdError`]: such
+//! syncs in different loops (not yet implemented), and the floating value
+//! `atomicAdd` returns, whose derivative depends on the order of the
+//! threads' adds, which the reverse cannot replay.
 //!
 //! **Race-aware accumulation** (`policy.rs`). Every adjoint update
 //! `d[p] += v` (and every update of an SSA adjoint of a value defined

@@ -888,7 +888,9 @@ impl Gen {
                             return Err(err(
                                 &self.p,
                                 Some(inst),
-                                "the value an `atomicAdd` returns cannot be differentiated yet",
+                                "the value an `atomicAdd` returns cannot be differentiated: \
+                                 its derivative depends on the order of the threads' adds, \
+                                 which the reverse cannot replay",
                             ));
                         }
                         Intrinsic::AtomicAdd
