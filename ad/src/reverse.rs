@@ -1077,6 +1077,26 @@ impl Gen {
         self.ev(InstKind::Binary(op, a, b), ty)
     }
 
+    /// `*p += x`, a plain read-modify-write.
+    fn add_to(&mut self, p: Value, x: Value) {
+        let ty = self.g.value_type(x);
+        let old = self.ev(InstKind::Load(p), ty);
+        let new = self.ev(InstKind::Binary(BinaryOp::Fadd, old, x), ty);
+        self.emit(InstKind::Store { value: new, ptr: p }, None);
+    }
+
+    /// `*p += x`, atomically.
+    fn atomic_add_to(&mut self, p: Value, x: Value) {
+        let ty = self.g.value_type(x);
+        self.emit(
+            InstKind::Intrinsic {
+                op: Intrinsic::AtomicAdd,
+                args: vec![p, x],
+            },
+            Some(ty),
+        );
+    }
+
     fn offset(&mut self, base: Value, off: i64) -> Value {
         let o = self.iconst(Type::I64, off);
         self.ev(InstKind::PtrAdd(base, o), Type::Ptr)
@@ -2222,22 +2242,14 @@ impl Gen {
                 let a = self.accumulator(i, v);
                 if self.spawns[i].multi {
                     // Reverse tasks of this site run at once.
-                    self.emit(
-                        InstKind::Intrinsic {
-                            op: Intrinsic::AtomicAdd,
-                            args: vec![a, x],
-                        },
-                        Some(ty),
-                    );
+                    self.atomic_add_to(a, x);
                     return;
                 }
                 a
             }
             _ => self.slot(v),
         };
-        let t = self.ev(InstKind::Load(s), ty);
-        let t2 = self.ev(InstKind::Binary(BinaryOp::Fadd, t, x), ty);
-        self.emit(InstKind::Store { value: t2, ptr: s }, None);
+        self.add_to(s, x);
     }
 
     /// True if spawn site `i` is inside the task of the parallel loop whose
@@ -2972,27 +2984,13 @@ impl Gen {
                 }
                 AccumulationClass::Atomic => {
                     self.site(inst, class, reason);
-                    self.emit(
-                        InstKind::Intrinsic {
-                            op: Intrinsic::AtomicAdd,
-                            args: vec![sp, a],
-                        },
-                        Some(ty),
-                    );
+                    self.atomic_add_to(sp, a);
                     return;
                 }
                 _ => self.site(inst, class, reason),
             }
         }
-        let old = self.ev(InstKind::Load(sp), ty);
-        let new = self.ev(InstKind::Binary(BinaryOp::Fadd, old, a), ty);
-        self.emit(
-            InstKind::Store {
-                value: new,
-                ptr: sp,
-            },
-            None,
-        );
+        self.add_to(sp, a);
     }
 
     /// True if the shadow of `alloca` (placed in the primal) must be heap

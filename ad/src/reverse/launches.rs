@@ -546,24 +546,10 @@ impl Gen {
         let join = self.new_block(false);
         self.brif(inside, plain, edge);
         self.cur = plain;
-        let old = self.ev(InstKind::Load(sp), ty);
-        let new = self.ev(InstKind::Binary(BinaryOp::Fadd, old, a), ty);
-        self.emit(
-            InstKind::Store {
-                value: new,
-                ptr: sp,
-            },
-            None,
-        );
+        self.add_to(sp, a);
         self.emit(InstKind::Jump(BlockCall::to(join)), None);
         self.cur = edge;
-        self.emit(
-            InstKind::Intrinsic {
-                op: Intrinsic::AtomicAdd,
-                args: vec![sp, a],
-            },
-            Some(ty),
-        );
+        self.atomic_add_to(sp, a);
         self.emit(InstKind::Jump(BlockCall::to(join)), None);
         self.cur = join;
     }

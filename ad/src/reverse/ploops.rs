@@ -106,22 +106,14 @@ impl Gen {
                 None,
             );
             self.cur = direct;
-            self.emit(
-                InstKind::Intrinsic {
-                    op: Intrinsic::AtomicAdd,
-                    args: vec![sp, a],
-                },
-                Some(ty),
-            );
+            self.atomic_add_to(sp, a);
             let spare = self.binop(BinaryOp::Iadd, row, extent);
             self.emit(InstKind::Jump(BlockCall::new(add, vec![spare])), None);
             self.rejoin(head, add);
             off = place;
         }
         let p = self.ev(InstKind::PtrAdd(buf, off), Type::Ptr);
-        let old = self.ev(InstKind::Load(p), ty);
-        let new = self.ev(InstKind::Binary(BinaryOp::Fadd, old, a), ty);
-        self.emit(InstKind::Store { value: new, ptr: p }, None);
+        self.add_to(p, a);
     }
 
     /// Bytes between two workers' copies of an array reduction's region of
