@@ -1209,18 +1209,6 @@ fn reverse_postorder(f: &Function) -> Vec<Block> {
     post
 }
 
-/// True if `kind` becomes a call (an intrinsic other than the arithmetic
-/// and atomics done inline, a `call`, a `launch`).
-fn is_call(kind: &InstKind) -> bool {
-    match kind {
-        InstKind::Call { .. } | InstKind::Launch { .. } => true,
-        InstKind::Intrinsic { op, .. } => {
-            !(op.is_cheap_arithmetic() || *op == Intrinsic::AtomicAdd)
-        }
-        _ => false,
-    }
-}
-
 /// The `alloca`s that can live in a register instead of memory, with
 /// their type: their address is used only as the address of loads and
 /// stores, all of one type that fills the allocation exactly. Their
@@ -1437,23 +1425,22 @@ impl<'a, 'b, 'c, M: ClModule> FnTranslator<'a, 'b, 'c, M> {
         // only the parameters are live across it; at its place in a task
         // or chunk body, every value loaded from the context would be, and
         // the register allocator would spill them (and reload them in the
-        // loops that follow). Only where it is the function's one call:
-        // with others, values are spilled around those anyway (and moving
-        // it made the reverse loop of stencil's gradient, the same
-        // instructions but for register names and stack offsets, 10%
-        // slower, for reasons we could not pin down).
-        let mut worker_id = false;
-        let mut other_calls = false;
-        for (_, i) in self.f.placed_insts() {
-            match self.f.inst(i) {
+        // loops that follow). (This was once done only where it was the
+        // function's one call, because moving it made the stencil
+        // gradient's reverse loop 10% slower; that was where the loop fell
+        // in the instruction cache's 64-byte blocks, see `placement.rs`.
+        // With loops placed, hoisting it from a kernel's thread loop makes
+        // the kernel gradient 8% faster, the stencil's a little.)
+        let uses_worker_id = self.f.placed_insts().any(|(_, i)| {
+            matches!(
+                self.f.inst(i),
                 InstKind::Intrinsic {
                     op: Intrinsic::WorkerId,
                     ..
-                } => worker_id = true,
-                k => other_calls |= is_call(k),
-            }
-        }
-        if worker_id && !other_calls {
+                }
+            )
+        });
+        if uses_worker_id {
             self.worker_id = self.call_extern(&ix::RT_WORKER_ID, &[])?;
         }
         let first = *self.blocks.get(&order[0]).expect("entry is reachable");
