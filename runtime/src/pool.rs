@@ -73,11 +73,9 @@ const SEARCH_ROUNDS: u32 = 48;
 const SPIN_ROUNDS: u32 = 10;
 /// Victims with at least this many jobs lose a batch to a steal.
 pub const BATCH_STEAL_LEN: usize = 16;
-/// Jobs on a worker's deque from which on its spawns run at once, at
-/// least (see [`WorkerThread::queued_enough`]).
-pub const QUEUED_ENOUGH: usize = 8;
-/// ... and per worker of its pool.
-pub const QUEUED_PER_WORKER: usize = 2;
+/// Spawns this deep in a job run at once (see
+/// [`WorkerThread::spawns_run_at_once`]).
+pub const MAX_QUEUED_DEPTH: u32 = 8;
 /// Most jobs one batch steal takes.
 pub const BATCH_STEAL_MAX: usize = 16;
 
@@ -274,8 +272,8 @@ pub(crate) struct WorkerThread {
     jobs: JobMemory,
     /// The pool has no other worker.
     alone: bool,
-    /// Queued jobs that are enough (see [`queued_enough`](Self::queued_enough)).
-    enough: usize,
+    /// See [`depth`](Self::depth).
+    depth: Cell<u32>,
 }
 
 thread_local! {
@@ -307,16 +305,20 @@ impl WorkerThread {
     }
 
     /// True if a task spawned now is better run at once than queued: no
-    /// other worker of this pool could take it, or this worker's deque
-    /// already offers thieves jobs enough (older, so in recursive code
-    /// bigger, than any spawned now): [`QUEUED_PER_WORKER`] per worker, at
-    /// least [`QUEUED_ENOUGH`]. With `W` workers, a loop spawning equal
-    /// tasks loses no parallelism while the queue holds `W - 1` of them
-    /// whenever its spawner runs one itself: the thieves take one each
-    /// meanwhile, and the spawner queues again when it returns.
+    /// other worker of this pool could take it, or it would be spawned
+    /// [`MAX_QUEUED_DEPTH`] or more spawns deep in the job this worker
+    /// runs (see the scheduler's module doc).
     #[inline]
-    pub(crate) fn queued_enough(&self) -> bool {
-        self.alone || self.deque.len() >= self.enough
+    pub(crate) fn spawns_run_at_once(&self) -> bool {
+        self.alone || self.depth.get() >= MAX_QUEUED_DEPTH
+    }
+
+    /// How many spawns deep the running code is in the job this worker
+    /// runs: 0 in a stolen (or injected) job, one more than its spawner's
+    /// in a job the worker spawned itself.
+    #[inline]
+    pub(crate) fn depth(&self) -> &Cell<u32> {
+        &self.depth
     }
 
     /// Pushes a job on this worker's deque (the newest end); a push onto
@@ -672,7 +674,7 @@ impl PoolHandle {
                         ),
                         jobs: JobMemory::new(),
                         alone: workers == 1,
-                        enough: QUEUED_ENOUGH.max(QUEUED_PER_WORKER * workers),
+                        depth: Cell::new(0),
                     };
                     CURRENT.set(&w);
                     w.main_loop();

@@ -44,21 +44,24 @@
 //! serial projection), so memory stays bounded while thieves still find
 //! plenty of queued work.
 //!
-//! **Enough queued work.** The first cost is paid only while thieves
-//! could use the job: a spawn on a worker whose pool has no other
-//! worker, or whose deque already holds enough jobs
-//! ([`QUEUED_ENOUGH`](crate::pool::QUEUED_ENOUGH), or two per worker if
-//! more), calls the task at once on the caller's buffer (no job, no push,
-//! no pop; contexts of at most [`INLINE_CTX`] bytes), as the serial
-//! projection would. This is the max-queued-tasks cut-off of Duran et
-//! al. (*An adaptive cut-off for task parallelism*, SC'08): in recursive
-//! code the queued jobs are the oldest, the biggest, and a thief that
-//! takes one makes room for the next spawn to be queued again. Its cost
-//! is churn at the leaves: a worker that pops its own newest job at a
-//! sync makes room for the next spawn, which is queued although it is as
-//! small (fib(35) with a spawn in every call: 0.50 → 0.14 s on one
-//! worker, 0.21 → 0.13 s on two, `parc-bench --only fib,fib_serial`).
-//!
+//! **Spawns run at once deep in a job.** The first cost is paid only
+//! where a thief could use the job: a spawn on a worker whose pool has no
+//! other worker, or one [`MAX_QUEUED_DEPTH`](crate::pool::MAX_QUEUED_DEPTH)
+//! or more spawns deep in the job the worker runs, calls the task at once
+//! on the caller's buffer (no job, no push, no pop; contexts of at most
+//! [`INLINE_CTX`] bytes), as the serial projection would. This is the
+//! max-level cut-off of Duran et al. (*An adaptive cut-off for task
+//! parallelism*, SC'08), counted from the job each worker took: a thief
+//! starts again at depth 0, so every stolen job, the biggest in
+//! recursive code, offers the next thief up to that many levels of
+//! queued tasks, while the levels below run as plain calls. A loop that
+//! spawns many tasks spawns them all at one depth and queues them all.
+//! (The cut-off on the deque's length, the same paper's other one, kept
+//! the leaves queueing: a worker that pops its own newest job at a sync
+//! makes room for the next spawn, as small; fib(35) with a spawn in every
+//! call took as long on two workers as on one.) fib(35): 0.50 → 0.14 s on
+//! one worker (`parc-bench --only fib,fib_serial`).
+
 //! # Groups
 //!
 //! A [`ParcGroup`] is 32 bytes, 8-aligned, `#[repr(C)]`, allocated by
@@ -327,7 +330,7 @@ pub unsafe extern "C" fn parc_rt_spawn(
     ctx_size: u64,
 ) {
     let w = current();
-    if w.is_some_and(|w| w.queued_enough()) && ctx_size as usize <= INLINE_CTX {
+    if w.is_some_and(|w| w.spawns_run_at_once()) && ctx_size as usize <= INLINE_CTX {
         // Nobody could take this task, or thieves have older (bigger)
         // ones queued: run it now (the serial projection's order).
         // SAFETY: forwarded from the caller's contract.

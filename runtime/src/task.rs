@@ -62,6 +62,9 @@ pub(crate) struct TaskJob {
     task: TaskFn,
     /// The worker that spawned the task (null: a thread outside the pool).
     spawner: *const WorkerThread,
+    /// How many spawns deep it is in its spawner's job (see
+    /// [`WorkerThread::depth`]).
+    depth: u32,
     /// Link in a return list or a deferred chain.
     next: *mut TaskJob,
     /// Captured values that fit.
@@ -211,6 +214,7 @@ pub(crate) unsafe fn make(
             },
             task,
             spawner,
+            depth: 0,
             next: ptr::null_mut(),
             inline: [0; INLINE_CTX / 16],
             heap: None,
@@ -219,6 +223,7 @@ pub(crate) unsafe fn make(
     job.header.group = group;
     job.task = task;
     job.spawner = spawner;
+    job.depth = w.map_or(0, |w| w.depth().get() + 1);
     let dst: *mut u8 = if size <= INLINE_CTX {
         job.inline.as_mut_ptr().cast()
     } else {
@@ -280,7 +285,16 @@ pub(crate) fn run(mut job: Box<TaskJob>) {
         None => job.inline.as_mut_ptr().cast(),
     };
     let task = job.task;
+    // Its spawner's job goes on in it; a thief's starts anew.
+    let runner = current();
+    let saved = runner.map(|w| {
+        let mine = ptr::eq(w, job.spawner);
+        w.depth().replace(if mine { job.depth } else { 0 })
+    });
     fault::guard("a spawned task", || task(ctx));
+    if let (Some(w), Some(d)) = (runner, saved) {
+        w.depth().set(d);
+    }
     job.heap = None;
     let group = job.header.group;
     // Threads outside the pool run only their own throttled spawns (they
