@@ -131,13 +131,15 @@ pub fn prepare_pipeline(opt_level: u8) -> Vec<&'static str> {
         // and old indices, then rotate, hoist what rotation made safe to
         // hoist (a load in a loop body that now runs at least once, such as
         // a gradient's reload of `a[i][k]` in its reverse `j` loop), fold
-        // guards whose test is constant and tidy the blocks.
+        // guards whose test is constant and tidy the blocks. Unswitching
+        // before rotation: each copy of a loop is then rotated as any loop.
         _ => vec![
             "iv-widen",
             "split-offsets",
             "instcombine",
             "gvn",
             "adce",
+            "loop-unswitch",
             "loop-rotate",
             "licm",
             "sccp",

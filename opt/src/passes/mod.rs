@@ -14,6 +14,7 @@ pub mod iv_widen;
 pub mod licm;
 pub mod loop_deletion;
 pub mod loop_rotate;
+pub mod loop_unswitch;
 pub mod mark_parallel_loops;
 pub mod mem2reg;
 pub mod sccp;
@@ -48,6 +49,7 @@ pub const ALL: &[(&str, Pass)] = &[
     ("zero-memory", zero_memory::run),
     ("iv-widen", iv_widen::run),
     ("loop-rotate", loop_rotate::run),
+    ("loop-unswitch", loop_unswitch::run),
     ("split-offsets", split_offsets::run),
     // Not in any `-O` pipeline: the driver runs it for `--serial`.
     ("serial-elision", serial_elision::run),
