@@ -715,6 +715,14 @@ pub enum InstKind {
 }
 
 impl InstKind {
+    /// True for Tapir's terminators: `detach`, `reattach`, `sync`.
+    pub fn is_tapir(&self) -> bool {
+        matches!(
+            self,
+            InstKind::Detach { .. } | InstKind::Reattach { .. } | InstKind::Sync { .. }
+        )
+    }
+
     pub fn is_terminator(&self) -> bool {
         matches!(
             self,

@@ -106,13 +106,6 @@ fn ext_range(op: CastOp, bits: u32) -> (i128, i128) {
     }
 }
 
-fn is_tapir(kind: &InstKind) -> bool {
-    matches!(
-        kind,
-        InstKind::Detach { .. } | InstKind::Reattach { .. } | InstKind::Sync { .. }
-    )
-}
-
 /// `c` if `x` is `iv`, `iv + c`, `c + iv` or `iv - c'` (`c = -c'`) with a
 /// constant `c`, exact (the constant read at the variable's type).
 fn offset_from(func: &Function, x: Value, iv: Value, ty: Type) -> Option<i128> {
@@ -185,7 +178,7 @@ fn widen_loop(func: &mut Function, an: &FunctionAnalyses, lp: Loop) -> Option<u6
     if data
         .blocks
         .iter()
-        .any(|&b| func.terminator(b).is_some_and(|t| is_tapir(func.inst(t))))
+        .any(|&b| func.terminator(b).is_some_and(|t| func.inst(t).is_tapir()))
     {
         return None;
     }

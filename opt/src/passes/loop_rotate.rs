@@ -138,13 +138,6 @@ struct Plan {
     below_exit: HashSet<Block>,
 }
 
-fn is_tapir(kind: &InstKind) -> bool {
-    matches!(
-        kind,
-        InstKind::Detach { .. } | InstKind::Reattach { .. } | InstKind::Sync { .. }
-    )
-}
-
 /// True if the backend makes `kind` into a call, which clobbers the
 /// caller-saved registers. `atomic_add` is an inline compare-and-swap
 /// loop; `worker_id`, in a function that makes no other call, is one call
@@ -303,7 +296,11 @@ fn plan(
         }
     }
     let term = |b: Block| func.terminator(b).map(|t| func.inst(t));
-    if data.blocks.iter().any(|&b| term(b).is_some_and(is_tapir)) {
+    if data
+        .blocks
+        .iter()
+        .any(|&b| term(b).is_some_and(InstKind::is_tapir))
+    {
         return None;
     }
     let preds = an.cfg.preds(header);

@@ -127,14 +127,11 @@ fn plan(func: &Function, an: &FunctionAnalyses, lp: Loop, done: &HashSet<Block>)
     if size > MAX_LOOP_INSTS {
         return None;
     }
-    if data.blocks.iter().any(|&b| {
-        term(b).is_some_and(|k| {
-            matches!(
-                k,
-                InstKind::Detach { .. } | InstKind::Reattach { .. } | InstKind::Sync { .. }
-            )
-        })
-    }) {
+    if data
+        .blocks
+        .iter()
+        .any(|&b| term(b).is_some_and(InstKind::is_tapir))
+    {
         return None;
     }
     let home: HashMap<Inst, Block> = func.placed_insts().map(|(b, i)| (i, b)).collect();
