@@ -516,11 +516,11 @@ fn spawns_run_at_once_where_nobody_could_steal() {
     });
 }
 
-/// A loop spawning many equal tasks on several workers: once the
-/// spawner's deque holds enough jobs it runs its next task itself, and
-/// the thieves still find work (they take most of the tasks).
+/// A loop spawning many equal tasks on several workers: all are spawned
+/// at one depth, so all are queued (none runs at once), and the thieves
+/// take some of them.
 #[test]
-fn a_spawning_loop_with_enough_queued_keeps_the_thieves_busy() {
+fn a_spawning_loop_keeps_the_thieves_busy() {
     let stolen = with_workers(4, || {
         let sum = AtomicU64::new(0);
         let stolen = AtomicU64::new(0);
