@@ -116,7 +116,7 @@ fn shared_shadows_are_local_where_threads_take_turns() {
     assert!(classes.contains(&Local), "{report:?}");
     assert!(classes.contains(&Atomic), "{report:?}");
     for s in &report.sites {
-        let shared = s.reason.contains("sh[");
+        let shared = s.reason.contains("`d_block_sum.sh");
         assert_eq!(s.class == Local, shared, "{report:?}");
         if shared {
             assert!(s.reason.contains("run one at a time"), "{report:?}");

@@ -15,6 +15,7 @@
 //!   holds no cached analysis results.
 
 pub mod analysis;
+pub mod copy;
 pub mod fold;
 pub mod passes;
 
@@ -66,7 +67,9 @@ pub fn pipeline(opt_level: u8) -> Vec<&'static str> {
         // turn accumulating self-calls into loops (before inlining, which
         // would bury them in copies of the body); then inline (bottom-up; LICM has already seen the loops whose
         // calls inlining would bury, and inline refuses to put a loop in a
-        // loop) and redo the scalar passes on the larger bodies; then the
+        // loop), unroll the small loops of constant trip count (SCCP has
+        // made their bounds constants) and redo the scalar passes on the
+        // larger bodies (folding the unrolled counters); then the
         // Tapir passes: drop idle syncs, run tiny tasks in place (their
         // syncs become idle too), and clean up: `zero-memory` (what a
         // gradient's empty tapes leave: loads of zeroed memory, frees of
@@ -89,6 +92,7 @@ pub fn pipeline(opt_level: u8) -> Vec<&'static str> {
             "licm",
             "tail-rec",
             "inline",
+            "loop-unroll",
             "simplify-cfg",
             "sroa",
             "mem2reg",

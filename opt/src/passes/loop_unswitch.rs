@@ -195,67 +195,16 @@ fn plan(func: &Function, an: &FunctionAnalyses, lp: Loop, done: &HashSet<Block>)
 
 /// Rewrites as the module doc says; returns the copy's header.
 fn unswitch(func: &mut Function, plan: &Plan) -> Block {
-    // The copy's blocks and parameters first, so that branches and uses
-    // anywhere in the loop can be renamed.
-    let mut blocks: HashMap<Block, Block> = HashMap::new();
-    let mut values: HashMap<Value, Value> = HashMap::new();
     let after = func
         .layout
         .iter()
         .rposition(|b| plan.blocks.contains(b))
         .map_or(func.layout.len(), |p| p + 1);
-    for (n, &b) in plan.blocks.iter().enumerate() {
-        let copy = func.create_block();
-        func.layout.insert(after + n, copy);
-        for p in func.block_params(b).to_vec() {
-            let q = func.append_block_param(copy, func.value_type(p));
-            values.insert(p, q);
-        }
-        blocks.insert(b, copy);
-    }
-    // Instructions in the loop's order: a definition is copied before
-    // the uses it dominates (reverse postorder), so only branches, which
-    // may reach back to a header, need their targets renamed afterwards.
-    let mut copied: Vec<(Block, Inst)> = Vec::new();
-    for &b in &plan.blocks {
-        for &i in &func.block_insts(b).to_vec() {
-            let mut kind = func.inst(i).clone();
-            kind.map_operands(|v| values.get(&v).copied().unwrap_or(v));
-            let ty = func.result(i).map(|r| func.value_type(r));
-            let copy = func.append_inst(blocks[&b], kind, ty);
-            func.locs[copy] = func.locs[i];
-            if let (Some(old), Some(new)) = (func.result(i), func.result(copy)) {
-                values.insert(old, new);
-            }
-            copied.push((b, copy));
-        }
-    }
-    for &(_, i) in &copied {
-        let kind = func.inst_mut(i);
-        kind.map_operands(|v| values.get(&v).copied().unwrap_or(v));
-        for call in kind.block_calls_mut() {
-            if let Some(&to) = blocks.get(&call.block) {
-                call.block = to;
-            }
-        }
-    }
+    let copy = crate::copy::copy_blocks(func, &plan.blocks, after);
+    let (blocks, values) = (&copy.blocks, &copy.values);
     // Each copy takes one way of the branch.
-    let take = |func: &mut Function, block: Block, then: bool| {
-        let t = func
-            .terminator(block)
-            .expect("the branching block ends in brif");
-        let InstKind::Brif {
-            then_dest,
-            else_dest,
-            ..
-        } = func.inst(t).clone()
-        else {
-            unreachable!("planned on a brif");
-        };
-        *func.inst_mut(t) = InstKind::Jump(if then { then_dest } else { else_dest });
-    };
-    take(func, plan.branching, true);
-    take(func, blocks[&plan.branching], false);
+    crate::copy::take_way(func, plan.branching, true);
+    crate::copy::take_way(func, blocks[&plan.branching], false);
     // Values used below an exit reach it as parameters, from either copy.
     for Leaving {
         exit,
@@ -269,7 +218,7 @@ fn unswitch(func: &mut Function, plan: &Plan) -> Block {
             params.insert(v, p);
         }
         for &b in &plan.blocks {
-            for (from, map) in [(b, None), (blocks[&b], Some(&values))] {
+            for (from, map) in [(b, None), (blocks[&b], Some(values))] {
                 let Some(t) = func.terminator(from) else {
                     continue;
                 };

@@ -14,6 +14,7 @@ pub mod iv_widen;
 pub mod licm;
 pub mod loop_deletion;
 pub mod loop_rotate;
+pub mod loop_unroll;
 pub mod loop_unswitch;
 pub mod mark_parallel_loops;
 pub mod mem2reg;
@@ -50,6 +51,7 @@ pub const ALL: &[(&str, Pass)] = &[
     ("iv-widen", iv_widen::run),
     ("loop-rotate", loop_rotate::run),
     ("loop-unswitch", loop_unswitch::run),
+    ("loop-unroll", loop_unroll::run),
     ("split-offsets", split_offsets::run),
     // Not in any `-O` pipeline: the driver runs it for `--serial`.
     ("serial-elision", serial_elision::run),

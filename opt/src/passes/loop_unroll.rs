@@ -1,0 +1,463 @@
+//! `loop-unroll`: a loop whose trip count is a compile-time constant, and
+//! small, is replaced by one copy of its body per iteration (full
+//! unrolling, as LLVM's `FullUnroll` with a trip count found by
+//! evaluating the loop's control on constants, as its
+//! `computeExitCountExhaustively` does).
+//!
+//! Why it matters here: a CUDA-style tree reduction
+//! `for (w = 128; w > 0; w /= 2) { if (t < w) s[t] += s[t + w];
+//! __syncthreads(); }` has a counter that is no affine function of an
+//! iteration number. Differentiated as a loop, every thread records every
+//! iteration's `w`, each branch taken and the trip count on its tape and
+//! reads them back in reverse; unrolled, every `w` is a constant, the
+//! branches are recomputed from `threadIdx` and nothing is recorded. The
+//! primal loses the loop's counter and tests too.
+//!
+//! # What is unrolled
+//! An innermost natural loop such that
+//! - its preheader ends in a `jump` to its header and none of its blocks
+//!   ends in `detach`, `reattach` or `sync` (Tapir lowering recognizes
+//!   parallel loops by their shape);
+//! - it has one latch, and exactly one *exiting* block `E` (a block of the
+//!   loop with a successor outside it), which is the header or the latch
+//!   and ends in `brif` with one way in the loop and one out;
+//! - starting from the constants the preheader passes to the header,
+//!   evaluating `E`'s condition and the latch's arguments to the header
+//!   with [`fold`] (exactly the interpreter's arithmetic) decides `E`'s
+//!   branch in every iteration, and the loop leaves within
+//!   [`MAX_TRIPS`] passes through the header;
+//! - the copies add at most [`MAX_GROWTH`] instructions.
+//!
+//! # The rewrite
+//! If the header runs `k` times, `k - 1` copies of the loop's blocks run
+//! the first `k - 1` passes, each entered from the one before (the first
+//! from the preheader), and the loop's own blocks run the last pass: the
+//! preheader enters copy 1, copy `j`'s back edge enters copy `j + 1`, the
+//! last copy's enters the loop. In each copy `E`'s `brif` becomes a `jump`
+//! to its way in the loop; in the loop itself a `jump` out. Nothing runs
+//! more or less often or in another order: each copy runs exactly what
+//! that iteration ran. The loop's own blocks stay the last iteration, so
+//! the values that code after the loop uses are still defined where they
+//! were, and dominate their uses (the only way out is `E`'s, in the last
+//! iteration). Blocks the last iteration no longer reaches (a body after
+//! the header's test) become unreachable; `simplify-cfg` removes them,
+//! and `sccp` folds what the now constant counters compute.
+//!
+//! Statistics: `loop-unroll.unrolled`, `loop-unroll.copies`.
+
+use crate::PassContext;
+use crate::fold::{Const, fold};
+use parc_ir::analysis::{FunctionAnalyses, Loop};
+use parc_ir::{Block, BlockCall, Function, Inst, InstKind, Module, Value, ValueDef};
+use std::collections::HashMap;
+
+/// The most passes through a loop's header that are unrolled.
+pub const MAX_TRIPS: usize = 32;
+/// The most instructions the copies of one loop may add.
+pub const MAX_GROWTH: usize = 320;
+
+pub fn run(module: &mut Module, ctx: &mut PassContext) -> bool {
+    let (mut unrolled, mut copies) = (0, 0);
+    let changed = crate::for_each_function(module, |f| {
+        let (n, c) = run_function(f);
+        unrolled += n;
+        copies += c;
+        n > 0
+    });
+    ctx.count("loop-unroll.unrolled", unrolled);
+    ctx.count("loop-unroll.copies", copies);
+    changed
+}
+
+/// Unrolls the loops of `func` it can; returns how many, and how many
+/// copies of loop bodies it made.
+pub fn run_function(func: &mut Function) -> (u64, u64) {
+    let (mut unrolled, mut copies) = (0, 0);
+    // One loop at a time, since each rewrite changes the CFG. Each rewrite
+    // removes a loop (its last pass no longer branches back), so the
+    // number of loops bounds the rounds.
+    let limit = FunctionAnalyses::compute(func).loops.len();
+    for _ in 0..limit {
+        let an = FunctionAnalyses::compute(func);
+        let Some(plan) = an.loops.loops().find_map(|lp| plan(func, &an, lp)) else {
+            break;
+        };
+        copies += plan.passes as u64 - 1;
+        unroll(func, &plan);
+        unrolled += 1;
+    }
+    (unrolled, copies)
+}
+
+/// A loop to unroll.
+struct Plan {
+    header: Block,
+    preheader: Block,
+    latch: Block,
+    /// In the loop's order (reverse postorder), header first.
+    blocks: Vec<Block>,
+    /// The exiting block and whether its `brif`'s then-way stays in the
+    /// loop.
+    exiting: Block,
+    then_stays: bool,
+    /// Passes through the header (at least 1).
+    passes: usize,
+}
+
+fn plan(func: &Function, an: &FunctionAnalyses, lp: Loop) -> Option<Plan> {
+    let data = an.loops.data(lp);
+    let innermost = an
+        .loops
+        .loops()
+        .all(|other| other == lp || !data.contains(an.loops.data(other).header));
+    if !innermost {
+        return None;
+    }
+    let preheader = data.preheader?;
+    let term = |b: Block| func.terminator(b).map(|t| func.inst(t));
+    let Some(InstKind::Jump(entry)) = term(preheader) else {
+        return None;
+    };
+    let [latch] = data.latches[..] else {
+        return None;
+    };
+    if data
+        .blocks
+        .iter()
+        .any(|&b| term(b).is_some_and(InstKind::is_tapir))
+    {
+        return None;
+    }
+    let leaves = |b: Block| func.successors(b).iter().any(|&s| !data.contains(s));
+    let mut exiting = data.blocks.iter().copied().filter(|&b| leaves(b));
+    let (Some(exiting), None) = (exiting.next(), exiting.next()) else {
+        return None;
+    };
+    if exiting != data.header && exiting != latch {
+        return None;
+    }
+    let Some(&InstKind::Brif {
+        cond,
+        ref then_dest,
+        ref else_dest,
+    }) = term(exiting)
+    else {
+        return None;
+    };
+    let then_stays = data.contains(then_dest.block);
+    if then_stays == data.contains(else_dest.block) {
+        return None;
+    }
+    let size: usize = data.blocks.iter().map(|&b| func.block_insts(b).len()).sum();
+    // The latch's way back (a latch that is also the exiting block takes
+    // it on its way in the loop).
+    let back = match term(latch)? {
+        InstKind::Jump(back) => back.clone(),
+        InstKind::Brif {
+            then_dest,
+            else_dest,
+            ..
+        } if latch == exiting => if then_stays { then_dest } else { else_dest }.clone(),
+        _ => return None,
+    };
+    if back.block != data.header {
+        return None;
+    }
+    let home: HashMap<Inst, Block> = func.placed_insts().map(|(b, i)| (i, b)).collect();
+    let eval = Eval {
+        func,
+        home: &home,
+        in_loop: &|b| data.contains(b),
+        header: data.header,
+    };
+    let mut params: Vec<Option<Const>> = entry.args.iter().map(|&a| eval.outside(a)).collect();
+    for passes in 1..=MAX_TRIPS {
+        if (passes - 1) * size > MAX_GROWTH {
+            return None;
+        }
+        let taken = eval.value(cond, &params, &mut HashMap::new())?;
+        if taken.is_zero() == then_stays {
+            return Some(Plan {
+                header: data.header,
+                preheader,
+                latch,
+                blocks: data.blocks.clone(),
+                exiting,
+                then_stays,
+                passes,
+            });
+        }
+        let mut memo = HashMap::new();
+        params = back
+            .args
+            .iter()
+            .map(|&a| eval.value(a, &params, &mut memo))
+            .collect();
+    }
+    None
+}
+
+/// Evaluates the loop's values in one pass through it, given its header's
+/// parameters (`None` where unknown).
+struct Eval<'a> {
+    func: &'a Function,
+    home: &'a HashMap<Inst, Block>,
+    in_loop: &'a dyn Fn(Block) -> bool,
+    header: Block,
+}
+
+impl Eval<'_> {
+    /// A value defined outside the loop: known if it is a constant.
+    fn outside(&self, v: Value) -> Option<Const> {
+        match self.func.value_def(v) {
+            ValueDef::Result(i) => Const::of_inst(self.func.inst(i), self.func.value_type(v)),
+            ValueDef::Param(..) => None,
+        }
+    }
+
+    fn value(
+        &self,
+        v: Value,
+        params: &[Option<Const>],
+        memo: &mut HashMap<Value, Option<Const>>,
+    ) -> Option<Const> {
+        if let Some(&c) = memo.get(&v) {
+            return c;
+        }
+        let c = match self.func.value_def(v) {
+            ValueDef::Param(b, n) if b == self.header => params.get(n as usize).copied().flatten(),
+            // Another block's parameter depends on the way taken to it.
+            ValueDef::Param(..) => None,
+            ValueDef::Result(i) if self.home.get(&i).is_some_and(|&b| (self.in_loop)(b)) => {
+                let kind = self.func.inst(i);
+                let mut args = Vec::new();
+                for a in kind.operands() {
+                    args.push(self.value(a, params, memo)?);
+                }
+                fold(kind, &args, self.func.value_type(v))
+            }
+            ValueDef::Result(_) => self.outside(v),
+        };
+        memo.insert(v, c);
+        c
+    }
+}
+
+/// Rewrites as the module doc says.
+fn unroll(func: &mut Function, plan: &Plan) {
+    // Whether the exiting branch stays in the loop, as a way of its brif.
+    let stay = |func: &mut Function, block: Block, stays: bool| {
+        crate::copy::take_way(func, block, stays == plan.then_stays)
+    };
+    let at = func
+        .layout
+        .iter()
+        .position(|&b| b == plan.header)
+        .unwrap_or(func.layout.len());
+    // Copies in order: copy j enters copy j + 1 (or, the last, the loop).
+    let mut next_header = plan.header;
+    for _ in 1..plan.passes {
+        let copy = crate::copy::copy_blocks(func, &plan.blocks, at);
+        let latch = copy.blocks[&plan.latch];
+        let t = func.terminator(latch).expect("the latch ends in a branch");
+        for call in func.inst_mut(t).block_calls_mut() {
+            if call.block == copy.blocks[&plan.header] {
+                call.block = next_header;
+            }
+        }
+        stay(func, copy.blocks[&plan.exiting], true);
+        next_header = copy.blocks[&plan.header];
+    }
+    stay(func, plan.exiting, false);
+    let t = func
+        .terminator(plan.preheader)
+        .expect("the preheader ends in a jump");
+    if let InstKind::Jump(BlockCall { block, .. }) = func.inst_mut(t) {
+        *block = next_header;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use parc_ir::interp::{Config, Interp, Val};
+    use parc_ir::read::read_module;
+
+    /// `tree`: a halving counter (3 passes through the header) and a sum
+    /// used after the loop; `countdown`: a loop tested at its latch
+    /// (`do { s += i; i++; } while (i < 5)`) whose counter is returned;
+    /// `empty`: a loop that never runs its body; `unknown`: a bound that
+    /// is a parameter; `long`: 1000 iterations.
+    const PROGRAM: &str = "
+        func @tree(ptr, i32) -> f64 {
+        block0(v0: ptr, v1: i32):
+            v2 = iconst.i32 2
+            v3 = iconst.i32 0
+            v4 = fconst.f64 0.0
+            v5 = iconst.i64 3
+            jump block1(v2, v4)
+        block1(v6: i32, v7: f64):
+            v8 = icmp sgt v6, v3
+            brif v8, block2, block4
+        block2:
+            v9 = icmp slt v1, v6
+            brif v9, block3, block5(v7)
+        block3:
+            v11 = iadd v1, v6
+            v12 = sext.i64 v11
+            v13 = shl v12, v5
+            v14 = ptradd v0, v13
+            v15 = load.f64 v14
+            v16 = fadd v7, v15
+            jump block5(v16)
+        block5(v17: f64):
+            v10 = sdiv v6, v2
+            jump block1(v10, v17)
+        block4:
+            return v7
+        }
+
+        func @countdown(i32) -> i32 {
+        block0(v0: i32):
+            v1 = iconst.i32 0
+            v2 = iconst.i32 1
+            v3 = iconst.i32 5
+            jump block1(v1, v0)
+        block1(v4: i32, v5: i32):
+            v6 = iadd v5, v4
+            v7 = iadd v4, v2
+            v8 = icmp slt v7, v3
+            brif v8, block1(v7, v6), block2
+        block2:
+            v9 = imul v7, v3
+            v10 = iadd v9, v6
+            return v10
+        }
+
+        func @empty(i32) -> i32 {
+        block0(v0: i32):
+            v1 = iconst.i32 5
+            v2 = iconst.i32 3
+            v3 = iconst.i32 1
+            jump block1(v1, v0)
+        block1(v4: i32, v5: i32):
+            v6 = icmp slt v4, v2
+            brif v6, block2, block3
+        block2:
+            v7 = imul v5, v5
+            v8 = iadd v4, v3
+            jump block1(v8, v7)
+        block3:
+            return v5
+        }
+
+        func @unknown(i32) -> i32 {
+        block0(v0: i32):
+            v1 = iconst.i32 0
+            v2 = iconst.i32 1
+            jump block1(v1)
+        block1(v3: i32):
+            v4 = icmp slt v3, v0
+            brif v4, block2, block3
+        block2:
+            v5 = iadd v3, v2
+            jump block1(v5)
+        block3:
+            return v3
+        }
+
+        func @long(i32) -> i32 {
+        block0(v0: i32):
+            v1 = iconst.i32 0
+            v2 = iconst.i32 1
+            v3 = iconst.i32 1000
+            jump block1(v1, v0)
+        block1(v4: i32, v5: i32):
+            v6 = icmp slt v4, v3
+            brif v6, block2, block3
+        block2:
+            v7 = iadd v5, v4
+            v8 = iadd v4, v2
+            jump block1(v8, v7)
+        block3:
+            return v5
+        }
+    ";
+
+    fn call(m: &parc_ir::Module, f: &str, args: &[Val], data: &[f64]) -> Val {
+        let id = m.func_by_name(f).expect("function");
+        let mut it = Interp::new(m, Config::default()).expect("interp");
+        let mut args = args.to_vec();
+        if !data.is_empty() {
+            let a = it.alloc(8 * data.len() as u64).expect("alloc");
+            it.write_f64s(a, data).expect("write");
+            args.insert(0, Val::Ptr(a));
+        }
+        it.call(id, &args).expect("runs").value().expect("a result")
+    }
+
+    /// Unrolls `name`, checks the module, and runs the cleanup the
+    /// pipeline runs after it; returns the loops left.
+    fn unroll(m: &mut parc_ir::Module, name: &str) -> ((u64, u64), usize) {
+        let id = m.func_by_name(name).expect("function");
+        let done = super::run_function(&mut m.funcs[id]);
+        parc_ir::verify::verify_module(m).expect("verifies after loop-unroll");
+        let mut ctx = crate::PassContext::default();
+        for pass in ["sccp", "simplify-cfg"] {
+            crate::pass_by_name(pass).expect("pass")(m, &mut ctx);
+            parc_ir::verify::verify_module(m).expect("verifies after the cleanup");
+        }
+        let left = parc_ir::analysis::FunctionAnalyses::compute(&m.funcs[id])
+            .loops
+            .len();
+        (done, left)
+    }
+
+    #[test]
+    fn a_halving_counter_is_unrolled_into_straight_line_code() {
+        let before = read_module(PROGRAM).expect("reads");
+        let mut after = before.clone();
+        assert_eq!(unroll(&mut after, "tree"), ((1, 2), 0));
+        let data = [1.0, 2.0, 4.0, 8.0, 16.0];
+        for t in 0..3 {
+            let args = [Val::I(t)];
+            assert_eq!(
+                call(&after, "tree", &args, &data),
+                call(&before, "tree", &args, &data),
+                "t = {t}"
+            );
+        }
+        // t = 0 adds a[2] and a[1].
+        assert_eq!(call(&after, "tree", &[Val::I(0)], &data), Val::F64(6.0));
+    }
+
+    #[test]
+    fn a_loop_tested_at_its_latch_keeps_its_last_values() {
+        let before = read_module(PROGRAM).expect("reads");
+        let mut after = before.clone();
+        assert_eq!(unroll(&mut after, "countdown"), ((1, 4), 0));
+        for x in [0, 7] {
+            let args = [Val::I(x)];
+            assert_eq!(
+                call(&after, "countdown", &args, &[]),
+                call(&before, "countdown", &args, &[])
+            );
+        }
+        assert_eq!(call(&after, "countdown", &[Val::I(7)], &[]), Val::I(42));
+    }
+
+    #[test]
+    fn a_loop_that_never_runs_its_body_is_removed() {
+        let before = read_module(PROGRAM).expect("reads");
+        let mut after = before.clone();
+        assert_eq!(unroll(&mut after, "empty"), ((1, 0), 0));
+        assert_eq!(call(&after, "empty", &[Val::I(9)], &[]), Val::I(9));
+    }
+
+    #[test]
+    fn unknown_and_long_trip_counts_keep_their_loops() {
+        let mut m = read_module(PROGRAM).expect("reads");
+        assert_eq!(unroll(&mut m, "unknown"), ((0, 0), 1));
+        assert_eq!(unroll(&mut m, "long"), ((0, 0), 1));
+        assert_eq!(call(&m, "long", &[Val::I(1)], &[]), Val::I(499_501));
+    }
+}
