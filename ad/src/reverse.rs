@@ -230,15 +230,26 @@ fn derived_noalias(primal: &Function, acts: &[Activity], first: u32) -> Vec<u32>
     out
 }
 
-/// Builds the bodies of a split pair. Returns the most tape slots one
-/// call of `.aug` records, where that is bounded by a constant (see
-/// [`Gen::records_per_call`]).
+/// What one call of a split pair's `.aug` records, where that is bounded
+/// by a constant (see [`Gen::records_per_call`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Records {
+    /// The most tape slots one call records.
+    pub slots: u64,
+    /// Each frame has a fixed place among them (see [`Gen::fixed_frames`]):
+    /// the tape's data is a buffer of `slots` slots of the call's own, and
+    /// neither sweep reads or writes the tape's length.
+    pub fixed: bool,
+}
+
+/// Builds the bodies of a split pair. Returns what one call of `.aug`
+/// records, where that is bounded.
 pub fn split(
     module: &mut Module,
     ctx: &mut Ctx,
     primal: FuncId,
     pair: &Pair,
-) -> Result<Option<u64>, AdError> {
+) -> Result<Option<Records>, AdError> {
     let gen_ = Gen::run(
         module,
         ctx,
@@ -249,7 +260,10 @@ pub fn split(
             atomic: pair.atomic,
         },
     )?;
-    let bound = gen_.records_per_call();
+    let bound = gen_.records_per_call().map(|slots| Records {
+        slots,
+        fixed: gen_.fixed_frames().is_some(),
+    });
     let rentry = gen_.rentry.expect("split mode has a reverse entry");
     let fentry = gen_.g.layout[0];
     // `.aug`: the forward blocks only.
@@ -328,6 +342,9 @@ struct Gen {
     /// This function is the body of kernel launches on 1-D grids (see
     /// [`Ctx::one_d_bodies`]).
     one_d_body: bool,
+    /// This function is the body of kernel launches (`k.body`), whose
+    /// split pair runs once per thread, each thread on a tape of its own.
+    launch_body: bool,
     /// The restrict parameters whose shadows the reverse of this kernel
     /// body updates within a band of threads (see [`Gen::thread_band`]).
     thread_band: Option<launches::ThreadBand>,
@@ -706,6 +723,7 @@ impl Gen {
             launch_tapes: HashMap::new(),
             frame_slots: 0,
             one_d_body: ctx.one_d_bodies.contains(&primal),
+            launch_body: launches::kernel_of_body(&module.funcs[primal].name).is_some(),
             thread_band: None,
             block_threads: ctx.block_threads,
             memcpy_ty: HashMap::new(),
@@ -3185,6 +3203,41 @@ impl Gen {
             && self.spawns.is_empty()
             && self.ploops.is_empty();
         bounded.then_some(self.frame_slots)
+    }
+
+    /// Where each block's frame lies on the tape, where frames have fixed
+    /// places: in the split pair of a kernel launch's body (each thread's
+    /// tape is a buffer of its own) whose records are bounded
+    /// ([`Self::records_per_call`]: every block runs at most once) and
+    /// which has at most one return (no return index is recorded). Then
+    /// frame `b` is at `data + 8 offset(b)` in both sweeps, offsets in
+    /// block order, and the tape's length is neither kept nor read: the
+    /// forward writes no length and the reverse finds each frame without
+    /// one. Else `None`, and frames are pushed and popped.
+    pub(super) fn fixed_frames(&self) -> Option<HashMap<Block, i64>> {
+        if !(self.launch_body && matches!(self.mode, Mode::Split { .. }))
+            || self.records_per_call().is_none()
+            || self.returns.len() > 1
+        {
+            return None;
+        }
+        let mut blocks: Vec<(Block, i64)> = self
+            .frames
+            .iter()
+            .filter(|(_, f)| !f.is_empty())
+            .map(|(&b, f)| (b, f.len() as i64))
+            .collect();
+        blocks.sort();
+        let mut next = 0;
+        Some(
+            blocks
+                .into_iter()
+                .map(|(b, n)| {
+                    next += n;
+                    (b, next - n)
+                })
+                .collect(),
+        )
     }
 
     /// True if memory private to an iteration of loop `l` that `ptr` points

@@ -188,6 +188,62 @@ fn launches_in_differentiated_host_code() {
     check(src, "f", &[Arg::dup(&x), Arg::F(1.1)]);
 }
 
+/// A loop-free kernel body with one return records each value at a fixed
+/// place on its thread's tape: the forward stores no length (an `i64`)
+/// and the reverse reads none. With an early return the body has two, and
+/// the tape keeps its length (`tests/grad/kernel_returns.pc` checks both
+/// gradients).
+#[test]
+fn single_return_kernel_bodies_record_at_fixed_places() {
+    let src = r#"
+        __global__ void inside(double *x, int n) {
+            int i = blockIdx.x * blockDim.x + threadIdx.x;
+            if (i < n)
+                x[i] = sin(x[i]) * x[i];
+        }
+        __global__ void early(double *x, int n) {
+            int i = blockIdx.x * blockDim.x + threadIdx.x;
+            if (i >= n)
+                return;
+            x[i] = sin(x[i]) * x[i];
+        }
+        double f(double *x, int n) {
+            inside<<<2, 3>>>(x, n);
+            early<<<3, 2>>>(x, n);
+            return x[0] + 2.0 * x[4];
+        }
+    "#;
+    let x: Vec<f64> = (0..6).map(|i| 0.3 * i as f64 - 0.4).collect();
+    let args = [Arg::dup(&x), Arg::I(5)];
+    check(src, "f", &args);
+    let (mut m, _, _) = build(src, 2, "f", &args);
+    // Optimized as the driver does after the AD: the tape headers (stack
+    // slots) disappear, and what is left of them is what reaches memory.
+    parc_opt::optimize(&mut m, 2, &mut parc_opt::Instrumentation::default()).expect("optimize");
+    // Stores of `i64`s: lengths (and return indices); records are `f64`.
+    let length_stores = |name: &str| {
+        let f = &m.funcs[m.func_by_name(name).expect("the launch's forward kernel")];
+        f.placed_insts()
+            .filter(|&(_, i)| {
+                matches!(f.inst(i), InstKind::Store { value, .. }
+                    if f.value_type(*value) == parc_ir::Type::I64)
+            })
+            .count()
+    };
+    assert_eq!(
+        length_stores("inside.fwd"),
+        0,
+        "{}",
+        parc_ir::print::print_module(&m)
+    );
+    // The length, and the index of the return taken.
+    assert!(
+        length_stores("early.fwd") > 0,
+        "{}",
+        parc_ir::print::print_module(&m)
+    );
+}
+
 /// In a 1-D launch, `x[blockIdx.x * blockDim.x + threadIdx.x]` of a
 /// `restrict` parameter is the thread's own: its shadow updates are plain
 /// adds. A neighbour's element is in a band of two threads: where a

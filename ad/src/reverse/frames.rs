@@ -253,6 +253,7 @@ impl Gen {
     /// the pops at the start of reverse blocks.
     pub(super) fn finish_frames(&mut self) {
         let place = self.place_indexed_frames();
+        let fixed = self.fixed_frames().unwrap_or_default();
         let blocks: Vec<Block> = self.rpop.keys().copied().collect();
         for b in blocks {
             let rp = self.rpop[&b];
@@ -261,6 +262,8 @@ impl Gen {
             self.cur = rp;
             if let (false, Some(&(i, off, slots))) = (frame.is_empty(), place.get(&b)) {
                 self.indexed_frame(b, i, off, slots, &frame);
+            } else if let Some(&off) = fixed.get(&b) {
+                self.fixed_frame(b, off, &frame);
             } else if !frame.is_empty() {
                 let n = frame.len() as i64;
                 self.frame_slots += n as u64;
@@ -305,6 +308,31 @@ impl Gen {
             self.cur = rp;
             self.emit(InstKind::Jump(BlockCall::to(body)), None);
         }
+    }
+
+    /// Block `b`'s frame at its fixed place (see [`Gen::fixed_frames`]):
+    /// loaded from and stored at `data + 8 off`.
+    fn fixed_frame(&mut self, b: Block, off: i64, frame: &[(Value, Inst)]) {
+        self.frame_slots += frame.len() as u64;
+        let rtape = self.rev_tape(Some(b));
+        let dp = self.offset(rtape, crate::tape::DATA);
+        let data = self.ev(InstKind::Load(dp), Type::Ptr);
+        for (k, &(_, l)) in frame.iter().enumerate() {
+            let a = self.offset(data, 8 * (off + k as i64));
+            *self.g.inst_mut(l) = InstKind::Load(a);
+            self.g.blocks[self.cur].insts.push(l);
+        }
+        let ftape = self.fwd_tape(Some(b));
+        let code = self.apart(|g| {
+            let dp = g.offset(ftape, crate::tape::DATA);
+            let data = g.ev(InstKind::Load(dp), Type::Ptr);
+            for (k, &(gv, _)) in frame.iter().enumerate() {
+                let a = g.offset(data, 8 * (off + k as i64));
+                g.emit(InstKind::Store { value: gv, ptr: a }, None);
+            }
+        });
+        let pos = self.frame_pos[&b];
+        self.insert_forward(b, pos, code);
     }
 
     pub(super) fn rbody(&self, b: Block) -> Block {

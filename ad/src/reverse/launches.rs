@@ -20,12 +20,14 @@
 //! fastest, then y, z; threads within a block, then blocks). **Forward:**
 //! the host allocates `tapes` and launches `k.fwd` instead of `k`, which
 //! does the primal's work and records. Where the body records at most
-//! `S` slots per call (no loops, no calls that record), `tapes` has `1 +
-//! S` slots per thread: each thread's tape is a header of its own (an
-//! `alloca` of the kernel) over the last `S`, and `k.fwd` stores what it
-//! recorded in the first, for `k.bwd`: no thread allocates, no tape
-//! grows. Otherwise `tapes` is zeroed headers (empty tapes that grow,
-//! freed by `k.bwd`). **Reverse:** the host launches `k.bwd` on the same
+//! `S` slots per call (no loops, no calls that record), `tapes` has `S`
+//! slots per thread, and each thread's tape is a header of its own (an
+//! `alloca` of the kernel) over its slice: no thread allocates, no tape
+//! grows. With one return, each block's frame has a fixed place in the
+//! slice (`Gen::fixed_frames`), which both sweeps find without a length;
+//! with several, the slice has `1 + S` slots and `k.fwd` stores the
+//! length recorded in the first, for `k.bwd`. Otherwise `tapes` is zeroed
+//! headers (empty tapes that grow, freed by `k.bwd`). **Reverse:** the host launches `k.bwd` on the same
 //! grid, frees `tapes`, and adds the sum over workers of `dacc[w][j]`
 //! (each worker's sum over the threads it ran of the adjoint of active
 //! scalar argument `j`) into that argument's adjoint.
@@ -59,6 +61,10 @@ pub struct LaunchPlan {
     /// The most slots a thread records, where that is a constant: then
     /// the threads' tapes are slices of one buffer that never grow.
     pub slots: Option<u64>,
+    /// With `slots`, each frame has a fixed place in a thread's slice
+    /// (`Records::fixed`): the slice is `slots` slots, without the length
+    /// the forward would otherwise store first for the reverse.
+    pub fixed: bool,
     /// `k.bwd` runs this many times, each time for the threads whose
     /// number is the phase modulo it (see [`Gen::thread_band`]).
     pub phases: u64,
@@ -126,7 +132,9 @@ impl Ctx {
         // Generated now rather than from the queue: what a thread records
         // sizes the launch's tapes.
         self.queue.retain(|(_, p)| p.aug != pair.aug);
-        let slots = split(module, self, body, &pair)?;
+        let records = split(module, self, body, &pair)?;
+        let slots = records.map(|r| r.slots);
+        let fixed = records.is_some_and(|r| r.fixed);
         let phases = self.thread_phases.get(&body).copied().unwrap_or(1);
         // The launch's arguments with their shadows: `aug`'s parameters
         // after the tape.
@@ -138,17 +146,17 @@ impl Ctx {
             let (args, rest) = vals.split_at(params.len());
             let tid = thread_number(b);
             let tape = match slots {
-                Some(slots) => slice_tape(b, rest[0], tid, slots, false),
+                Some(slots) => slice_tape(b, rest[0], tid, slots, fixed, false),
                 None => header_of(b, rest[0], tid),
             };
             let mut cargs = vec![tape];
             cargs.extend_from_slice(args);
             b.call(pair.aug, None, cargs);
-            if let Some(slots) = slots.filter(|&s| s > 0) {
+            if let Some(slots) = slots.filter(|&s| s > 0 && !fixed) {
                 // What it recorded, for `k.bwd`: the slice's first slot.
                 let len = field(b, tape, crate::tape::LEN);
                 let len = b.load(Type::I64, len);
-                let first = slice_of(b, rest[0], tid, slots);
+                let first = slice_of(b, rest[0], tid, slots, false);
                 b.store(len, first);
             }
         });
@@ -176,7 +184,7 @@ impl Ctx {
                 b.switch_to(go);
             }
             let tape = match slots {
-                Some(slots) => slice_tape(b, tapes, tid, slots, true),
+                Some(slots) => slice_tape(b, tapes, tid, slots, fixed, true),
                 None => header_of(b, tapes, tid),
             };
             let buf = b.alloca(8 * n_args.max(1) as u32, 8);
@@ -214,6 +222,7 @@ impl Ctx {
             fwd,
             bwd,
             slots,
+            fixed,
             phases,
         };
         self.launch_plans
@@ -263,10 +272,11 @@ fn header_of(b: &mut FuncBuilder, tapes: Value, tid: Value) -> Value {
     b.ptradd(tapes, off)
 }
 
-/// Thread `tid`'s slice of a buffer of `1 + slots` slots per thread: the
-/// length it recorded, then its records.
-fn slice_of(b: &mut FuncBuilder, tapes: Value, tid: Value, slots: u64) -> Value {
-    let size = b.iconst(Type::I64, 8 * (1 + slots as i64));
+/// Thread `tid`'s slice of a buffer of `1 + slots` slots per thread (the
+/// length it recorded, then its records), or of `slots` where frames have
+/// `fixed` places.
+fn slice_of(b: &mut FuncBuilder, tapes: Value, tid: Value, slots: u64, fixed: bool) -> Value {
+    let size = b.iconst(Type::I64, 8 * (slots as i64 + i64::from(!fixed)));
     let off = b.binary(BinaryOp::Imul, tid, size);
     b.ptradd(tapes, off)
 }
@@ -275,12 +285,23 @@ fn slice_of(b: &mut FuncBuilder, tapes: Value, tid: Value, slots: u64) -> Value 
 /// kernel has its own) over its slice of `tapes`, empty in the forward,
 /// holding what the forward recorded in the reverse. With nothing to
 /// record, `tapes` is not touched.
-fn slice_tape(b: &mut FuncBuilder, tapes: Value, tid: Value, slots: u64, reverse: bool) -> Value {
+fn slice_tape(
+    b: &mut FuncBuilder,
+    tapes: Value,
+    tid: Value,
+    slots: u64,
+    fixed: bool,
+    reverse: bool,
+) -> Value {
     let tape = b.alloca(HEADER_BYTES, 8);
     let (data, len) = if slots == 0 {
         (b.null(), b.iconst(Type::I64, 0))
+    } else if fixed {
+        // Frames at fixed places: no length to keep.
+        let data = slice_of(b, tapes, tid, slots, true);
+        (data, b.iconst(Type::I64, 0))
     } else {
-        let first = slice_of(b, tapes, tid, slots);
+        let first = slice_of(b, tapes, tid, slots, false);
         let eight = b.iconst(Type::I64, 8);
         let data = b.ptradd(first, eight);
         let len = if reverse {
@@ -535,12 +556,25 @@ impl Gen {
             },
             Type::I32,
         );
-        let low = self.iconst(Type::I32, -first);
-        let past_low = self.ev(InstKind::Icmp(IntCC::Sge, t, low), Type::I1);
-        let last = self.iconst(Type::I32, last);
-        let high = self.binop(BinaryOp::Isub, dim, last);
-        let below_high = self.ev(InstKind::Icmp(IntCC::Slt, t, high), Type::I1);
-        let inside = self.binop(BinaryOp::And, past_low, below_high);
+        // `0 ≤ t < blockDim.x` always: a side with nothing past it needs
+        // no test.
+        let past_low = (first < 0).then(|| {
+            let low = self.iconst(Type::I32, -first);
+            self.ev(InstKind::Icmp(IntCC::Sge, t, low), Type::I1)
+        });
+        let below_high = (last > 0).then(|| {
+            let last = self.iconst(Type::I32, last);
+            let high = self.binop(BinaryOp::Isub, dim, last);
+            self.ev(InstKind::Icmp(IntCC::Slt, t, high), Type::I1)
+        });
+        let inside = match (past_low, below_high) {
+            (Some(l), Some(h)) => self.binop(BinaryOp::And, l, h),
+            (Some(c), None) | (None, Some(c)) => c,
+            (None, None) => {
+                self.add_to(sp, a);
+                return;
+            }
+        };
         let plain = self.new_block(false);
         let edge = self.new_block(false);
         let join = self.new_block(false);
@@ -724,9 +758,11 @@ impl Gen {
             threads = self.binop(BinaryOp::Imul, threads, d);
         }
         let tapes = match plan.slots {
-            // Per thread, the length it records and its records.
+            // Per thread, the length it records (unless its frames have
+            // fixed places) and its records.
             Some(slots) => {
-                let per_thread = self.iconst(Type::I64, 8 * (1 + slots as i64));
+                let per_thread =
+                    self.iconst(Type::I64, 8 * (slots as i64 + i64::from(!plan.fixed)));
                 let bytes = self.binop(BinaryOp::Imul, threads, per_thread);
                 self.ev(
                     InstKind::Intrinsic {

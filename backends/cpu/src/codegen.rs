@@ -106,7 +106,9 @@
 //! - `@k.entry` (coroutine path only): a generated `extern "C" fn(args:
 //!   *const u64)` that reads the slots back at `k`'s parameter types and
 //!   calls `k`, once per thread;
-//! - `shared_bytes`: the size of the module's `__shared__` segment. Every
+//! - `shared_bytes`: the bytes of the module's `__shared__` segment the
+//!   kernel needs (`Cx::shared_extent`: up to the end of the last array it
+//!   or its callees use; 0 for most kernels). Every
 //!   `AddrSpace::Shared` global gets a fixed offset in it (declaration
 //!   order, each aligned to its alignment; one layout per module, shared by
 //!   all kernels), and `global_addr` of one is
@@ -394,6 +396,38 @@ struct Cx<'a> {
 }
 
 impl Cx<'_> {
+    /// The bytes of the `__shared__` segment a launch of `kernel` needs:
+    /// up to the end of the last `__shared__` global that it or any
+    /// function it may call (or take the address of) refers to, a
+    /// multiple of 16. The runtime zeroes that much per block, so a
+    /// kernel that uses none (most) pays nothing for other kernels'
+    /// arrays.
+    fn shared_extent(&self, kernel: FuncId) -> u64 {
+        let ir = self.ir;
+        let mut seen: HashSet<FuncId> = HashSet::from([kernel]);
+        let mut work = vec![kernel];
+        let mut extent = 0;
+        while let Some(f) = work.pop() {
+            for (_, i) in ir.funcs[f].placed_insts() {
+                let reached = match *ir.funcs[f].inst(i) {
+                    InstKind::GlobalAddr(g) if ir.globals[g].space == AddrSpace::Shared => {
+                        let end = self.shared_offset[g.as_u32() as usize] + ir.globals[g].size;
+                        extent = extent.max(end);
+                        None
+                    }
+                    InstKind::Call { func, .. } | InstKind::FuncAddr(func) => Some(func),
+                    _ => None,
+                };
+                if let Some(callee) = reached
+                    && seen.insert(callee)
+                {
+                    work.push(callee);
+                }
+            }
+        }
+        extent.next_multiple_of(16).min(self.shared_bytes)
+    }
+
     /// A symbol based on `base` that nothing uses yet.
     fn fresh(&mut self, base: &str) -> String {
         let mut name = base.to_string();
@@ -2289,7 +2323,10 @@ impl<'a, 'b, 'c, M: ClModule> FnTranslator<'a, 'b, 'c, M> {
         let block_ptr = self.b.ins().stack_addr(types::I64, cfg, 12);
         let eref = self.func_ref(entry);
         let entry_addr = self.b.ins().func_addr(types::I64, eref);
-        let shared = self.b.ins().iconst(types::I64, self.cx.shared_bytes as i64);
+        let shared = self
+            .b
+            .ins()
+            .iconst(types::I64, self.cx.shared_extent(kernel) as i64);
         match block_launch {
             Some(l) => {
                 let frame = self.b.ins().iconst(types::I64, l.frame_bytes as i64);
