@@ -144,7 +144,7 @@ impl Ctx {
         fwd_params.push(Type::Ptr);
         let fwd = add_kernel(module, &format!("{name}.fwd"), fwd_params, |b, vals| {
             let (args, rest) = vals.split_at(params.len());
-            let tid = thread_number(b);
+            let tid = thread_number(b, one_d);
             let tape = match slots {
                 Some(slots) => slice_tape(b, rest[0], tid, slots, fixed, false),
                 None => header_of(b, rest[0], tid),
@@ -170,7 +170,7 @@ impl Ctx {
         let bwd = add_kernel(module, &format!("{name}.bwd"), bwd_params, |b, vals| {
             let (args, rest) = vals.split_at(params.len());
             let (tapes, dacc) = (rest[0], rest[1]);
-            let tid = thread_number(b);
+            let tid = thread_number(b, one_d);
             if phases > 1 {
                 // Only the threads of this phase: `tid mod phases`.
                 let w = b.iconst(Type::I64, phases as i64);
@@ -324,8 +324,11 @@ fn slice_tape(
 }
 
 /// The thread's number in the grid: threads within a block (x fastest,
-/// then y, z), then blocks (likewise).
-fn thread_number(b: &mut FuncBuilder) -> Value {
+/// then y, z), then blocks (likewise). In a launch on a 1-D grid of 1-D
+/// blocks (`one_d`), `blockIdx.x · blockDim.x + threadIdx.x`: the same
+/// number, without the other dimensions' terms (which would be computed
+/// and kept for every thread).
+fn thread_number(b: &mut FuncBuilder, one_d: bool) -> Value {
     use parc_ir::Dim;
     let mut id = |op: Intrinsic| {
         let v = b
@@ -333,6 +336,13 @@ fn thread_number(b: &mut FuncBuilder) -> Value {
             .expect("thread indices have a result");
         b.cast(CastOp::Sext, v, Type::I64)
     };
+    if one_d {
+        let tx = id(Intrinsic::ThreadIdx(Dim::X));
+        let bdx = id(Intrinsic::BlockDim(Dim::X));
+        let bx = id(Intrinsic::BlockIdx(Dim::X));
+        let first = b.binary(BinaryOp::Imul, bx, bdx);
+        return b.binary(BinaryOp::Iadd, first, tx);
+    }
     let (tx, ty, tz) = (
         id(Intrinsic::ThreadIdx(Dim::X)),
         id(Intrinsic::ThreadIdx(Dim::Y)),
