@@ -262,7 +262,7 @@ pub fn split(
     )?;
     let bound = gen_.records_per_call().map(|slots| Records {
         slots,
-        fixed: gen_.fixed_frames().is_some(),
+        fixed: gen_.frames_have_fixed_places(),
     });
     let rentry = gen_.rentry.expect("split mode has a reverse entry");
     let fentry = gen_.g.layout[0];
@@ -3215,10 +3215,7 @@ impl Gen {
     /// forward writes no length and the reverse finds each frame without
     /// one. Else `None`, and frames are pushed and popped.
     pub(super) fn fixed_frames(&self) -> Option<HashMap<Block, i64>> {
-        if !(self.launch_body && matches!(self.mode, Mode::Split { .. }))
-            || self.records_per_call().is_none()
-            || self.returns.len() > 1
-        {
+        if !self.frames_have_fixed_places() {
             return None;
         }
         let mut blocks: Vec<(Block, i64)> = self
@@ -3238,6 +3235,14 @@ impl Gen {
                 })
                 .collect(),
         )
+    }
+
+    /// Whether [`Self::fixed_frames`] places the frames.
+    pub(super) fn frames_have_fixed_places(&self) -> bool {
+        self.launch_body
+            && matches!(self.mode, Mode::Split { .. })
+            && self.records_per_call().is_some()
+            && self.returns.len() <= 1
     }
 
     /// True if memory private to an iteration of loop `l` that `ptr` points

@@ -27,10 +27,11 @@
 //! slice (`Gen::fixed_frames`), which both sweeps find without a length;
 //! with several, the slice has `1 + S` slots and `k.fwd` stores the
 //! length recorded in the first, for `k.bwd`. Otherwise `tapes` is zeroed
-//! headers (empty tapes that grow, freed by `k.bwd`). **Reverse:** the host launches `k.bwd` on the same
-//! grid, frees `tapes`, and adds the sum over workers of `dacc[w][j]`
-//! (each worker's sum over the threads it ran of the adjoint of active
-//! scalar argument `j`) into that argument's adjoint.
+//! headers (empty tapes that grow, freed by `k.bwd`). **Reverse:** the
+//! host launches `k.bwd` on the same grid, frees `tapes`, and adds the sum
+//! over workers of `dacc[w][j]` (each worker's sum over the threads it ran
+//! of the adjoint of active scalar argument `j`) into that argument's
+//! adjoint.
 //! Every thread of a block calls both functions, so `__syncthreads` in
 //! the body (and its reverse) is reached by all of them, as it must be.
 //!

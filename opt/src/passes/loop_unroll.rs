@@ -79,7 +79,8 @@ pub fn run_function(func: &mut Function) -> (u64, u64) {
     let limit = FunctionAnalyses::compute(func).loops.len();
     for _ in 0..limit {
         let an = FunctionAnalyses::compute(func);
-        let Some(plan) = an.loops.loops().find_map(|lp| plan(func, &an, lp)) else {
+        let home: HashMap<Inst, Block> = func.placed_insts().map(|(b, i)| (i, b)).collect();
+        let Some(plan) = an.loops.loops().find_map(|lp| plan(func, &an, &home, lp)) else {
             break;
         };
         copies += plan.passes as u64 - 1;
@@ -104,7 +105,13 @@ struct Plan {
     passes: usize,
 }
 
-fn plan(func: &Function, an: &FunctionAnalyses, lp: Loop) -> Option<Plan> {
+/// `home`: the block of every placed instruction.
+fn plan(
+    func: &Function,
+    an: &FunctionAnalyses,
+    home: &HashMap<Inst, Block>,
+    lp: Loop,
+) -> Option<Plan> {
     let data = an.loops.data(lp);
     let innermost = an
         .loops
@@ -163,10 +170,9 @@ fn plan(func: &Function, an: &FunctionAnalyses, lp: Loop) -> Option<Plan> {
     if back.block != data.header {
         return None;
     }
-    let home: HashMap<Inst, Block> = func.placed_insts().map(|(b, i)| (i, b)).collect();
     let eval = Eval {
         func,
-        home: &home,
+        home,
         in_loop: &|b| data.contains(b),
         header: data.header,
     };
