@@ -943,7 +943,33 @@ impl Gen {
 
 #[cfg(test)]
 mod tests {
-    use super::kernel_of_body;
+    use super::{Band, kernel_of_body};
+
+    /// `Band::updaters` against a search over a wide range of threads:
+    /// the plain-or-atomic test of a banded update (`Gen::banded_update`)
+    /// is only as right as the first and last thread it names.
+    #[test]
+    fn band_updaters_are_exactly_the_threads_touching_the_bytes() {
+        for stride in [-16i64, -8, 4, 8, 16, 24] {
+            for lo in -40i64..=0 {
+                for hi in lo + 1..=lo + 48 {
+                    let band = Band { stride, lo, hi };
+                    for size in [1i64, 4, 8] {
+                        for o in lo..=hi - size {
+                            let meets = |d: i64| stride * d + lo < o + size && o < stride * d + hi;
+                            let touching: Vec<i64> = (-100..=100).filter(|&d| meets(d)).collect();
+                            let want = (touching[0], touching[touching.len() - 1]);
+                            assert_eq!(
+                                band.updaters(o, size),
+                                want,
+                                "{band:?}, {size} bytes at {o}"
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
 
     #[test]
     fn body_names_give_their_kernel() {
