@@ -231,16 +231,21 @@ fn run_checks(path: &Path, text: &str, output: &str, bless: bool) -> Outcome {
             .filter(|l| !is_directive_line(l))
             .map(str::to_string)
             .collect();
-        let new: Vec<String> = output
-            .lines()
-            .filter(|l| !l.trim().is_empty())
-            .enumerate()
-            .map(|(i, l)| {
-                let kw = if i == 0 { "check" } else { "nextln" };
-                // `$` starts a filecheck variable; `$$` is a literal one.
-                format!("; {kw}: {}", l.trim().replace('$', "$$"))
-            })
-            .collect();
+        // `nextln` for a line right after the one before; `check` for the
+        // first and for one after blank lines (between functions), which
+        // `nextln` would not skip.
+        let mut new: Vec<String> = Vec::new();
+        let mut after_blank = true;
+        for l in output.lines() {
+            if l.trim().is_empty() {
+                after_blank = true;
+                continue;
+            }
+            let kw = if after_blank { "check" } else { "nextln" };
+            after_blank = false;
+            // `$` starts a filecheck variable; `$$` is a literal one.
+            new.push(format!("; {kw}: {}", l.trim().replace('$', "$$")));
+        }
         lines.splice(1..1, new);
         return write_back(path, &lines);
     }
