@@ -25,7 +25,11 @@
 //! - **Casts of casts**: `sext (sext x)`, `zext (zext x)` → one extension;
 //!   `trunc (sext|zext x)` → `x` at `x`'s own type, else a single `trunc` or
 //!   extension; `trunc (trunc x)` → one `trunc`.
-//! - **Select**: `select c, x, x` → `x`; on a constant condition, the arm.
+//! - **Select**: `select c, x, x` → `x`; on a constant condition, the arm;
+//!   on `i1`s, `select c, x, false` → `and c, x` and `select c, true, x` →
+//!   `or c, x`; `select c, 1, 0` → `zext c` (C's `a && b` as an `int`,
+//!   tested again: with the comparison rules below, a branch on it becomes
+//!   a branch on `c`'s inputs).
 //! - **Pointers**: `ptradd p, 0` → `p`; `ptradd (ptradd p, c1), c2` →
 //!   `ptradd p, c1+c2`.
 //!
@@ -110,8 +114,23 @@ impl Combiner<'_> {
                 if a == b {
                     return Some(Rewrite::Value(a));
                 }
-                let k = self.konst(c)?;
-                Some(Rewrite::Value(if k.bits & 1 != 0 { a } else { b }))
+                if let Some(k) = self.konst(c) {
+                    return Some(Rewrite::Value(if k.bits & 1 != 0 { a } else { b }));
+                }
+                let (ka, kb) = (self.konst(a), self.konst(b));
+                let kind = if ty == Type::I1 && kb.is_some_and(Const::is_zero) {
+                    InstKind::Binary(BinaryOp::And, c, a)
+                } else if ty == Type::I1 && ka.is_some_and(Const::is_one) {
+                    InstKind::Binary(BinaryOp::Or, c, b)
+                } else if ty.is_int()
+                    && ka.is_some_and(Const::is_one)
+                    && kb.is_some_and(Const::is_zero)
+                {
+                    InstKind::Cast(CastOp::Zext, c)
+                } else {
+                    return None;
+                };
+                Some(Rewrite::Kind(kind, vec![]))
             }
             InstKind::PtrAdd(p, o) => {
                 let c = self.konst(o)?;
