@@ -13,14 +13,14 @@ use parc_ir::{Block, Function, Inst, InstKind, Value};
 use std::collections::HashMap;
 
 /// What [`copy_blocks`] made.
-pub struct Copy {
+pub struct BlockCopy {
     /// Each original block's copy.
     pub blocks: HashMap<Block, Block>,
     /// Each value defined in the set (parameters and results), its copy's.
     pub values: HashMap<Value, Value>,
 }
 
-impl Copy {
+impl BlockCopy {
     /// The copy of `v`, or `v` itself where it is defined outside the set.
     pub fn value(&self, v: Value) -> Value {
         self.values.get(&v).copied().unwrap_or(v)
@@ -30,8 +30,8 @@ impl Copy {
 /// Copies `blocks` (in an order where each definition comes before the
 /// uses it dominates, such as reverse postorder) into new blocks placed in
 /// the layout at `at`.
-pub fn copy_blocks(func: &mut Function, blocks: &[Block], at: usize) -> Copy {
-    let mut copy = Copy {
+pub fn copy_blocks(func: &mut Function, blocks: &[Block], at: usize) -> BlockCopy {
+    let mut copy = BlockCopy {
         blocks: HashMap::new(),
         values: HashMap::new(),
     };
