@@ -113,11 +113,7 @@ fn plan(
     lp: Loop,
 ) -> Option<Plan> {
     let data = an.loops.data(lp);
-    let innermost = an
-        .loops
-        .loops()
-        .all(|other| other == lp || !data.contains(an.loops.data(other).header));
-    if !innermost {
+    if !an.loops.is_innermost(lp) {
         return None;
     }
     let preheader = data.preheader?;

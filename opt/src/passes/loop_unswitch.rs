@@ -111,11 +111,7 @@ fn plan(func: &Function, an: &FunctionAnalyses, lp: Loop, done: &HashSet<Block>)
     if done.contains(&data.header) {
         return None;
     }
-    let innermost = an
-        .loops
-        .loops()
-        .all(|other| other == lp || !data.contains(an.loops.data(other).header));
-    if !innermost {
+    if !an.loops.is_innermost(lp) {
         return None;
     }
     let preheader = data.preheader?;

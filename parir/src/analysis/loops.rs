@@ -184,6 +184,14 @@ impl LoopAnalysis {
     pub fn contains(&self, lp: Loop, block: Block) -> bool {
         self.loops[lp].contains(block)
     }
+
+    /// True if no other loop lies inside `lp`.
+    pub fn is_innermost(&self, lp: Loop) -> bool {
+        let data = &self.loops[lp];
+        self.loops
+            .iter()
+            .all(|(other, o)| other == lp || !data.contains(o.header))
+    }
 }
 
 #[cfg(test)]
