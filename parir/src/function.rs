@@ -213,6 +213,12 @@ impl Function {
         self.insts[last].kind.is_terminator().then_some(last)
     }
 
+    /// True if a block ends in `detach`, `reattach` or `sync`.
+    pub fn ends_in_tapir(&self, block: Block) -> bool {
+        self.terminator(block)
+            .is_some_and(|t| self.insts[t].kind.is_tapir())
+    }
+
     /// The successors of a block, in the terminator's order.
     pub fn successors(&self, block: Block) -> Vec<Block> {
         self.terminator(block)

@@ -175,11 +175,7 @@ fn insert(func: &mut Function, block: Block, at: usize, inst: Inst, like: Inst) 
 fn widen_loop(func: &mut Function, an: &FunctionAnalyses, lp: Loop) -> Option<u64> {
     let data = an.loops.data(lp);
     let header = data.header;
-    if data
-        .blocks
-        .iter()
-        .any(|&b| func.terminator(b).is_some_and(|t| func.inst(t).is_tapir()))
-    {
+    if data.blocks.iter().any(|&b| func.ends_in_tapir(b)) {
         return None;
     }
     let cl = counted_loop(func, an, lp)?;

@@ -296,11 +296,7 @@ fn plan(
         }
     }
     let term = |b: Block| func.terminator(b).map(|t| func.inst(t));
-    if data
-        .blocks
-        .iter()
-        .any(|&b| term(b).is_some_and(InstKind::is_tapir))
-    {
+    if data.blocks.iter().any(|&b| func.ends_in_tapir(b)) {
         return None;
     }
     let preds = an.cfg.preds(header);

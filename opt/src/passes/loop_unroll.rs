@@ -124,11 +124,7 @@ fn plan(
     let [latch] = data.latches[..] else {
         return None;
     };
-    if data
-        .blocks
-        .iter()
-        .any(|&b| term(b).is_some_and(InstKind::is_tapir))
-    {
+    if data.blocks.iter().any(|&b| func.ends_in_tapir(b)) {
         return None;
     }
     let leaves = |b: Block| func.successors(b).iter().any(|&s| !data.contains(s));

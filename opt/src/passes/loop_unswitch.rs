@@ -123,11 +123,7 @@ fn plan(func: &Function, an: &FunctionAnalyses, lp: Loop, done: &HashSet<Block>)
     if size > MAX_LOOP_INSTS {
         return None;
     }
-    if data
-        .blocks
-        .iter()
-        .any(|&b| term(b).is_some_and(InstKind::is_tapir))
-    {
+    if data.blocks.iter().any(|&b| func.ends_in_tapir(b)) {
         return None;
     }
     let home: HashMap<Inst, Block> = func.placed_insts().map(|(b, i)| (i, b)).collect();
