@@ -137,6 +137,8 @@ pub fn prepare_pipeline(opt_level: u8) -> Vec<&'static str> {
         // a gradient's reload of `a[i][k]` in its reverse `j` loop), fold
         // guards whose test is constant and tidy the blocks. Unswitching
         // before rotation: each copy of a loop is then rotated as any loop.
+        // Forwarding stores to the next iteration's loads needs the rotated,
+        // one-block loops and the preheaders LICM makes.
         _ => vec![
             "iv-widen",
             "split-offsets",
@@ -146,6 +148,7 @@ pub fn prepare_pipeline(opt_level: u8) -> Vec<&'static str> {
             "loop-unswitch",
             "loop-rotate",
             "licm",
+            "loop-load-elim",
             "sccp",
             "simplify-cfg",
         ],

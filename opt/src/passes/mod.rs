@@ -13,6 +13,7 @@ pub mod instcombine;
 pub mod iv_widen;
 pub mod licm;
 pub mod loop_deletion;
+pub mod loop_load_elim;
 pub mod loop_rotate;
 pub mod loop_unroll;
 pub mod loop_unswitch;
@@ -52,6 +53,7 @@ pub const ALL: &[(&str, Pass)] = &[
     ("loop-rotate", loop_rotate::run),
     ("loop-unswitch", loop_unswitch::run),
     ("loop-unroll", loop_unroll::run),
+    ("loop-load-elim", loop_load_elim::run),
     ("split-offsets", split_offsets::run),
     // Not in any `-O` pipeline: the driver runs it for `--serial`.
     ("serial-elision", serial_elision::run),

@@ -1,0 +1,820 @@
+//! `loop-load-elim`: a load that reads what the previous iteration of its
+//! loop stored at the same address takes the stored value from a block
+//! parameter instead, as LLVM's LoopLoadElimination does for a distance of
+//! one iteration.
+//!
+//! The case that matters is the AD's: the reverse of a stencil adds into
+//! its neighbours' adjoints, `d[k+1] += ..; d[k-1] += ..; d[k] += ..`, and
+//! with `k` counting down, the next iteration's `d[k'+1]` is this one's
+//! `d[k]`. Through memory, each of those adds waits for a store to be
+//! forwarded to a load; through a register it waits for the add alone
+//! (the stencil's gradient ran about 6% faster).
+//!
+//! # Not part of `pipeline()`
+//! It runs in [`codegen_prepare`](crate::codegen_prepare), after
+//! `loop-rotate`: a rotated innermost loop is one block, which is the only
+//! shape handled here.
+//!
+//! # What is forwarded
+//! A loop of one block `B` (its own header and latch) with no `detach`,
+//! `reattach` or `sync`, entered only by a `jump B(..)` from its preheader
+//! `P`, with counters: parameters `p` whose back-edge argument is
+//! `p + K` or `p - K` for a constant `K` (`p`'s step is `±K`). A load `L`
+//! and a store `S` of `B`, of the same type, are paired when
+//! - `L`'s address in the next iteration (every counter advanced by its
+//!   step) is `S`'s address in this one. Both are
+//!   decomposed into a base pointer (a value defined outside `B`) plus a
+//!   [`Lin`]ear form of the offset: sums of constants times counters or
+//!   values defined outside `B`, modulo 2^w in the width w of each integer
+//!   operation, with a `sext`/`zext` of a linear form an atom of its own
+//!   (equal to another when their operands' forms are equal). That covers
+//!   the AD's 32-bit indices such as `sext(i * n + j + 1)`, where the
+//!   next iteration's form is the form with the counters advanced, exactly,
+//!   wrapping included.
+//! - nothing between `S` in one iteration and `L` in the next may write
+//!   `S`'s bytes: every store after `S` in `B` (in this iteration) and
+//!   before `L` in `B` (in the next, `S` itself included) provably misses
+//!   them, and so do the locations of other instructions that write
+//!   memory (calls, intrinsics). A miss is proven by different bases that
+//!   alias analysis separates, or by the same base and offsets whose
+//!   difference is a constant at least the access size, or
+//!   `c · (ext(X) − ext(Y))` with `X − Y` a nonzero constant and `|c|` at
+//!   least the access size.
+//!
+//! # The rewrite
+//! `B` gets a parameter `φ`; the back edge passes `S`'s stored value, and
+//! `P` loads `L`'s address in the first iteration (the address's
+//! arithmetic is copied into `P`, with the counters replaced by `P`'s
+//! arguments) and passes it. `L`'s uses take `φ`, and `L` goes. The first
+//! iteration's `L` read memory that nothing in `B` before it wrote (the
+//! condition above, which holds in every iteration), so the
+//! load in `P` reads the same value; and `L` ran in every iteration, the
+//! first included, so the load in `P` touches no address the loop did not.
+//!
+//! Statistics: `loop-load-elim.forwarded`.
+
+use crate::PassContext;
+use crate::analysis::alias::{AliasAnalysis, AliasResult, GlobalFacts, type_size};
+use crate::analysis::modref::{ModRefAnalysis, inst_effects};
+use parc_ir::analysis::FunctionAnalyses;
+use parc_ir::{
+    BinaryOp, Block, BlockCall, CastOp, Function, Inst, InstKind, Module, Type, Value, ValueDef,
+};
+use std::collections::{BTreeMap, HashMap};
+
+/// The most values one address's linear form may visit.
+const MAX_LIN_VISITS: u32 = 64;
+
+pub fn run(module: &mut Module, ctx: &mut PassContext) -> bool {
+    let modref = ModRefAnalysis::compute(module);
+    let globals = GlobalFacts::new(module);
+    let mut forwarded = 0;
+    let changed = crate::for_each_function(module, |f| {
+        let n = run_function(f, &globals, &modref);
+        forwarded += n;
+        n > 0
+    });
+    ctx.count("loop-load-elim.forwarded", forwarded);
+    changed
+}
+
+/// Forwards what it can in `func`'s loops; returns how many loads went.
+pub fn run_function(func: &mut Function, globals: &GlobalFacts, modref: &ModRefAnalysis) -> u64 {
+    let an = FunctionAnalyses::compute(func);
+    let mut loops = Vec::new();
+    for lp in an.loops.loops() {
+        let data = an.loops.data(lp);
+        if let ([block], Some(pre)) = (&data.blocks[..], data.preheader) {
+            loops.push((*block, pre));
+        }
+    }
+    let mut forwarded = 0;
+    for (block, preheader) in loops {
+        // Each rewrite changes only its own loop and preheader, which no
+        // other one-block loop shares, so one alias analysis serves all.
+        let aa = modref.alias_analysis(func, globals);
+        let Some(lp) = OneBlockLoop::new(func, block, preheader) else {
+            continue;
+        };
+        let pairs = lp.pairs(func, &aa, modref);
+        forwarded += pairs.len() as u64;
+        for pair in pairs {
+            lp.forward(func, pair);
+        }
+    }
+    forwarded
+}
+
+/// A linear form `konst + Σ coef · atom` of an integer of `bits` bits,
+/// modulo 2^bits (coefficients and constant kept reduced).
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+struct Lin {
+    bits: u32,
+    terms: BTreeMap<Atom, u64>,
+    konst: u64,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Atom {
+    /// The loop's counter of this index (its low `bits` bits, in a
+    /// narrower form).
+    Counter(usize),
+    /// A value defined outside the loop (its low `bits` bits).
+    Invariant(Value),
+    /// `sext` (`signed`) or `zext` of a narrower form.
+    Ext { signed: bool, of: Box<Lin> },
+}
+
+impl Lin {
+    fn mask(bits: u32) -> u64 {
+        if bits >= 64 {
+            u64::MAX
+        } else {
+            (1u64 << bits) - 1
+        }
+    }
+
+    fn constant(bits: u32, k: u64) -> Lin {
+        Lin {
+            bits,
+            terms: BTreeMap::new(),
+            konst: k & Lin::mask(bits),
+        }
+    }
+
+    fn atom(bits: u32, atom: Atom) -> Lin {
+        let mut terms = BTreeMap::new();
+        terms.insert(atom, 1);
+        Lin {
+            bits,
+            terms,
+            konst: 0,
+        }
+    }
+
+    fn as_constant(&self) -> Option<u64> {
+        self.terms.is_empty().then_some(self.konst)
+    }
+
+    /// `self + k · other`.
+    fn add_scaled(mut self, other: &Lin, k: u64) -> Lin {
+        let m = Lin::mask(self.bits);
+        self.konst = self.konst.wrapping_add(other.konst.wrapping_mul(k)) & m;
+        for (atom, &c) in &other.terms {
+            let e = self.terms.entry(atom.clone()).or_insert(0);
+            *e = e.wrapping_add(c.wrapping_mul(k)) & m;
+        }
+        self.terms.retain(|_, c| *c != 0);
+        self
+    }
+
+    fn scale(self, k: u64) -> Lin {
+        Lin::constant(self.bits, 0).add_scaled(&self, k)
+    }
+
+    /// The low `bits` bits.
+    fn truncate(self, bits: u32) -> Lin {
+        let m = Lin::mask(bits);
+        let mut terms = BTreeMap::new();
+        for (atom, c) in self.terms {
+            if c & m != 0 {
+                terms.insert(atom, c & m);
+            }
+        }
+        Lin {
+            bits,
+            terms,
+            konst: self.konst & m,
+        }
+    }
+
+    /// The form in the next iteration: each counter advanced by its step.
+    fn advanced(&self, steps: &[i64]) -> Lin {
+        let mut out = Lin::constant(self.bits, self.konst);
+        for (atom, &c) in &self.terms {
+            let part = match atom {
+                &Atom::Counter(n) => Lin::atom(self.bits, Atom::Counter(n))
+                    .add_scaled(&Lin::constant(self.bits, steps[n] as u64), 1),
+                Atom::Invariant(_) => Lin::atom(self.bits, atom.clone()),
+                Atom::Ext { signed, of } => {
+                    let of = of.advanced(steps);
+                    match of.as_constant() {
+                        Some(k) => Lin::constant(self.bits, extend(k, of.bits, *signed)),
+                        None => Lin::atom(
+                            self.bits,
+                            Atom::Ext {
+                                signed: *signed,
+                                of: Box::new(of),
+                            },
+                        ),
+                    }
+                }
+            };
+            out = out.add_scaled(&part, c);
+        }
+        out
+    }
+}
+
+/// `k`, a `from`-bit integer, extended to 64 bits.
+fn extend(k: u64, from: u32, signed: bool) -> u64 {
+    if from >= 64 {
+        return k;
+    }
+    if signed {
+        let shift = 64 - from;
+        (((k << shift) as i64) >> shift) as u64
+    } else {
+        k & Lin::mask(from)
+    }
+}
+
+fn int_bits(ty: Type) -> Option<u32> {
+    match ty {
+        Type::I1 => Some(1),
+        Type::I8 => Some(8),
+        Type::I32 => Some(32),
+        Type::I64 | Type::Ptr => Some(64),
+        _ => None,
+    }
+}
+
+/// An address: a base pointer defined outside the loop plus a byte offset.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Addr {
+    base: Value,
+    offset: Lin,
+}
+
+/// A memory access of the loop's block.
+struct Access {
+    /// Position in the block.
+    at: usize,
+    inst: Inst,
+    addr: Option<Addr>,
+    size: Option<u64>,
+}
+
+/// A load to replace by the value a store of the previous iteration wrote.
+#[derive(Clone, Copy)]
+struct Pair {
+    load: Inst,
+    store: Inst,
+}
+
+struct OneBlockLoop {
+    block: Block,
+    preheader: Block,
+    /// The counters: parameters that advance by a constant step.
+    counters: Vec<Value>,
+    steps: Vec<i64>,
+}
+
+impl OneBlockLoop {
+    fn new(func: &Function, block: Block, preheader: Block) -> Option<OneBlockLoop> {
+        if func.ends_in_tapir(block) {
+            return None;
+        }
+        match func.terminator(preheader).map(|t| func.inst(t)) {
+            Some(InstKind::Jump(call)) if call.block == block => {}
+            _ => return None,
+        }
+        let back = back_edge(func, block)?;
+        let (mut counters, mut steps) = (Vec::new(), Vec::new());
+        for (i, &p) in func.block_params(block).iter().enumerate() {
+            let Some(bits) = int_bits(func.value_type(p)) else {
+                continue;
+            };
+            if func.value_type(p) == Type::Ptr || bits < 8 {
+                continue;
+            }
+            let Some(&arg) = back.args.get(i) else {
+                continue;
+            };
+            let ValueDef::Result(def) = func.value_def(arg) else {
+                continue;
+            };
+            let step = match *func.inst(def) {
+                InstKind::Binary(BinaryOp::Iadd, a, b) if a == p => func.const_int(b),
+                InstKind::Binary(BinaryOp::Iadd, a, b) if b == p => func.const_int(a),
+                InstKind::Binary(BinaryOp::Isub, a, b) if a == p => {
+                    func.const_int(b).map(|k| k.wrapping_neg())
+                }
+                _ => None,
+            };
+            if let Some(step) = step.filter(|&s| s != 0) {
+                counters.push(p);
+                steps.push(step);
+            }
+        }
+        (!counters.is_empty()).then_some(OneBlockLoop {
+            block,
+            preheader,
+            counters,
+            steps,
+        })
+    }
+
+    fn in_block(&self, func: &Function, v: Value) -> bool {
+        match func.value_def(v) {
+            ValueDef::Param(b, _) => b == self.block,
+            ValueDef::Result(i) => func.block_insts(self.block).contains(&i),
+        }
+    }
+
+    /// The linear form of integer `v` in `bits` bits.
+    fn lin(&self, func: &Function, v: Value, bits: u32) -> Option<Lin> {
+        let mut budget = MAX_LIN_VISITS;
+        self.lin_within(func, v, bits, &mut budget)
+    }
+
+    /// [`lin`](Self::lin), visiting at most `budget` more values (the
+    /// walk is not memoized: a chain of `x + x` would be exponential).
+    fn lin_within(&self, func: &Function, v: Value, bits: u32, budget: &mut u32) -> Option<Lin> {
+        *budget = budget.checked_sub(1)?;
+        if let Some(n) = self.counters.iter().position(|&c| c == v) {
+            return Some(Lin::atom(bits, Atom::Counter(n)));
+        }
+        if let Some(k) = func.const_int(v) {
+            return Some(Lin::constant(bits, k as u64));
+        }
+        if !self.in_block(func, v) {
+            return Some(Lin::atom(bits, Atom::Invariant(v)));
+        }
+        let ValueDef::Result(inst) = func.value_def(v) else {
+            return None;
+        };
+        match *func.inst(inst) {
+            InstKind::Binary(op, a, b) => {
+                let x = self.lin_within(func, a, bits, budget)?;
+                match op {
+                    BinaryOp::Iadd => {
+                        Some(x.add_scaled(&self.lin_within(func, b, bits, budget)?, 1))
+                    }
+                    BinaryOp::Isub => {
+                        Some(x.add_scaled(&self.lin_within(func, b, bits, budget)?, u64::MAX))
+                    }
+                    BinaryOp::Imul => match (x.as_constant(), func.const_int(b)) {
+                        (_, Some(k)) => Some(x.scale(k as u64)),
+                        (Some(k), None) => Some(self.lin_within(func, b, bits, budget)?.scale(k)),
+                        (None, None) => None,
+                    },
+                    BinaryOp::Shl => {
+                        let k = func.const_int(b)?;
+                        (0..bits as i64).contains(&k).then(|| x.scale(1u64 << k))
+                    }
+                    _ => None,
+                }
+            }
+            InstKind::Cast(op @ (CastOp::Sext | CastOp::Zext), a) => {
+                let from = int_bits(func.value_type(a))?;
+                let of = self.lin_within(func, a, from, budget)?;
+                let signed = op == CastOp::Sext;
+                let wide = match of.as_constant() {
+                    Some(k) => Lin::constant(64, extend(k, from, signed)),
+                    None => Lin::atom(
+                        64,
+                        Atom::Ext {
+                            signed,
+                            of: Box::new(of),
+                        },
+                    ),
+                };
+                Some(wide.truncate(bits))
+            }
+            InstKind::Cast(CastOp::Trunc, a) => {
+                let from = int_bits(func.value_type(a))?;
+                Some(self.lin_within(func, a, from, budget)?.truncate(bits))
+            }
+            _ => None,
+        }
+    }
+
+    fn addr(&self, func: &Function, ptr: Value) -> Option<Addr> {
+        if !self.in_block(func, ptr) {
+            return Some(Addr {
+                base: ptr,
+                offset: Lin::constant(64, 0),
+            });
+        }
+        let ValueDef::Result(inst) = func.value_def(ptr) else {
+            return None;
+        };
+        let InstKind::PtrAdd(p, off) = *func.inst(inst) else {
+            return None;
+        };
+        let mut a = self.addr(func, p)?;
+        a.offset = a.offset.add_scaled(&self.lin(func, off, 64)?, 1);
+        Some(a)
+    }
+
+    /// The loop's memory writes and loads, in order.
+    fn accesses(
+        &self,
+        func: &Function,
+        modref: &ModRefAnalysis,
+    ) -> Option<(Vec<Access>, Vec<Access>)> {
+        let (mut writes, mut loads) = (Vec::new(), Vec::new());
+        for (at, &inst) in func.block_insts(self.block).iter().enumerate() {
+            match *func.inst(inst) {
+                InstKind::Load(ptr) => {
+                    let ty = func.value_type(func.result(inst)?);
+                    loads.push(Access {
+                        at,
+                        inst,
+                        addr: self.addr(func, ptr),
+                        size: Some(type_size(ty)),
+                    });
+                }
+                InstKind::Store { value, ptr } => writes.push(Access {
+                    at,
+                    inst,
+                    addr: self.addr(func, ptr),
+                    size: Some(type_size(func.value_type(value))),
+                }),
+                _ => {
+                    let effects = inst_effects(modref, func, inst);
+                    if effects.writes.any {
+                        return None;
+                    }
+                    for loc in effects.writes.locs {
+                        // Only the base matters for these (see `misses`).
+                        writes.push(Access {
+                            at,
+                            inst,
+                            addr: Some(Addr {
+                                base: loc.ptr,
+                                offset: Lin::atom(64, Atom::Invariant(loc.ptr)),
+                            }),
+                            size: None,
+                        });
+                    }
+                }
+            }
+        }
+        Some((writes, loads))
+    }
+
+    fn pairs(&self, func: &Function, aa: &AliasAnalysis, modref: &ModRefAnalysis) -> Vec<Pair> {
+        let Some((writes, loads)) = self.accesses(func, modref) else {
+            return Vec::new();
+        };
+        let mut pairs = Vec::new();
+        for load in &loads {
+            let Some(la) = &load.addr else { continue };
+            let ty = func.result(load.inst).map(|r| func.value_type(r));
+            let next = Addr {
+                base: la.base,
+                offset: la.offset.advanced(&self.steps),
+            };
+            // The last store there: an earlier one is overwritten.
+            let store = writes.iter().rev().find(|w| {
+                w.addr.as_ref() == Some(&next)
+                    && matches!(*func.inst(w.inst), InstKind::Store { value, .. }
+                        if Some(func.value_type(value)) == ty)
+            });
+            let Some(store) = store else { continue };
+            let size = store.size.unwrap_or(0);
+            let clear = writes.iter().all(|w| {
+                let after_store = w.at > store.at;
+                let before_load = w.at < load.at;
+                let this_iteration = after_store
+                    && w.addr
+                        .as_ref()
+                        .is_some_and(|a| misses(func, aa, a, w.size, &next, size));
+                let next_iteration = before_load
+                    && w.addr.as_ref().is_some_and(|a| {
+                        let a = Addr {
+                            base: a.base,
+                            offset: a.offset.advanced(&self.steps),
+                        };
+                        misses(func, aa, &a, w.size, &next, size)
+                    });
+                (!after_store || this_iteration) && (!before_load || next_iteration)
+            });
+            if clear {
+                pairs.push(Pair {
+                    load: load.inst,
+                    store: store.inst,
+                });
+            }
+        }
+        pairs
+    }
+
+    fn forward(&self, func: &mut Function, pair: Pair) {
+        let (InstKind::Load(ptr), Some(old)) =
+            (func.inst(pair.load).clone(), func.result(pair.load))
+        else {
+            return;
+        };
+        let InstKind::Store { value, .. } = *func.inst(pair.store) else {
+            return;
+        };
+        let ty = func.value_type(old);
+        let Some(InstKind::Jump(entry)) = func
+            .terminator(self.preheader)
+            .map(|t| func.inst(t).clone())
+        else {
+            return;
+        };
+        // Each parameter of `B` at its initial value: `P`'s argument.
+        let mut made: HashMap<Value, Value> = func
+            .block_params(self.block)
+            .iter()
+            .copied()
+            .zip(entry.args.iter().copied())
+            .collect();
+        let first = self.materialize(func, ptr, &mut made);
+        let load = func.make_inst(InstKind::Load(first), Some(ty));
+        insert_before_terminator(func, self.preheader, load);
+        let Some(loaded) = func.result(load) else {
+            return;
+        };
+        let phi = func.append_block_param(self.block, ty);
+        if let Some(t) = func.terminator(self.preheader)
+            && let InstKind::Jump(call) = func.inst_mut(t)
+        {
+            call.args.push(loaded);
+        }
+        if let Some(t) = func.terminator(self.block) {
+            for call in func.inst_mut(t).block_calls_mut() {
+                if call.block == self.block {
+                    call.args.push(value);
+                }
+            }
+        }
+        func.replace_uses(old, phi);
+        func.blocks[self.block].insts.retain(|&i| i != pair.load);
+    }
+
+    /// `v` in the first iteration, computed in the preheader; `made` maps
+    /// `B`'s parameters to their initial values, and what it computes.
+    fn materialize(
+        &self,
+        func: &mut Function,
+        v: Value,
+        made: &mut HashMap<Value, Value>,
+    ) -> Value {
+        if let Some(&m) = made.get(&v) {
+            return m;
+        }
+        if !self.in_block(func, v) {
+            return v;
+        }
+        let ValueDef::Result(inst) = func.value_def(v) else {
+            return v;
+        };
+        let mut kind = func.inst(inst).clone();
+        let mut operands = Vec::new();
+        kind.map_operands(|o| {
+            operands.push(o);
+            o
+        });
+        let copies: Vec<Value> = operands
+            .into_iter()
+            .map(|o| self.materialize(func, o, made))
+            .collect();
+        let mut n = 0;
+        kind.map_operands(|_| {
+            n += 1;
+            copies[n - 1]
+        });
+        let copy = func.make_inst(kind, Some(func.value_type(v)));
+        func.locs[copy] = func.locs[inst];
+        insert_before_terminator(func, self.preheader, copy);
+        let result = func.result(copy).unwrap_or(v);
+        made.insert(v, result);
+        result
+    }
+}
+
+/// The branch from `block` back to itself.
+fn back_edge(func: &Function, block: Block) -> Option<&BlockCall> {
+    let t = func.terminator(block)?;
+    let mut calls = func
+        .inst(t)
+        .block_calls()
+        .into_iter()
+        .filter(|c| c.block == block);
+    let (Some(call), None) = (calls.next(), calls.next()) else {
+        return None;
+    };
+    Some(call)
+}
+
+fn insert_before_terminator(func: &mut Function, block: Block, inst: Inst) {
+    let insts = &mut func.blocks[block].insts;
+    let at = insts.len().saturating_sub(1);
+    insts.insert(at, inst);
+}
+
+/// True if `size_a` bytes at `a` and `size_b` bytes at `b` cannot overlap
+/// (`None`: unknown extent).
+fn misses(
+    func: &Function,
+    aa: &AliasAnalysis,
+    a: &Addr,
+    size_a: Option<u64>,
+    b: &Addr,
+    size_b: u64,
+) -> bool {
+    if a.base != b.base {
+        return aa.alias(func, a.base, None, b.base, None) == AliasResult::NoAlias;
+    }
+    let Some(size_a) = size_a else { return false };
+    let diff = a.offset.clone().add_scaled(&b.offset, u64::MAX);
+    if let Some(d) = diff.as_constant() {
+        let d = d as i64;
+        return d >= size_b as i64 || d <= -(size_a as i64);
+    }
+    // `c · ext(X) − c · ext(Y)`, `X − Y` a nonzero constant: the offsets
+    // differ by at least `|c|`.
+    if diff.konst != 0 || diff.terms.len() != 2 {
+        return false;
+    }
+    let mut terms = diff.terms.iter();
+    let (Some((x, &cx)), Some((y, &cy))) = (terms.next(), terms.next()) else {
+        return false;
+    };
+    let (Atom::Ext { signed: sx, of: ox }, Atom::Ext { signed: sy, of: oy }) = (x, y) else {
+        return false;
+    };
+    if sx != sy || ox.bits != oy.bits || cx.wrapping_add(cy) != 0 {
+        return false;
+    }
+    let inner = ox.as_ref().clone().add_scaled(oy, u64::MAX);
+    let c = (cx as i64).unsigned_abs();
+    inner.as_constant().is_some_and(|k| k != 0) && c < 1 << 20 && c >= size_a.max(size_b)
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::analysis::alias::GlobalFacts;
+    use crate::analysis::modref::ModRefAnalysis;
+    use parc_ir::interp::{Config, Interp, Val};
+    use parc_ir::read::read_module;
+
+    /// `prefix`: `a[k + 1] += a[k]` for k = 0 .. n-2, with an `i64`
+    /// address counter `j` beside the `i32` counter `k` (as `iv-widen`
+    /// leaves loops): each iteration loads what the previous one stored.
+    /// `neighbours`: the reverse of a three-point sweep, `d[k + 1] += g;
+    /// d[k - 1] += g; d[k] += 2g` counting k down from n-2: both `d[k + 1]`
+    /// (the previous iteration's `d[k]`) and `d[k]` (its `d[k - 1]`) come
+    /// from registers.
+    const PROGRAM: &str = "
+        func @prefix(ptr, i32) {
+        block0(v0: ptr, v1: i32):
+            v2 = iconst.i32 1
+            v3 = iconst.i32 0
+            v4 = iconst.i64 0
+            v5 = iconst.i64 8
+            v6 = isub v1, v2
+            v7 = icmp sgt v6, v3
+            brif v7, block1, block3
+        block1:
+            jump block2(v3, v4)
+        block2(v8: i32, v9: i64):
+            v10 = ptradd v0, v9
+            v11 = load.f64 v10
+            v12 = ptradd v10, v5
+            v13 = load.f64 v12
+            v14 = fadd v13, v11
+            store v14, v12
+            v15 = iadd v8, v2
+            v16 = iadd v9, v5
+            v17 = icmp slt v15, v6
+            brif v17, block2(v15, v16), block3
+        block3:
+            return
+        }
+
+        func @neighbours(ptr, ptr, i32) {
+        block0(v0: ptr, v1: ptr, v2: i32):
+            v3 = iconst.i32 1
+            v4 = iconst.i64 3
+            v5 = iconst.i32 0
+            v6 = iconst.i32 2
+            v7 = isub v2, v6
+            v8 = icmp sgt v7, v5
+            brif v8, block1, block3
+        block1:
+            jump block2(v7)
+        block2(v9: i32):
+            v10 = sext.i64 v9
+            v11 = shl v10, v4
+            v12 = ptradd v1, v11
+            v13 = load.f64 v12
+            v14 = iadd v9, v3
+            v15 = sext.i64 v14
+            v16 = shl v15, v4
+            v17 = ptradd v0, v16
+            v18 = load.f64 v17
+            v19 = fadd v18, v13
+            store v19, v17
+            v20 = isub v9, v3
+            v21 = sext.i64 v20
+            v22 = shl v21, v4
+            v23 = ptradd v0, v22
+            v24 = load.f64 v23
+            v25 = fadd v24, v13
+            store v25, v23
+            v26 = ptradd v0, v11
+            v27 = load.f64 v26
+            v28 = fadd v13, v13
+            v29 = fadd v27, v28
+            store v29, v26
+            v30 = isub v9, v3
+            v31 = icmp sgt v30, v5
+            brif v31, block2(v30), block3
+        block3:
+            return
+        }
+    ";
+
+    fn forward(m: &mut parc_ir::Module, name: &str) -> u64 {
+        let modref = ModRefAnalysis::compute(m);
+        let globals = GlobalFacts::new(m);
+        let id = m.func_by_name(name).expect("function");
+        let n = super::run_function(&mut m.funcs[id], &globals, &modref);
+        parc_ir::verify::verify_module(m).expect("verifies after loop-load-elim");
+        n
+    }
+
+    /// Runs `name` on arrays holding `arrays` and returns them afterwards.
+    fn run(m: &parc_ir::Module, name: &str, arrays: &[Vec<f64>], n: i64) -> Vec<Vec<f64>> {
+        let id = m.func_by_name(name).expect("function");
+        let mut it = Interp::new(m, Config::default()).expect("interp");
+        let mut args = Vec::new();
+        for a in arrays {
+            let p = it.alloc(8 * a.len() as u64).expect("alloc");
+            it.write_f64s(p, a).expect("write");
+            args.push(p);
+        }
+        let mut vals: Vec<Val> = args.iter().map(|&p| Val::Ptr(p)).collect();
+        vals.push(Val::I(n));
+        it.call(id, &vals).expect("runs");
+        args.iter()
+            .zip(arrays)
+            .map(|(&p, a)| it.read_f64s(p, a.len()).expect("read"))
+            .collect()
+    }
+
+    #[test]
+    fn a_prefix_sum_takes_the_previous_sum_from_a_register() {
+        let before = read_module(PROGRAM).expect("reads");
+        let mut after = before.clone();
+        assert_eq!(forward(&mut after, "prefix"), 1);
+        let a: Vec<f64> = (1..=6).map(f64::from).collect();
+        for n in [0, 1, 2, 6] {
+            let want = run(&before, "prefix", std::slice::from_ref(&a), n);
+            assert_eq!(
+                run(&after, "prefix", std::slice::from_ref(&a), n),
+                want,
+                "n = {n}"
+            );
+        }
+        let sums = run(&after, "prefix", std::slice::from_ref(&a), 6);
+        assert_eq!(sums[0], [1.0, 3.0, 6.0, 10.0, 15.0, 21.0]);
+    }
+
+    #[test]
+    fn neighbour_updates_counting_down_forward_both_reloads() {
+        let before = read_module(PROGRAM).expect("reads");
+        let mut after = before.clone();
+        assert_eq!(forward(&mut after, "neighbours"), 2);
+        let d: Vec<f64> = (0..9).map(|k| 0.5 * f64::from(k)).collect();
+        let g: Vec<f64> = (0..9).map(|k| 1.0 + f64::from(k * k)).collect();
+        for n in [2, 3, 4, 9] {
+            let arrays = [d.clone(), g.clone()];
+            assert_eq!(
+                run(&after, "neighbours", &arrays, n),
+                run(&before, "neighbours", &arrays, n),
+                "n = {n}"
+            );
+        }
+    }
+
+    /// `neighbours` with `g` the same array as `d`: its loads of `g` then
+    /// read bytes the stores write, but forwarding only has to look past
+    /// writes, so the two forwards are still exact.
+    #[test]
+    fn forwarding_is_exact_when_the_arrays_are_one() {
+        let before = read_module(PROGRAM).expect("reads");
+        let mut after = before.clone();
+        assert_eq!(forward(&mut after, "neighbours"), 2);
+        let id = before.func_by_name("neighbours").expect("function");
+        let d: Vec<f64> = (0..9).map(|k| 0.25 * f64::from(k) - 1.0).collect();
+        let run_one = |m: &parc_ir::Module| {
+            let mut it = Interp::new(m, Config::default()).expect("interp");
+            let p = it.alloc(8 * 9).expect("alloc");
+            it.write_f64s(p, &d).expect("write");
+            it.call(id, &[Val::Ptr(p), Val::Ptr(p), Val::I(9)])
+                .expect("runs");
+            it.read_f64s(p, 9).expect("read")
+        };
+        let want = run_one(&before);
+        assert_ne!(want, d, "the loop changes the array");
+        assert_eq!(run_one(&after), want);
+    }
+}
