@@ -773,6 +773,15 @@ impl Gen {
     /// block. The first barrier waits for the reverse of such a call; the
     /// second makes the zeros visible before any reverse adds. (A function
     /// that uses `__syncthreads` is called by every thread of the block.)
+    ///
+    /// A kernel body's forward and reverse run in launches of their own
+    /// (`k.fwd`, `k.bwd`), so zeros the forward wrote would be in the
+    /// forward launch's shared memory, not the reverse's: there the
+    /// reverse zeroes its shadows at its entry instead, where blocks start
+    /// with shared memory of unknown contents (threads that run
+    /// concurrently: a GPU), and nothing needs to where every block starts
+    /// with zeroed shared memory (threads one at a time: the CPU runtime
+    /// and the interpreter both zero it).
     fn zero_shared_shadows(&mut self) {
         let has_barrier = self.p.placed_insts().any(|(_, i)| {
             matches!(
@@ -1300,7 +1309,15 @@ impl Gen {
         // The tape slots of the spawn sites outside any task.
         self.cur = entry;
         self.make_spawn_slots(None);
-        self.zero_shared_shadows();
+        if !self.launch_body {
+            self.zero_shared_shadows();
+        } else if let (Some(re), crate::BlockThreads::Concurrent) =
+            (self.rentry, self.block_threads)
+        {
+            self.cur = re;
+            self.zero_shared_shadows();
+            self.cur = entry;
+        }
         // Forward sweep.
         for &b in &rpo {
             self.cur = self.fblock[&b];

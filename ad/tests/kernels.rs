@@ -322,3 +322,57 @@ fn thread_indexed_restrict_updates_are_disjoint() {
     );
     assert!(r.sites.iter().all(|s| s.class == Atomic), "{r:?}");
 }
+
+/// A launched kernel's forward and reverse are launches of their own, so
+/// zeros the forward wrote into a `__shared__` shadow would be in another
+/// launch's shared memory. Where blocks start with zeroed shared memory
+/// (threads one at a time: the CPU, the interpreter) neither zeroes; where
+/// they run concurrently, the reverse zeroes its shadow at its entry.
+/// Both gradients agree with finite differences.
+#[test]
+fn launched_kernels_zero_shared_shadows_in_the_reverse_or_not_at_all() {
+    let src = r#"
+        __global__ void pairs(double *x, double *y) {
+            __shared__ double s[4];
+            int t = threadIdx.x;
+            int i = blockIdx.x * blockDim.x + t;
+            s[t] = x[i] * x[i];
+            __syncthreads();
+            y[i] = s[t] + 0.5 * s[(t + 1) % 4];
+        }
+        double f(double *x, double *y) {
+            pairs<<<2, 4>>>(x, y);
+            double r = 0.0;
+            for (int i = 0; i < 8; i++)
+                r += y[i] * (1.0 + 0.25 * i);
+            return r;
+        }
+    "#;
+    let x: Vec<f64> = (0..8).map(|i| 0.2 * i as f64 - 0.7).collect();
+    let args = [Arg::dup(&x), Arg::dup(&[0.0; 8])];
+    let memsets = |m: &parc_ir::Module, name: &str| {
+        let f = &m.funcs[m.func_by_name(name).expect("a generated function")];
+        f.placed_insts()
+            .filter(|&(_, i)| {
+                matches!(
+                    f.inst(i),
+                    InstKind::Intrinsic {
+                        op: Intrinsic::Memset,
+                        ..
+                    }
+                )
+            })
+            .count()
+    };
+    let (one_at_a_time, _, _) = build(src, 0, "f", &args);
+    let (concurrent, _, _) = build_with(&CONCURRENT, src, 0, "f", &args);
+    let aug = "pairs.body.par.aug";
+    let rev = "pairs.body.par.rev";
+    assert_eq!(memsets(&one_at_a_time, aug), 0);
+    assert_eq!(memsets(&one_at_a_time, rev), 0);
+    assert_eq!(memsets(&concurrent, aug), 0);
+    assert_eq!(memsets(&concurrent, rev), 1);
+    check(src, "f", &args);
+    check_at_with(&CONCURRENT, src, 0, "f", &args, 1e-6);
+    check_at_with(&CONCURRENT, src, 2, "f", &args, 1e-6);
+}
