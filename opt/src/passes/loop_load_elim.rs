@@ -88,11 +88,15 @@ pub fn run_function(func: &mut Function, globals: &GlobalFacts, modref: &ModRefA
             loops.push((*block, pre));
         }
     }
+    if loops.is_empty() {
+        return 0;
+    }
+    // Each rewrite changes only its own loop and preheader, which no other
+    // one-block loop shares, and captures nothing (new loads and address
+    // arithmetic), so one alias analysis serves all.
+    let aa = modref.alias_analysis(func, globals);
     let mut forwarded = 0;
     for (block, preheader) in loops {
-        // Each rewrite changes only its own loop and preheader, which no
-        // other one-block loop shares, so one alias analysis serves all.
-        let aa = modref.alias_analysis(func, globals);
         let Some(lp) = OneBlockLoop::new(func, block, preheader) else {
             continue;
         };
