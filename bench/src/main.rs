@@ -499,10 +499,8 @@ fn load_programs(
             kernels: code.contains("__global__"),
             parallel_for: code.contains("parallel_for"),
             spawns: code.contains("spawn "),
-            omp_peer: root
-                .join(format!("bench/peers/{name}.omp.c"))
-                .is_file()
-                .then(|| format!("bench/peers/{name}.omp.c")),
+            omp_peer: Some(format!("bench/peers/{name}.omp.c"))
+                .filter(|peer| root.join(peer).is_file()),
             name,
             path,
             args,

@@ -51,6 +51,9 @@
 //! load in `P` reads the same value; and `L` ran in every iteration, the
 //! first included, so the load in `P` touches no address the loop did not.
 //!
+//! A loop whose loads times writes exceed [`MAX_PAIRS`] is left alone (each
+//! load is compared with each write).
+//!
 //! Statistics: `loop-load-elim.forwarded`.
 
 use crate::PassContext;
@@ -60,10 +63,12 @@ use parc_ir::analysis::FunctionAnalyses;
 use parc_ir::{
     BinaryOp, Block, BlockCall, CastOp, Function, Inst, InstKind, Module, Type, Value, ValueDef,
 };
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 /// The most values one address's linear form may visit.
 const MAX_LIN_VISITS: u32 = 64;
+/// Loops with more loads times writes than this are left alone.
+const MAX_PAIRS: usize = 4096;
 
 pub fn run(module: &mut Module, ctx: &mut PassContext) -> bool {
     let modref = ModRefAnalysis::compute(module);
@@ -268,6 +273,8 @@ struct Pair {
 
 struct OneBlockLoop {
     block: Block,
+    /// `block`'s instructions when the loop was found.
+    insts: HashSet<Inst>,
     preheader: Block,
     /// The counters: parameters that advance by a constant step.
     counters: Vec<Value>,
@@ -311,8 +318,9 @@ impl OneBlockLoop {
                 steps.push(step);
             }
         }
-        (!counters.is_empty()).then_some(OneBlockLoop {
+        (!counters.is_empty()).then(|| OneBlockLoop {
             block,
+            insts: func.block_insts(block).iter().copied().collect(),
             preheader,
             counters,
             steps,
@@ -322,7 +330,7 @@ impl OneBlockLoop {
     fn in_block(&self, func: &Function, v: Value) -> bool {
         match func.value_def(v) {
             ValueDef::Param(b, _) => b == self.block,
-            ValueDef::Result(i) => func.block_insts(self.block).contains(&i),
+            ValueDef::Result(i) => self.insts.contains(&i),
         }
     }
 
@@ -442,13 +450,14 @@ impl OneBlockLoop {
                         return None;
                     }
                     for loc in effects.writes.locs {
-                        // Only the base matters for these (see `misses`).
+                        // An unknown extent at `loc.ptr`: only a base
+                        // that alias analysis separates misses it.
                         writes.push(Access {
                             at,
                             inst,
                             addr: Some(Addr {
                                 base: loc.ptr,
-                                offset: Lin::atom(64, Atom::Invariant(loc.ptr)),
+                                offset: Lin::constant(64, 0),
                             }),
                             size: None,
                         });
@@ -463,6 +472,10 @@ impl OneBlockLoop {
         let Some((writes, loads)) = self.accesses(func, modref) else {
             return Vec::new();
         };
+        // Every load is compared with every write.
+        if writes.len() * loads.len() > MAX_PAIRS {
+            return Vec::new();
+        }
         let mut pairs = Vec::new();
         for load in &loads {
             let Some(la) = &load.addr else { continue };
