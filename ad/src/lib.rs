@@ -109,7 +109,10 @@
 //! a host function is differentiated through the kernel's body as a
 //! `__device__` function, whose augmented forward and reverse run once
 //! per thread in two generated kernels, each thread on a tape of its own
-//! (see `reverse/launches.rs`). A spawn whose continuation reaches
+//! (see `reverse/launches.rs`); the reverse kernel's `__shared__` shadows
+//! start at zero because the target zeroes a block's shared memory (the
+//! CPU, the interpreter) or because the reverse zeroes them at its entry
+//! (`BlockThreads::Concurrent`). A spawn whose continuation reaches
 //! several syncs (an early return with its own) has them joined into one
 //! first (`parallel::unify_syncs`). Reported as an [`AdError`]: such
 //! syncs in different loops (not yet implemented), and the floating value
