@@ -190,7 +190,7 @@ pub fn counted_loop(func: &Function, an: &FunctionAnalyses, lp: Loop) -> Option<
 }
 
 /// `c` if `next` is `iv + c` (or `iv - (-c)`), `c` a constant.
-fn step_of(func: &Function, next: Value, iv: Value) -> Option<i64> {
+pub(crate) fn step_of(func: &Function, next: Value, iv: Value) -> Option<i64> {
     let ValueDef::Result(i) = func.value_def(next) else {
         return None;
     };

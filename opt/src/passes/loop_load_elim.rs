@@ -59,6 +59,7 @@
 use crate::PassContext;
 use crate::analysis::alias::{AliasAnalysis, AliasResult, GlobalFacts, type_size};
 use crate::analysis::modref::{ModRefAnalysis, inst_effects};
+use crate::analysis::tripcount::step_of;
 use parc_ir::analysis::FunctionAnalyses;
 use parc_ir::{
     BinaryOp, Block, BlockCall, CastOp, Function, Inst, InstKind, Module, Type, Value, ValueDef,
@@ -238,14 +239,9 @@ fn extend(k: u64, from: u32, signed: bool) -> u64 {
     }
 }
 
+/// The width of an integer or pointer type.
 fn int_bits(ty: Type) -> Option<u32> {
-    match ty {
-        Type::I1 => Some(1),
-        Type::I8 => Some(8),
-        Type::I32 => Some(32),
-        Type::I64 | Type::Ptr => Some(64),
-        _ => None,
-    }
+    (ty.is_int() || ty == Type::Ptr).then(|| ty.bits())
 }
 
 /// An address: a base pointer defined outside the loop plus a byte offset.
@@ -302,18 +298,7 @@ impl OneBlockLoop {
             let Some(&arg) = back.args.get(i) else {
                 continue;
             };
-            let ValueDef::Result(def) = func.value_def(arg) else {
-                continue;
-            };
-            let step = match *func.inst(def) {
-                InstKind::Binary(BinaryOp::Iadd, a, b) if a == p => func.const_int(b),
-                InstKind::Binary(BinaryOp::Iadd, a, b) if b == p => func.const_int(a),
-                InstKind::Binary(BinaryOp::Isub, a, b) if a == p => {
-                    func.const_int(b).map(|k| k.wrapping_neg())
-                }
-                _ => None,
-            };
-            if let Some(step) = step.filter(|&s| s != 0) {
+            if let Some(step) = step_of(func, arg, p).filter(|&s| s != 0) {
                 counters.push(p);
                 steps.push(step);
             }
