@@ -225,6 +225,11 @@ fn configured_workers() -> usize {
 }
 
 fn default_workers() -> usize {
+    available_cpus()
+}
+
+/// The CPUs this process may run on (its affinity mask and CPU quota).
+pub(crate) fn available_cpus() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
@@ -418,7 +423,8 @@ fn wait_for(g: &ParcGroup) {
     match current() {
         Some(w) => w.wait_until(|| g.done()),
         None => {
-            let mut backoff = Backoff::new();
+            // Not a worker: nothing to keep a CPU busy for.
+            let mut backoff = Backoff::new(std::time::Duration::ZERO);
             while !g.done() {
                 backoff.snooze();
             }
