@@ -232,6 +232,8 @@ pub fn load(root: &Path, quick: bool, only: Option<&[String]>) -> Result<Vec<Gra
 type Key = (String, Run);
 
 pub struct GradResults {
+    /// Repetitions of every gradient configuration.
+    pub reps: usize,
     programs: Vec<GradProgram>,
     results: HashMap<Key, Samples>,
 }
@@ -446,7 +448,11 @@ pub fn run_all(
             }
         }
     }
-    GradResults { programs, results }
+    GradResults {
+        reps,
+        programs,
+        results,
+    }
 }
 
 impl GradResults {
