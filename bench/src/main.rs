@@ -13,8 +13,8 @@ mod report;
 
 use clap::Parser;
 use report::{
-    Align, Table, directive, fmt_ms, fmt_ratio, geomean, median, ns_per_spawn, parse_time_passes,
-    spawn_count, split_only, verdict,
+    Align, Table, directive, fmt_ms, fmt_ratio, geomean, median, ns_per_spawn, paired_ratios,
+    parse_time_passes, quartiles, spawn_count, split_only, verdict,
 };
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -62,6 +62,9 @@ struct Cli {
 
 /// The workers (threads) of the parallel configurations.
 const WORKERS: usize = 2;
+
+/// How tables 2 and 3 explain the range after a ratio.
+const SPREAD_NOTE: &str = "In parentheses: the middle half (25th–75th percentile) of the same ratio taken repetition by repetition (the two runs of a repetition are seconds apart), which shows how much the machine's noise moves it; the verdict is on the ratio of the medians.";
 
 /// Table 3 judges no ratio of a program whose T_1 is shorter (seconds).
 const MIN_PARALLEL_SECS: f64 = 0.02;
@@ -745,6 +748,29 @@ impl Harness {
         median(&s.times)
     }
 
+    /// The middle half (25th to 75th percentile) of `a / b` taken run by
+    /// run within each repetition, as a cell suffix: ` (lo–hi)`; empty with
+    /// fewer than 3 pairs. The two runs of a repetition are seconds apart,
+    /// so this shows how far the machine's noise moves the ratio.
+    fn spread(&self, prog: &str, a: Config, b: Config, size: Size) -> String {
+        let samples = |c: Config| {
+            self.results
+                .get(&(prog.to_string(), c, size))
+                .filter(|s| s.failure.is_none())
+                .map(|s| s.times.as_slice())
+        };
+        let (Some(a), Some(b)) = (samples(a), samples(b)) else {
+            return String::new();
+        };
+        let ratios = paired_ratios(a, b);
+        match quartiles(&ratios) {
+            Some((lo, hi)) if ratios.len() >= 3 => {
+                format!(" ({}–{})", fmt_ratio(lo), fmt_ratio(hi))
+            }
+            _ => String::new(),
+        }
+    }
+
     /// A table cell for a configuration's median.
     fn cell(&self, prog: &str, config: Config, size: Size) -> String {
         match self.results.get(&(prog.to_string(), config, size)) {
@@ -1212,7 +1238,7 @@ fn render_main(
     // ---- 2. parallel --------------------------------------------------------
     let _ = writeln!(
         w,
-        "## 2. Parallel: parc -O2 at {WORKERS} workers vs gcc -O2 -fopenmp at {WORKERS} threads\n\nTarget: parc at least as fast (ratio ≤ 1.0).\n"
+        "## 2. Parallel: parc -O2 at {WORKERS} workers vs gcc -O2 -fopenmp at {WORKERS} threads\n\nTarget: parc at least as fast (ratio ≤ 1.0). {SPREAD_NOTE}\n"
     );
     let mut t = Table::new(&[
         "benchmark",
@@ -1235,6 +1261,7 @@ fn render_main(
             h.med(&p.name, Config::Par2, m),
             h.med(&p.name, Config::Omp2, m),
         );
+        let r = r + &h.spread(&p.name, Config::Par2, Config::Omp2, m);
         let note = match &p.omp_peer {
             Some(peer) => format!("gcc: OpenMP tasks, `{peer}`"),
             None if p.spawns && !p.parallel_for => {
@@ -1263,7 +1290,7 @@ fn render_main(
     // ---- 3. work efficiency and speedup ---------------------------------------
     let _ = writeln!(
         w,
-        "## 3. Work efficiency T_S/T_1 and {WORKERS}-worker speedup T_1/T_2 (parc -O2)\n\nT_S: `--serial` build (the serial elision: spawn = call, parallel_for = for); T_1, T_2: the parallel build at 1 and 2 workers. Targets (issue): T_S/T_1 ≥ 0.97 on parallel_for code; T_1/T_2 ≥ 1.8 on the parallel_for benchmarks (kernel launches run their blocks as parallel_for iterations, so kernel is held to it too).\n"
+        "## 3. Work efficiency T_S/T_1 and {WORKERS}-worker speedup T_1/T_2 (parc -O2)\n\nT_S: `--serial` build (the serial elision: spawn = call, parallel_for = for); T_1, T_2: the parallel build at 1 and 2 workers. Targets (issue): T_S/T_1 ≥ 0.97 on parallel_for code; T_1/T_2 ≥ 1.8 on the parallel_for benchmarks (kernel launches run their blocks as parallel_for iterations, so kernel is held to it too). {SPREAD_NOTE}\n"
     );
     let mut t = Table::new(&[
         "benchmark",
@@ -1283,6 +1310,8 @@ fn render_main(
         );
         let (eff, effv) = ratio_cell(ts, t1);
         let (sp, spv) = ratio_cell(t1, t2);
+        let eff = eff + &h.spread(&p.name, Config::Serial, Config::Par1, m);
+        let sp = sp + &h.spread(&p.name, Config::Par1, Config::Par2, m);
         // A run this short is mostly process start-up: its ratios say
         // nothing about the parallel code.
         let too_short = t1.is_some_and(|t| t < MIN_PARALLEL_SECS);

@@ -19,6 +19,31 @@ pub fn median(xs: &[f64]) -> Option<f64> {
     })
 }
 
+/// The 25th and 75th percentiles of `xs` (linear interpolation between
+/// the order statistics); `None` for no samples.
+pub fn quartiles(xs: &[f64]) -> Option<(f64, f64)> {
+    if xs.is_empty() {
+        return None;
+    }
+    let mut v = xs.to_vec();
+    v.sort_by(f64::total_cmp);
+    let at = |q: f64| {
+        let pos = q * (v.len() - 1) as f64;
+        let (lo, hi) = (pos.floor() as usize, pos.ceil() as usize);
+        v[lo] + (v[hi] - v[lo]) * (pos - lo as f64)
+    };
+    Some((at(0.25), at(0.75)))
+}
+
+/// The ratios `a[k] / b[k]` of runs made in the same repetition.
+pub fn paired_ratios(a: &[f64], b: &[f64]) -> Vec<f64> {
+    a.iter()
+        .zip(b)
+        .filter(|&(_, &y)| y > 0.0)
+        .map(|(&x, &y)| x / y)
+        .collect()
+}
+
 /// The geometric mean of positive `xs`; `None` when empty or when any value
 /// is not positive and finite.
 pub fn geomean(xs: &[f64]) -> Option<f64> {
@@ -273,6 +298,25 @@ mod tests {
         assert_eq!(median(&[4.0, 1.0, 3.0, 2.0]), Some(2.5));
         // an outlier does not move it
         assert_eq!(median(&[1.0, 1.1, 100.0, 0.9, 1.0]), Some(1.0));
+    }
+
+    #[test]
+    fn quartiles_interpolate() {
+        assert_eq!(quartiles(&[]), None);
+        assert_eq!(quartiles(&[2.0]), Some((2.0, 2.0)));
+        // positions 1 and 3 of 0..=4
+        assert_eq!(quartiles(&[4.0, 0.0, 3.0, 1.0, 2.0]), Some((1.0, 3.0)));
+        // positions 0.75 and 2.25 of 0..=3
+        assert_eq!(quartiles(&[0.0, 1.0, 2.0, 3.0]), Some((0.75, 2.25)));
+    }
+
+    #[test]
+    fn ratios_pair_by_repetition() {
+        assert_eq!(
+            paired_ratios(&[2.0, 3.0, 8.0], &[1.0, 0.0, 4.0]),
+            vec![2.0, 2.0]
+        );
+        assert_eq!(paired_ratios(&[1.0, 2.0], &[1.0]), vec![1.0]);
     }
 
     #[test]
