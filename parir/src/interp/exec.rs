@@ -27,9 +27,11 @@ pub(crate) struct Frame {
     pub regs: Vec<u64>,
     /// Slots of the `alloca`s made by this activation; they die on return.
     pub allocas: Vec<u32>,
-    /// Continuations of the detaches whose tasks are running (innermost
-    /// last): the serial projection's "where to go at the reattach".
-    pub tasks: Vec<Block>,
+    /// The detaches whose tasks are running (innermost last): the serial
+    /// projection's "where to go at the reattach", and how many of
+    /// `allocas` were made before the task began (the task's own die at
+    /// its reattach, so a long `parallel_for` does not pile them up).
+    pub tasks: Vec<(Block, usize)>,
 }
 
 /// A stack of frames: the host program, or one GPU thread.
@@ -432,12 +434,18 @@ impl<'a> Interp<'a> {
                     InstKind::Detach { task, cont, .. } => {
                         // Serial projection: run the task now, remember where
                         // its reattach continues.
-                        frame.tasks.push(*cont);
+                        frame.tasks.push((*cont, frame.allocas.len()));
                         goto!(*task)
                     }
                     InstKind::Reattach { cont, .. } => match frame.tasks.pop() {
-                        Some(expected) if expected == *cont => goto!(*cont),
-                        Some(expected) => fail!(
+                        Some((expected, first)) if expected == *cont => {
+                            for &slot in &frame.allocas[first..] {
+                                self.mem.kill(slot, State::TaskEnded, Site::Unknown);
+                            }
+                            frame.allocas.truncate(first);
+                            goto!(*cont)
+                        }
+                        Some((expected, _)) => fail!(
                             "reattach continues at {cont} but the task was detached with continuation {expected}"
                         ),
                         None => fail!("reattach outside a task"),

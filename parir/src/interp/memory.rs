@@ -69,6 +69,9 @@ pub(crate) enum State {
     Freed,
     /// A stack object whose function returned.
     Returned,
+    /// A stack object of a task (a spawned call's or a `parallel_for`
+    /// iteration's) that reached its reattach.
+    TaskEnded,
     /// A shared-memory instance whose thread block finished.
     BlockEnded,
 }

@@ -749,6 +749,9 @@ impl<'a> Interp<'a> {
                     State::Returned => format!(
                         "use of stack memory after its function returned: {len}-byte access to {what}"
                     ),
+                    State::TaskEnded => format!(
+                        "use of stack memory after its task (a spawned call or a parallel_for iteration) ended: {len}-byte access to {what}"
+                    ),
                     State::BlockEnded => format!(
                         "use of shared memory after its thread block finished: {len}-byte access to {what}"
                     ),
