@@ -6,7 +6,9 @@
 //!   and exit with the status named by a `// exit: N` line (default 0), given
 //!   the arguments of a `// args: ...` line. For samples without kernels the
 //!   same program built by gcc through `include/parc.h` must print the same
-//!   (skipped with a message when gcc is missing).
+//!   (skipped with a message when gcc is missing), and so must its OpenMP
+//!   build (`-fopenmp`), except in files with an `// openmp: skip ...`
+//!   line, where OpenMP's loop rules differ from the serial projection.
 //! - `tests/bad/NAME.pc` and `tests/bad/NAME.pir` (parir text): `parc
 //!   check` must fail with status 1, within a second, printing exactly
 //!   `tests/bad/NAME.stderr`.
@@ -1069,7 +1071,16 @@ fn main() {
             ));
         }
         if !gcc_cannot_build(&path) {
-            for openmp in [false, true] {
+            // `// openmp: skip (why)`: OpenMP's loop semantics differ from
+            // the serial projection's, which parc follows.
+            let openmp_differs = std::fs::read_to_string(&path)
+                .is_ok_and(|src| directive(&src, "openmp").is_some_and(|d| d.starts_with("skip")));
+            let variants: &[bool] = if openmp_differs {
+                &[false]
+            } else {
+                &[false, true]
+            };
+            for &openmp in variants {
                 let p = path.clone();
                 let label = if openmp { "gcc-openmp" } else { "gcc" };
                 trials.push(

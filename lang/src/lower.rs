@@ -71,7 +71,7 @@
 //!     lo' = <lo>; hi' = <hi>; step' = <step>        ; once, in the parent
 //!     jump header(lo')
 //! header(iv: T):
-//!     c = icmp slt|ult|sle|ule iv, hi'              ; by T's signedness and `<=`
+//!     c = icmp slt|ult|sle|ule iv, hi'              ; C's `i < hi`, see `pfor_bound_in_index_type`
 //!     brif c, spawn_iter, exit
 //! spawn_iter:
 //!     detach within sr_pf, task, latch

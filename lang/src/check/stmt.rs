@@ -5,6 +5,7 @@
 //! canonical form of `parallel_for` with the rules for its body.
 
 use super::expr::{ConvCtx, err_expr, int_const, keyword};
+use super::types::usual_arith;
 use super::{Checker, LoopKind, PforInfo, Sym, err_ty, is_err, var_is_const};
 use crate::ast::{self, Span};
 use crate::diag::Diagnostic;
@@ -745,7 +746,16 @@ impl Checker {
             );
             return None;
         }
-        Some((self.convert(v, ty), inclusive))
+        // C compares `i < hi` in the usual arithmetic conversions of both
+        // types; an integer bound keeps that type, and the lowering
+        // compares as C does (see `hir::StmtKind::ParallelFor`).
+        let cmp_ty = usual_arith(ty, &v.ty);
+        let target = if cmp_ty.is_integer() {
+            cmp_ty
+        } else {
+            ty.clone()
+        };
+        Some((self.convert(v, &target), inclusive))
     }
 
     /// `i++`, `++i`, `i += c` or `i = i + c`, with `c` positive.

@@ -6,8 +6,8 @@ use super::{Shared, scalar_type};
 use crate::ast::Span;
 use crate::hir::{self, CType, Expr, ExprKind, Init, LocalId, Stmt, StmtKind};
 use parc_ir::{
-    Block, BlockCall, FuncBuilder, Function, InstKind, IntCC, Intrinsic, SrcLoc, SyncRegion, Type,
-    Value,
+    BinaryOp, Block, BlockCall, CastOp, FuncBuilder, Function, InstKind, IntCC, Intrinsic, SrcLoc,
+    SyncRegion, Type, Value,
 };
 
 /// Lowers the body of `hf` into `func`, which already has its signature and
@@ -716,6 +716,59 @@ impl FnLowerer<'_, '_> {
         }
     }
 
+    /// The bound of a `parallel_for` over `index` (IR type `ty`) and how
+    /// to compare it (`inclusive`, `unsigned`) so that the header's test
+    /// of the index is C's `var < hi` (or `<=`) in `hi_ty`, the usual
+    /// arithmetic conversions of both (see `hir::StmtKind::ParallelFor`).
+    /// Of the same width, only the signedness of the compare is `hi_ty`'s.
+    /// Wider (a 32-bit index, a 64-bit bound), the bound is made exclusive
+    /// and brought into the index's range: C's test then holds for exactly
+    /// the index values below it until the index would wrap, where C's
+    /// serial loop would never end.
+    fn pfor_bound_in_index_type(
+        &mut self,
+        hi: Value,
+        hi_ty: &CType,
+        ty: Type,
+        index: &CType,
+        inclusive: bool,
+    ) -> (Value, bool, bool) {
+        let Some(wide) = scalar_type(hi_ty).filter(|t| t.is_int()) else {
+            return (hi, inclusive, index.is_unsigned());
+        };
+        if wide.bits() == ty.bits() {
+            return (hi, inclusive, hi_ty.is_unsigned());
+        }
+        let mut h = hi;
+        if inclusive {
+            let one = self.b.iconst(wide, 1);
+            h = self.b.binary(BinaryOp::Iadd, h, one);
+        }
+        // The exclusive bound's range, as `wide` values: a signed index
+        // compared as unsigned (C's `(unsigned long)i`) stops where it
+        // would wrap to a negative value, 2^31.
+        let (min, max, cmp_unsigned) = match (index.is_unsigned(), hi_ty.is_unsigned()) {
+            (false, false) => (Some(i64::from(i32::MIN)), i64::from(i32::MAX), false),
+            (true, false) => (Some(0), i64::from(u32::MAX), true),
+            (true, true) => (None, i64::from(u32::MAX), true),
+            (false, true) => (None, 1 << 31, true),
+        };
+        let (lt, gt) = if hi_ty.is_unsigned() {
+            (IntCC::Ult, IntCC::Ugt)
+        } else {
+            (IntCC::Slt, IntCC::Sgt)
+        };
+        if let Some(min) = min {
+            let m = self.b.iconst(wide, min);
+            let below = self.b.icmp(lt, h, m);
+            h = self.b.select(below, m, h);
+        }
+        let m = self.b.iconst(wide, max);
+        let above = self.b.icmp(gt, h, m);
+        h = self.b.select(above, m, h);
+        (self.b.cast(CastOp::Trunc, h, ty), false, cmp_unsigned)
+    }
+
     fn parallel_for(
         &mut self,
         var: LocalId,
@@ -744,9 +797,10 @@ impl FnLowerer<'_, '_> {
         let latch = self.b.create_block();
         let exit = self.b.create_block();
 
+        let (hi_v, inclusive, unsigned) =
+            self.pfor_bound_in_index_type(hi_v, &hi.ty, ty, &var_ty, inclusive);
         self.b.jump(header, vec![lo_v]);
         self.b.switch_to(header);
-        let unsigned = var_ty.is_unsigned();
         let cc = match (inclusive, unsigned) {
             (false, false) => IntCC::Slt,
             (false, true) => IntCC::Ult,
