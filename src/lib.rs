@@ -409,6 +409,15 @@ fn request_exported_gradient(
             format!("cannot differentiate kernel `{name}`"),
             "differentiate a `__device__` function that the kernel calls instead".into(),
         ))
+    } else if hf.kind == hir::FuncKind::Device {
+        Some((
+            format!(
+                "cannot export the gradient of `__device__` function `{name}`: it runs only inside kernels, and `{grad_name}` would be called from the host"
+            ),
+            format!(
+                "call `__enzyme_autodiff({name}, ...)` inside a kernel, or drop `__device__` to differentiate `{name}` on the host"
+            ),
+        ))
     } else if matches!(hf.ret, hir::CType::Struct(_) | hir::CType::Dim3) {
         Some((
             format!("cannot differentiate `{name}`: it returns a struct"),
@@ -531,6 +540,11 @@ fn request_ir_gradient(module: &mut Module, name: &str, path: &str) -> Result<()
     }
     if f.kind == FuncKind::Kernel {
         return refuse(format!("cannot differentiate kernel `{name}`"));
+    }
+    if f.kind == FuncKind::Device {
+        return refuse(format!(
+            "cannot export the gradient of `__device__` function `{name}`: it runs only inside kernels, and `{grad_name}` would be called from the host"
+        ));
     }
     let activities = default_activities(module, primal);
     let active = activities
@@ -749,6 +763,15 @@ mod tests {
         );
         let e = grad_error(src, "two");
         assert!(e.contains("a function of that name already exists"), "{e}");
+        let dev = "__device__ double dd(double x) { return x * x; }\n\
+                   int main() { return 0; }\n";
+        let e = grad_error(dev, "dd");
+        assert!(
+            e.starts_with(
+                "t.pc:1:1: error: cannot export the gradient of `__device__` function `dd`"
+            ),
+            "{e}"
+        );
     }
 
     /// `--serial` elides before optimizing: fib's spawned result is then an
