@@ -250,12 +250,17 @@ impl Checker {
             let name = self.ty_name(t);
             let mut d = Diagnostic::error(span, format!("{what} has incomplete type `{name}`"))
                 .with_label("used by value here");
+            let mut help = "define the struct before using it by value, or use a pointer to it";
             if let Some(s) = strip_arrays(t).and_then(|s| self.struct_span(s)) {
-                d = d.with_secondary(s, "the struct is defined here, after this use");
+                if s.start > span.start {
+                    d = d.with_secondary(s, "the struct is defined here, after this use");
+                } else {
+                    // `struct S;` or `struct S {};` before the use.
+                    d = d.with_secondary(s, "declared here without members");
+                    help = "give the struct its members (C needs at least one) before using it by value, or use a pointer to it";
+                }
             }
-            self.diags.push(
-                d.with_help("define the struct before using it by value, or use a pointer to it"),
-            );
+            self.diags.push(d.with_help(help));
             return false;
         }
         true
