@@ -108,6 +108,12 @@ fn files(dir: &str, ext: &str) -> Vec<PathBuf> {
     files
 }
 
+/// Whether the program at `path` has a `// key: skip ...` line.
+fn marked_skip(path: &Path, key: &str) -> bool {
+    std::fs::read_to_string(root().join(path))
+        .is_ok_and(|s| directive(&s, key).is_some_and(|v| v.starts_with("skip")))
+}
+
 /// The `// key: value` directives in the first lines of a program.
 fn directive(source: &str, key: &str) -> Option<String> {
     source
@@ -1073,9 +1079,7 @@ fn main() {
         if !gcc_cannot_build(&path) {
             // `// openmp: skip (why)`: OpenMP's loop semantics differ from
             // the serial projection's, which parc follows.
-            let openmp_differs = std::fs::read_to_string(&path)
-                .is_ok_and(|src| directive(&src, "openmp").is_some_and(|d| d.starts_with("skip")));
-            let variants: &[bool] = if openmp_differs {
+            let variants: &[bool] = if marked_skip(&path, "openmp") {
                 &[false]
             } else {
                 &[false, true]
@@ -1119,9 +1123,7 @@ fn main() {
         trials.push(Trial::test(format!("run::{}", name_of(&path)), move || {
             check_runtime(&p)
         }));
-        let interp_only = std::fs::read_to_string(root().join(&path))
-            .is_ok_and(|s| directive(&s, "native").is_some_and(|v| v.starts_with("skip")));
-        if !interp_only {
+        if !marked_skip(&path, "native") {
             let p = path.clone();
             trials.push(Trial::test(
                 format!("run-native::{}", name_of(&path)),
@@ -1141,8 +1143,7 @@ fn main() {
             format!("kernel::{}", name_of(&path)),
             move || check_kernel(&p),
         ));
-        let no_coroutines = std::fs::read_to_string(root().join(&path))
-            .is_ok_and(|s| directive(&s, "coroutines").is_some_and(|v| v.starts_with("skip")));
+        let no_coroutines = marked_skip(&path, "coroutines");
         for how in [
             Native::Jit(1),
             Native::Jit(2),
