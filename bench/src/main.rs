@@ -741,11 +741,14 @@ impl Harness {
     /// The median time of a configuration; `None` if it failed or did not
     /// run.
     fn med(&self, prog: &str, config: Config, size: Size) -> Option<f64> {
+        median(self.times(prog, config, size)?)
+    }
+
+    /// The times of a configuration, in repetition order; `None` if it
+    /// failed or did not run.
+    fn times(&self, prog: &str, config: Config, size: Size) -> Option<&[f64]> {
         let s = self.results.get(&(prog.to_string(), config, size))?;
-        if s.failure.is_some() {
-            return None;
-        }
-        median(&s.times)
+        s.failure.is_none().then_some(s.times.as_slice())
     }
 
     /// The middle half (25th to 75th percentile) of `a / b` taken run by
@@ -753,13 +756,7 @@ impl Harness {
     /// fewer than 3 pairs. The two runs of a repetition are seconds apart,
     /// so this shows how far the machine's noise moves the ratio.
     fn spread(&self, prog: &str, a: Config, b: Config, size: Size) -> String {
-        let samples = |c: Config| {
-            self.results
-                .get(&(prog.to_string(), c, size))
-                .filter(|s| s.failure.is_none())
-                .map(|s| s.times.as_slice())
-        };
-        let (Some(a), Some(b)) = (samples(a), samples(b)) else {
+        let (Some(a), Some(b)) = (self.times(prog, a, size), self.times(prog, b, size)) else {
             return String::new();
         };
         let ratios = paired_ratios(a, b);
