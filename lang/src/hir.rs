@@ -222,10 +222,10 @@ pub enum StmtKind {
         body: Box<Stmt>,
     },
     /// `parallel_for (T var = lo; var < hi; var += step) body` (or `<=`
-    /// when `inclusive`). `lo` and `step` have the type of `var`; an
-    /// integer `hi` has the type C compares `var < hi` in (the usual
+    /// when `inclusive`). `lo` and `step` have the type of `var` (an
+    /// integer); `hi` has the type C compares `var < hi` in (the usual
     /// arithmetic conversions of both: `unsigned` for an `int` index and
-    /// an `unsigned` bound), a floating one the type of `var`.
+    /// an `unsigned` bound, `double` for a `double` bound).
     ParallelFor {
         var: LocalId,
         lo: Expr,

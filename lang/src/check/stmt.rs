@@ -747,15 +747,10 @@ impl Checker {
             return None;
         }
         // C compares `i < hi` in the usual arithmetic conversions of both
-        // types; an integer bound keeps that type, and the lowering
-        // compares as C does (see `hir::StmtKind::ParallelFor`).
+        // types; the bound keeps that type, and the lowering compares as C
+        // does (see `hir::StmtKind::ParallelFor`).
         let cmp_ty = usual_arith(ty, &v.ty);
-        let target = if cmp_ty.is_integer() {
-            cmp_ty
-        } else {
-            ty.clone()
-        };
-        Some((self.convert(v, &target), inclusive))
+        Some((self.convert(v, &cmp_ty), inclusive))
     }
 
     /// `i++`, `++i`, `i += c` or `i = i + c`, with `c` positive.

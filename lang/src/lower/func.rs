@@ -6,8 +6,8 @@ use super::{Shared, scalar_type};
 use crate::ast::Span;
 use crate::hir::{self, CType, Expr, ExprKind, Init, LocalId, Stmt, StmtKind};
 use parc_ir::{
-    BinaryOp, Block, BlockCall, CastOp, FuncBuilder, Function, InstKind, IntCC, Intrinsic, SrcLoc,
-    SyncRegion, Type, Value,
+    BinaryOp, Block, BlockCall, CastOp, FloatCC, FuncBuilder, Function, InstKind, IntCC, Intrinsic,
+    SrcLoc, SyncRegion, Type, Value,
 };
 
 /// Lowers the body of `hf` into `func`, which already has its signature and
@@ -733,6 +733,9 @@ impl FnLowerer<'_, '_> {
         index: &CType,
         inclusive: bool,
     ) -> (Value, bool, bool) {
+        if let Some(fty) = scalar_type(hi_ty).filter(|t| t.is_float()) {
+            return self.pfor_float_bound(hi, fty, ty, index, inclusive);
+        }
         let Some(wide) = scalar_type(hi_ty).filter(|t| t.is_int()) else {
             return (hi, inclusive, index.is_unsigned());
         };
@@ -767,6 +770,45 @@ impl FnLowerer<'_, '_> {
         let above = self.b.icmp(gt, h, m);
         h = self.b.select(above, m, h);
         (self.b.cast(CastOp::Trunc, h, ty), false, cmp_unsigned)
+    }
+
+    /// A floating bound `hi` as an exclusive bound of the index type: for
+    /// an integer `i`, `i < hi` holds exactly when `i < ceil(hi)`, and
+    /// `i <= hi` when `i < floor(hi) + 1`. The conversion saturates at the
+    /// index type's ends (past them the serial loop would wrap: undefined),
+    /// and a NaN bound, which no index is below, becomes the type's least
+    /// value.
+    fn pfor_float_bound(
+        &mut self,
+        hi: Value,
+        fty: Type,
+        ty: Type,
+        index: &CType,
+        inclusive: bool,
+    ) -> (Value, bool, bool) {
+        let round = if inclusive {
+            Intrinsic::Floor
+        } else {
+            Intrinsic::Ceil
+        };
+        let mut h = self
+            .b
+            .intrinsic(round, Some(fty), vec![hi])
+            .expect("floor and ceil return a value");
+        if inclusive {
+            let one = self.b.fconst(fty, 1.0);
+            h = self.b.binary(BinaryOp::Fadd, h, one);
+        }
+        let ordered = self.b.fcmp(FloatCC::Eq, h, h);
+        let least = self.b.fconst(fty, f64::NEG_INFINITY);
+        h = self.b.select(ordered, h, least);
+        let unsigned = index.is_unsigned();
+        let to_int = if unsigned {
+            CastOp::FpToUi
+        } else {
+            CastOp::FpToSi
+        };
+        (self.b.cast(to_int, h, ty), false, unsigned)
     }
 
     fn parallel_for(
