@@ -232,6 +232,10 @@ pub enum StmtKind {
         hi: Expr,
         inclusive: bool,
         step: Expr,
+        /// The message (an index into [`Program::strings`]) of the run-time
+        /// error a step that is not positive raises; `None` for a constant
+        /// step, which the checker has seen is positive.
+        step_check: Option<usize>,
         body: Box<Stmt>,
     },
     Break,

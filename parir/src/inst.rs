@@ -384,6 +384,11 @@ pub enum Intrinsic {
     Strcmp,
     /// `exit(i32)`: ends the program, never returns.
     Exit,
+    /// `runtime_error(ptr message)`: ends the program with a run-time error, the C
+    /// string `message` reported at this instruction's source position;
+    /// never returns. Not in ParC: the front end's checks that only run
+    /// time can decide (a `parallel_for` step that is not positive).
+    RuntimeError,
     /// `wtime() -> f64`: monotonic seconds.
     Wtime,
     /// `worker_id() -> i32`: the index of the worker running the current
@@ -458,6 +463,7 @@ impl Intrinsic {
             Atof,
             Strcmp,
             Exit,
+            RuntimeError,
             Wtime,
             WorkerId,
             NumWorkers,
@@ -512,6 +518,7 @@ impl Intrinsic {
             Atof => "atof",
             Strcmp => "strcmp",
             Exit => "exit",
+            RuntimeError => "runtime_error",
             Wtime => "wtime",
             WorkerId => "worker_id",
             NumWorkers => "num_workers",
@@ -568,6 +575,7 @@ impl Intrinsic {
             Atof => (vec![ptr], Some(f64_)),
             Strcmp => (vec![ptr, ptr], Some(i32_)),
             Exit => (vec![i32_], None),
+            RuntimeError => (vec![ptr], None),
             Wtime => (vec![], Some(f64_)),
             WorkerId | NumWorkers => (vec![], Some(i32_)),
             ThreadIdx(_) | BlockIdx(_) | BlockDim(_) | GridDim(_) => (vec![], Some(i32_)),

@@ -547,6 +547,13 @@ impl Gen {
         let hi = self.fwd_i64(l.hi, l.signed);
         let step = self.fwd_i64(l.step, l.signed);
         let one = self.iconst(Type::I64, 1);
+        // `pre` may end in the front end's check of a step known only at
+        // run time, which faults on one that is not positive; the division
+        // below comes before that branch, so it must not trap first.
+        let zero = self.iconst(Type::I64, 0);
+        let cc = if l.signed { IntCC::Sgt } else { IntCC::Ne };
+        let step_ok = self.ev(InstKind::Icmp(cc, step, zero), Type::I1);
+        let step = self.ev(InstKind::Select(step_ok, step, one), Type::I64);
         let span = self.binop(BinaryOp::Isub, hi, lo);
         let span = if l.inclusive {
             span

@@ -2128,6 +2128,17 @@ impl<'a, 'b, 'c, M: ClModule> FnTranslator<'a, 'b, 'c, M> {
             Atof => self.call_extern(&ix::C_ATOF, &a)?,
             Strcmp => self.call_extern(&ix::C_STRCMP, &a)?,
             Exit => self.call_extern(&ix::RT_EXIT, &a)?,
+            RuntimeError => {
+                let loc = self.loc();
+                let name_id = self.cx.name_string(self.m, loc.func.unwrap_or(self.id))?;
+                let name = self.data_addr(name_id);
+                let line = iconst(&mut self.b, types::I32, i64::from(loc.line));
+                let col = iconst(&mut self.b, types::I32, i64::from(loc.col));
+                let message = *a
+                    .first()
+                    .ok_or_else(|| self.err("`runtime_error` needs its message"))?;
+                self.call_extern(&ix::RT_FAULT_MSG, &[message, name, line, col])?
+            }
             Wtime => self.call_extern(&ix::RT_WTIME, &[])?,
             WorkerId => match self.worker_id {
                 Some(w) => Some(w),

@@ -600,17 +600,25 @@ impl Checker {
         }
         self.pop_scope();
         match (bound, stepv) {
-            (Some((hi, inclusive)), Some(step)) if !is_err(&lo.ty) => vec![Stmt {
-                kind: StmtKind::ParallelFor {
-                    var,
-                    lo,
-                    hi,
-                    inclusive,
-                    step,
-                    body,
-                },
-                span,
-            }],
+            (Some((hi, inclusive)), Some(step)) if !is_err(&lo.ty) => {
+                // A step known only at run time is checked there: C's loop
+                // with a step of 0 or less would not end, and split into
+                // chunks it would run no iteration at all.
+                let step_check = (!matches!(step.kind, ExprKind::IntConst(_)))
+                    .then(|| self.intern_string(b"the step of this parallel_for is not positive"));
+                vec![Stmt {
+                    kind: StmtKind::ParallelFor {
+                        var,
+                        lo,
+                        hi,
+                        inclusive,
+                        step,
+                        step_check,
+                        body,
+                    },
+                    span,
+                }]
+            }
             _ => Vec::new(),
         }
     }

@@ -416,8 +416,9 @@ impl FnLowerer<'_, '_> {
                 hi,
                 inclusive,
                 step,
+                step_check,
                 body,
-            } => self.parallel_for(*var, lo, hi, *inclusive, step, body),
+            } => self.parallel_for(*var, lo, hi, *inclusive, step, *step_check, body),
             StmtKind::Break => match self.loops.last().and_then(|l| l.brk) {
                 Some(exit) => self.b.jump(exit, Vec::new()),
                 // The checker rejects `break` out of a parallel_for body.
@@ -811,6 +812,7 @@ impl FnLowerer<'_, '_> {
         (self.b.cast(to_int, h, ty), false, unsigned)
     }
 
+    #[allow(clippy::too_many_arguments)] // the fields of `StmtKind::ParallelFor`
     fn parallel_for(
         &mut self,
         var: LocalId,
@@ -818,6 +820,7 @@ impl FnLowerer<'_, '_> {
         hi: &Expr,
         inclusive: bool,
         step: &Expr,
+        step_check: Option<usize>,
         body: &Stmt,
     ) {
         let var_ty = self.hf.locals[var.0 as usize].ty.clone();
@@ -829,6 +832,24 @@ impl FnLowerer<'_, '_> {
         let hi_v = self.value(hi);
         let step_v = self.value(step);
         let loop_loc = self.loc;
+        if let Some(message) = step_check {
+            let zero = self.b.iconst(ty, 0);
+            let cc = if var_ty.is_unsigned() {
+                IntCC::Ne
+            } else {
+                IntCC::Sgt
+            };
+            let positive = self.b.icmp(cc, step_v, zero);
+            let fault = self.b.create_block();
+            let go = self.b.create_block();
+            self.b
+                .brif(positive, BlockCall::to(go), BlockCall::to(fault));
+            self.b.switch_to(fault);
+            let text = self.b.global_addr(self.cx.strings[message]);
+            self.b.intrinsic(Intrinsic::RuntimeError, None, vec![text]);
+            self.b.unreachable();
+            self.b.switch_to(go);
+        }
 
         let region = self.b.func.create_sync_region();
         let header = self.b.create_block();

@@ -481,7 +481,7 @@ pub fn inst_effects(modref: &ModRefAnalysis, func: &Function, inst: Inst) -> Ins
                 e.writes.loc(args[0], None);
                 e.allocates = true;
             }
-            Exit | Barrier | CudaDeviceSynchronize => e = InstEffects::everything(),
+            Exit | RuntimeError | Barrier | CudaDeviceSynchronize => e = InstEffects::everything(),
             // Every other intrinsic is pure (handled above); be safe if a
             // new one is added without updating this table.
             _ => e = InstEffects::everything(),

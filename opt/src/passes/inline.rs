@@ -318,7 +318,7 @@ fn may_fall_off_end(f: &Function) -> bool {
                 && !matches!(
                     f.inst(*before),
                     InstKind::Intrinsic {
-                        op: Intrinsic::Exit,
+                        op: Intrinsic::Exit | Intrinsic::RuntimeError,
                         ..
                     }
                 )

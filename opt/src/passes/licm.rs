@@ -713,7 +713,7 @@ fn always_returns(func: &Function, kind: &InstKind) -> bool {
     match kind {
         InstKind::Call { .. } | InstKind::Launch { .. } => false,
         InstKind::Binary(op, _, d) if is_division(*op) => nonzero_const(func, *d),
-        InstKind::Intrinsic { op, .. } => !matches!(op, Exit | Barrier | Printf),
+        InstKind::Intrinsic { op, .. } => !matches!(op, Exit | RuntimeError | Barrier | Printf),
         InstKind::Jump(_) | InstKind::Detach { .. } => true,
         k => !k.is_terminator(),
     }

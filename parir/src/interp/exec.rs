@@ -380,6 +380,13 @@ impl<'a> Interp<'a> {
                             };
                             return Ok(Stop::Exit(code));
                         }
+                        Intrinsic::RuntimeError => {
+                            let at = args.first().map_or(0, |a| get!(a));
+                            match super::printf::message(&self.mem, at) {
+                                Ok(message) => fail!("{message}"),
+                                Err(e) => return Err(self.error(th, e)),
+                            }
+                        }
                         _ => {
                             let rty = data.result.map(|r| func.values[r].ty);
                             let v =
@@ -639,7 +646,7 @@ impl<'a> Interp<'a> {
                 Some(0)
             }
             CudaDeviceSynchronize => Some(0),
-            Barrier | Exit => unreachable!("handled by the step loop"),
+            Barrier | Exit | RuntimeError => unreachable!("handled by the step loop"),
         })
     }
 }

@@ -291,6 +291,11 @@ fn c_string(mem: &Memory, addr: u64) -> Result<CString, Fault> {
     Ok(CString::new(s).expect("read_cstr stops at the first NUL"))
 }
 
+/// The text of a `runtime_error`'s message (a string the front end made).
+pub(crate) fn message(mem: &Memory, addr: u64) -> Result<String, Fault> {
+    Ok(c_string(mem, addr)?.to_string_lossy().into_owned())
+}
+
 /// `atoi`: glibc's, i.e. `(int) strtol(s, NULL, 10)`.
 pub(crate) fn atoi(mem: &Memory, addr: u64) -> Result<i32, Fault> {
     let s = c_string(mem, addr)?;
