@@ -648,8 +648,15 @@ impl Checker {
         };
         let decl = &d.declarators[0];
         let name = decl.name.name.clone();
+        // On an error below, the index is still declared (with the error
+        // type, which silences the uses) so the body is checked without a
+        // cascade of "undeclared identifier" errors.
+        let declare_anyway = |c: &mut Checker| {
+            c.new_local(&name, err_ty(), false, decl.name.span);
+        };
         let ty = self.resolve_type(&d.ty, decl.pointers);
         if is_err(&ty) {
+            declare_anyway(self);
             return None;
         }
         if decl.array_len.is_some()
@@ -664,6 +671,7 @@ impl Checker {
                 .with_label("not an integer index")
                 .with_help("use `int`, `unsigned`, `long` or `unsigned long`"),
             );
+            declare_anyway(self);
             return None;
         }
         let lo = match &decl.init {
@@ -680,6 +688,7 @@ impl Checker {
                     .with_label("no start value")
                     .with_help(format!("write `{} {name} = 0`", self.ty_name(&ty))),
                 );
+                declare_anyway(self);
                 return None;
             }
         };
