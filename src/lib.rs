@@ -77,6 +77,9 @@ pub struct Options {
     /// Compile the serial elision (`--serial`): `serial-elision` runs right
     /// after lowering, so the optimizer and the AD see serial code.
     pub serial: bool,
+    /// Building a library or an object file: the program need not define
+    /// `main`.
+    pub library: bool,
 }
 
 /// What a successful front end hands on: the module and any warnings.
@@ -123,7 +126,11 @@ pub fn compile(path: &str, source: &str, options: &Options) -> Result<Compiled, 
     let hir = if diags.iter().any(Diagnostic::is_error) {
         None
     } else {
-        let (hir, check_diags) = parc_lang::check::check(&ast);
+        let (hir, check_diags) = if options.library {
+            parc_lang::check::check_library(&ast)
+        } else {
+            parc_lang::check::check(&ast)
+        };
         diags.extend(check_diags);
         hir
     };
@@ -735,6 +742,23 @@ mod tests {
                 assert!(!e.internal, "{}", e.rendered);
                 e.rendered
             }
+        }
+    }
+
+    #[test]
+    fn only_executables_need_main() {
+        let src = "double twice(double x) { return 2.0 * x; }\n";
+        let e = match compile("t.pc", src, &Options::default()) {
+            Ok(_) => panic!("a program without `main` was accepted"),
+            Err(e) => e.rendered,
+        };
+        assert!(e.contains("the program has no `main` function"), "{e}");
+        let library = Options {
+            library: true,
+            ..Options::default()
+        };
+        if let Err(e) = compile("t.pc", src, &library) {
+            panic!("a library without `main` was refused:\n{}", e.rendered);
         }
     }
 

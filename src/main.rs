@@ -116,6 +116,7 @@ impl OptArgs {
             grad: Vec::new(),
             ad_before_opt: ad.ad_before_opt,
             serial: false,
+            library: false,
         }
     }
 }
@@ -409,6 +410,9 @@ fn build(args: BuildArgs) -> ExitCode {
     let options = Options {
         grad: args.grad.clone(),
         serial: args.tapir.serial,
+        // Only an executable needs `main`; IR text of a library is useful
+        // too.
+        library: args.emit != Emit::Exe,
         ..args.opt.options(args.diag.color(), &args.ad)
     };
     let mut module = match compile(&args.file, &options, args.ad.explain_ad) {

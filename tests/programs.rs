@@ -17,6 +17,10 @@
 //!   spawn = call, no tasks), as a built executable, as a shared
 //!   library whose `parc_main` a C driver calls, and as the IR `--emit ir`
 //!   prints, read back by `parc run`.
+//! - `tests/lib/NAME.pc` (`clib::` tests): a library, without `main`,
+//!   built with `parc build --emit lib`; the C driver `NAME.c`, compiled
+//!   by `cc` with the generated header, must print `NAME.stdout` (at 2
+//!   workers).
 //! - `tests/ir/NAME.pir`: parir text (gradient requests included), which
 //!   `parc run --interp` and `parc run` (2 workers) must run printing
 //!   `NAME.stdout`.
@@ -987,6 +991,50 @@ int main(void) {
 #endif
 "#;
 
+/// `parc build tests/lib/NAME.pc --emit lib`, then its C driver `NAME.c`.
+fn check_c_library(path: &Path) -> Result<(), Failed> {
+    let stem = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let dir = scratch_dir()?;
+    let lib = dir.join(format!("lib{stem}.so"));
+    build_with_parc(path, &["--emit", "lib"], &lib)?;
+    let driver = dir.join(format!("{stem}_driver"));
+    let cc = Command::new("cc")
+        .arg(root().join(path.with_extension("c")))
+        .arg("-I")
+        .arg(&dir)
+        .arg("-o")
+        .arg(&driver)
+        .arg(&lib)
+        .arg(format!("-Wl,-rpath,{}", dir.display()))
+        .output()?;
+    if !cc.status.success() {
+        return Err(format!(
+            "compiling the C driver failed:\n{}",
+            String::from_utf8_lossy(&cc.stderr)
+        )
+        .into());
+    }
+    let mut cmd = Command::new(&driver);
+    cmd.env("PARC_NUM_THREADS", "2");
+    let (out, _) = run_with_timeout(cmd, Duration::from_secs(60))?;
+    if !out.status.success() {
+        return Err(format!(
+            "the C driver failed ({}):\n{}",
+            status_of(&out),
+            String::from_utf8_lossy(&out.stderr)
+        )
+        .into());
+    }
+    compare_file(
+        &path.with_extension("stdout"),
+        &String::from_utf8_lossy(&out.stdout),
+        "stdout",
+    )
+}
+
 /// `parc build SAMPLE --grad F... --emit lib`, then the C driver.
 fn check_grad_lib(sample: &str, grads: &[&str], serial: bool) -> Result<Completion, Failed> {
     let path = Path::new("samples").join(format!("{sample}.pc"));
@@ -1198,6 +1246,13 @@ fn main() {
         trials.push(Trial::ignorable_test(
             format!("grad-lib-serial::samples/{sample}"),
             move || check_grad_lib(sample, grads, true),
+        ));
+    }
+    for path in programs("tests/lib") {
+        let p = path.clone();
+        trials.push(Trial::test(
+            format!("clib::{}", name_of(&path)),
+            move || check_c_library(&p),
         ));
     }
     trials.push(Trial::test("cli::output-is-not-the-input", || {

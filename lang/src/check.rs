@@ -62,6 +62,19 @@ use crate::hir::{self, CType, FuncKind, FuncRef, GlobalVarId, LocalId, StructId}
 /// Checks a parsed program. Returns the HIR when no error was reported
 /// (warnings may be present).
 pub fn check(program: &ast::Program) -> (Option<hir::Program>, Vec<Diagnostic>) {
+    check_program(program, true)
+}
+
+/// [`check`] for a library or an object file: the program need not define
+/// `main` (one it does define is checked as always).
+pub fn check_library(program: &ast::Program) -> (Option<hir::Program>, Vec<Diagnostic>) {
+    check_program(program, false)
+}
+
+fn check_program(
+    program: &ast::Program,
+    require_main: bool,
+) -> (Option<hir::Program>, Vec<Diagnostic>) {
     // The walks recurse once per nesting level, and the parser allows deep
     // trees (`parse::MAX_CHAIN` statements, each with as many operators);
     // run them on a thread whose stack holds any tree the parser returns.
@@ -70,7 +83,7 @@ pub fn check(program: &ast::Program) -> (Option<hir::Program>, Vec<Diagnostic>) 
         let handle = std::thread::Builder::new()
             .name("parc-check".into())
             .stack_size(CHECK_STACK)
-            .spawn_scoped(s, || check_here(program));
+            .spawn_scoped(s, || check_here(program, require_main));
         match handle {
             Ok(h) => Some(h.join().unwrap_or_else(|_| {
                 let d = Diagnostic::error(Span::default(), "internal error: the checker failed");
@@ -80,7 +93,7 @@ pub fn check(program: &ast::Program) -> (Option<hir::Program>, Vec<Diagnostic>) 
         }
     });
     // Without a thread (no memory for its stack), check on this one.
-    spawned.unwrap_or_else(|| check_here(program))
+    spawned.unwrap_or_else(|| check_here(program, require_main))
 }
 
 /// Stack for the checker's thread (see [`check`]): 10,000 nested
@@ -88,8 +101,14 @@ pub fn check(program: &ast::Program) -> (Option<hir::Program>, Vec<Diagnostic>) 
 const CHECK_STACK: usize = 256 << 20;
 
 /// [`check`] on the current thread.
-fn check_here(program: &ast::Program) -> (Option<hir::Program>, Vec<Diagnostic>) {
-    let mut c = Checker::default();
+fn check_here(
+    program: &ast::Program,
+    require_main: bool,
+) -> (Option<hir::Program>, Vec<Diagnostic>) {
+    let mut c = Checker {
+        require_main,
+        ..Checker::default()
+    };
     c.program(program);
     let ok = !c.diags.iter().any(Diagnostic::is_error);
     let diags = std::mem::take(&mut c.diags);
@@ -194,6 +213,8 @@ struct FnCtx {
 
 #[derive(Default)]
 struct Checker {
+    /// A program without `main` is an error (not for libraries, objects).
+    require_main: bool,
     diags: Vec<Diagnostic>,
     structs: Vec<StructInfo>,
     struct_ids: HashMap<String, StructId>,
@@ -913,6 +934,9 @@ impl Checker {
 
     fn check_main(&mut self) {
         let Some(Sym::Func(f)) = self.file_syms.get("main").copied() else {
+            if !self.require_main {
+                return;
+            }
             self.push(
                 Diagnostic::error(Span::default(), "the program has no `main` function")
                     .with_help("add `int main() { ... }`"),
