@@ -401,7 +401,7 @@ pub fn run_all(
         .enumerate()
         .flat_map(|(i, p)| p.runs().into_iter().map(move |r| (i, r)))
         .collect();
-    for rep in 0..reps {
+    for rep in 0..if jobs.is_empty() { 0 } else { reps } {
         eprintln!("parc-bench: gradients, repetition {}/{reps}", rep + 1);
         for &(i, r) in &jobs {
             let p = &programs[i];

@@ -140,7 +140,11 @@ pub(crate) fn die_in_signal_handler(message: &[u8]) -> ! {
         }
     }
     crate::output::try_flush();
-    for part in [&b"run-time error: "[..], message, b"\n"] {
+    // Native code keeps no map from machine code to source positions; the
+    // interpreter checks every access and reports the line.
+    let note = b"note: the machine code does not know its source line; \
+        `parc run --interp` runs the program checked and reports where\n";
+    for part in [&b"run-time error: "[..], message, b"\n", note] {
         // SAFETY: writes a valid slice to stderr.
         unsafe { libc::write(2, part.as_ptr().cast(), part.len()) };
     }

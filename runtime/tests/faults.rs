@@ -295,6 +295,15 @@ fn scenario(name: &str) {
 }
 
 /// What a scenario must do.
+/// The line every fault that a signal reports ends with (see
+/// `fault::die_in_signal_handler`).
+macro_rules! native_note {
+    () => {
+        "note: the machine code does not know its source line; \
+         `parc run --interp` runs the program checked and reports where\n"
+    };
+}
+
 struct Expect {
     name: &'static str,
     env: &'static [(&'static str, &'static str)],
@@ -441,39 +450,45 @@ fn expectations() -> Vec<Expect> {
             "stack_overflow_in_main",
             1,
             Some("going down\n"),
-            "run-time error: stack overflow\n",
+            concat!("run-time error: stack overflow\n", native_note!()),
         ),
         e(
             "stack_overflow_in_task",
             1,
             Some(""),
-            "run-time error: stack overflow\n",
+            concat!("run-time error: stack overflow\n", native_note!()),
         ),
         e(
             "stack_overflow_in_kernel",
             1,
             Some(""),
-            "run-time error: stack overflow\n",
+            concat!("run-time error: stack overflow\n", native_note!()),
         ),
         e(
             "null_deref",
             1,
             Some("before\n"),
-            "run-time error: null pointer dereference\n",
+            concat!("run-time error: null pointer dereference\n", native_note!()),
         ),
         #[cfg(target_arch = "x86_64")]
         e(
             "trap",
             1,
             Some(""),
-            "run-time error: illegal instruction (a trap in generated code)\n",
+            concat!(
+                "run-time error: illegal instruction (a trap in generated code)\n",
+                native_note!()
+            ),
         ),
         #[cfg(target_arch = "x86_64")]
         e(
             "hardware_division_by_zero",
             1,
             Some(""),
-            "run-time error: integer division by zero or overflow\n",
+            concat!(
+                "run-time error: integer division by zero or overflow\n",
+                native_note!()
+            ),
         ),
     ]
 }
