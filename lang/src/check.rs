@@ -445,6 +445,7 @@ impl Checker {
         self.check_main();
         self.check_gpu_calls();
         self.check_autodiff_targets();
+        self.check_extern_signatures();
     }
 
     fn struct_def(&mut self, s: &ast::StructDef) {
@@ -981,6 +982,42 @@ impl Checker {
                         "use `int main()`, `int main(void)` or `int main(int argc, char** argv)`",
                     ),
             );
+        }
+    }
+
+    /// A function only declared here is defined in C: C passes a struct
+    /// by value in registers or on the stack and returns a small one in
+    /// registers, but ParC's calls pass and return structs through
+    /// pointers (`parc_ir::cabi`), so such a call would go wrong.
+    fn check_extern_signatures(&mut self) {
+        for (i, f) in self.funcs.iter().enumerate() {
+            let info = &self.func_info[i];
+            if info.def_span.is_some() || f.kind != hir::FuncKind::Host {
+                continue;
+            }
+            let is_struct = |ty: &CType| matches!(ty, CType::Struct(_));
+            let param = f
+                .params
+                .iter()
+                .position(|&p| f.locals.get(p.0 as usize).is_some_and(|l| is_struct(&l.ty)));
+            let (span, what) = match param {
+                Some(k) => (
+                    info.param_spans.get(k).copied().unwrap_or(info.decl_span),
+                    "takes a struct by value",
+                ),
+                None if is_struct(&f.ret) => (info.decl_span, "returns a struct by value"),
+                None => continue,
+            };
+            let d = Diagnostic::error(
+                span,
+                format!(
+                    "`{}` is not defined in this file and {what}: parc cannot call a C function that does",
+                    f.name
+                ),
+            )
+            .with_label("a struct by value")
+            .with_help("pass and return a pointer to the struct instead, or define the function here");
+            self.diags.push(d);
         }
     }
 

@@ -117,6 +117,7 @@
 //! Every instruction carries the source position (line:col of the start of
 //! the statement or expression it implements) for run-time messages.
 
+mod cabi;
 mod expr;
 mod func;
 
@@ -135,6 +136,7 @@ pub fn lower(program: &hir::Program, source_name: &str, source: &str) -> Module 
     let layout = Layout {
         structs: &program.structs,
     };
+    module.c_structs = cabi::c_structs(&layout);
 
     // Globals first (HIR order), then string literals, so ids are known
     // before any initial image (with its relocations) is built.
@@ -245,6 +247,9 @@ pub fn lower(program: &hir::Program, source_name: &str, source: &str) -> Module 
         } else {
             Linkage::Export
         };
+        if f.kind == hir::FuncKind::Host && f.body.is_some() {
+            func.c_sig = cabi::c_signature(&cx.layout, f).map(Box::new);
+        }
         cx.funcs.push(module.funcs.push(func));
         cx.rets.push(ret);
         cx.sret.push(sret);

@@ -135,6 +135,8 @@ pub struct Function {
     /// The source names of locals that `alloca`s hold, by `alloca`
     /// instruction, for messages (nothing depends on them for meaning).
     pub local_names: HashMap<Inst, String>,
+    /// The C signature, for functions from ParC source (see [`crate::cabi`]).
+    pub c_sig: Option<Box<crate::cabi::CSignature>>,
 }
 
 impl Function {
@@ -442,6 +444,9 @@ pub struct Module {
     pub source_name: Option<String>,
     /// Gradients to generate; empty once the AD has run.
     pub grad_requests: Vec<GradRequest>,
+    /// C definitions of the source's structs (forward declarations first,
+    /// then the definitions in source order), for a library's header.
+    pub c_structs: String,
 }
 
 impl Module {

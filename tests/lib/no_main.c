@@ -2,11 +2,6 @@
 #include <stdio.h>
 #include "libno_main.h"
 
-struct Vec2 {
-    double x;
-    double y;
-};
-
 int main(void)
 {
     double a[20], b[20];
@@ -18,6 +13,6 @@ int main(void)
     printf("a[19] = %g\n", a[19]);
     printf("dot = %g\n", dot(a, b, 20));
     struct Vec2 v = {3.0, 4.0};
-    printf("norm2 = %g, v = (%g, %g)\n", norm2(&v), v.x, v.y);
+    printf("norm2 = %g, v = (%g, %g)\n", norm2(v), v.x, v.y);
     return 0;
 }

@@ -175,6 +175,7 @@ use cranelift_module::{
     DataDescription, DataId, FuncId as ClFuncId, Linkage as ClLinkage, Module as ClModule,
     ModuleError, ModuleReloc,
 };
+use parc_ir::cabi::{ByValue, Eightbyte, StructPassing};
 use parc_ir::{
     AddrSpace, BinaryOp, Block, CastOp, FloatCC, FuncId, FuncKind, Function, Inst, InstKind, IntCC,
     Intrinsic, Linkage, Module, Signature, SrcLoc, Type, UnaryOp, Value,
@@ -235,6 +236,9 @@ pub(crate) struct Export {
     pub sig: Signature,
     /// The parameters' source names (empty, or one per parameter).
     pub param_names: Vec<String>,
+    /// The declaration from the source, where the export follows the C
+    /// convention for it (see `parc_ir::cabi`).
+    pub c_prototype: Option<String>,
 }
 
 /// What a compiled module offers to its driver.
@@ -523,6 +527,12 @@ pub(crate) fn compile<M: ClModule>(
     // Defined functions: symbols and linkage.
     let mut exports = Vec::new();
     let mut lib_wrappers = Vec::new();
+    // Exports whose struct parameters or result the C convention passes
+    // otherwise than parir (System V x86-64 only; elsewhere they keep
+    // parir's convention, which the header then shows).
+    let sysv = m.isa().name() == "x64";
+    let c_wrapped = |f: &Function| sysv && f.c_sig.as_ref().is_some_and(|c| c.needs_wrapper());
+    let mut c_wrappers: Vec<(FuncId, Option<ClFuncId>)> = Vec::new();
     let main = ir
         .func_by_name("main")
         .filter(|&id| !ir.funcs[id].is_declaration());
@@ -543,10 +553,16 @@ pub(crate) fn compile<M: ClModule>(
                 )));
             }
             cx.taken.insert(f.name.clone());
+            let c_prototype = f
+                .c_sig
+                .as_ref()
+                .filter(|c| sysv || !c.needs_wrapper())
+                .map(|c| c.prototype.clone());
             exports.push(Export {
                 name: f.name.clone(),
                 sig: f.sig.clone(),
                 param_names: f.param_names.clone(),
+                c_prototype,
             });
             let i = id.as_u32() as usize;
             if flavor == Flavor::Lib && (effects.spawns[i] || effects.prints[i]) {
@@ -554,6 +570,12 @@ pub(crate) fn compile<M: ClModule>(
                 let inner = cx.fresh(&format!("parc.impl.{}", f.name));
                 symbols.push((id, inner, ClLinkage::Local));
                 lib_wrappers.push(id);
+            } else if c_wrapped(f) {
+                // The body keeps parir's convention for calls inside the
+                // module; the export is a wrapper with C's.
+                let inner = cx.fresh(&format!("parc.impl.{}", f.name));
+                symbols.push((id, inner, ClLinkage::Local));
+                c_wrappers.push((id, None));
             } else {
                 symbols.push((id, f.name.clone(), ClLinkage::Export));
             }
@@ -669,11 +691,41 @@ pub(crate) fn compile<M: ClModule>(
                 ret: Some(Type::I32),
             },
             param_names: vec!["argc".into(), "argv".into()],
+            c_prototype: None,
         });
     }
 
     for id in lib_wrappers {
-        gen_lib_wrapper(m, &mut cx, &mut ctx, &mut fctx, id, &effects)?;
+        if c_wrapped(&ir.funcs[id]) {
+            let sym = cx.fresh(&format!("parc.enter.{}", ir.funcs[id].name));
+            let w = gen_lib_wrapper(
+                m,
+                &mut cx,
+                &mut ctx,
+                &mut fctx,
+                id,
+                &effects,
+                &sym,
+                ClLinkage::Local,
+            )?;
+            c_wrappers.push((id, Some(w)));
+        } else {
+            let name = ir.funcs[id].name.clone();
+            gen_lib_wrapper(
+                m,
+                &mut cx,
+                &mut ctx,
+                &mut fctx,
+                id,
+                &effects,
+                &name,
+                ClLinkage::Export,
+            )?;
+        }
+    }
+    for (id, target) in c_wrappers {
+        let target = target.unwrap_or_else(|| cx.funcs[id.as_u32() as usize].expect("declared"));
+        gen_c_wrapper(m, &mut cx, &mut ctx, &mut fctx, id, target)?;
     }
 
     Ok(Compiled {
@@ -1022,7 +1074,9 @@ fn gen_main<M: ClModule>(
     Ok(entry)
 }
 
-/// The exported wrapper of library function `id` (see the module doc).
+/// The exported wrapper of library function `id` (see the module doc),
+/// named `name` (local when a C-convention wrapper exports it in turn).
+#[allow(clippy::too_many_arguments)]
 fn gen_lib_wrapper<M: ClModule>(
     m: &mut M,
     cx: &mut Cx,
@@ -1030,7 +1084,9 @@ fn gen_lib_wrapper<M: ClModule>(
     fctx: &mut FunctionBuilderContext,
     id: FuncId,
     effects: &Effects,
-) -> Result<(), BackendError> {
+    name: &str,
+    linkage: ClLinkage,
+) -> Result<ClFuncId, BackendError> {
     let f = &cx.ir.funcs[id];
     let inner = cx.funcs[id.as_u32() as usize].expect("declared");
     let sig = f.sig.clone();
@@ -1038,11 +1094,7 @@ fn gen_lib_wrapper<M: ClModule>(
     let i = id.as_u32() as usize;
     let (spawns, prints) = (effects.spawns[i], effects.prints[i]);
     let wrapper = m
-        .declare_function(
-            &f.name,
-            ClLinkage::Export,
-            &clif_signature(m, &sig.params, sig.ret),
-        )
+        .declare_function(name, linkage, &clif_signature(m, &sig.params, sig.ret))
         .map_err(|e| module_err(&format!("declaring `{}`", f.name), e))?;
 
     // The thunk the runtime calls on a worker: arguments and result in a
@@ -1117,7 +1169,177 @@ fn gen_lib_wrapper<M: ClModule>(
         }
         b.ins().return_(&result.into_iter().collect::<Vec<_>>());
         Ok(())
-    })
+    })?;
+    Ok(wrapper)
+}
+
+/// How the C-convention wrapper receives one parir parameter.
+enum CParam {
+    /// As itself.
+    Scalar(Type),
+    /// A struct in registers, one per eightbyte: stored into a stack copy.
+    Registers(Vec<Eightbyte>, u32),
+    /// A struct copied onto the stack by the caller: its address.
+    Stack(u32),
+    /// The hidden result pointer of a struct C returns in registers: a
+    /// stack slot of the wrapper's.
+    Result(u32),
+}
+
+/// The exported C-convention wrapper of function `id`, which calls
+/// `target` (the function, or its library wrapper) with parir's
+/// convention: struct parameters arrive in registers or as stack copies
+/// (System V x86-64: at most six general and eight SSE registers; a struct
+/// that does not fit in those left goes on the stack whole), and a struct
+/// result of at most 16 bytes leaves in registers.
+fn gen_c_wrapper<M: ClModule>(
+    m: &mut M,
+    cx: &mut Cx,
+    ctx: &mut Context,
+    fctx: &mut FunctionBuilderContext,
+    id: FuncId,
+    target: ClFuncId,
+) -> Result<(), BackendError> {
+    let f = &cx.ir.funcs[id];
+    let name = f.name.clone();
+    let sig = f.sig.clone();
+    let Some(csig) = f.c_sig.as_deref().cloned() else {
+        return Err(BackendError::Invalid(format!(
+            "`{name}` has no C signature"
+        )));
+    };
+    let result_regs = match &csig.ret {
+        Some(ByValue {
+            passing: StructPassing::Registers(classes),
+            size,
+            ..
+        }) => Some((classes.clone(), *size)),
+        _ => None,
+    };
+    let (mut ints, mut sses) = (6u32, 8u32);
+    let mut plan = Vec::with_capacity(sig.params.len());
+    for (k, &t) in sig.params.iter().enumerate() {
+        let by_value = csig.params.get(k).cloned().flatten();
+        plan.push(match by_value {
+            None if k == 0 && csig.ret.is_some() => match &result_regs {
+                Some((_, size)) => CParam::Result(*size),
+                None => {
+                    ints = ints.saturating_sub(1);
+                    CParam::Scalar(t)
+                }
+            },
+            None => {
+                if matches!(t, Type::F32 | Type::F64) {
+                    sses = sses.saturating_sub(1);
+                } else {
+                    ints = ints.saturating_sub(1);
+                }
+                CParam::Scalar(t)
+            }
+            Some(ByValue {
+                passing: StructPassing::Registers(classes),
+                size,
+                ..
+            }) => {
+                let need_int = classes.iter().filter(|&&c| c == Eightbyte::Integer).count() as u32;
+                let need_sse = classes.len() as u32 - need_int;
+                if need_int <= ints && need_sse <= sses {
+                    ints -= need_int;
+                    sses -= need_sse;
+                    CParam::Registers(classes, size)
+                } else {
+                    CParam::Stack(size)
+                }
+            }
+            Some(ByValue { size, .. }) => CParam::Stack(size),
+        });
+    }
+    let eightbyte_type = |c: Eightbyte| match c {
+        Eightbyte::Integer => types::I64,
+        Eightbyte::Sse => types::F64,
+    };
+    let mut csig_cl = m.make_signature();
+    for p in &plan {
+        match p {
+            CParam::Scalar(t) => csig_cl.params.push(abi_param(*t)),
+            CParam::Registers(classes, _) => csig_cl
+                .params
+                .extend(classes.iter().map(|&c| AbiParam::new(eightbyte_type(c)))),
+            CParam::Stack(size) => csig_cl.params.push(AbiParam::special(
+                types::I64,
+                cl::ArgumentPurpose::StructArgument(*size),
+            )),
+            CParam::Result(_) => {}
+        }
+    }
+    match &result_regs {
+        Some((classes, _)) => csig_cl
+            .returns
+            .extend(classes.iter().map(|&c| AbiParam::new(eightbyte_type(c)))),
+        None => csig_cl.returns.extend(sig.ret.map(abi_param)),
+    }
+    let wrapper = m
+        .declare_function(&name, ClLinkage::Export, &csig_cl)
+        .map_err(|e| module_err(&format!("declaring `{name}`"), e))?;
+
+    ctx.func.signature = csig_cl;
+    ctx.func.name = UserFuncName::user(0, wrapper.as_u32());
+    let cfg = m.target_config();
+    {
+        let mut b = FunctionBuilder::new(&mut ctx.func, fctx);
+        let entry = b.create_block();
+        b.append_block_params_for_function_params(entry);
+        b.switch_to_block(entry);
+        let incoming = b.block_params(entry).to_vec();
+        let mut next = incoming.into_iter();
+        let mut take = || next.next().expect("one block parameter per C parameter");
+        let mut args = Vec::with_capacity(plan.len());
+        let mut result_slot = None;
+        for p in &plan {
+            match p {
+                CParam::Scalar(_) | CParam::Stack(_) => args.push(take()),
+                CParam::Registers(classes, size) => {
+                    let bytes = (*size).next_multiple_of(8).max(8 * classes.len() as u32);
+                    let slot = b.create_sized_stack_slot(StackSlotData::new(
+                        StackSlotKind::ExplicitSlot,
+                        bytes,
+                        3,
+                    ));
+                    for j in 0..classes.len() {
+                        let v = take();
+                        b.ins().stack_store(types::I64, v, slot, (8 * j) as i32);
+                    }
+                    args.push(b.ins().stack_addr(types::I64, slot, 0));
+                }
+                CParam::Result(size) => {
+                    let slot = b.create_sized_stack_slot(StackSlotData::new(
+                        StackSlotKind::ExplicitSlot,
+                        (*size).next_multiple_of(8).max(16),
+                        3,
+                    ));
+                    result_slot = Some(slot);
+                    args.push(b.ins().stack_addr(types::I64, slot, 0));
+                }
+            }
+        }
+        let fref = m.declare_func_in_func(target, b.func);
+        let call = b.ins().call(fref, &args);
+        let results: Vec<cl::Value> = match (&result_regs, result_slot) {
+            (Some((classes, _)), Some(slot)) => classes
+                .iter()
+                .enumerate()
+                .map(|(j, &c)| {
+                    b.ins()
+                        .stack_load(types::I64, eightbyte_type(c), slot, (8 * j) as i32)
+                })
+                .collect(),
+            _ => b.inst_results(call).to_vec(),
+        };
+        b.ins().return_(&results);
+        b.seal_all_blocks();
+        b.finalize(cfg);
+    }
+    define(m, wrapper, ctx, &name)
 }
 
 /// Per loop header, the values defined outside the loop that the loop uses

@@ -1192,8 +1192,8 @@ fn library_functions_may_spawn_and_print() {
     let header = std::fs::read_to_string(lib.with_extension("h")).unwrap();
     for proto in [
         "int fib(int n);",
-        "double total(void *a, int n);",
-        "void fill(void *a, int n);",
+        "double total(double *a, int n);",
+        "void fill(double *a, int n);",
     ] {
         assert!(header.contains(proto), "{proto} missing in\n{header}");
     }

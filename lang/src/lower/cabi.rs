@@ -1,0 +1,134 @@
+//! The C signatures of the program's functions (see `parc_ir::cabi`):
+//! the System V classification of struct parameters and results, and the
+//! C text a library's header declares them with.
+
+use super::{Layout, program_local};
+use crate::hir::{self, CType};
+use parc_ir::Type;
+use parc_ir::cabi::{ByValue, CSignature, Eightbyte, StructPassing};
+
+/// The C signature of `f`, or `None` where C has no declaration for it
+/// (a `dim3` parameter or result: CUDA's type, not C's).
+pub(super) fn c_signature(layout: &Layout<'_>, f: &hir::Func) -> Option<CSignature> {
+    let params: Vec<&hir::Local> = f.params.iter().map(|&p| program_local(f, p)).collect();
+    if params.iter().any(|l| mentions_dim3(&l.ty)) || mentions_dim3(&f.ret) {
+        return None;
+    }
+    let by_value = |ty: &CType| matches!(ty, CType::Struct(_)).then(|| classify(layout, ty));
+    let ret = by_value(&f.ret);
+    let mut abi_params: Vec<Option<ByValue>> = Vec::new();
+    if ret.is_some() {
+        abi_params.push(None);
+    }
+    abi_params.extend(params.iter().map(|l| by_value(&l.ty)));
+    let decls: Vec<String> = params
+        .iter()
+        .map(|l| declarator(layout, &l.ty, &l.name))
+        .collect();
+    let args = if decls.is_empty() {
+        "void".to_string()
+    } else {
+        decls.join(", ")
+    };
+    Some(CSignature {
+        prototype: declarator(layout, &f.ret, &format!("{}({args})", f.name)),
+        params: abi_params,
+        ret,
+    })
+}
+
+/// Every struct of the program in C: forward declarations, then the
+/// definitions in source order (a struct holding another by value comes
+/// after it there, as C requires).
+pub(super) fn c_structs(layout: &Layout<'_>) -> String {
+    let mut out = String::new();
+    for s in layout.structs {
+        out.push_str(&format!("struct {};\n", s.name));
+    }
+    for s in layout.structs {
+        out.push_str(&format!("struct {} {{\n", s.name));
+        for field in &s.fields {
+            out.push_str(&format!(
+                "    {};\n",
+                declarator(layout, &field.ty, &field.name)
+            ));
+        }
+        out.push_str("};\n");
+    }
+    out
+}
+
+fn mentions_dim3(ty: &CType) -> bool {
+    match ty {
+        CType::Dim3 => true,
+        CType::Ptr(t) | CType::Array(t, _) => mentions_dim3(t),
+        _ => false,
+    }
+}
+
+/// The System V class of a struct: in registers if it is at most 16
+/// bytes, an eightbyte holding any integer or pointer being `Integer`
+/// and one of only floating fields `Sse`; in memory otherwise.
+fn classify(layout: &Layout<'_>, ty: &CType) -> ByValue {
+    let size = layout.size_of(ty);
+    let passing = if size == 0 || size > 16 {
+        StructPassing::Memory
+    } else {
+        let mut leaves = Vec::new();
+        layout.leaves(ty, 0, &mut leaves);
+        let classes = (0..size.div_ceil(8))
+            .map(|k| {
+                let in_eightbyte = |&&(offset, _): &&(u64, Type)| offset / 8 == k;
+                if leaves
+                    .iter()
+                    .filter(in_eightbyte)
+                    .all(|(_, t)| matches!(t, Type::F32 | Type::F64))
+                {
+                    Eightbyte::Sse
+                } else {
+                    Eightbyte::Integer
+                }
+            })
+            .collect();
+        StructPassing::Registers(classes)
+    };
+    ByValue {
+        size: size as u32,
+        align: layout.align_of(ty) as u32,
+        passing,
+    }
+}
+
+/// `ty name` in C declarator syntax (`name` may be empty, or a function
+/// declarator such as `f(int x)`): `double *p`, `int a[4]`, `struct S s`.
+fn declarator(layout: &Layout<'_>, ty: &CType, name: &str) -> String {
+    let join = |base: &str| {
+        if name.is_empty() {
+            base.to_string()
+        } else {
+            format!("{base} {name}")
+        }
+    };
+    match ty {
+        CType::Ptr(t) => match **t {
+            CType::Array(..) => declarator(layout, t, &format!("(*{name})")),
+            _ => declarator(layout, t, &format!("*{name}")),
+        },
+        CType::Array(t, n) => declarator(layout, t, &format!("{name}[{n}]")),
+        CType::Void => join("void"),
+        CType::Bool => join("_Bool"),
+        CType::Char => join("char"),
+        CType::Int => join("int"),
+        CType::UInt => join("unsigned"),
+        CType::Long => join("long"),
+        CType::ULong => join("unsigned long"),
+        CType::Float => join("float"),
+        CType::Double => join("double"),
+        CType::Struct(id) => match layout.structs.get(id.0 as usize) {
+            Some(s) => join(&format!("struct {}", s.name)),
+            None => join("void"),
+        },
+        // CUDA's `dim3` (only a struct field gets here).
+        CType::Dim3 => join("struct { unsigned x, y, z; }"),
+    }
+}
