@@ -52,11 +52,20 @@ impl LoopData {
 pub struct LoopAnalysis {
     loops: PrimaryMap<Loop, LoopData>,
     innermost: SecondaryMap<Block, PackedOption<Loop>>,
+    /// Loops that are some loop's parent.
+    has_child: EntitySet<Loop>,
 }
 
 impl LoopAnalysis {
     pub fn compute(cfg: &ControlFlowGraph, domtree: &DominatorTree) -> LoopAnalysis {
         let mut loops: PrimaryMap<Loop, LoopData> = PrimaryMap::new();
+        // Each loop lists its blocks by sorting its members by these
+        // positions, not by filtering the whole order per loop (quadratic
+        // in a function with thousands of loops).
+        let mut rpo_position: SecondaryMap<Block, u32> = SecondaryMap::new();
+        for (i, &b) in cfg.rpo().iter().enumerate() {
+            rpo_position[b] = i as u32;
+        }
         // Headers in reverse postorder, so outer loops come before inner ones
         // when their headers differ.
         for &h in cfg.rpo() {
@@ -71,9 +80,11 @@ impl LoopAnalysis {
             }
             let mut members = EntitySet::new();
             members.insert(h);
+            let mut others: Vec<Block> = Vec::new();
             let mut work: Vec<Block> = Vec::new();
             for &l in &latches {
                 if members.insert(l) {
+                    others.push(l);
                     work.push(l);
                 }
             }
@@ -81,18 +92,13 @@ impl LoopAnalysis {
                 for &p in cfg.preds(b) {
                     // Unreachable predecessors are not part of any loop.
                     if domtree.is_reachable(p) && members.insert(p) {
+                        others.push(p);
                         work.push(p);
                     }
                 }
             }
-            let blocks: Vec<Block> = std::iter::once(h)
-                .chain(
-                    cfg.rpo()
-                        .iter()
-                        .copied()
-                        .filter(|&b| b != h && members.contains(b)),
-                )
-                .collect();
+            others.sort_unstable_by_key(|&b| rpo_position[b]);
+            let blocks: Vec<Block> = std::iter::once(h).chain(others).collect();
             let outside: Vec<Block> = cfg
                 .preds(h)
                 .iter()
@@ -126,17 +132,16 @@ impl LoopAnalysis {
         // Nesting: the parent is the smallest other loop containing the
         // header. Visiting loops from largest to smallest fixes each
         // parent's depth before its children's.
+        // The parent is then the last loop visited that contains the
+        // header, which is the one that claimed the header last.
         let mut by_size: Vec<Loop> = loops.keys().collect();
         by_size.sort_by_key(|&l| std::cmp::Reverse(loops[l].blocks.len()));
         let mut innermost: SecondaryMap<Block, PackedOption<Loop>> = SecondaryMap::new();
-        for (i, &l) in by_size.iter().enumerate() {
+        let mut has_child: EntitySet<Loop> = EntitySet::new();
+        for &l in &by_size {
             let header = loops[l].header;
-            let parent = by_size[..i]
-                .iter()
-                .rev()
-                .copied()
-                .find(|&m| loops[m].contains(header));
-            if let Some(p) = parent {
+            if let Some(p) = innermost[header].expand() {
+                has_child.insert(p);
                 loops[l].parent = Some(p);
                 loops[l].depth = loops[p].depth + 1;
             }
@@ -146,7 +151,11 @@ impl LoopAnalysis {
                 innermost[b] = l.into();
             }
         }
-        LoopAnalysis { loops, innermost }
+        LoopAnalysis {
+            loops,
+            innermost,
+            has_child,
+        }
     }
 
     pub fn loops(&self) -> impl Iterator<Item = Loop> + '_ {
@@ -187,10 +196,7 @@ impl LoopAnalysis {
 
     /// True if no other loop lies inside `lp`.
     pub fn is_innermost(&self, lp: Loop) -> bool {
-        let data = &self.loops[lp];
-        self.loops
-            .iter()
-            .all(|(other, o)| other == lp || !data.contains(o.header))
+        !self.has_child.contains(lp)
     }
 }
 

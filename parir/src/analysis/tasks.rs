@@ -80,6 +80,13 @@ pub struct TaskTree {
 impl TaskTree {
     pub fn compute(func: &Function, cfg: &ControlFlowGraph, domtree: &DominatorTree) -> TaskTree {
         let mut tree = TaskTree::default();
+        // Layout positions, to list each task's blocks in layout order by
+        // sorting its members rather than filtering every placed block per
+        // task (quadratic in a function with thousands of spawns).
+        let mut position: SecondaryMap<Block, u32> = SecondaryMap::new();
+        for (i, &b) in cfg.blocks().iter().enumerate() {
+            position[b] = i as u32;
+        }
         for &b in cfg.blocks() {
             let Some(term) = terminator_kind(func, b) else {
                 continue;
@@ -108,9 +115,11 @@ impl TaskTree {
                     Some(InstKind::Reattach { cont: c, .. }) if *c == cont)
             };
             let mut members = EntitySet::new();
+            let mut blocks: Vec<Block> = Vec::new();
             let mut escapes = Vec::new();
             if cfg.is_placed(task) && task != cont {
                 members.insert(task);
+                blocks.push(task);
                 let mut work = vec![task];
                 while let Some(x) = work.pop() {
                     if is_exit(x) {
@@ -122,6 +131,7 @@ impl TaskTree {
                         }
                         if s != cont && domtree.dominates(task, s) {
                             members.insert(s);
+                            blocks.push(s);
                             work.push(s);
                         } else {
                             escapes.push((x, s));
@@ -129,12 +139,7 @@ impl TaskTree {
                     }
                 }
             }
-            let blocks: Vec<Block> = cfg
-                .blocks()
-                .iter()
-                .copied()
-                .filter(|&x| members.contains(x))
-                .collect();
+            blocks.sort_unstable_by_key(|&x| position[x]);
             let reattaches = blocks.iter().copied().filter(|&x| is_exit(x)).collect();
             let returns = blocks
                 .iter()
@@ -160,17 +165,14 @@ impl TaskTree {
 
         // Nesting, as for loops: visit tasks from largest to smallest, so a
         // parent's depth is known before its children's and the last task
-        // to claim a block is its innermost.
+        // to claim a block is its innermost. The parent is then the last
+        // task visited that contains the detach, which is the one that
+        // claimed the detach's block last.
         let mut by_size: Vec<Task> = tree.tasks.keys().collect();
         by_size.sort_by_key(|&t| std::cmp::Reverse(tree.tasks[t].blocks.len()));
-        for (i, &t) in by_size.iter().enumerate() {
+        for &t in &by_size {
             let d = tree.tasks[t].detach_block;
-            let parent = by_size[..i]
-                .iter()
-                .rev()
-                .copied()
-                .find(|&p| tree.tasks[p].contains(d));
-            if let Some(p) = parent {
+            if let Some(p) = tree.innermost[d].expand() {
                 tree.tasks[t].parent = Some(p);
                 tree.tasks[t].depth = tree.tasks[p].depth + 1;
             }
