@@ -165,10 +165,14 @@ struct Facts {
     has_loop: bool,
     /// A `launch` (which only host code may hold).
     launches: bool,
+    /// A `return` is reachable from the entry: without one, the code after
+    /// an inlined call becomes unreachable.
+    returns: bool,
 }
 
 impl Facts {
     fn of(g: &Function) -> Facts {
+        let an = FunctionAnalyses::compute(g);
         Facts {
             size: size(g),
             tapir: g.placed_insts().any(|(_, i)| {
@@ -179,10 +183,14 @@ impl Facts {
             }),
             escaping_alloca: allocas_escape(g),
             may_fall_off_end: may_fall_off_end(g),
-            has_loop: !FunctionAnalyses::compute(g).loops.is_empty(),
+            has_loop: !an.loops.is_empty(),
             launches: g
                 .placed_insts()
                 .any(|(_, i)| matches!(g.inst(i), InstKind::Launch { .. })),
+            returns: an.cfg.rpo().iter().any(|&b| {
+                g.terminator(b)
+                    .is_some_and(|t| matches!(g.inst(t), InstKind::Return(_)))
+            }),
         }
     }
 }
@@ -198,11 +206,12 @@ struct Judge {
 }
 
 impl Judge {
-    /// Why the call of `callee` in `call_block` of `caller` is not inlined
-    /// (the `inline.skipped.*` counter names), or `None` to inline it.
+    /// Why the call of `callee` in `call_block` of `caller` (which has
+    /// `caller_size` instructions) is not inlined (the `inline.skipped.*`
+    /// counter names), or `None` to inline it.
     fn refusal(
         &mut self,
-        caller: &Function,
+        (caller, caller_size): (&Function, usize),
         an: &FunctionAnalyses,
         call_block: Block,
         module: &Module,
@@ -250,7 +259,7 @@ impl Judge {
         if facts.size > limit {
             return Some("too-big");
         }
-        if size(caller) + facts.size > MAX_CALLER_SIZE {
+        if caller_size + facts.size > MAX_CALLER_SIZE {
             return Some("caller-too-big");
         }
         None
@@ -381,43 +390,62 @@ fn inline_into(
     // Calls already judged (refused ones, and calls copied from callees).
     let mut judged: HashSet<Inst> = HashSet::new();
     let mut changed = false;
-    loop {
+    let mut caller_size = size(func);
+    // One analysis serves every call site: inlining a call splits its
+    // block, and the tail that holds the later calls lies in the same loops
+    // and task as the block did, so each call is judged, and its allocas
+    // placed, by the facts of the block it was in when the analysis ran.
+    // Recomputing per call made a function with thousands of calls (3000
+    // spawned calls) take minutes. Only a callee that cannot return changes
+    // the facts (the tail becomes unreachable): then analyze afresh.
+    'fresh: loop {
         let an = FunctionAnalyses::compute(func);
-        let next = func.placed_insts().find_map(|(b, i)| match func.inst(i) {
-            InstKind::Call { func: g, .. } if !judged.contains(&i) => Some((b, i, *g)),
-            _ => None,
-        });
-        let Some((block, call, callee)) = next else {
-            return changed;
-        };
-        judged.insert(call);
-        if !an.cfg.is_reachable(block) {
-            // Code after `exit`, say: nothing to gain, and no task or
-            // dominance information to place allocas with.
-            ctx.count("inline.skipped.unreachable", 1);
-            continue;
+        let sites: Vec<(Block, Inst, FuncId)> = func
+            .placed_insts()
+            .filter_map(|(b, i)| match func.inst(i) {
+                InstKind::Call { func: g, .. } if !judged.contains(&i) => Some((b, i, *g)),
+                _ => None,
+            })
+            .collect();
+        // The block now holding the tail of each block split so far.
+        let mut tail: HashMap<Block, Block> = HashMap::new();
+        for (block, call, callee) in sites {
+            judged.insert(call);
+            if !an.cfg.is_reachable(block) {
+                // Code after `exit`, say: nothing to gain, and no task or
+                // dominance information to place allocas with.
+                ctx.count("inline.skipped.unreachable", 1);
+                continue;
+            }
+            if let Some(why) = judge.refusal((func, caller_size), &an, block, module, callee) {
+                ctx.count(&format!("inline.skipped.{why}"), 1);
+                continue;
+            }
+            // Allocas go to the innermost task's first block, or the entry.
+            let dest = match an.tasks.innermost(block) {
+                Some(t) => an.tasks.data(t).entry,
+                None => func.entry().expect("a caller has a body"),
+            };
+            let rezero = needs_rezero(&an.loops, block, dest);
+            let at = tail.get(&block).copied().unwrap_or(block);
+            let done = inline_call(
+                func,
+                at,
+                call,
+                (callee, &module.funcs[callee]),
+                dest,
+                rezero,
+            );
+            tail.insert(block, done.cont);
+            caller_size = caller_size + done.added - 1;
+            judged.extend(done.copied_calls);
+            ctx.count("inline.inlined", 1);
+            changed = true;
+            if !judge.facts.get(&callee).is_some_and(|f| f.returns) {
+                continue 'fresh;
+            }
         }
-        if let Some(why) = judge.refusal(func, &an, block, module, callee) {
-            ctx.count(&format!("inline.skipped.{why}"), 1);
-            continue;
-        }
-        // Allocas go to the innermost task's first block, or the entry.
-        let dest = match an.tasks.innermost(block) {
-            Some(t) => an.tasks.data(t).entry,
-            None => func.entry().expect("a caller has a body"),
-        };
-        let rezero = needs_rezero(&an.loops, block, dest);
-        let copied = inline_call(
-            func,
-            block,
-            call,
-            (callee, &module.funcs[callee]),
-            dest,
-            rezero,
-        );
-        judged.extend(copied);
-        ctx.count("inline.inlined", 1);
-        changed = true;
+        return changed;
     }
 }
 
@@ -464,8 +492,18 @@ fn needs_rezero(loops: &LoopAnalysis, block: Block, dest: Block) -> bool {
         .is_some_and(|l| !loops.data(l).contains(dest))
 }
 
+/// What [`inline_call`] did.
+struct Inlined {
+    /// The copied call instructions.
+    copied_calls: Vec<Inst>,
+    /// The block that now holds the instructions after the call.
+    cont: Block,
+    /// The instructions placed (the call itself, now gone, not subtracted).
+    added: usize,
+}
+
 /// Inlines `callee` at `call` (in `block`), moving its allocas to the top of
-/// `dest`. Returns the copied call instructions.
+/// `dest`.
 fn inline_call(
     func: &mut Function,
     block: Block,
@@ -473,7 +511,7 @@ fn inline_call(
     (callee_id, callee): (FuncId, &Function),
     dest: Block,
     rezero: bool,
-) -> Vec<Inst> {
+) -> Inlined {
     let InstKind::Call { args, .. } = func.inst(call).clone() else {
         unreachable!("inline_call on a call")
     };
@@ -575,8 +613,10 @@ fn inline_call(
 
     // Allocas to the top of `dest` (after the allocas already there), and
     // re-zeroed at the inlined entry when `dest` runs less often.
+    let mut added = new_insts.len() + 1;
     if rezero {
         let zeroing = zero_fill(func, &moved_allocas);
+        added += zeroing.len();
         func.blocks[new_entry].insts.splice(0..0, zeroing);
     }
     let first_non_alloca = func.blocks[dest]
@@ -587,7 +627,11 @@ fn inline_call(
     func.blocks[dest]
         .insts
         .splice(first_non_alloca..first_non_alloca, moved_allocas);
-    copied_calls
+    Inlined {
+        copied_calls,
+        cont,
+        added,
+    }
 }
 
 /// Instructions (not yet placed) that zero the objects of `allocas`.

@@ -36,8 +36,9 @@
 //! The region's syncs may now wait for nothing; `sync-elim` removes them.
 
 use crate::PassContext;
-use parc_ir::analysis::FunctionAnalyses;
-use parc_ir::{BlockCall, Function, InstKind, Intrinsic, Module};
+use parc_ir::analysis::{FunctionAnalyses, Task};
+use parc_ir::{Block, BlockCall, Function, InstKind, Intrinsic, Module};
+use std::collections::HashSet;
 
 /// Largest task cost that is serialized.
 pub const MAX_COST: u32 = 16;
@@ -67,51 +68,60 @@ pub fn run(module: &mut Module, ctx: &mut PassContext) -> bool {
 /// Serializes the small tasks of `func`; returns how many.
 fn run_function(func: &mut Function, counts: &mut Counts) -> u64 {
     let mut done = 0;
-    // Serializing one task changes the task tree (its blocks join the
-    // parent), so decide one at a time on fresh analyses. A function has
-    // few detaches, so this stays cheap.
-    loop {
+    // Serializing a task turns its detach and reattaches into jumps and
+    // changes nothing else the decisions read: every other task keeps its
+    // blocks, the loops keep theirs, and the continuation stays reachable
+    // through the task. Only the tasks enclosing it see a difference (one
+    // nested detach fewer), so deciding the innermost tasks first, on one
+    // analysis, reaches the state that serializing one task at a time on
+    // fresh analyses reached (which took a minute for 3000 spawns). A
+    // task that never reattaches is the exception: its continuation is
+    // reached only through the detach, so analyze afresh after it.
+    'fresh: loop {
         let an = FunctionAnalyses::compute(func);
-        // What this round keeps; only the last round's decisions are final
-        // (a round stops at the first task it serializes).
+        // Latches of any loop: a task continuing at one is a loop's task.
+        let latches: HashSet<Block> = an
+            .loops
+            .loops()
+            .flat_map(|l| an.loops.data(l).latches.iter().copied())
+            .collect();
+        let mut order: Vec<Task> = an.tasks.tasks().collect();
+        // Deepest first (stable: layout order within a depth).
+        order.sort_by_key(|&t| std::cmp::Reverse(an.tasks.data(t).depth));
+        // What this analysis keeps; only the last analysis's count is final.
         let (mut kept_loop_task, mut kept_cost) = (0, 0);
-        let mut chosen = None;
-        for t in an.tasks.tasks() {
+        for t in order {
             let td = an.tasks.data(t);
             if !an.cfg.is_reachable(td.detach_block) {
                 continue;
             }
-            let is_latch = an
-                .loops
-                .loops()
-                .any(|l| an.loops.data(l).latches.contains(&td.cont));
-            if is_latch {
+            if latches.contains(&td.cont) {
                 kept_loop_task += 1;
                 continue;
             }
             match task_cost(func, &an, td) {
-                Some(c) if c <= MAX_COST => {
-                    chosen = Some(t);
-                    break;
+                Some(c) if c <= MAX_COST => {}
+                _ => {
+                    kept_cost += 1;
+                    continue;
                 }
-                _ => kept_cost += 1,
+            }
+            *func.inst_mut(td.detach) = InstKind::Jump(BlockCall::to(td.entry));
+            for &b in &td.reattaches {
+                let r = func
+                    .terminator(b)
+                    .expect("a reattach block has a terminator");
+                *func.inst_mut(r) = InstKind::Jump(BlockCall::to(td.cont));
+            }
+            counts.serialized += 1;
+            done += 1;
+            if td.reattaches.is_empty() {
+                continue 'fresh;
             }
         }
-        let Some(t) = chosen else {
-            counts.kept_loop_task += kept_loop_task;
-            counts.kept_cost += kept_cost;
-            return done;
-        };
-        let td = an.tasks.data(t);
-        *func.inst_mut(td.detach) = InstKind::Jump(BlockCall::to(td.entry));
-        for &b in &td.reattaches {
-            let r = func
-                .terminator(b)
-                .expect("a reattach block has a terminator");
-            *func.inst_mut(r) = InstKind::Jump(BlockCall::to(td.cont));
-        }
-        counts.serialized += 1;
-        done += 1;
+        counts.kept_loop_task += kept_loop_task;
+        counts.kept_cost += kept_cost;
+        return done;
     }
 }
 
