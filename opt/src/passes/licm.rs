@@ -189,12 +189,23 @@ pub fn run_function(func: &mut Function, globals: &GlobalFacts, modref: &ModRefA
         .map(|l| (an.loops.data(l).depth, an.loops.data(l).header))
         .collect();
     headers.sort_by_key(|&(depth, _)| std::cmp::Reverse(depth));
-    let mut dirty = false;
+    // Kept up to date by every hoist and guard, for all the loops: built
+    // per loop, they made a function with thousands of loops quadratic.
+    let mut places = Places::new(func);
+    // Headers of the loops that got a guard since the analyses were made.
+    // A guard adds a block and an edge around its loop, which changes only
+    // the loops enclosing it: the analyses are made afresh before one of
+    // those, not after every guard.
+    let mut guarded: Vec<Block> = Vec::new();
     for (_, h) in headers {
-        if dirty {
+        let Some(lp) = an.loops.loop_headed_by(h) else {
+            continue;
+        };
+        let ld = an.loops.data(lp);
+        if guarded.iter().any(|&g| ld.contains(g)) {
             an = FunctionAnalyses::compute(func);
             aa = modref.alias_analysis(func, globals);
-            dirty = false;
+            guarded.clear();
         }
         let Some(lp) = an.loops.loop_headed_by(h) else {
             continue;
@@ -202,10 +213,13 @@ pub fn run_function(func: &mut Function, globals: &GlobalFacts, modref: &ModRefA
         if an.loops.data(lp).preheader.is_none() {
             continue;
         }
-        let mut l = LoopLicm::new(func, &an, &aa, modref, lp);
+        let mut l = LoopLicm::new(func, &an, &aa, modref, lp, places);
         l.run(func);
-        dirty |= l.stats.guards > 0;
+        if l.stats.guards > 0 {
+            guarded.push(h);
+        }
         stats.add(l.stats);
+        places = l.places;
     }
     stats
 }
@@ -284,6 +298,36 @@ struct Chain {
     parallel: Option<(Block, Task)>,
 }
 
+/// Where each placed instruction is and who uses each value, across the
+/// loops of one function.
+struct Places {
+    /// Current block of every placed instruction.
+    inst_block: HashMap<Inst, Block>,
+    /// The instructions that use each value (possibly listed twice, and
+    /// possibly no longer using it: check before relying on one).
+    users: HashMap<Value, Vec<Inst>>,
+}
+
+impl Places {
+    fn new(func: &Function) -> Places {
+        let mut inst_block = HashMap::new();
+        let mut users: HashMap<Value, Vec<Inst>> = HashMap::new();
+        for (b, i) in func.placed_insts() {
+            inst_block.insert(i, b);
+            func.inst(i)
+                .for_each_operand(|v| users.entry(v).or_default().push(i));
+        }
+        Places { inst_block, users }
+    }
+
+    /// Records `inst`, placed in `block`, and its operands' uses.
+    fn add(&mut self, func: &Function, inst: Inst, block: Block) {
+        self.inst_block.insert(inst, block);
+        func.inst(inst)
+            .for_each_operand(|v| self.users.entry(v).or_default().push(inst));
+    }
+}
+
 struct LoopLicm<'a> {
     an: &'a FunctionAnalyses,
     aa: &'a AliasAnalysis,
@@ -292,8 +336,7 @@ struct LoopLicm<'a> {
     preheader: Block,
     guard: Option<Block>,
     guard_refused: bool,
-    /// Current block of every placed instruction.
-    inst_block: HashMap<Inst, Block>,
+    places: Places,
     /// The loop's writes: instruction, block, what it writes.
     writes: Vec<(Inst, Block, MemSet)>,
     /// Blocks of the loop ending in a sync.
@@ -309,9 +352,9 @@ impl<'a> LoopLicm<'a> {
         aa: &'a AliasAnalysis,
         modref: &'a ModRefAnalysis,
         lp: Loop,
+        places: Places,
     ) -> LoopLicm<'a> {
         let ld = an.loops.data(lp);
-        let inst_block: HashMap<Inst, Block> = func.placed_insts().map(|(b, i)| (i, b)).collect();
         let mut writes = Vec::new();
         let mut syncs = Vec::new();
         for &b in &ld.blocks {
@@ -333,7 +376,7 @@ impl<'a> LoopLicm<'a> {
             preheader: ld.preheader.expect("checked by the caller"),
             guard: None,
             guard_refused: false,
-            inst_block,
+            places,
             writes,
             syncs,
             chains: Vec::new(),
@@ -414,7 +457,7 @@ impl<'a> LoopLicm<'a> {
     fn is_invariant(&self, func: &Function, v: Value) -> bool {
         let b = match func.value_def(v) {
             ValueDef::Param(b, _) => Some(b),
-            ValueDef::Result(i) => self.inst_block.get(&i).copied(),
+            ValueDef::Result(i) => self.places.inst_block.get(&i).copied(),
         };
         b.is_some_and(|b| !self.ld.contains(b))
     }
@@ -505,7 +548,7 @@ impl<'a> LoopLicm<'a> {
         if let Some(g) = self.guard {
             func.inst(inst).for_each_operand(|v| {
                 if let ValueDef::Result(i) = func.value_def(v) {
-                    in_guard |= self.inst_block.get(&i) == Some(&g);
+                    in_guard |= self.places.inst_block.get(&i) == Some(&g);
                 }
             });
         }
@@ -581,7 +624,7 @@ impl<'a> LoopLicm<'a> {
         let insts = &mut func.blocks[to].insts;
         let at = insts.len().saturating_sub(1);
         insts.insert(at, inst);
-        self.inst_block.insert(inst, to);
+        self.places.inst_block.insert(inst, to);
     }
 
     /// Makes the guard block (see the module doc) if the loop allows it.
@@ -643,22 +686,23 @@ impl<'a> LoopLicm<'a> {
             .map(|&v| subst(v))
             .collect::<Option<_>>()?;
         // The exit gains a predecessor that bypasses the loop: no value of
-        // the loop may be used outside it.
-        let defined_in_loop = |v: Value| match func.value_def(v) {
-            ValueDef::Param(b, _) => self.ld.contains(b),
-            ValueDef::Result(i) => self
-                .inst_block
-                .get(&i)
-                .is_some_and(|b| self.ld.contains(*b)),
+        // the loop may be used outside it. Asked of the values' users, not
+        // of every instruction of the function, once per loop.
+        let used_outside = |v: Value| {
+            self.places.users.get(&v).is_some_and(|users| {
+                users.iter().any(|&u| {
+                    self.places
+                        .inst_block
+                        .get(&u)
+                        .is_some_and(|&b| !self.ld.contains(b))
+                        && func.inst(u).operands().contains(&v)
+                })
+            })
         };
-        for (b, i) in func.placed_insts() {
-            if self.ld.contains(b) {
-                continue;
-            }
-            let mut uses_loop_value = false;
-            func.inst(i)
-                .for_each_operand(|v| uses_loop_value |= defined_in_loop(v));
-            if uses_loop_value {
+        for &b in &self.ld.blocks {
+            let params = func.block_params(b).iter().copied();
+            let results = func.block_insts(b).iter().filter_map(|&i| func.result(i));
+            if params.chain(results).any(used_outside) {
                 return None;
             }
         }
@@ -668,17 +712,18 @@ impl<'a> LoopLicm<'a> {
         func.locs[c0] = loc;
         let at = func.blocks[p].insts.len() - 1;
         func.blocks[p].insts.insert(at, c0);
-        self.inst_block.insert(c0, p);
+        self.places.add(func, c0, p);
         let c0v = func.result(c0).expect("icmp has a result");
         let g = func.create_block();
         let j = func.append_inst(g, InstKind::Jump(entry), None);
         func.locs[j] = func.locs[pt];
-        self.inst_block.insert(j, g);
+        self.places.add(func, j, g);
         *func.inst_mut(pt) = InstKind::Brif {
             cond: c0v,
             then_dest: BlockCall::to(g),
             else_dest: BlockCall::new(else_dest.block, exit_args),
         };
+        self.places.add(func, pt, p);
         let pos = func
             .layout
             .iter()
