@@ -27,10 +27,12 @@
 //! - `tests/run/NAME.pc`: `parc run --interp` must print `NAME.stdout`, exit
 //!   with the `// exit:` status, and its stderr must equal `NAME.stderr`
 //!   (run-time faults end this way). Natively (the JIT with 2 workers, and
-//!   `--serial`), stdout and status must be the same and a fault must be
-//!   reported as a run-time error, except
-//!   in files with a `// native: skip ...` line: faults only the
-//!   interpreter's checked memory detects.
+//!   `--serial`), stdout, status and stderr must be the same (native code
+//!   knows the source position of a faulting instruction too), except that
+//!   a `// native-stderr: PREFIX` line asks only for that prefix (a fault
+//!   native code describes in fewer words), and files with a `// native:
+//!   skip ...` line are not run natively: faults only the interpreter's
+//!   checked memory detects.
 //! - `tests/kernels/NAME.pc` (`kernel::` tests): kernels, with barriers
 //!   in every shape the compiler splits kernels at. `parc run --interp`
 //!   must print `NAME.stdout`, exit with the `// exit:` status and print
@@ -541,10 +543,19 @@ fn check_runtime_native(path: &Path, how: Native) -> Result<(), Failed> {
     status_and_stdout_as_expected(path, &exp, &out)?;
     let interp_stderr =
         std::fs::read_to_string(root().join(path.with_extension("stderr"))).unwrap_or_default();
-    if !interp_stderr.is_empty() && !stderr.starts_with("run-time error") {
-        return Err(format!("the fault was not reported; stderr:\n{stderr}").into());
+    let source = std::fs::read_to_string(root().join(path))?;
+    match directive(&source, "native-stderr") {
+        Some(prefix) if !stderr.starts_with(&prefix) => {
+            Err(format!("stderr does not start with `{prefix}`; stderr:\n{stderr}").into())
+        }
+        Some(_) => Ok(()),
+        None if stderr != interp_stderr => Err(format!(
+            "stderr differs from the interpreter's ({}):\n{stderr}",
+            path.with_extension("stderr").display()
+        )
+        .into()),
+        None => Ok(()),
     }
-    Ok(())
 }
 
 /// A kernel test in the interpreter: stdout, status and stderr (empty

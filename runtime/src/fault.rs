@@ -132,7 +132,10 @@ fn die_raw(line: &str) -> ! {
 
 /// The end of a fault detected by a signal handler: like [`die`], but
 /// async-signal-safe (no allocation, no blocking lock, no C stdio).
-pub(crate) fn die_in_signal_handler(message: &[u8]) -> ! {
+/// `site` is ` in function `f` at line L:C` when the faulting instruction
+/// is generated code with a known position (see [`crate::lines`]), else
+/// empty, and then a note says where to find the position.
+pub(crate) fn die_in_signal_handler(site: &[u8], message: &[u8]) -> ! {
     if DYING.swap(true, Ordering::SeqCst) {
         loop {
             // SAFETY: `pause` only waits for a signal.
@@ -140,11 +143,15 @@ pub(crate) fn die_in_signal_handler(message: &[u8]) -> ! {
         }
     }
     crate::output::try_flush();
-    // Native code keeps no map from machine code to source positions; the
-    // interpreter checks every access and reports the line.
-    let note = b"note: the machine code does not know its source line; \
-        `parc run --interp` runs the program checked and reports where\n";
-    for part in [&b"run-time error: "[..], message, b"\n", note] {
+    // A fault outside generated code (in the C library, say) has no
+    // position; the interpreter checks every access and reports the line.
+    let note: &[u8] = if site.is_empty() {
+        b"note: the machine code there does not know its source line; \
+        `parc run --interp` runs the program checked and reports where\n"
+    } else {
+        b""
+    };
+    for part in [&b"run-time error"[..], site, b": ", message, b"\n", note] {
         // SAFETY: writes a valid slice to stderr.
         unsafe { libc::write(2, part.as_ptr().cast(), part.len()) };
     }

@@ -8,11 +8,18 @@
 //!
 //! | signal | message |
 //! |---|---|
-//! | `SIGSEGV`/`SIGBUS` at an address below 4096 | `null pointer dereference` |
+//! | `SIGSEGV`/`SIGBUS` at address 0 | `null pointer dereference` |
+//! | `SIGSEGV`/`SIGBUS` at an address below 4096 | `null pointer dereference (address 0x…)` |
 //! | `SIGSEGV`/`SIGBUS` within 1 MiB below the stack pointer | `stack overflow` |
 //! | other `SIGSEGV`/`SIGBUS` | `invalid memory access at address 0x…` |
 //! | `SIGFPE` | `integer division by zero or overflow` (x86-64 cannot tell them apart), else `arithmetic exception` |
 //! | `SIGILL` | `illegal instruction (a trap in generated code)` |
+//!
+//! Where the faulting instruction is generated code whose source position
+//! the compiler recorded ([`crate::lines`]), the report names it as other
+//! run-time errors do (`run-time error in function `f` at line 12:5:
+//! ...`); elsewhere (inside the C library, say) a note points to `parc run
+//! --interp`, which reports the position of every fault.
 //!
 //! The handlers are installed once, when the runtime starts its pool or
 //! runs `main`; every worker thread (and the thread calling
@@ -155,11 +162,54 @@ unsafe fn stack_pointer(uc: *mut c_void) -> Option<usize> {
     }
 }
 
+/// The interrupted instruction's address, where the platform exposes it.
+///
+/// # Safety
+/// `uc` is the `ucontext_t` the kernel passed to the handler.
+unsafe fn program_counter(uc: *mut c_void) -> Option<usize> {
+    if uc.is_null() {
+        return None;
+    }
+    let uc = uc as *const libc::ucontext_t;
+    #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
+    // SAFETY: the kernel's context for this signal.
+    return Some(unsafe { (*uc).uc_mcontext.gregs[libc::REG_RIP as usize] } as usize);
+    #[cfg(all(target_os = "linux", target_arch = "aarch64"))]
+    // SAFETY: as above.
+    return Some(unsafe { (*uc).uc_mcontext.pc } as usize);
+    #[allow(unreachable_code)]
+    {
+        let _ = uc;
+        None
+    }
+}
+
+/// ` in function `f` at line L:C` for the generated code at `pc`, if known.
+fn write_site(out: &mut Fixed, pc: Option<usize>) {
+    let Some(site) = pc.and_then(crate::lines::site_of) else {
+        return;
+    };
+    let _ = out.write_str(" in function `");
+    if !site.name.is_null() {
+        // SAFETY: the compiler's table names functions with NUL-terminated
+        // strings in the program's read-only data.
+        let name = unsafe { std::ffi::CStr::from_ptr(site.name) };
+        let _ = out.write_str(std::str::from_utf8(name.to_bytes()).unwrap_or("?"));
+    }
+    let _ = write!(out, "` at line {}:{}", site.line, site.col);
+}
+
 extern "C" fn handler(sig: c_int, info: *mut libc::siginfo_t, uc: *mut c_void) {
     let mut msg = Fixed {
         buf: [0; 256],
         len: 0,
     };
+    let mut site = Fixed {
+        buf: [0; 256],
+        len: 0,
+    };
+    // SAFETY: the kernel passes a valid `uc` to an `SA_SIGINFO` handler.
+    write_site(&mut site, unsafe { program_counter(uc) });
     // SAFETY: the kernel passes valid `info` and `uc` to an `SA_SIGINFO`
     // handler.
     let (addr, code, sp) = unsafe {
@@ -171,8 +221,11 @@ extern "C" fn handler(sig: c_int, info: *mut libc::siginfo_t, uc: *mut c_void) {
     };
     let _ = match sig {
         libc::SIGSEGV | libc::SIGBUS => {
-            if addr < 4096 {
+            if addr == 0 {
                 msg.write_str("null pointer dereference")
+            } else if addr < 4096 {
+                // The interpreter's words for a field of a null struct.
+                write!(msg, "null pointer dereference (address {addr:#x})")
             } else if sp
                 .is_some_and(|sp| addr < sp.wrapping_add(4096) && sp - addr.min(sp) < 1 << 20)
             {
@@ -188,5 +241,5 @@ extern "C" fn handler(sig: c_int, info: *mut libc::siginfo_t, uc: *mut c_void) {
         }),
         _ => msg.write_str("illegal instruction (a trap in generated code)"),
     };
-    crate::fault::die_in_signal_handler(&msg.buf[..msg.len]);
+    crate::fault::die_in_signal_handler(&site.buf[..site.len], &msg.buf[..msg.len]);
 }

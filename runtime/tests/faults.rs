@@ -294,16 +294,17 @@ fn scenario(name: &str) {
     std::process::exit(99);
 }
 
-/// What a scenario must do.
-/// The line every fault that a signal reports ends with (see
+/// The line a fault that a signal reports ends with where the faulting
+/// code has no known source position, as in these scenarios (see
 /// `fault::die_in_signal_handler`).
 macro_rules! native_note {
     () => {
-        "note: the machine code does not know its source line; \
+        "note: the machine code there does not know its source line; \
          `parc run --interp` runs the program checked and reports where\n"
     };
 }
 
+/// What a scenario must do.
 struct Expect {
     name: &'static str,
     env: &'static [(&'static str, &'static str)],
@@ -468,7 +469,10 @@ fn expectations() -> Vec<Expect> {
             "null_deref",
             1,
             Some("before\n"),
-            concat!("run-time error: null pointer dereference\n", native_note!()),
+            concat!(
+                "run-time error: null pointer dereference (address 0x8)\n",
+                native_note!()
+            ),
         ),
         #[cfg(target_arch = "x86_64")]
         e(

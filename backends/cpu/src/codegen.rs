@@ -397,9 +397,34 @@ struct Cx<'a> {
     names: HashMap<FuncId, DataId>,
     /// Symbols in use.
     taken: HashSet<String>,
+    /// Source positions of generated code (see `emit_line_table`): each
+    /// distinct `(function, line, col)`, whose index is the Cranelift
+    /// `SourceLoc` of the instructions there, and per compiled function
+    /// its `[start, end)` code offsets with their `SourceLoc`s.
+    line_sites: Vec<(FuncId, u32, u32)>,
+    line_site_ids: HashMap<(FuncId, u32, u32), u32>,
+    line_ranges: Vec<(ClFuncId, Vec<CodeRange>)>,
 }
 
+/// `[start, end)` code offsets in a function, and the `SourceLoc` (an
+/// index into `Cx::line_sites`) of the instructions there.
+type CodeRange = (u32, u32, u32);
+
 impl Cx<'_> {
+    /// The Cranelift source location of position `loc` in function `id`.
+    fn source_loc(&mut self, id: FuncId, loc: SrcLoc) -> cl::SourceLoc {
+        if loc.line == 0 {
+            return cl::SourceLoc::default();
+        }
+        let key = (loc.func.unwrap_or(id), loc.line, loc.col);
+        let next = self.line_sites.len() as u32;
+        let k = *self.line_site_ids.entry(key).or_insert(next);
+        if k == next {
+            self.line_sites.push(key);
+        }
+        cl::SourceLoc::new(k)
+    }
+
     /// The bytes of the `__shared__` segment a launch of `kernel` needs:
     /// up to the end of the last `__shared__` global that it or any
     /// function it may call (or take the address of) refers to, a
@@ -514,6 +539,9 @@ pub(crate) fn compile<M: ClModule>(
         externs: HashMap::new(),
         names: HashMap::new(),
         taken: HashSet::new(),
+        line_sites: Vec::new(),
+        line_site_ids: HashMap::new(),
+        line_ranges: Vec::new(),
     };
 
     // Imports keep their names: they are how the program names C code.
@@ -651,7 +679,9 @@ pub(crate) fn compile<M: ClModule>(
         ctx.func.signature = clif_signature(m, &f.sig.params, f.sig.ret);
         ctx.func.name = UserFuncName::user(0, cid.as_u32());
         FnTranslator::run(m, &mut cx, &mut ctx.func, &mut fctx, id)?;
-        define(m, cid, &mut ctx, &f.name)?;
+        let mut ranges = Vec::new();
+        define_recording_lines(m, cid, &mut ctx, &f.name, &mut ranges)?;
+        cx.line_ranges.push((cid, ranges));
     }
 
     let kernels: Vec<(FuncId, ClFuncId)> =
@@ -884,10 +914,23 @@ fn define(
     ctx: &mut Context,
     name: &str,
 ) -> Result<(), BackendError> {
+    define_recording_lines(m, id, ctx, name, &mut Vec::new())
+}
+
+/// [`define`], also putting in `lines` the `[start, end)` offsets of the
+/// function's code (as placed) with the `SourceLoc` of the instructions
+/// there.
+fn define_recording_lines(
+    m: &mut impl ClModule,
+    id: ClFuncId,
+    ctx: &mut Context,
+    name: &str,
+    lines: &mut Vec<CodeRange>,
+) -> Result<(), BackendError> {
     if std::env::var_os(DUMP_ENV).is_some() {
         eprintln!("; {name}\n{}", ctx.func.display());
     }
-    let result = place_function(m, id, ctx, name);
+    let result = place_function(m, id, ctx, name, lines);
     if std::env::var_os(DUMP_ENV).is_some_and(|v| v == "opt") {
         eprintln!("; {name}, optimized\n{}", ctx.func.display());
     }
@@ -904,6 +947,7 @@ fn place_function(
     id: ClFuncId,
     ctx: &mut Context,
     name: &str,
+    lines: &mut Vec<CodeRange>,
 ) -> Result<(), BackendError> {
     let x86 = m.isa().name() == "x64";
     if let Err(e) = ctx.compile(m.isa(), &mut Default::default()) {
@@ -933,6 +977,19 @@ fn place_function(
     }
     let shift = bytes.len() as u32;
     bytes.extend_from_slice(code);
+    for s in compiled.buffer.get_srclocs_sorted() {
+        let at = s.loc;
+        if at.is_default() {
+            continue;
+        }
+        match lines.last_mut() {
+            // Neighbouring instructions of one position: one range.
+            Some(last) if last.1 == s.start + shift && last.2 == at.bits() => {
+                last.1 = s.end + shift
+            }
+            _ => lines.push((s.start + shift, s.end + shift, at.bits())),
+        }
+    }
     let relocs: Vec<ModuleReloc> = compiled
         .buffer
         .relocs()
@@ -982,6 +1039,53 @@ fn gen_function<M: ClModule>(
 
 /// `parc.main_entry(i32 argc, ptr argv) -> i32` calling the program's
 /// `main`, and for executables and objects the C `main` around it.
+/// Bytes of one entry of the line table (`parc_runtime::lines::LineEntry`).
+const LINE_ENTRY_BYTES: usize = 32;
+
+/// The table of source positions of the program's code (see
+/// `parc_runtime::lines`), which the main entry registers: one entry per
+/// range of instructions of one position, `{ func, start, end, name,
+/// line, col }`. Returns it and its number of entries.
+fn emit_line_table(m: &mut impl ClModule, cx: &mut Cx) -> Result<(DataId, usize), BackendError> {
+    let ranges = std::mem::take(&mut cx.line_ranges);
+    let count: usize = ranges.iter().map(|(_, r)| r.len()).sum();
+    let sym = cx.fresh("parc.lines");
+    let table = m
+        .declare_data(&sym, ClLinkage::Local, false, false)
+        .map_err(|e| module_err("declaring the line table", e))?;
+    let mut bytes = vec![0u8; count.max(1) * LINE_ENTRY_BYTES];
+    let mut desc = DataDescription::new();
+    let mut names: HashMap<FuncId, cl::GlobalValue> = HashMap::new();
+    let mut at = 0usize;
+    for (func, list) in &ranges {
+        let fref = desc.import_function((*func).into());
+        for &(start, end, site) in list {
+            let (src_func, line, col) = cx.line_sites[site as usize];
+            let name = match names.get(&src_func) {
+                Some(&gv) => gv,
+                None => {
+                    let data = cx.name_string(m, src_func)?;
+                    let gv = desc.import_global_value(data.into());
+                    names.insert(src_func, gv);
+                    gv
+                }
+            };
+            desc.write_function_addr(at as u32, fref);
+            bytes[at + 8..at + 12].copy_from_slice(&start.to_le_bytes());
+            bytes[at + 12..at + 16].copy_from_slice(&end.to_le_bytes());
+            desc.write_data_addr((at + 16) as u32, name, 0);
+            bytes[at + 24..at + 28].copy_from_slice(&line.to_le_bytes());
+            bytes[at + 28..at + 32].copy_from_slice(&col.to_le_bytes());
+            at += LINE_ENTRY_BYTES;
+        }
+    }
+    desc.define(bytes.into_boxed_slice());
+    desc.set_align(8);
+    m.define_data(table, &desc)
+        .map_err(|e| module_err("defining the line table", e))?;
+    Ok((table, count))
+}
+
 fn gen_main<M: ClModule>(
     m: &mut M,
     cx: &mut Cx,
@@ -1003,6 +1107,8 @@ fn gen_main<M: ClModule>(
             params, ret
         )));
     }
+    let lines = emit_line_table(m, cx)?;
+    let set_lines = cx.extern_fn(m, &ix::RT_SET_LINES)?;
     let sym = cx.fresh("parc.main_entry");
     let sig = clif_signature(m, &[Type::I32, Type::Ptr], Some(Type::I32));
     let entry = m
@@ -1016,6 +1122,12 @@ fn gen_main<M: ClModule>(
         &[Type::I32, Type::Ptr],
         Some(Type::I32),
         |m, b, ps| {
+            let (table, count) = lines;
+            let gv = m.declare_data_in_func(table, b.func);
+            let table = b.ins().symbol_value(types::I64, gv);
+            let count = b.ins().iconst(types::I64, count as i64);
+            let set = m.declare_func_in_func(set_lines, b.func);
+            b.ins().call(set, &[table, count]);
             let mut args = Vec::new();
             if let Some(&t) = params.first() {
                 let v = resize_int(b, ps[0], clif_type(t), true);
@@ -1731,6 +1843,8 @@ impl<'a, 'b, 'c, M: ClModule> FnTranslator<'a, 'b, 'c, M> {
             self.sincos.clear();
             for &inst in &self.f.blocks[block].insts {
                 self.inst = Some(inst);
+                let at = self.cx.source_loc(self.id, self.f.locs[inst]);
+                self.b.set_srcloc(at);
                 self.translate_inst(inst)?;
             }
         }

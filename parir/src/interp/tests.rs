@@ -949,7 +949,7 @@ fn unreachable_and_step_limit() {
     });
     assert_eq!(
         run_err(&m).message,
-        "control reached the end of non-void function `main` without a return"
+        "control reached end of non-void function"
     );
     let mut m = Module::new();
     define(&mut m, "main", &[], Some(Type::I32), |b, _| {
