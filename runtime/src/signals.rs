@@ -2,8 +2,8 @@
 //!
 //! Native code does not check memory accesses, so a null dereference, a
 //! wild pointer or unbounded recursion ends in a signal. The runtime turns
-//! `SIGSEGV`, `SIGBUS`, `SIGFPE` and `SIGILL` (Cranelift's trap
-//! instruction) into the same report as any other fault (exit status 1,
+//! `SIGSEGV`, `SIGBUS`, `SIGFPE`, `SIGILL` (Cranelift's trap
+//! instruction) and `SIGABRT` (the C library's `abort`) into the same report as any other fault (exit status 1,
 //! stdout flushed when possible), instead of a crash:
 //!
 //! | signal | message |
@@ -14,6 +14,7 @@
 //! | other `SIGSEGV`/`SIGBUS` | `invalid memory access at address 0x…` |
 //! | `SIGFPE` | `integer division by zero or overflow` (x86-64 cannot tell them apart), else `arithmetic exception` |
 //! | `SIGILL` | `illegal instruction (a trap in generated code)` |
+//! | `SIGABRT` | `the C library aborted the program (its message is above)` (glibc's heap checks) |
 //!
 //! Where the faulting instruction is generated code whose source position
 //! the compiler recorded ([`crate::lines`]), the report names it as other
@@ -47,7 +48,13 @@ const ALT_STACK: usize = 64 << 10;
 pub fn install() {
     static ONCE: Once = Once::new();
     ONCE.call_once(|| {
-        for sig in [libc::SIGSEGV, libc::SIGBUS, libc::SIGFPE, libc::SIGILL] {
+        for sig in [
+            libc::SIGSEGV,
+            libc::SIGBUS,
+            libc::SIGFPE,
+            libc::SIGILL,
+            libc::SIGABRT,
+        ] {
             // SAFETY: a zeroed `sigaction` is a valid starting value; the
             // handler has the `SA_SIGINFO` signature.
             unsafe {
@@ -239,6 +246,9 @@ extern "C" fn handler(sig: c_int, info: *mut libc::siginfo_t, uc: *mut c_void) {
             FPE_INTDIV | FPE_INTOVF => "integer division by zero or overflow",
             _ => "arithmetic exception",
         }),
+        // glibc's heap checks (a double free, say) print their message and
+        // call `abort`.
+        libc::SIGABRT => msg.write_str("the C library aborted the program (its message is above)"),
         _ => msg.write_str("illegal instruction (a trap in generated code)"),
     };
     crate::fault::die_in_signal_handler(&site.buf[..site.len], &msg.buf[..msg.len]);

@@ -273,6 +273,13 @@ fn scenario(name: &str) {
             // SAFETY: none: the crash is the point.
             unsafe { std::ptr::read_volatile(std::hint::black_box(8usize) as *const u64) };
         }
+        "c_abort" => {
+            printf("before\n", &[]);
+            parc_runtime::signals::install();
+            // What glibc does after printing "free(): double free detected".
+            // SAFETY: `abort` ends the process.
+            unsafe { libc::abort() };
+        }
         #[cfg(target_arch = "x86_64")]
         "trap" => {
             parc_runtime::signals::install();
@@ -471,6 +478,15 @@ fn expectations() -> Vec<Expect> {
             Some("before\n"),
             concat!(
                 "run-time error: null pointer dereference (address 0x8)\n",
+                native_note!()
+            ),
+        ),
+        e(
+            "c_abort",
+            1,
+            Some("before\n"),
+            concat!(
+                "run-time error: the C library aborted the program (its message is above)\n",
                 native_note!()
             ),
         ),
