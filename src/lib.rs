@@ -690,11 +690,17 @@ fn format_duration(d: std::time::Duration) -> String {
     format!("{:.3} ms", d.as_secs_f64() * 1e3)
 }
 
-/// Checks only: parse and type-check, no lowering.
-pub fn check(path: &str, source: &str, color: bool) -> Result<String, CompileError> {
+/// Checks only: parse and type-check, no lowering. A `library` need not
+/// define `main`.
+pub fn check(path: &str, source: &str, library: bool, color: bool) -> Result<String, CompileError> {
     let (ast, mut diags) = parc_lang::parse::parse(source);
     if !diags.iter().any(Diagnostic::is_error) {
-        diags.extend(parc_lang::check::check(&ast).1);
+        let checked = if library {
+            parc_lang::check::check_library(&ast)
+        } else {
+            parc_lang::check::check(&ast)
+        };
+        diags.extend(checked.1);
     }
     let rendered = diag::render(path, source, &diags, color);
     if diags.iter().any(Diagnostic::is_error) {

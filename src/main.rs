@@ -33,6 +33,10 @@ enum Command {
         /// The ParC source file (`.pc`), or parir text (`.pir`: read and
         /// verified).
         file: PathBuf,
+        /// Check a library (what `build --emit lib` compiles): `main` is
+        /// not required.
+        #[arg(long)]
+        lib: bool,
         #[command(flatten)]
         diag: DiagArgs,
     },
@@ -247,7 +251,7 @@ fn main() -> ExitCode {
 
 fn dispatch(cli: Cli) -> ExitCode {
     match cli.command {
-        Command::Check { file, diag } => check(&file, diag.color()),
+        Command::Check { file, lib, diag } => check(&file, lib, diag.color()),
         Command::Run(args) => run(args),
         Command::Build(args) => build(args),
     }
@@ -301,7 +305,7 @@ fn is_ir(file: &Path) -> bool {
     file.extension().is_some_and(|e| e == "pir")
 }
 
-fn check(file: &Path, color: bool) -> ExitCode {
+fn check(file: &Path, library: bool, color: bool) -> ExitCode {
     let source = match read_source(file, color) {
         Ok(s) => s,
         Err(code) => return code,
@@ -313,7 +317,7 @@ fn check(file: &Path, color: bool) -> ExitCode {
             Err(err) => report(err),
         };
     }
-    match parc::check(&path, &source, color) {
+    match parc::check(&path, &source, library, color) {
         Ok(warnings) => {
             eprint!("{warnings}");
             ExitCode::SUCCESS

@@ -939,8 +939,10 @@ impl Checker {
                 return;
             }
             self.push(
-                Diagnostic::error(Span::default(), "the program has no `main` function")
-                    .with_help("add `int main() { ... }`"),
+                Diagnostic::error(Span::default(), "the program has no `main` function").with_help(
+                    "add `int main() { ... }`; a library (`parc build --emit lib`) needs \
+                         none, and `parc check --lib` checks one",
+                ),
             );
             return;
         };
