@@ -69,6 +69,7 @@ use super::outline::{
     self, CtxLayout, clone_blocks, entry_mergeable, layout_ctx, load_ctx, remat, remat_def,
     store_ctx,
 };
+use super::places::Places;
 use super::{Names, TapirError, TargetImpl};
 use parc_ir::analysis::{FunctionAnalyses, Task};
 use parc_ir::{
@@ -95,18 +96,6 @@ pub(crate) struct LoopShape {
     pub cmp: Inst,
 }
 
-/// The block each placed instruction sits in.
-fn inst_blocks(func: &Function) -> HashMap<Inst, Block> {
-    func.placed_insts().map(|(b, i)| (i, b)).collect()
-}
-
-fn def_block(func: &Function, blocks: &HashMap<Inst, Block>, v: Value) -> Option<Block> {
-    match func.value_def(v) {
-        ValueDef::Param(b, _) => Some(b),
-        ValueDef::Result(i) => blocks.get(&i).copied(),
-    }
-}
-
 /// Moves the pure computations of the detach's block whose results only
 /// the task uses into the task's first block (Tapir allows code to move
 /// above a detach, so a pass may have put loop-body arithmetic there).
@@ -114,7 +103,12 @@ fn def_block(func: &Function, blocks: &HashMap<Inst, Block>, v: Value) -> Option
 /// (they read no memory and have no effect) and leaves the detach alone
 /// in its block, as the loop shape wants. The CFG is unchanged, so the
 /// analyses stay valid. Returns whether anything moved.
-pub(crate) fn sink_into_task(func: &mut Function, an: &FunctionAnalyses, task: Task) -> bool {
+pub(crate) fn sink_into_task(
+    func: &mut Function,
+    an: &FunctionAnalyses,
+    task: Task,
+    places: &mut Places,
+) -> bool {
     let td = an.tasks.data(task);
     let d = td.detach_block;
     let Some((_, before)) = func.blocks[d].insts.split_last() else {
@@ -126,16 +120,12 @@ pub(crate) fn sink_into_task(func: &mut Function, an: &FunctionAnalyses, task: T
     }
     // Users of each result of the block, outside the task.
     let mut outside_users: HashMap<Value, Vec<Inst>> = HashMap::new();
-    let results: HashSet<Value> = candidates.iter().filter_map(|&i| func.result(i)).collect();
-    for (b, i) in func.placed_insts() {
-        if td.contains(b) {
-            continue;
-        }
-        func.inst(i).for_each_operand(|v| {
-            if results.contains(&v) {
-                outside_users.entry(v).or_default().push(i);
+    for r in candidates.iter().filter_map(|&i| func.result(i)) {
+        for (b, u) in places.users(func, r) {
+            if !td.contains(b) {
+                outside_users.entry(r).or_default().push(u);
             }
-        });
+        }
     }
     // Last to first, so an instruction whose only outside users are sunk
     // instructions sinks too.
@@ -161,6 +151,9 @@ pub(crate) fn sink_into_task(func: &mut Function, an: &FunctionAnalyses, task: T
         .filter(|i| sunk.contains(i))
         .collect();
     func.blocks[d].insts.retain(|i| !sunk.contains(i));
+    for &i in &moved {
+        places.moved(i, td.entry);
+    }
     func.blocks[td.entry].insts.splice(0..0, moved);
     true
 }
@@ -171,6 +164,7 @@ pub(crate) fn match_parallel_for(
     func: &Function,
     an: &FunctionAnalyses,
     task: Task,
+    places: &Places,
 ) -> Option<LoopShape> {
     let td = an.tasks.data(task);
     let spawn = td.detach_block;
@@ -274,9 +268,8 @@ pub(crate) fn match_parallel_for(
     }
 
     // `hi` and `step` are loop-invariant; a constant step is positive.
-    let blocks = inst_blocks(func);
     let invariant = |v: Value| {
-        remat_def(func, v).is_some() || def_block(func, &blocks, v).is_some_and(|b| !ld.contains(b))
+        remat_def(func, v).is_some() || places.def_block(func, v).is_some_and(|b| !ld.contains(b))
     };
     if !invariant(hi) || !invariant(step) {
         return None;
@@ -302,14 +295,13 @@ pub(crate) fn match_parallel_for(
 
     // `iv`, `c` and `iv'` are used only where the shape uses them, and the
     // task reads nothing of the loop but `iv`.
-    for (b, i) in func.placed_insts() {
-        let ops = func.inst(i).operands();
-        if ops.contains(&iv) && i != cmp && i != add && !td.contains(b) {
-            return None;
-        }
-        if (ops.contains(&cond) && i != br) || (ops.contains(&next) && i != latch_term) {
-            return None;
-        }
+    if places
+        .users(func, iv)
+        .any(|(b, i)| i != cmp && i != add && !td.contains(b))
+        || places.users(func, cond).any(|(_, i)| i != br)
+        || places.users(func, next).any(|(_, i)| i != latch_term)
+    {
+        return None;
     }
     let defined = outline::defined_values(func, &td.blocks);
     let free = outline::free_values(func, &td.blocks, &defined);
@@ -338,11 +330,11 @@ pub(crate) fn lower_parallel_for(
     func: &mut Function,
     an: &FunctionAnalyses,
     shape: &LoopShape,
+    places: &Places,
     target: &dyn TargetImpl,
     names: &mut Names,
 ) -> Result<(), TapirError> {
-    let (free_captured, remats) = outline::task_values(func, an, shape.task)?;
-    let td = an.tasks.data(shape.task);
+    let (free_captured, remats) = outline::task_values(func, an, shape.task, places)?;
     let loc = func.locs[shape.cmp];
     let ty = func.value_type(shape.iv);
     let step_is_const = remat_def(func, shape.step).is_some();
@@ -363,16 +355,11 @@ pub(crate) fn lower_parallel_for(
     let body_id = module.funcs.push(body);
 
     // The parent: the header computes the trip count and makes one call.
-    let removed: HashSet<Block> = td
-        .blocks
-        .iter()
-        .copied()
-        .chain([shape.spawn, shape.latch])
-        .collect();
+    // The task, `spawn` and `latch` leave the layout when the caller is
+    // done with the function (see `Places`).
     // Constants defined in the latch die with it: copy them first.
     let hi_kind = remat_def(func, shape.hi).cloned();
     let step_kind = remat_def(func, shape.step).cloned();
-    func.layout.retain(|b| !removed.contains(b));
     func.blocks[shape.header].insts.clear();
     let mut b = FuncBuilder::new(func);
     b.set_loc(loc);

@@ -58,14 +58,16 @@
 //!   nothing and leaves this lowering nothing to do.
 //!
 //! Files: `outline.rs` (captures, the context, moving blocks), `loops.rs`
-//! (recognizing `parallel_for` and its trip count), [`abi`] (the runtime's
-//! entry points), `runtime.rs` and `serial.rs` (the two targets behind one
-//! trait, as OpenCilk keeps one file per target), `sync.rs` (groups, syncs
-//! and implicit syncs).
+//! (recognizing `parallel_for` and its trip count), `places.rs` (where
+//! instructions are and who uses a value, across a function's tasks),
+//! [`abi`] (the runtime's entry points), `runtime.rs` and `serial.rs` (the
+//! two targets behind one trait, as OpenCilk keeps one file per target),
+//! `sync.rs` (groups, syncs and implicit syncs).
 
 pub mod abi;
 mod loops;
 mod outline;
+mod places;
 mod runtime;
 mod serial;
 mod sync;
@@ -76,6 +78,7 @@ use parc_ir::analysis::{FunctionAnalyses, Task};
 use parc_ir::{
     Block, FuncBuilder, FuncId, FuncKind, Function, InstKind, Module, SyncRegion, Value,
 };
+use places::Places;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fmt;
 
@@ -196,9 +199,19 @@ pub fn lower_tapir(
     Ok(())
 }
 
-/// One function: outline its outermost tasks one at a time (recomputing the
-/// analyses after each, since outlining removes blocks), then lower its
-/// syncs. `func` is out of `module` meanwhile; helpers go into `module`.
+/// One function: outline its outermost tasks one at a time, then lower
+/// its syncs. `func` is out of `module` meanwhile; helpers go into
+/// `module`.
+///
+/// The analyses are made once, before the first task. Outlining a task
+/// (or a parallel loop) removes blocks that reach only its continuation
+/// (or the loop's header), replaces the detach (or the loop's branch) with
+/// straight code to the same place and adds blocks on that path, so the
+/// remaining tasks keep their blocks, dominance and exits; the loops,
+/// predecessor lists and regions it changes are those that contain or
+/// lead into the lowered code, which no longer match a parallel loop
+/// (they now hold a call) whether asked before or after. Made afresh per
+/// task, they made a function with thousands of spawns quadratic.
 fn lower_function(
     module: &mut Module,
     func: &mut Function,
@@ -207,18 +220,35 @@ fn lower_function(
 ) -> Result<(), TapirError> {
     drop_unreachable(func);
     let mut state = FuncState::default();
-    loop {
-        let an = FunctionAnalyses::compute(func);
-        let Some(task) = first_outer_task(func, &an) else {
-            break;
-        };
-        loops::sink_into_task(func, &an, task);
-        if let Some(shape) = loops::match_parallel_for(func, &an, task) {
-            loops::lower_parallel_for(module, func, &an, &shape, target, names)?;
-        } else {
-            outline::lower_detach(module, func, &an, task, target, &mut state, names)?;
+    let an = FunctionAnalyses::compute(func);
+    let mut places = Places::new(func);
+    let outer: Vec<Task> = func
+        .layout
+        .iter()
+        .filter_map(|&b| an.tasks.task_of_detach(b))
+        .filter(|&t| an.tasks.data(t).parent.is_none())
+        .collect();
+    let outline_all = || {
+        for task in outer {
+            let td = an.tasks.data(task);
+            loops::sink_into_task(func, &an, task, &mut places);
+            if let Some(shape) = loops::match_parallel_for(func, &an, task, &places) {
+                let mark = places.mark(func, shape.header);
+                loops::lower_parallel_for(module, func, &an, &shape, &places, target, names)?;
+                let mut removed = td.blocks.clone();
+                removed.extend([shape.spawn, shape.latch]);
+                places.record_step(func, mark, &removed);
+            } else {
+                let mark = places.mark(func, td.detach_block);
+                outline::lower_detach(module, func, &an, task, &places, target, &mut state, names)?;
+                places.record_step(func, mark, &td.blocks);
+            }
         }
-    }
+        Ok(())
+    };
+    let outlined = outline_all();
+    func.layout.retain(|&b| !places.is_gone(b));
+    outlined?;
     sync::lower_syncs(func, target, &state);
     // Anything left is a reattach outside any task: malformed input.
     if let Some((b, _)) = func.placed_insts().find(|&(_, i)| {
@@ -237,15 +267,6 @@ fn lower_function(
         ));
     }
     Ok(())
-}
-
-/// The detach of the function body (not inside any task) that comes first
-/// in layout order.
-fn first_outer_task(func: &Function, an: &FunctionAnalyses) -> Option<Task> {
-    func.layout
-        .iter()
-        .filter_map(|&b| an.tasks.task_of_detach(b))
-        .find(|&t| an.tasks.data(t).parent.is_none())
 }
 
 /// Removes blocks unreachable from the entry: the task tree and dominance

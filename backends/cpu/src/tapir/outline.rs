@@ -18,6 +18,7 @@
 //! continuation) to what the caller asks: `return` for a spawned task, a
 //! jump to the next iteration for a loop body.
 
+use super::places::Places;
 use super::{FuncState, Names, TapirError, TargetImpl};
 use parc_ir::analysis::{FunctionAnalyses, Task};
 use parc_ir::{
@@ -114,14 +115,24 @@ pub(crate) fn free_values(
 }
 
 /// A use outside `inside` of a value defined inside: a value leaving a task
-/// other than through memory, which Tapir forbids.
+/// other than through memory, which Tapir forbids. The first in layout
+/// order, for a message that does not depend on how uses are listed.
 pub(crate) fn escaping_use(
     func: &Function,
+    places: &Places,
     inside: &HashSet<Block>,
     defined: &HashSet<Value>,
 ) -> Option<(Block, Value)> {
-    func.placed_insts()
-        .filter(|(b, _)| !inside.contains(b))
+    let escapes = defined
+        .iter()
+        .any(|&v| places.users(func, v).any(|(b, _)| !inside.contains(&b)));
+    if !escapes {
+        return None;
+    }
+    func.layout
+        .iter()
+        .filter(|&&b| !inside.contains(&b) && !places.is_gone(b))
+        .flat_map(|&b| func.block_insts(b).iter().map(move |&i| (b, i)))
         .find_map(|(b, i)| {
             func.inst(i)
                 .operands()
@@ -280,6 +291,7 @@ pub(crate) fn task_values(
     func: &Function,
     an: &FunctionAnalyses,
     task: Task,
+    places: &Places,
 ) -> Result<(Vec<Value>, Vec<Value>), TapirError> {
     let td = an.tasks.data(task);
     let construct = || format!("detach in {}", td.detach_block);
@@ -299,7 +311,7 @@ pub(crate) fn task_values(
     }
     let inside: HashSet<Block> = td.blocks.iter().copied().collect();
     let defined = defined_values(func, &td.blocks);
-    if let Some((b, v)) = escaping_use(func, &inside, &defined) {
+    if let Some((b, v)) = escaping_use(func, places, &inside, &defined) {
         return Err(TapirError::new(
             &func.name,
             construct(),
@@ -324,16 +336,18 @@ pub(crate) fn entry_mergeable(an: &FunctionAnalyses, task: Task) -> bool {
 /// Lowers one detach of the function body generically: outline its task
 /// into `@<parent>.task<N>(ptr ctx)` and replace the detach with a filled
 /// context, the target's spawn and a jump to the continuation.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn lower_detach(
     module: &mut Module,
     func: &mut Function,
     an: &FunctionAnalyses,
     task: Task,
+    places: &Places,
     target: &dyn TargetImpl,
     state: &mut FuncState,
     names: &mut Names,
 ) -> Result<(), TapirError> {
-    let (captured, remats) = task_values(func, an, task)?;
+    let (captured, remats) = task_values(func, an, task, places)?;
     let td = an.tasks.data(task);
     let layout = layout_ctx(func, &captured);
     let loc = func.locs[td.detach];
@@ -372,8 +386,8 @@ pub(crate) fn lower_detach(
     }
     let helper_id = module.funcs.push(helper);
 
-    let inside: HashSet<Block> = td.blocks.iter().copied().collect();
-    func.layout.retain(|b| !inside.contains(b));
+    // The task's blocks leave the layout when the caller is done with
+    // the function (see `Places`).
     let d = td.detach_block;
     func.blocks[d].insts.pop();
     let mut b = FuncBuilder::new(func);
