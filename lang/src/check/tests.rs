@@ -84,7 +84,12 @@ fn missing_main() {
         "int f() { return 1; }",
         "1:1: the program has no `main` function",
     );
-    assert_eq!(first("").help.as_deref(), Some("add `int main() { ... }`"));
+    let help = first("").help.unwrap_or_default();
+    assert!(help.starts_with("add `int main() { ... }`"), "{help}");
+    assert!(help.contains("parc check --lib"), "{help}");
+    // A library needs none.
+    let (hir, diags) = crate::check::check_library(&crate::parse::parse("int f() { return 1; }").0);
+    assert!(hir.is_some() && diags.is_empty(), "{diags:?}");
 }
 
 #[test]
