@@ -1002,24 +1002,26 @@ int main(void) {
 #endif
 "#;
 
-/// `parc build tests/lib/NAME.pc --emit lib`, then its C driver `NAME.c`.
-fn check_c_library(path: &Path) -> Result<(), Failed> {
-    let stem = path
-        .file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let dir = scratch_dir()?;
-    let lib = dir.join(format!("lib{stem}.so"));
-    build_with_parc(path, &["--emit", "lib"], &lib)?;
-    let driver = dir.join(format!("{stem}_driver"));
+/// Compiles the C driver `source` (with `defines`) by `cc` against the
+/// shared library `lib`, whose header is beside it, as `driver`, and runs
+/// it at 2 workers; its output, if it succeeded.
+fn run_c_driver(
+    source: &Path,
+    defines: &[String],
+    lib: &Path,
+    driver: &Path,
+) -> Result<std::process::Output, Failed> {
+    let dir = lib.parent().unwrap_or(Path::new("."));
     let cc = Command::new("cc")
-        .arg(root().join(path.with_extension("c")))
+        .arg(source)
+        .args(defines)
         .arg("-I")
-        .arg(&dir)
+        .arg(dir)
         .arg("-o")
-        .arg(&driver)
-        .arg(&lib)
+        .arg(driver)
+        .arg(lib)
         .arg(format!("-Wl,-rpath,{}", dir.display()))
+        .arg("-lm")
         .output()?;
     if !cc.status.success() {
         return Err(format!(
@@ -1028,7 +1030,7 @@ fn check_c_library(path: &Path) -> Result<(), Failed> {
         )
         .into());
     }
-    let mut cmd = Command::new(&driver);
+    let mut cmd = Command::new(driver);
     cmd.env("PARC_NUM_THREADS", "2");
     let (out, _) = run_with_timeout(cmd, Duration::from_secs(60))?;
     if !out.status.success() {
@@ -1039,6 +1041,20 @@ fn check_c_library(path: &Path) -> Result<(), Failed> {
         )
         .into());
     }
+    Ok(out)
+}
+
+/// `parc build tests/lib/NAME.pc --emit lib`, then its C driver `NAME.c`.
+fn check_c_library(path: &Path) -> Result<(), Failed> {
+    let stem = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let dir = scratch_dir()?;
+    let lib = dir.join(format!("lib{stem}.so"));
+    build_with_parc(path, &["--emit", "lib"], &lib)?;
+    let driver = dir.join(format!("{stem}_driver"));
+    let out = run_c_driver(&root().join(path.with_extension("c")), &[], &lib, &driver)?;
     compare_file(
         &path.with_extension("stdout"),
         &String::from_utf8_lossy(&out.stdout),
@@ -1068,36 +1084,11 @@ fn check_grad_lib(sample: &str, grads: &[&str], serial: bool) -> Result<Completi
     let driver_c = dir.join(format!("{name}_driver.c"));
     std::fs::write(&driver_c, GRAD_LIB_DRIVER)?;
     let driver = dir.join(format!("{name}_driver"));
-    let cc = Command::new("cc")
-        .arg(&driver_c)
-        .arg(format!("-DHEADER=\"lib{name}.h\""))
-        .arg(format!("-DMAG={}", i32::from(sample == "normalize")))
-        .arg("-I")
-        .arg(&dir)
-        .arg("-o")
-        .arg(&driver)
-        .arg(&lib)
-        .arg(format!("-Wl,-rpath,{}", dir.display()))
-        .arg("-lm")
-        .output()?;
-    if !cc.status.success() {
-        return Err(format!(
-            "compiling the C driver failed:\n{}",
-            String::from_utf8_lossy(&cc.stderr)
-        )
-        .into());
-    }
-    let mut cmd = Command::new(&driver);
-    cmd.env("PARC_NUM_THREADS", "2");
-    let (out, _) = run_with_timeout(cmd, Duration::from_secs(60))?;
-    if !out.status.success() {
-        return Err(format!(
-            "the C driver failed ({}):\n{}",
-            status_of(&out),
-            String::from_utf8_lossy(&out.stderr)
-        )
-        .into());
-    }
+    let defines = [
+        format!("-DHEADER=\"lib{name}.h\""),
+        format!("-DMAG={}", i32::from(sample == "normalize")),
+    ];
+    let out = run_c_driver(&driver_c, &defines, &lib, &driver)?;
     let (checks, _) = split_checks(&String::from_utf8_lossy(&out.stdout))?;
     if checks.is_empty() {
         return Err("the driver checked nothing".into());

@@ -147,43 +147,28 @@ impl std::fmt::Write for Fixed {
     }
 }
 
-/// The interrupted code's stack pointer, where the platform exposes it.
+/// The interrupted code's instruction address and stack pointer, where
+/// the platform exposes them.
 ///
 /// # Safety
 /// `uc` is the `ucontext_t` the kernel passed to the handler.
-unsafe fn stack_pointer(uc: *mut c_void) -> Option<usize> {
+unsafe fn interrupted_at(uc: *mut c_void) -> Option<(usize, usize)> {
     if uc.is_null() {
         return None;
     }
     let uc = uc as *const libc::ucontext_t;
     #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
     // SAFETY: the kernel's context for this signal.
-    return Some(unsafe { (*uc).uc_mcontext.gregs[libc::REG_RSP as usize] } as usize);
+    return Some(unsafe {
+        let regs = &(*uc).uc_mcontext.gregs;
+        (
+            regs[libc::REG_RIP as usize] as usize,
+            regs[libc::REG_RSP as usize] as usize,
+        )
+    });
     #[cfg(all(target_os = "linux", target_arch = "aarch64"))]
     // SAFETY: as above.
-    return Some(unsafe { (*uc).uc_mcontext.sp } as usize);
-    #[allow(unreachable_code)]
-    {
-        let _ = uc;
-        None
-    }
-}
-
-/// The interrupted instruction's address, where the platform exposes it.
-///
-/// # Safety
-/// `uc` is the `ucontext_t` the kernel passed to the handler.
-unsafe fn program_counter(uc: *mut c_void) -> Option<usize> {
-    if uc.is_null() {
-        return None;
-    }
-    let uc = uc as *const libc::ucontext_t;
-    #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
-    // SAFETY: the kernel's context for this signal.
-    return Some(unsafe { (*uc).uc_mcontext.gregs[libc::REG_RIP as usize] } as usize);
-    #[cfg(all(target_os = "linux", target_arch = "aarch64"))]
-    // SAFETY: as above.
-    return Some(unsafe { (*uc).uc_mcontext.pc } as usize);
+    return Some(unsafe { ((*uc).uc_mcontext.pc as usize, (*uc).uc_mcontext.sp as usize) });
     #[allow(unreachable_code)]
     {
         let _ = uc;
@@ -216,16 +201,11 @@ extern "C" fn handler(sig: c_int, info: *mut libc::siginfo_t, uc: *mut c_void) {
         len: 0,
     };
     // SAFETY: the kernel passes a valid `uc` to an `SA_SIGINFO` handler.
-    write_site(&mut site, unsafe { program_counter(uc) });
-    // SAFETY: the kernel passes valid `info` and `uc` to an `SA_SIGINFO`
-    // handler.
-    let (addr, code, sp) = unsafe {
-        (
-            (*info).si_addr() as usize,
-            (*info).si_code,
-            stack_pointer(uc),
-        )
-    };
+    let at = unsafe { interrupted_at(uc) };
+    write_site(&mut site, at.map(|(pc, _)| pc));
+    let sp = at.map(|(_, sp)| sp);
+    // SAFETY: the kernel passes a valid `info` to an `SA_SIGINFO` handler.
+    let (addr, code) = unsafe { ((*info).si_addr() as usize, (*info).si_code) };
     let _ = match sig {
         libc::SIGSEGV | libc::SIGBUS => {
             if addr == 0 {
