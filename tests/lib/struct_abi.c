@@ -29,6 +29,9 @@ int main(void)
     printf("many_doubles = %g\n", many_doubles(0.5, 1, 2, 3, 4, 5, 6, v, 7.0));
     struct Wide w = {2, 3};
     printf("many_ints = %ld\n", many_ints(1, 2, 3, 4, 5, w, 6));
+    struct Five five = {{1, 2, 3, 4, 5}};
+    struct F3 g3 = {0.5f, 0.25f, 0.25f};
+    printf("odd_sizes = %ld\n", odd_sizes(five, 1, 1, 1, 1, 1, 1, 1, 1, g3, 7));
     /* The library prints through its own buffer, flushed as each call
        returns; the driver's goes first. */
     fflush(stdout);

@@ -1377,9 +1377,10 @@ fn gen_c_wrapper<M: ClModule>(
             CParam::Registers(classes, _) => csig_cl
                 .params
                 .extend(classes.iter().map(|&c| AbiParam::new(eightbyte_type(c)))),
+            // Each stack argument takes a multiple of eight bytes.
             CParam::Stack(size) => csig_cl.params.push(AbiParam::special(
                 types::I64,
-                cl::ArgumentPurpose::StructArgument(*size),
+                cl::ArgumentPurpose::StructArgument(size.next_multiple_of(8)),
             )),
             CParam::Result(_) => {}
         }
