@@ -106,13 +106,12 @@ pub fn run_function(func: &mut Function) -> u64 {
     let limit = FunctionAnalyses::compute(func).loops.len();
     for _ in 0..limit {
         let an = FunctionAnalyses::compute(func);
-        let across_calls = live_across_calls(func, &an);
-        let none = HashSet::new();
-        let Some(plan) = an.loops.loops().find_map(|lp| {
-            let task = an.tasks.innermost(an.loops.data(lp).header);
-            let across = across_calls.get(&task).unwrap_or(&none);
-            plan(func, &an, lp, &made, across)
-        }) else {
+        let mut round = Round::new(func, &an);
+        let Some(plan) = an
+            .loops
+            .loops()
+            .find_map(|lp| plan(func, &an, lp, &made, &mut round))
+        else {
             break;
         };
         made.insert(plan.body);
@@ -159,113 +158,260 @@ fn is_call(kind: &InstKind) -> bool {
     }
 }
 
-/// The values live across some call, per function the backend will make:
-/// the function body (`None`) and each task, which Tapir lowering outlines
-/// (a call in a task clobbers nothing of its parent's, nor a parent's of
-/// the task's). Block-level liveness, with parameters defined at their
-/// block's start and branch arguments used by the branch, and no edge out
-/// of a `reattach` (the outlined task returns there); then a walk back
-/// through each block with a call. The body of a parallel loop runs in a
-/// loop over its chunk, so what it reads from outside (from its context)
-/// is live across each of its calls.
-fn live_across_calls(
-    func: &Function,
-    an: &FunctionAnalyses,
-) -> HashMap<Option<Task>, HashSet<Value>> {
-    let blocks: Vec<Block> = an.cfg.rpo().to_vec();
-    let succs = |b: Block| -> Vec<Block> {
-        match func.terminator(b).map(|t| func.inst(t)) {
-            Some(InstKind::Reattach { .. }) => Vec::new(),
-            _ => an.cfg.succs(b).to_vec(),
-        }
-    };
-    let mut live_in: HashMap<Block, HashSet<Value>> = HashMap::new();
-    let live_out = |b: Block, live_in: &HashMap<Block, HashSet<Value>>| {
-        let mut out = HashSet::new();
-        for s in succs(b) {
-            if let Some(l) = live_in.get(&s) {
-                out.extend(l.iter().copied());
-            }
-        }
-        out
-    };
-    // A parallel loop's detach: the backend makes the whole loop one call,
-    // after which its exit runs.
-    let ploops = crate::analysis::parallel_loops::find_with(func, an);
-    let resume: HashMap<Block, Block> = ploops.iter().map(|l| (l.detach_block, l.exit)).collect();
-    // Back through a block from what is live at its end; `at_call` sees
-    // what is live after each call (after a detach: what runs after the
-    // spawn or the parallel loop reads; the task's values travel in its
-    // context).
-    let scan = |b: Block,
-                mut live: HashSet<Value>,
-                live_in: &HashMap<Block, HashSet<Value>>,
-                at_call: &mut dyn FnMut(&HashSet<Value>)| {
-        for &i in func.block_insts(b).iter().rev() {
-            if let Some(r) = func.result(i) {
-                live.remove(&r);
-            }
-            match func.inst(i) {
-                InstKind::Detach { cont, .. } => {
-                    let after = resume.get(&b).unwrap_or(cont);
-                    at_call(live_in.get(after).unwrap_or(&HashSet::new()))
-                }
-                k if is_call(k) => at_call(&live),
-                _ => {}
-            }
+/// What one round (one state of the function) answers about values live
+/// across calls, per function the backend will make: the function body
+/// (`None`) and each task, which Tapir lowering outlines (a call in a task
+/// clobbers nothing of its parent's, nor a parent's of the task's).
+///
+/// Liveness is block-level, with parameters defined at their block's start
+/// and branch arguments used by the branch, and no edge out of a
+/// `reattach` (the outlined task returns there). After a detach, what is
+/// live is what runs after the spawn or the parallel loop reads (the
+/// task's values travel in its context). The body of a parallel loop runs
+/// in a loop over its chunk, so what it reads from outside (from its
+/// context) is live across each of its calls.
+///
+/// Only the few values crossing a candidate loop's boundary are asked
+/// about, so each is answered on its own from its uses, rather than
+/// solving liveness for the whole function every round (a function with
+/// hundreds of loops rotates them one per round).
+struct Round<'a> {
+    func: &'a Function,
+    an: &'a FunctionAnalyses,
+    home: HashMap<Inst, Block>,
+    /// The placed blocks with an instruction reading each value.
+    users: HashMap<Value, Vec<Block>>,
+    /// A parallel loop's detach: the backend makes the whole loop one
+    /// call, after which its exit runs.
+    resume: HashMap<Block, Block>,
+    /// `resume` backwards.
+    resumed_by: HashMap<Block, Vec<Block>>,
+    ploop_tasks: HashSet<Task>,
+    /// The functions that make some call (any other has nothing live
+    /// across a call).
+    calling: HashSet<Option<Task>>,
+    outside_reads: HashMap<Task, HashSet<Value>>,
+    /// Per function, the blocks some point after one of its calls reaches:
+    /// a value none of them reads is live across none of its calls, which
+    /// spares walking the whole live range of, say, a parameter read
+    /// throughout a function whose only call is at its end.
+    after_calls: HashMap<Option<Task>, HashSet<Block>>,
+    answers: HashMap<(Option<Task>, Value), bool>,
+}
+
+impl<'a> Round<'a> {
+    fn new(func: &'a Function, an: &'a FunctionAnalyses) -> Round<'a> {
+        let home: HashMap<Inst, Block> = func.placed_insts().map(|(b, i)| (i, b)).collect();
+        let mut users: HashMap<Value, Vec<Block>> = HashMap::new();
+        for (b, i) in func.placed_insts() {
             func.inst(i).for_each_operand(|v| {
-                live.insert(v);
+                let blocks = users.entry(v).or_default();
+                if blocks.last() != Some(&b) {
+                    blocks.push(b);
+                }
             });
         }
-        for p in func.block_params(b) {
-            live.remove(p);
+        let ploops = crate::analysis::parallel_loops::find_with(func, an);
+        let resume: HashMap<Block, Block> =
+            ploops.iter().map(|l| (l.detach_block, l.exit)).collect();
+        let mut resumed_by: HashMap<Block, Vec<Block>> = HashMap::new();
+        for (&from, &to) in &resume {
+            resumed_by.entry(to).or_default().push(from);
+        }
+        let ploop_tasks = ploops
+            .iter()
+            .filter_map(|l| an.tasks.innermost(l.task))
+            .collect();
+        let calling = an
+            .cfg
+            .rpo()
+            .iter()
+            .filter(|&&b| func.block_insts(b).iter().any(|&i| is_call(func.inst(i))))
+            .map(|&b| an.tasks.innermost(b))
+            .collect();
+        Round {
+            func,
+            an,
+            home,
+            users,
+            resume,
+            resumed_by,
+            ploop_tasks,
+            calling,
+            outside_reads: HashMap::new(),
+            after_calls: HashMap::new(),
+            answers: HashMap::new(),
+        }
+    }
+
+    fn ends_in_reattach(&self, b: Block) -> bool {
+        matches!(
+            self.func.terminator(b).map(|t| self.func.inst(t)),
+            Some(InstKind::Reattach { .. })
+        )
+    }
+
+    /// True if `v` is live across some call of `task`'s function.
+    fn live_across(&mut self, task: Option<Task>, v: Value) -> bool {
+        if !self.calling.contains(&task) {
+            return false;
+        }
+        if let Some(&known) = self.answers.get(&(task, v)) {
+            return known;
+        }
+        let answer = self.read_by_ploop_body(task, v)
+            || (self.read_after_a_call(task, v) && self.live_after_a_call(task, v));
+        self.answers.insert((task, v), answer);
+        answer
+    }
+
+    fn read_by_ploop_body(&mut self, task: Option<Task>, v: Value) -> bool {
+        let Some(task) = task.filter(|t| self.ploop_tasks.contains(t)) else {
+            return false;
+        };
+        let (func, home) = (self.func, &self.home);
+        let data = self.an.tasks.data(task);
+        self.outside_reads
+            .entry(task)
+            .or_insert_with(|| {
+                let outside = |v: Value| match func.value_def(v) {
+                    ValueDef::Param(b, _) => !data.contains(b),
+                    ValueDef::Result(i) => home.get(&i).is_none_or(|&b| !data.contains(b)),
+                };
+                let mut set = HashSet::new();
+                for &b in &data.blocks {
+                    for &i in func.block_insts(b) {
+                        func.inst(i).for_each_operand(|v| {
+                            if outside(v) {
+                                set.insert(v);
+                            }
+                        });
+                    }
+                }
+                set
+            })
+            .contains(&v)
+    }
+
+    fn read_after_a_call(&mut self, task: Option<Task>, v: Value) -> bool {
+        let (func, an) = (self.func, self.an);
+        let resume = &self.resume;
+        let reached = self.after_calls.entry(task).or_insert_with(|| {
+            let mut reached = HashSet::new();
+            let mut work = Vec::new();
+            for &b in an.cfg.rpo() {
+                if an.tasks.innermost(b) != task {
+                    continue;
+                }
+                for &i in func.block_insts(b) {
+                    match func.inst(i) {
+                        InstKind::Detach { cont, .. } => {
+                            work.push(*resume.get(&b).unwrap_or(cont));
+                        }
+                        k if is_call(k) => work.push(b),
+                        _ => {}
+                    }
+                }
+            }
+            while let Some(b) = work.pop() {
+                if !an.cfg.is_reachable(b) || !reached.insert(b) {
+                    continue;
+                }
+                let ends_in_reattach = matches!(
+                    func.terminator(b).map(|t| func.inst(t)),
+                    Some(InstKind::Reattach { .. })
+                );
+                if !ends_in_reattach {
+                    work.extend(an.cfg.succs(b));
+                }
+            }
+            reached
+        });
+        self.users
+            .get(&v)
+            .is_some_and(|bs| bs.iter().any(|b| reached.contains(b)))
+    }
+
+    /// The reachable blocks `v` is live into: back from its uses to its
+    /// definition.
+    fn live_in(&self, v: Value) -> HashSet<Block> {
+        let func = self.func;
+        let (param_of, def_block) = match func.value_def(v) {
+            ValueDef::Param(b, _) => (Some(b), Some(b)),
+            ValueDef::Result(i) => (None, self.home.get(&i).copied()),
+        };
+        // Read before any definition in the block.
+        let exposed = |b: Block| {
+            for &i in func.block_insts(b) {
+                let mut reads = false;
+                func.inst(i).for_each_operand(|u| reads |= u == v);
+                if reads {
+                    return true;
+                }
+                if func.result(i) == Some(v) {
+                    return false;
+                }
+            }
+            false
+        };
+        let mut live = HashSet::new();
+        let mut work = Vec::new();
+        for &b in self.users.get(&v).into_iter().flatten() {
+            if self.an.cfg.is_reachable(b) && param_of != Some(b) && exposed(b) && live.insert(b) {
+                work.push(b);
+            }
+        }
+        while let Some(b) = work.pop() {
+            for &p in self.an.cfg.preds(b) {
+                if self.an.cfg.is_reachable(p)
+                    && def_block != Some(p)
+                    && !self.ends_in_reattach(p)
+                    && live.insert(p)
+                {
+                    work.push(p);
+                }
+            }
         }
         live
-    };
-    let mut changed = true;
-    while changed {
-        changed = false;
-        for &b in blocks.iter().rev() {
-            let live = scan(b, live_out(b, &live_in), &live_in, &mut |_| {});
-            if live_in.get(&b) != Some(&live) {
-                live_in.insert(b, live);
-                changed = true;
+    }
+
+    fn live_after_a_call(&self, task: Option<Task>, v: Value) -> bool {
+        let func = self.func;
+        let live_in = self.live_in(v);
+        // A block where `v` is live after a call reads it after the call,
+        // has it live at its end, or resumes where it is live.
+        let mut candidates: Vec<Block> = self.users.get(&v).cloned().unwrap_or_default();
+        for &b in &live_in {
+            candidates.extend(self.an.cfg.preds(b));
+            candidates.extend(self.resumed_by.get(&b).into_iter().flatten());
+        }
+        let mut seen = HashSet::new();
+        candidates.into_iter().any(|b| {
+            if !seen.insert(b) || !self.an.cfg.is_reachable(b) || self.an.tasks.innermost(b) != task
+            {
+                return false;
             }
-        }
-    }
-    let mut across: HashMap<Option<Task>, HashSet<Value>> = HashMap::new();
-    for &b in &blocks {
-        if func.block_insts(b).iter().any(|&i| is_call(func.inst(i))) {
-            let set = across.entry(an.tasks.innermost(b)).or_default();
-            scan(b, live_out(b, &live_in), &live_in, &mut |live| {
-                set.extend(live.iter().copied())
-            });
-        }
-    }
-    let home: HashMap<Inst, Block> = func.placed_insts().map(|(b, i)| (i, b)).collect();
-    for pl in &ploops {
-        let Some(task) = an.tasks.innermost(pl.task) else {
-            continue;
-        };
-        let Some(set) = across.get_mut(&Some(task)) else {
-            continue;
-        };
-        let data = an.tasks.data(task);
-        let outside = |v: Value| match func.value_def(v) {
-            ValueDef::Param(b, _) => !data.contains(b),
-            ValueDef::Result(i) => home.get(&i).is_none_or(|&b| !data.contains(b)),
-        };
-        for &b in &data.blocks {
-            for &i in func.block_insts(b) {
-                func.inst(i).for_each_operand(|v| {
-                    if outside(v) {
-                        set.insert(v);
+            let mut live = !self.ends_in_reattach(b)
+                && self.an.cfg.succs(b).iter().any(|s| live_in.contains(s));
+            for &i in func.block_insts(b).iter().rev() {
+                if func.result(i) == Some(v) {
+                    live = false;
+                }
+                match func.inst(i) {
+                    InstKind::Detach { cont, .. }
+                        if live_in.contains(self.resume.get(&b).unwrap_or(cont)) =>
+                    {
+                        return true;
                     }
-                });
+                    InstKind::Detach { .. } => {}
+                    k if is_call(k) && live => return true,
+                    _ => {}
+                }
+                func.inst(i).for_each_operand(|u| live |= u == v);
             }
-        }
+            false
+        })
     }
-    across
 }
 
 fn plan(
@@ -273,27 +419,12 @@ fn plan(
     an: &FunctionAnalyses,
     lp: Loop,
     made: &HashSet<Block>,
-    across_calls: &HashSet<Value>,
+    round: &mut Round,
 ) -> Option<Plan> {
     let data = an.loops.data(lp);
     let header = data.header;
     if made.contains(&header) {
         return None;
-    }
-    // What the loop reads from outside it and what it leaves behind.
-    let home: HashMap<Inst, Block> = func.placed_insts().map(|(b, i)| (i, b)).collect();
-    let in_loop = |v: Value| match func.value_def(v) {
-        ValueDef::Param(b, _) => data.contains(b),
-        ValueDef::Result(i) => home.get(&i).is_some_and(|&b| data.contains(b)),
-    };
-    for (b, i) in func.placed_insts() {
-        let mut crossing = false;
-        func.inst(i).for_each_operand(|v| {
-            crossing |= data.contains(b) != in_loop(v) && across_calls.contains(&v);
-        });
-        if crossing {
-            return None;
-        }
     }
     let term = |b: Block| func.terminator(b).map(|t| func.inst(t));
     if data.blocks.iter().any(|&b| func.ends_in_tapir(b)) {
@@ -370,6 +501,38 @@ fn plan(
             return None;
         }
     }
+
+    // Last, as the dearest test: what the loop reads from outside it and
+    // what it leaves behind.
+    let task = an.tasks.innermost(header);
+    let in_loop_value = |v: Value| match func.value_def(v) {
+        ValueDef::Param(b, _) => data.contains(b),
+        ValueDef::Result(i) => round.home.get(&i).is_some_and(|&b| data.contains(b)),
+    };
+    let mut crossing = Vec::new();
+    for &b in &data.blocks {
+        crossing.extend(func.block_params(b));
+        for &i in func.block_insts(b) {
+            crossing.extend(func.result(i));
+            func.inst(i).for_each_operand(|v| {
+                if !in_loop_value(v) {
+                    crossing.push(v);
+                }
+            });
+        }
+    }
+    // A value defined in the loop crosses if read outside it.
+    crossing.retain(|&v| {
+        !in_loop_value(v)
+            || round
+                .users
+                .get(&v)
+                .is_some_and(|bs| bs.iter().any(|&b| !data.contains(b)))
+    });
+    if crossing.into_iter().any(|v| round.live_across(task, v)) {
+        return None;
+    }
+
     // In definition order, so that the new parameters read in order.
     let order = |set: HashSet<Value>| {
         let mut vs: Vec<Value> = set.into_iter().collect();
