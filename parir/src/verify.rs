@@ -1267,6 +1267,11 @@ impl<'a> FuncVerifier<'a> {
             }
         }
 
+        // Layout positions, to report in layout order.
+        let mut position = SecondaryMap::<Block, usize>::new();
+        for (n, &b) in cfg.blocks().iter().enumerate() {
+            position[b] = n;
+        }
         // T3 and T4, per region.
         for sr in func.sync_regions.keys() {
             let info = tasks.region(sr);
@@ -1327,24 +1332,56 @@ impl<'a> FuncVerifier<'a> {
             }
 
             // T4: from each continuation, a sync within `sr` comes before
-            // any return (or the end of the enclosing task).
+            // any return (or the end of the enclosing task). Detaches in one
+            // task stop at the same blocks, so what a continuation reaches
+            // that an earlier one of them reached is skipped: its returns
+            // were reported then. (Walking it again made thousands of
+            // spawns before one sync quadratic.)
             let mut reported = EntitySet::<Block>::new();
+            let mut walked: HashMap<
+                Option<crate::analysis::Task>,
+                (EntitySet<Block>, EntitySet<Block>),
+            > = HashMap::new();
             for &d in &detaches {
                 let Some(t) = tasks.task_of_detach(d) else {
                     continue;
                 };
                 let cont = tasks.data(t).cont;
                 let enclosing = tasks.innermost(d);
+                let (ends_enclosing, seen) = walked.entry(enclosing).or_insert_with(|| {
+                    let mut ends = EntitySet::new();
+                    if let Some(e) = enclosing {
+                        for &r in &tasks.data(e).reattaches {
+                            ends.insert(r);
+                        }
+                    }
+                    (ends, EntitySet::new())
+                });
                 // Stop at a sync of `sr`, and at the end of the enclosing
                 // task: what follows its reattach is the parent's business.
-                let ends_enclosing =
-                    |x: Block| enclosing.is_some_and(|e| tasks.data(e).reattaches.contains(&x));
-                let reach = cfg.reach(&[cont], |x| {
-                    ends_enclosing(x)
+                let stop = |x: Block| {
+                    ends_enclosing.contains(x)
                         || matches!(self.term(x), Some((_, InstKind::Sync { region, .. })) if *region == sr)
-                });
-                for &x in cfg.blocks() {
-                    if !reach.contains(x) || reported.contains(x) {
+                };
+                let mut reached = Vec::new();
+                if cfg.is_placed(cont) && seen.insert(cont) {
+                    reached.push(cont);
+                }
+                let mut next = 0;
+                while let Some(&b) = reached.get(next) {
+                    next += 1;
+                    if stop(b) {
+                        continue;
+                    }
+                    for &s in cfg.succs(b) {
+                        if seen.insert(s) {
+                            reached.push(s);
+                        }
+                    }
+                }
+                reached.sort_unstable_by_key(|&b| position[b]);
+                for x in reached {
+                    if reported.contains(x) {
                         continue;
                     }
                     let Some((inst, kind)) = self.term(x) else {
@@ -1355,7 +1392,7 @@ impl<'a> FuncVerifier<'a> {
                         InstKind::Return(_) => format!(
                             "`return` reachable from {cont}, the continuation of the detach in {d}, without a sync within {sr}; the implicit sync at return must be explicit in the IR"
                         ),
-                        InstKind::Reattach { .. } if ends_enclosing(x) => {
+                        InstKind::Reattach { .. } if ends_enclosing.contains(x) => {
                             format!(
                                 "the task ends here, reachable from {cont}, the continuation of the detach in {d}, without a sync within {sr}; a task syncs its own tasks before it reattaches"
                             )
