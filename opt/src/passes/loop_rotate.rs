@@ -179,8 +179,10 @@ struct Round<'a> {
     func: &'a Function,
     an: &'a FunctionAnalyses,
     home: HashMap<Inst, Block>,
-    /// The placed blocks with an instruction reading each value.
-    users: HashMap<Value, Vec<Block>>,
+    /// Each value with the placed blocks with an instruction reading it,
+    /// sorted (a flat list: a map of lists, made afresh every round, spent
+    /// its time allocating).
+    users: Vec<(Value, Block)>,
     /// A parallel loop's detach: the backend makes the whole loop one
     /// call, after which its exit runs.
     resume: HashMap<Block, Block>,
@@ -201,16 +203,15 @@ struct Round<'a> {
 
 impl<'a> Round<'a> {
     fn new(func: &'a Function, an: &'a FunctionAnalyses) -> Round<'a> {
-        let home: HashMap<Inst, Block> = func.placed_insts().map(|(b, i)| (i, b)).collect();
-        let mut users: HashMap<Value, Vec<Block>> = HashMap::new();
+        let placed = func.layout.iter().map(|&b| func.block_insts(b).len()).sum();
+        let mut home: HashMap<Inst, Block> = HashMap::with_capacity(placed);
+        home.extend(func.placed_insts().map(|(b, i)| (i, b)));
+        let mut users = Vec::with_capacity(placed * 2);
         for (b, i) in func.placed_insts() {
-            func.inst(i).for_each_operand(|v| {
-                let blocks = users.entry(v).or_default();
-                if blocks.last() != Some(&b) {
-                    blocks.push(b);
-                }
-            });
+            func.inst(i).for_each_operand(|v| users.push((v, b)));
         }
+        users.sort_unstable();
+        users.dedup();
         let ploops = crate::analysis::parallel_loops::find_with(func, an);
         let resume: HashMap<Block, Block> =
             ploops.iter().map(|l| (l.detach_block, l.exit)).collect();
@@ -327,9 +328,9 @@ impl<'a> Round<'a> {
             }
             reached
         });
-        self.users
-            .get(&v)
-            .is_some_and(|bs| bs.iter().any(|b| reached.contains(b)))
+        users_of(&self.users, v)
+            .iter()
+            .any(|(_, b)| reached.contains(b))
     }
 
     /// The reachable blocks `v` is live into: back from its uses to its
@@ -356,7 +357,7 @@ impl<'a> Round<'a> {
         };
         let mut live = HashSet::new();
         let mut work = Vec::new();
-        for &b in self.users.get(&v).into_iter().flatten() {
+        for &(_, b) in users_of(&self.users, v) {
             if self.an.cfg.is_reachable(b) && param_of != Some(b) && exposed(b) && live.insert(b) {
                 work.push(b);
             }
@@ -380,7 +381,7 @@ impl<'a> Round<'a> {
         let live_in = self.live_in(v);
         // A block where `v` is live after a call reads it after the call,
         // has it live at its end, or resumes where it is live.
-        let mut candidates: Vec<Block> = self.users.get(&v).cloned().unwrap_or_default();
+        let mut candidates: Vec<Block> = users_of(&self.users, v).iter().map(|&(_, b)| b).collect();
         for &b in &live_in {
             candidates.extend(self.an.cfg.preds(b));
             candidates.extend(self.resumed_by.get(&b).into_iter().flatten());
@@ -412,6 +413,12 @@ impl<'a> Round<'a> {
             false
         })
     }
+}
+
+fn users_of(users: &[(Value, Block)], v: Value) -> &[(Value, Block)] {
+    let start = users.partition_point(|&(u, _)| u < v);
+    let end = start + users[start..].partition_point(|&(u, _)| u == v);
+    &users[start..end]
 }
 
 fn plan(
@@ -524,10 +531,9 @@ fn plan(
     // A value defined in the loop crosses if read outside it.
     crossing.retain(|&v| {
         !in_loop_value(v)
-            || round
-                .users
-                .get(&v)
-                .is_some_and(|bs| bs.iter().any(|&b| !data.contains(b)))
+            || users_of(&round.users, v)
+                .iter()
+                .any(|&(_, b)| !data.contains(b))
     });
     if crossing.into_iter().any(|v| round.live_across(task, v)) {
         return None;
