@@ -356,7 +356,7 @@ fn overlapping_loads<'a>(
 /// bytes in block `at`) in the reverse of loop `l`, if it is one: `ptr`
 /// has a [`Region`] with a term in the loop index (see [`band_term`]),
 /// offsets that are not zero-extended, and every other float load of the
-/// task that may read the same object (see [`overlapping_loads`]
+/// task that may read the same object (see `overlapping_loads`
 /// overlap) is either the same address in every iteration (a per-worker
 /// sum, combined after the loop) or has a band with the same base and
 /// the same loop-index term — banded too, or disjoint (a plain add as
@@ -392,7 +392,7 @@ pub fn banded(
 
 /// The region of `ptr` (accessed with `size` bytes in block `at`) and its
 /// loop-index term, if the region could be a band: offsets not
-/// zero-extended, and [`narrow`].
+/// zero-extended, and `narrow`.
 pub fn band_of(
     p: &Function,
     an: &FunctionAnalyses,

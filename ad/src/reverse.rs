@@ -231,12 +231,12 @@ fn derived_noalias(primal: &Function, acts: &[Activity], first: u32) -> Vec<u32>
 }
 
 /// What one call of a split pair's `.aug` records, where that is bounded
-/// by a constant (see [`Gen::records_per_call`]).
+/// by a constant (see `Gen::records_per_call`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Records {
     /// The most tape slots one call records.
     pub slots: u64,
-    /// Each frame has a fixed place among them (see [`Gen::fixed_frames`]):
+    /// Each frame has a fixed place among them (see `Gen::fixed_frames`):
     /// the tape's data is a buffer of `slots` slots of the call's own, and
     /// neither sweep reads or writes the tape's length.
     pub fixed: bool,

@@ -250,7 +250,7 @@ pub enum Token {
     Ident(String),
     /// Like C's preprocessing number, the regex also takes any letters and
     /// digits glued to the literal, so that `12abc` or `0x` get one precise
-    /// diagnostic from [`lex_number`] instead of a confusing parse error.
+    /// diagnostic from `lex_number` instead of a confusing parse error.
     #[regex(
         r"([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?[A-Za-z0-9_]*",
         lex_number

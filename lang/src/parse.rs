@@ -1,4 +1,4 @@
-//! The ParC parser: tokens from [`crate::lex`] in, an [`ast::Program`] and
+//! The ParC parser: tokens from [`crate::lex`] in, an [`crate::ast::Program`] and
 //! diagnostics out.
 //!
 //! [`parse`] never panics and always returns a tree: items and statements
@@ -23,7 +23,7 @@
 //!    0, and indented leftovers of the broken function are skipped.
 //! 4. To avoid cascades, a syntax error is not reported when a lexical error
 //!    precedes it in the same item, when it follows a reported error within
-//!    [`CASCADE_TOKENS`] tokens (yacc's rule), or when it is a consequence of
+//!    `CASCADE_TOKENS` tokens (yacc's rule), or when it is a consequence of
 //!    statement recovery closing a function body early.
 //!
 //! Invariants of the returned tree (relied on by the checker and lowering):

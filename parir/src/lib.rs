@@ -5,7 +5,7 @@
 //! `sync`). Module map:
 //! - [`entities`], [`types`], [`inst`], [`function`]: the data;
 //! - [`builder`]: appending instructions with their types worked out;
-//! - [`print`] and [`read`]: the text form, which round-trips;
+//! - [`mod@print`] and [`read`]: the text form, which round-trips;
 //! - [`verify`]: every invariant, Tapir's rules included;
 //! - [`analysis`]: CFG, dominators, loops, the task tree;
 //! - [`interp`]: the reference interpreter (the serial projection).

@@ -38,7 +38,7 @@
 //! counts to OpenMP's and the time below it. The yield in each round
 //! lets a thread that waits for this CPU have it. With more workers than
 //! CPUs (`PARC_NUM_THREADS=8` on 2), spinning would take CPU from the
-//! busy workers, so workers search only [`YIELD_ROUNDS`] rounds past the
+//! busy workers, so workers search only `YIELD_ROUNDS` rounds past the
 //! spins, as libgomp also spins less when oversubscribed.
 //!
 //! Completions of stolen spawned tasks are published lazily; see
@@ -99,7 +99,7 @@ pub const STAY_AWAKE: Duration = Duration::from_millis(5);
 /// Victims with at least this many jobs lose a batch to a steal.
 pub const BATCH_STEAL_LEN: usize = 16;
 /// Spawns this deep in a job run at once (see
-/// [`WorkerThread::spawns_run_at_once`]).
+/// `WorkerThread::spawns_run_at_once`).
 pub const MAX_QUEUED_DEPTH: u32 = 8;
 /// Most jobs one batch steal takes.
 pub const BATCH_STEAL_MAX: usize = 16;

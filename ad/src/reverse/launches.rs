@@ -67,7 +67,7 @@ pub struct LaunchPlan {
     /// the forward would otherwise store first for the reverse.
     pub fixed: bool,
     /// `k.bwd` runs this many times, each time for the threads whose
-    /// number is the phase modulo it (see [`Gen::thread_band`]).
+    /// number is the phase modulo it (see `Gen::thread_band`).
     pub phases: u64,
 }
 

@@ -16,7 +16,7 @@
 //! address — the result, or an address `ptradd` derives from it — is only
 //! ever the address of a `store` or `memset`, or `free`'s argument, holds
 //! values nobody can observe: those stores, the `memset`s, the `free` and
-//! the allocation are not roots (see [`write_only_memory`]), so they go,
+//! the allocation are not roots (see `write_only_memory`), so they go,
 //! and so does what computed the stored values. (A gradient's forward sweep
 //! leaves such arrays behind: n-body's per-body energies, whose sum the
 //! gradient does not return.)

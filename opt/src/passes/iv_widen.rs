@@ -10,7 +10,7 @@
 //! A natural loop with no `detach`, `reattach` or `sync` among its blocks
 //! (Tapir lowering recognizes a parallel loop by its header, parameters
 //! included, so those keep their shape), counted
-//! ([`counted_loop`](crate::analysis::tripcount::counted_loop)) by an `i8`
+//! ([`crate::analysis::tripcount::counted_loop`]) by an `i8`
 //! or `i32` variable `j` with an ordered compare (`<`, `<=`, `>`, `>=`,
 //! signed or unsigned; not `!=`, whose variable may wrap around the whole
 //! type) and that certainly does not wrap before the test fails

@@ -24,7 +24,7 @@
 //! - `L`'s address in the next iteration (every counter advanced by its
 //!   step) is `S`'s address in this one. Both are
 //!   decomposed into a base pointer (a value defined outside `B`) plus a
-//!   [`Lin`]ear form of the offset: sums of constants times counters or
+//!   `Lin`ear form of the offset: sums of constants times counters or
 //!   values defined outside `B`, modulo 2^w in the width w of each integer
 //!   operation, with a `sext`/`zext` of a linear form an atom of its own
 //!   (equal to another when their operands' forms are equal). That covers
@@ -51,7 +51,7 @@
 //! load in `P` reads the same value; and `L` ran in every iteration, the
 //! first included, so the load in `P` touches no address the loop did not.
 //!
-//! A loop whose loads times writes exceed [`MAX_PAIRS`] is left alone (each
+//! A loop whose loads times writes exceed `MAX_PAIRS` is left alone (each
 //! load is compared with each write).
 //!
 //! Statistics: `loop-load-elim.forwarded`.
