@@ -20,7 +20,8 @@
 //! - `tests/lib/NAME.pc` (`clib::` tests): a library, without `main`,
 //!   built with `parc build --emit lib`; the C driver `NAME.c`, compiled
 //!   by `cc` with the generated header, must print `NAME.stdout` (at 2
-//!   workers).
+//!   workers) and exit with the `// exit:` status, printing `NAME.stderr`
+//!   if that is not 0 (a fault in the library), else nothing, on stderr.
 //! - `tests/ir/NAME.pir`: parir text (gradient requests included), which
 //!   `parc run --interp` and `parc run` (2 workers) must run printing
 //!   `NAME.stdout`.
@@ -453,26 +454,7 @@ fn run_native(path: &Path, args: &[String], how: Native) -> Result<Output, Faile
                 ),
             )?;
             let driver = dir.join(format!("{stem}_driver"));
-            let cc = Command::new("cc")
-                .arg(&driver_c)
-                .arg("-I")
-                .arg(&dir)
-                .arg("-o")
-                .arg(&driver)
-                .arg(&lib)
-                .arg(format!("-Wl,-rpath,{}", dir.display()))
-                .output()?;
-            if !cc.status.success() {
-                return Err(format!(
-                    "compiling the C driver failed:\n{}",
-                    String::from_utf8_lossy(&cc.stderr)
-                )
-                .into());
-            }
-            let mut cmd = Command::new(&driver);
-            cmd.current_dir(root()).env("PARC_NUM_THREADS", "2");
-            cmd.args(args);
-            return Ok(run_with_timeout(cmd, limit)?.0);
+            return run_c_driver(&driver_c, &[], &lib, &driver, args, limit);
         }
     };
     cmd.arg("--").args(args);
@@ -1004,12 +986,15 @@ int main(void) {
 
 /// Compiles the C driver `source` (with `defines`) by `cc` against the
 /// shared library `lib`, whose header is beside it, as `driver`, and runs
-/// it at 2 workers; its output, if it succeeded.
+/// it with `args` at 2 workers in the repository's root (killed after
+/// `limit`); its output, whatever its status.
 fn run_c_driver(
     source: &Path,
     defines: &[String],
     lib: &Path,
     driver: &Path,
+    args: &[String],
+    limit: Duration,
 ) -> Result<std::process::Output, Failed> {
     let dir = lib.parent().unwrap_or(Path::new("."));
     let cc = Command::new("cc")
@@ -1031,17 +1016,23 @@ fn run_c_driver(
         .into());
     }
     let mut cmd = Command::new(driver);
-    cmd.env("PARC_NUM_THREADS", "2");
-    let (out, _) = run_with_timeout(cmd, Duration::from_secs(60))?;
-    if !out.status.success() {
-        return Err(format!(
-            "the C driver failed ({}):\n{}",
-            status_of(&out),
-            String::from_utf8_lossy(&out.stderr)
-        )
-        .into());
+    cmd.current_dir(root())
+        .env("PARC_NUM_THREADS", "2")
+        .args(args);
+    Ok(run_with_timeout(cmd, limit)?.0)
+}
+
+/// `out` ended with status `expected`; otherwise an error with its stderr.
+fn driver_status(out: &std::process::Output, expected: i32) -> Result<(), Failed> {
+    if out.status.code() == Some(expected) {
+        return Ok(());
     }
-    Ok(out)
+    Err(format!(
+        "the C driver ended with {} (expected status {expected}):\n{}",
+        status_of(out),
+        String::from_utf8_lossy(&out.stderr)
+    )
+    .into())
 }
 
 /// `parc build tests/lib/NAME.pc --emit lib`, then its C driver `NAME.c`.
@@ -1054,12 +1045,23 @@ fn check_c_library(path: &Path) -> Result<(), Failed> {
     let lib = dir.join(format!("lib{stem}.so"));
     build_with_parc(path, &["--emit", "lib"], &lib)?;
     let driver = dir.join(format!("{stem}_driver"));
-    let out = run_c_driver(&root().join(path.with_extension("c")), &[], &lib, &driver)?;
+    let source = root().join(path.with_extension("c"));
+    let out = run_c_driver(&source, &[], &lib, &driver, &[], Duration::from_secs(60))?;
+    let exp = expectations(path)?;
+    driver_status(&out, exp.exit)?;
     compare_file(
         &path.with_extension("stdout"),
         &String::from_utf8_lossy(&out.stdout),
         "stdout",
-    )
+    )?;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    if exp.exit != 0 {
+        compare_file(&path.with_extension("stderr"), &stderr, "stderr")
+    } else if stderr.is_empty() {
+        Ok(())
+    } else {
+        Err(format!("unexpected stderr:\n{stderr}").into())
+    }
 }
 
 /// `parc build SAMPLE --grad F... --emit lib`, then the C driver.
@@ -1088,7 +1090,15 @@ fn check_grad_lib(sample: &str, grads: &[&str], serial: bool) -> Result<Completi
         format!("-DHEADER=\"lib{name}.h\""),
         format!("-DMAG={}", i32::from(sample == "normalize")),
     ];
-    let out = run_c_driver(&driver_c, &defines, &lib, &driver)?;
+    let out = run_c_driver(
+        &driver_c,
+        &defines,
+        &lib,
+        &driver,
+        &[],
+        Duration::from_secs(60),
+    )?;
+    driver_status(&out, 0)?;
     let (checks, _) = split_checks(&String::from_utf8_lossy(&out.stdout))?;
     if checks.is_empty() {
         return Err("the driver checked nothing".into());

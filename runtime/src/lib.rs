@@ -26,6 +26,7 @@
 //! | `parc_rt_fault` | `(i32 kind, ptr func, i32 line, i32 col) -> !` | reports a run-time error (kinds in [`fault`]) and exits 1 |
 //! | `parc_rt_fault_msg` | `(ptr msg, ptr func, i32 line, i32 col) -> !` | the same with the message text given |
 //! | `parc_rt_set_lines` | `(ptr entries, i64 count)` | registers the program's code-to-source table (see [`lines`]) |
+//! | `parc_rt_set_lines_once` | `(ptr entries, i64 count)` | the same unless that table is the one registered (libraries) |
 //! | `parc_rt_atomic_add_i32` | `(ptr, i32) -> i32` | `atomicAdd`, returns the old value |
 //! | `parc_rt_atomic_add_i64` | `(ptr, i64) -> i64` | 〃 |
 //! | `parc_rt_atomic_add_f32` | `(ptr, f32) -> f32` | 〃 (CAS loop) |
@@ -122,6 +123,7 @@ pub fn symbols() -> Vec<(&'static str, *const u8)> {
         fault::parc_rt_fault,
         fault::parc_rt_fault_msg,
         lines::parc_rt_set_lines,
+        lines::parc_rt_set_lines_once,
         atomics::parc_rt_atomic_add_i32,
         atomics::parc_rt_atomic_add_i64,
         atomics::parc_rt_atomic_add_f32,

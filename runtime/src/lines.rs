@@ -45,15 +45,20 @@ struct Range {
 
 static TABLE: AtomicPtr<Vec<Range>> = AtomicPtr::new(std::ptr::null_mut());
 
-/// Registers the program's table (`count` entries at `entries`). A later
-/// call replaces it (one program per process is the rule; the JIT of a
-/// test harness may run several).
+/// The compiler's table that `TABLE` was made from.
+static SOURCE: AtomicPtr<LineEntry> = AtomicPtr::new(std::ptr::null_mut());
+
+/// Registers the program's table (`count` entries at `entries`), which
+/// replaces any earlier one (one program per process is the rule; the JIT
+/// of a test harness runs several, one after another, whose tables may
+/// reuse an address).
 ///
 /// # Safety
 /// `entries` points to `count` valid entries whose names are
 /// NUL-terminated strings that live as long as the process.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn parc_rt_set_lines(entries: *const LineEntry, count: i64) {
+    SOURCE.store(entries.cast_mut(), Ordering::Release);
     let entries: &[LineEntry] = if entries.is_null() || count <= 0 {
         &[]
     } else {
@@ -76,6 +81,19 @@ pub unsafe extern "C" fn parc_rt_set_lines(entries: *const LineEntry, count: i64
     // The old table is leaked, not freed: a signal handler on another
     // thread may be reading it.
     TABLE.store(Box::into_raw(Box::new(ranges)), Ordering::Release);
+}
+
+/// [`parc_rt_set_lines`] unless that table is the one registered: a
+/// library calls it at every call that enters the worker pool.
+///
+/// # Safety
+/// As for [`parc_rt_set_lines`].
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn parc_rt_set_lines_once(entries: *const LineEntry, count: i64) {
+    if SOURCE.load(Ordering::Acquire) != entries.cast_mut() {
+        // SAFETY: the caller's promise.
+        unsafe { parc_rt_set_lines(entries, count) };
+    }
 }
 
 /// The source position of the instruction at `pc`, if generated code with

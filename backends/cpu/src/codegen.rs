@@ -404,6 +404,9 @@ struct Cx<'a> {
     line_sites: Vec<(FuncId, u32, u32)>,
     line_site_ids: HashMap<(FuncId, u32, u32), u32>,
     line_ranges: Vec<(ClFuncId, Vec<CodeRange>)>,
+    /// The emitted table and its number of entries, which the program's
+    /// entries (its main entry, a library's wrappers) register.
+    line_table: Option<(DataId, usize)>,
 }
 
 /// `[start, end)` code offsets in a function, and the `SourceLoc` (an
@@ -542,6 +545,7 @@ pub(crate) fn compile<M: ClModule>(
         line_sites: Vec::new(),
         line_site_ids: HashMap::new(),
         line_ranges: Vec::new(),
+        line_table: None,
     };
 
     // Imports keep their names: they are how the program names C code.
@@ -709,6 +713,9 @@ pub(crate) fn compile<M: ClModule>(
         )?;
     }
 
+    if main.is_some() || !lib_wrappers.is_empty() {
+        cx.line_table = Some(emit_line_table(m, &mut cx)?);
+    }
     let main_entry = match main {
         Some(main) => Some(gen_main(m, &mut cx, &mut ctx, &mut fctx, main)?),
         None => None,
@@ -1016,7 +1023,20 @@ fn gen_function<M: ClModule>(
     ret: Option<Type>,
     body: impl FnOnce(&mut M, &mut FunctionBuilder, &[cl::Value]) -> Result<(), BackendError>,
 ) -> Result<(), BackendError> {
-    ctx.func.signature = clif_signature(m, params, ret);
+    let sig = clif_signature(m, params, ret);
+    gen_function_with(m, ctx, fctx, id, sig, body)
+}
+
+/// [`gen_function`] with a Cranelift signature of its own.
+fn gen_function_with<M: ClModule>(
+    m: &mut M,
+    ctx: &mut Context,
+    fctx: &mut FunctionBuilderContext,
+    id: ClFuncId,
+    sig: cl::Signature,
+    body: impl FnOnce(&mut M, &mut FunctionBuilder, &[cl::Value]) -> Result<(), BackendError>,
+) -> Result<(), BackendError> {
+    ctx.func.signature = sig;
     ctx.func.name = UserFuncName::user(0, id.as_u32());
     let cfg = m.target_config();
     {
@@ -1039,6 +1059,21 @@ fn gen_function<M: ClModule>(
 
 /// `parc.main_entry(i32 argc, ptr argv) -> i32` calling the program's
 /// `main`, and for executables and objects the C `main` around it.
+/// Calls `set_lines` (`parc_rt_set_lines` or its `_once` form) with the
+/// line table `(table, count)`.
+fn register_lines(
+    m: &mut impl ClModule,
+    b: &mut FunctionBuilder,
+    (table, count): (DataId, usize),
+    set_lines: ClFuncId,
+) {
+    let gv = m.declare_data_in_func(table, b.func);
+    let table = b.ins().symbol_value(types::I64, gv);
+    let count = b.ins().iconst(types::I64, count as i64);
+    let set = m.declare_func_in_func(set_lines, b.func);
+    b.ins().call(set, &[table, count]);
+}
+
 /// Bytes of one entry of the line table (`parc_runtime::lines::LineEntry`).
 const LINE_ENTRY_BYTES: usize = 32;
 
@@ -1107,7 +1142,10 @@ fn gen_main<M: ClModule>(
             params, ret
         )));
     }
-    let lines = emit_line_table(m, cx)?;
+    let lines = match cx.line_table {
+        Some(t) => t,
+        None => emit_line_table(m, cx)?,
+    };
     let set_lines = cx.extern_fn(m, &ix::RT_SET_LINES)?;
     let sym = cx.fresh("parc.main_entry");
     let sig = clif_signature(m, &[Type::I32, Type::Ptr], Some(Type::I32));
@@ -1122,12 +1160,7 @@ fn gen_main<M: ClModule>(
         &[Type::I32, Type::Ptr],
         Some(Type::I32),
         |m, b, ps| {
-            let (table, count) = lines;
-            let gv = m.declare_data_in_func(table, b.func);
-            let table = b.ins().symbol_value(types::I64, gv);
-            let count = b.ins().iconst(types::I64, count as i64);
-            let set = m.declare_func_in_func(set_lines, b.func);
-            b.ins().call(set, &[table, count]);
+            register_lines(m, b, lines, set_lines);
             let mut args = Vec::new();
             if let Some(&t) = params.first() {
                 let v = resize_int(b, ps[0], clif_type(t), true);
@@ -1250,7 +1283,17 @@ fn gen_lib_wrapper<M: ClModule>(
         None
     };
 
+    // A wrapper that enters the worker pool (which installs the fault
+    // handlers) registers the line table first, as `main` would: faults
+    // in the library's code then name their function and line.
+    let lines = match (thunk, cx.line_table) {
+        (Some(_), Some(table)) => Some((table, cx.extern_fn(m, &ix::RT_SET_LINES_ONCE)?)),
+        _ => None,
+    };
     gen_function(m, ctx, fctx, wrapper, &sig.params, sig.ret, |m, b, ps| {
+        if let Some((table, set_lines)) = lines {
+            register_lines(m, b, table, set_lines);
+        }
         let result = if let (Some(thunk), Some(enter)) = (thunk, enter) {
             let slot = b.create_sized_stack_slot(StackSlotData::new(
                 StackSlotKind::ExplicitSlot,
@@ -1395,16 +1438,8 @@ fn gen_c_wrapper<M: ClModule>(
         .declare_function(&name, ClLinkage::Export, &csig_cl)
         .map_err(|e| module_err(&format!("declaring `{name}`"), e))?;
 
-    ctx.func.signature = csig_cl;
-    ctx.func.name = UserFuncName::user(0, wrapper.as_u32());
-    let cfg = m.target_config();
-    {
-        let mut b = FunctionBuilder::new(&mut ctx.func, fctx);
-        let entry = b.create_block();
-        b.append_block_params_for_function_params(entry);
-        b.switch_to_block(entry);
-        let incoming = b.block_params(entry).to_vec();
-        let mut next = incoming.into_iter();
+    gen_function_with(m, ctx, fctx, wrapper, csig_cl, |m, b, incoming| {
+        let mut next = incoming.iter().copied();
         let mut take = || next.next().expect("one block parameter per C parameter");
         let mut args = Vec::with_capacity(plan.len());
         let mut result_slot = None;
@@ -1449,10 +1484,8 @@ fn gen_c_wrapper<M: ClModule>(
             _ => b.inst_results(call).to_vec(),
         };
         b.ins().return_(&results);
-        b.seal_all_blocks();
-        b.finalize(cfg);
-    }
-    define(m, wrapper, ctx, &name)
+        Ok(())
+    })
 }
 
 /// Per loop header, the values defined outside the loop that the loop uses
