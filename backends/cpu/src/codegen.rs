@@ -404,10 +404,11 @@ struct Cx<'a> {
     line_sites: Vec<(FuncId, u32, u32)>,
     line_site_ids: HashMap<(FuncId, u32, u32), u32>,
     line_ranges: Vec<(ClFuncId, Vec<CodeRange>)>,
-    /// The emitted table and its number of entries, which the program's
-    /// entries (its main entry, a library's wrappers) register.
-    line_table: Option<(DataId, usize)>,
 }
+
+/// The emitted line table and its number of entries, which the program's
+/// entries (its main entry, a library's wrappers) register.
+type LineTable = (DataId, usize);
 
 /// `[start, end)` code offsets in a function, and the `SourceLoc` (an
 /// index into `Cx::line_sites`) of the instructions there.
@@ -545,7 +546,6 @@ pub(crate) fn compile<M: ClModule>(
         line_sites: Vec::new(),
         line_site_ids: HashMap::new(),
         line_ranges: Vec::new(),
-        line_table: None,
     };
 
     // Imports keep their names: they are how the program names C code.
@@ -713,11 +713,9 @@ pub(crate) fn compile<M: ClModule>(
         )?;
     }
 
-    if main.is_some() || !lib_wrappers.is_empty() {
-        cx.line_table = Some(emit_line_table(m, &mut cx)?);
-    }
+    let lines = emit_line_table(m, &mut cx)?;
     let main_entry = match main {
-        Some(main) => Some(gen_main(m, &mut cx, &mut ctx, &mut fctx, main)?),
+        Some(main) => Some(gen_main(m, &mut cx, &mut ctx, &mut fctx, main, lines)?),
         None => None,
     };
     if main.is_some() && flavor == Flavor::Lib {
@@ -744,6 +742,7 @@ pub(crate) fn compile<M: ClModule>(
                 &effects,
                 &sym,
                 ClLinkage::Local,
+                lines,
             )?;
             c_wrappers.push((id, Some(w)));
         } else {
@@ -757,6 +756,7 @@ pub(crate) fn compile<M: ClModule>(
                 &effects,
                 &name,
                 ClLinkage::Export,
+                lines,
             )?;
         }
     }
@@ -1064,7 +1064,7 @@ fn gen_function_with<M: ClModule>(
 fn register_lines(
     m: &mut impl ClModule,
     b: &mut FunctionBuilder,
-    (table, count): (DataId, usize),
+    (table, count): LineTable,
     set_lines: ClFuncId,
 ) {
     let gv = m.declare_data_in_func(table, b.func);
@@ -1078,10 +1078,11 @@ fn register_lines(
 const LINE_ENTRY_BYTES: usize = 32;
 
 /// The table of source positions of the program's code (see
-/// `parc_runtime::lines`), which the main entry registers: one entry per
+/// `parc_runtime::lines`), which the main entry and the library wrappers
+/// that enter the worker pool register: one entry per
 /// range of instructions of one position, `{ func, start, end, name,
 /// line, col }`. Returns it and its number of entries.
-fn emit_line_table(m: &mut impl ClModule, cx: &mut Cx) -> Result<(DataId, usize), BackendError> {
+fn emit_line_table(m: &mut impl ClModule, cx: &mut Cx) -> Result<LineTable, BackendError> {
     let ranges = std::mem::take(&mut cx.line_ranges);
     let count: usize = ranges.iter().map(|(_, r)| r.len()).sum();
     let sym = cx.fresh("parc.lines");
@@ -1127,6 +1128,7 @@ fn gen_main<M: ClModule>(
     ctx: &mut Context,
     fctx: &mut FunctionBuilderContext,
     main: FuncId,
+    lines: LineTable,
 ) -> Result<ClFuncId, BackendError> {
     let f = &cx.ir.funcs[main];
     let callee = cx.funcs[main.as_u32() as usize].expect("declared");
@@ -1142,10 +1144,6 @@ fn gen_main<M: ClModule>(
             params, ret
         )));
     }
-    let lines = match cx.line_table {
-        Some(t) => t,
-        None => emit_line_table(m, cx)?,
-    };
     let set_lines = cx.extern_fn(m, &ix::RT_SET_LINES)?;
     let sym = cx.fresh("parc.main_entry");
     let sig = clif_signature(m, &[Type::I32, Type::Ptr], Some(Type::I32));
@@ -1231,6 +1229,7 @@ fn gen_lib_wrapper<M: ClModule>(
     effects: &Effects,
     name: &str,
     linkage: ClLinkage,
+    lines: LineTable,
 ) -> Result<ClFuncId, BackendError> {
     let f = &cx.ir.funcs[id];
     let inner = cx.funcs[id.as_u32() as usize].expect("declared");
@@ -1286,9 +1285,9 @@ fn gen_lib_wrapper<M: ClModule>(
     // A wrapper that enters the worker pool (which installs the fault
     // handlers) registers the line table first, as `main` would: faults
     // in the library's code then name their function and line.
-    let lines = match (thunk, cx.line_table) {
-        (Some(_), Some(table)) => Some((table, cx.extern_fn(m, &ix::RT_SET_LINES_ONCE)?)),
-        _ => None,
+    let lines = match thunk {
+        Some(_) => Some((lines, cx.extern_fn(m, &ix::RT_SET_LINES_ONCE)?)),
+        None => None,
     };
     gen_function(m, ctx, fctx, wrapper, &sig.params, sig.ret, |m, b, ps| {
         if let Some((table, set_lines)) = lines {
