@@ -12,11 +12,11 @@
 //! - `tests/bad/NAME.pc` and `tests/bad/NAME.pir` (parir text): `parc
 //!   check` must fail with status 1, within a second, printing exactly
 //!   `tests/bad/NAME.stderr`.
-//!   Natively, each sample must behave the same through the JIT at 1, 2 and
-//!   8 workers (`PARC_NUM_THREADS`), as the serial elision (`--serial`:
-//!   spawn = call, no tasks), as a built executable, as a shared
-//!   library whose `parc_main` a C driver calls, and as the IR `--emit ir`
-//!   prints, read back by `parc run`.
+//!   Natively, each sample must behave the same through the JIT, as a
+//!   built executable and as a shared library whose `parc_main` a C driver
+//!   calls, each at 1, 2 and 8 workers (`PARC_NUM_THREADS`), as the serial
+//!   elision (`--serial`: spawn = call, no tasks), and as the IR `--emit
+//!   ir` prints, read back by `parc run`.
 //! - `tests/lib/NAME.pc` (`clib::` tests): a library, without `main`,
 //!   built with `parc build --emit lib`; the C driver `NAME.c`, compiled
 //!   by `cc` with the generated header, must print `NAME.stdout` (at 2
@@ -27,8 +27,9 @@
 //!   `NAME.stdout`.
 //! - `tests/run/NAME.pc`: `parc run --interp` must print `NAME.stdout`, exit
 //!   with the `// exit:` status, and its stderr must equal `NAME.stderr`
-//!   (run-time faults end this way). Natively (the JIT with 2 workers, and
-//!   `--serial`), stdout, status and stderr must be the same (native code
+//!   (run-time faults end this way). Natively (the JIT, an executable and
+//!   a shared library called from a C driver, each at 1, 2 and 8 workers,
+//!   and `--serial`), stdout, status and stderr must be the same (native code
 //!   knows the source position of a faulting instruction too), except that
 //!   a `// native-stderr: PREFIX` line asks only for that prefix (a fault
 //!   native code describes in fewer words), and files with a `// native:
@@ -38,7 +39,8 @@
 //!   in every shape the compiler splits kernels at. `parc run --interp`
 //!   must print `NAME.stdout`, exit with the `// exit:` status and print
 //!   `NAME.stderr` on stderr (nothing when there is no such file). Then,
-//!   natively, the JIT at 1, 2 and 8 workers, an executable, the JIT at
+//!   natively, the JIT, an executable and a shared library called from a
+//!   C driver, each at 1, 2 and 8 workers, the JIT at
 //!   `--O0` (nothing inlined: locals in memory, callees called) and the JIT
 //!   with every kernel on the coroutine path (`PARC_KERNEL_COROUTINES=1`
 //!   at compile time) must print the same stdout and exit alike; their
@@ -364,10 +366,11 @@ enum Native {
     Jit(u32),
     /// `parc run --serial`: the serial elision (spawn = call, no tasks).
     Serial,
-    /// `parc build` an executable, run it with two workers.
-    Exe,
-    /// `parc build --emit lib`, called from a C driver.
-    Lib,
+    /// `parc build` an executable, run with this many workers.
+    Exe(u32),
+    /// `parc build --emit lib`, whose `parc_main` a C driver calls, run
+    /// with this many workers.
+    Lib(u32),
     /// `parc run --O0` with two workers.
     O0,
     /// `parc run` with two workers and `PARC_KERNEL_COROUTINES=1`.
@@ -382,8 +385,8 @@ impl Native {
         match self {
             Native::Jit(n) => format!("jit-{n}"),
             Native::Serial => "serial".into(),
-            Native::Exe => "exe".into(),
-            Native::Lib => "lib".into(),
+            Native::Exe(n) => format!("exe-{n}"),
+            Native::Lib(n) => format!("lib-{n}"),
             Native::O0 => "O0".into(),
             Native::Coroutines => "coroutines".into(),
             Native::Ir => "ir".into(),
@@ -434,16 +437,20 @@ fn run_native(path: &Path, args: &[String], how: Native) -> Result<Output, Faile
             cmd.arg("run").arg(ir);
             cmd
         }
-        Native::Exe => {
-            let exe = scratch_dir()?.join(format!("{stem}.exe"));
+        // Every (program, mode, workers) trial builds its own files: trials
+        // run concurrently.
+        Native::Exe(workers) => {
+            let exe = scratch_dir()?.join(format!("{stem}.w{workers}.exe"));
             build_with_parc(path, &["--emit", "exe"], &exe)?;
             let mut cmd = Command::new(&exe);
-            cmd.current_dir(root()).env("PARC_NUM_THREADS", "2");
+            cmd.current_dir(root())
+                .env("PARC_NUM_THREADS", workers.to_string());
             cmd.args(args);
             return Ok(run_with_timeout(cmd, limit)?.0);
         }
-        Native::Lib => {
-            let dir = scratch_dir()?;
+        Native::Lib(workers) => {
+            let dir = scratch_dir()?.join(format!("w{workers}"));
+            std::fs::create_dir_all(&dir)?;
             let lib = dir.join(format!("lib{stem}.so"));
             build_with_parc(path, &["--emit", "lib"], &lib)?;
             let driver_c = dir.join(format!("{stem}_driver.c"));
@@ -454,7 +461,7 @@ fn run_native(path: &Path, args: &[String], how: Native) -> Result<Output, Faile
                 ),
             )?;
             let driver = dir.join(format!("{stem}_driver"));
-            return run_c_driver(&driver_c, &[], &lib, &driver, args, limit);
+            return run_c_driver(&driver_c, &[], &lib, &driver, args, workers, limit);
         }
     };
     cmd.arg("--").args(args);
@@ -986,14 +993,15 @@ int main(void) {
 
 /// Compiles the C driver `source` (with `defines`) by `cc` against the
 /// shared library `lib`, whose header is beside it, as `driver`, and runs
-/// it with `args` at 2 workers in the repository's root (killed after
-/// `limit`); its output, whatever its status.
+/// it with `args` at `workers` workers in the repository's root (killed
+/// after `limit`); its output, whatever its status.
 fn run_c_driver(
     source: &Path,
     defines: &[String],
     lib: &Path,
     driver: &Path,
     args: &[String],
+    workers: u32,
     limit: Duration,
 ) -> Result<std::process::Output, Failed> {
     let dir = lib.parent().unwrap_or(Path::new("."));
@@ -1017,7 +1025,7 @@ fn run_c_driver(
     }
     let mut cmd = Command::new(driver);
     cmd.current_dir(root())
-        .env("PARC_NUM_THREADS", "2")
+        .env("PARC_NUM_THREADS", workers.to_string())
         .args(args);
     Ok(run_with_timeout(cmd, limit)?.0)
 }
@@ -1046,7 +1054,7 @@ fn check_c_library(path: &Path) -> Result<(), Failed> {
     build_with_parc(path, &["--emit", "lib"], &lib)?;
     let driver = dir.join(format!("{stem}_driver"));
     let source = root().join(path.with_extension("c"));
-    let out = run_c_driver(&source, &[], &lib, &driver, &[], Duration::from_secs(60))?;
+    let out = run_c_driver(&source, &[], &lib, &driver, &[], 2, Duration::from_secs(60))?;
     let exp = expectations(path)?;
     driver_status(&out, exp.exit)?;
     compare_file(
@@ -1096,6 +1104,7 @@ fn check_grad_lib(sample: &str, grads: &[&str], serial: bool) -> Result<Completi
         &lib,
         &driver,
         &[],
+        2,
         Duration::from_secs(60),
     )?;
     driver_status(&out, 0)?;
@@ -1126,8 +1135,12 @@ fn main() {
             Native::Jit(2),
             Native::Jit(8),
             Native::Serial,
-            Native::Exe,
-            Native::Lib,
+            Native::Exe(1),
+            Native::Exe(2),
+            Native::Exe(8),
+            Native::Lib(1),
+            Native::Lib(2),
+            Native::Lib(8),
             Native::Ir,
         ] {
             let p = path.clone();
@@ -1184,17 +1197,26 @@ fn main() {
             check_runtime(&p)
         }));
         if !marked_skip(&path, "native") {
-            let p = path.clone();
-            trials.push(Trial::test(
-                format!("run-native::{}", name_of(&path)),
-                move || check_runtime_native(&p, Native::Jit(2)),
-            ));
             // The serial elision must fault alike (unbounded recursion
             // included: it must still overflow the stack).
-            trials.push(Trial::test(
-                format!("run-serial::{}", name_of(&path)),
-                move || check_runtime_native(&path, Native::Serial),
-            ));
+            for how in [
+                Native::Jit(1),
+                Native::Jit(2),
+                Native::Jit(8),
+                Native::Serial,
+                Native::Exe(1),
+                Native::Exe(2),
+                Native::Exe(8),
+                Native::Lib(1),
+                Native::Lib(2),
+                Native::Lib(8),
+            ] {
+                let p = path.clone();
+                trials.push(Trial::test(
+                    format!("run-{}::{}", how.label(), name_of(&path)),
+                    move || check_runtime_native(&p, how),
+                ));
+            }
         }
     }
     for path in programs("tests/kernels") {
@@ -1208,7 +1230,12 @@ fn main() {
             Native::Jit(1),
             Native::Jit(2),
             Native::Jit(8),
-            Native::Exe,
+            Native::Exe(1),
+            Native::Exe(2),
+            Native::Exe(8),
+            Native::Lib(1),
+            Native::Lib(2),
+            Native::Lib(8),
             Native::O0,
             Native::Coroutines,
         ] {
