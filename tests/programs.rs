@@ -17,13 +17,13 @@
 //!   calls, each at 1, 2 and 8 workers (`PARC_NUM_THREADS`), as the serial
 //!   elision (`--serial`: spawn = call, no tasks), and as the IR `--emit
 //!   ir` prints, read back by `parc run`.
-//! - `tests/lib/NAME.pc` (`clib::` tests): a library, without `main`,
+//! - `tests/lib/NAME.pc` (`clib-W::` tests): a library, without `main`,
 //!   built with `parc build --emit lib`; the C driver `NAME.c`, compiled
-//!   by `cc` with the generated header, must print `NAME.stdout` (at 2
-//!   workers) and exit with the `// exit:` status, printing `NAME.stderr`
+//!   by `cc` with the generated header, must print `NAME.stdout` (at 1,
+//!   2 and 8 workers) and exit with the `// exit:` status, printing `NAME.stderr`
 //!   if that is not 0 (a fault in the library), else nothing, on stderr.
 //! - `tests/ir/NAME.pir`: parir text (gradient requests included), which
-//!   `parc run --interp` and `parc run` (2 workers) must run printing
+//!   `parc run --interp` and `parc run` (1, 2 and 8 workers) must run printing
 //!   `NAME.stdout`.
 //! - `tests/run/NAME.pc`: `parc run --interp` must print `NAME.stdout`, exit
 //!   with the `// exit:` status, and its stderr must equal `NAME.stderr`
@@ -1043,18 +1043,21 @@ fn driver_status(out: &std::process::Output, expected: i32) -> Result<(), Failed
     .into())
 }
 
-/// `parc build tests/lib/NAME.pc --emit lib`, then its C driver `NAME.c`.
-fn check_c_library(path: &Path) -> Result<(), Failed> {
+/// `parc build tests/lib/NAME.pc --emit lib`, then its C driver `NAME.c`
+/// at `workers` workers.
+fn check_c_library(path: &Path, workers: u32) -> Result<(), Failed> {
     let stem = path
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let dir = scratch_dir()?;
+    let dir = scratch_dir()?.join(format!("clib{workers}"));
+    std::fs::create_dir_all(&dir)?;
     let lib = dir.join(format!("lib{stem}.so"));
     build_with_parc(path, &["--emit", "lib"], &lib)?;
     let driver = dir.join(format!("{stem}_driver"));
     let source = root().join(path.with_extension("c"));
-    let out = run_c_driver(&source, &[], &lib, &driver, &[], 2, Duration::from_secs(60))?;
+    let limit = Duration::from_secs(60);
+    let out = run_c_driver(&source, &[], &lib, &driver, &[], workers, limit)?;
     let exp = expectations(path)?;
     driver_status(&out, exp.exit)?;
     compare_file(
@@ -1178,10 +1181,13 @@ fn main() {
             format!("ir-interp::{}", name_of(&path)),
             move || check_sample(&p),
         ));
-        trials.push(Trial::test(
-            format!("ir-jit-2::{}", name_of(&path)),
-            move || check_sample_native(&path, Native::Jit(2)),
-        ));
+        for workers in [1, 2, 8] {
+            let p = path.clone();
+            trials.push(Trial::test(
+                format!("ir-jit-{workers}::{}", name_of(&path)),
+                move || check_sample_native(&p, Native::Jit(workers)),
+            ));
+        }
     }
     for path in programs("tests/bad")
         .into_iter()
@@ -1288,11 +1294,13 @@ fn main() {
         ));
     }
     for path in programs("tests/lib") {
-        let p = path.clone();
-        trials.push(Trial::test(
-            format!("clib::{}", name_of(&path)),
-            move || check_c_library(&p),
-        ));
+        for workers in [1, 2, 8] {
+            let p = path.clone();
+            trials.push(Trial::test(
+                format!("clib-{workers}::{}", name_of(&path)),
+                move || check_c_library(&p, workers),
+            ));
+        }
     }
     trials.push(Trial::test("cli::output-is-not-the-input", || {
         check_output_is_not_the_input()
