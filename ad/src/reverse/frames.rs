@@ -254,7 +254,10 @@ impl Gen {
     pub(super) fn finish_frames(&mut self) {
         let place = self.place_indexed_frames();
         let fixed = self.fixed_frames().unwrap_or_default();
-        let blocks: Vec<Block> = self.rpop.keys().copied().collect();
+        // Sorted: the order decides the value numbers of the pushes and
+        // pops, so of the output.
+        let mut blocks: Vec<Block> = self.rpop.keys().copied().collect();
+        blocks.sort();
         for b in blocks {
             let rp = self.rpop[&b];
             let body = self.rbody(b);
