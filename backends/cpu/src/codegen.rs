@@ -521,7 +521,10 @@ pub(crate) fn compile<M: ClModule>(
     }
     let ir = fission.module.as_ref().unwrap_or(ir);
     if std::env::var_os(DUMP_ENV).is_some() {
-        for (k, l) in &fission.launches {
+        // In kernel order, as the rest of the dump.
+        let mut launches: Vec<_> = fission.launches.iter().collect();
+        launches.sort_by_key(|&(k, _)| *k);
+        for (k, l) in launches {
             eprintln!(
                 "; kernel `{}`: block function `{}`, {} frame bytes per thread\n{}",
                 ir.funcs[*k].name,
@@ -688,8 +691,11 @@ pub(crate) fn compile<M: ClModule>(
         cx.line_ranges.push((cid, ranges));
     }
 
-    let kernels: Vec<(FuncId, ClFuncId)> =
+    // Sorted: the order in which they are defined is their order in the
+    // object file.
+    let mut kernels: Vec<(FuncId, ClFuncId)> =
         cx.kernel_entries.iter().map(|(&k, &e)| (k, e)).collect();
+    kernels.sort();
     for (kernel, entry) in kernels {
         let f = &ir.funcs[kernel];
         let callee = cx.funcs[kernel.as_u32() as usize].expect("declared");
