@@ -336,7 +336,10 @@ fn overlapping_loads<'a>(
     let mine: Vec<Root> = act.roots(ptr).collect();
     let vague = |r: &Root| matches!(r, Root::Unknown | Root::Loaded(_));
     let mine_vague = mine.iter().any(vague);
-    l.task_blocks.iter().flat_map(move |&b| {
+    // Sorted: `conflicting_site` names the first load found in its reason.
+    let mut blocks: Vec<Block> = l.task_blocks.iter().copied().collect();
+    blocks.sort();
+    blocks.into_iter().flat_map(move |b| {
         let mine = mine.clone();
         p.block_insts(b).iter().filter_map(move |&i| {
             let InstKind::Load(q) = *p.inst(i) else {
