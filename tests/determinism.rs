@@ -1,0 +1,177 @@
+//! The compiler's output is a function of its input alone: compiling the
+//! same program twice in one process must give the same IR text (after the
+//! optimizer and the AD, and after the Tapir lowering the native backends
+//! run) and the same object bytes.
+//!
+//! Every `HashMap` and `HashSet` of std gets its own random seed, even
+//! within one process, so iterating one in an order that reaches the
+//! output (which of two equal values survives, the order of blocks or
+//! cached values) makes two compilations here differ. One test per file;
+//! each compiles it at `--O0`, `--O1` and `--O2`, and, where it asks for
+//! gradients, with `--ad-before-opt` too.
+
+use libtest_mimic::{Arguments, Failed, Trial};
+use parc::Options;
+use parc_cpu::tapir;
+use std::path::{Path, PathBuf};
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// `.pc` files of a directory, sorted, as paths relative to the root.
+fn programs(dir: &str) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(root().join(dir))
+        .map(|entries| {
+            entries
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.extension().is_some_and(|x| x == "pc"))
+                .map(|p| Path::new(dir).join(p.file_name().unwrap_or_default()))
+                .collect()
+        })
+        .unwrap_or_default();
+    files.sort();
+    files
+}
+
+/// What one compilation produces: the optimized IR, what `--explain-ad`
+/// prints, the IR after the Tapir lowering, and the object file (`None`
+/// where a stage refuses the program: it must refuse it every time).
+#[derive(PartialEq)]
+struct Outputs {
+    ir: String,
+    explained: Option<String>,
+    lowered: Option<String>,
+    object: Option<Vec<u8>>,
+}
+
+fn compile(path: &Path, source: &str, options: &Options, object: bool) -> Result<Outputs, Failed> {
+    let name = path.display().to_string();
+    let compiled = parc::compile(&name, source, options)
+        .map_err(|e| format!("{name}: does not compile:\n{}", e.rendered))?;
+    let explained = compiled
+        .ad_report
+        .as_ref()
+        .map(|report| parc::explain_ad(&name, report));
+    let mut module = compiled.module;
+    let ir = parc_ir::print::print_module(&module);
+    let lowered = tapir::lower_tapir(
+        &mut module,
+        tapir::Target::Runtime,
+        &tapir::TapirOptions::default(),
+    )
+    .ok()
+    .map(|()| parc_ir::print::print_module(&module));
+    let object = if object && lowered.is_some() {
+        parc_cpu::emit_object(&module).ok()
+    } else {
+        None
+    };
+    Ok(Outputs {
+        ir,
+        explained,
+        lowered,
+        object,
+    })
+}
+
+/// The first line where two texts differ, for the failure message.
+fn first_difference(a: &str, b: &str) -> String {
+    let (mut la, mut lb) = (a.lines(), b.lines());
+    for n in 1.. {
+        match (la.next(), lb.next()) {
+            (None, None) => break,
+            (x, y) if x == y => {}
+            (x, y) => {
+                return format!(
+                    "line {n}:\n  first:  {}\n  second: {}",
+                    x.unwrap_or("<end>"),
+                    y.unwrap_or("<end>")
+                );
+            }
+        }
+    }
+    "the texts are equal".to_string()
+}
+
+fn check(path: &Path, object: bool) -> Result<(), Failed> {
+    let source = std::fs::read_to_string(root().join(path))?;
+    let wants_grad = source.contains("__enzyme_autodiff");
+    for opt_level in [0, 1, 2] {
+        for ad_before_opt in [false, true] {
+            if ad_before_opt && !wants_grad {
+                continue;
+            }
+            let options = Options {
+                opt_level,
+                ad_before_opt,
+                ..Options::default()
+            };
+            let what = format!(
+                "{} at --O{opt_level}{}",
+                path.display(),
+                if ad_before_opt {
+                    " --ad-before-opt"
+                } else {
+                    ""
+                }
+            );
+            let first = compile(path, &source, &options, object)?;
+            let second = compile(path, &source, &options, object)?;
+            if first.ir != second.ir {
+                return Err(format!(
+                    "{what}: two compilations print different IR, first at {}",
+                    first_difference(&first.ir, &second.ir)
+                )
+                .into());
+            }
+            if first.explained != second.explained {
+                let (a, b) = (
+                    first.explained.unwrap_or_default(),
+                    second.explained.unwrap_or_default(),
+                );
+                return Err(format!(
+                    "{what}: two compilations explain the AD differently, first at {}",
+                    first_difference(&a, &b)
+                )
+                .into());
+            }
+            if first.lowered != second.lowered {
+                let (a, b) = (
+                    first.lowered.unwrap_or_default(),
+                    second.lowered.unwrap_or_default(),
+                );
+                return Err(format!(
+                    "{what}: two Tapir lowerings print different IR, first at {}",
+                    first_difference(&a, &b)
+                )
+                .into());
+            }
+            if first.object != second.object {
+                return Err(format!("{what}: two compilations give different objects").into());
+            }
+        }
+    }
+    Ok(())
+}
+
+fn main() {
+    let args = Arguments::from_args();
+    let mut trials = Vec::new();
+    // Objects for the gradient tests and the kernels (the AD's and the
+    // kernel splitting's output reach the backend); IR alone elsewhere, to
+    // keep this quick.
+    for (dir, object) in [
+        ("tests/grad", true),
+        ("tests/kernels", true),
+        ("tests/run", false),
+        ("tests/stress", false),
+        ("samples", false),
+    ] {
+        for path in programs(dir) {
+            let name = path.with_extension("").display().to_string();
+            trials.push(Trial::test(name, move || check(&path, object)));
+        }
+    }
+    libtest_mimic::run(&args, trials).exit();
+}
