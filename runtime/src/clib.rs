@@ -31,6 +31,36 @@ fn tune_allocator() {
     });
 }
 
+/// Requests of at least this many bytes are staggered (see [`staggered`]).
+const STAGGER_MIN: usize = 256 << 10;
+/// How far apart, modulo a page, consecutive large blocks start.
+const STAGGER_STEP: usize = 128;
+const PAGE: usize = 4096;
+
+/// The size to ask the C library for, for a request of `bytes`: large
+/// blocks are padded so that each one's chunk (glibc: request plus an
+/// 8-byte size field, rounded up to 16) is a whole number of pages plus
+/// [`STAGGER_STEP`] bytes. Blocks taken one after another from the top of
+/// the heap (where [`tune_allocator`] puts large blocks) then start
+/// `STAGGER_STEP` bytes apart modulo a page, instead of 16 bytes apart
+/// (heap) or at the same offset (glibc's `mmap`ed blocks). Arrays read and
+/// written in lockstep at nearby indices (a stencil's `dst[j]` and
+/// `src[j + 1]`) otherwise have addresses that agree in their low 12 bits,
+/// which the CPU's store-to-load check takes for a dependence (4K
+/// aliasing); jemalloc offsets large blocks within a page for the same
+/// reason. Measured: `bench/programs/stencil.pc` 5–8% faster at 1 and 2
+/// workers, matmul, n-body, kernel and two gradients unchanged. The
+/// padding is under 4.2 KiB, under 2% of a staggered block. Only the
+/// layout depends on glibc's chunk format; any other allocator just gets
+/// slightly bigger blocks.
+fn staggered(bytes: usize) -> usize {
+    if bytes < STAGGER_MIN {
+        return bytes;
+    }
+    let chunk = (bytes + 8).div_ceil(PAGE) * PAGE + STAGGER_STEP;
+    chunk - 8
+}
+
 fn out_of_memory(bytes: impl std::fmt::Display) -> ! {
     fault::die(&format!(
         "{}: cannot allocate {bytes} bytes",
@@ -48,7 +78,7 @@ pub extern "C" fn parc_rt_malloc(bytes: i64) -> *mut u8 {
         out_of_memory(bytes);
     }
     // SAFETY: `malloc` accepts any size; the result is checked.
-    let p = unsafe { libc::malloc((bytes as u64).max(1) as usize) };
+    let p = unsafe { libc::malloc(staggered((bytes as u64).max(1) as usize)) };
     if p.is_null() {
         out_of_memory(bytes);
     }
@@ -63,9 +93,14 @@ pub extern "C" fn parc_rt_calloc(count: i64, size: i64) -> *mut u8 {
     let Some(total) = count.checked_mul(size).filter(|_| count >= 0 && size >= 0) else {
         out_of_memory(format_args!("{count} * {size}"));
     };
-    let (count, size) = if total == 0 { (1, 1) } else { (count, size) };
+    let (count, size) = match total {
+        0 => (1, 1),
+        // `total` fits in `usize` on a 64-bit host: it is an `i64 >= 0`.
+        _ if total as usize >= STAGGER_MIN => (1, staggered(total as usize)),
+        _ => (count as usize, size as usize),
+    };
     // SAFETY: `calloc` checks the product itself; the result is checked.
-    let p = unsafe { libc::calloc(count as usize, size as usize) };
+    let p = unsafe { libc::calloc(count, size) };
     if p.is_null() {
         out_of_memory(total);
     }
@@ -116,6 +151,43 @@ mod tests {
             let r = parc_rt_realloc(q, 0);
             assert!(!r.is_null());
             libc::free(r.cast());
+        }
+    }
+
+    #[test]
+    fn large_blocks_are_staggered() {
+        assert_eq!(staggered(1), 1);
+        assert_eq!(staggered(STAGGER_MIN - 1), STAGGER_MIN - 1);
+        for bytes in [
+            STAGGER_MIN,
+            8 << 20,
+            (8 << 20) + 1,
+            (8 << 20) - 8,
+            3_000_017,
+        ] {
+            let asked = staggered(bytes);
+            assert!(asked >= bytes);
+            assert!(asked - bytes < PAGE + STAGGER_STEP, "{bytes}: {asked}");
+            assert_eq!((asked + 8) % PAGE, STAGGER_STEP, "{bytes}: {asked}");
+        }
+    }
+
+    #[test]
+    fn consecutive_large_blocks_start_a_step_apart() {
+        // Where glibc takes them from the top of an arena's heap, as it
+        // does for blocks bigger than anything freed before.
+        let bytes = 5 << 20;
+        let a = parc_rt_calloc(1, bytes);
+        let b = parc_rt_calloc(1, bytes);
+        let apart = (b as usize).wrapping_sub(a as usize) % PAGE;
+        // SAFETY: both came from the allocator and are freed once.
+        unsafe {
+            assert_eq!(*b.add(bytes as usize - 1), 0);
+            libc::free(a.cast());
+            libc::free(b.cast());
+        }
+        if cfg!(all(target_os = "linux", target_env = "gnu")) {
+            assert_eq!(apart, STAGGER_STEP);
         }
     }
 }
