@@ -118,34 +118,28 @@ fn check(path: &Path, object: bool) -> Result<(), Failed> {
             );
             let first = compile(path, &source, &options, object)?;
             let second = compile(path, &source, &options, object)?;
-            if first.ir != second.ir {
-                return Err(format!(
-                    "{what}: two compilations print different IR, first at {}",
-                    first_difference(&first.ir, &second.ir)
-                )
-                .into());
-            }
-            if first.explained != second.explained {
-                let (a, b) = (
-                    first.explained.unwrap_or_default(),
-                    second.explained.unwrap_or_default(),
-                );
-                return Err(format!(
-                    "{what}: two compilations explain the AD differently, first at {}",
-                    first_difference(&a, &b)
-                )
-                .into());
-            }
-            if first.lowered != second.lowered {
-                let (a, b) = (
-                    first.lowered.unwrap_or_default(),
-                    second.lowered.unwrap_or_default(),
-                );
-                return Err(format!(
-                    "{what}: two Tapir lowerings print different IR, first at {}",
-                    first_difference(&a, &b)
-                )
-                .into());
+            let none = String::new();
+            for (text, a, b) in [
+                ("print different IR", Some(&first.ir), Some(&second.ir)),
+                (
+                    "explain the AD differently",
+                    first.explained.as_ref(),
+                    second.explained.as_ref(),
+                ),
+                (
+                    "print different IR after the Tapir lowering",
+                    first.lowered.as_ref(),
+                    second.lowered.as_ref(),
+                ),
+            ] {
+                let (a, b) = (a.unwrap_or(&none), b.unwrap_or(&none));
+                if a != b {
+                    return Err(format!(
+                        "{what}: two compilations {text}, first at {}",
+                        first_difference(a, b)
+                    )
+                    .into());
+                }
             }
             if first.object != second.object {
                 return Err(format!("{what}: two compilations give different objects").into());

@@ -381,6 +381,20 @@ enum Native {
 }
 
 impl Native {
+    /// The three ways a program reaches native code (the JIT, an
+    /// executable, a shared library), each at 1, 2 and 8 workers.
+    const EVERY_ENTRY: [Native; 9] = [
+        Native::Jit(1),
+        Native::Jit(2),
+        Native::Jit(8),
+        Native::Exe(1),
+        Native::Exe(2),
+        Native::Exe(8),
+        Native::Lib(1),
+        Native::Lib(2),
+        Native::Lib(8),
+    ];
+
     fn label(self) -> String {
         match self {
             Native::Jit(n) => format!("jit-{n}"),
@@ -1133,19 +1147,10 @@ fn main() {
             format!("interp::{}", name_of(&path)),
             move || check_sample(&p),
         ));
-        for how in [
-            Native::Jit(1),
-            Native::Jit(2),
-            Native::Jit(8),
-            Native::Serial,
-            Native::Exe(1),
-            Native::Exe(2),
-            Native::Exe(8),
-            Native::Lib(1),
-            Native::Lib(2),
-            Native::Lib(8),
-            Native::Ir,
-        ] {
+        for how in Native::EVERY_ENTRY
+            .into_iter()
+            .chain([Native::Serial, Native::Ir])
+        {
             let p = path.clone();
             trials.push(Trial::test(
                 format!("{}::{}", how.label(), name_of(&path)),
@@ -1205,18 +1210,7 @@ fn main() {
         if !marked_skip(&path, "native") {
             // The serial elision must fault alike (unbounded recursion
             // included: it must still overflow the stack).
-            for how in [
-                Native::Jit(1),
-                Native::Jit(2),
-                Native::Jit(8),
-                Native::Serial,
-                Native::Exe(1),
-                Native::Exe(2),
-                Native::Exe(8),
-                Native::Lib(1),
-                Native::Lib(2),
-                Native::Lib(8),
-            ] {
+            for how in Native::EVERY_ENTRY.into_iter().chain([Native::Serial]) {
                 let p = path.clone();
                 trials.push(Trial::test(
                     format!("run-{}::{}", how.label(), name_of(&path)),
@@ -1232,19 +1226,10 @@ fn main() {
             move || check_kernel(&p),
         ));
         let no_coroutines = marked_skip(&path, "coroutines");
-        for how in [
-            Native::Jit(1),
-            Native::Jit(2),
-            Native::Jit(8),
-            Native::Exe(1),
-            Native::Exe(2),
-            Native::Exe(8),
-            Native::Lib(1),
-            Native::Lib(2),
-            Native::Lib(8),
-            Native::O0,
-            Native::Coroutines,
-        ] {
+        for how in Native::EVERY_ENTRY
+            .into_iter()
+            .chain([Native::O0, Native::Coroutines])
+        {
             let p = path.clone();
             let skip = no_coroutines && matches!(how, Native::Coroutines);
             trials.push(
