@@ -228,9 +228,12 @@ fn default_workers() -> usize {
     available_cpus()
 }
 
-/// The CPUs this process may run on (its affinity mask and CPU quota).
+/// The CPUs this process may run on (its affinity mask and CPU quota),
+/// found once: std reads the cgroup files for it, a dozen system calls
+/// that every pool start would otherwise repeat.
 pub(crate) fn available_cpus() -> usize {
-    std::thread::available_parallelism().map_or(1, |n| n.get())
+    static CPUS: OnceLock<usize> = OnceLock::new();
+    *CPUS.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
 }
 
 fn invalid_workers(s: &str) -> ! {
