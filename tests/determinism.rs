@@ -10,29 +10,13 @@
 //! each compiles it at `--O0`, `--O1` and `--O2`, and, where it asks for
 //! gradients, with `--ad-before-opt` too.
 
+mod corpus;
+
+use corpus::{programs, root};
 use libtest_mimic::{Arguments, Failed, Trial};
 use parc::Options;
 use parc_cpu::tapir;
-use std::path::{Path, PathBuf};
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-/// `.pc` files of a directory, sorted, as paths relative to the root.
-fn programs(dir: &str) -> Vec<PathBuf> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(root().join(dir))
-        .map(|entries| {
-            entries
-                .filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|p| p.extension().is_some_and(|x| x == "pc"))
-                .map(|p| Path::new(dir).join(p.file_name().unwrap_or_default()))
-                .collect()
-        })
-        .unwrap_or_default();
-    files.sort();
-    files
-}
+use std::path::Path;
 
 /// What one compilation produces: the optimized IR, what `--explain-ad`
 /// prints, the IR after the Tapir lowering, and the object file (`None`

@@ -75,16 +75,15 @@
 //! `PARC_BLESS=1 cargo test --test programs` rewrites the expected files from
 //! what parc does now; review the diff before committing it.
 
+mod corpus;
+
+use corpus::{files, programs, root};
 use libtest_mimic::{Arguments, Completion, Failed, Trial};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
 
 fn parc() -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_parc"));
@@ -94,27 +93,6 @@ fn parc() -> Command {
 
 fn blessing() -> bool {
     std::env::var_os("PARC_BLESS").is_some_and(|v| v != "0")
-}
-
-/// `.pc` files of a directory, sorted, as paths relative to the root.
-fn programs(dir: &str) -> Vec<PathBuf> {
-    files(dir, "pc")
-}
-
-/// Files of a directory with extension `ext`, sorted, as paths relative
-/// to the root.
-fn files(dir: &str, ext: &str) -> Vec<PathBuf> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(root().join(dir))
-        .map(|entries| {
-            entries
-                .filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|p| p.extension().is_some_and(|x| x == ext))
-                .map(|p| Path::new(dir).join(p.file_name().unwrap_or_default()))
-                .collect()
-        })
-        .unwrap_or_default();
-    files.sort();
-    files
 }
 
 /// Whether the program at `path` has a `// key: skip ...` line.
