@@ -61,7 +61,8 @@
 //!   exactly (exact gradients of linear code). Each program runs through
 //!   the interpreter (the reference), the JIT at 1, 2 and 8 workers,
 //!   `--serial` (the AD sees the serial elision), and with
-//!   `--ad-before-opt` and `--O0` (interpreted and native); the
+//!   `--ad-before-opt` and `--O0` (interpreted and native) and `--O1`
+//!   (native); the
 //!   analytic values of every run must agree with the interpreter's within
 //!   1e-9 relative (parallel reductions may reassociate sums); native runs
 //!   repeat `// repeat: N` times, as races show only now and then. While the
@@ -604,12 +605,14 @@ enum GradRun {
     AdBeforeOpt { native: bool },
     /// `--O0`, interpreted or native.
     O0 { native: bool },
+    /// `--O1`, native: the level where nothing hoists a loop's constants.
+    O1,
     /// `parc run --serial`: the AD differentiates the serial elision.
     Serial,
 }
 
 impl GradRun {
-    const ALL: [GradRun; 9] = [
+    const ALL: [GradRun; 10] = [
         GradRun::Interp,
         GradRun::Jit(1),
         GradRun::Jit(2),
@@ -618,6 +621,7 @@ impl GradRun {
         GradRun::AdBeforeOpt { native: true },
         GradRun::O0 { native: false },
         GradRun::O0 { native: true },
+        GradRun::O1,
         GradRun::Serial,
     ];
 
@@ -628,6 +632,7 @@ impl GradRun {
             GradRun::Jit(n) => format!("jit-{n}"),
             GradRun::AdBeforeOpt { native } => format!("ad-before-opt-{}", where_(native)),
             GradRun::O0 { native } => format!("O0-{}", where_(native)),
+            GradRun::O1 => "O1-jit".into(),
             GradRun::Serial => "serial".into(),
         }
     }
@@ -648,6 +653,10 @@ impl GradRun {
             GradRun::O0 { native } => {
                 cmd.arg("--O0");
                 native
+            }
+            GradRun::O1 => {
+                cmd.arg("--O1");
+                true
             }
             GradRun::Serial => {
                 cmd.arg("--serial");

@@ -12,6 +12,9 @@
 //! exit:   sync within sr, next           ; the header's only exit
 //! ```
 //!
+//! with `hi` and `step` defined outside the loop or constants: the trip
+//! count is computed in `pre`.
+//!
 //! **Forward.** `pre` allocates one tape header per iteration
 //! (`calloc(trip, 24)`, with the trip count computed as Tapir lowering
 //! does); the copy of `task` computes its iteration number `k = (iv - lo)
@@ -506,6 +509,23 @@ pub fn find_loops(p: &Function, an: &FunctionAnalyses) -> Result<Vec<PLoop>, AdE
             continue;
         };
         if region != td.region || an.cfg.preds(exit) != [header] || ld.exits != [exit] {
+            continue;
+        }
+        // The trip count is computed in `pre`, so `hi` and `step` must be
+        // known there: defined outside the loop, or constants (which the
+        // forward sweep makes where it needs them; at -O1 nothing hoists
+        // the latch's `iconst 1`). A bound computed in the loop is not
+        // evaluated once; such a loop's detach is a spawn site.
+        let known_before = |v: Value| {
+            p.const_int(v).is_some()
+                || match p.value_def(v) {
+                    ValueDef::Param(b, _) => !ld.contains(b),
+                    ValueDef::Result(i) => {
+                        !ld.blocks.iter().any(|b| p.block_insts(*b).contains(&i))
+                    }
+                }
+        };
+        if !known_before(hi) || !known_before(step) {
             continue;
         }
         out.push(PLoop {

@@ -3499,7 +3499,13 @@ impl Gen {
     /// Primal integer `v`'s forward value as an `i64` (sign- or
     /// zero-extended).
     fn fwd_i64(&mut self, v: Value, signed: bool) -> Value {
-        let f = self.fv(v);
+        // A loop's bound or step may be a constant left inside the loop
+        // (`find_loops` accepts it), used before the forward copy of its
+        // block exists: constants are made where they are needed.
+        let f = match self.p.const_int(v) {
+            Some(k) => self.iconst(self.p.value_type(v), k),
+            None => self.fv(v),
+        };
         self.widen_i64(f, signed)
     }
 
