@@ -80,6 +80,12 @@ pub struct Options {
     /// Building a library or an object file: the program need not define
     /// `main`.
     pub library: bool,
+    /// The kernels may run on a GPU: gradients of kernels are made for
+    /// a block's threads running concurrently (atomic or phased updates
+    /// where the CPU's one-thread-at-a-time blocks need none, tapes and
+    /// sums in memory allocated with `cudaMalloc`). Such gradients are
+    /// right on the CPU too.
+    pub gpu: bool,
 }
 
 /// What a successful front end hands on: the module and any warnings.
@@ -250,14 +256,20 @@ fn pipeline(
     let mut ad_time = None;
     let mut differentiate = |module: &mut Module| -> Result<(), CompileError> {
         let start = Instant::now();
-        // Every consumer (the interpreter, the CPU backend) runs a kernel
-        // block's threads one at a time, the AD's default.
-        let report = parc_ad::differentiate(module, &parc_ad::AdOptions::default()).map_err(
-            |e| match origin {
-                Origin::Source(source) => ad_error(&e, path, source, options.color),
-                Origin::Ir => ad_error_in_ir(&e, module.source_name.as_deref(), path),
+        // The interpreter and the CPU backend run a kernel block's
+        // threads one at a time, the AD's default; a GPU runs them
+        // concurrently.
+        let ad_options = parc_ad::AdOptions {
+            block_threads: if options.gpu {
+                parc_ad::BlockThreads::Concurrent
+            } else {
+                parc_ad::BlockThreads::OneAtATime
             },
-        )?;
+        };
+        let report = parc_ad::differentiate(module, &ad_options).map_err(|e| match origin {
+            Origin::Source(source) => ad_error(&e, path, source, options.color),
+            Origin::Ir => ad_error_in_ir(&e, module.source_name.as_deref(), path),
+        })?;
         ad_time = Some(start.elapsed());
         ad_report = Some(report);
         // Printed before it is verified, so that invalid IR can be read.
@@ -648,6 +660,28 @@ fn ad_error(e: &AdError, path: &str, source: &str, color: bool) -> CompileError 
         rendered,
         internal: false,
     }
+}
+
+/// The PTX of the module's kernels (`--emit ptx`). What the PTX backend
+/// cannot emit is the user's error, at its position in the ParC file
+/// `path`: `path:line:col: error: cannot run `f` on the GPU: ...`.
+pub fn emit_ptx(
+    module: &Module,
+    options: &parc_ptx::PtxOptions,
+    path: &str,
+) -> Result<String, CompileError> {
+    parc_ptx::emit(module, options).map_err(|e| {
+        let at = module.source_name.as_deref().unwrap_or(path);
+        let rendered = if e.loc.is_known() {
+            format!("{at}:{}:{}: error: {e}\n", e.loc.line, e.loc.col)
+        } else {
+            format!("{at}: error: {e}\n")
+        };
+        CompileError {
+            rendered,
+            internal: false,
+        }
+    })
 }
 
 /// The lower-case name of an accumulation class, as `--explain-ad` prints it.

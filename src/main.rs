@@ -121,6 +121,7 @@ impl OptArgs {
             ad_before_opt: ad.ad_before_opt,
             serial: false,
             library: false,
+            gpu: false,
         }
     }
 }
@@ -220,6 +221,10 @@ struct BuildArgs {
     /// active (the gradient is returned), integers constant. Repeatable.
     #[arg(long = "grad", value_name = "F")]
     grad: Vec<String>,
+    /// The GPU architecture of PTX output (`--emit ptx`, and the PTX an
+    /// executable carries for its kernels).
+    #[arg(long, value_enum, default_value_t = GpuArchArg::Sm70)]
+    gpu_arch: GpuArchArg,
     #[command(flatten)]
     tapir: TapirArgs,
     #[command(flatten)]
@@ -228,6 +233,29 @@ struct BuildArgs {
     ad: AdArgs,
     #[command(flatten)]
     diag: DiagArgs,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum GpuArchArg {
+    /// Volta and later (the default).
+    #[value(name = "sm_70")]
+    Sm70,
+    /// Ampere and later.
+    #[value(name = "sm_80")]
+    Sm80,
+    /// Hopper.
+    #[value(name = "sm_90")]
+    Sm90,
+}
+
+impl GpuArchArg {
+    fn arch(self) -> parc_ptx::GpuArch {
+        match self {
+            GpuArchArg::Sm70 => parc_ptx::GpuArch::Sm70,
+            GpuArchArg::Sm80 => parc_ptx::GpuArch::Sm80,
+            GpuArchArg::Sm90 => parc_ptx::GpuArch::Sm90,
+        }
+    }
 }
 
 /// The compiler's phases walk the syntax tree recursively; the parser bounds
@@ -405,18 +433,47 @@ fn run(args: RunArgs) -> ExitCode {
     }
 }
 
-fn build(args: BuildArgs) -> ExitCode {
-    if args.emit == Emit::Ptx {
-        return fail(
-            "`--emit ptx` is not supported yet: this version of parc runs kernels on the CPU",
-        );
+/// `--emit ptx`: the kernels' PTX, to `-o` (default `FILE.ptx`; `-` for
+/// standard output).
+fn emit_ptx(module: &parc_ir::Module, args: &BuildArgs) -> ExitCode {
+    if !parc_ptx::has_kernels(module) {
+        return fail(&format!(
+            "`{}` has no kernels (`__global__` functions): there is no PTX to emit",
+            args.file.display()
+        ));
     }
+    let options = parc_ptx::PtxOptions {
+        arch: args.gpu_arch.arch(),
+    };
+    let text = match parc::emit_ptx(module, &options, &args.file.display().to_string()) {
+        Ok(text) => text,
+        Err(err) => return report(err),
+    };
+    let output = args
+        .output
+        .clone()
+        .unwrap_or_else(|| args.file.with_extension("ptx"));
+    if output.as_os_str() == "-" {
+        print!("{text}");
+        return ExitCode::SUCCESS;
+    }
+    if let Err(code) = not_the_input(&output, &args.file) {
+        return code;
+    }
+    match std::fs::write(&output, text) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => fail(&format!("cannot write `{}`: {e}", output.display())),
+    }
+}
+
+fn build(args: BuildArgs) -> ExitCode {
     let options = Options {
         grad: args.grad.clone(),
         serial: args.tapir.serial,
         // Only an executable needs `main`; IR text of a library is useful
         // too.
         library: args.emit != Emit::Exe,
+        gpu: args.emit == Emit::Ptx,
         ..args.opt.options(args.diag.color(), &args.ad)
     };
     let mut module = match compile(&args.file, &options, args.ad.explain_ad) {
@@ -424,6 +481,7 @@ fn build(args: BuildArgs) -> ExitCode {
         Err(code) => return code,
     };
     let (kind, extension) = match args.emit {
+        Emit::Ptx => return emit_ptx(&module, &args),
         Emit::Ir | Emit::Dot => {
             let (text, extension) = if args.emit == Emit::Dot {
                 (parc_ir::print::print_dot(&module), "dot")
@@ -448,13 +506,12 @@ fn build(args: BuildArgs) -> ExitCode {
         Emit::Exe => (OutputKind::Exe, ""),
         Emit::Obj => (OutputKind::Obj, "o"),
         Emit::Lib => (OutputKind::Lib, "so"),
-        Emit::Ptx => unreachable!("handled above"),
     };
     let output = args
         .output
         .unwrap_or_else(|| args.file.with_extension(extension));
     if output.as_os_str() == "-" {
-        return fail("`-o -` is only for text outputs (`--emit ir` or `--emit dot`)");
+        return fail("`-o -` is only for text outputs (`--emit ir`, `--emit dot` or `--emit ptx`)");
     }
     if let Err(code) = not_the_input(&output, &args.file) {
         return code;

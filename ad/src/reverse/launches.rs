@@ -162,6 +162,7 @@ impl Ctx {
             }
         });
         let kernel_params = module.funcs[kernel].sig.params.clone();
+        let concurrent = self.block_threads == crate::BlockThreads::Concurrent;
         let tape_free = self.tape.free;
         let mut bwd_params = params.clone();
         bwd_params.extend([Type::Ptr, Type::Ptr]);
@@ -195,13 +196,20 @@ impl Ctx {
             b.call(pair.rev, None, cargs);
             // Into this worker's partial sums: a worker runs one thread at
             // a time, and nothing yields between the load and the store.
-            let w = b
-                .intrinsic(Intrinsic::WorkerId, Some(Type::I32), vec![])
-                .expect("worker_id has a result");
-            let w = b.cast(CastOp::Sext, w, Type::I64);
-            let row = b.iconst(Type::I64, sums_row(n_args));
-            let row = b.binary(BinaryOp::Imul, w, row);
-            let mine = b.ptradd(dacc, row);
+            // Where threads run concurrently (a GPU), every thread adds
+            // into one row atomically: the target reduces the adds of a
+            // warp first (`AccumulationClass::Reduction`'s GPU mapping).
+            let mine = if concurrent {
+                dacc
+            } else {
+                let w = b
+                    .intrinsic(Intrinsic::WorkerId, Some(Type::I32), vec![])
+                    .expect("worker_id has a result");
+                let w = b.cast(CastOp::Sext, w, Type::I64);
+                let row = b.iconst(Type::I64, sums_row(n_args));
+                let row = b.binary(BinaryOp::Imul, w, row);
+                b.ptradd(dacc, row)
+            };
             for (j, (&act, &ty)) in acts.iter().zip(&kernel_params).enumerate() {
                 if act != Activity::Active {
                     continue;
@@ -210,9 +218,13 @@ impl Ctx {
                 let from = b.ptradd(buf, off);
                 let d = b.load(ty, from);
                 let to = b.ptradd(mine, off);
-                let old = b.load(ty, to);
-                let new = b.binary(BinaryOp::Fadd, old, d);
-                b.store(new, to);
+                if concurrent {
+                    b.intrinsic(Intrinsic::AtomicAdd, Some(ty), vec![to, d]);
+                } else {
+                    let old = b.load(ty, to);
+                    let new = b.binary(BinaryOp::Fadd, old, d);
+                    b.store(new, to);
+                }
             }
             if slots.is_none() {
                 b.call(tape_free, None, vec![tape]);
@@ -768,33 +780,21 @@ impl Gen {
             let d = self.widen_i64(d, true);
             threads = self.binop(BinaryOp::Imul, threads, d);
         }
-        let tapes = match plan.slots {
+        let bytes = match plan.slots {
             // Per thread, the length it records (unless its frames have
             // fixed places) and its records.
             Some(slots) => {
                 let per_thread =
                     self.iconst(Type::I64, 8 * (slots as i64 + i64::from(!plan.fixed)));
-                let bytes = self.binop(BinaryOp::Imul, threads, per_thread);
-                self.ev(
-                    InstKind::Intrinsic {
-                        op: Intrinsic::Malloc,
-                        args: vec![bytes],
-                    },
-                    Type::Ptr,
-                )
+                (self.binop(BinaryOp::Imul, threads, per_thread), false)
             }
             // Zeroed headers: empty tapes that grow as they need.
             None => {
                 let size = self.iconst(Type::I64, HEADER_BYTES as i64);
-                self.ev(
-                    InstKind::Intrinsic {
-                        op: Intrinsic::Calloc,
-                        args: vec![threads, size],
-                    },
-                    Type::Ptr,
-                )
+                (self.binop(BinaryOp::Imul, threads, size), true)
             }
         };
+        let tapes = self.kernel_memory(bytes.0, bytes.1);
         let mut largs = Vec::new();
         for (&a, &act) in args.iter().zip(&plan.pair.acts) {
             largs.push(self.fv(a));
@@ -842,23 +842,24 @@ impl Gen {
             }
         }
         // Each worker's sums of the active scalars' adjoints (a row of
-        // `args.len()` slots per worker, see `sums_row`), zeroed.
-        let workers = self.ev(
-            InstKind::Intrinsic {
-                op: Intrinsic::NumWorkers,
-                args: vec![],
-            },
-            Type::I32,
-        );
-        let workers = self.widen_i64(workers, true);
+        // `args.len()` slots per worker, see `sums_row`), zeroed; where
+        // threads run concurrently, one row that they add into
+        // atomically, in the kernels' memory.
         let row = self.iconst(Type::I64, sums_row(args.len()));
-        let dacc = self.ev(
-            InstKind::Intrinsic {
-                op: Intrinsic::Calloc,
-                args: vec![workers, row],
-            },
-            Type::Ptr,
-        );
+        let workers = if self.concurrent() {
+            self.iconst(Type::I64, 1)
+        } else {
+            let w = self.ev(
+                InstKind::Intrinsic {
+                    op: Intrinsic::NumWorkers,
+                    args: vec![],
+                },
+                Type::I32,
+            );
+            self.widen_i64(w, true)
+        };
+        let sums_bytes = self.binop(BinaryOp::Imul, workers, row);
+        let dacc = self.kernel_memory(sums_bytes, true);
         let active: Vec<(usize, Value)> = args
             .iter()
             .zip(&plan.pair.acts)
@@ -888,13 +889,27 @@ impl Gen {
         } else {
             launch(self, largs);
         }
-        self.emit(
-            InstKind::Intrinsic {
-                op: Intrinsic::Free,
-                args: vec![tapes],
-            },
-            None,
-        );
+        self.free_kernel_memory(tapes);
+        // The sums where the host reads them.
+        let (dacc, dacc_kernels) = if self.concurrent() {
+            let host = self.ev(
+                InstKind::Intrinsic {
+                    op: Intrinsic::Malloc,
+                    args: vec![sums_bytes],
+                },
+                Type::Ptr,
+            );
+            self.ev(
+                InstKind::Intrinsic {
+                    op: Intrinsic::CudaMemcpy(parc_ir::CopyKind::DeviceToHost),
+                    args: vec![host, dacc, sums_bytes],
+                },
+                Type::I32,
+            );
+            (host, Some(dacc))
+        } else {
+            (dacc, None)
+        };
         if !active.is_empty() {
             // The workers' sums, added up in slots of the reverse task
             // this runs in.
@@ -938,6 +953,59 @@ impl Gen {
             },
             None,
         );
+        if let Some(d) = dacc_kernels {
+            self.free_kernel_memory(d);
+        }
+    }
+
+    /// True where a block's threads run concurrently (a GPU).
+    fn concurrent(&self) -> bool {
+        self.block_threads == crate::BlockThreads::Concurrent
+    }
+
+    /// `bytes` of memory (`zeroed` or not) that the generated kernels
+    /// read and write: host memory where kernels run on the CPU, device
+    /// memory (`cudaMalloc`, which zeroes it) where they may run on a GPU.
+    fn kernel_memory(&mut self, bytes: Value, zeroed: bool) -> Value {
+        if !self.concurrent() {
+            let (op, args) = if zeroed {
+                let one = self.iconst(Type::I64, 1);
+                (Intrinsic::Calloc, vec![bytes, one])
+            } else {
+                (Intrinsic::Malloc, vec![bytes])
+            };
+            return self.ev(InstKind::Intrinsic { op, args }, Type::Ptr);
+        }
+        let out = self.ev(InstKind::Alloca { size: 8, align: 8 }, Type::Ptr);
+        self.ev(
+            InstKind::Intrinsic {
+                op: Intrinsic::CudaMalloc,
+                args: vec![out, bytes],
+            },
+            Type::I32,
+        );
+        self.ev(InstKind::Load(out), Type::Ptr)
+    }
+
+    /// Frees what [`Gen::kernel_memory`] allocated.
+    fn free_kernel_memory(&mut self, p: Value) {
+        if self.concurrent() {
+            self.ev(
+                InstKind::Intrinsic {
+                    op: Intrinsic::CudaFree,
+                    args: vec![p],
+                },
+                Type::I32,
+            );
+        } else {
+            self.emit(
+                InstKind::Intrinsic {
+                    op: Intrinsic::Free,
+                    args: vec![p],
+                },
+                None,
+            );
+        }
     }
 }
 

@@ -1,0 +1,143 @@
+//! Every kernel program of the repository (`samples/`, `tests/kernels/`,
+//! `tests/grad/`, `tests/run/`, `bench/`) compiled for the GPU at `--O0`
+//! and `--O2`, gradients included, emitted as PTX for `sm_70` and
+//! `sm_90`, and assembled by NVIDIA's `ptxas`, which must accept it. One
+//! test per file.
+//!
+//! `ptxas` comes from `PARC_PTXAS`, else `ptxas` on the `PATH`, else the
+//! cache `scripts/test` installs it into (the PyPI wheel
+//! `nvidia-cuda-nvcc-cu12`; it needs no GPU). Without one, the tests are
+//! ignored with a message.
+
+mod corpus;
+
+use corpus::{programs, root};
+use libtest_mimic::{Arguments, Failed, Trial};
+use parc::Options;
+use parc_ptx::{GpuArch, PtxOptions};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+const DIRS: [&str; 6] = [
+    "samples",
+    "tests/kernels",
+    "tests/grad",
+    "tests/run",
+    "bench/grad",
+    "bench/programs",
+];
+
+/// Programs whose kernels call `sin`, `exp` ... : they need the device
+/// math library, which is not written yet; the backend refuses them with
+/// a diagnostic naming the function, and these tests are ignored until
+/// then.
+const NEEDS_DEVICE_MATH: [&str; 3] = [
+    "tests/grad/kernel_launch.pc",
+    "tests/grad/kernel_returns.pc",
+    "tests/grad/kernel_shared.pc",
+];
+
+/// Where `scripts/test` installs `ptxas`, under the user's cache.
+fn cached_ptxas() -> Option<PathBuf> {
+    let cache = std::env::var_os("XDG_CACHE_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".cache")))?;
+    let venv = cache.join("parc/ptxas-venv/lib");
+    let python = std::fs::read_dir(&venv).ok()?.flatten().next()?.path();
+    let p = python.join("site-packages/nvidia/cuda_nvcc/bin/ptxas");
+    p.is_file().then_some(p)
+}
+
+fn find_ptxas() -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os("PARC_PTXAS") {
+        return Some(PathBuf::from(p));
+    }
+    let on_path = Command::new("ptxas").arg("--version").output();
+    if on_path.is_ok_and(|o| o.status.success()) {
+        return Some(PathBuf::from("ptxas"));
+    }
+    cached_ptxas()
+}
+
+/// Compiles `path` for the GPU at `level` and checks its PTX with `ptxas`
+/// for each architecture. A program without kernels passes trivially
+/// (it is not listed).
+fn check(path: &Path, level: u8, ptxas: &Path, scratch: &Path) -> Result<(), Failed> {
+    let name = path.display().to_string();
+    let source = std::fs::read_to_string(root().join(path))
+        .map_err(|e| format!("cannot read {name}: {e}"))?;
+    let options = Options {
+        opt_level: level,
+        gpu: true,
+        ..Options::default()
+    };
+    let compiled = parc::compile(&name, &source, &options)
+        .map_err(|e| format!("{name}: does not compile:\n{}", e.rendered))?;
+    for arch in [GpuArch::Sm70, GpuArch::Sm90] {
+        let text = parc::emit_ptx(&compiled.module, &PtxOptions { arch }, &name)
+            .map_err(|e| format!("no PTX for {}:\n{}", arch.name(), e.rendered))?;
+        let file = scratch.join(format!(
+            "{}.O{level}.{}.ptx",
+            name.replace('/', "_"),
+            arch.name()
+        ));
+        std::fs::write(&file, &text).map_err(|e| format!("cannot write: {e}"))?;
+        let out = Command::new(ptxas)
+            .arg(format!("-arch={}", arch.name()))
+            .arg(&file)
+            .arg("-o")
+            .arg(file.with_extension("cubin"))
+            .output()
+            .map_err(|e| format!("cannot run {}: {e}", ptxas.display()))?;
+        if !out.status.success() {
+            return Err(format!(
+                "ptxas -arch={} rejects the PTX of {name} at -O{level} ({}):\n{}",
+                arch.name(),
+                file.display(),
+                String::from_utf8_lossy(&out.stderr)
+            )
+            .into());
+        }
+    }
+    Ok(())
+}
+
+fn main() {
+    let args = Arguments::from_args();
+    let ptxas = find_ptxas();
+    let scratch = std::env::temp_dir().join(format!("parc-ptx-tests-{}", std::process::id()));
+    let _ = std::fs::create_dir_all(&scratch);
+    let mut trials = Vec::new();
+    for dir in DIRS {
+        for path in programs(dir) {
+            let Ok(source) = std::fs::read_to_string(root().join(&path)) else {
+                continue;
+            };
+            if !source.contains("__global__") {
+                continue;
+            }
+            for level in [0u8, 2] {
+                let name = format!("{}@O{level}", path.display());
+                let pending = NEEDS_DEVICE_MATH.iter().any(|p| path == Path::new(p));
+                let (found, scratch, path) = (ptxas.clone(), scratch.clone(), path.clone());
+                let trial = Trial::test(name, move || match &found {
+                    Some(p) => check(&path, level, p, &scratch),
+                    None => Ok(()),
+                });
+                trials.push(if ptxas.is_none() || pending {
+                    trial.with_ignored_flag(true)
+                } else {
+                    trial
+                });
+            }
+        }
+    }
+    if ptxas.is_none() {
+        eprintln!(
+            "ptx: no `ptxas` found (set PARC_PTXAS, put it on the PATH, or run scripts/test, which installs it): the PTX tests are ignored"
+        );
+    }
+    let conclusion = libtest_mimic::run(&args, trials);
+    let _ = std::fs::remove_dir_all(&scratch);
+    conclusion.exit();
+}
