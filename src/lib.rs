@@ -670,6 +670,9 @@ pub fn emit_ptx(
     options: &parc_ptx::PtxOptions,
     path: &str,
 ) -> Result<String, CompileError> {
+    let mut module = module.clone();
+    link_device_math(&mut module)?;
+    let module = &module;
     parc_ptx::emit(module, options).map_err(|e| {
         let at = module.source_name.as_deref().unwrap_or(path);
         let rendered = if e.loc.is_known() {
@@ -682,6 +685,28 @@ pub fn emit_ptx(
             internal: false,
         }
     })
+}
+
+/// Links parc's device math library (`parc_ptx::math`, compiled here
+/// from its ParC source at `-O2`) into `module`: device code's `exp log
+/// pow sin cos tan tanh` become calls of its functions (see
+/// `parc_ptx::math::link`). A failure is parc's own bug.
+pub fn link_device_math(module: &mut Module) -> Result<(), CompileError> {
+    let options = Options {
+        opt_level: 2,
+        library: true,
+        gpu: true,
+        ..Options::default()
+    };
+    let library = compile("<device math>", parc_ptx::math::SOURCE, &options).map_err(|e| {
+        internal_error(&format!(
+            "the device math library does not compile:\n{}",
+            e.rendered
+        ))
+    })?;
+    parc_ptx::math::link(module, &library.module)
+        .map_err(|e| internal_error(&format!("linking the device math library: {e}")))?;
+    verified(module, "linking the device math library")
 }
 
 /// The lower-case name of an accumulation class, as `--explain-ad` prints it.

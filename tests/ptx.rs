@@ -1,5 +1,5 @@
 //! Every kernel program of the repository (`samples/`, `tests/kernels/`,
-//! `tests/grad/`, `tests/run/`, `bench/`) compiled for the GPU at `--O0`
+//! `tests/grad/`, `tests/run/`, `tests/gpu/`, `bench/`) compiled for the GPU at `--O0`
 //! and `--O2`, gradients included, emitted as PTX for `sm_70` and
 //! `sm_90`, and assembled by NVIDIA's `ptxas`, which must accept it. One
 //! test per file.
@@ -18,23 +18,14 @@ use parc_ptx::{GpuArch, PtxOptions};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-const DIRS: [&str; 6] = [
+const DIRS: [&str; 7] = [
     "samples",
+    "tests/gpu",
     "tests/kernels",
     "tests/grad",
     "tests/run",
     "bench/grad",
     "bench/programs",
-];
-
-/// Programs whose kernels call `sin`, `exp` ... : they need the device
-/// math library, which is not written yet; the backend refuses them with
-/// a diagnostic naming the function, and these tests are ignored until
-/// then.
-const NEEDS_DEVICE_MATH: [&str; 3] = [
-    "tests/grad/kernel_launch.pc",
-    "tests/grad/kernel_returns.pc",
-    "tests/grad/kernel_shared.pc",
 ];
 
 /// Where `scripts/test` installs `ptxas`, under the user's cache.
@@ -118,13 +109,12 @@ fn main() {
             }
             for level in [0u8, 2] {
                 let name = format!("{}@O{level}", path.display());
-                let pending = NEEDS_DEVICE_MATH.iter().any(|p| path == Path::new(p));
                 let (found, scratch, path) = (ptxas.clone(), scratch.clone(), path.clone());
                 let trial = Trial::test(name, move || match &found {
                     Some(p) => check(&path, level, p, &scratch),
                     None => Ok(()),
                 });
-                trials.push(if ptxas.is_none() || pending {
+                trials.push(if ptxas.is_none() {
                     trial.with_ignored_flag(true)
                 } else {
                     trial

@@ -1488,7 +1488,7 @@ impl FnCx<'_, '_> {
                     return Err(self.error(i, format!("`{}` has no GPU implementation", op.name())));
                 };
                 let name = crate::math::routine(op, ty);
-                let Some(func) = self.cx.module.func_by_name(&name) else {
+                if self.cx.module.func_by_name(&name).is_none() {
                     return Err(self.error(
                         i,
                         format!(
@@ -1496,8 +1496,7 @@ impl FnCx<'_, '_> {
                             op.name()
                         ),
                     ));
-                };
-                let _ = func;
+                }
                 let sym = symbol(&name);
                 let ft = param_type(ty);
                 self.line("{");
