@@ -7,6 +7,7 @@
 //! 1e6, `pow` with exponents up to 16 in magnitude); `pow` with larger
 //! exponents is reported, not bounded (see `math.pc`).
 
+#[allow(dead_code)]
 mod corpus;
 
 use parc::Options;
