@@ -439,7 +439,9 @@ fn run_native(path: &Path, args: &[String], how: Native) -> Result<Output, Faile
             cmd.current_dir(root())
                 .env("PARC_NUM_THREADS", workers.to_string());
             cmd.args(args);
-            return Ok(run_with_timeout(cmd, limit)?.0);
+            let out = run_with_timeout(cmd, limit);
+            let _ = std::fs::remove_file(&exe);
+            return Ok(out?.0);
         }
         Native::Lib(workers) => {
             let dir = scratch_dir()?.join(format!("w{workers}"));
@@ -1028,7 +1030,13 @@ fn run_c_driver(
     cmd.current_dir(root())
         .env("PARC_NUM_THREADS", workers.to_string())
         .args(args);
-    Ok(run_with_timeout(cmd, limit)?.0)
+    let out = run_with_timeout(cmd, limit);
+    // A library and its driver embed the runtime (megabytes each); a full
+    // run builds about a thousand of them, so each goes once it has run.
+    for file in [lib, &lib.with_extension("h"), driver] {
+        let _ = std::fs::remove_file(file);
+    }
+    Ok(out?.0)
 }
 
 /// `out` ended with status `expected`; otherwise an error with its stderr.
@@ -1277,7 +1285,11 @@ fn main() {
     trials.push(Trial::test("cli::output-is-not-the-input", || {
         check_output_is_not_the_input()
     }));
-    libtest_mimic::run(&args, trials).exit();
+    let conclusion = libtest_mimic::run(&args, trials);
+    let _ = std::fs::remove_dir_all(
+        std::env::temp_dir().join(format!("parc-tests-{}", std::process::id())),
+    );
+    conclusion.exit();
 }
 
 /// `parc build x.pir --emit ir` would write its output over its input by
