@@ -687,6 +687,22 @@ pub fn emit_ptx(
     })
 }
 
+/// Puts `ptx` into `module` as the global the CPU backend's main entry
+/// registers with the runtime (`parc_cpu::PTX_GLOBAL`), so that `parc
+/// run` and executables can launch the kernels on a GPU.
+pub fn attach_ptx(module: &mut Module, ptx: &str) {
+    let data = parc_ir::GlobalData {
+        name: parc_cpu::PTX_GLOBAL.to_string(),
+        size: ptx.len() as u64,
+        align: 1,
+        init: ptx.as_bytes().to_vec(),
+        relocs: Vec::new(),
+        is_const: true,
+        space: parc_ir::AddrSpace::Global,
+    };
+    module.globals.push(data);
+}
+
 /// Links parc's device math library (`parc_ptx::math`, compiled here
 /// from its ParC source at `-O2`) into `module`: device code's `exp log
 /// pow sin cos tan tanh` become calls of its functions (see

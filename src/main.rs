@@ -172,6 +172,8 @@ struct RunArgs {
     #[arg(long)]
     interp: bool,
     #[command(flatten)]
+    device: DeviceArgs,
+    #[command(flatten)]
     tapir: TapirArgs,
     #[command(flatten)]
     opt: OptArgs,
@@ -226,6 +228,8 @@ struct BuildArgs {
     #[arg(long, value_enum, default_value_t = GpuArchArg::Sm70)]
     gpu_arch: GpuArchArg,
     #[command(flatten)]
+    device: DeviceArgs,
+    #[command(flatten)]
     tapir: TapirArgs,
     #[command(flatten)]
     opt: OptArgs,
@@ -233,6 +237,92 @@ struct BuildArgs {
     ad: AdArgs,
     #[command(flatten)]
     diag: DiagArgs,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum DeviceArg {
+    /// The GPU when one is found (an NVIDIA GPU of compute capability
+    /// 7.0 or more, through the CUDA driver), the CPU otherwise.
+    Auto,
+    /// An NVIDIA GPU (an error if there is none).
+    Gpu,
+    /// The CPU.
+    Cpu,
+}
+
+#[derive(Args)]
+struct DeviceArgs {
+    /// Where kernels run (`parc run`), or, for `parc build`, whether the
+    /// executable carries its kernels' PTX for a GPU (`gpu`/`auto`: it
+    /// then runs them on the GPU when one is found at run time, or as
+    /// `PARC_DEVICE=gpu|cpu` says). Gradients of kernels are then made
+    /// for a GPU's concurrent threads (right on the CPU too).
+    #[arg(long, value_enum)]
+    device: Option<DeviceArg>,
+    /// Say on stderr which device runs the kernels, and why
+    /// (`PARC_DEVICE_INFO=1` does the same for executables).
+    #[arg(long)]
+    device_info: bool,
+}
+
+impl DeviceArgs {
+    /// True if the kernels are to be compiled for a GPU: asked for, or
+    /// (`auto`, `parc run`'s default) a GPU is found.
+    fn wants_gpu(&self, default: DeviceArg) -> Result<bool, ExitCode> {
+        match self.device.unwrap_or(default) {
+            DeviceArg::Cpu => Ok(false),
+            DeviceArg::Gpu => Ok(true),
+            DeviceArg::Auto => Ok(parc_runtime::cuda::probe().is_ok()),
+        }
+    }
+
+    /// The PTX of `module`'s kernels put into it for the runtime, where
+    /// the device is a GPU. Under `auto`, PTX the backend cannot emit
+    /// leaves the kernels on the CPU (said with `--device-info`).
+    fn attach(
+        &self,
+        gpu: bool,
+        module: &mut parc_ir::Module,
+        file: &Path,
+        arch: parc_ptx::GpuArch,
+    ) -> Result<(), ExitCode> {
+        if !gpu || !parc_ptx::has_kernels(module) {
+            return Ok(());
+        }
+        let options = parc_ptx::PtxOptions { arch };
+        match parc::emit_ptx(module, &options, &file.display().to_string()) {
+            Ok(text) => {
+                parc::attach_ptx(module, &text);
+                Ok(())
+            }
+            Err(err) if self.device == Some(DeviceArg::Gpu) => Err(report(err)),
+            Err(err) => {
+                if self.device_info {
+                    eprint!("parc: the kernels stay on the CPU: {}", err.rendered);
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// Tells the runtime of this process (`parc run`) what was asked.
+    fn configure_runtime(&self) {
+        let device = match self.device {
+            Some(DeviceArg::Gpu) => Some("gpu"),
+            Some(DeviceArg::Cpu) => Some("cpu"),
+            _ => None,
+        };
+        // SAFETY: set before the program starts its threads; the
+        // compiler's own threads do not read the environment.
+        unsafe {
+            if let Some(d) = device {
+                std::env::set_var("PARC_DEVICE", d);
+            }
+            if self.device_info {
+                std::env::set_var("PARC_DEVICE_INFO", "1");
+            }
+        }
+    }
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -393,8 +483,14 @@ fn compile(file: &Path, options: &Options, explain_ad: bool) -> Result<parc_ir::
 }
 
 fn run(args: RunArgs) -> ExitCode {
+    // The interpreter runs kernels itself.
+    let gpu = match args.device.wants_gpu(DeviceArg::Auto) {
+        Ok(g) => g && !args.interp,
+        Err(code) => return code,
+    };
     let options = Options {
         serial: args.tapir.serial,
+        gpu,
         ..args.opt.options(args.diag.color(), &args.ad)
     };
     let mut module = match compile(&args.file, &options, args.ad.explain_ad) {
@@ -404,6 +500,13 @@ fn run(args: RunArgs) -> ExitCode {
     let mut argv = vec![args.file.display().to_string()];
     argv.extend(args.args);
     if !args.interp {
+        if let Err(code) = args
+            .device
+            .attach(gpu, &mut module, &args.file, parc_ptx::GpuArch::Sm70)
+        {
+            return code;
+        }
+        args.device.configure_runtime();
         if let Err(code) = args.tapir.lower(&mut module) {
             return code;
         }
@@ -467,13 +570,16 @@ fn emit_ptx(module: &parc_ir::Module, args: &BuildArgs) -> ExitCode {
 }
 
 fn build(args: BuildArgs) -> ExitCode {
+    // Executables carry PTX only when asked (`--device gpu|auto`).
+    let embeds_ptx = args.emit == Emit::Exe
+        && matches!(args.device.device, Some(DeviceArg::Gpu | DeviceArg::Auto));
     let options = Options {
         grad: args.grad.clone(),
         serial: args.tapir.serial,
         // Only an executable needs `main`; IR text of a library is useful
         // too.
         library: args.emit != Emit::Exe,
-        gpu: args.emit == Emit::Ptx,
+        gpu: args.emit == Emit::Ptx || embeds_ptx,
         ..args.opt.options(args.diag.color(), &args.ad)
     };
     let mut module = match compile(&args.file, &options, args.ad.explain_ad) {
@@ -514,6 +620,12 @@ fn build(args: BuildArgs) -> ExitCode {
         return fail("`-o -` is only for text outputs (`--emit ir`, `--emit dot` or `--emit ptx`)");
     }
     if let Err(code) = not_the_input(&output, &args.file) {
+        return code;
+    }
+    if let Err(code) = args
+        .device
+        .attach(embeds_ptx, &mut module, &args.file, args.gpu_arch.arch())
+    {
         return code;
     }
     if let Err(code) = args.tapir.lower(&mut module) {

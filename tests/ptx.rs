@@ -4,6 +4,9 @@
 //! `sm_90`, and assembled by NVIDIA's `ptxas`, which must accept it. One
 //! test per file.
 //!
+//! The `gpu-build::` tests build a few kernel programs with `--device
+//! gpu` and check that the executables fall back to the CPU.
+//!
 //! `ptxas` comes from `PARC_PTXAS`, else `ptxas` on the `PATH`, else the
 //! cache `scripts/test` installs it into (the PyPI wheel
 //! `nvidia-cuda-nvcc-cu12`; it needs no GPU). Without one, the tests are
@@ -93,6 +96,71 @@ fn check(path: &Path, level: u8, ptxas: &Path, scratch: &Path) -> Result<(), Fai
     Ok(())
 }
 
+/// Executables built for the GPU (`--device gpu`: the PTX embedded,
+/// gradients made for concurrent threads) give the CPU build's output
+/// where the kernels run on the CPU: without a GPU, or with
+/// `PARC_DEVICE=cpu`; `PARC_DEVICE=gpu` without a GPU ends the program
+/// with the reason. (With a GPU, the launches whose memory is the GPU's
+/// run there.)
+fn gpu_build_falls_back(path: &Path, args: &[&str], scratch: &Path) -> Result<(), Failed> {
+    let parc = env!("CARGO_BIN_EXE_parc");
+    let name = path.display().to_string().replace('/', "_");
+    let (gpu_exe, cpu_exe) = (
+        scratch.join(format!("{name}.gpu")),
+        scratch.join(format!("{name}.cpu")),
+    );
+    for (exe, extra) in [(&gpu_exe, &["--device", "gpu"][..]), (&cpu_exe, &[][..])] {
+        let out = Command::new(parc)
+            .arg("build")
+            .arg(root().join(path))
+            .args(extra)
+            .arg("-o")
+            .arg(exe)
+            .output()
+            .map_err(|e| format!("cannot run parc: {e}"))?;
+        if !out.status.success() {
+            return Err(format!("parc build: {}", String::from_utf8_lossy(&out.stderr)).into());
+        }
+    }
+    let image = std::fs::read(&gpu_exe).map_err(|e| format!("{e}"))?;
+    if !image.windows(13).any(|w| w == b".target sm_70") {
+        return Err("the executable carries no PTX".into());
+    }
+    let run = |exe: &Path, device: Option<&str>| {
+        let mut c = Command::new(exe);
+        c.args(args).env_remove("PARC_DEVICE");
+        if let Some(d) = device {
+            c.env("PARC_DEVICE", d);
+        }
+        c.output()
+    };
+    let want = run(&cpu_exe, None).map_err(|e| format!("{e}"))?;
+    let gpu_found = parc_runtime::cuda::probe().is_ok();
+    for device in [None, Some("cpu")] {
+        let got = run(&gpu_exe, device).map_err(|e| format!("{e}"))?;
+        if got.stdout != want.stdout || got.status.code() != want.status.code() {
+            return Err(format!(
+                "PARC_DEVICE={device:?}: the GPU build's output differs:\n{}\n--- the CPU build's:\n{}",
+                String::from_utf8_lossy(&got.stdout),
+                String::from_utf8_lossy(&want.stdout)
+            )
+            .into());
+        }
+    }
+    let forced = run(&gpu_exe, Some("gpu")).map_err(|e| format!("{e}"))?;
+    if !gpu_found {
+        let err = String::from_utf8_lossy(&forced.stderr);
+        if forced.status.code() != Some(1) || !err.contains("PARC_DEVICE=gpu, but") {
+            return Err(format!(
+                "PARC_DEVICE=gpu without a GPU: status {:?}, {err}",
+                forced.status
+            )
+            .into());
+        }
+    }
+    Ok(())
+}
+
 fn main() {
     let args = Arguments::from_args();
     let ptxas = find_ptxas();
@@ -121,6 +189,17 @@ fn main() {
                 });
             }
         }
+    }
+    for (program, args) in [
+        ("samples/reduce_kernel.pc", &[][..]),
+        ("tests/kernels/local_array.pc", &[][..]),
+        ("tests/grad/kernel_launch_calls.pc", &[][..]),
+        ("bench/grad/kernel.pc", &["check", "3000", "2", "1"][..]),
+    ] {
+        let scratch = scratch.clone();
+        trials.push(Trial::test(format!("gpu-build::{program}"), move || {
+            gpu_build_falls_back(Path::new(program), args, &scratch)
+        }));
     }
     if ptxas.is_none() {
         eprintln!(

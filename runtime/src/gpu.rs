@@ -91,7 +91,8 @@
 //!
 //! # Memory
 //!
-//! There is no device: `cudaMalloc` is `calloc` (zeroed, so runs are
+//! Where kernels run on a GPU, these calls act on its memory (see
+//! `cuda`). Otherwise there is no device: `cudaMalloc` is `calloc` (zeroed, so runs are
 //! deterministic), `cudaMemcpy` is `memmove` in any direction, `cudaFree`
 //! is `free`, `cudaDeviceSynchronize` does nothing (launches are
 //! synchronous). They return 0 (`cudaSuccess`); bad arguments are faults.
@@ -681,7 +682,12 @@ pub unsafe extern "C" fn parc_rt_cuda_malloc(out: *mut *mut u8, bytes: i64) -> i
     if out.is_null() {
         fault::die("cudaMalloc: the result pointer is null");
     }
-    let p = crate::clib::parc_rt_calloc(1, bytes);
+    if bytes < 0 {
+        fault::die(&format!("cudaMalloc of {bytes} bytes"));
+    }
+    // On the GPU when kernels run on one (see `cuda`).
+    let p =
+        crate::cuda::malloc(bytes as u64).unwrap_or_else(|| crate::clib::parc_rt_calloc(1, bytes));
     // SAFETY: `out` is writable (caller's contract).
     unsafe { out.write(p) };
     0
@@ -707,6 +713,9 @@ pub unsafe extern "C" fn parc_rt_cuda_memcpy(dst: *mut u8, src: *const u8, bytes
     if bytes > 0 {
         if dst.is_null() || src.is_null() {
             fault::die("cudaMemcpy with a null pointer");
+        }
+        if crate::cuda::memcpy(dst, src, bytes as u64) {
+            return 0;
         }
         let len = bytes as usize;
         let disjoint = (dst as usize).abs_diff(src as usize) >= len;
@@ -756,6 +765,9 @@ unsafe fn parallel_copy(dst: *mut u8, src: *const u8, len: usize) {
 /// `p` is null or came from `parc_rt_cuda_malloc` and was not freed.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn parc_rt_cuda_free(p: *mut u8) -> i32 {
+    if p.is_null() || crate::cuda::free(p) {
+        return 0;
+    }
     // SAFETY: the caller's contract.
     unsafe { libc::free(p.cast()) };
     0
@@ -764,5 +776,6 @@ pub unsafe extern "C" fn parc_rt_cuda_free(p: *mut u8) -> i32 {
 /// `cudaDeviceSynchronize()`: launches are synchronous; returns 0.
 #[unsafe(no_mangle)]
 pub extern "C" fn parc_rt_cuda_device_synchronize() -> i32 {
+    crate::cuda::synchronize();
     0
 }

@@ -51,6 +51,8 @@
 //! | `parc_rt_cuda_memcpy` | `(ptr dst, ptr src, i64 bytes) -> i32` | `cudaMemcpy`, any direction (long copies in parallel) |
 //! | `parc_rt_cuda_free` | `(ptr) -> i32` | `cudaFree` |
 //! | `parc_rt_cuda_device_synchronize` | `() -> i32` | `cudaDeviceSynchronize` |
+//! | `parc_rt_set_ptx` | `(ptr text, i64 len)` | registers the program's PTX (before `main`) |
+//! | `parc_rt_gpu_launch` | `(ptr desc, ptr args, ptr grid, ptr block) -> i32` | runs a launch on the GPU if one is chosen and can take it (1), else 0: the caller runs it on the CPU (see [`cuda`]) |
 //!
 //! Other C library functions (`free memcpy memset atoi atol atof strcmp`,
 //! `sqrt` and the other math functions) are called directly.
@@ -91,6 +93,7 @@
 
 pub mod atomics;
 pub mod clib;
+pub mod cuda;
 pub mod fault;
 pub mod gpu;
 pub mod lines;
@@ -148,5 +151,7 @@ pub fn symbols() -> Vec<(&'static str, *const u8)> {
         gpu::parc_rt_cuda_memcpy,
         gpu::parc_rt_cuda_free,
         gpu::parc_rt_cuda_device_synchronize,
+        cuda::parc_rt_set_ptx,
+        cuda::parc_rt_gpu_launch,
     ]
 }

@@ -187,6 +187,10 @@ use std::sync::Arc;
 /// is compiled; set to `opt`, also after Cranelift's optimizations.
 pub(crate) const DUMP_ENV: &str = "PARC_DUMP_CLIF";
 
+/// The global holding the program's PTX, if the driver compiled its
+/// kernels for the GPU: the main entry registers it with the runtime.
+pub const PTX_GLOBAL: &str = "parc.ptx";
+
 /// `alloca`s up to this size are zeroed with inline stores.
 pub(crate) const INLINE_ZERO_MAX: u32 = 128;
 
@@ -482,6 +486,34 @@ impl Cx<'_> {
             .declare_function(e.name, ClLinkage::Import, &sig)
             .map_err(|err| module_err(&format!("declaring `{}`", e.name), err))?;
         self.externs.insert(e.name, id);
+        Ok(id)
+    }
+
+    /// `"NAME:KINDS"` for `parc_rt_gpu_launch`: the kernel's name and a
+    /// letter per parameter (`p` for pointers, `v` for other values).
+    fn launch_desc(
+        &mut self,
+        m: &mut impl ClModule,
+        kernel: FuncId,
+    ) -> Result<DataId, BackendError> {
+        let k = &self.ir.funcs[kernel];
+        let kinds: String = k
+            .sig
+            .params
+            .iter()
+            .map(|&t| if t == Type::Ptr { 'p' } else { 'v' })
+            .collect();
+        let text = format!("{}:{kinds}", k.name);
+        let sym = self.fresh(&format!("parc.launch.{}", k.name));
+        let id = m
+            .declare_data(&sym, ClLinkage::Local, false, false)
+            .map_err(|e| module_err("declaring a launch descriptor", e))?;
+        let mut bytes = text.into_bytes();
+        bytes.push(0);
+        let mut desc = DataDescription::new();
+        desc.define(bytes.into_boxed_slice());
+        m.define_data(id, &desc)
+            .map_err(|e| module_err("defining a launch descriptor", e))?;
         Ok(id)
     }
 
@@ -1151,6 +1183,20 @@ fn gen_main<M: ClModule>(
         )));
     }
     let set_lines = cx.extern_fn(m, &ix::RT_SET_LINES)?;
+    // The kernels' PTX, which the driver put in the module as the global
+    // `parc.ptx` (see `PTX_GLOBAL`): registered before `main` runs.
+    let ptx = match cx.ir.global_by_name(PTX_GLOBAL) {
+        Some(g) => {
+            let data = cx.data[g.as_u32() as usize]
+                .ok_or_else(|| BackendError::Invalid("the PTX global was not defined".into()))?;
+            Some((
+                data,
+                cx.ir.globals[g].size,
+                cx.extern_fn(m, &ix::RT_SET_PTX)?,
+            ))
+        }
+        None => None,
+    };
     let sym = cx.fresh("parc.main_entry");
     let sig = clif_signature(m, &[Type::I32, Type::Ptr], Some(Type::I32));
     let entry = m
@@ -1165,6 +1211,13 @@ fn gen_main<M: ClModule>(
         Some(Type::I32),
         |m, b, ps| {
             register_lines(m, b, lines, set_lines);
+            if let Some((data, size, set_ptx)) = ptx {
+                let gv = m.declare_data_in_func(data, b.func);
+                let text = b.ins().symbol_value(types::I64, gv);
+                let len = b.ins().iconst(types::I64, size as i64);
+                let set = m.declare_func_in_func(set_ptx, b.func);
+                b.ins().call(set, &[text, len]);
+            }
             let mut args = Vec::new();
             if let Some(&t) = params.first() {
                 let v = resize_int(b, ps[0], clif_type(t), true);
@@ -2709,6 +2762,17 @@ impl<'a, 'b, 'c, M: ClModule> FnTranslator<'a, 'b, 'c, M> {
         let block_ptr = self.b.ins().stack_addr(types::I64, cfg, 12);
         let eref = self.func_ref(entry);
         let entry_addr = self.b.ins().func_addr(types::I64, eref);
+        // On the GPU when the runtime chose one and the launch's memory
+        // is the GPU's (see the runtime's `cuda`); on the CPU otherwise.
+        let desc_id = self.cx.launch_desc(self.m, kernel)?;
+        let desc = self.data_addr(desc_id);
+        let on_gpu = self
+            .call_extern(&ix::RT_GPU_LAUNCH, &[desc, arg_ptr, grid_ptr, block_ptr])?
+            .ok_or_else(|| self.err("parc_rt_gpu_launch returns a value"))?;
+        let on_cpu = self.b.create_block();
+        let done = self.b.create_block();
+        self.b.ins().brif(on_gpu, done, &[], on_cpu, &[]);
+        self.b.switch_to_block(on_cpu);
         let shared = self
             .b
             .ins()
@@ -2728,6 +2792,8 @@ impl<'a, 'b, 'c, M: ClModule> FnTranslator<'a, 'b, 'c, M> {
                 )?;
             }
         }
+        self.b.ins().jump(done, &[]);
+        self.b.switch_to_block(done);
         Ok(())
     }
 }

@@ -56,6 +56,9 @@ pub(crate) const RT_CUDA_MALLOC: ExternFn = ext("parc_rt_cuda_malloc", &[Ptr, I6
 pub(crate) const RT_CUDA_MEMCPY: ExternFn = ext("parc_rt_cuda_memcpy", &[Ptr, Ptr, I64], Some(I32));
 pub(crate) const RT_CUDA_FREE: ExternFn = ext("parc_rt_cuda_free", &[Ptr], Some(I32));
 pub(crate) const RT_CUDA_SYNC: ExternFn = ext("parc_rt_cuda_device_synchronize", &[], Some(I32));
+pub(crate) const RT_SET_PTX: ExternFn = ext("parc_rt_set_ptx", &[Ptr, I64], None);
+pub(crate) const RT_GPU_LAUNCH: ExternFn =
+    ext("parc_rt_gpu_launch", &[Ptr, Ptr, Ptr, Ptr], Some(I32));
 
 /// Runtime entry points whose presence (transitively) means a function
 /// spawns tasks, so an exported wrapper should enter the worker pool.

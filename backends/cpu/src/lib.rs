@@ -51,6 +51,7 @@ use parc_ir::Module;
 use std::fmt;
 use std::path::Path;
 
+pub use codegen::PTX_GLOBAL;
 pub use jit::run_main;
 pub use link::{RUNTIME_LIB_ENV, find_runtime_lib};
 
