@@ -3,6 +3,15 @@
 //! Phases collect [`Diagnostic`]s and keep going where they can, so one run
 //! reports several errors. [`render`] turns them into ariadne reports that name
 //! the file, line and column, underline the span and print the hint.
+//!
+//! One line model for every position parc prints: lines end at `\n` (as C
+//! counts them, and as `gcc` reports them), columns count characters. A
+//! vertical tab, a form feed or a lone carriage return is whitespace inside
+//! a line. ariadne would start a new line at each of those, so the text it
+//! draws has them, and every other control character, replaced by one
+//! visible character each ([`displayable`]): the box agrees with the
+//! `file:line:col` header, and no control character from the source reaches
+//! the terminal.
 
 use crate::ast::Span;
 use ariadne::{Color, Config, Label, Report, ReportKind, Source};
@@ -94,25 +103,116 @@ pub fn line_col(source: &str, offset: usize) -> (usize, usize) {
     (line, col)
 }
 
+/// The visible stand-in for a character that must not reach the terminal
+/// as it is, or `None` for one that may. C0 controls and DEL become their
+/// Unicode control pictures (`\x0B` is `␋`); other characters that move
+/// the cursor or reorder text (C1 controls, the line and paragraph
+/// separators, bidirectional overrides) become `�`. Tab and newline stay.
+fn stand_in(c: char) -> Option<char> {
+    match c {
+        '\t' | '\n' => None,
+        '\0'..='\x1f' => char::from_u32(0x2400 + c as u32),
+        '\x7f' => Some('\u{2421}'),
+        '\u{80}'..='\u{9f}'
+        | '\u{200e}'
+        | '\u{200f}'
+        | '\u{2028}'..='\u{202e}'
+        | '\u{2066}'..='\u{2069}' => Some('\u{fffd}'),
+        _ => None,
+    }
+}
+
+/// `source` as ariadne may draw it: each character [`stand_in`] replaces,
+/// except a carriage return right before a newline (a CRLF line end, which
+/// ariadne reads as one), becomes its stand-in. Replacing one character by
+/// one keeps every line and column; `offset` maps a byte offset of `source`
+/// to the same place in the result.
+pub struct Displayable<'a> {
+    pub text: std::borrow::Cow<'a, str>,
+    /// `(offset in source, bytes added up to and including it)` for each
+    /// replaced character, in order; empty when nothing was replaced.
+    shifts: Vec<(usize, usize)>,
+}
+
+impl Displayable<'_> {
+    /// The offset in [`Displayable::text`] of byte `offset` of the source.
+    pub fn offset(&self, offset: usize) -> usize {
+        let before = self.shifts.partition_point(|&(at, _)| at < offset);
+        offset + before.checked_sub(1).map_or(0, |i| self.shifts[i].1)
+    }
+}
+
+/// See [`Displayable`].
+pub fn displayable(source: &str) -> Displayable<'_> {
+    let replaced = |i: usize, c: char| {
+        stand_in(c).filter(|_| !(c == '\r' && source.as_bytes().get(i + 1) == Some(&b'\n')))
+    };
+    if !source.char_indices().any(|(i, c)| replaced(i, c).is_some()) {
+        return Displayable {
+            text: source.into(),
+            shifts: Vec::new(),
+        };
+    }
+    let mut text = String::with_capacity(source.len() + 16);
+    let mut shifts = Vec::new();
+    let mut added = 0;
+    for (i, c) in source.char_indices() {
+        match replaced(i, c) {
+            Some(s) => {
+                text.push(s);
+                added += s.len_utf8() - c.len_utf8();
+                shifts.push((i, added));
+            }
+            None => text.push(c),
+        }
+    }
+    Displayable {
+        text: text.into(),
+        shifts,
+    }
+}
+
+/// A message with its control characters escaped (`\u{b}`), as Rust's
+/// `escape_debug` writes them, so that it prints on one line as it reads.
+pub fn escape_controls(message: &str) -> std::borrow::Cow<'_, str> {
+    if message.chars().any(|c| stand_in(c).is_some() || c == '\n') {
+        message
+            .chars()
+            .map(|c| {
+                if stand_in(c).is_some() || c == '\n' {
+                    c.escape_debug().to_string()
+                } else {
+                    c.to_string()
+                }
+            })
+            .collect::<String>()
+            .into()
+    } else {
+        message.into()
+    }
+}
+
 /// Renders diagnostics as ariadne reports. `color` is off for tests and pipes.
 /// Each report starts with a `file:line:col: error: message` line so that
 /// editors and scripts can find the position without parsing the art.
 pub fn render(path: &str, source: &str, diags: &[Diagnostic], color: bool) -> String {
     let mut out = Vec::new();
+    let shown = displayable(source);
+    let path = escape_controls(path);
+    let path = path.as_ref();
     for d in diags {
         let (line, col) = line_col(source, d.span.start as usize);
         let kind_word = match d.severity {
             Severity::Error => "error",
             Severity::Warning => "warning",
         };
-        out.extend_from_slice(
-            format!("{path}:{line}:{col}: {kind_word}: {}\n", d.message).as_bytes(),
-        );
+        let message = escape_controls(&d.message);
+        out.extend_from_slice(format!("{path}:{line}:{col}: {kind_word}: {message}\n").as_bytes());
         if line_len(source, d.span.start as usize) > MAX_SHOWN_LINE {
             // A snippet of a line this long (generated code, a 50,000-deep
             // nesting) would bury the message; the position says where.
             if let Some(help) = &d.help {
-                out.extend_from_slice(format!("  help: {help}\n").as_bytes());
+                out.extend_from_slice(format!("  help: {}\n", escape_controls(help)).as_bytes());
             }
             continue;
         }
@@ -123,7 +223,7 @@ pub fn render(path: &str, source: &str, diags: &[Diagnostic], color: bool) -> St
         let clamp = |s: Span| {
             let end = (s.end as usize).min(source.len());
             let start = (s.start as usize).min(end);
-            start..end
+            shown.offset(start)..shown.offset(end)
         };
         let primary = clamp(d.span);
         let mut report = Report::build(kind, (path, primary.clone()))
@@ -132,26 +232,73 @@ pub fn render(path: &str, source: &str, diags: &[Diagnostic], color: bool) -> St
                     .with_color(color)
                     .with_index_type(ariadne::IndexType::Byte),
             )
-            .with_message(&d.message);
+            .with_message(message.as_ref());
         let mut label = Label::new((path, primary)).with_color(Color::Red);
         if let Some(text) = &d.label {
-            label = label.with_message(text);
+            label = label.with_message(escape_controls(text));
         }
         report = report.with_label(label);
         for (span, text) in &d.secondary {
             report = report.with_label(
                 Label::new((path, clamp(*span)))
-                    .with_message(text)
+                    .with_message(escape_controls(text))
                     .with_color(Color::Blue),
             );
         }
         if let Some(help) = &d.help {
-            report = report.with_help(help);
+            report = report.with_help(escape_controls(help));
         }
         // Writing into a Vec cannot fail.
         let _ = report
             .finish()
-            .write((path, Source::from(source)), &mut out);
+            .write((path, Source::from(shown.text.as_ref())), &mut out);
     }
     String::from_utf8_lossy(&out).into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn control_characters_keep_lines_and_columns() {
+        // A vertical tab and a form feed are whitespace inside line 1.
+        let src = "int x;\x0b\x0c @\nint y;\n";
+        let at = src.find('@').unwrap_or(0);
+        assert_eq!(line_col(src, at), (1, 10));
+        let d = Diagnostic::error(Span::new(at, at + 1), "bad").with_label("here");
+        let out = render("t.pc", src, &[d], false);
+        assert!(out.starts_with("t.pc:1:10: error: bad\n"), "{out}");
+        assert!(out.contains("[ t.pc:1:10 ]"), "{out}");
+        assert!(out.contains(" 1 │ int x;␋␌ @"), "{out}");
+        assert!(!out.contains(['\x0b', '\x0c']), "{out}");
+    }
+
+    #[test]
+    fn the_terminal_gets_no_control_characters() {
+        let src = "a\x1b[2Jb\r\nc\rd\u{202e}e\u{85}@\n";
+        let shown = displayable(src);
+        assert_eq!(shown.text, "a␛[2Jb\r\nc␍d\u{fffd}e\u{fffd}@\n");
+        let at = src.find('@').unwrap_or(0);
+        assert_eq!(&shown.text[shown.offset(at)..], "@\n");
+        assert_eq!(shown.offset(0), 0);
+        let d = Diagnostic::error(Span::new(at, at + 1), "bad `\x1b`");
+        let out = render("t\x07.pc", src, &[d], false);
+        assert!(
+            out.starts_with("t\\u{7}.pc:2:7: error: bad `\\u{1b}`\n"),
+            "{out}"
+        );
+        assert!(out.contains("[ t\\u{7}.pc:2:7 ]"), "{out}");
+        assert!(
+            !out.contains(['\x1b', '\x07', '\u{85}', '\u{202e}']),
+            "{out}"
+        );
+    }
+
+    #[test]
+    fn clean_text_is_not_copied() {
+        let shown = displayable("int main() {\r\n\treturn 0;\r\n}\r\n");
+        assert!(matches!(shown.text, std::borrow::Cow::Borrowed(_)));
+        assert_eq!(shown.offset(7), 7);
+    }
 }

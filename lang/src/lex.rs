@@ -385,6 +385,10 @@ fn stray_diagnostic(source: &str, range: std::ops::Range<usize>) -> Diagnostic {
     }
 }
 
+/// The message of a `/*` that is never closed (the parser leaves out the
+/// "found end of file" errors that follow from it).
+pub(crate) const UNTERMINATED_COMMENT: &str = "unterminated comment";
+
 /// `/* ... */`: skips to the closing `*/`. C comments do not nest.
 fn block_comment(lex: &mut Lexer<Token>) -> Skip {
     match lex.remainder().find("*/") {
@@ -392,7 +396,7 @@ fn block_comment(lex: &mut Lexer<Token>) -> Skip {
         None => {
             let start = lex.span().start;
             lex.extras.push(
-                Diagnostic::error(Span::new(start, start + 2), "unterminated comment")
+                Diagnostic::error(Span::new(start, start + 2), UNTERMINATED_COMMENT)
                     .with_label("this comment is never closed")
                     .with_help("close it with `*/`"),
             );

@@ -23,8 +23,9 @@
 //!    0, and indented leftovers of the broken function are skipped.
 //! 4. To avoid cascades, a syntax error is not reported when a lexical error
 //!    precedes it in the same item, when it follows a reported error within
-//!    `CASCADE_TOKENS` tokens (yacc's rule), or when it is a consequence of
-//!    statement recovery closing a function body early.
+//!    `CASCADE_TOKENS` tokens (yacc's rule), when it is a consequence of
+//!    statement recovery closing a function body early, or when it is at
+//!    the end of a file whose last `/*` is never closed.
 //!
 //! Invariants of the returned tree (relied on by the checker and lowering):
 //! - every span lies inside the source, and children's spans inside parents';
@@ -70,6 +71,9 @@ pub fn parse(source: &str) -> (Program, Vec<Diagnostic>) {
         .filter(|d| d.is_error())
         .map(|d| d.span.start as usize)
         .collect();
+    // An unterminated `/*` hides the rest of the file: "found end of file"
+    // errors are its consequence, and its own error says where it starts.
+    let rest_is_comment = diags.iter().any(|d| d.message == lex::UNTERMINATED_COMMENT);
     let ctx = Context {
         source,
         tokens: &tokens,
@@ -141,7 +145,8 @@ pub fn parse(source: &str) -> (Program, Vec<Diagnostic>) {
             // level error that follows in the same chunk is a consequence.
             let cascade = is_fatal && recovered_count > 0 && !at_eof;
             let orphan = index == chunk.start && broken;
-            if !after_lex_error && index >= quiet_until && !cascade && !orphan {
+            let in_comment = at_eof && rest_is_comment;
+            if !after_lex_error && index >= quiet_until && !cascade && !orphan && !in_comment {
                 diags.push(ctx.syntax_error(err, &chunk));
             }
             let resume_index = resume.map_or(index + 1, |r| ctx.token_index(r));
