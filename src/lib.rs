@@ -175,7 +175,7 @@ enum Origin<'a> {
 /// and `--grad` are honored. Text the reader rejects and IR the verifier
 /// rejects are the user's errors.
 pub fn compile_ir(path: &str, text: &str, options: &Options) -> Result<Compiled, CompileError> {
-    let mut module = read_ir(path, text)?;
+    let mut module = read_ir(path, text, options.color)?;
     for name in &options.grad {
         request_ir_gradient(&mut module, name, path)?;
     }
@@ -183,28 +183,61 @@ pub fn compile_ir(path: &str, text: &str, options: &Options) -> Result<Compiled,
 }
 
 /// `parc check` of parir text: it reads and verifies.
-pub fn check_ir(path: &str, text: &str) -> Result<(), CompileError> {
-    read_ir(path, text).map(drop)
+pub fn check_ir(path: &str, text: &str, color: bool) -> Result<(), CompileError> {
+    read_ir(path, text, color).map(drop)
 }
 
 /// parir text to a module that verifies, or the reader's or the
-/// verifier's complaints.
-fn read_ir(path: &str, text: &str) -> Result<Module, CompileError> {
-    let module = parc_ir::read::read_module(text).map_err(|e| CompileError {
-        rendered: format!("{path}:{}:{}: error: {}\n", e.line, e.col, e.message),
+/// verifier's complaints, each at its line and column in the text.
+fn read_ir(path: &str, text: &str, color: bool) -> Result<Module, CompileError> {
+    let user_error = |diags: Vec<Diagnostic>| CompileError {
+        rendered: diag::render(path, text, &diags, color),
         internal: false,
+    };
+    let (module, positions) = parc_ir::read::read_module_with_positions(text).map_err(|e| {
+        let at = SrcLoc::new(e.line, e.col);
+        user_error(vec![
+            Diagnostic::error(word_at(text, at), e.message).with_label("here"),
+        ])
     })?;
     if let Err(errors) = parc_ir::verify::verify_module(&module) {
-        let mut rendered = format!("{path}: error: the IR does not verify:\n");
-        for e in errors {
-            rendered.push_str(&format!("  {e}\n"));
-        }
-        return Err(CompileError {
-            rendered,
-            internal: false,
-        });
+        let diags = errors
+            .iter()
+            .map(|e| {
+                let message = format!("{} [{}]", e.message, e.rule);
+                let at = positions.of(&module, e).map(|(l, c)| SrcLoc::new(l, c));
+                let d = Diagnostic::error(word_at(text, at.unwrap_or_default()), message);
+                match (&e.func, &e.global) {
+                    (Some(f), _) => d.with_label(format!("in {}", parc_ir::print::name_ref(f))),
+                    (None, Some(g)) => {
+                        d.with_label(format!("global {}", parc_ir::print::name_ref(g)))
+                    }
+                    (None, None) => d,
+                }
+            })
+            .collect();
+        return Err(user_error(diags));
     }
     Ok(module)
+}
+
+/// The span of the word (or the one character) at `loc` in `source`, or of
+/// the start of the file where `loc` is not in it.
+fn word_at(source: &str, loc: SrcLoc) -> Span {
+    let Some(at) = offset_of(source, loc) else {
+        return Span::new(0, 0);
+    };
+    let rest = &source[at..];
+    let word = rest
+        .char_indices()
+        .find(|&(_, c)| !(c.is_alphanumeric() || c == '_'))
+        .map_or(rest.len(), |(i, _)| i);
+    let len = if word > 0 {
+        word
+    } else {
+        rest.chars().next().map_or(0, char::len_utf8)
+    };
+    Span::new(at, at + len)
 }
 
 /// Everything after the front end: `--serial`, the optimizer, the AD and
@@ -639,18 +672,8 @@ fn offset_of(source: &str, loc: SrcLoc) -> Option<usize> {
 fn ad_error(e: &AdError, path: &str, source: &str, color: bool) -> CompileError {
     let message = format!("cannot differentiate `{}`: {}", e.function, e.message);
     let rendered = match offset_of(source, e.loc) {
-        Some(at) => {
-            let rest = &source[at..];
-            let word = rest
-                .char_indices()
-                .find(|&(_, c)| !(c.is_alphanumeric() || c == '_'))
-                .map_or(rest.len(), |(i, _)| i);
-            let len = if word > 0 {
-                word
-            } else {
-                rest.chars().next().map_or(0, char::len_utf8)
-            };
-            let d = Diagnostic::error(Span::new(at, at + len), message)
+        Some(_) => {
+            let d = Diagnostic::error(word_at(source, e.loc), message)
                 .with_label("this cannot be differentiated");
             diag::render(path, source, &[d], color)
         }

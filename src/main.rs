@@ -148,10 +148,22 @@ struct TapirArgs {
     /// serial baseline T_S, and an oracle for parallel runs.
     #[arg(long)]
     serial: bool,
-    /// Iterations per chunk of a parallel loop (default: chosen at run time
-    /// from the trip count and the number of workers).
-    #[arg(long, value_name = "N", conflicts_with = "serial")]
+    /// Iterations per chunk of a parallel loop, at least 1 (default: chosen
+    /// at run time from the trip count and the number of workers).
+    #[arg(long, value_name = "N", conflicts_with = "serial", value_parser = parse_grain)]
     grain: Option<u64>,
+}
+
+/// `--grain N`: a chunk of at least one iteration.
+fn parse_grain(text: &str) -> Result<u64, String> {
+    match text.parse::<u64>() {
+        Ok(0) => Err(
+            "a chunk has at least 1 iteration; leave `--grain` out to let the runtime choose"
+                .into(),
+        ),
+        Ok(n) => Ok(n),
+        Err(e) => Err(format!("expected a positive whole number: {e}")),
+    }
 }
 
 impl TapirArgs {
@@ -354,7 +366,16 @@ impl GpuArchArg {
 const COMPILER_STACK: usize = 256 << 20;
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            // `--help` and `--version` succeed; a bad command line is the
+            // user's error, status 1 as gcc and clang give it (clap's
+            // default is 2).
+            return ExitCode::from(if e.use_stderr() { 1 } else { 0 });
+        }
+    };
     let worker = std::thread::Builder::new()
         .name("parc".into())
         .stack_size(COMPILER_STACK)
@@ -417,6 +438,37 @@ fn not_the_input(output: &Path, input: &Path) -> Result<(), ExitCode> {
     }
 }
 
+/// Refuses an output path that cannot be written, before any work is done
+/// (the linker would say so only at the end, in its own words). A file
+/// that is not there yet is created and removed again to find out.
+fn writable(output: &Path) -> Result<(), ExitCode> {
+    let cannot = |why: String| Err(fail(&format!("cannot write `{}`: {why}", output.display())));
+    if output.is_dir() {
+        return cannot("it is a directory".into());
+    }
+    let dir = match output.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    if !dir.is_dir() {
+        return cannot(format!("there is no directory `{}`", dir.display()));
+    }
+    let existed = output.exists();
+    match std::fs::OpenOptions::new()
+        .write(true)
+        .create(!existed)
+        .truncate(false)
+        .open(output)
+    {
+        Ok(_) if existed => Ok(()),
+        Ok(_) => {
+            let _ = std::fs::remove_file(output);
+            Ok(())
+        }
+        Err(e) => cannot(e.to_string()),
+    }
+}
+
 /// True for parir text (`.pir`), read by `parc_ir::read` instead of the
 /// ParC front end.
 fn is_ir(file: &Path) -> bool {
@@ -430,7 +482,7 @@ fn check(file: &Path, library: bool, color: bool) -> ExitCode {
     };
     let path = file.display().to_string();
     if is_ir(file) {
-        return match parc::check_ir(&path, &source) {
+        return match parc::check_ir(&path, &source, color) {
             Ok(()) => ExitCode::SUCCESS,
             Err(err) => report(err),
         };
@@ -538,7 +590,7 @@ fn run(args: RunArgs) -> ExitCode {
 
 /// `--emit ptx`: the kernels' PTX, to `-o` (default `FILE.ptx`; `-` for
 /// standard output).
-fn emit_ptx(module: &parc_ir::Module, args: &BuildArgs) -> ExitCode {
+fn emit_ptx(module: &parc_ir::Module, args: &BuildArgs, output: &Path) -> ExitCode {
     if !parc_ptx::has_kernels(module) {
         return fail(&format!(
             "`{}` has no kernels (`__global__` functions): there is no PTX to emit",
@@ -552,18 +604,11 @@ fn emit_ptx(module: &parc_ir::Module, args: &BuildArgs) -> ExitCode {
         Ok(text) => text,
         Err(err) => return report(err),
     };
-    let output = args
-        .output
-        .clone()
-        .unwrap_or_else(|| args.file.with_extension("ptx"));
     if output.as_os_str() == "-" {
         print!("{text}");
         return ExitCode::SUCCESS;
     }
-    if let Err(code) = not_the_input(&output, &args.file) {
-        return code;
-    }
-    match std::fs::write(&output, text) {
+    match std::fs::write(output, text) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => fail(&format!("cannot write `{}`: {e}", output.display())),
     }
@@ -573,6 +618,28 @@ fn build(args: BuildArgs) -> ExitCode {
     // Executables carry PTX only when asked (`--device gpu|auto`).
     let embeds_ptx = args.emit == Emit::Exe
         && matches!(args.device.device, Some(DeviceArg::Gpu | DeviceArg::Auto));
+    let extension = match args.emit {
+        Emit::Exe => "",
+        Emit::Obj => "o",
+        Emit::Lib => "so",
+        Emit::Ir => "pir",
+        Emit::Dot => "dot",
+        Emit::Ptx => "ptx",
+    };
+    let text_output = matches!(args.emit, Emit::Ir | Emit::Dot | Emit::Ptx);
+    let output = args
+        .output
+        .clone()
+        .unwrap_or_else(|| args.file.with_extension(extension));
+    let to_stdout = output.as_os_str() == "-";
+    if to_stdout && !text_output {
+        return fail("`-o -` is only for text outputs (`--emit ir`, `--emit dot` or `--emit ptx`)");
+    }
+    if !to_stdout
+        && let Err(code) = not_the_input(&output, &args.file).and_then(|()| writable(&output))
+    {
+        return code;
+    }
     let options = Options {
         grad: args.grad.clone(),
         serial: args.tapir.serial,
@@ -586,42 +653,27 @@ fn build(args: BuildArgs) -> ExitCode {
         Ok(m) => m,
         Err(code) => return code,
     };
-    let (kind, extension) = match args.emit {
-        Emit::Ptx => return emit_ptx(&module, &args),
+    let kind = match args.emit {
+        Emit::Ptx => return emit_ptx(&module, &args, &output),
         Emit::Ir | Emit::Dot => {
-            let (text, extension) = if args.emit == Emit::Dot {
-                (parc_ir::print::print_dot(&module), "dot")
+            let text = if args.emit == Emit::Dot {
+                parc_ir::print::print_dot(&module)
             } else {
-                (parc_ir::print::print_module(&module), "pir")
+                parc_ir::print::print_module(&module)
             };
-            let output = args
-                .output
-                .unwrap_or_else(|| args.file.with_extension(extension));
-            if output.as_os_str() == "-" {
+            if to_stdout {
                 print!("{text}");
                 return ExitCode::SUCCESS;
-            }
-            if let Err(code) = not_the_input(&output, &args.file) {
-                return code;
             }
             return match std::fs::write(&output, text) {
                 Ok(()) => ExitCode::SUCCESS,
                 Err(e) => fail(&format!("cannot write `{}`: {e}", output.display())),
             };
         }
-        Emit::Exe => (OutputKind::Exe, ""),
-        Emit::Obj => (OutputKind::Obj, "o"),
-        Emit::Lib => (OutputKind::Lib, "so"),
+        Emit::Exe => OutputKind::Exe,
+        Emit::Obj => OutputKind::Obj,
+        Emit::Lib => OutputKind::Lib,
     };
-    let output = args
-        .output
-        .unwrap_or_else(|| args.file.with_extension(extension));
-    if output.as_os_str() == "-" {
-        return fail("`-o -` is only for text outputs (`--emit ir`, `--emit dot` or `--emit ptx`)");
-    }
-    if let Err(code) = not_the_input(&output, &args.file) {
-        return code;
-    }
     if let Err(code) = args
         .device
         .attach(embeds_ptx, &mut module, &args.file, args.gpu_arch.arch())

@@ -11,7 +11,9 @@
 //!   line, where OpenMP's loop rules differ from the serial projection.
 //! - `tests/bad/NAME.pc` and `tests/bad/NAME.pir` (parir text): `parc
 //!   check` must fail with status 1, within a second, printing exactly
-//!   `tests/bad/NAME.stderr`.
+//!   `tests/bad/NAME.stderr`. A `// parc: ARGS` line (`; parc: ARGS` in
+//!   parir text) runs `parc ARGS --color=never NAME.pc` instead: diagnostics
+//!   of the command line and of the later phases.
 //!   Natively, each sample must behave the same through the JIT, as a
 //!   built executable and as a shared library whose `parc_main` a C driver
 //!   calls, each at 1, 2 and 8 workers (`PARC_NUM_THREADS`), as the serial
@@ -34,7 +36,10 @@
 //!   a `// native-stderr: PREFIX` line asks only for that prefix (a fault
 //!   native code describes in fewer words), and files with a `// native:
 //!   skip ...` line are not run natively: faults only the interpreter's
-//!   checked memory detects.
+//!   checked memory detects. Files with an `// interp: skip ...` line
+//!   are run natively only (stdout from `NAME.stdout`, stderr by the
+//!   `// native-stderr:` prefix): faults the interpreter would reach only
+//!   after minutes and gigabytes.
 //! - `tests/kernels/NAME.pc` (`kernel::` tests): kernels, with barriers
 //!   in every shape the compiler splits kernels at. `parc run --interp`
 //!   must print `NAME.stdout`, exit with the `// exit:` status and print
@@ -102,13 +107,15 @@ fn marked_skip(path: &Path, key: &str) -> bool {
         .is_ok_and(|s| directive(&s, key).is_some_and(|v| v.starts_with("skip")))
 }
 
-/// The `// key: value` directives in the first lines of a program.
+/// The `// key: value` directives in the first lines of a program (`;
+/// key: value` in parir text).
 fn directive(source: &str, key: &str) -> Option<String> {
     source
         .lines()
-        .take_while(|l| l.starts_with("//") || l.trim().is_empty())
+        .take_while(|l| l.starts_with("//") || l.starts_with(';') || l.trim().is_empty())
         .find_map(|l| {
             l.trim_start_matches("//")
+                .trim_start_matches(';')
                 .trim()
                 .strip_prefix(key)
                 .and_then(|rest| rest.strip_prefix(':'))
@@ -297,8 +304,12 @@ fn gcc_available() -> bool {
 }
 
 fn check_bad(path: &Path) -> Result<(), Failed> {
+    let source = String::from_utf8_lossy(&std::fs::read(root().join(path))?).into_owned();
+    let command = directive(&source, "parc").unwrap_or_else(|| "check".into());
     let mut cmd = parc();
-    cmd.args(["check", "--color=never"]).arg(path);
+    cmd.args(command.split_whitespace())
+        .arg("--color=never")
+        .arg(path);
     let (out, elapsed) = run_with_timeout(cmd, Duration::from_secs(10))?;
     let stderr = String::from_utf8_lossy(&out.stderr);
     if status_of(&out) != 1 {
@@ -1199,9 +1210,12 @@ fn main() {
     }
     for path in programs("tests/run") {
         let p = path.clone();
-        trials.push(Trial::test(format!("run::{}", name_of(&path)), move || {
-            check_runtime(&p)
-        }));
+        trials.push(
+            Trial::test(format!("run::{}", name_of(&path)), move || {
+                check_runtime(&p)
+            })
+            .with_ignored_flag(marked_skip(&path, "interp")),
+        );
         if !marked_skip(&path, "native") {
             // The serial elision must fault alike (unbounded recursion
             // included: it must still overflow the stack).

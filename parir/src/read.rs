@@ -28,6 +28,7 @@ use crate::function::{
 use crate::inst::{BinaryOp, BlockCall, CastOp, FloatCC, InstKind, IntCC, Intrinsic, UnaryOp};
 use crate::print::implied_type;
 use crate::types::Type;
+use crate::verify::VerifyError;
 use cranelift_entity::EntityRef;
 use cranelift_entity::packed_option::ReservedValue;
 use std::collections::HashMap;
@@ -58,9 +59,41 @@ type Result<T> = std::result::Result<T, ReadError>;
 /// the reader allocate gigabytes.
 const MAX_ENTITY: u32 = 1 << 20;
 
+/// Where the text defined each function, block, instruction and global
+/// (1-based line and column), for messages about a module read from it:
+/// [`TextPositions::of`] places a verifier error.
+#[derive(Clone, Debug, Default)]
+pub struct TextPositions {
+    funcs: HashMap<FuncId, (u32, u32)>,
+    blocks: HashMap<(FuncId, Block), (u32, u32)>,
+    insts: HashMap<(FuncId, Inst), (u32, u32)>,
+    globals: HashMap<GlobalId, (u32, u32)>,
+}
+
+impl TextPositions {
+    /// The line and column of what `error` is about: its instruction, else
+    /// its block's label, else its function's or its global's line.
+    pub fn of(&self, module: &Module, error: &VerifyError) -> Option<(u32, u32)> {
+        if let Some(g) = &error.global {
+            let id = module.globals.iter().find(|(_, d)| &d.name == g)?.0;
+            return self.globals.get(&id).copied();
+        }
+        let f = module.func_by_name(error.func.as_deref()?)?;
+        let inst = error.inst.and_then(|i| self.insts.get(&(f, i)));
+        let block = error.block.and_then(|b| self.blocks.get(&(f, b)));
+        inst.or(block).or(self.funcs.get(&f)).copied()
+    }
+}
+
 /// Reads a whole module.
 pub fn read_module(text: &str) -> Result<Module> {
+    read_module_with_positions(text).map(|(module, _)| module)
+}
+
+/// Reads a whole module, and where the text put each part of it.
+pub fn read_module_with_positions(text: &str) -> Result<(Module, TextPositions)> {
     let lines = lex(text)?;
+    let mut positions = TextPositions::default();
     let mut module = Module::new();
     let mut func_names: HashMap<String, FuncId> = HashMap::new();
     let mut global_names: HashMap<String, GlobalId> = HashMap::new();
@@ -95,6 +128,7 @@ pub fn read_module(text: &str) -> Result<Module> {
                 }
                 let data = parse_global(&mut cur, name.clone())?;
                 let g = module.globals.push(data);
+                positions.globals.insert(g, (pos.line, pos.col));
                 global_names.insert(name, g);
                 last_global = Some(g);
             }
@@ -152,6 +186,7 @@ pub fn read_module(text: &str) -> Result<Module> {
                     cur.expect_end()?;
                 }
                 let fid = module.funcs.push(func);
+                positions.funcs.insert(fid, (pos.line, pos.col));
                 func_names.insert(name, fid);
             }
             "gradient" => {
@@ -211,12 +246,22 @@ pub fn read_module(text: &str) -> Result<Module> {
             cur: None,
         };
         for line in &lines[range] {
-            body.line(line)?;
+            let at = (line.no, line.toks.first().map_or(1, |t| t.col));
+            match body.line(line)? {
+                Defined::Block(b) => positions.blocks.insert((fid, b), at),
+                Defined::Inst(i) => positions.insts.insert((fid, i), at),
+            };
         }
         let func = body.finish(header_line)?;
         module.funcs[fid] = func;
     }
-    Ok(module)
+    Ok((module, positions))
+}
+
+/// What a line of a body defines.
+enum Defined {
+    Block(Block),
+    Inst(Inst),
 }
 
 // ---------------------------------------------------------------------------
@@ -1052,18 +1097,18 @@ impl Body<'_> {
             .ok_or_else(|| pos.err(format!("undefined function @{name}")))
     }
 
-    fn line(&mut self, line: &Line) -> Result<()> {
+    fn line(&mut self, line: &Line) -> Result<Defined> {
         let mut cur = Cur::new(line);
         if let Some(Tok::Word(w)) = cur.peek()
             && let Some(n) = entity_number(w, "block")
         {
-            return self.block_header(&mut cur, n);
+            return self.block_header(&mut cur, n).map(Defined::Block);
         }
-        self.inst(&mut cur)
+        self.inst(&mut cur).map(Defined::Inst)
     }
 
     /// `blockN:` or `blockN(v1: T, v2: T):`.
-    fn block_header(&mut self, cur: &mut Cur, n: u32) -> Result<()> {
+    fn block_header(&mut self, cur: &mut Cur, n: u32) -> Result<Block> {
         let pos = cur.here();
         cur.pos += 1;
         let b = self.block_entity(n, pos)?;
@@ -1092,7 +1137,8 @@ impl Body<'_> {
             }
         }
         cur.expect_punct(':')?;
-        cur.expect_end()
+        cur.expect_end()?;
+        Ok(b)
     }
 
     fn define(&mut self, v: Value, ty: Type, def: ValueDef, pos: Pos) -> Result<()> {
@@ -1104,7 +1150,7 @@ impl Body<'_> {
         Ok(())
     }
 
-    fn inst(&mut self, cur: &mut Cur) -> Result<()> {
+    fn inst(&mut self, cur: &mut Cur) -> Result<Inst> {
         let start = cur.here();
         let Some(block) = self.cur else {
             return Err(start.err("an instruction must follow a block label (`blockN:`)"));
@@ -1165,7 +1211,7 @@ impl Body<'_> {
         if let Some(name) = local_name {
             self.f.local_names.insert(inst, name);
         }
-        Ok(())
+        Ok(inst)
     }
 
     fn operands(&mut self, cur: &mut Cur, op: Op) -> Result<InstKind> {

@@ -68,6 +68,8 @@ pub enum BackendError {
     Link(String),
     /// Reading or writing a file.
     Io(std::io::Error),
+    /// Writing the output file (the path, why not).
+    Output(std::path::PathBuf, std::io::Error),
 }
 
 impl fmt::Display for BackendError {
@@ -77,6 +79,7 @@ impl fmt::Display for BackendError {
             BackendError::Codegen(m) => write!(f, "code generation failed: {m}"),
             BackendError::Link(m) => write!(f, "{m}"),
             BackendError::Io(e) => write!(f, "{e}"),
+            BackendError::Output(path, e) => write!(f, "cannot write `{}`: {e}", path.display()),
         }
     }
 }
@@ -122,12 +125,22 @@ pub fn emit_object(module: &Module) -> Result<Vec<u8>, BackendError> {
 /// libraries are linked by `cc` (or `$CC`) with the runtime's static
 /// library (see [`find_runtime_lib`]).
 pub fn build(module: &Module, kind: OutputKind, out: &Path) -> Result<(), BackendError> {
+    let write = |path: &Path, bytes: &[u8]| {
+        std::fs::write(path, bytes).map_err(|e| BackendError::Output(path.to_path_buf(), e))
+    };
     match kind {
-        OutputKind::Obj => {
-            std::fs::write(out, emit_object(module)?)?;
-            Ok(())
-        }
+        OutputKind::Obj => write(out, &emit_object(module)?),
         OutputKind::Exe => {
+            if module
+                .func_by_name("main")
+                .is_none_or(|f| module.funcs[f].is_declaration())
+            {
+                return Err(BackendError::Invalid(
+                    "the program has no `main` function, which an executable needs; \
+                     build a library (`--emit lib`) or an object (`--emit obj`) instead"
+                        .into(),
+                ));
+            }
             let obj = object::emit(module, codegen::Flavor::Exe)?;
             link::link(&obj.bytes, link::LinkKind::Exe, &[], out)
         }
@@ -137,8 +150,7 @@ pub fn build(module: &Module, kind: OutputKind, out: &Path) -> Result<(), Backen
             link::link(&obj.bytes, link::LinkKind::Lib, &names, out)?;
             let header_path = out.with_extension("h");
             let text = header::c_header(module, &obj.exports, &header_path);
-            std::fs::write(&header_path, text)?;
-            Ok(())
+            write(&header_path, text.as_bytes())
         }
     }
 }
