@@ -96,10 +96,25 @@ pub fn report(site: Site<'_>, message: &str) -> String {
 
 static DYING: AtomicBool = AtomicBool::new(false);
 
-/// Reports a run-time error at an unknown site and ends the process with
-/// status 1. See the module doc for the exact sequence.
+/// Reports a run-time error found by the runtime (not at a site generated
+/// code names) and ends the process with status 1: at the position of the
+/// call from generated code that led here, where there is one (see
+/// [`crate::lines::caller_site`]). See the module doc for the exact
+/// sequence.
 pub fn die(message: &str) -> ! {
-    die_at(Site::default(), message)
+    let Some(site) = crate::lines::caller_site() else {
+        die_at(Site::default(), message)
+    };
+    let name = (!site.name.is_null())
+        // SAFETY: the compiler's table names functions with NUL-terminated
+        // strings that live as long as the program.
+        .then(|| unsafe { CStr::from_ptr(site.name) }.to_string_lossy());
+    let at = Site {
+        func: name.as_deref(),
+        line: i32::try_from(site.line).unwrap_or(0),
+        col: i32::try_from(site.col).unwrap_or(0),
+    };
+    die_at(at, message)
 }
 
 /// Reports a run-time error at `site` and ends the process with status 1.

@@ -19,8 +19,10 @@
 //! Where the faulting instruction is generated code whose source position
 //! the compiler recorded ([`crate::lines`]), the report names it as other
 //! run-time errors do (`run-time error in function `f` at line 12:5:
-//! ...`); elsewhere (inside the C library, say) a note points to `parc run
-//! --interp`, which reports the position of every fault.
+//! ...`); inside the runtime or the C library, it names the call from
+//! generated code that led there ([`crate::lines::caller_site`]); where
+//! there is none, a note points to `parc run --interp`, which reports the
+//! position of every fault.
 //!
 //! The handlers are installed once, when the runtime starts its pool or
 //! runs `main`; every worker thread (and the thread calling
@@ -65,6 +67,10 @@ pub fn install() {
                 libc::sigaction(sig, &sa, ptr::null_mut());
             }
         }
+        // The handler may unwind (see `crate::lines::caller_site`); the
+        // unwinder's first run binds its calls into the dynamic loader,
+        // which is no work for a signal handler.
+        crate::lines::prepare_unwinder();
     });
     ensure_altstack();
 }
@@ -95,14 +101,19 @@ thread_local! {
     static ALT: RefCell<Option<AltStack>> = const { RefCell::new(None) };
 }
 
-/// Gives the calling thread an alternate signal stack unless it has one
-/// (Rust's own, on threads Rust's runtime started).
+/// Gives the calling thread an alternate signal stack of [`ALT_STACK`]
+/// bytes unless it has one at least that large (Rust's own, on threads
+/// Rust's runtime started, is a few pages: too small for the unwinder the
+/// handler may run).
 pub fn ensure_altstack() {
     // SAFETY: queries and sets this thread's alternate stack with valid
     // arguments; the new stack is a fresh mapping with a guard page below.
     unsafe {
         let mut old: libc::stack_t = std::mem::zeroed();
-        if libc::sigaltstack(ptr::null(), &mut old) != 0 || old.ss_flags & libc::SS_DISABLE == 0 {
+        if libc::sigaltstack(ptr::null(), &mut old) != 0
+            || (old.ss_flags & libc::SS_DISABLE == 0 && old.ss_size >= ALT_STACK)
+            || ALT.with_borrow(Option::is_some)
+        {
             return;
         }
         let page = libc::sysconf(libc::_SC_PAGESIZE).max(4096) as usize;
@@ -147,12 +158,12 @@ impl std::fmt::Write for Fixed {
     }
 }
 
-/// The interrupted code's instruction address and stack pointer, where
-/// the platform exposes them.
+/// The interrupted code's instruction address, stack pointer and frame
+/// pointer, where the platform exposes them.
 ///
 /// # Safety
 /// `uc` is the `ucontext_t` the kernel passed to the handler.
-unsafe fn interrupted_at(uc: *mut c_void) -> Option<(usize, usize)> {
+unsafe fn interrupted_at(uc: *mut c_void) -> Option<Registers> {
     if uc.is_null() {
         return None;
     }
@@ -161,14 +172,21 @@ unsafe fn interrupted_at(uc: *mut c_void) -> Option<(usize, usize)> {
     // SAFETY: the kernel's context for this signal.
     return Some(unsafe {
         let regs = &(*uc).uc_mcontext.gregs;
-        (
-            regs[libc::REG_RIP as usize] as usize,
-            regs[libc::REG_RSP as usize] as usize,
-        )
+        Registers {
+            pc: regs[libc::REG_RIP as usize] as usize,
+            sp: regs[libc::REG_RSP as usize] as usize,
+            fp: regs[libc::REG_RBP as usize] as usize,
+        }
     });
     #[cfg(all(target_os = "linux", target_arch = "aarch64"))]
     // SAFETY: as above.
-    return Some(unsafe { ((*uc).uc_mcontext.pc as usize, (*uc).uc_mcontext.sp as usize) });
+    return Some(unsafe {
+        Registers {
+            pc: (*uc).uc_mcontext.pc as usize,
+            sp: (*uc).uc_mcontext.sp as usize,
+            fp: (*uc).uc_mcontext.regs[29] as usize,
+        }
+    });
     #[allow(unreachable_code)]
     {
         let _ = uc;
@@ -176,9 +194,29 @@ unsafe fn interrupted_at(uc: *mut c_void) -> Option<(usize, usize)> {
     }
 }
 
-/// ` in function `f` at line L:C` for the generated code at `pc`, if known.
-fn write_site(out: &mut Fixed, pc: Option<usize>) {
-    let Some(site) = pc.and_then(crate::lines::site_of) else {
+/// The registers of the interrupted code that say where it was.
+#[derive(Clone, Copy)]
+struct Registers {
+    pc: usize,
+    sp: usize,
+    fp: usize,
+}
+
+/// Where the interrupted code is the prologue of a function of generated
+/// code (a stack overflow on entry), the call of that function; where it
+/// is not generated code (a fault inside the runtime or the C library, a
+/// stack overflow in `printf`), the call from generated code that led
+/// there.
+fn write_site(out: &mut Fixed, at: Option<Registers>) {
+    let entered_from = |r: Registers| {
+        // SAFETY: the kernel's registers of the interrupted thread.
+        let ret = unsafe { crate::lines::prologue_return_address(r.pc, r.sp, r.fp) };
+        ret.and_then(|ret| crate::lines::site_of(ret - 1))
+    };
+    let Some(site) = at
+        .and_then(|r| crate::lines::site_of(r.pc).or_else(|| entered_from(r)))
+        .or_else(crate::lines::caller_site)
+    else {
         return;
     };
     let _ = out.write_str(" in function `");
@@ -202,8 +240,8 @@ extern "C" fn handler(sig: c_int, info: *mut libc::siginfo_t, uc: *mut c_void) {
     };
     // SAFETY: the kernel passes a valid `uc` to an `SA_SIGINFO` handler.
     let at = unsafe { interrupted_at(uc) };
-    write_site(&mut site, at.map(|(pc, _)| pc));
-    let sp = at.map(|(_, sp)| sp);
+    write_site(&mut site, at);
+    let sp = at.map(|r| r.sp);
     // SAFETY: the kernel passes a valid `info` to an `SA_SIGINFO` handler.
     let (addr, code) = unsafe { ((*info).si_addr() as usize, (*info).si_code) };
     let _ = match sig {
