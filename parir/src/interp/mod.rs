@@ -96,7 +96,7 @@ impl Default for Config {
         Config {
             args: Vec::new(),
             max_steps: None,
-            max_call_depth: 100_000,
+            max_call_depth: 1_000_000,
             max_memory: 4 << 30,
         }
     }
