@@ -759,6 +759,36 @@ pub fn class_name(class: AccumulationClass) -> &'static str {
     }
 }
 
+/// `--explain-ad` for code compiled for a GPU: as [`explain_ad`], and
+/// each site in device code (a function of `module` that is a kernel or
+/// `__device__`) followed by how the GPU makes the update (`on the GPU:
+/// ...`).
+pub fn explain_ad_gpu(path: &str, report: &AdReport, module: &Module) -> String {
+    let mut sites: Vec<_> = report.sites.iter().collect();
+    sites.sort_by_key(|s| (!s.loc.is_known(), s.loc.line, s.loc.col));
+    let mut lines: Vec<String> = Vec::new();
+    for s in sites {
+        let one = explain_ad(
+            path,
+            &AdReport {
+                sites: vec![s.clone()],
+            },
+        );
+        let on_device = module
+            .func_by_name(&s.function)
+            .is_some_and(|f| module.funcs[f].kind != FuncKind::Host);
+        let line = if on_device {
+            format!("{one}    on the GPU: {}\n", s.class.on_gpu())
+        } else {
+            one
+        };
+        if !lines.contains(&line) {
+            lines.push(line);
+        }
+    }
+    lines.concat()
+}
+
 /// `--explain-ad`: one `path:line:col: class: reason` line per accumulation
 /// site, in source order (sites without a position last, as `path: ...`).
 pub fn explain_ad(path: &str, report: &AdReport) -> String {

@@ -526,6 +526,9 @@ fn compile(file: &Path, options: &Options, explain_ad: bool) -> Result<parc_ir::
             _ => path.clone(),
         };
         match &compiled.ad_report {
+            Some(r) if !r.sites.is_empty() && options.gpu => {
+                eprint!("{}", parc::explain_ad_gpu(&at, r, &compiled.module))
+            }
             Some(r) if !r.sites.is_empty() => eprint!("{}", parc::explain_ad(&at, r)),
             Some(_) => eprintln!("{path}: the gradients accumulate only in serial code"),
             None => eprintln!("{path}: no gradients to explain"),

@@ -39,6 +39,24 @@ use crate::parallel::{PLoop, affine};
 use parc_ir::analysis::FunctionAnalyses;
 use parc_ir::{BinaryOp, Block, CastOp, Function, Inst, InstKind, IntCC, Value, ValueDef};
 
+impl AccumulationClass {
+    /// How the class's updates are made where a kernel block's threads
+    /// run concurrently (a GPU, `BlockThreads::Concurrent`), for
+    /// `--explain-ad`.
+    pub fn on_gpu(self) -> &'static str {
+        match self {
+            AccumulationClass::Local | AccumulationClass::Disjoint => "plain adds",
+            AccumulationClass::Banded => "plain adds, the reverse launched in phases",
+            AccumulationClass::Reduction => {
+                "a warp's adds summed by shuffles (shfl.sync), then one atomic per warp"
+            }
+            AccumulationClass::Atomic => {
+                "atomic adds (`red.add`, or `atom.add` where the old value is used, in the memory's state space); a warp's adds to one place are summed by shuffles first"
+            }
+        }
+    }
+}
+
 /// The class of `d[p] += ...` (an access of `size` bytes) in the reverse
 /// of loop `l`'s task, and the reason in words.
 #[allow(clippy::too_many_arguments)]

@@ -1390,6 +1390,10 @@ impl FnCx<'_, '_> {
                 let v = self.reg(args[1]);
                 if self.f.result(i).is_some_and(|r| self.used(r)) {
                     self.line(format!("atom{s}.add{t} {d}, {addr}, {v};"));
+                } else if self.uniform(args[0], 0) {
+                    // Every thread adds into the same place (a gradient's
+                    // sum over the threads): the warp sums first.
+                    self.warp_reduce_add(ty, &addr, s, t, &v);
                 } else {
                     // Nobody reads the old value: a reduction, which the
                     // memory system performs without a round trip.
@@ -1514,6 +1518,78 @@ impl FnCx<'_, '_> {
             }
         }
         Ok(())
+    }
+
+    /// True if `v` is the same in every thread of a launch: computed
+    /// from a kernel's parameters, constants, globals' addresses and the
+    /// block's ids and dimensions by arithmetic (never from `threadIdx`,
+    /// memory or a join).
+    fn uniform(&self, v: Value, depth: u32) -> bool {
+        if depth > 32 {
+            return false;
+        }
+        match self.f.value_def(v) {
+            ValueDef::Param(b, _) => self.is_kernel && b == self.f.layout[0],
+            ValueDef::Result(i) => match self.f.inst(i) {
+                InstKind::Iconst(_) | InstKind::Fconst(_) | InstKind::GlobalAddr(_) => true,
+                InstKind::Intrinsic { op, .. } => matches!(
+                    op,
+                    Intrinsic::BlockIdx(_) | Intrinsic::BlockDim(_) | Intrinsic::GridDim(_)
+                ),
+                InstKind::PtrAdd(a, b) | InstKind::Binary(_, a, b) => {
+                    self.uniform(*a, depth + 1) && self.uniform(*b, depth + 1)
+                }
+                InstKind::Cast(_, a) | InstKind::Unary(_, a) => self.uniform(*a, depth + 1),
+                _ => false,
+            },
+        }
+    }
+
+    /// `red.add [addr], v` where every thread's `addr` is the same: when
+    /// the whole warp is here, its 32 values are summed by butterfly
+    /// shuffles and lane 0 makes the one atomic add; otherwise each
+    /// thread adds its own (the GPU mapping of a reduction).
+    fn warp_reduce_add(&mut self, ty: Type, addr: &str, s: &str, t: &str, v: &str) {
+        let (mask, full) = (self.temp(Class::B32), self.temp(Class::Pred));
+        let (plain, done) = (self.label("alone"), self.label("summed"));
+        self.line(format!("activemask.b32 {mask};"));
+        self.line(format!("setp.eq.b32 {full}, {mask}, -1;"));
+        self.line(format!("@!{full} bra {plain};"));
+        let class = Class::of(ty);
+        let acc = self.temp(class);
+        self.line(format!("mov{} {acc}, {v};", class.decl()));
+        let wide = ty.bytes() == 8;
+        let add = match ty {
+            Type::F32 => "add.rn.f32",
+            Type::F64 => "add.rn.f64",
+            Type::I32 => "add.s32",
+            _ => "add.s64",
+        };
+        for off in [16, 8, 4, 2, 1] {
+            let other = self.temp(class);
+            if wide {
+                let (lo, hi) = (self.temp(Class::B32), self.temp(Class::B32));
+                self.line(format!("mov.b64 {{{lo}, {hi}}}, {acc};"));
+                self.line(format!("shfl.sync.bfly.b32 {lo}, {lo}, {off}, 31, -1;"));
+                self.line(format!("shfl.sync.bfly.b32 {hi}, {hi}, {off}, 31, -1;"));
+                self.line(format!("mov.b64 {other}, {{{lo}, {hi}}};"));
+            } else {
+                let x = self.temp(Class::B32);
+                self.line(format!("mov.b32 {x}, {acc};"));
+                self.line(format!("shfl.sync.bfly.b32 {x}, {x}, {off}, 31, -1;"));
+                self.line(format!("mov.b32 {other}, {x};"));
+            }
+            self.line(format!("{add} {acc}, {acc}, {other};"));
+        }
+        let (lane, rest) = (self.temp(Class::B32), self.temp(Class::Pred));
+        self.line(format!("mov.u32 {lane}, %laneid;"));
+        self.line(format!("setp.ne.u32 {rest}, {lane}, 0;"));
+        self.line(format!("@{rest} bra {done};"));
+        self.line(format!("red{s}.add{t} {addr}, {acc};"));
+        self.line(format!("bra {done};"));
+        self.put_label(&plain);
+        self.line(format!("red{s}.add{t} {addr}, {v};"));
+        self.put_label(&done);
     }
 
     /// True if some placed instruction reads `v`.

@@ -345,3 +345,38 @@ fn names_are_ptx_identifiers() {
     assert_eq!(GpuArch::for_capability(7, 5), Some(GpuArch::Sm70));
     assert_eq!(GpuArch::for_capability(6, 1), None);
 }
+
+#[test]
+fn adds_of_all_threads_into_one_place_are_summed_by_the_warp_first() {
+    let out = ptx(r#"
+func kernel @k(ptr "sum", ptr "x") {
+block0(v0: ptr, v1: ptr):
+    v2 = thread_idx.x
+    v3 = sext.i64 v2
+    v4 = iconst.i64 3
+    v5 = shl v3, v4
+    v6 = ptradd v1, v5
+    v7 = load.f64 v6
+    v8 = iconst.i64 8
+    v9 = ptradd v0, v8
+    v10 = atomic_add.f64 v9, v7
+    v11 = atomic_add.f64 v6, v7
+    return
+}
+"#);
+    assert_in_order(
+        &out,
+        &[
+            "activemask.b32",
+            "shfl.sync.bfly.b32",
+            "shfl.sync.bfly.b32",
+            "mov.u32 %rt",
+            "%laneid;",
+            "red.global.add.f64 [%rd_s0+8]",
+            // Not the whole warp: each thread on its own.
+            "red.global.add.f64 [%rd_s0+8], %fd7;",
+            // A thread's own element: a plain atomic.
+            "red.global.add.f64 [%rd_s6], %fd7;",
+        ],
+    );
+}
