@@ -2,7 +2,7 @@
 //! as QBE's `main.c` reads.
 //!
 //! ```text
-//! bytes ─utf8─▶ source ─parse─▶ AST ─check─▶ HIR ─lower─▶ parir (+ --grad requests) ─verify─▶
+//! bytes ─utf8─▶ source ─preprocess─▶ text ─parse─▶ AST ─check─▶ HIR ─lower─▶ parir (+ --grad requests) ─verify─▶
 //!     [serial-elision ─▶]                       (--serial)
 //!     opt ─▶ [ad ─▶ opt] ─▶ prepare ─▶ consumer (with gradient requests)
 //!     [ad ─▶] opt ─▶ prepare ─▶ consumer        (--ad-before-opt)
@@ -41,6 +41,7 @@ use parc_ir::{Activity, FuncKind, Function, GradRequest, Linkage, Module, SrcLoc
 use parc_lang::ast::Span;
 use parc_lang::diag::{self, Diagnostic};
 use parc_lang::hir;
+use parc_lang::source_map::SourceMap;
 use std::time::Instant;
 
 /// How far the pipeline got when it stopped with errors.
@@ -86,6 +87,8 @@ pub struct Options {
     /// sums in memory allocated with `cudaMalloc`). Such gradients are
     /// right on the CPU too.
     pub gpu: bool,
+    /// The preprocessor's `-D`, `-U`, `-I` and `-fopenmp`.
+    pub pp: parc_lang::pp::Options,
 }
 
 /// What a successful front end hands on: the module and any warnings.
@@ -128,19 +131,9 @@ pub fn decode_source(path: &str, bytes: &[u8], color: bool) -> Result<String, Co
 
 /// Source text to a verified (and, at `opt_level > 0`, optimized) module.
 pub fn compile(path: &str, source: &str, options: &Options) -> Result<Compiled, CompileError> {
-    let (ast, mut diags) = parc_lang::parse::parse(source);
-    let hir = if diags.iter().any(Diagnostic::is_error) {
-        None
-    } else {
-        let (hir, check_diags) = if options.library {
-            parc_lang::check::check_library(&ast)
-        } else {
-            parc_lang::check::check(&ast)
-        };
-        diags.extend(check_diags);
-        hir
-    };
-    let rendered = diag::render(path, source, &diags, options.color);
+    let pre = parc_lang::pp::preprocess(path, source, &options.pp);
+    let (hir, diags) = front_end(&pre, options.library);
+    let rendered = diag::render_mapped(&pre.map, &diags, options.color);
     let Some(hir) = hir.filter(|_| !diags.iter().any(Diagnostic::is_error)) else {
         return Err(CompileError {
             rendered,
@@ -148,14 +141,38 @@ pub fn compile(path: &str, source: &str, options: &Options) -> Result<Compiled, 
         });
     };
     let lower_start = Instant::now();
-    let mut module = parc_lang::lower::lower(&hir, path, source);
+    let mut module = parc_lang::lower::lower_mapped(&hir, path, &pre.text, Some(&pre.map));
     let lower_time = lower_start.elapsed();
     for name in &options.grad {
-        request_exported_gradient(&mut module, &hir, name, path, source, options.color)?;
+        request_exported_gradient(&mut module, &hir, name, path, &pre.map, options.color)?;
     }
     verified(&module, "lowering")?;
     let origin = Origin::Source(source);
     pipeline(module, path, origin, Some(lower_time), rendered, options)
+}
+
+/// Parses and checks preprocessed text (not at all after a preprocessor
+/// error: what follows a missing header would only be its consequences).
+fn front_end(
+    pre: &parc_lang::pp::Preprocessed,
+    library: bool,
+) -> (Option<hir::Program>, Vec<Diagnostic>) {
+    let mut diags = pre.diags.clone();
+    if diags.iter().any(Diagnostic::is_error) {
+        return (None, diags);
+    }
+    let (ast, parse_diags) = parc_lang::parse::parse(&pre.text);
+    diags.extend(parse_diags);
+    if diags.iter().any(Diagnostic::is_error) {
+        return (None, diags);
+    }
+    let (hir, check_diags) = if library {
+        parc_lang::check::check_library(&ast)
+    } else {
+        parc_lang::check::check(&ast)
+    };
+    diags.extend(check_diags);
+    (hir, diags)
 }
 
 /// Where a module came from, for rendering what the AD refuses.
@@ -419,7 +436,7 @@ fn request_exported_gradient(
     hir: &hir::Program,
     name: &str,
     path: &str,
-    source: &str,
+    map: &SourceMap,
     color: bool,
 ) -> Result<(), CompileError> {
     let grad_name = format!("grad_{name}");
@@ -442,8 +459,7 @@ fn request_exported_gradient(
         return Err(func_error(
             hir,
             index,
-            path,
-            source,
+            map,
             color,
             format!(
                 "cannot export the gradient of `{name}` as `{grad_name}`: a function of that name already exists"
@@ -479,7 +495,7 @@ fn request_exported_gradient(
         None
     };
     if let Some((message, help)) = why_not {
-        return Err(func_error(hir, index, path, source, color, message, help));
+        return Err(func_error(hir, index, map, color, message, help));
     }
     let activities = default_activities(module, primal);
     let active: Vec<usize> = (0..activities.len())
@@ -499,8 +515,7 @@ fn request_exported_gradient(
         return Err(func_error(
             hir,
             index,
-            path,
-            source,
+            map,
             color,
             format!(
                 "cannot export the gradient of `{name}`: it has {} active scalar parameters ({}); at most one is supported",
@@ -632,8 +647,7 @@ fn ad_error_in_ir(e: &AdError, source_name: Option<&str>, path: &str) -> Compile
 fn func_error(
     hir: &hir::Program,
     index: usize,
-    path: &str,
-    source: &str,
+    map: &SourceMap,
     color: bool,
     message: String,
     help: String,
@@ -642,7 +656,7 @@ fn func_error(
         .with_label("this function")
         .with_help(help);
     CompileError {
-        rendered: diag::render(path, source, &[d], color),
+        rendered: diag::render_mapped(map, &[d], color),
         internal: false,
     }
 }
@@ -818,19 +832,18 @@ fn format_duration(d: std::time::Duration) -> String {
     format!("{:.3} ms", d.as_secs_f64() * 1e3)
 }
 
-/// Checks only: parse and type-check, no lowering. A `library` need not
-/// define `main`.
-pub fn check(path: &str, source: &str, library: bool, color: bool) -> Result<String, CompileError> {
-    let (ast, mut diags) = parc_lang::parse::parse(source);
-    if !diags.iter().any(Diagnostic::is_error) {
-        let checked = if library {
-            parc_lang::check::check_library(&ast)
-        } else {
-            parc_lang::check::check(&ast)
-        };
-        diags.extend(checked.1);
-    }
-    let rendered = diag::render(path, source, &diags, color);
+/// Checks only: preprocess, parse and type-check, no lowering. A
+/// `library` need not define `main`.
+pub fn check(
+    path: &str,
+    source: &str,
+    library: bool,
+    pp: &parc_lang::pp::Options,
+    color: bool,
+) -> Result<String, CompileError> {
+    let pre = parc_lang::pp::preprocess(path, source, pp);
+    let (_, diags) = front_end(&pre, library);
+    let rendered = diag::render_mapped(&pre.map, &diags, color);
     if diags.iter().any(Diagnostic::is_error) {
         Err(CompileError {
             rendered,

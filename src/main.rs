@@ -38,12 +38,41 @@ enum Command {
         #[arg(long)]
         lib: bool,
         #[command(flatten)]
+        pp: PpArgs,
+        #[command(flatten)]
         diag: DiagArgs,
     },
     /// Compile and run a program; exits with the status of its `main`.
     Run(RunArgs),
     /// Compile a program to an output file.
     Build(BuildArgs),
+}
+
+/// The preprocessor's options, spelt as gcc and clang spell them.
+#[derive(Args)]
+struct PpArgs {
+    /// Define macro NAME (as 1, or as VALUE); `-D NAME` or `-DNAME`.
+    #[arg(short = 'D', value_name = "NAME[=VALUE]")]
+    define: Vec<String>,
+    /// Undefine macro NAME (after every `-D`).
+    #[arg(short = 'U', value_name = "NAME")]
+    undef: Vec<String>,
+    /// Search DIR for `#include` files, before the headers parc ships.
+    #[arg(short = 'I', value_name = "DIR")]
+    include: Vec<PathBuf>,
+}
+
+impl PpArgs {
+    fn options(&self) -> parc_lang::pp::Options {
+        use parc_lang::pp::Define;
+        parc_lang::pp::Options {
+            defines: (self.define.iter().cloned().map(Define::Set))
+                .chain(self.undef.iter().cloned().map(Define::Unset))
+                .collect(),
+            include_dirs: self.include.clone(),
+            openmp: false,
+        }
+    }
 }
 
 #[derive(Args)]
@@ -122,6 +151,7 @@ impl OptArgs {
             serial: false,
             library: false,
             gpu: false,
+            pp: parc_lang::pp::Options::default(),
         }
     }
 }
@@ -192,6 +222,8 @@ struct RunArgs {
     #[command(flatten)]
     ad: AdArgs,
     #[command(flatten)]
+    pp: PpArgs,
+    #[command(flatten)]
     diag: DiagArgs,
     /// The ParC source file (`.pc`), or parir text (`.pir`, as `--emit ir`
     /// writes it), which goes through the same optimizer and AD.
@@ -247,6 +279,8 @@ struct BuildArgs {
     opt: OptArgs,
     #[command(flatten)]
     ad: AdArgs,
+    #[command(flatten)]
+    pp: PpArgs,
     #[command(flatten)]
     diag: DiagArgs,
 }
@@ -390,7 +424,12 @@ fn main() -> ExitCode {
 
 fn dispatch(cli: Cli) -> ExitCode {
     match cli.command {
-        Command::Check { file, lib, diag } => check(&file, lib, diag.color()),
+        Command::Check {
+            file,
+            lib,
+            pp,
+            diag,
+        } => check(&file, lib, &pp.options(), diag.color()),
         Command::Run(args) => run(args),
         Command::Build(args) => build(args),
     }
@@ -475,7 +514,7 @@ fn is_ir(file: &Path) -> bool {
     file.extension().is_some_and(|e| e == "pir")
 }
 
-fn check(file: &Path, library: bool, color: bool) -> ExitCode {
+fn check(file: &Path, library: bool, pp: &parc_lang::pp::Options, color: bool) -> ExitCode {
     let source = match read_source(file, color) {
         Ok(s) => s,
         Err(code) => return code,
@@ -487,7 +526,7 @@ fn check(file: &Path, library: bool, color: bool) -> ExitCode {
             Err(err) => report(err),
         };
     }
-    match parc::check(&path, &source, library, color) {
+    match parc::check(&path, &source, library, pp, color) {
         Ok(warnings) => {
             eprint!("{warnings}");
             ExitCode::SUCCESS
@@ -546,6 +585,7 @@ fn run(args: RunArgs) -> ExitCode {
     let options = Options {
         serial: args.tapir.serial,
         gpu,
+        pp: args.pp.options(),
         ..args.opt.options(args.diag.color(), &args.ad)
     };
     let mut module = match compile(&args.file, &options, args.ad.explain_ad) {
@@ -650,6 +690,7 @@ fn build(args: BuildArgs) -> ExitCode {
         // too.
         library: args.emit != Emit::Exe,
         gpu: args.emit == Emit::Ptx || embeds_ptx,
+        pp: args.pp.options(),
         ..args.opt.options(args.diag.color(), &args.ad)
     };
     let mut module = match compile(&args.file, &options, args.ad.explain_ad) {

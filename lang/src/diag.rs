@@ -14,7 +14,8 @@
 //! the terminal.
 
 use crate::ast::Span;
-use ariadne::{Color, Config, Label, Report, ReportKind, Source};
+use crate::source_map::{Expansion, SourceMap};
+use ariadne::{Color, Config, Label, Report, ReportKind};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Severity {
@@ -195,52 +196,118 @@ pub fn escape_controls(message: &str) -> std::borrow::Cow<'_, str> {
 /// Renders diagnostics as ariadne reports. `color` is off for tests and pipes.
 /// Each report starts with a `file:line:col: error: message` line so that
 /// editors and scripts can find the position without parsing the art.
+/// `source` is the whole text the spans point into (no preprocessing).
 pub fn render(path: &str, source: &str, diags: &[Diagnostic], color: bool) -> String {
+    render_mapped(&SourceMap::identity(path, source), diags, color)
+}
+
+/// Where a diagnostic's span is shown: the file, the byte range in it, and
+/// the macro expansions it is inside (innermost first) for notes.
+fn place(map: &SourceMap, span: Span) -> (usize, std::ops::Range<usize>, Vec<&Expansion>) {
+    let (loc, len) = map.file_span(span);
+    let chain = map.expansion_chain(&loc);
+    // A token a parc header's macro spelt (`INT_MAX`): show where the
+    // user's code invoked it; the header's text would not help.
+    if map.files[loc.file].builtin
+        && let Some(k) = chain
+            .iter()
+            .position(|e| !map.files[map.resolve(e.site.start).file].builtin)
+    {
+        let site = chain[k].site;
+        let at = map.resolve(site.start);
+        let start = at.offset as usize;
+        let end = start + site.end.saturating_sub(site.start) as usize;
+        return (at.file, start..end, chain[k + 1..].to_vec());
+    }
+    let start = loc.offset as usize;
+    (loc.file, start..start + len as usize, chain)
+}
+
+/// Renders diagnostics whose spans are positions of `map` (preprocessed
+/// text or the files behind it): each names the file and line its text
+/// was written at, and a token a macro made gets an "in expansion of
+/// macro" note for each invocation it came through. The text ariadne draws
+/// is each file's [`displayable`] form, and messages, paths and notes have
+/// their control characters escaped.
+pub fn render_mapped(map: &SourceMap, diags: &[Diagnostic], color: bool) -> String {
     let mut out = Vec::new();
-    let shown = displayable(source);
-    let path = escape_controls(path);
-    let path = path.as_ref();
+    let shown: Vec<Displayable> = map.files.iter().map(|f| displayable(&f.text)).collect();
+    let names: Vec<String> = map
+        .files
+        .iter()
+        .map(|f| escape_controls(&f.name).into_owned())
+        .collect();
     for d in diags {
-        let (line, col) = line_col(source, d.span.start as usize);
+        let (file, range, chain) = place(map, d.span);
+        let source = map.files[file].text.as_str();
+        let (shown_path, line, col) = map.describe(&crate::source_map::Location {
+            file,
+            offset: range.start as u32,
+            expansion: None,
+        });
         let kind_word = match d.severity {
             Severity::Error => "error",
             Severity::Warning => "warning",
         };
         let message = escape_controls(&d.message);
-        out.extend_from_slice(format!("{path}:{line}:{col}: {kind_word}: {message}\n").as_bytes());
-        if line_len(source, d.span.start as usize) > MAX_SHOWN_LINE {
+        let shown_path = escape_controls(&shown_path);
+        out.extend_from_slice(
+            format!("{shown_path}:{line}:{col}: {kind_word}: {message}\n").as_bytes(),
+        );
+        let notes: String = chain
+            .iter()
+            .map(|e| {
+                let at = map.resolve(e.site.start);
+                let (p, l, c) = map.describe(&at);
+                format!(
+                    "{}:{l}:{c}: note: in expansion of macro `{}`\n",
+                    escape_controls(&p),
+                    escape_controls(&e.name)
+                )
+            })
+            .collect();
+        if line_len(source, range.start) > MAX_SHOWN_LINE {
             // A snippet of a line this long (generated code, a 50,000-deep
             // nesting) would bury the message; the position says where.
             if let Some(help) = &d.help {
                 out.extend_from_slice(format!("  help: {}\n", escape_controls(help)).as_bytes());
             }
+            out.extend_from_slice(notes.as_bytes());
             continue;
         }
         let kind = match d.severity {
             Severity::Error => ReportKind::Error,
             Severity::Warning => ReportKind::Warning,
         };
-        let clamp = |s: Span| {
-            let end = (s.end as usize).min(source.len());
-            let start = (s.start as usize).min(end);
-            shown.offset(start)..shown.offset(end)
+        // A byte range of file `k` as a range of its displayable text.
+        let clamp = |k: usize, r: std::ops::Range<usize>| {
+            let text = &map.files[k].text;
+            let end = r.end.min(text.len());
+            let start = r.start.min(end);
+            shown[k].offset(start)..shown[k].offset(end)
         };
-        let primary = clamp(d.span);
-        let mut report = Report::build(kind, (path, primary.clone()))
+        let primary = clamp(file, range);
+        let id = names[file].clone();
+        let mut report = Report::build(kind, (id.clone(), primary.clone()))
             .with_config(
                 Config::default()
                     .with_color(color)
                     .with_index_type(ariadne::IndexType::Byte),
             )
             .with_message(message.as_ref());
-        let mut label = Label::new((path, primary)).with_color(Color::Red);
+        let mut label = Label::new((id, primary)).with_color(Color::Red);
         if let Some(text) = &d.label {
             label = label.with_message(escape_controls(text));
         }
         report = report.with_label(label);
+        let mut used = vec![file];
         for (span, text) in &d.secondary {
+            let (sf, sr, _) = place(map, *span);
+            if !used.contains(&sf) {
+                used.push(sf);
+            }
             report = report.with_label(
-                Label::new((path, clamp(*span)))
+                Label::new((names[sf].clone(), clamp(sf, sr)))
                     .with_message(escape_controls(text))
                     .with_color(Color::Blue),
             );
@@ -248,10 +315,13 @@ pub fn render(path: &str, source: &str, diags: &[Diagnostic], color: bool) -> St
         if let Some(help) = &d.help {
             report = report.with_help(escape_controls(help));
         }
+        let sources = ariadne::sources(
+            used.iter()
+                .map(|&k| (names[k].clone(), shown[k].text.to_string())),
+        );
         // Writing into a Vec cannot fail.
-        let _ = report
-            .finish()
-            .write((path, Source::from(shown.text.as_ref())), &mut out);
+        let _ = report.finish().write(sources, &mut out);
+        out.extend_from_slice(notes.as_bytes());
     }
     String::from_utf8_lossy(&out).into_owned()
 }

@@ -1,4 +1,4 @@
-//! The ParC lexer: source text in, `(start, Token, end)` triples out.
+//! The ParC lexer: preprocessed text in, `(start, Token, end)` triples out.
 //!
 //! Built on logos. The triples are what lalrpop's external-lexer interface
 //! wants; [`lex`] produces all of them at once because the parser driver
@@ -14,7 +14,9 @@
 //! - Spans are byte offsets into the `&str` given to [`lex`] and always lie on
 //!   `char` boundaries; tokens come out in source order and do not overlap.
 //! - Comments, whitespace, backslash-newline line splices, a byte-order mark
-//!   and `#include <...>` / `#pragma` lines produce no tokens.
+//!   and `#pragma` lines produce no tokens. The lexer reads the
+//!   preprocessor's output (`crate::pp`), where no other directive is left;
+//!   text lexed without it gets an error for each directive.
 //! - String and character literal values are bytes after C escape
 //!   processing; adjacent string literals are separate tokens here (the
 //!   grammar concatenates them, as C translation phase 6 does).
@@ -407,9 +409,10 @@ fn block_comment(lex: &mut Lexer<Token>) -> Skip {
     Skip
 }
 
-/// `#...` lines. There is no preprocessor: `#include <header>` and `#pragma`
-/// are skipped (ParC knows the standard functions without headers, and the
-/// gcc serial projection honours them), anything else is an error.
+/// `#...` lines. The preprocessor has handled every directive before the
+/// lexer runs, except `#pragma` lines, which it passes on. Text that did not
+/// go through it (the lexer's own tests, tools) keeps the old rules:
+/// `#include <header>` and `#pragma` are skipped, anything else is an error.
 fn directive(lex: &mut Lexer<Token>) -> Skip {
     let line = lex.slice();
     let body = line[1..].trim_start();

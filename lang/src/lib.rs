@@ -11,3 +11,5 @@ pub mod hir;
 pub mod lex;
 pub mod lower;
 pub mod parse;
+pub mod pp;
+pub mod source_map;

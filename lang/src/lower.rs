@@ -122,6 +122,7 @@ mod expr;
 mod func;
 
 use crate::hir::{self, CType, ConstInit};
+use crate::source_map::SourceMap;
 use parc_ir::{
     Activity, AddrSpace, FuncId, Function, GlobalData, GlobalId, GradRequest, Linkage, Module,
     Signature, SrcLoc, Type,
@@ -131,6 +132,18 @@ use std::cell::RefCell;
 /// Lowers a checked program. `source` is the text `program` was checked
 /// from; it only turns spans into line:col positions.
 pub fn lower(program: &hir::Program, source_name: &str, source: &str) -> Module {
+    lower_mapped(program, source_name, source, None)
+}
+
+/// Lowers a program checked from preprocessed text: `map` turns its spans
+/// into positions in the file the user wrote (see
+/// [`SourceMap::code_line_col`]).
+pub fn lower_mapped(
+    program: &hir::Program,
+    source_name: &str,
+    source: &str,
+    map: Option<&SourceMap>,
+) -> Module {
     let mut module = Module::new();
     module.source_name = Some(source_name.to_string());
     let layout = Layout {
@@ -177,7 +190,7 @@ pub fn lower(program: &hir::Program, source_name: &str, source: &str) -> Module 
         sret: Vec::new(),
         globals,
         strings,
-        lines: LineIndex::new(source),
+        lines: LineIndex::new(source, map),
         grads: RefCell::new(Vec::new()),
     };
 
@@ -531,18 +544,28 @@ impl ImageWriter<'_, '_> {
 /// without rescanning the source for every instruction.
 struct LineIndex<'a> {
     source: &'a str,
+    /// Where preprocessed text came from, if it was.
+    map: Option<&'a SourceMap>,
     /// Byte offset of the start of each line.
     starts: Vec<usize>,
 }
 
 impl<'a> LineIndex<'a> {
-    fn new(source: &'a str) -> LineIndex<'a> {
+    fn new(source: &'a str, map: Option<&'a SourceMap>) -> LineIndex<'a> {
         let mut starts = vec![0];
         starts.extend(source.match_indices('\n').map(|(i, _)| i + 1));
-        LineIndex { source, starts }
+        LineIndex {
+            source,
+            map,
+            starts,
+        }
     }
 
     fn loc(&self, offset: u32) -> SrcLoc {
+        if let Some(map) = self.map {
+            let (line, col) = map.code_line_col(offset);
+            return SrcLoc::new(line, col);
+        }
         if self.source.is_empty() {
             return SrcLoc::default();
         }
@@ -615,7 +638,7 @@ mod tests {
     #[test]
     fn line_index_agrees_with_diag() {
         let src = "int main()\n{\n  return é + 1;\n}\n";
-        let index = LineIndex::new(src);
+        let index = LineIndex::new(src, None);
         for (off, _) in src.char_indices() {
             let (line, col) = crate::diag::line_col(src, off);
             let loc = index.loc(off as u32);

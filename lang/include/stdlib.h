@@ -1,0 +1,18 @@
+/* <stdlib.h> as parc provides it. */
+#ifndef _PARC_STDLIB_H
+#define _PARC_STDLIB_H
+
+#define EXIT_SUCCESS 0
+#define EXIT_FAILURE 1
+
+void *malloc(unsigned long size);
+void *calloc(unsigned long count, unsigned long size);
+void free(void *p);
+int atoi(const char *s);
+long atol(const char *s);
+double atof(const char *s);
+void exit(int status);
+int abs(int x);
+long labs(long x);
+
+#endif

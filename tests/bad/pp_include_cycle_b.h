@@ -1,0 +1,1 @@
+#include "pp_include_cycle_a.h"
