@@ -60,6 +60,11 @@ struct PpArgs {
     /// Search DIR for `#include` files, before the headers parc ships.
     #[arg(short = 'I', value_name = "DIR")]
     include: Vec<PathBuf>,
+    /// `-fopenmp`: accept OpenMP and define `_OPENMP`. (parc runs `#pragma
+    /// omp` serially for now, with a warning; without `-fopenmp` it runs
+    /// them serially too, as gcc does, with a warning.)
+    #[arg(short = 'f', value_name = "FEATURE", value_parser = ["openmp", "no-openmp"])]
+    feature: Vec<String>,
 }
 
 impl PpArgs {
@@ -70,7 +75,11 @@ impl PpArgs {
                 .chain(self.undef.iter().cloned().map(Define::Unset))
                 .collect(),
             include_dirs: self.include.clone(),
-            openmp: false,
+            openmp: self.feature.iter().rev().find_map(|f| match f.as_str() {
+                "openmp" => Some(true),
+                "no-openmp" => Some(false),
+                _ => None,
+            }) == Some(true),
         }
     }
 }

@@ -253,3 +253,24 @@ fn include_paths_and_quotes() {
         ["int", "b;", "int", "a;", "int", "mine;"]
     );
 }
+
+#[test]
+fn openmp_pragmas_are_reported_never_dropped_silently() {
+    let src = "#pragma omp parallel for reduction(+: s) schedule(static)\n#pragma omp atomic\n#pragma omp parallel for\n";
+    let (_, msgs) = pp(src);
+    assert_eq!(msgs.len(), 1, "one warning without -fopenmp: {msgs:?}");
+    assert!(msgs[0].contains("ignored without `-fopenmp`"), "{msgs:?}");
+    let options = Options {
+        openmp: true,
+        ..Options::default()
+    };
+    let (text, msgs) = pp_opts(&format!("{src}_OPENMP"), &options);
+    assert_eq!(
+        msgs,
+        [
+            "`#pragma omp parallel for` is not run in parallel yet: parc ignores it and the code runs serially, as written",
+            "`#pragma omp atomic` is not run in parallel yet: parc ignores it and the code runs serially, as written",
+        ]
+    );
+    assert!(text.contains("201307"), "_OPENMP is defined: {text}");
+}
