@@ -28,6 +28,9 @@
  *                     (int i = lo; i < / <= hi; i++ / i += step) is OpenMP's
  *                     canonical loop form.  Without OpenMP the pragma is left out
  *                     so that -Wall stays quiet (-Wunknown-pragmas).
+ *   parallel_reduce   `parallel_reduce(op: vars) (header) body` is a parallel_for
+ *                     with OpenMP's reduction clause: `for` with, under -fopenmp,
+ *                     `#pragma omp parallel for reduction(op: vars)`.
  *   wtime()           ParC built-in: monotonic seconds, as a double.
  *   enzyme_*          Enzyme's activity markers are global ints in Enzyme's C
  *                     interface; declaring them (and __enzyme_autodiff, variadic)
@@ -60,10 +63,13 @@
 /* ---- fork-join parallelism ------------------------------------------------ */
 #define spawn
 #define sync
+#define PARC_PRAGMA_(text) _Pragma(#text)
 #ifdef _OPENMP
 #define parallel_for _Pragma("omp parallel for") for
+#define parallel_reduce(...) PARC_PRAGMA_(omp parallel for reduction(__VA_ARGS__)) for
 #else
 #define parallel_for for
+#define parallel_reduce(...) for
 #endif
 
 /* ---- timing ---------------------------------------------------------------- */

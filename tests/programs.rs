@@ -78,6 +78,9 @@
 //!   differences of `F` from the same library; `grad-lib-serial::`, the
 //!   same built with `--serial`.
 //!
+//! A `// flags: ...` line gives parc (not gcc) compiler flags for every
+//! run of the program, e.g. `-fopenmp`.
+//!
 //! `PARC_BLESS=1 cargo test --test programs` rewrites the expected files from
 //! what parc does now; review the diff before committing it.
 
@@ -216,10 +219,22 @@ fn diff(expected: &str, actual: &str) -> String {
     out
 }
 
+/// The compiler flags of a program's `// flags: ...` line (say,
+/// `-fopenmp`), given to every parc command that compiles it (not to
+/// gcc, whose OpenMP build gets `-fopenmp` anyway).
+fn flags_of(path: &Path) -> Vec<String> {
+    std::fs::read_to_string(root().join(path))
+        .ok()
+        .and_then(|s| directive(&s, "flags"))
+        .map(|f| f.split_whitespace().map(str::to_string).collect())
+        .unwrap_or_default()
+}
+
 /// `parc run --interp PATH -- ARGS`, within `limit`.
 fn run_interp(path: &Path, args: &[String], limit: Duration) -> Result<Output, Failed> {
     let mut cmd = parc();
     cmd.args(["run", "--interp", "--color=never"])
+        .args(flags_of(path))
         .arg(path)
         .arg("--")
         .args(args);
@@ -309,6 +324,7 @@ fn check_bad(path: &Path) -> Result<(), Failed> {
     let mut cmd = parc();
     cmd.args(command.split_whitespace())
         .arg("--color=never")
+        .args(flags_of(path))
         .arg(path);
     let (out, elapsed) = run_with_timeout(cmd, Duration::from_secs(10))?;
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -470,13 +486,21 @@ fn run_native(path: &Path, args: &[String], how: Native) -> Result<Output, Faile
             return run_c_driver(&driver_c, &[], &lib, &driver, args, workers, limit);
         }
     };
+    if !matches!(how, Native::Ir) {
+        cmd.args(flags_of(path));
+    }
     cmd.arg("--").args(args);
     Ok(run_with_timeout(cmd, limit)?.0)
 }
 
 fn build_with_parc(path: &Path, flags: &[&str], out: &Path) -> Result<(), Failed> {
     let mut cmd = parc();
-    cmd.arg("build").arg(path).args(flags).arg("-o").arg(out);
+    cmd.arg("build")
+        .arg(path)
+        .args(flags)
+        .args(flags_of(path))
+        .arg("-o")
+        .arg(out);
     let (built, _) = run_with_timeout(cmd, Duration::from_secs(120))?;
     if !built.status.success() {
         return Err(format!(

@@ -239,6 +239,12 @@ pub enum StmtKind {
         call: Expr,
     },
     Sync,
+    /// `#pragma omp ...` and the statement after it (also ParC's
+    /// `parallel_reduce`: its clause and its `parallel_for`).
+    Omp {
+        pragma: Box<crate::omp::Pragma>,
+        stmt: Box<Stmt>,
+    },
 }
 
 #[derive(Clone, Debug)]

@@ -45,6 +45,7 @@ mod consts;
 mod enzyme;
 mod expr;
 mod init;
+mod omp;
 mod printf;
 mod stmt;
 #[cfg(test)]

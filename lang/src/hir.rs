@@ -333,6 +333,11 @@ pub enum Builtin {
     Strcmp,
     Exit,
     Wtime,
+    /// The index of the worker running this strand (`int`, in
+    /// `0..=num_workers()`), and the number of workers (`int`): not ParC,
+    /// made by the checker for OpenMP's reductions and `omp_*` calls.
+    WorkerId,
+    NumWorkers,
     /// `__syncthreads()`
     SyncThreads,
     /// `atomicAdd(p, v)` on `int`, `float`, `double`.

@@ -23,7 +23,7 @@
 
 use crate::ast::{IntSuffix, Span};
 use crate::diag::Diagnostic;
-use logos::{Lexer, Logos, Skip};
+use logos::{Filter, Lexer, Logos, Skip};
 
 /// A token and its byte range, in the shape lalrpop's external lexer expects.
 pub type Spanned = (usize, Token, usize);
@@ -206,6 +206,10 @@ pub enum Token {
     For,
     #[token("parallel_for")]
     ParallelFor,
+    /// `parallel_reduce(op: vars) (header) body`: a `parallel_for` with a
+    /// reduction clause.
+    #[token("parallel_reduce")]
+    ParallelReduce,
     #[token("break")]
     Break,
     #[token("continue")]
@@ -263,9 +267,14 @@ pub enum Token {
     #[token("\"", lex_string)]
     StrLit(Vec<u8>),
 
-    // ---- never produced: these patterns' callbacks always skip
-    #[token("/*", block_comment)]
+    /// A `#pragma omp` line (the preprocessor passes them on under
+    /// `-fopenmp`), whole; `crate::omp` reads it. Other `#` lines produce
+    /// no token.
     #[regex(r"#[^\n]*", directive, allow_greedy = true)]
+    OmpPragma(String),
+
+    // ---- never produced: this pattern's callback always skips
+    #[token("/*", block_comment)]
     Skipped,
 }
 
@@ -413,7 +422,7 @@ fn block_comment(lex: &mut Lexer<Token>) -> Skip {
 /// lexer runs, except `#pragma` lines, which it passes on. Text that did not
 /// go through it (the lexer's own tests, tools) keeps the old rules:
 /// `#include <header>` and `#pragma` are skipped, anything else is an error.
-fn directive(lex: &mut Lexer<Token>) -> Skip {
+fn directive(lex: &mut Lexer<Token>) -> Filter<String> {
     let line = lex.slice();
     let body = line[1..].trim_start();
     let word: String = body
@@ -423,6 +432,12 @@ fn directive(lex: &mut Lexer<Token>) -> Skip {
     let after = body[word.len()..].trim_start();
     let span = Span::new(lex.span().start, lex.span().end);
     let diag = match word.as_str() {
+        "pragma"
+            if after.starts_with("omp")
+                && !after[3..].starts_with(|c: char| c.is_alphanumeric() || c == '_') =>
+        {
+            return Filter::Emit(line.to_string());
+        }
         "pragma" => None,
         "include" if after.starts_with('<') => None,
         "include" => Some(
@@ -448,7 +463,7 @@ fn directive(lex: &mut Lexer<Token>) -> Skip {
     if let Some(d) = diag {
         lex.extras.push(d);
     }
-    Skip
+    Filter::Skip
 }
 
 /// Classifies and converts a numeric literal (see the regex on

@@ -10,6 +10,7 @@ pub mod diag;
 pub mod hir;
 pub mod lex;
 pub mod lower;
+pub mod omp;
 pub mod parse;
 pub mod pp;
 pub mod source_map;

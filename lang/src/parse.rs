@@ -280,7 +280,7 @@ pub fn check_limits(tokens: &[Spanned]) -> Option<Diagnostic> {
             }
             // `else` adds no level of its own: its statement is a child of
             // the `if`, like the `then` branch.
-            T::If | T::While | T::Do | T::For | T::ParallelFor => {
+            T::If | T::While | T::Do | T::For | T::ParallelFor | T::ParallelReduce => {
                 if let Some(level) = levels.last_mut() {
                     level.chain += 1;
                 }
@@ -885,6 +885,8 @@ const STMT_WORDS: &[&str] = &[
     "do",
     "for",
     "parallel_for",
+    "parallel_reduce",
+    "omp pragma",
     "break",
     "continue",
     "return",
@@ -1152,6 +1154,80 @@ pub(crate) fn for_stmt(
             cond,
             step,
             body: Box::new(body),
+        },
+        lo,
+        hi,
+    )
+}
+
+/// `#pragma omp LINE` applied to `s`.
+pub(crate) fn omp_stmt(sink: &mut Sink, line: &str, lo: usize, s: Stmt, hi: usize) -> Stmt {
+    let (pragma, diags) = crate::omp::parse_pragma(line, lo);
+    sink.diags.extend(diags);
+    stmt(
+        StmtKind::Omp {
+            pragma: Box::new(pragma),
+            stmt: Box::new(s),
+        },
+        lo,
+        hi,
+    )
+}
+
+/// `parallel_reduce(op: vars)`: the pragma it means.
+pub(crate) fn reduce_clause(
+    op: Option<crate::omp::RedOp>,
+    vars: Vec<Ident>,
+    span: Span,
+) -> crate::omp::Pragma {
+    use crate::omp::{Clause, ClauseAt, Pragma};
+    Pragma {
+        construct: "parallel for".to_string(),
+        clauses: op
+            .map(|op| ClauseAt {
+                clause: Clause::Reduction(op, vars),
+                span,
+            })
+            .into_iter()
+            .collect(),
+        span,
+    }
+}
+
+/// `min` or `max` as a reduction operator; anything else is an error.
+pub(crate) fn reduce_word(sink: &mut Sink, n: Ident) -> Option<crate::omp::RedOp> {
+    match n.name.as_str() {
+        "min" => Some(crate::omp::RedOp::Min),
+        "max" => Some(crate::omp::RedOp::Max),
+        _ => {
+            sink.diags.push(
+                Diagnostic::error(n.span, format!("`{}` is not a reduction operator", n.name))
+                    .with_label("unknown operator")
+                    .with_help("the operators are + * - min max & | ^ && ||"),
+            );
+            None
+        }
+    }
+}
+
+/// `parallel_reduce (op: vars) (header) body`: the clause on a `parallel_for`.
+pub(crate) fn reduce_stmt(
+    head: (
+        crate::omp::Pragma,
+        Option<Box<Stmt>>,
+        Option<Expr>,
+        Option<Expr>,
+    ),
+    body: Stmt,
+    lo: usize,
+    hi: usize,
+) -> Stmt {
+    let (pragma, init, cond, step) = head;
+    let pfor = for_stmt((true, init, cond, step), body, lo, hi);
+    stmt(
+        StmtKind::Omp {
+            pragma: Box::new(pragma),
+            stmt: Box::new(pfor),
         },
         lo,
         hi,

@@ -7,8 +7,9 @@
 //! [`headers`]), `#define`/`#undef` with object-like, function-like and
 //! variadic macros ([`expand`]), `#if`/`#ifdef`/`#ifndef`/`#elif`/`#else`/
 //! `#endif` with `defined` ([`cond`]), `#line`, `#error`, `#warning`,
-//! `#pragma` (`once`; `omp` is reported: parc runs it serially; others are
-//! reported when they would change the program), `__FILE__`,
+//! `#pragma` (`once`; `omp` lines go on to the lexer under `-fopenmp` and
+//! are reported, once, without it; others are reported when ignoring them
+//! would change the program), `__FILE__`,
 //! `__LINE__`, include guards and `#pragma once`.
 //!
 //! Why not a crate: the preprocessors on crates.io either run an external
@@ -306,6 +307,23 @@ impl Pp<'_> {
             .push_token(out, t.text.len() as u32, t.pos, t.expansion);
     }
 
+    /// Appends a `#pragma` line for the lexer, its tokens mapped to where
+    /// they were written.
+    fn emit_pragma(&mut self, at: u32, toks: &[PpTok]) {
+        if !self.out.is_empty() && !self.out.ends_with('\n') {
+            self.out.push('\n');
+        }
+        let out = self.out.len() as u32;
+        self.out.push_str("#pragma");
+        self.map.push_token(out, 7, at, None);
+        for t in toks {
+            let mut t = t.clone();
+            t.space = true;
+            self.emit_token(&t);
+        }
+        self.out.push('\n');
+    }
+
     /// Reads file `file` into the output (or, with `emit` false, only its
     /// directives: the predefined macros and the command line).
     fn process(&mut self, file: usize, dir: Option<&Path>, emit: bool) {
@@ -392,7 +410,7 @@ impl Pp<'_> {
                         // every token of the pragma is at the operator.
                         let toks: Vec<PpTok> =
                             toks.into_iter().map(|t| PpTok { pos: at, ..t }).collect();
-                        self.pragma(at, &toks);
+                        self.pragma(at, &toks, emit);
                     }
                 }
             }
@@ -575,7 +593,7 @@ impl Pp<'_> {
                 };
                 self.error(d.with_label(format!("`#{name}` directive")));
             }
-            "pragma" => self.pragma(hash.pos, rest),
+            "pragma" => self.pragma(hash.pos, rest, emit),
             "ident" | "sccs" => {}
             _ if name_tok.kind == Kind::Number => self.line(file, hash, line, at),
             _ => self.error(
@@ -1008,12 +1026,14 @@ impl Pp<'_> {
             .add_line_directive(file, physical as u32 + 1, number, name);
     }
 
-    /// `#pragma` (and `_Pragma`): `once` is the preprocessor's; the rest
-    /// are ignored, with a warning (once per kind) where that runs the
-    /// program otherwise than a C compiler would: OpenMP's (serial
-    /// semantics, which a conforming OpenMP program allows), OpenACC's and
-    /// unknown ones; an error for those that change data layout.
-    fn pragma(&mut self, at: u32, toks: &[PpTok]) {
+    /// `#pragma` (and `_Pragma`): `once` is the preprocessor's; `omp`
+    /// lines go on to the lexer under `-fopenmp` (macro-expanded, as
+    /// OpenMP says) and are ignored with one warning without it, as gcc
+    /// runs them; the rest are ignored, with a warning (once per kind)
+    /// where that runs the program otherwise than a C compiler would
+    /// (OpenACC's, unknown ones), an error for those that change data
+    /// layout.
+    fn pragma(&mut self, at: u32, toks: &[PpTok], emit: bool) {
         let Some(first) = toks.first() else {
             return;
         };
@@ -1024,44 +1044,24 @@ impl Pp<'_> {
                     self.once.insert(key.clone());
                 }
             }
+            "omp" if self.options.openmp => {
+                // OpenMP pragmas are macro-expanded (OpenMP 5.2, 3.1); the
+                // checker decides what each means.
+                let expanded = self.expand_tokens(toks.to_vec());
+                if emit {
+                    self.emit_pragma(at, &expanded);
+                }
+            }
             "omp" => {
-                // The construct's words (`parallel for`), without clauses.
-                let words: Vec<&str> = toks[1..]
-                    .iter()
-                    .enumerate()
-                    .take_while(|(k, t)| {
-                        t.is_ident()
-                            && !toks.get(k + 2).is_some_and(|n| n.is("("))
-                            && !matches!(&*t.text, "nowait" | "ordered" | "untied" | "mergeable")
-                    })
-                    .map(|(_, t)| &*t.text)
-                    .collect();
-                let directive = if words.is_empty() {
-                    toks.get(1).map_or(String::new(), |t| t.text.to_string())
-                } else {
-                    words.join(" ")
-                };
-                let (key, what) = if self.options.openmp {
-                    (
-                        format!("omp {directive}"),
-                        format!(
-                            "`#pragma omp {directive}` is not run in parallel yet: parc ignores it \
-                             and the code runs serially, as written"
-                        ),
-                    )
-                } else {
-                    (
-                        "omp".to_string(),
-                        "`#pragma omp` is ignored without `-fopenmp`: the program runs serially, \
-                         as gcc runs it without `-fopenmp`"
-                            .to_string(),
-                    )
-                };
-                if self.pragma_warned.insert(key) {
+                if self.pragma_warned.insert("omp".to_string()) {
                     self.error(
-                        Diagnostic::warning(span, what)
-                            .with_label("ignored")
-                            .with_help("ParC's `parallel_for` runs a loop in parallel"),
+                        Diagnostic::warning(
+                            span,
+                            "`#pragma omp` is ignored without `-fopenmp`: the program runs \
+                             serially, as gcc runs it without `-fopenmp`",
+                        )
+                        .with_label("ignored")
+                        .with_help("build with `-fopenmp` to run OpenMP loops in parallel"),
                     );
                 }
             }

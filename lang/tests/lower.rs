@@ -14,6 +14,18 @@ use std::path::{Path, PathBuf};
 
 /// Parses, checks and lowers `source`, then verifies the module.
 fn compile(name: &str, source: &str) -> Result<Module, String> {
+    // Named as the repository's root sees it (`__FILE__`), its own
+    // headers found through `-I`.
+    let options = parc_lang::pp::Options {
+        openmp: source.contains("// flags: -fopenmp"),
+        include_dirs: vec![samples_dir()],
+        ..parc_lang::pp::Options::default()
+    };
+    let pre = parc_lang::pp::preprocess(name, source, &options);
+    if let Some(d) = pre.diags.iter().find(|d| d.is_error()) {
+        return Err(format!("preprocessor error: {}", d.message));
+    }
+    let source = pre.text.as_str();
     let (ast, diags) = parc_lang::parse::parse(source);
     let errors: Vec<String> = diags
         .iter()
@@ -113,7 +125,7 @@ fn samples() {
                 status = rest.trim().parse().expect("// exit: N");
             }
         }
-        let module = match compile(&format!("{name}.pc"), &source) {
+        let module = match compile(&format!("samples/{name}.pc"), &source) {
             Ok(m) => m,
             Err(e) => {
                 if let Some(reason) = skip_reason(&name, &e) {

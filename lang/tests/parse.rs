@@ -191,6 +191,19 @@ fn st(s: &Stmt) -> String {
             None => format!("(spawn {})", ex(call)),
         },
         StmtKind::Sync => "sync".to_owned(),
+        StmtKind::Omp { pragma, stmt } => {
+            let clauses: Vec<String> = pragma
+                .clauses
+                .iter()
+                .map(|c| format!("{:?}", c.clause))
+                .collect();
+            format!(
+                "(omp \"{}\" [{}] {})",
+                pragma.construct,
+                clauses.join(" "),
+                st(stmt)
+            )
+        }
     }
 }
 
@@ -1657,4 +1670,36 @@ fn names_used_as_types() {
     );
     // A call at file scope is not a definition.
     assert!(errs("helper(1);").contains("expected a declaration or function definition"));
+}
+
+#[test]
+fn omp_pragmas_and_parallel_reduce() {
+    let src = "void f() {\n#pragma omp parallel for private(j) schedule(static)\nfor (i = 0; i < n; i++) j = i;\n\
+               parallel_reduce(+: s, t) (int i = 0; i < n; i++) s += i;\n}\n";
+    let (p, d) = parc_lang::parse::parse(src);
+    assert!(d.is_empty(), "{d:?}");
+    let Item::Func(f) = &p.items[0] else {
+        panic!("not a function")
+    };
+    let body: Vec<String> = f.body.as_ref().unwrap().stmts.iter().map(st).collect();
+    assert!(
+        body[0].starts_with("(omp \"parallel for\" [Private("),
+        "{}",
+        body[0]
+    );
+    assert!(
+        body[0].ends_with("Schedule] (for (= i 0) (< i n) (post++ i) (= j i)))"),
+        "{}",
+        body[0]
+    );
+    assert!(
+        body[1].starts_with("(omp \"parallel for\" [Reduction(Add, ["),
+        "{}",
+        body[1]
+    );
+    assert!(
+        body[1].ends_with("(parallel_for (decl int (i = 0)) (< i n) (post++ i) (+= s i)))"),
+        "{}",
+        body[1]
+    );
 }

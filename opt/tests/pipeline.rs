@@ -60,6 +60,15 @@ fn directive(source: &str, key: &str) -> Option<String> {
 
 /// Parses, checks and lowers; the module verifies.
 fn lower(path: &Path, source: &str) -> Result<Module, String> {
+    let options = parc_lang::pp::Options {
+        openmp: source.contains("// flags: -fopenmp"),
+        ..parc_lang::pp::Options::default()
+    };
+    let pre = parc_lang::pp::preprocess(&path.display().to_string(), source, &options);
+    if let Some(d) = pre.diags.iter().find(|d| d.is_error()) {
+        return Err(format!("preprocessor error: {}", d.message));
+    }
+    let source = pre.text.as_str();
     let (ast, diags) = parc_lang::parse::parse(source);
     if diags.iter().any(|d| d.is_error()) {
         return Err(format!("does not parse: {diags:?}"));

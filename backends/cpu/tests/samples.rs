@@ -47,6 +47,23 @@ fn directive(source: &str, key: &str) -> Option<String> {
 /// Source to a module ready for code generation.
 fn compile(path: &Path) -> Result<Module, String> {
     let src = std::fs::read_to_string(path).map_err(|e| e.to_string())?;
+    // Named as the repository's root sees it (`__FILE__`), its own
+    // headers found through `-I`.
+    let options = parc_lang::pp::Options {
+        openmp: src.contains("// flags: -fopenmp"),
+        include_dirs: path.parent().map(Path::to_path_buf).into_iter().collect(),
+        ..parc_lang::pp::Options::default()
+    };
+    let name = path
+        .strip_prefix(root())
+        .unwrap_or(path)
+        .display()
+        .to_string();
+    let pre = parc_lang::pp::preprocess(&name, &src, &options);
+    if let Some(d) = pre.diags.iter().find(|d| d.is_error()) {
+        return Err(format!("preprocessor error: {}", d.message));
+    }
+    let src = pre.text;
     let (ast, diags) = parc_lang::parse::parse(&src);
     if let Some(d) = diags.iter().find(|d| d.is_error()) {
         return Err(format!("parse error: {}", d.message));

@@ -205,7 +205,10 @@ impl Checker {
                 self.check_only(args);
                 err_expr(span)
             }
-            None => self.builtin_call(callee, args, span),
+            None => match self.omp_call(name, args, span) {
+                Some(e) => e,
+                None => self.builtin_call(callee, args, span),
+            },
         }
     }
 

@@ -1044,10 +1044,10 @@ impl Checker {
         .with_label("every iteration writes this variable")
         .with_secondary(decl, "declared here")
         .with_secondary(keyword(pf_span), "iterations of this loop run in parallel")
-        .with_help(
-            "write to a per-iteration location such as `a[i]`, or accumulate with \
-            atomicAdd",
-        );
+        .with_help(format!(
+            "write to a per-iteration location such as `a[i]`, or make it a reduction: \
+            `parallel_reduce(+: {name}) (...)` (OpenMP: `reduction(+: {name})`)"
+        ));
         self.push(d);
     }
 

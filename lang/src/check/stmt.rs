@@ -5,6 +5,7 @@
 //! canonical form of `parallel_for` with the rules for its body.
 
 use super::expr::{ConvCtx, err_expr, int_const, keyword};
+use super::omp;
 use super::types::usual_arith;
 use super::{Checker, LoopKind, PforInfo, Sym, err_ty, is_err, var_is_const};
 use crate::ast::{self, Span};
@@ -64,7 +65,7 @@ impl Checker {
         }
     }
 
-    fn stmt(&mut self, s: &ast::Stmt) -> Vec<Stmt> {
+    pub(super) fn stmt(&mut self, s: &ast::Stmt) -> Vec<Stmt> {
         let span = s.span;
         let one = |kind| vec![Stmt { kind, span }];
         match &s.kind {
@@ -147,7 +148,15 @@ impl Checker {
                 cond,
                 step,
                 body,
-            } => self.parallel_for(init.as_deref(), cond.as_ref(), step.as_ref(), body, span),
+            } => self.parallel_for(
+                init.as_deref(),
+                cond.as_ref(),
+                step.as_ref(),
+                body,
+                span,
+                None,
+            ),
+            ast::StmtKind::Omp { pragma, stmt } => self.omp(pragma, stmt),
             ast::StmtKind::Break | ast::StmtKind::Continue => {
                 let is_break = matches!(s.kind, ast::StmtKind::Break);
                 let word = if is_break { "break" } else { "continue" };
@@ -555,18 +564,20 @@ impl Checker {
         (!is_err(&converted.ty)).then_some(id)
     }
 
-    /// `parallel_for (T i = lo; i < hi; i += step) body` in canonical form.
-    fn parallel_for(
+    /// `parallel_for (T i = lo; i < hi; i += step) body` in canonical form;
+    /// with `omp`, an OpenMP loop (see `check/omp.rs`).
+    pub(super) fn parallel_for(
         &mut self,
         init: Option<&ast::Stmt>,
         cond: Option<&ast::Expr>,
         step: Option<&ast::Expr>,
         body: &ast::Stmt,
         span: Span,
+        omp: Option<&omp::OmpLoop>,
     ) -> Vec<Stmt> {
         self.fork_join("parallel_for", keyword(span));
         self.push_scope();
-        let header = self.pfor_index(init, span);
+        let header = self.pfor_index(init, span, omp.is_some());
         let (var, var_name, var_ty, lo) = match header {
             Some(h) => h,
             None => (LocalId(u32::MAX), String::new(), err_ty(), err_expr(span)),
@@ -590,6 +601,7 @@ impl Checker {
                 conditional: 0,
             });
         }
+        let parts = omp.map(|o| self.omp_parts(o));
         // Each iteration syncs its own spawns when it ends.
         let before = self.pending();
         let body = Box::new(self.sub_stmt(body));
@@ -606,6 +618,22 @@ impl Checker {
                 // chunks it would run no iteration at all.
                 let step_check = (!matches!(step.kind, ExprKind::IntConst(_)))
                     .then(|| self.intern_string(b"the step of this parallel_for is not positive"));
+                if let Some(parts) = parts {
+                    return self.omp_loop(
+                        parts,
+                        omp::CheckedLoop {
+                            var,
+                            var_ty,
+                            lo,
+                            hi,
+                            inclusive,
+                            step,
+                            step_check,
+                            body: *body,
+                            span,
+                        },
+                    );
+                }
                 vec![Stmt {
                     kind: StmtKind::ParallelFor {
                         var,
@@ -623,13 +651,34 @@ impl Checker {
         }
     }
 
-    /// The index declaration `T i = lo`.
+    /// The index declaration `T i = lo` (for an OpenMP loop, `omp`, also
+    /// `i = lo` of an integer variable declared before: each iteration
+    /// gets its own `i`, as OpenMP makes the index private).
     fn pfor_index(
         &mut self,
         init: Option<&ast::Stmt>,
         span: Span,
+        omp: bool,
     ) -> Option<(LocalId, String, CType, Expr)> {
         let help = "write `parallel_for (int i = lo; i < hi; i++)`";
+        if omp
+            && let Some(ast::StmtKind::Expr(e)) = init.map(|s| &s.kind)
+            && let ast::ExprKind::Assign { op: None, lhs, rhs } = &e.kind
+            && let ast::ExprKind::Ident(name) = &lhs.kind
+            && let Some(Sym::Local(outer)) = self.lookup(name)
+        {
+            let ty = self
+                .fx
+                .as_ref()
+                .and_then(|f| f.locals.get(outer.0 as usize))
+                .map_or(err_ty(), |l| l.ty.clone());
+            if matches!(ty, CType::Int | CType::UInt | CType::Long | CType::ULong) {
+                let v = self.rvalue(rhs);
+                let lo = self.assign_conv(v, &ty, ConvCtx::Init(name));
+                let id = self.new_local(name, ty.clone(), false, lhs.span);
+                return Some((id, name.clone(), ty, lo));
+            }
+        }
         let decl = match init.map(|s| &s.kind) {
             Some(ast::StmtKind::Decl(d)) if d.declarators.len() == 1 => Some(d),
             _ => None,

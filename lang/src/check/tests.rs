@@ -739,7 +739,10 @@ fn determinacy_races() {
     assert_eq!(d.secondary[0].1, "declared here");
     assert_eq!(
         d.help.as_deref(),
-        Some("write to a per-iteration location such as `a[i]`, or accumulate with atomicAdd")
+        Some(
+            "write to a per-iteration location such as `a[i]`, or make it a reduction: \
+             `parallel_reduce(+: sum) (...)` (OpenMP: `reduction(+: sum)`)"
+        )
     );
     err(
         "int count;\nint main() {\n    parallel_for (int i = 0; i < 10; i++)\n        count++;\n    return 0;\n}",
@@ -1287,13 +1290,22 @@ fn samples_check_cleanly() {
 fn bad_programs_get_errors() {
     for path in pc_files("tests/bad") {
         let bytes = std::fs::read(&path).unwrap_or_default();
-        let src = String::from_utf8_lossy(&bytes);
-        if src.lines().any(|l| l.starts_with("// parc:")) {
+        let raw = String::from_utf8_lossy(&bytes);
+        if raw.lines().any(|l| l.starts_with("// parc:")) {
             // Bad for another `parc` command (a flag, the build), not for
             // the front end.
             continue;
         }
-        let (ast, pdiags) = parse(&src);
+        // As `parc check` reads it: preprocessed, with the file's flags.
+        let options = crate::pp::Options {
+            openmp: raw.contains("// flags: -fopenmp"),
+            ..crate::pp::Options::default()
+        };
+        let pre = crate::pp::preprocess(&path.display().to_string(), &raw, &options);
+        if pre.diags.iter().any(Diagnostic::is_error) {
+            continue;
+        }
+        let (ast, pdiags) = parse(&pre.text);
         let (prog, diags) = check(&ast);
         let n = pdiags.iter().chain(&diags).filter(|d| d.is_error()).count();
         assert!(n > 0, "{} got no error", path.display());

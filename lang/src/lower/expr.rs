@@ -666,6 +666,8 @@ impl FnLowerer<'_, '_> {
                 return None;
             }
             Builtin::Wtime => (Intrinsic::Wtime, Some(Type::F64)),
+            Builtin::WorkerId => (Intrinsic::WorkerId, Some(Type::I32)),
+            Builtin::NumWorkers => (Intrinsic::NumWorkers, Some(Type::I32)),
             Builtin::SyncThreads => (Intrinsic::Barrier, None),
             Builtin::AtomicAdd => {
                 let t = values.get(1).map(|&v| self.b.func.value_type(v));
