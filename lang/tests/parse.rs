@@ -1590,15 +1590,22 @@ fn samples_parse_without_diagnostics() {
         let Ok(src) = std::fs::read_to_string(&path) else {
             continue;
         };
-        let (prog, diags) = parse(&src);
+        // As parc reads it: preprocessed, with its `// flags:`.
+        let options = parc_lang::pp::Options {
+            openmp: src.contains("// flags: -fopenmp"),
+            ..parc_lang::pp::Options::default()
+        };
+        let pre = parc_lang::pp::preprocess(&path.display().to_string(), &src, &options);
+        let (prog, mut diags) = parse(&pre.text);
+        diags.extend(pre.diags.iter().filter(|d| d.is_error()).cloned());
         assert!(
             diags.is_empty(),
             "{}:\n{}",
             path.display(),
-            render(&path.display().to_string(), &src, &diags, false)
+            parc_lang::diag::render_mapped(&pre.map, &diags, false)
         );
         assert!(!prog.items.is_empty(), "{}", path.display());
-        check_spans(&src, &prog);
+        check_spans(&pre.text, &prog);
         count += 1;
     }
     assert!(count > 0 || dir.read_dir().is_err());
