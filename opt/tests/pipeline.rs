@@ -60,11 +60,19 @@ fn directive(source: &str, key: &str) -> Option<String> {
 
 /// Parses, checks and lowers; the module verifies.
 fn lower(path: &Path, source: &str) -> Result<Module, String> {
+    // Named as the repository's root sees it (`__FILE__`), its own
+    // headers found through `-I`.
     let options = parc_lang::pp::Options {
         openmp: source.contains("// flags: -fopenmp"),
+        include_dirs: path.parent().map(Path::to_path_buf).into_iter().collect(),
         ..parc_lang::pp::Options::default()
     };
-    let pre = parc_lang::pp::preprocess(&path.display().to_string(), source, &options);
+    let name = path
+        .strip_prefix(root())
+        .unwrap_or(path)
+        .display()
+        .to_string();
+    let pre = parc_lang::pp::preprocess(&name, source, &options);
     if let Some(d) = pre.diags.iter().find(|d| d.is_error()) {
         return Err(format!("preprocessor error: {}", d.message));
     }
