@@ -22,7 +22,7 @@ fn fmt(f: &str, args: &[A]) -> Result<String, String> {
         .collect();
     let mut out = Vec::new();
     // SAFETY: every `S` is NUL-terminated.
-    unsafe { format(f.as_bytes(), &slots, &mut out)? };
+    unsafe { format(f.as_bytes(), &slots, &mut out) }.map_err(|e| format!("printf: {e}"))?;
     Ok(String::from_utf8(out).unwrap())
 }
 
@@ -175,6 +175,6 @@ fn errors() {
     );
     assert_eq!(
         fmt("%99999999999d", &[I(1)]).unwrap_err(),
-        "printf: field width or precision too large"
+        "printf: field width or precision 99999999999 is too large (at most 16777216 is formatted)"
     );
 }

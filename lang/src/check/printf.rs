@@ -9,139 +9,43 @@ use super::{Checker, is_err};
 use crate::ast::{self, Span};
 use crate::diag::Diagnostic;
 use crate::hir::{Builtin, CType, Expr, ExprKind};
+use parc_cformat::Arg;
 
-/// What one conversion (or `*` width/precision) consumes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Want {
-    /// `int` or `unsigned` (after promotion): `%d %i %u %x %X %o %c`, `*`.
-    Int,
-    /// `long` or `unsigned long`: with the `l`, `ll`, `z`, `j` or `t` modifier.
-    Long,
-    /// `double` (floats are promoted): `%f %F %e %E %g %G`.
-    Double,
-    /// `char*`: `%s`.
-    Str,
-    /// Any pointer: `%p`.
-    Ptr,
-}
-
-impl Want {
-    fn describe(self) -> &'static str {
-        match self {
-            Want::Int => "an `int`",
-            Want::Long => "a `long`",
-            Want::Double => "a `double`",
-            Want::Str => "a `char*` string",
-            Want::Ptr => "a pointer",
-        }
-    }
-
-    fn accepts(self, t: &CType) -> bool {
-        match self {
-            // Signedness may differ, as gcc's -Wformat allows.
-            Want::Int => matches!(t, CType::Int | CType::UInt),
-            Want::Long => matches!(t, CType::Long | CType::ULong),
-            Want::Double => *t == CType::Double,
-            Want::Str => *t == CType::Char.ptr_to(),
-            Want::Ptr => t.is_pointer(),
-        }
+/// True if a promoted argument of type `t` fits what a conversion reads.
+fn accepts(want: Arg, t: &CType) -> bool {
+    match want {
+        // Signedness may differ, as gcc's -Wformat allows.
+        Arg::Int => matches!(t, CType::Int | CType::UInt),
+        Arg::Long => matches!(t, CType::Long | CType::ULong),
+        Arg::Double => *t == CType::Double,
+        Arg::Str => *t == CType::Char.ptr_to(),
+        Arg::Ptr => t.is_pointer(),
     }
 }
 
 /// One argument a format string asks for.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(super) struct Spec {
+struct Spec {
     /// The conversion as written, e.g. `%-8.3ld` (or `*` for a width).
-    pub text: String,
-    pub want: Want,
+    text: String,
+    want: Arg,
 }
 
-/// A malformed format string.
-#[derive(Debug, PartialEq, Eq)]
-pub(super) enum FormatError {
-    /// `%y`, or a modifier that does not go with the conversion.
-    Unknown(String),
-    /// A `%` at the end of the string.
-    Incomplete,
-}
-
-/// Reads the conversions of a format string in order.
-pub(super) fn parse_format(fmt: &[u8]) -> Result<Vec<Spec>, FormatError> {
-    let mut specs = Vec::new();
-    let mut i = 0;
-    while i < fmt.len() {
-        if fmt[i] != b'%' {
-            i += 1;
-            continue;
-        }
-        let start = i;
-        i += 1;
-        if fmt.get(i) == Some(&b'%') {
-            i += 1;
-            continue;
-        }
-        while matches!(fmt.get(i), Some(b'-' | b'+' | b' ' | b'#' | b'0')) {
-            i += 1;
-        }
-        let mut stars = 0;
-        if fmt.get(i) == Some(&b'*') {
-            stars += 1;
-            i += 1;
-        }
-        while fmt.get(i).is_some_and(u8::is_ascii_digit) {
-            i += 1;
-        }
-        if fmt.get(i) == Some(&b'.') {
-            i += 1;
-            if fmt.get(i) == Some(&b'*') {
-                stars += 1;
-                i += 1;
-            }
-            while fmt.get(i).is_some_and(u8::is_ascii_digit) {
-                i += 1;
-            }
-        }
-        let len_start = i;
-        while matches!(fmt.get(i), Some(b'h' | b'l' | b'z' | b'j' | b't' | b'L')) {
-            i += 1;
-        }
-        let modifier = &fmt[len_start..i];
-        let Some(&conv) = fmt.get(i) else {
-            return Err(FormatError::Incomplete);
-        };
-        i += 1;
-        let text = String::from_utf8_lossy(&fmt[start..i]).into_owned();
-        let long = match modifier {
-            b"" | b"h" | b"hh" => false,
-            b"l" | b"ll" | b"z" | b"j" | b"t" => true,
-            _ => return Err(FormatError::Unknown(text)),
-        };
-        let want = match conv {
-            b'd' | b'i' | b'u' | b'x' | b'X' | b'o' => {
-                if long {
-                    Want::Long
-                } else {
-                    Want::Int
-                }
-            }
-            b'c' if modifier.is_empty() => Want::Int,
-            b's' if modifier.is_empty() => Want::Str,
-            b'p' if modifier.is_empty() => Want::Ptr,
-            // `%lf` means `%f` in C99.
-            b'f' | b'F' | b'e' | b'E' | b'g' | b'G' if modifier.is_empty() || modifier == b"l" => {
-                Want::Double
-            }
-            _ => return Err(FormatError::Unknown(text)),
-        };
-        for _ in 0..stars {
-            specs.push(Spec {
+/// The arguments a format asks for, in order (`*` fields first).
+fn specs(fmt: &[u8]) -> Result<Vec<Spec>, parc_cformat::Error> {
+    let mut out = Vec::new();
+    for (c, want) in parc_cformat::conversions(fmt)? {
+        for _ in 0..c.stars() {
+            out.push(Spec {
                 text: "*".into(),
-                want: Want::Int,
+                want: Arg::Int,
             });
         }
-        specs.push(Spec { text, want });
+        out.push(Spec {
+            text: c.text(fmt),
+            want,
+        });
     }
-    Ok(specs)
+    Ok(out)
 }
 
 /// The conversion to suggest for an argument type.
@@ -233,9 +137,9 @@ impl Checker {
         values: &[(Expr, Span)],
         call: Span,
     ) -> bool {
-        let specs = match parse_format(fmt) {
+        let specs = match specs(fmt) {
             Ok(s) => s,
-            Err(FormatError::Unknown(text)) => {
+            Err(parc_cformat::Error::Unknown(text)) => {
                 self.push(
                     Diagnostic::error(
                         fmt_span,
@@ -246,13 +150,14 @@ impl Checker {
                     )
                     .with_label(format!("`{text}` is not a conversion printf knows"))
                     .with_help(
-                        "ParC's printf supports %d %i %u %x %o %c %s %p %f %e %g \
+                        "ParC's printf supports %d %i %u %x %X %o %c %s %p %f %e %g %a \
                             (with `l` for long) and %%",
                     ),
                 );
                 return false;
             }
-            Err(FormatError::Incomplete) => {
+            // `conversions` reports nothing else.
+            Err(_) => {
                 self.push(
                     Diagnostic::error(
                         fmt_span,
@@ -266,7 +171,7 @@ impl Checker {
         };
         let mut ok = true;
         for (k, (spec, (v, vspan))) in specs.iter().zip(values).enumerate() {
-            if spec.want.accepts(&v.ty) {
+            if accepts(spec.want, &v.ty) {
                 continue;
             }
             let t = self.ty_name(&v.ty);
@@ -330,35 +235,5 @@ impl Checker {
             ok = false;
         }
         ok
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn wants(f: &str) -> Vec<Want> {
-        parse_format(f.as_bytes())
-            .map(|v| v.into_iter().map(|s| s.want).collect())
-            .unwrap_or_default()
-    }
-
-    #[test]
-    fn conversions() {
-        assert_eq!(wants("%d %i %u %x %c"), vec![Want::Int; 5]);
-        assert_eq!(wants("%ld %lu %lld %zu"), vec![Want::Long; 4]);
-        assert_eq!(wants("%f %.3e %10g %-8.2lf"), vec![Want::Double; 4]);
-        assert_eq!(wants("100%% %s %p"), vec![Want::Str, Want::Ptr]);
-        assert_eq!(wants("%*.*f"), vec![Want::Int, Want::Int, Want::Double]);
-        assert_eq!(
-            wants("[%+5d] [% d] [%#g] [%08.3f]"),
-            vec![Want::Int, Want::Int, Want::Double, Want::Double]
-        );
-        assert_eq!(parse_format(b"%y"), Err(FormatError::Unknown("%y".into())));
-        assert_eq!(
-            parse_format(b"%Lf"),
-            Err(FormatError::Unknown("%Lf".into()))
-        );
-        assert_eq!(parse_format(b"50%"), Err(FormatError::Incomplete));
     }
 }

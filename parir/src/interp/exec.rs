@@ -9,7 +9,7 @@
 //! instruction and the call sites above it.
 
 use super::memory::{Kind, Site, State, mask};
-use super::{CallSite, Fault, Interp, RunError, printf};
+use super::{CallSite, Fault, Interp, RunError, clib};
 use crate::entities::{Block, FuncId, Inst, Value};
 use crate::function::{AddrSpace, Function};
 use crate::inst::{BinaryOp, BlockCall, CastOp, FloatCC, InstKind, IntCC, Intrinsic, UnaryOp};
@@ -382,7 +382,7 @@ impl<'a> Interp<'a> {
                         }
                         Intrinsic::RuntimeError => {
                             let at = args.first().map_or(0, |a| get!(a));
-                            match super::printf::message(&self.mem, at) {
+                            match clib::message(&self.mem, at) {
                                 Ok(message) => fail!("{message}"),
                                 Err(e) => return Err(self.error(th, e)),
                             }
@@ -595,21 +595,21 @@ impl<'a> Interp<'a> {
                 list.extend(
                     args[1..]
                         .iter()
-                        .map(|a| (regs[a.index()], func.values[*a].ty)),
+                        .map(|a| clib::slot(regs[a.index()], func.values[*a].ty)),
                 );
                 let mut line = std::mem::take(&mut self.line);
                 line.clear();
-                printf::format(&self.mem, fmt, &list, &mut line)?;
+                clib::format("printf", &self.mem, fmt, &list, &mut line)?;
                 self.emit(&line)?;
                 let n = line.len();
                 self.line = line;
                 self.printf_args = list;
                 Some(canon(n as i64, Type::I32))
             }
-            Atoi => Some(printf::atoi(&self.mem, arg(0)?)? as i64 as u64),
-            Atol => Some(printf::atol(&self.mem, arg(0)?)? as u64),
-            Atof => Some(printf::atof(&self.mem, arg(0)?)?.to_bits()),
-            Strcmp => Some(printf::strcmp(&self.mem, arg(0)?, arg(1)?)? as i64 as u64),
+            Atoi => Some(clib::atoi(&self.mem, arg(0)?)? as i64 as u64),
+            Atol => Some(clib::atol(&self.mem, arg(0)?)? as u64),
+            Atof => Some(clib::atof(&self.mem, arg(0)?)?.to_bits()),
+            Strcmp => Some(clib::strcmp(&self.mem, arg(0)?, arg(1)?)? as i64 as u64),
             Wtime => Some(wtime().to_bits()),
             // The interpreter runs the serial projection: one worker.
             WorkerId => Some(0),

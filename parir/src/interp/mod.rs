@@ -56,15 +56,15 @@
 //! # C library
 //!
 //! `printf`, `atoi`, `atol`, `atof` and `strcmp` go through the host libc
-//! (`printf.rs`) so output matches gcc-built programs byte for byte; the
+//! (`clib.rs`, formats through `parc-cformat`) so output matches gcc-built programs byte for byte; the
 //! math intrinsics are Rust's `f64`/`f32` methods, which call the system
 //! libm. Output goes to the writer given to [`run_main`] /
 //! [`Interp::with_output`], or is captured ([`Interp::stdout`]).
 
+mod clib;
 mod exec;
 mod gpu;
 mod memory;
-mod printf;
 #[cfg(test)]
 mod tests;
 
@@ -286,7 +286,7 @@ pub struct Interp<'a> {
     frame_pool: Vec<Frame>,
     /// `printf`'s output buffer and argument list, kept for their buffers.
     line: Vec<u8>,
-    printf_args: Vec<(u64, Type)>,
+    printf_args: Vec<parc_cformat::Slot>,
     /// The thread block being run, during a launch.
     gpu: Option<gpu::BlockCtx>,
 }
