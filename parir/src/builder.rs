@@ -6,7 +6,8 @@
 
 use crate::entities::{Block, FuncId, GlobalId, SyncRegion, Value};
 use crate::function::{Function, Signature, SrcLoc};
-use crate::inst::{BinaryOp, BlockCall, CastOp, FloatCC, InstKind, IntCC, Intrinsic, UnaryOp};
+use crate::inst::{BinaryOp, BlockCall, CastOp, FloatCC, InstKind, IntCC, UnaryOp};
+use crate::intrinsic::Intrinsic;
 use crate::types::Type;
 
 pub struct FuncBuilder<'f> {

@@ -4,6 +4,7 @@
 //! Tapir's three terminators for fork-join parallelism (`detach`, `reattach`,
 //! `sync`). Module map:
 //! - [`entities`], [`types`], [`inst`], [`function`]: the data;
+//! - [`intrinsic`]: the table of intrinsics (names, signatures, effects);
 //! - [`builder`]: appending instructions with their types worked out;
 //! - [`mod@print`] and [`read`]: the text form, which round-trips;
 //! - [`verify`]: every invariant, Tapir's rules included;
@@ -17,6 +18,7 @@ pub mod entities;
 pub mod function;
 pub mod inst;
 pub mod interp;
+pub mod intrinsic;
 pub mod print;
 pub mod read;
 pub mod types;
@@ -28,8 +30,6 @@ pub use function::{
     Activity, AddrSpace, BlockData, FuncKind, Function, GlobalData, GradRequest, InstData, Linkage,
     Module, Signature, SrcLoc, ValueData, ValueDef, gradient_param_names, gradient_signature,
 };
-pub use inst::{
-    BinaryOp, BlockCall, CastOp, CopyKind, Dim, FloatCC, InstKind, IntCC, Intrinsic, OperandType,
-    UnaryOp,
-};
+pub use inst::{BinaryOp, BlockCall, CastOp, FloatCC, InstKind, IntCC, UnaryOp};
+pub use intrinsic::{CopyKind, Cost, Dim, Effects, Extent, Info, Intrinsic, OperandType};
 pub use types::Type;

@@ -77,7 +77,8 @@
 
 use crate::entities::{FuncId, GlobalId, Inst, Value};
 use crate::function::{Activity, AddrSpace, FuncKind, Function, GradRequest, Linkage, Module};
-use crate::inst::{BlockCall, InstKind, OperandType};
+use crate::inst::{BlockCall, InstKind};
+use crate::intrinsic::OperandType;
 use crate::types::Type;
 use cranelift_entity::EntitySet;
 use std::fmt::{self, Write};

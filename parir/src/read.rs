@@ -25,7 +25,8 @@ use crate::function::{
     Activity, AddrSpace, BlockData, FuncKind, Function, GlobalData, GradRequest, InstData, Linkage,
     Module, Signature, SrcLoc, ValueData, ValueDef,
 };
-use crate::inst::{BinaryOp, BlockCall, CastOp, FloatCC, InstKind, IntCC, Intrinsic, UnaryOp};
+use crate::inst::{BinaryOp, BlockCall, CastOp, FloatCC, InstKind, IntCC, UnaryOp};
+use crate::intrinsic::Intrinsic;
 use crate::print::implied_type;
 use crate::types::Type;
 use crate::verify::VerifyError;
@@ -1426,7 +1427,7 @@ mod tests {
     use super::*;
     use crate::analysis::FunctionAnalyses;
     use crate::builder::{FuncBuilder, new_function};
-    use crate::inst::{CopyKind, Dim};
+    use crate::intrinsic::{CopyKind, Dim};
     use crate::print::print_module;
     use crate::verify::verify_module;
 

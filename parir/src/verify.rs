@@ -167,7 +167,8 @@ use crate::entities::{Block, FuncId, GlobalId, Inst, SyncRegion, Value};
 use crate::function::{
     AddrSpace, FuncKind, Function, Linkage, Module, Signature, ValueDef, gradient_signature,
 };
-use crate::inst::{BlockCall, CastOp, InstKind, Intrinsic, OperandType};
+use crate::inst::{BlockCall, CastOp, InstKind};
+use crate::intrinsic::{Intrinsic, OperandType};
 use crate::print::{inst_to_string, name_ref};
 use crate::types::Type;
 use cranelift_entity::packed_option::PackedOption;

@@ -686,21 +686,10 @@ impl FnLowerer<'_, '_> {
             Builtin::CudaDeviceSynchronize => (Intrinsic::CudaDeviceSynchronize, Some(Type::I32)),
         };
         // Math on a type the checker did not make floating: use `double`.
-        let ret = match op {
-            Intrinsic::Sqrt
-            | Intrinsic::Exp
-            | Intrinsic::Log
-            | Intrinsic::Pow
-            | Intrinsic::Sin
-            | Intrinsic::Cos
-            | Intrinsic::Tan
-            | Intrinsic::Tanh
-            | Intrinsic::Fabs
-            | Intrinsic::Fmin
-            | Intrinsic::Fmax
-            | Intrinsic::Floor
-            | Intrinsic::Ceil => Some(ret.unwrap_or(Type::F64)),
-            _ => ret,
+        let ret = if op.is_math() {
+            Some(ret.unwrap_or(Type::F64))
+        } else {
+            ret
         };
         let r = self.b.intrinsic(op, ret, values);
         // A result the program does not use as a value (`void` context).

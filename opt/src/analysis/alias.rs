@@ -408,7 +408,6 @@ pub(crate) fn pointer_use(
     p: Value,
     captures: &dyn Fn(FuncId, usize) -> bool,
 ) -> PointerUse {
-    use Intrinsic::*;
     match kind {
         InstKind::Load(_) | InstKind::Icmp(..) => PointerUse::Harmless,
         InstKind::Store { value, .. } => {
@@ -437,16 +436,13 @@ pub(crate) fn pointer_use(
                 PointerUse::Harmless
             }
         }
-        InstKind::Intrinsic { op, args } => match op {
-            Free | Memcpy | Memset | Printf | Atoi | Atol | Atof | Strcmp | CudaMemcpy(_)
-            | CudaFree | CudaMalloc => PointerUse::Harmless,
-            // The value operand of an atomic is an arithmetic type, so a
-            // pointer operand is its address.
-            AtomicAdd if args.first() == Some(&p) && args[1..].iter().all(|&a| a != p) => {
+        InstKind::Intrinsic { op, .. } => {
+            if op.effects().captures {
+                PointerUse::Captures
+            } else {
                 PointerUse::Harmless
             }
-            _ => PointerUse::Captures,
-        },
+        }
         _ => PointerUse::Captures,
     }
 }

@@ -19,10 +19,10 @@
 //!   (the caller maps it to the memory its pointer arguments reach);
 //! - anything else (globals, loaded pointers, "any memory") is `other`.
 //!
-//! `allocates` is set by `malloc`, `calloc`, `free` and the `cuda_*`
-//! allocation calls; `side_effects` by output (`printf`), `exit`, `wtime`
-//! (not deterministic), `barrier`, atomics, launches and CUDA copies and
-//! synchronization. A **read-only** function ([`ModRefSummary::is_read_only`])
+//! `allocates` and `side_effects` of an intrinsic are its row's in
+//! `parc_ir::intrinsic` (allocation and freeing; output, the clock,
+//! `exit`, `barrier`, atomics, CUDA copies and synchronization), and
+//! launches have both. A **read-only** function ([`ModRefSummary::is_read_only`])
 //! writes nothing its caller can see, allocates nothing and has no side
 //! effect: calling it twice with the same arguments and the same memory
 //! gives the same result, so GVN may merge such calls and LICM may hoist
@@ -36,10 +36,11 @@
 //!
 //! # Instruction effects
 //! [`inst_effects`] lists the locations an instruction may read and write:
-//! a load or store its bytes; `memcpy`/`memset` their ranges (of unknown
-//! extent unless the length is a constant); `free` the freed object; the C
+//! a load or store its bytes; an intrinsic the extents its row of
+//! `parc_ir::intrinsic` gives (`memcpy`/`memset` their ranges, of unknown
+//! extent unless the length is a constant; `free` the freed object; the C
 //! string readers and `printf` what their pointer arguments reach; an
-//! atomic its operand. A call reads/writes the memory its pointer arguments
+//! atomic its operand). A call reads/writes the memory its pointer arguments
 //! reach where the callee's summary says `args`, and "any memory" where it
 //! says `other`. `exit`, `barrier`, `cuda_device_synchronize` and launches
 //! read and write any memory. "Any memory" ([`MemSet::any`]) is every byte
@@ -49,7 +50,7 @@
 //! and `passes/licm.rs`).
 
 use super::alias::{AliasAnalysis, AliasResult, Base, GlobalFacts, type_size};
-use parc_ir::{FuncId, Function, Inst, InstKind, Intrinsic, Linkage, Module, Type, Value};
+use parc_ir::{Extent, FuncId, Function, Inst, InstKind, Linkage, Module, Type, Value};
 use std::collections::HashMap;
 
 /// Which memory a function reaches, from its caller's point of view.
@@ -399,7 +400,6 @@ impl InstEffects {
 
 /// The memory effects of `inst` in `func`.
 pub fn inst_effects(modref: &ModRefAnalysis, func: &Function, inst: Inst) -> InstEffects {
-    use Intrinsic::*;
     let mut e = InstEffects::default();
     let ptr_args = |args: &[Value]| -> Vec<Value> {
         args.iter()
@@ -438,54 +438,32 @@ pub fn inst_effects(modref: &ModRefAnalysis, func: &Function, inst: Inst) -> Ins
                 e.writes.loc(a, None);
             }
         }
-        InstKind::Intrinsic { op, args } => match op {
-            _ if op.is_pure() => {}
-            Malloc | Calloc => e.allocates = true,
-            Free => {
-                e.writes.loc(args[0], None);
-                e.allocates = true;
-            }
-            Memcpy => {
-                e.writes.loc(args[0], len(args[2]));
-                e.reads.loc(args[1], len(args[2]));
-            }
-            Memset => e.writes.loc(args[0], len(args[2])),
-            Printf => {
-                for a in ptr_args(args) {
-                    e.reads.loc(a, None);
+        InstKind::Intrinsic { op, args } => {
+            let fx = op.effects();
+            let add = |set: &mut MemSet, x: &Extent| match *x {
+                Extent::Sized { ptr, len: n } => set.loc(args[ptr], len(args[n])),
+                Extent::Fixed { ptr, size } => set.loc(args[ptr], Some(u64::from(size))),
+                Extent::TypeOf { ptr, like } => {
+                    set.loc(args[ptr], Some(type_size(func.value_type(args[like]))))
                 }
-                e.side_effects = true;
-            }
-            Atoi | Atol | Atof | Strcmp => {
-                for a in ptr_args(args) {
-                    e.reads.loc(a, None);
+                Extent::Unsized(ptr) => set.loc(args[ptr], None),
+                Extent::Pointers { first } => {
+                    for a in ptr_args(args.get(first..).unwrap_or_default()) {
+                        set.loc(a, None);
+                    }
                 }
+            };
+            for x in fx.reads {
+                add(&mut e.reads, x);
             }
-            Wtime => e.side_effects = true,
-            AtomicAdd => {
-                let size = Some(type_size(func.value_type(args[1])));
-                e.reads.loc(args[0], size);
-                e.writes.loc(args[0], size);
-                e.side_effects = true;
+            for x in fx.writes {
+                add(&mut e.writes, x);
             }
-            CudaMalloc => {
-                e.writes.loc(args[0], Some(8));
-                e.allocates = true;
-            }
-            CudaMemcpy(_) => {
-                e.writes.loc(args[0], len(args[2]));
-                e.reads.loc(args[1], len(args[2]));
-                e.side_effects = true;
-            }
-            CudaFree => {
-                e.writes.loc(args[0], None);
-                e.allocates = true;
-            }
-            Exit | RuntimeError | Barrier | CudaDeviceSynchronize => e = InstEffects::everything(),
-            // Every other intrinsic is pure (handled above); be safe if a
-            // new one is added without updating this table.
-            _ => e = InstEffects::everything(),
-        },
+            e.reads.any |= fx.any_memory;
+            e.writes.any |= fx.any_memory;
+            e.allocates |= fx.allocates;
+            e.side_effects |= fx.side_effects;
+        }
         _ => {}
     }
     e

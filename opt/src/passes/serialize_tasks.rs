@@ -37,7 +37,7 @@
 
 use crate::PassContext;
 use parc_ir::analysis::{FunctionAnalyses, Task};
-use parc_ir::{Block, BlockCall, Function, InstKind, Intrinsic, Module};
+use parc_ir::{Block, BlockCall, Function, InstKind, Module};
 use std::collections::HashSet;
 
 /// Largest task cost that is serialized.
@@ -143,19 +143,11 @@ fn task_cost(
                     return None;
                 }
                 InstKind::Intrinsic { op, .. } if !op.is_pure() => return None,
-                InstKind::Intrinsic { op, .. } if is_math(*op) => MATH_COST,
+                InstKind::Intrinsic { op, .. } if op.is_math() => MATH_COST,
                 k if k.is_terminator() => 0,
                 _ => 1,
             };
         }
     }
     Some(cost)
-}
-
-fn is_math(op: Intrinsic) -> bool {
-    use Intrinsic::*;
-    matches!(
-        op,
-        Sqrt | Exp | Log | Pow | Sin | Cos | Tan | Tanh | Fabs | Fmin | Fmax | Floor | Ceil
-    )
 }

@@ -1,0 +1,556 @@
+//! Intrinsics: operations with fixed meaning that are not plain
+//! arithmetic — math functions (whose derivatives the AD knows), memory
+//! management, the C library functions the runtime and the interpreter
+//! provide, GPU thread ids, barriers and atomics.
+//!
+//! The table below is the one list of them. Each row gives everything the
+//! compiler knows about an intrinsic besides what it computes ([`Info`]):
+//! its name in the text form, its operand and result types (checked by the
+//! verifier), and its effects on memory and the world ([`Effects`]), which
+//! the optimizer's mod/ref and alias analyses and the AD read instead of
+//! listing intrinsics themselves. What each computes is written where it
+//! is carried out: the interpreter (`interp/exec.rs`), the backends, the
+//! AD's adjoint rules (`parc-ad`'s `rules.rs`).
+//!
+//! Invariant: every [`Intrinsic`] has exactly one row, so adding one is one
+//! row here plus its meaning in each consumer (the compiler points at each
+//! `match` that must learn it).
+
+use crate::types::Type;
+
+/// One of the three dimensions of a GPU grid or block.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Dim {
+    X,
+    Y,
+    Z,
+}
+
+impl Dim {
+    pub const ALL: [Dim; 3] = [Dim::X, Dim::Y, Dim::Z];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Dim::X => "x",
+            Dim::Y => "y",
+            Dim::Z => "z",
+        }
+    }
+
+    pub fn index(self) -> usize {
+        self as usize
+    }
+}
+
+/// Which copy `cuda_memcpy` performs (CUDA's `cudaMemcpyKind`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CopyKind {
+    HostToDevice,
+    DeviceToHost,
+    DeviceToDevice,
+}
+
+impl CopyKind {
+    pub const ALL: [CopyKind; 3] = [
+        CopyKind::HostToDevice,
+        CopyKind::DeviceToHost,
+        CopyKind::DeviceToDevice,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            CopyKind::HostToDevice => "h2d",
+            CopyKind::DeviceToHost => "d2h",
+            CopyKind::DeviceToDevice => "d2d",
+        }
+    }
+}
+
+/// The type an intrinsic operand or result has: a fixed type, or "the
+/// floating type of the result" for the overloaded math functions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OperandType {
+    Fixed(Type),
+    /// Same as the instruction's result type (`f32` or `f64` for math;
+    /// the value operand's type for `atomic_add`).
+    Result,
+    /// Any of `i32 i64 f32 f64` (atomics' value operand).
+    Arith,
+}
+
+/// Memory an intrinsic reads or writes through one of its operands
+/// (operands are numbered from 0).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Extent {
+    /// As many bytes as operand `len` (an `i64`) says, at operand `ptr`.
+    Sized { ptr: usize, len: usize },
+    /// `size` bytes at operand `ptr`.
+    Fixed { ptr: usize, size: u32 },
+    /// At operand `ptr`, a value of operand `like`'s type (an atomic's
+    /// target).
+    TypeOf { ptr: usize, like: usize },
+    /// At operand `ptr`, an extent the operands do not give (a C string).
+    Unsized(usize),
+    /// What each pointer operand from `first` on points to, extent not
+    /// given (`printf`'s format and `%s` arguments).
+    Pointers { first: usize },
+}
+
+/// What an intrinsic does besides computing its result.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Effects {
+    /// Memory read through operands.
+    pub reads: &'static [Extent],
+    /// Memory written through operands.
+    pub writes: &'static [Extent],
+    /// May read or write any memory (its operands' and more).
+    pub any_memory: bool,
+    /// Allocates or frees memory.
+    pub allocates: bool,
+    /// Has an effect outside memory that must happen as often and in the
+    /// order the program says (output, the clock, ending the program,
+    /// waiting for other threads): never deleted, merged or reordered
+    /// with another such intrinsic.
+    pub side_effects: bool,
+    /// May keep a pointer operand beyond the call, or return a pointer
+    /// derived from one (alias analysis then treats the operand's object
+    /// as escaped).
+    pub captures: bool,
+}
+
+impl Effects {
+    /// None at all: the result depends on the operands only.
+    pub const PURE: Effects = Effects {
+        reads: &[],
+        writes: &[],
+        any_memory: false,
+        allocates: false,
+        side_effects: false,
+        captures: false,
+    };
+
+    /// Anything: reads and writes any memory, allocates, has effects,
+    /// keeps its pointers (ending the program, barriers).
+    pub const EVERYTHING: Effects = Effects {
+        reads: &[],
+        writes: &[],
+        any_memory: true,
+        allocates: true,
+        side_effects: true,
+        captures: true,
+    };
+
+    const fn reads(reads: &'static [Extent]) -> Effects {
+        Effects {
+            reads,
+            ..Effects::PURE
+        }
+    }
+
+    const fn writes(self, writes: &'static [Extent]) -> Effects {
+        Effects { writes, ..self }
+    }
+
+    const fn allocating(self) -> Effects {
+        Effects {
+            allocates: true,
+            ..self
+        }
+    }
+
+    const fn observable(self) -> Effects {
+        Effects {
+            side_effects: true,
+            ..self
+        }
+    }
+
+    pub fn is_pure(&self) -> bool {
+        *self == Effects::PURE
+    }
+}
+
+/// What kind of code an intrinsic becomes natively.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Cost {
+    /// A few machine instructions (`sqrt fabs fmin fmax floor ceil abs
+    /// labs`): cheaper to compute again than to record.
+    Cheap,
+    /// A call (of the C library or the runtime) or more.
+    Call,
+}
+
+/// Everything the compiler knows about an intrinsic besides what it
+/// computes: one row of the table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Info {
+    /// The name in the text form; a parameterized intrinsic's name gets
+    /// its parameter appended (`thread_idx.x`, `cuda_memcpy.h2d`).
+    pub name: &'static str,
+    /// Operand types; the fixed prefix when [`Info::variadic`].
+    pub params: &'static [OperandType],
+    /// The result type; `None`: no result.
+    pub result: Option<OperandType>,
+    /// Takes any number of operands after `params`, each `i32`, `i64`,
+    /// `f64` or `ptr` (C's default argument promotions done).
+    pub variadic: bool,
+    pub effects: Effects,
+    pub cost: Cost,
+    /// Legal only in kernels and device functions.
+    pub gpu_only: bool,
+}
+
+use OperandType::{Arith, Fixed, Result as R};
+
+const I32: OperandType = Fixed(Type::I32);
+const I64: OperandType = Fixed(Type::I64);
+const F64: OperandType = Fixed(Type::F64);
+const PTR: OperandType = Fixed(Type::Ptr);
+
+/// A row: an intrinsic with `effects` costing a call.
+const fn row(
+    name: &'static str,
+    params: &'static [OperandType],
+    result: Option<OperandType>,
+    effects: Effects,
+) -> Info {
+    Info {
+        name,
+        params,
+        result,
+        variadic: false,
+        effects,
+        cost: Cost::Call,
+        gpu_only: false,
+    }
+}
+
+/// A pure function of floating operands of the result's type.
+const fn math(name: &'static str, arity: usize) -> Info {
+    let params: &'static [OperandType] = match arity {
+        1 => &[R],
+        _ => &[R, R],
+    };
+    row(name, params, Some(R), Effects::PURE)
+}
+
+impl Info {
+    const fn cheap(self) -> Info {
+        Info {
+            cost: Cost::Cheap,
+            ..self
+        }
+    }
+
+    const fn variadic(self) -> Info {
+        Info {
+            variadic: true,
+            ..self
+        }
+    }
+
+    const fn gpu_only(self) -> Info {
+        Info {
+            gpu_only: true,
+            ..self
+        }
+    }
+}
+
+/// A parameter of a family of intrinsics (`thread_idx.x`).
+trait Param: Copy + 'static {
+    const ALL: [Self; 3];
+    fn suffix(self) -> &'static str;
+}
+
+impl Param for Dim {
+    const ALL: [Dim; 3] = Dim::ALL;
+    fn suffix(self) -> &'static str {
+        self.name()
+    }
+}
+
+impl Param for CopyKind {
+    const ALL: [CopyKind; 3] = CopyKind::ALL;
+    fn suffix(self) -> &'static str {
+        self.name()
+    }
+}
+
+/// Defines [`Intrinsic`] from the table: the enum, [`Intrinsic::info`]
+/// and [`Intrinsic::all`] each come from the one list of rows.
+macro_rules! intrinsics {
+    ($(
+        $(#[$doc:meta])*
+        $variant:ident $(($param:ident))? => $info:expr;
+    )*) => {
+        /// An operation with fixed meaning that is not plain arithmetic;
+        /// see the module doc, and [`Intrinsic::info`] for each one's row.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum Intrinsic {
+            $( $(#[$doc])* $variant $(($param))?, )*
+        }
+
+        impl Intrinsic {
+            /// This intrinsic's row of the table.
+            pub fn info(self) -> &'static Info {
+                match self {
+                    $( Intrinsic::$variant $((intrinsics!(@any $param)))? => {
+                        const INFO: Info = $info;
+                        &INFO
+                    } )*
+                }
+            }
+
+            /// Every intrinsic, in table order (for the text reader and
+            /// exhaustive tests).
+            pub fn all() -> Vec<Intrinsic> {
+                let mut all = Vec::new();
+                $( intrinsics!(@each all, $variant $(, $param)?); )*
+                all
+            }
+
+            /// The parameter's part of the name (`x` of `thread_idx.x`).
+            fn suffix(self) -> Option<&'static str> {
+                match self {
+                    $( Intrinsic::$variant $((intrinsics!(@bind p $param)))? =>
+                        intrinsics!(@suffix $(p $param)?), )*
+                }
+            }
+        }
+    };
+    (@any $param:ident) => { _ };
+    (@bind $p:ident $param:ident) => { $p };
+    (@suffix) => { None };
+    (@suffix $p:ident $param:ident) => { Some(Param::suffix($p)) };
+    (@each $all:ident, $variant:ident) => { $all.extend([Intrinsic::$variant]) };
+    (@each $all:ident, $variant:ident, $param:ident) => {
+        $all.extend(<$param as Param>::ALL.map(Intrinsic::$variant))
+    };
+}
+
+use Extent::{Pointers, Sized, TypeOf, Unsized};
+
+intrinsics! {
+    Sqrt => math("sqrt", 1).cheap();
+    Exp => math("exp", 1);
+    Log => math("log", 1);
+    Pow => math("pow", 2);
+    Sin => math("sin", 1);
+    Cos => math("cos", 1);
+    Tan => math("tan", 1);
+    Tanh => math("tanh", 1);
+    Fabs => math("fabs", 1).cheap();
+    Fmin => math("fmin", 2).cheap();
+    Fmax => math("fmax", 2).cheap();
+    Floor => math("floor", 1).cheap();
+    Ceil => math("ceil", 1).cheap();
+    Abs => row("abs", &[I32], Some(I32), Effects::PURE).cheap();
+    Labs => row("labs", &[I64], Some(I64), Effects::PURE).cheap();
+    /// `malloc(i64 bytes) -> ptr`
+    Malloc => row("malloc", &[I64], Some(PTR), Effects::PURE.allocating());
+    /// `calloc(i64 count, i64 size) -> ptr`, zeroed.
+    Calloc => row("calloc", &[I64, I64], Some(PTR), Effects::PURE.allocating());
+    /// `realloc(ptr, i64 bytes) -> ptr`: keeps the contents; `realloc(null,
+    /// n)` is `malloc(n)`. Not in ParC: generated by the AD for tapes that
+    /// grow.
+    Realloc => row("realloc", &[PTR, I64], Some(PTR), Effects::EVERYTHING);
+    /// `free(ptr)`; freeing null does nothing.
+    Free => row("free", &[PTR], None, Effects::PURE.writes(&[Unsized(0)]).allocating());
+    /// `memcpy(ptr dst, ptr src, i64 bytes)`
+    Memcpy => row(
+        "memcpy",
+        &[PTR, PTR, I64],
+        None,
+        Effects::reads(&[Sized { ptr: 1, len: 2 }]).writes(&[Sized { ptr: 0, len: 2 }]),
+    );
+    /// `memset(ptr dst, i32 byte, i64 bytes)`
+    Memset => row(
+        "memset",
+        &[PTR, I32, I64],
+        None,
+        Effects::PURE.writes(&[Sized { ptr: 0, len: 2 }]),
+    );
+    /// `printf(ptr format, args...) -> i32`: variadic; arguments are
+    /// already promoted as C's default argument promotions do.
+    Printf => row(
+        "printf",
+        &[PTR],
+        Some(I32),
+        Effects::reads(&[Pointers { first: 0 }]).observable(),
+    )
+    .variadic();
+    Atoi => row("atoi", &[PTR], Some(I32), Effects::reads(&[Unsized(0)]));
+    Atol => row("atol", &[PTR], Some(I64), Effects::reads(&[Unsized(0)]));
+    Atof => row("atof", &[PTR], Some(F64), Effects::reads(&[Unsized(0)]));
+    Strcmp => row("strcmp", &[PTR, PTR], Some(I32), Effects::reads(&[Unsized(0), Unsized(1)]));
+    /// `exit(i32)`: ends the program, never returns.
+    Exit => row("exit", &[I32], None, Effects::EVERYTHING);
+    /// `runtime_error(ptr message)`: ends the program with a run-time error, the C
+    /// string `message` reported at this instruction's source position;
+    /// never returns. Not in ParC: the front end's checks that only run
+    /// time can decide (a `parallel_for` step that is not positive).
+    RuntimeError => row("runtime_error", &[PTR], None, Effects::EVERYTHING);
+    /// `wtime() -> f64`: monotonic seconds.
+    Wtime => row("wtime", &[], Some(F64), Effects::PURE.observable());
+    /// `worker_id() -> i32`: the index of the worker running the current
+    /// strand, in `0..num_workers()` on a worker of the pool, and
+    /// `num_workers()` on a thread outside it (native code called from C
+    /// without entering the pool), so `num_workers() + 1` slots always
+    /// suffice. Not in ParC: the AD indexes per-worker partial sums with
+    /// it. Not pure: the answer changes when a strand resumes on another
+    /// worker (after a sync or a spawn), so it must not be moved or merged
+    /// (modelled, conservatively, as touching everything).
+    WorkerId => row("worker_id", &[], Some(I32), Effects::EVERYTHING);
+    /// `num_workers() -> i32`: the number of workers (at least 1).
+    NumWorkers => row("num_workers", &[], Some(I32), Effects::EVERYTHING);
+    /// `barrier()`: `__syncthreads()`; every thread of the block must
+    /// reach it.
+    Barrier => row("barrier", &[], None, Effects::EVERYTHING).gpu_only();
+    /// `atomic_add(ptr, v) -> old`, for `i32`, `i64`, `f32`, `f64`.
+    AtomicAdd => row(
+        "atomic_add",
+        &[PTR, Arith],
+        Some(R),
+        Effects::reads(&[TypeOf { ptr: 0, like: 1 }])
+            .writes(&[TypeOf { ptr: 0, like: 1 }])
+            .observable(),
+    );
+    /// `cuda_malloc(ptr out, i64 bytes) -> i32` stores a device pointer in `*out`.
+    CudaMalloc => row(
+        "cuda_malloc",
+        &[PTR, I64],
+        Some(I32),
+        Effects::PURE.writes(&[Extent::Fixed { ptr: 0, size: 8 }]).allocating(),
+    );
+    /// `cuda_free(ptr) -> i32`
+    CudaFree => row(
+        "cuda_free",
+        &[PTR],
+        Some(I32),
+        Effects::PURE.writes(&[Unsized(0)]).allocating(),
+    );
+    /// `cuda_device_synchronize() -> i32`
+    CudaDeviceSynchronize => row("cuda_device_synchronize", &[], Some(I32), Effects::EVERYTHING);
+    /// `thread_idx.x -> i32` and so on.
+    ThreadIdx(Dim) => row("thread_idx", &[], Some(I32), Effects::PURE).gpu_only();
+    BlockIdx(Dim) => row("block_idx", &[], Some(I32), Effects::PURE).gpu_only();
+    BlockDim(Dim) => row("block_dim", &[], Some(I32), Effects::PURE).gpu_only();
+    GridDim(Dim) => row("grid_dim", &[], Some(I32), Effects::PURE).gpu_only();
+    /// `cuda_memcpy(ptr dst, ptr src, i64 bytes) -> i32`
+    CudaMemcpy(CopyKind) => row(
+        "cuda_memcpy",
+        &[PTR, PTR, I64],
+        Some(I32),
+        Effects::reads(&[Sized { ptr: 1, len: 2 }])
+            .writes(&[Sized { ptr: 0, len: 2 }])
+            .observable(),
+    );
+}
+
+impl Intrinsic {
+    /// The name in the text form, e.g. `sqrt`, `thread_idx.x`,
+    /// `cuda_memcpy.h2d`.
+    pub fn name(self) -> String {
+        let base = self.info().name;
+        match self.suffix() {
+            Some(s) => format!("{base}.{s}"),
+            None => base.to_string(),
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Intrinsic> {
+        Intrinsic::all().into_iter().find(|i| i.name() == name)
+    }
+
+    /// Operand types (the fixed prefix for a variadic intrinsic) and the
+    /// result type (`None`: no result).
+    pub fn signature(self) -> (Vec<OperandType>, Option<OperandType>) {
+        let info = self.info();
+        (info.params.to_vec(), info.result)
+    }
+
+    pub fn is_variadic(self) -> bool {
+        self.info().variadic
+    }
+
+    pub fn effects(self) -> &'static Effects {
+        &self.info().effects
+    }
+
+    /// True for intrinsics that only read their operands and touch no memory
+    /// or other state, so they can be moved, merged or deleted freely.
+    pub fn is_pure(self) -> bool {
+        self.info().effects.is_pure()
+    }
+
+    /// True for the arithmetic intrinsics that are a few machine
+    /// instructions ([`Cost::Cheap`]): no call in native code, and cheaper
+    /// to compute again than to record.
+    pub fn is_cheap_arithmetic(self) -> bool {
+        self.info().cost == Cost::Cheap
+    }
+
+    /// True for the math functions: pure, on floating operands of the
+    /// result's type (`f32` or `f64`).
+    pub fn is_math(self) -> bool {
+        let info = self.info();
+        info.effects.is_pure() && info.result == Some(OperandType::Result)
+    }
+
+    /// GPU-only intrinsics: legal only in kernels and device functions.
+    pub fn is_gpu_only(self) -> bool {
+        self.info().gpu_only
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_unique_and_read_back() {
+        let all = Intrinsic::all();
+        let mut names: Vec<String> = all.iter().map(|i| i.name()).collect();
+        for op in &all {
+            assert_eq!(Intrinsic::from_name(&op.name()), Some(*op));
+        }
+        names.sort();
+        names.dedup();
+        assert_eq!(names.len(), all.len());
+        assert!(names.contains(&"thread_idx.z".to_string()));
+        assert!(names.contains(&"cuda_memcpy.d2h".to_string()));
+    }
+
+    #[test]
+    fn effects_name_operands_that_exist() {
+        for op in Intrinsic::all() {
+            let info = op.info();
+            let n = info.params.len();
+            let fx = &info.effects;
+            for x in fx.reads.iter().chain(fx.writes) {
+                let ptrs = match *x {
+                    Extent::Sized { ptr, len } => {
+                        assert_eq!(info.params[len], I64, "{}", op.name());
+                        vec![ptr]
+                    }
+                    Extent::Fixed { ptr, .. } | Extent::Unsized(ptr) => vec![ptr],
+                    Extent::TypeOf { ptr, like } => {
+                        assert!(like < n, "{}", op.name());
+                        vec![ptr]
+                    }
+                    Extent::Pointers { first } => {
+                        assert!(info.variadic || first < n, "{}", op.name());
+                        vec![]
+                    }
+                };
+                for p in ptrs {
+                    assert_eq!(info.params[p], PTR, "{}: operand {p}", op.name());
+                }
+            }
+            if info.cost == Cost::Cheap {
+                assert!(fx.is_pure(), "{} is cheap but not pure", op.name());
+            }
+        }
+    }
+}
