@@ -17,8 +17,9 @@
 //!   Natively, each sample must behave the same through the JIT, as a
 //!   built executable and as a shared library whose `parc_main` a C driver
 //!   calls, each at 1, 2 and 8 workers (`PARC_NUM_THREADS`), as the serial
-//!   elision (`--serial`: spawn = call, no tasks), and as the IR `--emit
-//!   ir` prints, read back by `parc run`.
+//!   elision (`--serial`: spawn = call, no tasks), through the JIT at
+//!   `--O0` and `--O1` (the rest run at the default `-O2`), and as the IR
+//!   `--emit ir` prints, read back by `parc run`.
 //! - `tests/lib/NAME.pc` (`clib-W::` tests): a library, without `main`,
 //!   built with `parc build --emit lib`; the C driver `NAME.c`, compiled
 //!   by `cc` with the generated header, must print `NAME.stdout` (at 1,
@@ -379,6 +380,8 @@ enum Native {
     Lib(u32),
     /// `parc run --O0` with two workers.
     O0,
+    /// `parc run --O1` with two workers.
+    O1,
     /// `parc run` with two workers and `PARC_KERNEL_COROUTINES=1`.
     Coroutines,
     /// `parc build --emit ir`, then `parc run` of that IR with two
@@ -408,6 +411,7 @@ impl Native {
             Native::Exe(n) => format!("exe-{n}"),
             Native::Lib(n) => format!("lib-{n}"),
             Native::O0 => "O0".into(),
+            Native::O1 => "O1".into(),
             Native::Coroutines => "coroutines".into(),
             Native::Ir => "ir".into(),
         }
@@ -436,10 +440,15 @@ fn run_native(path: &Path, args: &[String], how: Native) -> Result<Output, Faile
             cmd.args(["run", "--serial"]).arg(path);
             cmd
         }
-        Native::O0 => {
+        Native::O0 | Native::O1 => {
+            let level = if matches!(how, Native::O0) {
+                "--O0"
+            } else {
+                "--O1"
+            };
             let mut cmd = parc();
             cmd.env("PARC_NUM_THREADS", "2");
-            cmd.args(["run", "--O0"]).arg(path);
+            cmd.args(["run", level]).arg(path);
             cmd
         }
         Native::Coroutines => {
@@ -1177,10 +1186,12 @@ fn main() {
             format!("interp::{}", name_of(&path)),
             move || check_sample(&p),
         ));
-        for how in Native::EVERY_ENTRY
-            .into_iter()
-            .chain([Native::Serial, Native::Ir])
-        {
+        for how in Native::EVERY_ENTRY.into_iter().chain([
+            Native::Serial,
+            Native::Ir,
+            Native::O0,
+            Native::O1,
+        ]) {
             let p = path.clone();
             trials.push(Trial::test(
                 format!("{}::{}", how.label(), name_of(&path)),

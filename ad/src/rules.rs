@@ -274,6 +274,197 @@ pub static RULES: &[Rule] = &[
         apply: |_, _| Vec::new(),
     },
     Rule {
+        key: RuleKey::Math(Intrinsic::Atan),
+        formula: "dx += a / (1 + x²)",
+        apply: |b, a| {
+            let x = b.op(0);
+            let d = one_plus_square(b, x, Fadd);
+            vec![(0, b.bin(Fdiv, a, d))]
+        },
+    },
+    Rule {
+        key: RuleKey::Math(Intrinsic::Atan2),
+        formula: "atan2(y, x): r = x² + y²; dy += a x / r; dx -= a y / r",
+        apply: |b, a| {
+            let (y, x) = (b.op(0), b.op(1));
+            let xx = b.bin(Fmul, x, x);
+            let yy = b.bin(Fmul, y, y);
+            let r = b.bin(Fadd, xx, yy);
+            let q = b.bin(Fdiv, a, r);
+            let mut out = Vec::new();
+            if b.wants(0) {
+                out.push((0, b.bin(Fmul, q, x)));
+            }
+            if b.wants(1) {
+                let t = b.bin(Fmul, q, y);
+                out.push((1, b.neg(t)));
+            }
+            out
+        },
+    },
+    Rule {
+        key: RuleKey::Math(Intrinsic::Asin),
+        formula: "dx += a / sqrt(1 - x²)",
+        apply: |b, a| {
+            let x = b.op(0);
+            let d = sqrt_one_minus_square(b, x);
+            vec![(0, b.bin(Fdiv, a, d))]
+        },
+    },
+    Rule {
+        key: RuleKey::Math(Intrinsic::Acos),
+        formula: "dx -= a / sqrt(1 - x²)",
+        apply: |b, a| {
+            let x = b.op(0);
+            let d = sqrt_one_minus_square(b, x);
+            let q = b.bin(Fdiv, a, d);
+            vec![(0, b.neg(q))]
+        },
+    },
+    Rule {
+        key: RuleKey::Math(Intrinsic::Sinh),
+        formula: "dx += a cosh x",
+        apply: |b, a| {
+            let x = b.op(0);
+            let c = b.math(Intrinsic::Cosh, vec![x]);
+            vec![(0, b.bin(Fmul, a, c))]
+        },
+    },
+    Rule {
+        key: RuleKey::Math(Intrinsic::Cosh),
+        formula: "dx += a sinh x",
+        apply: |b, a| {
+            let x = b.op(0);
+            let s = b.math(Intrinsic::Sinh, vec![x]);
+            vec![(0, b.bin(Fmul, a, s))]
+        },
+    },
+    Rule {
+        key: RuleKey::Math(Intrinsic::Asinh),
+        formula: "dx += a / sqrt(x² + 1)",
+        apply: |b, a| {
+            let x = b.op(0);
+            let d = one_plus_square(b, x, Fadd);
+            let r = b.math(Intrinsic::Sqrt, vec![d]);
+            vec![(0, b.bin(Fdiv, a, r))]
+        },
+    },
+    Rule {
+        key: RuleKey::Math(Intrinsic::Acosh),
+        formula: "dx += a / sqrt(x² - 1)",
+        apply: |b, a| {
+            let ty = b.ty();
+            let x = b.op(0);
+            let xx = b.bin(Fmul, x, x);
+            let one = b.fconst(ty, 1.0);
+            let d = b.bin(Fsub, xx, one);
+            let r = b.math(Intrinsic::Sqrt, vec![d]);
+            vec![(0, b.bin(Fdiv, a, r))]
+        },
+    },
+    Rule {
+        key: RuleKey::Math(Intrinsic::Atanh),
+        formula: "dx += a / (1 - x²)",
+        apply: |b, a| {
+            let x = b.op(0);
+            let d = one_plus_square(b, x, Fsub);
+            vec![(0, b.bin(Fdiv, a, d))]
+        },
+    },
+    Rule {
+        key: RuleKey::Math(Intrinsic::Log10),
+        formula: "dx += a / (x ln 10)",
+        apply: |b, a| log_base(b, a, std::f64::consts::LN_10),
+    },
+    Rule {
+        key: RuleKey::Math(Intrinsic::Log2),
+        formula: "dx += a / (x ln 2)",
+        apply: |b, a| log_base(b, a, std::f64::consts::LN_2),
+    },
+    Rule {
+        key: RuleKey::Math(Intrinsic::Exp2),
+        formula: "dx += a exp2(x) ln 2",
+        apply: |b, a| {
+            let ty = b.ty();
+            let r = b.res();
+            let ln2 = b.fconst(ty, std::f64::consts::LN_2);
+            let t = b.bin(Fmul, r, ln2);
+            vec![(0, b.bin(Fmul, a, t))]
+        },
+    },
+    Rule {
+        key: RuleKey::Math(Intrinsic::Cbrt),
+        // Through the result, not `x`: finite for every `x` but 0, where
+        // the derivative is infinite.
+        formula: "r = cbrt x; dx += a / (3 r²)",
+        apply: |b, a| {
+            let ty = b.ty();
+            let r = b.res();
+            let three = b.fconst(ty, 3.0);
+            let rr = b.bin(Fmul, r, r);
+            let d = b.bin(Fmul, three, rr);
+            vec![(0, b.bin(Fdiv, a, d))]
+        },
+    },
+    Rule {
+        key: RuleKey::Math(Intrinsic::Fmod),
+        // fmod(x, y) = x - trunc(x / y) y, the quotient piecewise constant.
+        formula: "dx += a; dy -= a trunc(x / y)",
+        apply: |b, a| {
+            let mut out = vec![(0, a)];
+            if b.wants(1) {
+                let (x, y) = (b.op(0), b.op(1));
+                let q = b.bin(Fdiv, x, y);
+                let n = b.math(Intrinsic::Trunc, vec![q]);
+                let t = b.bin(Fmul, a, n);
+                out.push((1, b.neg(t)));
+            }
+            out
+        },
+    },
+    Rule {
+        key: RuleKey::Math(Intrinsic::Round),
+        formula: "0 (piecewise constant)",
+        apply: |_, _| Vec::new(),
+    },
+    Rule {
+        key: RuleKey::Math(Intrinsic::Trunc),
+        formula: "0 (piecewise constant)",
+        apply: |_, _| Vec::new(),
+    },
+    Rule {
+        key: RuleKey::Math(Intrinsic::Hypot),
+        formula: "r = hypot(x, y); dx += a x / r; dy += a y / r",
+        apply: |b, a| {
+            let r = b.res();
+            let q = b.bin(Fdiv, a, r);
+            let mut out = Vec::new();
+            if b.wants(0) {
+                let x = b.op(0);
+                out.push((0, b.bin(Fmul, q, x)));
+            }
+            if b.wants(1) {
+                let y = b.op(1);
+                out.push((1, b.bin(Fmul, q, y)));
+            }
+            out
+        },
+    },
+    Rule {
+        key: RuleKey::Math(Intrinsic::Erf),
+        formula: "dx += a (2 / sqrt pi) exp(-x²)",
+        apply: |b, a| {
+            let ty = b.ty();
+            let x = b.op(0);
+            let xx = b.bin(Fmul, x, x);
+            let m = b.neg(xx);
+            let e = b.math(Intrinsic::Exp, vec![m]);
+            let c = b.fconst(ty, std::f64::consts::FRAC_2_SQRT_PI);
+            let t = b.bin(Fmul, c, e);
+            vec![(0, b.bin(Fmul, a, t))]
+        },
+    },
+    Rule {
         key: RuleKey::Cast(CastOp::FpToSi),
         formula: "0 (integer result)",
         apply: |_, _| Vec::new(),
@@ -296,6 +487,29 @@ fn min_max(b: &mut dyn AdjointBuilder, a: Value) -> Vec<(usize, Value)> {
     let dx = b.select(c, a, z);
     let dy = b.select(c, z, a);
     vec![(0, dx), (1, dy)]
+}
+
+/// `1 + x²` (`op` = `Fadd`) or `1 - x²` (`Fsub`).
+fn one_plus_square(b: &mut dyn AdjointBuilder, x: Value, op: BinaryOp) -> Value {
+    let ty = b.ty();
+    let one = b.fconst(ty, 1.0);
+    let xx = b.bin(Fmul, x, x);
+    b.bin(op, one, xx)
+}
+
+/// `sqrt(1 - x²)`, the derivative's denominator of `asin` and `acos`.
+fn sqrt_one_minus_square(b: &mut dyn AdjointBuilder, x: Value) -> Value {
+    let d = one_plus_square(b, x, Fsub);
+    b.math(Intrinsic::Sqrt, vec![d])
+}
+
+/// The rule of a logarithm in base `e^ln_base`: `dx += a / (x ln_base)`.
+fn log_base(b: &mut dyn AdjointBuilder, a: Value, ln_base: f64) -> Vec<(usize, Value)> {
+    let ty = b.ty();
+    let x = b.op(0);
+    let l = b.fconst(ty, ln_base);
+    let d = b.bin(Fmul, x, l);
+    vec![(0, b.bin(Fdiv, a, d))]
 }
 
 /// The rule key of an instruction kind, if it is one the table covers.

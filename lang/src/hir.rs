@@ -25,6 +25,7 @@
 //! - Struct layouts follow the C ABI of x86-64 (natural alignment).
 
 use crate::ast::Span;
+use parc_ir::Intrinsic;
 
 /// A C type after checking.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -304,58 +305,20 @@ pub enum BinaryOp {
 /// The C library and CUDA functions the language provides.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Builtin {
-    /// Math functions; the `f`-suffixed forms have `Float` type, the
-    /// others `Double`; `Abs` is `int`, `Labs` is `long`.
-    Sqrt,
-    Exp,
-    Log,
-    Pow,
-    Sin,
-    Cos,
-    Tan,
-    Tanh,
-    Fabs,
-    Fmin,
-    Fmax,
-    Floor,
-    Ceil,
-    Abs,
-    Labs,
-    Malloc,
-    Calloc,
-    Free,
-    Memcpy,
-    Memset,
-    Printf,
-    Atoi,
-    Atol,
-    Atof,
-    Strcmp,
-    Exit,
-    Wtime,
-    /// The index of the worker running this strand (`int`, in
-    /// `0..=num_workers()`), and the number of workers (`int`): not ParC,
-    /// made by the checker for OpenMP's reductions and `omp_*` calls.
-    WorkerId,
-    NumWorkers,
-    /// `__syncthreads()`
-    SyncThreads,
-    /// `atomicAdd(p, v)` on `int`, `float`, `double`.
-    AtomicAdd,
-    /// `cudaMalloc(&p, bytes)`: arguments are the address of the pointer
-    /// variable (type `void**` after conversion) and the size (`long`).
-    CudaMalloc,
-    /// `cudaMemcpy(dst, src, bytes, kind)`; `kind` is folded into this.
-    CudaMemcpy(MemcpyKind),
-    CudaFree,
-    CudaDeviceSynchronize,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum MemcpyKind {
-    HostToDevice,
-    DeviceToHost,
-    DeviceToDevice,
+    /// A function that is one parir intrinsic of the converted arguments:
+    /// the math functions (`double`, or `float` for the `f`-suffixed
+    /// forms: the call's type says which), memory, strings, `printf`,
+    /// `__syncthreads` (`barrier`), `atomicAdd` (of the type its pointer
+    /// points to), `cudaMalloc` (the address of the pointer variable, as
+    /// `void**`, and the size), `cudaMemcpy` (its `kind` argument folded
+    /// into the intrinsic).
+    Intrinsic(Intrinsic),
+    /// `isnan(x)`: `x` is a `float` or `double`; an `int`, 1 or 0. A macro
+    /// in C, so a comparison, not a call.
+    IsNan,
+    /// `isinf(x)`: 1 for +infinity, -1 for -infinity, else 0 (glibc's
+    /// `__builtin_isinf_sign`, so output matches gcc-built programs).
+    IsInf,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -173,8 +173,8 @@ impl Effects {
 /// What kind of code an intrinsic becomes natively.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Cost {
-    /// A few machine instructions (`sqrt fabs fmin fmax floor ceil abs
-    /// labs`): cheaper to compute again than to record.
+    /// A few machine instructions (`sqrt fabs fmin fmax floor ceil trunc
+    /// abs labs`): cheaper to compute again than to record.
     Cheap,
     /// A call (of the C library or the runtime) or more.
     Call,
@@ -187,6 +187,11 @@ pub struct Info {
     /// The name in the text form; a parameterized intrinsic's name gets
     /// its parameter appended (`thread_idx.x`, `cuda_memcpy.h2d`).
     pub name: &'static str,
+    /// The C library function it is, where it is one (for the math
+    /// functions, the `double` one; `f` appended names the `float` one).
+    /// Usually the name, but not where that would read as another
+    /// instruction (`ftrunc` is C's `trunc`; `trunc` is the cast).
+    pub c_name: Option<&'static str>,
     /// Operand types; the fixed prefix when [`Info::variadic`].
     pub params: &'static [OperandType],
     /// The result type; `None`: no result.
@@ -216,6 +221,7 @@ const fn row(
 ) -> Info {
     Info {
         name,
+        c_name: None,
         params,
         result,
         variadic: false,
@@ -231,10 +237,17 @@ const fn math(name: &'static str, arity: usize) -> Info {
         1 => &[R],
         _ => &[R, R],
     };
-    row(name, params, Some(R), Effects::PURE)
+    row(name, params, Some(R), Effects::PURE).c(name)
 }
 
 impl Info {
+    const fn c(self, name: &'static str) -> Info {
+        Info {
+            c_name: Some(name),
+            ..self
+        }
+    }
+
     const fn cheap(self) -> Info {
         Info {
             cost: Cost::Cheap,
@@ -345,6 +358,29 @@ intrinsics! {
     Fmax => math("fmax", 2).cheap();
     Floor => math("floor", 1).cheap();
     Ceil => math("ceil", 1).cheap();
+    Atan => math("atan", 1);
+    /// `atan2(y, x)`
+    Atan2 => math("atan2", 2);
+    Asin => math("asin", 1);
+    Acos => math("acos", 1);
+    Sinh => math("sinh", 1);
+    Cosh => math("cosh", 1);
+    Asinh => math("asinh", 1);
+    Acosh => math("acosh", 1);
+    Atanh => math("atanh", 1);
+    Log10 => math("log10", 1);
+    Log2 => math("log2", 1);
+    Exp2 => math("exp2", 1);
+    Cbrt => math("cbrt", 1);
+    /// `fmod(x, y)`: `x - n y` with `n` the quotient rounded toward zero
+    /// (exact).
+    Fmod => math("fmod", 2);
+    /// Rounds half away from zero (not to even).
+    Round => math("round", 1);
+    /// C's `trunc` (`trunc` in the text form is the integer cast).
+    Trunc => math("ftrunc", 1).c("trunc").cheap();
+    Hypot => math("hypot", 2);
+    Erf => math("erf", 1);
     Abs => row("abs", &[I32], Some(I32), Effects::PURE).cheap();
     Labs => row("labs", &[I64], Some(I64), Effects::PURE).cheap();
     /// `malloc(i64 bytes) -> ptr`

@@ -5,6 +5,7 @@
 //! `sync`). Module map:
 //! - [`entities`], [`types`], [`inst`], [`function`]: the data;
 //! - [`intrinsic`]: the table of intrinsics (names, signatures, effects);
+//!   [`libm`]: the C math functions behind the math intrinsics;
 //! - [`builder`]: appending instructions with their types worked out;
 //! - [`mod@print`] and [`read`]: the text form, which round-trips;
 //! - [`verify`]: every invariant, Tapir's rules included;
@@ -19,6 +20,7 @@ pub mod function;
 pub mod inst;
 pub mod interp;
 pub mod intrinsic;
+pub mod libm;
 pub mod print;
 pub mod read;
 pub mod types;

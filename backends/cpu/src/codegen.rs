@@ -2526,7 +2526,9 @@ impl<'a, 'b, 'c, M: ClModule> FnTranslator<'a, 'b, 'c, M> {
                 };
                 Some(if op == Sin { sin } else { cos })
             }
-            Exp | Log | Pow | Sin | Cos | Tan | Tanh => {
+            Trunc => Some(self.b.ins().trunc(a[0])),
+            Exp | Log | Pow | Sin | Cos | Tan | Tanh | Atan | Atan2 | Asin | Acos | Sinh | Cosh
+            | Asinh | Acosh | Atanh | Log10 | Log2 | Exp2 | Cbrt | Fmod | Round | Hypot | Erf => {
                 let e = ix::libm_fn(op, float_ty).expect("a libm function");
                 self.call_extern(&e, &a)?
             }

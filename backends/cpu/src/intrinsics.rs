@@ -74,29 +74,20 @@ pub(crate) const C_ATOF: ExternFn = ext("atof", &[Ptr], Some(F64));
 pub(crate) const C_STRCMP: ExternFn = ext("strcmp", &[Ptr, Ptr], Some(I32));
 
 /// The C math function computing `op` on `ty` (`f32` picks the
-/// `f`-suffixed one), for the math intrinsics that are calls. `sqrt`,
-/// `fabs`, `floor`, `ceil`, `fmin` and `fmax` are instructions instead
-/// (all exact, so they agree with libm bit for bit).
+/// `f`-suffixed one; the symbols are `parc_ir::libm`'s, which the
+/// interpreter calls too), for the math intrinsics that are calls.
+/// `sqrt`, `fabs`, `floor`, `ceil`, `trunc`, `fmin` and `fmax` are
+/// instructions instead (all exact, so they agree with libm bit for bit).
 pub(crate) fn libm_fn(op: Intrinsic, ty: Type) -> Option<ExternFn> {
-    use Intrinsic::*;
-    let single = ty == F32;
-    let (d, f) = match op {
-        Exp => ("exp", "expf"),
-        Log => ("log", "logf"),
-        Pow => ("pow", "powf"),
-        Sin => ("sin", "sinf"),
-        Cos => ("cos", "cosf"),
-        Tan => ("tan", "tanf"),
-        Tanh => ("tanh", "tanhf"),
-        _ => return None,
+    let name = parc_ir::libm::symbol(op, ty)?;
+    let params: &'static [Type] = match (ty == F32, op.info().params.len()) {
+        (false, 1) => &[F64],
+        (false, _) => &[F64, F64],
+        (true, 1) => &[F32],
+        (true, _) => &[F32, F32],
     };
-    let binary = op == Pow;
-    Some(match (single, binary) {
-        (false, false) => ext(d, &[F64], Some(F64)),
-        (false, true) => ext(d, &[F64, F64], Some(F64)),
-        (true, false) => ext(f, &[F32], Some(F32)),
-        (true, true) => ext(f, &[F32, F32], Some(F32)),
-    })
+    let ret = if ty == F32 { F32 } else { F64 };
+    Some(ext(name, params, Some(ret)))
 }
 
 /// `sincos` (`sincosf` for `f32`): both at once, through two pointers.
@@ -127,11 +118,6 @@ const LIBCALLS: [&str; 14] = [
     "memcmp",
 ];
 
-const LIBM: [&str; 16] = [
-    "exp", "expf", "log", "logf", "pow", "powf", "sin", "sinf", "cos", "cosf", "tan", "tanf",
-    "tanh", "tanhf", "sincos", "sincosf",
-];
-
 /// True if `name` is a symbol the generated code may reference by itself,
 /// so a function of the program must not be defined under that name in
 /// the same object (it is renamed when local, rejected when exported).
@@ -140,46 +126,21 @@ pub(crate) fn is_reserved(name: &str) -> bool {
         || name.starts_with("parc.")
         || name == "main"
         || LIBCALLS.contains(&name)
-        || LIBM.contains(&name)
+        || parc_ir::libm::SYMBOLS.contains(&name)
+        || ["sincos", "sincosf"].contains(&name)
         || ["free", "atoi", "atol", "atof", "strcmp"].contains(&name)
 }
 
+// The libm functions Cranelift or generated code calls besides the math
+// intrinsics' (which `parc_ir::libm` declares).
 #[link(name = "m")]
 unsafe extern "C" {
-    fn exp(x: f64) -> f64;
-    fn expf(x: f32) -> f32;
-    fn log(x: f64) -> f64;
-    fn logf(x: f32) -> f32;
-    fn pow(x: f64, y: f64) -> f64;
-    fn powf(x: f32, y: f32) -> f32;
-    fn sin(x: f64) -> f64;
-    fn sinf(x: f32) -> f32;
-    fn cos(x: f64) -> f64;
-    fn cosf(x: f32) -> f32;
     fn sincos(x: f64, sin: *mut f64, cos: *mut f64);
     fn sincosf(x: f32, sin: *mut f32, cos: *mut f32);
-    fn tan(x: f64) -> f64;
-    fn tanf(x: f32) -> f32;
-    fn tanh(x: f64) -> f64;
-    fn tanhf(x: f32) -> f32;
-    fn floor(x: f64) -> f64;
-    fn floorf(x: f32) -> f32;
-    fn ceil(x: f64) -> f64;
-    fn ceilf(x: f32) -> f32;
-    fn trunc(x: f64) -> f64;
-    fn truncf(x: f32) -> f32;
     fn nearbyint(x: f64) -> f64;
     fn nearbyintf(x: f32) -> f32;
     fn fma(x: f64, y: f64, z: f64) -> f64;
     fn fmaf(x: f32, y: f32, z: f32) -> f32;
-    fn sqrt(x: f64) -> f64;
-    fn sqrtf(x: f32) -> f32;
-    fn fabs(x: f64) -> f64;
-    fn fabsf(x: f32) -> f32;
-    fn fmin(x: f64, y: f64) -> f64;
-    fn fminf(x: f32, y: f32) -> f32;
-    fn fmax(x: f64, y: f64) -> f64;
-    fn fmaxf(x: f32, y: f32) -> f32;
 }
 
 /// The C library functions generated code calls, with their addresses in
@@ -189,49 +150,20 @@ unsafe extern "C" {
 pub(crate) fn c_library_symbols() -> Vec<(&'static str, *const u8)> {
     type F1 = unsafe extern "C" fn(f64) -> f64;
     type F1f = unsafe extern "C" fn(f32) -> f32;
-    type F2 = unsafe extern "C" fn(f64, f64) -> f64;
-    type F2f = unsafe extern "C" fn(f32, f32) -> f32;
     type F3 = unsafe extern "C" fn(f64, f64, f64) -> f64;
     type F3f = unsafe extern "C" fn(f32, f32, f32) -> f32;
     type SinCos = unsafe extern "C" fn(f64, *mut f64, *mut f64);
     type SinCosf = unsafe extern "C" fn(f32, *mut f32, *mut f32);
-    vec![
-        ("exp", exp as F1 as *const u8),
-        ("expf", expf as F1f as *const u8),
-        ("log", log as F1 as *const u8),
-        ("logf", logf as F1f as *const u8),
-        ("pow", pow as F2 as *const u8),
-        ("powf", powf as F2f as *const u8),
-        ("sin", sin as F1 as *const u8),
-        ("sinf", sinf as F1f as *const u8),
-        ("cos", cos as F1 as *const u8),
-        ("cosf", cosf as F1f as *const u8),
+    // Every math intrinsic's function (the instructions' too: a program
+    // may declare `sqrt` `extern` and call it by name).
+    let mut symbols = parc_ir::libm::symbols();
+    symbols.extend([
         ("sincos", sincos as SinCos as *const u8),
         ("sincosf", sincosf as SinCosf as *const u8),
-        ("tan", tan as F1 as *const u8),
-        ("tanf", tanf as F1f as *const u8),
-        ("tanh", tanh as F1 as *const u8),
-        ("tanhf", tanhf as F1f as *const u8),
-        ("floor", floor as F1 as *const u8),
-        ("floorf", floorf as F1f as *const u8),
-        ("ceil", ceil as F1 as *const u8),
-        ("ceilf", ceilf as F1f as *const u8),
-        ("trunc", trunc as F1 as *const u8),
-        ("truncf", truncf as F1f as *const u8),
         ("nearbyint", nearbyint as F1 as *const u8),
         ("nearbyintf", nearbyintf as F1f as *const u8),
         ("fma", fma as F3 as *const u8),
         ("fmaf", fmaf as F3f as *const u8),
-        // Not called by generated code (instructions there), but a program
-        // may declare them `extern` and call them by name.
-        ("sqrt", sqrt as F1 as *const u8),
-        ("sqrtf", sqrtf as F1f as *const u8),
-        ("fabs", fabs as F1 as *const u8),
-        ("fabsf", fabsf as F1f as *const u8),
-        ("fmin", fmin as F2 as *const u8),
-        ("fminf", fminf as F2f as *const u8),
-        ("fmax", fmax as F2 as *const u8),
-        ("fmaxf", fmaxf as F2f as *const u8),
         ("abs", libc::abs as *const u8),
         ("labs", libc::labs as *const u8),
         ("free", libc::free as *const u8),
@@ -243,5 +175,6 @@ pub(crate) fn c_library_symbols() -> Vec<(&'static str, *const u8)> {
         ("atol", libc::atol as *const u8),
         ("atof", libc::atof as *const u8),
         ("strcmp", libc::strcmp as *const u8),
-    ]
+    ]);
+    symbols
 }

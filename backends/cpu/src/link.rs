@@ -147,7 +147,13 @@ pub(crate) fn link(
         cmd.arg("-shared")
             .arg(format!("-Wl,--version-script={}", script.display()));
     }
+    // The C library's libm before the runtime archive: the archive
+    // carries Rust's own `cbrt`, `fmod`, `round`... (compiler-builtins),
+    // which would otherwise bind the program's math calls, and its `cbrt`
+    // differs from glibc's by an ulp (the interpreter and the JIT call
+    // glibc's; see `parc_ir::libm`).
     cmd.arg(&obj_path)
+        .arg("-lm")
         .arg(&runtime)
         .arg("-Wl,--gc-sections")
         .args(NATIVE_LIBS);

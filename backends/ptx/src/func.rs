@@ -281,6 +281,13 @@ impl FnCx<'_, '_> {
                         WorkerId | NumWorkers => {
                             "the CPU runtime's worker ids (a gradient made for the CPU; compile it for the GPU)"
                         }
+                        op if op.is_math() && !crate::math::on_the_gpu(*op) => {
+                            return refuse(&format!(
+                                "`{}` cannot run on the GPU yet: parc's device math library has {} (compute it on the host, or write it in the kernel)",
+                                op.info().c_name.map_or(op.name(), str::to_string),
+                                crate::math::LIBRARY_NAMES
+                            ));
+                        }
                         _ => continue,
                     };
                     return refuse(&format!("{what} cannot run on the GPU"));
@@ -1353,11 +1360,42 @@ impl FnCx<'_, '_> {
                 let (a, b) = (arg(0), arg(1));
                 self.line(format!("{name}{} {d}, {a}, {b};", fty(rt)));
             }
-            Floor | Ceil => {
-                let mode = if op == Floor { "rmi" } else { "rpi" };
+            Floor | Ceil | Trunc => {
+                let mode = match op {
+                    Floor => "rmi",
+                    Ceil => "rpi",
+                    _ => "rzi",
+                };
                 let t = fty(rt);
                 let a = arg(0);
                 self.line(format!("cvt.{mode}{t}{t} {d}, {a};"));
+            }
+            Round => {
+                // Half away from zero: trunc(x), plus the sign of x where
+                // the part dropped (exact) is at least one half.
+                let ty = rt.unwrap_or(Type::F64);
+                let t = fty(rt);
+                let class = if ty == Type::F32 {
+                    Class::F32
+                } else {
+                    Class::F64
+                };
+                let a = arg(0);
+                let (whole, frac, step) = (self.temp(class), self.temp(class), self.temp(class));
+                let half = self.temp(Class::Pred);
+                self.line(format!("cvt.rzi{t}{t} {whole}, {a};"));
+                self.line(format!("sub{t} {frac}, {a}, {whole};"));
+                self.line(format!("abs{t} {frac}, {frac};"));
+                self.line(format!(
+                    "setp.ge{t} {half}, {frac}, {};",
+                    float_imm(ty, 0.5)
+                ));
+                self.line(format!("copysign{t} {step}, {a}, {};", float_imm(ty, 1.0)));
+                self.line(format!(
+                    "selp{t} {step}, {step}, {}, {half};",
+                    float_imm(ty, 0.0)
+                ));
+                self.line(format!("add{t} {d}, {whole}, {step};"));
             }
             Abs => {
                 let a = arg(0);
@@ -1485,9 +1523,9 @@ impl FnCx<'_, '_> {
                 unreachable!("refused by `check`")
             }
             // The math functions PTX has no instruction for (`exp log pow
-            // sin cos tan tanh`, and any the language gains): calls of
-            // the device math library.
-            _ => {
+            // sin cos tan tanh`): calls of the device math library; `check`
+            // refused the others.
+            _ if crate::math::in_library(op) => {
                 let Some(ty) = rt.filter(|t| t.is_float()) else {
                     return Err(self.error(i, format!("`{}` has no GPU implementation", op.name())));
                 };
@@ -1515,6 +1553,9 @@ impl FnCx<'_, '_> {
                 self.line(format!("call (retval0), {sym}, ({});", params.join(", ")));
                 self.load_param(ty, d, "retval0");
                 self.line("}");
+            }
+            _ => {
+                return Err(self.error(i, format!("`{}` has no GPU implementation", op.name())));
             }
         }
         Ok(())

@@ -22,11 +22,21 @@ pub fn routine(op: Intrinsic, ty: Type) -> String {
     format!("parc.math.{}{suffix}", op.name())
 }
 
-/// True for the math intrinsics the library computes (the others are
-/// PTX instructions).
+/// True for the math intrinsics the library computes.
 pub fn in_library(op: Intrinsic) -> bool {
     use Intrinsic::*;
     matches!(op, Exp | Log | Pow | Sin | Cos | Tan | Tanh)
+}
+
+/// The library's functions, for diagnostics.
+pub const LIBRARY_NAMES: &str = "exp log pow sin cos tan tanh (and their float versions)";
+
+/// True for the math intrinsics device code can compute: the library's
+/// and those that are PTX instructions. The others (`cbrt`, `atan`,
+/// `erf` ...) are refused with a diagnostic until the library has them.
+pub fn on_the_gpu(op: Intrinsic) -> bool {
+    use Intrinsic::*;
+    in_library(op) || matches!(op, Sqrt | Fabs | Fmin | Fmax | Floor | Ceil | Trunc | Round)
 }
 
 /// Copies `library`'s functions into `module` (as local `__device__`

@@ -380,3 +380,44 @@ block0(v0: ptr, v1: ptr):
         ],
     );
 }
+
+#[test]
+fn trunc_and_round_are_instructions_and_math_outside_the_library_is_named() {
+    let out = ptx(r#"
+func kernel @k(ptr "a") {
+block0(v0: ptr):
+    v1 = load.f64 v0
+    v2 = ftrunc.f64 v1
+    v3 = round.f64 v2
+    store v3, v0
+    return
+}
+"#);
+    assert_in_order(
+        &out,
+        &[
+            "cvt.rzi.f64.f64",
+            "cvt.rzi.f64.f64",
+            "setp.ge.f64",
+            "copysign.f64",
+            "selp.f64",
+            "add.f64",
+        ],
+    );
+    let e = refused(
+        r#"
+func kernel @k(ptr "a") {
+block0(v0: ptr):
+    v1 = load.f32 v0
+    v2 = cbrt.f32 v1 @4:14
+    store v2, v0
+    return
+}
+"#,
+    );
+    assert_eq!(e.loc, SrcLoc::new(4, 14));
+    assert!(
+        e.message.contains("`cbrt` cannot run on the GPU yet"),
+        "{e}"
+    );
+}

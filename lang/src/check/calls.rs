@@ -5,119 +5,128 @@ use super::expr::{ConvCtx, MEMCPY_KINDS, err_expr, mk};
 use super::{Checker, Sym, is_err, plural};
 use crate::ast::{self, Span};
 use crate::diag::Diagnostic;
-use crate::hir::{Builtin, CType, Expr, ExprKind, FuncKind, FuncRef, MemcpyKind};
+use crate::hir::{Builtin, CType, Expr, ExprKind, FuncKind, FuncRef};
+use parc_ir::{CopyKind, Intrinsic};
+use std::collections::HashMap;
+use std::sync::OnceLock;
 
 /// Builtins whose arguments are checked by special rules.
-const SPECIAL: [&str; 5] = [
+const SPECIAL: [&str; 7] = [
     "printf",
     "atomicAdd",
     "cudaMalloc",
     "cudaMemcpy",
     "__enzyme_autodiff",
+    "isnan",
+    "isinf",
 ];
 
-/// Every builtin name, for suggestions.
-const NAMES: [&str; 44] = [
-    "sqrt",
-    "exp",
-    "log",
-    "pow",
-    "sin",
-    "cos",
-    "tan",
-    "tanh",
-    "fabs",
-    "fmin",
-    "fmax",
-    "floor",
-    "ceil",
-    "sqrtf",
-    "expf",
-    "logf",
-    "powf",
-    "sinf",
-    "cosf",
-    "tanf",
-    "tanhf",
-    "fabsf",
-    "fminf",
-    "fmaxf",
-    "floorf",
-    "ceilf",
-    "abs",
-    "labs",
-    "malloc",
-    "calloc",
-    "free",
-    "memcpy",
-    "memset",
-    "printf",
-    "atoi",
-    "atol",
-    "atof",
-    "strcmp",
-    "exit",
-    "wtime",
-    "__syncthreads",
-    "atomicAdd",
-    "cudaMalloc",
-    "cudaMemcpy",
+/// A C type in a builtin's declaration.
+#[derive(Clone, Copy, Debug)]
+enum C {
+    Void,
+    Int,
+    Long,
+    Double,
+    VoidPtr,
+    CharPtr,
+}
+
+impl C {
+    fn ctype(self) -> CType {
+        match self {
+            C::Void => CType::Void,
+            C::Int => CType::Int,
+            C::Long => CType::Long,
+            C::Double => CType::Double,
+            C::VoidPtr => CType::Void.ptr_to(),
+            C::CharPtr => CType::Char.ptr_to(),
+        }
+    }
+}
+
+/// The builtins with a fixed C declaration, other than the math
+/// functions: name, parameters, result and the intrinsic each is. The
+/// math functions are every math intrinsic of parir under its C name, in
+/// `double` and (`f`-suffixed) `float`, so they are listed only there.
+const FIXED: &[(&str, &[C], C, Intrinsic)] = &[
+    ("abs", &[C::Int], C::Int, Intrinsic::Abs),
+    ("labs", &[C::Long], C::Long, Intrinsic::Labs),
+    ("malloc", &[C::Long], C::VoidPtr, Intrinsic::Malloc),
+    ("calloc", &[C::Long, C::Long], C::VoidPtr, Intrinsic::Calloc),
+    ("free", &[C::VoidPtr], C::Void, Intrinsic::Free),
+    // C's memcpy and memset return their first argument; ParC's return
+    // nothing (lowering need not produce a value).
+    (
+        "memcpy",
+        &[C::VoidPtr, C::VoidPtr, C::Long],
+        C::Void,
+        Intrinsic::Memcpy,
+    ),
+    (
+        "memset",
+        &[C::VoidPtr, C::Int, C::Long],
+        C::Void,
+        Intrinsic::Memset,
+    ),
+    ("atoi", &[C::CharPtr], C::Int, Intrinsic::Atoi),
+    ("atol", &[C::CharPtr], C::Long, Intrinsic::Atol),
+    ("atof", &[C::CharPtr], C::Double, Intrinsic::Atof),
+    (
+        "strcmp",
+        &[C::CharPtr, C::CharPtr],
+        C::Int,
+        Intrinsic::Strcmp,
+    ),
+    ("exit", &[C::Int], C::Void, Intrinsic::Exit),
+    ("wtime", &[], C::Double, Intrinsic::Wtime),
+    ("__syncthreads", &[], C::Void, Intrinsic::Barrier),
+    ("cudaFree", &[C::VoidPtr], C::Int, Intrinsic::CudaFree),
+    (
+        "cudaDeviceSynchronize",
+        &[],
+        C::Int,
+        Intrinsic::CudaDeviceSynchronize,
+    ),
 ];
 
-/// Math functions: the builtin and its number of parameters.
-fn math(name: &str) -> Option<(Builtin, usize)> {
-    Some(match name {
-        "sqrt" => (Builtin::Sqrt, 1),
-        "exp" => (Builtin::Exp, 1),
-        "log" => (Builtin::Log, 1),
-        "pow" => (Builtin::Pow, 2),
-        "sin" => (Builtin::Sin, 1),
-        "cos" => (Builtin::Cos, 1),
-        "tan" => (Builtin::Tan, 1),
-        "tanh" => (Builtin::Tanh, 1),
-        "fabs" => (Builtin::Fabs, 1),
-        "fmin" => (Builtin::Fmin, 2),
-        "fmax" => (Builtin::Fmax, 2),
-        "floor" => (Builtin::Floor, 1),
-        "ceil" => (Builtin::Ceil, 1),
-        _ => return None,
+/// A builtin's declaration: the builtin, its parameter types and result.
+type Decl = (Builtin, Vec<CType>, CType);
+
+/// Every builtin with a fixed C declaration, by name.
+fn fixed_builtins() -> &'static HashMap<String, Decl> {
+    static TABLE: OnceLock<HashMap<String, Decl>> = OnceLock::new();
+    TABLE.get_or_init(|| {
+        let mut t = HashMap::new();
+        for op in Intrinsic::all().into_iter().filter(|op| op.is_math()) {
+            let info = op.info();
+            let (Some(name), n) = (info.c_name, info.params.len()) else {
+                continue;
+            };
+            let b = Builtin::Intrinsic(op);
+            t.insert(name.to_string(), (b, vec![CType::Double; n], CType::Double));
+            t.insert(format!("{name}f"), (b, vec![CType::Float; n], CType::Float));
+        }
+        for &(name, params, ret, op) in FIXED {
+            let params = params.iter().map(|c| c.ctype()).collect();
+            t.insert(
+                name.to_string(),
+                (Builtin::Intrinsic(op), params, ret.ctype()),
+            );
+        }
+        t
     })
 }
 
 /// Builtins with a fixed C signature: (builtin, parameters, result).
-fn fixed_builtin(name: &str) -> Option<(Builtin, Vec<CType>, CType)> {
-    if let Some((b, n)) = math(name) {
-        return Some((b, vec![CType::Double; n], CType::Double));
-    }
-    if let Some(base) = name.strip_suffix('f')
-        && let Some((b, n)) = math(base)
-    {
-        return Some((b, vec![CType::Float; n], CType::Float));
-    }
-    let vp = || CType::Void.ptr_to();
-    let cp = || CType::Char.ptr_to();
-    use CType::*;
-    Some(match name {
-        "abs" => (Builtin::Abs, vec![Int], Int),
-        "labs" => (Builtin::Labs, vec![Long], Long),
-        "malloc" => (Builtin::Malloc, vec![Long], vp()),
-        "calloc" => (Builtin::Calloc, vec![Long, Long], vp()),
-        "free" => (Builtin::Free, vec![vp()], Void),
-        // C's memcpy and memset return their first argument; ParC's return
-        // nothing (lowering need not produce a value).
-        "memcpy" => (Builtin::Memcpy, vec![vp(), vp(), Long], Void),
-        "memset" => (Builtin::Memset, vec![vp(), Int, Long], Void),
-        "atoi" => (Builtin::Atoi, vec![cp()], Int),
-        "atol" => (Builtin::Atol, vec![cp()], Long),
-        "atof" => (Builtin::Atof, vec![cp()], Double),
-        "strcmp" => (Builtin::Strcmp, vec![cp(), cp()], Int),
-        "exit" => (Builtin::Exit, vec![Int], Void),
-        "wtime" => (Builtin::Wtime, vec![], Double),
-        "__syncthreads" => (Builtin::SyncThreads, vec![], Void),
-        "cudaFree" => (Builtin::CudaFree, vec![vp()], Int),
-        "cudaDeviceSynchronize" => (Builtin::CudaDeviceSynchronize, vec![], Int),
-        _ => return None,
-    })
+fn fixed_builtin(name: &str) -> Option<Decl> {
+    fixed_builtins().get(name).cloned()
+}
+
+/// Every builtin name, for suggestions.
+fn names() -> Vec<&'static str> {
+    let fixed = fixed_builtins().keys().map(String::as_str);
+    fixed.chain(SPECIAL).collect()
 }
 
 /// Builtins that C declares with `...`.
@@ -126,7 +135,7 @@ pub(super) fn is_variadic_builtin(name: &str) -> bool {
 }
 
 pub(super) fn is_builtin_name(name: &str) -> bool {
-    SPECIAL.contains(&name) || fixed_builtin(name).is_some()
+    SPECIAL.contains(&name) || fixed_builtins().contains_key(name)
 }
 
 /// A prototype is compatible with a builtin when it has as many parameters
@@ -357,6 +366,8 @@ impl Checker {
             "atomicAdd" => return self.atomic_add(args, span),
             "cudaMalloc" => return self.cuda_malloc(args, span),
             "cudaMemcpy" => return self.cuda_memcpy(args, span),
+            "isnan" => return self.classify(Builtin::IsNan, callee, args, span),
+            "isinf" => return self.classify(Builtin::IsInf, callee, args, span),
             _ => {}
         }
         let Some((b, params, ret)) = fixed_builtin(name) else {
@@ -365,8 +376,10 @@ impl Checker {
             return err_expr(span);
         };
         match b {
-            Builtin::CudaFree | Builtin::CudaDeviceSynchronize => self.host_only(name, callee.span),
-            Builtin::SyncThreads if !self.in_gpu_code() => {
+            Builtin::Intrinsic(Intrinsic::CudaFree | Intrinsic::CudaDeviceSynchronize) => {
+                self.host_only(name, callee.span)
+            }
+            Builtin::Intrinsic(Intrinsic::Barrier) if !self.in_gpu_code() => {
                 let d = self.gpu_only_diag(name, callee.span);
                 self.push(d);
             }
@@ -383,6 +396,47 @@ impl Checker {
         }
     }
 
+    /// `isnan(x)` / `isinf(x)`: C's classification macros, on any
+    /// floating type.
+    fn classify(
+        &mut self,
+        b: Builtin,
+        callee: &ast::Ident,
+        args: &[ast::Expr],
+        span: Span,
+    ) -> Expr {
+        let name = callee.name.as_str();
+        if args.len() != 1 {
+            self.arity_error(&format!("`{name}`"), 1, args, span, None);
+            self.check_only(args);
+            return err_expr(span);
+        }
+        let x = self.rvalue(&args[0]);
+        if is_err(&x.ty) {
+            return err_expr(span);
+        }
+        if !x.ty.is_floating() {
+            let t = self.ty_name(&x.ty);
+            self.push(
+                Diagnostic::error(
+                    args[0].span,
+                    format!("`{name}` needs a `float` or `double`, but this has type `{t}`"),
+                )
+                .with_label("not a floating value")
+                .with_help(format!("convert it: `{name}((double)x)`")),
+            );
+            return err_expr(span);
+        }
+        mk(
+            ExprKind::Builtin {
+                func: b,
+                args: vec![x],
+            },
+            CType::Int,
+            span,
+        )
+    }
+
     pub(super) fn undeclared_function(&mut self, callee: &ast::Ident) {
         let name = callee.name.as_str();
         if !self.reported_unknown.insert(name.to_string()) {
@@ -397,7 +451,7 @@ impl Checker {
                     "C needs a declaration before the call: move `{name}` above this function, \
                     or add a prototype of it there"
                 ));
-        } else if let Some(s) = self.suggest(name, &NAMES) {
+        } else if let Some(s) = self.suggest(name, &names()) {
             d = d.with_help(format!("did you mean `{s}`?"));
         }
         self.push(d);
@@ -468,7 +522,7 @@ impl Checker {
         }
         mk(
             ExprKind::Builtin {
-                func: Builtin::AtomicAdd,
+                func: Builtin::Intrinsic(Intrinsic::AtomicAdd),
                 args: vec![p, v],
             },
             elem,
@@ -517,7 +571,7 @@ impl Checker {
         }
         mk(
             ExprKind::Builtin {
-                func: Builtin::CudaMalloc,
+                func: Builtin::Intrinsic(Intrinsic::CudaMalloc),
                 args: vec![p, n],
             },
             CType::Int,
@@ -533,9 +587,9 @@ impl Checker {
             return err_expr(span);
         }
         let kind = match &args[3].kind {
-            ast::ExprKind::Ident(k) if k == MEMCPY_KINDS[0] => Some(MemcpyKind::HostToDevice),
-            ast::ExprKind::Ident(k) if k == MEMCPY_KINDS[1] => Some(MemcpyKind::DeviceToHost),
-            ast::ExprKind::Ident(k) if k == MEMCPY_KINDS[2] => Some(MemcpyKind::DeviceToDevice),
+            ast::ExprKind::Ident(k) if k == MEMCPY_KINDS[0] => Some(CopyKind::HostToDevice),
+            ast::ExprKind::Ident(k) if k == MEMCPY_KINDS[1] => Some(CopyKind::DeviceToHost),
+            ast::ExprKind::Ident(k) if k == MEMCPY_KINDS[2] => Some(CopyKind::DeviceToDevice),
             ast::ExprKind::Error => None,
             _ => {
                 self.push(
@@ -558,7 +612,7 @@ impl Checker {
         match (kind, converted) {
             (Some(k), Some(args)) => mk(
                 ExprKind::Builtin {
-                    func: Builtin::CudaMemcpy(k),
+                    func: Builtin::Intrinsic(Intrinsic::CudaMemcpy(k)),
                     args,
                 },
                 CType::Int,

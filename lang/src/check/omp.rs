@@ -28,6 +28,7 @@ use crate::ast::{self, Span};
 use crate::diag::Diagnostic;
 use crate::hir::{BinaryOp, Builtin, CType, Expr, ExprKind, Init, LocalId, Stmt, StmtKind};
 use crate::omp::{Clause, Pragma, RedOp};
+use parc_ir::Intrinsic;
 
 /// What an OpenMP loop asks of the `parallel_for` it becomes.
 #[derive(Default)]
@@ -172,9 +173,9 @@ fn combine(op: RedOp, a: Expr, b: Expr) -> Expr {
         RedOp::BitXor => bin(BinaryOp::BitXor, a, b),
         RedOp::Min | RedOp::Max if float => {
             let f = if op == RedOp::Min {
-                Builtin::Fmin
+                Builtin::Intrinsic(Intrinsic::Fmin)
             } else {
-                Builtin::Fmax
+                Builtin::Intrinsic(Intrinsic::Fmax)
             };
             builtin(f, vec![a, b], ty, span)
         }
@@ -534,7 +535,7 @@ impl Checker {
             let ptr_ty = ty.clone().ptr_to();
             let count = bin(BinaryOp::Add, local(nc, &lng, *at), long(int(1, *at)));
             let mem = builtin(
-                Builtin::Calloc,
+                Builtin::Intrinsic(Intrinsic::Calloc),
                 vec![
                     count,
                     mk(ExprKind::IntConst(size_of(ty) as i64), lng.clone(), *at),
@@ -683,7 +684,7 @@ impl Checker {
             });
             out.push(Stmt {
                 kind: StmtKind::Expr(builtin(
-                    Builtin::Free,
+                    Builtin::Intrinsic(Intrinsic::Free),
                     vec![mk(
                         ExprKind::Convert(Box::new(local(ptr, &ty.clone().ptr_to(), span))),
                         CType::Void.ptr_to(),
@@ -766,7 +767,12 @@ impl Checker {
             stmt.span,
         );
         vec![Stmt {
-            kind: StmtKind::Expr(builtin(Builtin::AtomicAdd, vec![addr, v], ty, stmt.span)),
+            kind: StmtKind::Expr(builtin(
+                Builtin::Intrinsic(Intrinsic::AtomicAdd),
+                vec![addr, v],
+                ty,
+                stmt.span,
+            )),
             span: stmt.span,
         }]
     }
@@ -804,18 +810,33 @@ impl Checker {
             self.check_only(args);
             return Some(super::expr::err_expr(span));
         }
-        let workers = || builtin(Builtin::NumWorkers, vec![], CType::Int, span);
+        let workers = || {
+            builtin(
+                Builtin::Intrinsic(Intrinsic::NumWorkers),
+                vec![],
+                CType::Int,
+                span,
+            )
+        };
         Some(match name {
-            "omp_get_thread_num" if in_parallel => {
-                builtin(Builtin::WorkerId, vec![], CType::Int, span)
-            }
+            "omp_get_thread_num" if in_parallel => builtin(
+                Builtin::Intrinsic(Intrinsic::WorkerId),
+                vec![],
+                CType::Int,
+                span,
+            ),
             "omp_get_thread_num" => int(0, span),
             "omp_get_num_threads" | "omp_in_parallel" if !in_parallel => {
                 int(i64::from(name == "omp_get_num_threads"), span)
             }
             "omp_get_num_threads" | "omp_get_max_threads" | "omp_get_num_procs" => workers(),
             "omp_in_parallel" => int(1, span),
-            "omp_get_wtime" => builtin(Builtin::Wtime, vec![], CType::Double, span),
+            "omp_get_wtime" => builtin(
+                Builtin::Intrinsic(Intrinsic::Wtime),
+                vec![],
+                CType::Double,
+                span,
+            ),
             _ => {
                 // omp_set_num_threads(n): evaluated, without effect.
                 let n = self.rvalue(&args[0]);

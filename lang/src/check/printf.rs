@@ -120,7 +120,7 @@ impl Checker {
         out.extend(values.into_iter().map(|(v, _)| v));
         mk(
             ExprKind::Builtin {
-                func: Builtin::Printf,
+                func: Builtin::Intrinsic(parc_ir::Intrinsic::Printf),
                 args: out,
             },
             CType::Int,

@@ -8,10 +8,10 @@
 
 use super::func::FnLowerer;
 use super::scalar_type;
-use crate::hir::{
-    Activity, BinaryOp as HOp, Builtin, CType, Expr, ExprKind, GpuIndex, MemcpyKind, UnaryOp,
+use crate::hir::{Activity, BinaryOp as HOp, Builtin, CType, Expr, ExprKind, GpuIndex, UnaryOp};
+use parc_ir::{
+    BinaryOp, BlockCall, CastOp, Dim, FloatCC, IntCC, Intrinsic, OperandType, Type, Value,
 };
-use parc_ir::{BinaryOp, BlockCall, CastOp, CopyKind, Dim, FloatCC, IntCC, Intrinsic, Type, Value};
 
 impl FnLowerer<'_, '_> {
     /// Lowers `e`; `None` for `void`. Instructions carry `e`'s position.
@@ -609,40 +609,44 @@ impl FnLowerer<'_, '_> {
     ) -> Option<Value> {
         let mut values: Vec<Value> = args.iter().map(|a| self.value(a)).collect();
         self.set_loc(loc);
-        let float_ty = scalar_type(ty).filter(|t| t.is_float());
-        let (op, ret) = match func {
-            Builtin::Sqrt => (Intrinsic::Sqrt, float_ty),
-            Builtin::Exp => (Intrinsic::Exp, float_ty),
-            Builtin::Log => (Intrinsic::Log, float_ty),
-            Builtin::Pow => (Intrinsic::Pow, float_ty),
-            Builtin::Sin => (Intrinsic::Sin, float_ty),
-            Builtin::Cos => (Intrinsic::Cos, float_ty),
-            Builtin::Tan => (Intrinsic::Tan, float_ty),
-            Builtin::Tanh => (Intrinsic::Tanh, float_ty),
-            Builtin::Fabs => (Intrinsic::Fabs, float_ty),
-            Builtin::Fmin => (Intrinsic::Fmin, float_ty),
-            Builtin::Fmax => (Intrinsic::Fmax, float_ty),
-            Builtin::Floor => (Intrinsic::Floor, float_ty),
-            Builtin::Ceil => (Intrinsic::Ceil, float_ty),
-            Builtin::Abs => (Intrinsic::Abs, Some(Type::I32)),
-            Builtin::Labs => (Intrinsic::Labs, Some(Type::I64)),
-            Builtin::Malloc => (Intrinsic::Malloc, Some(Type::Ptr)),
-            Builtin::Calloc => (Intrinsic::Calloc, Some(Type::Ptr)),
-            Builtin::Free => (Intrinsic::Free, None),
-            Builtin::Memcpy | Builtin::Memset => {
-                let op = if func == Builtin::Memcpy {
-                    Intrinsic::Memcpy
-                } else {
-                    Intrinsic::Memset
-                };
+        let op = match func {
+            Builtin::Intrinsic(op) => op,
+            Builtin::IsNan | Builtin::IsInf => return Some(self.classify(func, values[0])),
+        };
+        let ret = match op.info().result {
+            None => None,
+            Some(OperandType::Fixed(t)) => Some(t),
+            // An atomic's result has its value operand's type.
+            Some(_) if op == Intrinsic::AtomicAdd => {
+                values.get(1).map(|&v| self.b.func.value_type(v))
+            }
+            // Math: the call's floating type (`double` where the checker
+            // made it something else).
+            Some(_) => Some(
+                scalar_type(ty)
+                    .filter(|t| t.is_float())
+                    .unwrap_or(Type::F64),
+            ),
+        };
+        match op {
+            Intrinsic::Memcpy | Intrinsic::Memset => {
                 self.b.intrinsic(op, None, values.clone());
                 // C's memcpy/memset return their destination.
                 return values.first().copied().filter(|_| ty.is_pointer());
             }
-            Builtin::Printf => {
+            Intrinsic::Exit => {
+                self.b.intrinsic(op, None, values);
+                // Nothing after it runs; what follows is lowered into a
+                // block with no predecessors and pruned.
+                self.b.unreachable();
+                self.ensure_open();
+                return None;
+            }
+            _ if op.is_variadic() => {
                 // Defensive default argument promotions (the checker makes
                 // them explicit already).
-                for (v, a) in values.iter_mut().zip(args).skip(1) {
+                let fixed = op.info().params.len();
+                for (v, a) in values.iter_mut().zip(args).skip(fixed) {
                     match self.b.func.value_type(*v) {
                         Type::F32 => *v = self.b.cast(CastOp::FpExt, *v, Type::F64),
                         Type::I1 | Type::I8 => {
@@ -651,49 +655,31 @@ impl FnLowerer<'_, '_> {
                         _ => {}
                     }
                 }
-                (Intrinsic::Printf, Some(Type::I32))
             }
-            Builtin::Atoi => (Intrinsic::Atoi, Some(Type::I32)),
-            Builtin::Atol => (Intrinsic::Atol, Some(Type::I64)),
-            Builtin::Atof => (Intrinsic::Atof, Some(Type::F64)),
-            Builtin::Strcmp => (Intrinsic::Strcmp, Some(Type::I32)),
-            Builtin::Exit => {
-                self.b.intrinsic(Intrinsic::Exit, None, values);
-                // Nothing after it runs; what follows is lowered into a
-                // block with no predecessors and pruned.
-                self.b.unreachable();
-                self.ensure_open();
-                return None;
-            }
-            Builtin::Wtime => (Intrinsic::Wtime, Some(Type::F64)),
-            Builtin::WorkerId => (Intrinsic::WorkerId, Some(Type::I32)),
-            Builtin::NumWorkers => (Intrinsic::NumWorkers, Some(Type::I32)),
-            Builtin::SyncThreads => (Intrinsic::Barrier, None),
-            Builtin::AtomicAdd => {
-                let t = values.get(1).map(|&v| self.b.func.value_type(v));
-                (Intrinsic::AtomicAdd, t)
-            }
-            Builtin::CudaMalloc => (Intrinsic::CudaMalloc, Some(Type::I32)),
-            Builtin::CudaMemcpy(kind) => {
-                let kind = match kind {
-                    MemcpyKind::HostToDevice => CopyKind::HostToDevice,
-                    MemcpyKind::DeviceToHost => CopyKind::DeviceToHost,
-                    MemcpyKind::DeviceToDevice => CopyKind::DeviceToDevice,
-                };
-                (Intrinsic::CudaMemcpy(kind), Some(Type::I32))
-            }
-            Builtin::CudaFree => (Intrinsic::CudaFree, Some(Type::I32)),
-            Builtin::CudaDeviceSynchronize => (Intrinsic::CudaDeviceSynchronize, Some(Type::I32)),
-        };
-        // Math on a type the checker did not make floating: use `double`.
-        let ret = if op.is_math() {
-            Some(ret.unwrap_or(Type::F64))
-        } else {
-            ret
-        };
+            _ => {}
+        }
         let r = self.b.intrinsic(op, ret, values);
         // A result the program does not use as a value (`void` context).
         if *ty == CType::Void { None } else { r }
+    }
+
+    /// `isnan(x)` and `isinf(x)` as comparisons, with glibc's values
+    /// (`isinf` is -1 for -infinity), so output matches gcc-built programs.
+    fn classify(&mut self, func: Builtin, x: Value) -> Value {
+        let t = self.b.func.value_type(x);
+        if func == Builtin::IsNan {
+            let nan = self.b.fcmp(FloatCC::Ne, x, x);
+            return self.b.cast(CastOp::Zext, nan, Type::I32);
+        }
+        let inf = self.b.fconst(t, f64::INFINITY);
+        let neg_inf = self.b.fconst(t, f64::NEG_INFINITY);
+        let pos = self.b.fcmp(FloatCC::Eq, x, inf);
+        let neg = self.b.fcmp(FloatCC::Eq, x, neg_inf);
+        let one = self.b.iconst(Type::I32, 1);
+        let minus_one = self.b.iconst(Type::I32, -1);
+        let zero = self.b.iconst(Type::I32, 0);
+        let sign = self.b.select(neg, minus_one, zero);
+        self.b.select(pos, one, sign)
     }
 }
 

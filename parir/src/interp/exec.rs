@@ -14,6 +14,7 @@ use crate::entities::{Block, FuncId, Inst, Value};
 use crate::function::{AddrSpace, Function};
 use crate::inst::{BinaryOp, BlockCall, CastOp, FloatCC, InstKind, IntCC, UnaryOp};
 use crate::intrinsic::Intrinsic;
+use crate::libm;
 use crate::sign_extend;
 use crate::types::Type;
 use cranelift_entity::EntityRef;
@@ -541,31 +542,20 @@ impl<'a> Interp<'a> {
             }
         };
         Ok(match op {
-            Sqrt | Exp | Log | Sin | Cos | Tan | Tanh | Fabs | Floor | Ceil => {
-                let x = arg(0)?;
+            // Every math function, through the C library's (`libm.rs`).
+            Sqrt | Exp | Log | Pow | Sin | Cos | Tan | Tanh | Fabs | Fmin | Fmax | Floor | Ceil
+            | Atan | Atan2 | Asin | Acos | Sinh | Cosh | Asinh | Acosh | Atanh | Log10 | Log2
+            | Exp2 | Cbrt | Fmod | Round | Trunc | Hypot | Erf => {
+                let f = libm::math_fn(op)
+                    .ok_or_else(|| Fault::msg(format!("no C function for `{}`", op.name())))?;
+                let mut xs = [0u64; 2];
+                for (i, x) in xs.iter_mut().enumerate().take(op.info().params.len()) {
+                    *x = arg(i)?;
+                }
                 Some(if rty == Some(Type::F32) {
-                    f32_bits(math1_f32(op, f32_of(x)))
+                    f32_bits(f.f32(&xs.map(f32_of)))
                 } else {
-                    math1_f64(op, f64::from_bits(x)).to_bits()
-                })
-            }
-            Pow | Fmin | Fmax => {
-                let (x, y) = (arg(0)?, arg(1)?);
-                Some(if rty == Some(Type::F32) {
-                    let (x, y) = (f32_of(x), f32_of(y));
-                    f32_bits(match op {
-                        Pow => x.powf(y),
-                        Fmin => x.min(y),
-                        _ => x.max(y),
-                    })
-                } else {
-                    let (x, y) = (f64::from_bits(x), f64::from_bits(y));
-                    (match op {
-                        Pow => x.powf(y),
-                        Fmin => x.min(y),
-                        _ => x.max(y),
-                    })
-                    .to_bits()
+                    f.f64(&xs.map(f64::from_bits)).to_bits()
                 })
             }
             Abs => Some(canon((arg(0)? as i32).wrapping_abs() as i64, Type::I32)),
@@ -815,38 +805,6 @@ fn cast(op: CastOp, from: Type, to: Type, x: u64) -> u64 {
                 f32_bits(f64::from_bits(x) as f32)
             }
         }
-    }
-}
-
-fn math1_f64(op: Intrinsic, x: f64) -> f64 {
-    use Intrinsic::*;
-    match op {
-        Sqrt => x.sqrt(),
-        Exp => x.exp(),
-        Log => x.ln(),
-        Sin => x.sin(),
-        Cos => x.cos(),
-        Tan => x.tan(),
-        Tanh => x.tanh(),
-        Fabs => x.abs(),
-        Floor => x.floor(),
-        _ => x.ceil(),
-    }
-}
-
-fn math1_f32(op: Intrinsic, x: f32) -> f32 {
-    use Intrinsic::*;
-    match op {
-        Sqrt => x.sqrt(),
-        Exp => x.exp(),
-        Log => x.ln(),
-        Sin => x.sin(),
-        Cos => x.cos(),
-        Tan => x.tan(),
-        Tanh => x.tanh(),
-        Fabs => x.abs(),
-        Floor => x.floor(),
-        _ => x.ceil(),
     }
 }
 
