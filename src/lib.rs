@@ -569,6 +569,7 @@ fn push_gradient_request(
         _ => FuncKind::Host,
     };
     decl.linkage = Linkage::Import;
+    decl.convergent = module.funcs[primal].convergent;
     let grad = module.funcs.push(decl);
     module.grad_requests.push(GradRequest {
         primal,

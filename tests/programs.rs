@@ -47,7 +47,8 @@
 //!   `NAME.stderr` on stderr (nothing when there is no such file). Then,
 //!   natively, the JIT, an executable and a shared library called from a
 //!   C driver, each at 1, 2 and 8 workers, the JIT at
-//!   `--O0` (nothing inlined: locals in memory, callees called) and the JIT
+//!   `--O0` (nothing inlined: locals in memory, callees called) and at
+//!   `--O1`, the serial elision (`--serial`), and the JIT
 //!   with every kernel on the coroutine path (`PARC_KERNEL_COROUTINES=1`
 //!   at compile time) must print the same stdout and exit alike; their
 //!   stderr must equal the interpreter's exactly (barrier divergence is
@@ -1270,10 +1271,12 @@ fn main() {
             move || check_kernel(&p),
         ));
         let no_coroutines = marked_skip(&path, "coroutines");
-        for how in Native::EVERY_ENTRY
-            .into_iter()
-            .chain([Native::O0, Native::Coroutines])
-        {
+        for how in Native::EVERY_ENTRY.into_iter().chain([
+            Native::O0,
+            Native::O1,
+            Native::Serial,
+            Native::Coroutines,
+        ]) {
             let p = path.clone();
             let skip = no_coroutines && matches!(how, Native::Coroutines);
             trials.push(

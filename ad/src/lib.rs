@@ -350,6 +350,9 @@ pub fn differentiate(module: &mut Module, options: &AdOptions) -> Result<AdRepor
     while let Some((primal, pair)) = ctx.queue.pop() {
         reverse::split(&mut m, &mut ctx, primal, &pair)?;
     }
+    // The functions made here reach the primals' barriers (the reverse of
+    // a barrier is a barrier) and call each other.
+    parc_ir::convergent::infer(&mut m);
     *module = m;
     Ok(AdReport { sites: ctx.sites })
 }

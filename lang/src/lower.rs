@@ -97,7 +97,9 @@
 //!
 //! **Kernels.** `__shared__` arrays are globals in `AddrSpace::Shared`;
 //! `threadIdx.x` and friends are intrinsics; `__syncthreads()` is `barrier`;
-//! a launch evaluates the `dim3`s to three `i32`s each.
+//! a launch evaluates the `dim3`s to three `i32`s each. Functions that
+//! may reach a barrier (and their gradient declarations) are marked
+//! `convergent` once every body is lowered (`parc_ir::convergent::infer`).
 //!
 //! **Gradients.** `__enzyme_autodiff(f, args...)` is a `call` of a
 //! gradient declaration with the flattened arguments (each parameter's
@@ -277,6 +279,7 @@ pub fn lower_mapped(
         }
     }
     declare_gradients(&cx, &mut module);
+    parc_ir::convergent::infer(&mut module);
     module
 }
 

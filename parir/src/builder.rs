@@ -157,6 +157,8 @@ impl<'f> FuncBuilder<'f> {
         ret: Option<Type>,
         args: Vec<Value>,
     ) -> Option<Value> {
+        // A function with a barrier is convergent (the verifier's rule).
+        self.func.convergent |= op.is_convergent();
         self.push(InstKind::Intrinsic { op, args }, ret)
     }
 

@@ -113,6 +113,10 @@ pub struct Function {
     pub sig: Signature,
     pub kind: FuncKind,
     pub linkage: Linkage,
+    /// May reach a barrier (LLVM's `convergent`): which threads run a
+    /// call of it must not change (see [`crate::convergent`]). Required on
+    /// every function with a convergent operation; allowed on others.
+    pub convergent: bool,
     pub values: PrimaryMap<Value, ValueData>,
     pub insts: PrimaryMap<Inst, InstData>,
     pub blocks: PrimaryMap<Block, BlockData>,

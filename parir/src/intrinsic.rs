@@ -305,6 +305,12 @@ macro_rules! intrinsics {
         }
 
         impl Intrinsic {
+    /// Convergent intrinsics (`barrier`): the set of threads that runs one
+    /// must not change (see [`crate::convergent`]).
+    pub fn is_convergent(self) -> bool {
+        self == Intrinsic::Barrier
+    }
+
             /// This intrinsic's row of the table.
             pub fn info(self) -> &'static Info {
                 match self {

@@ -9,12 +9,15 @@
 //! - [`builder`]: appending instructions with their types worked out;
 //! - [`mod@print`] and [`read`]: the text form, which round-trips;
 //! - [`verify`]: every invariant, Tapir's rules included;
+//! - [`convergent`]: barriers and the functions that reach them, and what
+//!   passes must not do to them;
 //! - [`analysis`]: CFG, dominators, loops, the task tree;
 //! - [`interp`]: the reference interpreter (the serial projection).
 
 pub mod analysis;
 pub mod builder;
 pub mod cabi;
+pub mod convergent;
 pub mod entities;
 pub mod function;
 pub mod inst;

@@ -12,6 +12,7 @@
 //! global @buf shared size 2048 align 8 = zeroinit   ; GPU shared memory
 //! declare @ext(f64) -> f64                          ; linkage import
 //! func local kernel @k(ptr, i32) {                  ; linkage, kind
+//! func device convergent @f(i32) {                  ; reaches a barrier
 //! func @axpy(ptr noalias, ptr noalias, f64, i32) {   ; C's `restrict`
 //! func @scale(ptr "x", f64 "a") {                    ; parameter names (messages only)
 //!     v5 = alloca 8, align 8 "sum" @4:12             ; a local's name (messages only)
@@ -25,7 +26,8 @@
 //! - Functions print as `func` (default linkage `export`) when they have a
 //!   body and `declare` (default linkage `import`) when they do not; the
 //!   other linkage is written after the keyword, then the kind when it is
-//!   not `host`. Globals and functions print in entity order, so the reader
+//!   not `host`, then `convergent` for a function that may reach a
+//!   barrier ([`crate::convergent`]). Globals and functions print in entity order, so the reader
 //!   rebuilds the same `GlobalId`s and `FuncId`s.
 //! - Blocks print in layout order (the first is the entry), with their
 //!   parameters; blocks not in the layout and dead instructions are not
@@ -287,6 +289,9 @@ fn write_function(out: &mut String, module: &Module, func: &Function) {
         FuncKind::Host => {}
         FuncKind::Kernel => out.push_str(" kernel"),
         FuncKind::Device => out.push_str(" device"),
+    }
+    if func.convergent {
+        out.push_str(" convergent");
     }
     let _ = write!(out, " {}(", name_ref(&func.name));
     for (i, ty) in func.sig.params.iter().enumerate() {

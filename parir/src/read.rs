@@ -232,6 +232,7 @@ pub fn read_module_with_positions(text: &str) -> Result<(Module, TextPositions)>
         let mut func = Function::new(header.name.clone(), header.sig.clone());
         func.kind = header.kind;
         func.linkage = header.linkage;
+        func.convergent = header.convergent;
         func.noalias = header.noalias.clone();
         func.param_names = header.param_names.clone();
         let mut body = Body {
@@ -803,15 +804,25 @@ fn parse_addend(cur: &mut Cur) -> Result<i64> {
     parse_i64(&text).ok_or_else(|| pos.err(format!("bad addend `{text}`")))
 }
 
-/// `[linkage] [kind] @name(types) [-> type]` after `func`/`declare`.
+/// `[linkage] [kind] [convergent] @name(types) [-> type]` after
+/// `func`/`declare`.
 fn parse_header(cur: &mut Cur, has_body: bool) -> Result<(Function, Pos)> {
     let mut linkage = None;
     let mut kind = None;
+    let mut convergent = false;
     loop {
         let pos = cur.here();
         let Some(Tok::Word(w)) = cur.peek() else {
             break;
         };
+        if w == "convergent" {
+            if convergent {
+                return Err(pos.err("`convergent` twice".to_string()));
+            }
+            convergent = true;
+            cur.pos += 1;
+            continue;
+        }
         let (l, k) = match w.as_str() {
             "export" => (Some(Linkage::Export), None),
             "local" => (Some(Linkage::Local), None),
@@ -873,6 +884,7 @@ fn parse_header(cur: &mut Cur, has_body: bool) -> Result<(Function, Pos)> {
         Linkage::Import
     });
     func.kind = kind.unwrap_or_default();
+    func.convergent = convergent;
     Ok((func, npos))
 }
 
@@ -1791,6 +1803,7 @@ mod tests {
             let mut f = Function::new(random_name(rng, i), sig);
             f.kind = rng.pick(&[FuncKind::Host, FuncKind::Kernel, FuncKind::Device]);
             f.linkage = rng.pick(&[Linkage::Export, Linkage::Local, Linkage::Import]);
+            f.convergent = rng.chance(30);
             m.funcs.push(f);
         }
         for fid in m.funcs.keys().collect::<Vec<_>>() {

@@ -119,6 +119,13 @@
 //! - Kernels and device functions contain no `detach`, `reattach` or `sync`
 //!   (ParC has no parallel constructs on the GPU).
 //!
+//! # Convergence `[convergent]`
+//! - A function holding a convergent operation (a `barrier`, or a call of
+//!   a function marked `convergent`) is marked `convergent` (see
+//!   [`crate::convergent`]; `convergent::infer` sets the marks).
+//! - The gradient declaration of a request whose primal is marked is
+//!   marked too.
+//!
 //! # Tapir structure `[tapir]`
 //! For `detach within sr, T, C` in block `D`, `reattach within sr, C` and
 //! `sync within sr, N`:
@@ -189,7 +196,8 @@ pub struct VerifyError {
     /// The instruction as the printer writes it.
     pub inst_text: Option<String>,
     /// The rule group: `module`, `gradient`, `global`, `layout`, `ssa`,
-    /// `types`, `call`, `gpu`, `tapir`, `T1`, `T2`, `T3` or `T4`.
+    /// `types`, `call`, `gpu`, `convergent`, `tapir`, `T1`, `T2`, `T3` or
+    /// `T4`.
     pub rule: &'static str,
     pub message: String,
 }
@@ -281,6 +289,15 @@ fn check_gradients(module: &Module, errors: &mut Vec<VerifyError>) {
             );
         }
         let Some(p) = primal else { continue };
+        if p.convergent && !g.convergent {
+            err(
+                Some(g),
+                format!(
+                    "the primal {} is `convergent`, so its gradient must be too",
+                    name_ref(&p.name)
+                ),
+            );
+        }
         match gradient_signature(&p.sig, &req.activities) {
             Err(why) => err(Some(p), format!("activities do not fit: {why}")),
             Ok(sig) if sig != g.sig => err(
@@ -1024,6 +1041,14 @@ impl<'a> FuncVerifier<'a> {
                         _ => {}
                     }
                     check_args(&mut e, &callee_name, &callee.sig.params, args, &ty);
+                    if callee.convergent && !self.func.convergent {
+                        e(
+                            "convergent",
+                            format!(
+                                "calls convergent {callee_name}, but the function is not marked `convergent`"
+                            ),
+                        );
+                    }
                     if let (Some(want), Some(got)) = (callee.sig.ret, rt)
                         && want != got
                     {
@@ -1069,6 +1094,12 @@ impl<'a> FuncVerifier<'a> {
                     e(
                         "gpu",
                         format!("GPU-only intrinsic `{name}` in a host function"),
+                    );
+                }
+                if op.is_convergent() && !self.func.convergent {
+                    e(
+                        "convergent",
+                        format!("`{name}` in a function not marked `convergent`"),
                     );
                 }
                 check_intrinsic(&mut e, *op, args, rt, &ty);

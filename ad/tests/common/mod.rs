@@ -71,6 +71,7 @@ pub fn request(m: &mut Module, f: &str, acts: &[Activity]) -> FuncId {
     let sig = gradient_signature(&m.funcs[primal].sig, acts).expect("gradient signature");
     let mut decl = parc_ir::Function::new(format!("grad_{f}"), sig);
     decl.linkage = Linkage::Import;
+    decl.convergent = m.funcs[primal].convergent;
     let grad = m.funcs.push(decl);
     m.grad_requests.push(GradRequest {
         primal,

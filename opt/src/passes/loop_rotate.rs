@@ -22,7 +22,11 @@
 //!   is the exit `X`;
 //! - `H`'s other instructions are at most [`MAX_HEADER_INSTS`], none with
 //!   an effect (loads are fine: each copy runs exactly when `H` would have)
-//!   and none an `alloca` (a copy would be another object);
+//!   and none an `alloca` (a copy would be another object), and none
+//!   convergent (see [`parc_ir::convergent`]: a barrier in `H` would become
+//!   one in the guard and one at the bottom, which threads that enter the
+//!   loop together but leave it apart reach at different copies; convergent
+//!   operations have effects too, but the refusal should not rest on that);
 //! - every edge into `H` is a `jump` or `brif` (not a Tapir edge);
 //! - every value `H` defines (parameters included) that is used outside
 //!   `H` is used in the loop (where `E` dominates, as `E`'s only way in is
@@ -79,6 +83,7 @@
 
 use crate::PassContext;
 use parc_ir::analysis::{FunctionAnalyses, Loop, Task};
+use parc_ir::convergent::Convergence;
 use parc_ir::{Block, BlockCall, Function, Inst, InstKind, Intrinsic, Module, Value, ValueDef};
 use std::collections::{HashMap, HashSet};
 
@@ -88,8 +93,9 @@ pub const MAX_HEADER_INSTS: usize = 16;
 
 pub fn run(module: &mut Module, ctx: &mut PassContext) -> bool {
     let mut rotated = 0;
+    let conv = Convergence::of(module);
     let changed = crate::for_each_function(module, |f| {
-        let n = run_function(f);
+        let n = run_function(f, &conv);
         rotated += n;
         n > 0
     });
@@ -97,8 +103,9 @@ pub fn run(module: &mut Module, ctx: &mut PassContext) -> bool {
     changed
 }
 
-/// Rotates the loops of `func`; returns how many.
-pub fn run_function(func: &mut Function) -> u64 {
+/// Rotates the loops of `func`; returns how many. `conv`: the module's
+/// convergent functions.
+pub fn run_function(func: &mut Function, conv: &Convergence) -> u64 {
     // One loop at a time, since each rotation changes the CFG. A rotation
     // makes no loop, so there are at most as many as there are loops now.
     let mut made: HashSet<Block> = HashSet::new();
@@ -110,7 +117,7 @@ pub fn run_function(func: &mut Function) -> u64 {
         let Some(plan) = an
             .loops
             .loops()
-            .find_map(|lp| plan(func, &an, lp, &made, &mut round))
+            .find_map(|lp| plan(func, &an, lp, &made, &mut round, conv))
         else {
             break;
         };
@@ -427,6 +434,7 @@ fn plan(
     lp: Loop,
     made: &HashSet<Block>,
     round: &mut Round,
+    conv: &Convergence,
 ) -> Option<Plan> {
     let data = an.loops.data(lp);
     let header = data.header;
@@ -467,7 +475,7 @@ fn plan(
     if insts.len() > MAX_HEADER_INSTS + 1
         || insts[..insts.len() - 1].iter().any(|&i| {
             let k = func.inst(i);
-            k.has_side_effects() || matches!(k, InstKind::Alloca { .. })
+            k.has_side_effects() || matches!(k, InstKind::Alloca { .. }) || conv.is_convergent(k)
         })
     {
         return None;
@@ -665,6 +673,7 @@ fn copy_header(
 
 #[cfg(test)]
 mod tests {
+    use parc_ir::convergent::Convergence;
     use parc_ir::interp::{Config, Interp, Val};
     use parc_ir::read::read_module;
     use parc_ir::{FuncId, Module};
@@ -778,7 +787,7 @@ mod tests {
         let mut after = before.clone();
         let mut rotated = 0;
         for f in after.funcs.values_mut() {
-            rotated += super::run_function(f);
+            rotated += super::run_function(f, &Convergence::default());
         }
         assert_eq!(rotated, 4, "{}", parc_ir::print::print_module(&after));
         parc_ir::verify::verify_module(&after).unwrap();

@@ -26,7 +26,16 @@
 //!   with [`fold`] (exactly the interpreter's arithmetic) decides `E`'s
 //!   branch in every iteration, and the loop leaves within
 //!   [`MAX_TRIPS`] passes through the header;
-//! - the copies add at most [`MAX_GROWTH`] instructions.
+//! - the copies add at most [`MAX_GROWTH`] instructions;
+//! - every block holding a convergent operation (a `barrier`, or a call of
+//!   a function that may reach one; see [`parc_ir::convergent`])
+//!   dominates the latch. Every thread that enters the loop then passes
+//!   each such operation once per iteration, the same number of times
+//!   (the trip count is a constant and the loop has one exit), so copy
+//!   `j`'s barrier is iteration `j`'s for every thread, as the tree
+//!   reduction's is. A barrier only some iterations reach would become
+//!   copies that threads reaching it in different iterations (which met
+//!   at it before) reach apart.
 //!
 //! # The rewrite
 //! If the header runs `k` times, `k - 1` copies of the loop's blocks run
@@ -48,6 +57,7 @@
 use crate::PassContext;
 use crate::fold::{Const, fold};
 use parc_ir::analysis::{FunctionAnalyses, Loop};
+use parc_ir::convergent::Convergence;
 use parc_ir::{Block, BlockCall, Function, Inst, InstKind, Module, Value, ValueDef};
 use std::collections::HashMap;
 
@@ -58,8 +68,9 @@ pub const MAX_GROWTH: usize = 320;
 
 pub fn run(module: &mut Module, ctx: &mut PassContext) -> bool {
     let (mut unrolled, mut copies) = (0, 0);
+    let conv = Convergence::of(module);
     let changed = crate::for_each_function(module, |f| {
-        let (n, c) = run_function(f);
+        let (n, c) = run_function(f, &conv);
         unrolled += n;
         copies += c;
         n > 0
@@ -70,8 +81,9 @@ pub fn run(module: &mut Module, ctx: &mut PassContext) -> bool {
 }
 
 /// Unrolls the loops of `func` it can; returns how many, and how many
-/// copies of loop bodies it made.
-pub fn run_function(func: &mut Function) -> (u64, u64) {
+/// copies of loop bodies it made. `conv`: the module's convergent
+/// functions.
+pub fn run_function(func: &mut Function, conv: &Convergence) -> (u64, u64) {
     let (mut unrolled, mut copies) = (0, 0);
     // Unrolling a loop changes no other innermost loop: its copies branch
     // only among themselves and into the loop, and every other loop keeps
@@ -89,7 +101,7 @@ pub fn run_function(func: &mut Function) -> (u64, u64) {
             .loops()
             .filter_map(|lp| {
                 Some((
-                    plan(func, &an, &home, lp)?,
+                    plan(func, &an, &home, lp, conv)?,
                     an.loops.data(lp).parent.is_some(),
                 ))
             })
@@ -128,6 +140,7 @@ fn plan(
     an: &FunctionAnalyses,
     home: &HashMap<Inst, Block>,
     lp: Loop,
+    conv: &Convergence,
 ) -> Option<Plan> {
     let data = an.loops.data(lp);
     if !an.loops.is_innermost(lp) {
@@ -177,6 +190,13 @@ fn plan(
         _ => return None,
     };
     if back.block != data.header {
+        return None;
+    }
+    if data
+        .blocks
+        .iter()
+        .any(|&b| conv.any_in(func, [b]) && !an.domtree.dominates(b, latch))
+    {
         return None;
     }
     let eval = Eval {
@@ -294,6 +314,7 @@ fn unroll(func: &mut Function, plan: &Plan) {
 
 #[cfg(test)]
 mod tests {
+    use parc_ir::convergent::Convergence;
     use parc_ir::interp::{Config, Interp, Val};
     use parc_ir::read::read_module;
 
@@ -414,7 +435,8 @@ mod tests {
     /// pipeline runs after it; returns the loops left.
     fn unroll(m: &mut parc_ir::Module, name: &str) -> ((u64, u64), usize) {
         let id = m.func_by_name(name).expect("function");
-        let done = super::run_function(&mut m.funcs[id]);
+        let conv = Convergence::of(m);
+        let done = super::run_function(&mut m.funcs[id], &conv);
         parc_ir::verify::verify_module(m).expect("verifies after loop-unroll");
         let mut ctx = crate::PassContext::default();
         for pass in ["sccp", "simplify-cfg"] {

@@ -22,6 +22,11 @@
 //!   edge), and no `detach`, `reattach` or `sync` among its blocks;
 //! - it has at most [`MAX_LOOP_INSTS`] instructions, so the copy costs
 //!   little code;
+//! - it holds no convergent operation (a `barrier`, or a call of a
+//!   function that may reach one; see [`parc_ir::convergent`]): each copy
+//!   runs under the hoisted branch, so threads of a block that disagree on
+//!   its condition would wait at different copies of one barrier (a kernel
+//!   whose loop branches on `threadIdx` around its `__syncthreads`);
 //! - one of its blocks ends in `brif c, T, E` with `T` and `E` different
 //!   blocks and `c` defined outside the loop (the first such branch, in
 //!   the loop's block order);
@@ -48,6 +53,7 @@
 
 use crate::PassContext;
 use parc_ir::analysis::{FunctionAnalyses, Loop};
+use parc_ir::convergent::Convergence;
 use parc_ir::{Block, BlockCall, Function, Inst, InstKind, Module, Value, ValueDef};
 use std::collections::{HashMap, HashSet};
 
@@ -56,8 +62,9 @@ pub const MAX_LOOP_INSTS: usize = 80;
 
 pub fn run(module: &mut Module, ctx: &mut PassContext) -> bool {
     let mut unswitched = 0;
+    let conv = Convergence::of(module);
     let changed = crate::for_each_function(module, |f| {
-        let n = run_function(f);
+        let n = run_function(f, &conv);
         unswitched += n;
         n > 0
     });
@@ -65,8 +72,9 @@ pub fn run(module: &mut Module, ctx: &mut PassContext) -> bool {
     changed
 }
 
-/// Unswitches the loops of `func`; returns how many.
-pub fn run_function(func: &mut Function) -> u64 {
+/// Unswitches the loops of `func`; returns how many. `conv`: the module's
+/// convergent functions.
+pub fn run_function(func: &mut Function, conv: &Convergence) -> u64 {
     // One loop at a time, since each rewrite changes the CFG; the headers
     // of loops done (both copies) are not looked at again.
     let mut done: HashSet<Block> = HashSet::new();
@@ -74,7 +82,11 @@ pub fn run_function(func: &mut Function) -> u64 {
     let limit = FunctionAnalyses::compute(func).loops.len();
     for _ in 0..limit {
         let an = FunctionAnalyses::compute(func);
-        let Some(plan) = an.loops.loops().find_map(|lp| plan(func, &an, lp, &done)) else {
+        let Some(plan) = an
+            .loops
+            .loops()
+            .find_map(|lp| plan(func, &an, lp, &done, conv))
+        else {
             break;
         };
         let copy = unswitch(func, &plan);
@@ -106,7 +118,13 @@ struct Leaving {
     below: Vec<Block>,
 }
 
-fn plan(func: &Function, an: &FunctionAnalyses, lp: Loop, done: &HashSet<Block>) -> Option<Plan> {
+fn plan(
+    func: &Function,
+    an: &FunctionAnalyses,
+    lp: Loop,
+    done: &HashSet<Block>,
+    conv: &Convergence,
+) -> Option<Plan> {
     let data = an.loops.data(lp);
     if done.contains(&data.header) {
         return None;
@@ -124,6 +142,9 @@ fn plan(func: &Function, an: &FunctionAnalyses, lp: Loop, done: &HashSet<Block>)
         return None;
     }
     if data.blocks.iter().any(|&b| func.ends_in_tapir(b)) {
+        return None;
+    }
+    if conv.any_in(func, data.blocks.iter().copied()) {
         return None;
     }
     let home: HashMap<Inst, Block> = func.placed_insts().map(|(b, i)| (i, b)).collect();
@@ -250,6 +271,7 @@ fn unswitch(func: &mut Function, plan: &Plan) -> Block {
 
 #[cfg(test)]
 mod tests {
+    use parc_ir::convergent::Convergence;
     use parc_ir::interp::{Config, Interp, Val};
     use parc_ir::read::read_module;
 
@@ -382,7 +404,10 @@ mod tests {
         let before = read_module(PROGRAM).expect("reads");
         let mut after = before.clone();
         let sum_id = after.func_by_name("sum").expect("sum");
-        assert_eq!(super::run_function(&mut after.funcs[sum_id]), 1);
+        assert_eq!(
+            super::run_function(&mut after.funcs[sum_id], &Convergence::default()),
+            1
+        );
         parc_ir::verify::verify_module(&after).expect("verifies");
         for flag in [false, true] {
             assert_eq!(sum(&before, flag), sum(&after, flag));
@@ -416,7 +441,10 @@ mod tests {
     fn a_branch_on_the_counter_stays() {
         let mut m = read_module(PROGRAM).expect("reads");
         let odd = m.func_by_name("odd").expect("odd");
-        assert_eq!(super::run_function(&mut m.funcs[odd]), 0);
+        assert_eq!(
+            super::run_function(&mut m.funcs[odd], &Convergence::default()),
+            0
+        );
         assert_eq!(run(&m, "odd", &[Val::I(9)]), Val::I(16));
     }
 
@@ -427,7 +455,10 @@ mod tests {
         let before = read_module(PROGRAM).expect("reads");
         let mut after = before.clone();
         let last = after.func_by_name("last").expect("last");
-        assert_eq!(super::run_function(&mut after.funcs[last]), 1);
+        assert_eq!(
+            super::run_function(&mut after.funcs[last], &Convergence::default()),
+            1
+        );
         parc_ir::verify::verify_module(&after).expect("verifies");
         for flag in [0, 1] {
             let args = [Val::I(7), Val::I(flag)];
@@ -442,7 +473,10 @@ mod tests {
     fn a_value_used_below_two_exits_keeps_the_loop() {
         let mut m = read_module(PROGRAM).expect("reads");
         let f = m.func_by_name("two_exits").expect("two_exits");
-        assert_eq!(super::run_function(&mut m.funcs[f]), 0);
+        assert_eq!(
+            super::run_function(&mut m.funcs[f], &Convergence::default()),
+            0
+        );
         assert_eq!(run(&m, "two_exits", &[Val::I(7), Val::I(0)]), Val::I(8));
         assert_eq!(run(&m, "two_exits", &[Val::I(7), Val::I(1)]), Val::I(1));
     }

@@ -48,6 +48,12 @@
 //! - `alloca`: a function with an `alloca` — a callee may hold a pointer to
 //!   its caller's frame, which in a loop would be the same (re-zeroed)
 //!   object. (At `-O2`, `mem2reg` has removed the scalar ones.)
+//! - `convergent`: a function that may reach a barrier (see
+//!   [`parc_ir::convergent`]). Threads of a block meet at a barrier only
+//!   when they reach it through the same calls; as a loop, the barrier of
+//!   depth 2 would be the same as that of depth 1, and threads at
+//!   different depths, which the original keeps apart (barrier
+//!   divergence), would meet.
 //! - `mixed-ops`: sites with different operations.
 //! - `no-measure` and `no-kept-call`: the two conditions below.
 //!
@@ -228,6 +234,10 @@ fn plan(func: &Function, id: FuncId) -> Result<Option<Plan>, &'static str> {
     }
     if sites.is_empty() {
         return Ok(None);
+    }
+    // A self-call of a function that may reach a barrier is convergent.
+    if func.convergent {
+        return Err("convergent");
     }
     let mut tapir = false;
     let mut alloca = false;

@@ -5,9 +5,14 @@
 //! threads of a block (linear index `x + y*bx + z*bx*by`) run in rounds:
 //! each runnable thread runs until it reaches a barrier or finishes. After a
 //! round either every thread has finished (the block is done), or every
-//! thread waits at the same barrier instruction (they are all released into
-//! the next round), or the barrier diverged, which is a run-time error: CUDA
-//! leaves it undefined, and a silent answer here would hide the bug.
+//! thread waits at the same barrier instruction, reached through the same
+//! calls (they are all released into the next round), or the barrier
+//! diverged, which is a run-time error: CUDA leaves it undefined, and a
+//! silent answer here would hide the bug. The calls count because the
+//! optimizer may inline a function into each of its call sites: threads
+//! that call a function holding a barrier from two different places would
+//! meet at it before inlining and at two copies after (see
+//! `crate::convergent`).
 //! `__shared__` globals are instantiated per block on first use (zeroed) and
 //! die when the block ends.
 
@@ -131,17 +136,55 @@ impl Interp<'_> {
             let Status::AtBarrier(bf, bi) = status[w] else {
                 unreachable!("after a round every thread waits or has finished")
             };
+            let calls = self.call_path(&threads[w]);
             for (i, &s) in status.iter().enumerate() {
                 let other = match s {
                     Status::Finished => "finished without reaching it".to_string(),
                     Status::AtBarrier(f, b) if (f, b) != (bf, bi) => {
                         format!("waits at {}", self.barrier_text(f, b))
                     }
+                    Status::AtBarrier(..) => {
+                        let theirs = self.call_path(&threads[i]);
+                        if theirs == calls {
+                            continue;
+                        }
+                        match calls.iter().zip(&theirs).find(|(a, b)| a != b) {
+                            Some((&mine, &other)) => format!(
+                                "reached it through another call ({} rather than {})",
+                                self.call_text(other),
+                                self.call_text(mine)
+                            ),
+                            None => "reached it at another depth of recursion".to_string(),
+                        }
+                    }
                     _ => continue,
                 };
                 return Err(self.divergence(kernel, &threads[w], (bf, bi), &threads[i], &other));
             }
             status.fill(Status::Runnable);
+        }
+    }
+
+    /// The calls a thread is in, outermost first: each caller's frame
+    /// stands at its call instruction while the callee runs.
+    fn call_path(&self, th: &Thread) -> Vec<(FuncId, Inst)> {
+        let n = th.frames.len().saturating_sub(1);
+        th.frames[..n]
+            .iter()
+            .map(|f| {
+                (
+                    f.func,
+                    self.module.funcs[f.func].blocks[f.block].insts[f.pos],
+                )
+            })
+            .collect()
+    }
+
+    /// "the call at line 12:9" (or "a call in `f`").
+    fn call_text(&self, (f, inst): (FuncId, Inst)) -> String {
+        match self.loc(f, inst) {
+            Some(l) => format!("the call at line {}:{}", l.line, l.col),
+            None => format!("a call in `{}`", self.module.funcs[f].name),
         }
     }
 

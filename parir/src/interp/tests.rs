@@ -1434,16 +1434,21 @@ fn kernel_through_the_api_and_fresh_shared_memory_per_block() {
     assert!(e.message.contains("2048 threads"), "{}", e.message);
 }
 
+/// `threadIdx.x < 2`.
+fn below_two(b: &mut FuncBuilder) -> Value {
+    let tid = b
+        .intrinsic(Intrinsic::ThreadIdx(Dim::X), Some(Type::I32), vec![])
+        .unwrap();
+    let two = i32c(b, 2);
+    b.icmp(IntCC::Slt, tid, two)
+}
+
 #[test]
 fn barrier_divergence_is_detected() {
     // if (threadIdx.x < 2) __syncthreads();
     let mut m = Module::new();
     let k = define(&mut m, "k", &[], None, |b, _| {
-        let tid = b
-            .intrinsic(Intrinsic::ThreadIdx(Dim::X), Some(Type::I32), vec![])
-            .unwrap();
-        let two = i32c(b, 2);
-        let low = b.icmp(IntCC::Slt, tid, two);
+        let low = below_two(b);
         let (sync, end) = (b.create_block(), b.create_block());
         b.brif(low, BlockCall::to(sync), BlockCall::to(end));
         b.switch_to(sync);
@@ -1462,11 +1467,7 @@ fn barrier_divergence_is_detected() {
     // Two different barriers.
     let mut m = Module::new();
     let k = define(&mut m, "k2", &[], None, |b, _| {
-        let tid = b
-            .intrinsic(Intrinsic::ThreadIdx(Dim::X), Some(Type::I32), vec![])
-            .unwrap();
-        let two = i32c(b, 2);
-        let low = b.icmp(IntCC::Slt, tid, two);
+        let low = below_two(b);
         let (s1, s2, end) = (b.create_block(), b.create_block(), b.create_block());
         b.brif(low, BlockCall::to(s1), BlockCall::to(s2));
         b.switch_to(s1);
@@ -1489,6 +1490,46 @@ fn barrier_divergence_is_detected() {
         "{}",
         e.message
     );
+}
+
+/// Threads meet at a barrier only through the same calls: `wait`'s one
+/// barrier, reached from two call sites by different threads, diverges
+/// (inlining `wait` would make it two barriers; see `crate::convergent`).
+#[test]
+fn a_barrier_reached_through_different_calls_diverges() {
+    let mut m = Module::new();
+    let wait = define(&mut m, "wait", &[], None, |b, _| {
+        b.set_loc(at(3, 5));
+        b.intrinsic(Intrinsic::Barrier, None, vec![]);
+        b.ret(None);
+    });
+    let k = define(&mut m, "k", &[], None, |b, _| {
+        let low = below_two(b);
+        let (c1, c2, end) = (b.create_block(), b.create_block(), b.create_block());
+        b.brif(low, BlockCall::to(c1), BlockCall::to(c2));
+        for (block, line) in [(c1, 8), (c2, 10)] {
+            b.switch_to(block);
+            b.set_loc(at(line, 9));
+            b.call(wait, None, vec![]);
+            b.jump(end, vec![]);
+        }
+        b.switch_to(end);
+        b.ret(None);
+    });
+    // The same call from every thread is no divergence.
+    let same = define(&mut m, "same", &[], None, |b, _| {
+        b.call(wait, None, vec![]);
+        b.ret(None);
+    });
+    let mut it = Interp::new(&m, Config::default()).unwrap();
+    let e = it.launch(k, [1, 1, 1], [4, 1, 1], &[]).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "run-time error in function `wait` at line 3:5: barrier divergence in kernel `k`: thread (0,0,0) of block (0,0,0) reached the barrier at line 3:5 but thread (2,0,0) reached it through another call (the call at line 10:9 rather than the call at line 8:9)"
+    );
+    let mut it = Interp::new(&m, Config::default()).unwrap();
+    it.launch(same, [1, 1, 1], [4, 1, 1], &[])
+        .expect("no divergence");
 }
 
 #[test]

@@ -132,7 +132,7 @@ block6:
 block3(v105: i32):
     return v105
 }
-func kernel @kern(ptr) {
+func kernel convergent @kern(ptr) {
 block0(v0: ptr):
     v1 = thread_idx.x
     v2 = thread_idx.y

@@ -29,13 +29,13 @@ block2:
 block3:
     return v0
 }
-func kernel @ok_kernel() {
+func kernel convergent @ok_kernel() {
 block0:
     v0 = call @helper()
     barrier
     return
 }
-func @host() -> i32 {
+func convergent @host() -> i32 {
 block0:
     v0 = thread_idx.x
     barrier

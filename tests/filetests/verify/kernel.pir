@@ -1,7 +1,7 @@
 ; test: verify
 ; A kernel with shared memory and a barrier, launched from host code.
 global @tile shared size 1024 align 8 = zeroinit
-func kernel @saxpy(ptr, f32, i32) {
+func kernel convergent @saxpy(ptr, f32, i32) {
 block0(v0: ptr, v1: f32, v2: i32):
     v3 = block_idx.x
     v4 = block_dim.x

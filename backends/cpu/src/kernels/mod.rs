@@ -18,7 +18,8 @@
 //!
 //! [`fission`] gives every defined kernel a block function, except:
 //! - a kernel that calls a function that may reach a barrier (through
-//!   any chain of calls): a barrier inside a callee cannot be cut at
+//!   any chain of calls: one marked `convergent`, see
+//!   `parc_ir::convergent`): a barrier inside a callee cannot be cut at
 //!   compile time, so such a kernel keeps the coroutine path
 //!   (`parc_rt_launch`, the runtime's `gpu` module). After `-O2` inlining
 //!   this is rare: only callees too big or recursive to inline;
@@ -59,8 +60,8 @@ mod regions;
 #[cfg(test)]
 mod tests;
 
-use cranelift_entity::EntityRef;
-use parc_ir::{FuncId, FuncKind, Function, InstKind, Intrinsic, Linkage, Module, Signature, Type};
+use parc_ir::convergent::Convergence;
+use parc_ir::{FuncId, FuncKind, Function, InstKind, Linkage, Module, Signature, Type};
 use std::collections::HashMap;
 
 /// Set at compile time: every kernel takes the coroutine path.
@@ -119,10 +120,10 @@ pub(crate) fn fission(ir: &Module) -> Fission {
             .collect();
         return out;
     }
-    let reaches = reaches_barrier(ir);
+    let conv = Convergence::of(ir);
     let mut module = ir.clone();
     for k in kernels {
-        match fission_one(&mut module, k, &reaches) {
+        match fission_one(&mut module, k, &conv) {
             Ok(launch) => {
                 out.launches.insert(k, launch);
             }
@@ -142,11 +143,11 @@ pub(crate) fn fission(ir: &Module) -> Fission {
     out
 }
 
-fn fission_one(module: &mut Module, k: FuncId, reaches: &[bool]) -> Result<BlockLaunch, Refusal> {
+fn fission_one(module: &mut Module, k: FuncId, conv: &Convergence) -> Result<BlockLaunch, Refusal> {
     let f = &module.funcs[k];
     let calls_barrier = f
         .placed_insts()
-        .any(|(_, i)| matches!(f.inst(i), InstKind::Call { func, .. } if reaches[func.index()]));
+        .any(|(_, i)| matches!(f.inst(i), InstKind::Call { func, .. } if conv.function(*func)));
     if calls_barrier {
         return Err(Refusal("it calls a function that may reach a barrier"));
     }
@@ -168,39 +169,6 @@ fn fission_one(module: &mut Module, k: FuncId, reaches: &[bool]) -> Result<Block
         block_fn: built.func,
         frame_bytes: built.frame_bytes,
     })
-}
-
-/// For every function of `ir`, whether running it may execute a barrier
-/// (it holds one, or calls a function that may).
-fn reaches_barrier(ir: &Module) -> Vec<bool> {
-    let n = ir.funcs.len();
-    let mut reaches = vec![false; n];
-    let mut callers: Vec<Vec<usize>> = vec![Vec::new(); n];
-    let mut work = Vec::new();
-    for (id, f) in ir.funcs.iter() {
-        for (_, i) in f.placed_insts() {
-            match f.inst(i) {
-                InstKind::Intrinsic {
-                    op: Intrinsic::Barrier,
-                    ..
-                } if !reaches[id.index()] => {
-                    reaches[id.index()] = true;
-                    work.push(id.index());
-                }
-                InstKind::Call { func, .. } => callers[func.index()].push(id.index()),
-                _ => {}
-            }
-        }
-    }
-    while let Some(g) = work.pop() {
-        for &c in &callers[g] {
-            if !reaches[c] {
-                reaches[c] = true;
-                work.push(c);
-            }
-        }
-    }
-    reaches
 }
 
 /// The module's declaration of `parc_rt_barrier_divergence(ptr sites, ptr

@@ -14,7 +14,7 @@ use parc_ir::{
 const REDUCTION: &str = "
 global @sh shared size 2048 align 8 = zeroinit
 
-func kernel @block_sum(ptr, ptr, ptr, i32) {
+func kernel convergent @block_sum(ptr, ptr, ptr, i32) {
 block0(v0: ptr, v1: ptr, v2: ptr, v3: i32):
     v11 = thread_idx.x @19:13
     v12 = block_idx.x @20:13

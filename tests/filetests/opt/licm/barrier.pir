@@ -6,7 +6,7 @@
 ; nextln: barrier
 ; nextln: v7 = load.f32 v3
 global @tile shared size 1024 align 4 = zeroinit
-func kernel @k(ptr, i32) {
+func kernel convergent @k(ptr, i32) {
 block0(v0: ptr, v1: i32):
     v2 = iconst.i32 0
     v3 = global_addr @tile
