@@ -1,27 +1,37 @@
 //! Differential testing: random valid ParC programs (from the `parc-fuzz`
 //! crate, which documents why each is free of undefined behaviour and of
-//! races) must print the same and exit the same way in every configuration:
-//! the interpreter at `--O0` and at `--O2 --verify-each`, `parc run` at
-//! `--O0`, at `--O2` with two workers and `--serial --O2`, and gcc through
-//! `include/parc.h`, serially and with OpenMP (skipped without gcc).
+//! races) must print the same and exit the same way in every configuration
+//! of their family: the interpreter and `parc run` (1 and 8 workers) at
+//! `--O0`, `--O1`, `--O2`, `--serial` and, for gradients,
+//! `--ad-before-opt`, and gcc through `include/parc.h`, serially and with
+//! OpenMP, for programs without kernels or gradients (skipped without
+//! gcc). See `fuzz/src/oracle.rs` for the list.
 //!
-//! One test per program (`fuzz_seed_N`). The test lives in the root package
-//! so that cargo builds the `parc` binary for it (`CARGO_BIN_EXE_parc`).
-//! `PARC_FUZZ_COUNT` (default 250) and `PARC_FUZZ_SEED` (the first seed)
-//! choose other programs; many more run with
-//! `cargo run --release -p parc-fuzz -- --count 2000`. A failing program
-//! and its report are saved under the target directory's `tmp/differential/`.
+//! One test per program (`fuzz_FAMILY_N`): [`COUNTS`] plain, kernel and
+//! gradient programs. The test lives in the root package so that cargo
+//! builds the `parc` binary for it (`CARGO_BIN_EXE_parc`).
+//! `PARC_FUZZ_COUNT` (programs of each family) and `PARC_FUZZ_SEED` (the
+//! first seed) choose other programs; many more run with `cargo run
+//! --release -p parc-fuzz -- --count 2000`. A failing program and its
+//! report are saved under the target directory's `tmp/differential/`.
 
 use libtest_mimic::{Arguments, Failed, Trial};
-use parc_fuzz::{Oracles, Program, Verdict};
+use parc_fuzz::{Family, Oracles, Program, Verdict};
 use std::path::PathBuf;
 use std::sync::Arc;
 
 /// Seeds that expose known bugs in parc (never in the generator, which is
 /// fixed instead), ignored until the bug is fixed; each names its bug.
-const KNOWN_FAILURES: &[(u64, &str)] = &[];
+const KNOWN_FAILURES: &[(Family, u64, &str)] = &[];
 
-const DEFAULT_COUNT: u64 = 250;
+/// Programs of each family the suite checks. Plain programs run through
+/// eleven configurations, kernels twelve, gradients fifteen; these counts
+/// keep the test a few minutes long on two cores.
+const COUNTS: [(Family, u64); 3] = [
+    (Family::Plain, 120),
+    (Family::Kernel, 40),
+    (Family::Grad, 40),
+];
 const DEFAULT_FIRST_SEED: u64 = 1;
 
 fn env_u64(name: &str, default: u64) -> u64 {
@@ -33,8 +43,8 @@ fn env_u64(name: &str, default: u64) -> u64 {
     }
 }
 
-fn check(oracles: &Oracles, seed: u64) -> Result<(), Failed> {
-    let program = Program::generate(seed);
+fn check(oracles: &Oracles, family: Family, seed: u64) -> Result<(), Failed> {
+    let program = Program::generate(family, seed);
     match oracles.check(&program) {
         Verdict::Agree { .. } => Ok(()),
         Verdict::Mismatch { report, .. } => {
@@ -48,7 +58,8 @@ fn check(oracles: &Oracles, seed: u64) -> Result<(), Failed> {
                 Err(e) => format!("could not save the program: {e}"),
             };
             Err(format!(
-                "{report}{where_}\nreproduce: cargo run -p parc-fuzz -- --count 1 --seed {seed}\n"
+                "{report}{where_}\nreproduce: cargo run -p parc-fuzz -- --family {} --count 1 --seed {seed}\n",
+                family.name()
             )
             .into())
         }
@@ -57,7 +68,9 @@ fn check(oracles: &Oracles, seed: u64) -> Result<(), Failed> {
 
 fn main() {
     let args = Arguments::from_args();
-    let count = env_u64("PARC_FUZZ_COUNT", DEFAULT_COUNT);
+    let count = std::env::var("PARC_FUZZ_COUNT")
+        .ok()
+        .map(|_| env_u64("PARC_FUZZ_COUNT", 0));
     let first = env_u64("PARC_FUZZ_SEED", DEFAULT_FIRST_SEED);
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     let oracles = Oracles::new(PathBuf::from(env!("CARGO_BIN_EXE_parc")), &root);
@@ -65,13 +78,21 @@ fn main() {
         eprintln!("note: gcc not found: the gcc configurations are skipped");
     }
     let oracles = Arc::new(oracles);
-    let trials = (first..first.saturating_add(count))
-        .map(|seed| {
+    let trials = COUNTS
+        .into_iter()
+        .flat_map(|(family, n)| {
+            let n = count.unwrap_or(n);
+            (first..first.saturating_add(n)).map(move |seed| (family, seed))
+        })
+        .map(|(family, seed)| {
             let o = Arc::clone(&oracles);
-            let known = KNOWN_FAILURES.iter().find(|(s, _)| *s == seed);
-            let trial = Trial::test(format!("fuzz_seed_{seed}"), move || check(&o, seed));
+            let known = KNOWN_FAILURES
+                .iter()
+                .find(|(f, s, _)| (*f, *s) == (family, seed));
+            let name = format!("fuzz_{}_{seed}", family.name());
+            let trial = Trial::test(name, move || check(&o, family, seed));
             match known {
-                Some((_, bug)) => trial.with_ignored_flag(true).with_kind(*bug),
+                Some((_, _, bug)) => trial.with_ignored_flag(true).with_kind(*bug),
                 None => trial,
             }
         })

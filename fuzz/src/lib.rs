@@ -1,12 +1,37 @@
 //! `parc-fuzz`: differential testing of parc with random valid ParC programs.
 //!
-//! [`Program::generate`] turns a `u64` seed into a small ParC program
-//! (50–300 lines) deterministically; [`Oracles::check`] runs it through
-//! seven configurations — the interpreter at `--O0` and at `--O2
-//! --verify-each` (in process), `parc run` at `--O0`, at `--O2` with two
-//! workers and `--serial --O2` (the `parc` binary), and gcc through
-//! `include/parc.h`, serially and with OpenMP — and demands identical
-//! standard output and exit status from all of them.
+//! [`Program::generate`] turns a [`Family`] and a `u64` seed into a small
+//! ParC program deterministically; [`Oracles::check`] runs it through
+//! every configuration of its family (see `oracle.rs`: the interpreter at
+//! `--O0`, `--O1` and `--O2`, `--serial` and, for gradients,
+//! `--ad-before-opt`, in process; `parc run` at each of those with 1 and
+//! 8 workers; gcc through `include/parc.h`, serially and with OpenMP, for
+//! the plain family) and demands the same standard output and exit status
+//! from all of them (gradients: the same numbers within 1e-9, relative).
+//!
+//! # Families
+//! - [`Family::Plain`] (`generate.rs`, 50–300 lines): C with structs,
+//!   pointers, recursion, `spawn` and `parallel_for`; no kernels and no
+//!   gradients, so gcc is an oracle too. The guarantees below are its.
+//! - [`Family::Kernel`] (`kernel.rs`): integer kernels whose barriers sit
+//!   in loops and `if`s every thread of a block takes alike (bounds and
+//!   conditions over `n`, `blockIdx` and the counters of such loops),
+//!   around code that branches and loops on the thread (`&&`, `||`,
+//!   `while`, trip counts from `threadIdx`), a tree reduction, and a
+//!   `__device__` function with barriers called by every thread at one
+//!   place. Every thread reaches the same barriers through the same calls,
+//!   so no program has barrier divergence. `__shared__` memory is
+//!   race-free by the discipline in `kernel.rs`'s doc; every slot is
+//!   written before it is read; each thread writes only its own element
+//!   of `out` and reads `data`, which the kernel never writes. Loops are
+//!   bounded by `n` (at most 5) or constants; integer arithmetic wraps
+//!   (ParC defines it), divisors are `(x & 7) + 1`, shifts are by `x & 7`.
+//! - [`Family::Grad`] (`grad.rs`): `__enzyme_autodiff` of a function whose
+//!   `spawn`s and `parallel_for`s sit in `for` and `while` loops, nested
+//!   both ways, with race-free, smooth, bounded arithmetic; `main` prints
+//!   `check NAME ANALYTIC FD` lines, and the reference's analytic values
+//!   must agree with the finite differences (within 1e-5 (1 + |FD|)) as
+//!   well as every configuration with the reference.
 //!
 //! # What every generated program guarantees
 //!
@@ -94,6 +119,8 @@
 //! `-fno-builtin-<f>` for the transcendental functions.
 
 mod generate;
+mod grad;
+mod kernel;
 pub mod oracle;
 pub mod reduce;
 mod rng;
@@ -101,9 +128,34 @@ mod rng;
 pub use oracle::{Oracles, Outcome, Verdict};
 pub use rng::Rng;
 
+/// What kind of program a generator makes (see the crate doc).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Family {
+    Plain,
+    Kernel,
+    Grad,
+}
+
+impl Family {
+    pub const ALL: [Family; 3] = [Family::Plain, Family::Kernel, Family::Grad];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Family::Plain => "plain",
+            Family::Kernel => "kernel",
+            Family::Grad => "grad",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Family> {
+        Family::ALL.into_iter().find(|f| f.name() == name)
+    }
+}
+
 /// One generated program.
 #[derive(Clone, Debug)]
 pub struct Program {
+    pub family: Family,
     pub seed: u64,
     /// The ParC source.
     pub source: String,
@@ -112,10 +164,16 @@ pub struct Program {
 }
 
 impl Program {
-    /// The program for `seed`: the same on every machine and every run.
-    pub fn generate(seed: u64) -> Program {
-        let (source, arg) = generate::generate(seed);
+    /// The program of `family` for `seed`: the same on every machine and
+    /// every run.
+    pub fn generate(family: Family, seed: u64) -> Program {
+        let (source, arg) = match family {
+            Family::Plain => generate::generate(seed),
+            Family::Kernel => kernel::generate(seed),
+            Family::Grad => grad::generate(seed),
+        };
         Program {
+            family,
             seed,
             source,
             args: vec![arg.to_string()],
@@ -124,23 +182,29 @@ impl Program {
 
     /// A file name for the program.
     pub fn file_name(&self) -> String {
-        format!("fuzz-{}.pc", self.seed)
+        match self.family {
+            Family::Plain => format!("fuzz-{}.pc", self.seed),
+            f => format!("fuzz-{}-{}.pc", f.name(), self.seed),
+        }
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::Program;
+    use super::{Family, Program};
 
     #[test]
     fn same_seed_same_program() {
-        for seed in 0..20 {
-            let a = Program::generate(seed);
-            let b = Program::generate(seed);
-            assert_eq!(a.source, b.source);
-            assert_eq!(a.args, b.args);
+        for family in Family::ALL {
+            for seed in 0..20 {
+                let a = Program::generate(family, seed);
+                let b = Program::generate(family, seed);
+                assert_eq!(a.source, b.source);
+                assert_eq!(a.args, b.args);
+            }
+            let one = Program::generate(family, 1).source;
+            assert_ne!(one, Program::generate(family, 2).source);
         }
-        assert_ne!(Program::generate(1).source, Program::generate(2).source);
     }
 
     /// The checker notices a configuration that prints something else: a
@@ -150,9 +214,9 @@ mod tests {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
         let mut oracles = super::Oracles::new("/bin/echo".into(), &root);
         oracles.gcc = None;
-        match oracles.check(&Program::generate(3)) {
+        match oracles.check(&Program::generate(Family::Plain, 3)) {
             super::Verdict::Mismatch { report, .. } => {
-                assert!(report.contains("jit-O2-2-workers"), "{report}");
+                assert!(report.contains("jit-O2-8-workers"), "{report}");
                 assert!(report.contains("+run --color=never --O2"), "{report}");
             }
             v => panic!("not reported: {v:?}"),
@@ -160,17 +224,19 @@ mod tests {
     }
 
     /// Every program is accepted by parc's front end, and the interpreter
-    /// runs it to a normal exit (10 + hash % 64) with no fault.
+    /// runs it to a normal exit (10 + hash % 64) with no fault; every
+    /// gradient agrees with its finite difference.
     #[test]
     fn programs_are_valid_and_run_cleanly() {
-        for seed in 0..40 {
-            let p = Program::generate(seed);
-            let out = super::oracle::interp(&p, 0, false, false);
-            assert!(
-                matches!(out.status, super::oracle::Status::Exit(10..=73)) && out.stderr.is_empty(),
-                "seed {seed}: {out:?}\n{}",
-                p.source
-            );
+        for (family, seed) in Family::ALL
+            .into_iter()
+            .flat_map(|f| (0..40).map(move |s| (f, s)))
+        {
+            let p = Program::generate(family, seed);
+            let out = super::oracle::interp(&p, &super::oracle::InterpOptions::default());
+            if let Some(why) = super::oracle::reference_problem(family, &out) {
+                panic!("{} {seed}: {why}: {out:?}\n{}", family.name(), p.source);
+            }
         }
     }
 }

@@ -3,7 +3,8 @@
 //!
 //! ```text
 //! cargo run --release -p parc-fuzz -- --count 2000 --seed 1 --keep-failures /tmp/fails
-//! cargo run --release -p parc-fuzz -- --print --seed 42     # show one program
+//! cargo run --release -p parc-fuzz -- --family kernel --count 500
+//! cargo run --release -p parc-fuzz -- --print --family grad --seed 42     # show one program
 //! ```
 //!
 //! Run through cargo, it first rebuilds the `parc` binary of the same
@@ -12,7 +13,7 @@
 
 use clap::Parser;
 use parc_fuzz::oracle::Status;
-use parc_fuzz::{Oracles, Program, Verdict};
+use parc_fuzz::{Family, Oracles, Program, Verdict};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -25,9 +26,15 @@ use std::time::{Duration, Instant};
     about = "Differential testing of parc with random valid ParC programs"
 )]
 struct Cli {
-    /// How many programs to check.
+    /// How many seeds to check (each in every family asked for).
     #[arg(long, default_value_t = 100)]
     count: u64,
+    /// Which programs: `plain` (C with spawn and parallel_for, also checked
+    /// against gcc), `kernel` (barriers around thread-dependent control
+    /// flow), `grad` (gradients of spawn and parallel_for in loops), or
+    /// `all` (each seed in all three).
+    #[arg(long, default_value = "all", value_parser = parse_families)]
+    family: Families,
     /// Seed of the first program; the others take the following seeds.
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -63,9 +70,11 @@ struct Cli {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     if cli.print {
-        let p = Program::generate(cli.seed);
-        print!("{}", p.source);
-        eprintln!("args: {}", p.args.join(" "));
+        for &family in &cli.family.0 {
+            let p = Program::generate(family, cli.seed);
+            print!("{}", p.source);
+            eprintln!("args: {}", p.args.join(" "));
+        }
         return ExitCode::SUCCESS;
     }
     let root = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -89,13 +98,16 @@ fn main() -> ExitCode {
         eprintln!("parc-fuzz: note: gcc not found; the gcc configurations are skipped");
     }
     oracles.ubsan = cli.ubsan;
-    let names: Vec<&str> = oracles.configs().iter().map(|c| c.name).collect();
-    eprintln!(
-        "parc-fuzz: {} programs from seed {}; configurations: {}",
-        cli.count,
-        cli.seed,
-        names.join(", ")
-    );
+    for &family in &cli.family.0 {
+        let names: Vec<&str> = oracles.configs(family).iter().map(|c| c.name).collect();
+        eprintln!(
+            "parc-fuzz: {} {} programs from seed {}; configurations: {}",
+            cli.count,
+            family.name(),
+            cli.seed,
+            names.join(", ")
+        );
+    }
     if let Some(dir) = &cli.keep_failures
         && let Err(e) = std::fs::create_dir_all(dir)
     {
@@ -107,8 +119,10 @@ fn main() -> ExitCode {
         .jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
         .max(1);
-    let next = AtomicU64::new(cli.seed);
-    let end = cli.seed.saturating_add(cli.count);
+    let families = cli.family.0.clone();
+    let per_seed = families.len() as u64;
+    let next = AtomicU64::new(0);
+    let end = cli.count.saturating_mul(per_seed);
     let deadline = cli
         .time_limit
         .map(|s| Instant::now() + Duration::from_secs(s));
@@ -122,11 +136,13 @@ fn main() -> ExitCode {
                     if deadline.is_some_and(|d| Instant::now() > d) {
                         break;
                     }
-                    let seed = next.fetch_add(1, Ordering::Relaxed);
-                    if seed >= end {
+                    let k = next.fetch_add(1, Ordering::Relaxed);
+                    if k >= end {
                         break;
                     }
-                    let program = Program::generate(seed);
+                    let seed = cli.seed + k / per_seed;
+                    let family = families[(k % per_seed) as usize];
+                    let program = Program::generate(family, seed);
                     let lines = program.source.lines().count();
                     let verdict = oracles.check(&program);
                     if let Verdict::Mismatch { report, .. } = &verdict {
@@ -159,6 +175,23 @@ fn main() -> ExitCode {
     } else {
         ExitCode::FAILURE
     }
+}
+
+/// The families `--family` asks for.
+#[derive(Clone, Debug)]
+struct Families(Vec<Family>);
+
+fn parse_families(s: &str) -> Result<Families, String> {
+    if s == "all" {
+        return Ok(Families(Family::ALL.to_vec()));
+    }
+    s.split(',')
+        .map(|name| {
+            Family::from_name(name)
+                .ok_or_else(|| format!("unknown family `{name}` (plain, kernel, grad or all)"))
+        })
+        .collect::<Result<Vec<_>, _>>()
+        .map(Families)
 }
 
 /// The `parc` binary beside this executable. Run through cargo (which
@@ -231,10 +264,13 @@ fn save(dir: &Path, program: &Program, report: &str) {
 #[derive(Default)]
 struct Stats {
     programs: u64,
+    /// Programs per family.
+    per_family: Vec<(&'static str, u64)>,
     lines: u64,
-    failed: Vec<u64>,
-    /// Time per configuration, summed.
-    times: Vec<(&'static str, Duration)>,
+    /// Failing programs: family and seed.
+    failed: Vec<(&'static str, u64)>,
+    /// Time per configuration, summed, and its runs.
+    times: Vec<(&'static str, Duration, u64)>,
     /// Reference runs whose exit status was a fault rather than main's.
     invalid: u64,
 }
@@ -242,15 +278,23 @@ struct Stats {
 impl Stats {
     fn record(&mut self, program: &Program, lines: usize, verdict: &Verdict) {
         self.programs += 1;
+        let family = program.family.name();
+        match self.per_family.iter_mut().find(|(f, _)| *f == family) {
+            Some((_, n)) => *n += 1,
+            None => self.per_family.push((family, 1)),
+        }
         self.lines += lines as u64;
         for (name, o) in verdict.outcomes() {
-            match self.times.iter_mut().find(|(n, _)| n == name) {
-                Some((_, t)) => *t += o.time,
-                None => self.times.push((name, o.time)),
+            match self.times.iter_mut().find(|(n, _, _)| n == name) {
+                Some((_, t, runs)) => {
+                    *t += o.time;
+                    *runs += 1;
+                }
+                None => self.times.push((name, o.time, 1)),
             }
         }
         if let Verdict::Mismatch { outcomes, .. } = verdict {
-            self.failed.push(program.seed);
+            self.failed.push((program.family.name(), program.seed));
             if !matches!(outcomes[0].1.status, Status::Exit(10..=73)) {
                 self.invalid += 1;
             }
@@ -266,8 +310,17 @@ impl Stats {
             wall.as_secs_f64(),
             wall.as_secs_f64() / n
         );
-        for (name, t) in &self.times {
-            eprintln!("  {name:>24}: {:.4} s per program", t.as_secs_f64() / n);
+        let families: Vec<String> = self
+            .per_family
+            .iter()
+            .map(|(f, n)| format!("{n} {f}"))
+            .collect();
+        eprintln!("parc-fuzz: programs by family: {}", families.join(", "));
+        for (name, t, runs) in &self.times {
+            eprintln!(
+                "  {name:>28}: {runs} runs, {:.4} s per run",
+                t.as_secs_f64() / *runs as f64
+            );
         }
         if self.failed.is_empty() {
             eprintln!("parc-fuzz: no mismatches");
@@ -280,7 +333,7 @@ impl Stats {
                 self.invalid,
                 seeds
                     .iter()
-                    .map(u64::to_string)
+                    .map(|(f, s)| format!("{f} {s}"))
                     .collect::<Vec<_>>()
                     .join(" ")
             );

@@ -6,7 +6,7 @@
 //! prints through the C library to file descriptor 1 and may end the
 //! process on a fault; gcc builds run as executables.
 
-use crate::Program;
+use crate::{Family, Program};
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -45,25 +45,81 @@ pub struct Outcome {
     pub time: Duration,
 }
 
-impl Outcome {
-    /// What must agree between configurations.
-    fn key(&self) -> (&Status, &str) {
-        (&self.status, &self.stdout)
+/// Whether two runs of a program of `family` agree: the same exit status
+/// and output, except that gradients may differ in the last bits (a
+/// parallel reverse sums per worker, in another order): numbers within
+/// 1e-9 of each other, relative (1e-12 absolute near zero).
+pub fn agree(family: Family, a: &Outcome, b: &Outcome) -> bool {
+    if a.status != b.status {
+        return false;
     }
+    if family != Family::Grad {
+        return a.stdout == b.stdout;
+    }
+    let (la, lb): (Vec<&str>, Vec<&str>) = (a.stdout.lines().collect(), b.stdout.lines().collect());
+    la.len() == lb.len()
+        && la.iter().zip(&lb).all(|(x, y)| {
+            let (wx, wy): (Vec<&str>, Vec<&str>) = (x.split(' ').collect(), y.split(' ').collect());
+            wx.len() == wy.len()
+                && wx.iter().zip(&wy).all(|(p, q)| {
+                    p == q
+                        || match (p.parse::<f64>(), q.parse::<f64>()) {
+                            (Ok(u), Ok(v)) => (u - v).abs() <= 1e-9 * u.abs().max(v.abs()) + 1e-12,
+                            _ => false,
+                        }
+                })
+        })
+}
+
+/// Why the reference run of a program of `family` shows the program (or
+/// the generator) is wrong, if it does: every generated `main` exits with
+/// 10..=73 and prints nothing on stderr, and a gradient program's analytic
+/// derivatives agree with its finite differences.
+pub fn reference_problem(family: Family, reference: &Outcome) -> Option<String> {
+    if !matches!(reference.status, Status::Exit(10..=73)) || !reference.stderr.is_empty() {
+        return Some(format!("did not end normally: {}", reference.status));
+    }
+    if family == Family::Grad {
+        let mut checks = 0;
+        for line in reference.stdout.lines() {
+            let Some(rest) = line.strip_prefix("check ") else {
+                continue;
+            };
+            checks += 1;
+            let w: Vec<&str> = rest.split(' ').collect();
+            let nums = (w.len() == 3)
+                .then(|| Some((w[1].parse::<f64>().ok()?, w[2].parse::<f64>().ok()?)))
+                .flatten();
+            match nums {
+                Some((analytic, fd)) if (analytic - fd).abs() <= 1e-5 * (1.0 + fd.abs()) => {}
+                _ => return Some(format!("computed a wrong derivative: `{line}`")),
+            }
+        }
+        if checks == 0 {
+            return Some("checked no derivative".into());
+        }
+    }
+    None
+}
+
+/// How the in-process interpreter configurations compile.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct InterpOptions {
+    pub opt: u8,
+    pub verify_each: bool,
+    /// Print the compiled module, read it back as `.pir` input and compile
+    /// that again before running it.
+    pub ir_roundtrip: bool,
+    pub serial: bool,
+    pub ad_before_opt: bool,
 }
 
 #[derive(Clone, Copy, Debug)]
 enum Kind {
-    Interp {
-        opt: u8,
-        verify_each: bool,
-        /// Print the compiled module, read it back as `.pir` input and
-        /// compile that again before running it.
-        ir_roundtrip: bool,
-    },
+    Interp(InterpOptions),
     Parc {
         args: &'static [&'static str],
-        threads: Option<&'static str>,
+        env: &'static [(&'static str, &'static str)],
     },
     Gcc {
         openmp: bool,
@@ -71,82 +127,168 @@ enum Kind {
     },
 }
 
-/// One way of running a program.
+/// One way of running a program, and the families it applies to.
 #[derive(Clone, Copy, Debug)]
 pub struct Config {
     pub name: &'static str,
     kind: Kind,
+    families: &'static [Family],
 }
 
-/// The reference comes first: the interpreter, unoptimized. `interp-O1`
-/// and `interp-O2-ir-roundtrip` are beyond the seven asked for: in process
-/// they cost little; -O1 is a different pass pipeline, and the round trip
-/// checks the text form and a second run of the pipeline.
-pub const CONFIGS: [Config; 9] = [
+const ALL: &[Family] = &Family::ALL;
+const GRAD: &[Family] = &[Family::Grad];
+const KERNEL: &[Family] = &[Family::Kernel];
+const PLAIN: &[Family] = &[Family::Plain];
+
+const fn interp_config(
+    name: &'static str,
+    o: InterpOptions,
+    families: &'static [Family],
+) -> Config {
     Config {
-        name: "interp-O0",
-        kind: Kind::Interp {
-            opt: 0,
-            verify_each: false,
-            ir_roundtrip: false,
-        },
-    },
+        name,
+        kind: Kind::Interp(o),
+        families,
+    }
+}
+
+const fn parc_config(
+    name: &'static str,
+    args: &'static [&'static str],
+    env: &'static [(&'static str, &'static str)],
+    families: &'static [Family],
+) -> Config {
     Config {
-        name: "interp-O1",
-        kind: Kind::Interp {
+        name,
+        kind: Kind::Parc { args, env },
+        families,
+    }
+}
+
+const O: InterpOptions = InterpOptions {
+    opt: 0,
+    verify_each: false,
+    ir_roundtrip: false,
+    serial: false,
+    ad_before_opt: false,
+};
+
+/// The reference comes first: the interpreter, unoptimized. Every -O
+/// level, the serial elision and (for gradients) `--ad-before-opt` run in
+/// the interpreter (in process, cheap) and natively with 1 and 8 workers;
+/// `--verify-each` checks the IR after every pass; the IR round trip
+/// checks the text form and a second run of the pipeline; one native run
+/// takes chunks of one iteration on four workers (as many steals as a
+/// small program can have); kernels also run on the coroutine path.
+pub const CONFIGS: [Config; 18] = [
+    interp_config("interp-O0", O, ALL),
+    interp_config(
+        "interp-O1",
+        InterpOptions {
             opt: 1,
             verify_each: true,
-            ir_roundtrip: false,
+            ..O
         },
-    },
-    Config {
-        name: "interp-O2-verify-each",
-        kind: Kind::Interp {
+        ALL,
+    ),
+    interp_config(
+        "interp-O2-verify-each",
+        InterpOptions {
             opt: 2,
             verify_each: true,
-            ir_roundtrip: false,
+            ..O
         },
-    },
-    // The optimized module as text, read back and optimized again: the
-    // printer and reader keep every program's meaning, and the pipeline
-    // keeps it when it runs twice.
-    Config {
-        name: "interp-O2-ir-roundtrip",
-        kind: Kind::Interp {
+        ALL,
+    ),
+    interp_config(
+        "interp-O2-ir-roundtrip",
+        InterpOptions {
             opt: 2,
-            verify_each: false,
             ir_roundtrip: true,
+            ..O
         },
-    },
-    // Four workers on chunks of one iteration: as many steals and
-    // interleavings as a small program can have.
-    Config {
-        name: "jit-O0-4-workers-grain-1",
-        kind: Kind::Parc {
-            args: &["--O0", "--grain", "1"],
-            threads: Some("4"),
+        ALL,
+    ),
+    interp_config(
+        "interp-serial-O2",
+        InterpOptions {
+            opt: 2,
+            serial: true,
+            ..O
         },
-    },
-    Config {
-        name: "jit-O2-2-workers",
-        kind: Kind::Parc {
-            args: &["--O2"],
-            threads: Some("2"),
+        ALL,
+    ),
+    interp_config(
+        "interp-ad-before-opt-O2",
+        InterpOptions {
+            opt: 2,
+            ad_before_opt: true,
+            ..O
         },
-    },
-    Config {
-        name: "serial-O2",
-        kind: Kind::Parc {
-            args: &["--serial", "--O2"],
-            threads: None,
-        },
-    },
+        GRAD,
+    ),
+    parc_config(
+        "jit-O0-4-workers-grain-1",
+        &["--O0", "--grain", "1"],
+        &[("PARC_NUM_THREADS", "4")],
+        ALL,
+    ),
+    parc_config(
+        "jit-O0-1-worker",
+        &["--O0"],
+        &[("PARC_NUM_THREADS", "1")],
+        KERNEL_AND_GRAD,
+    ),
+    parc_config(
+        "jit-O1-1-worker",
+        &["--O1"],
+        &[("PARC_NUM_THREADS", "1")],
+        ALL,
+    ),
+    parc_config(
+        "jit-O1-8-workers",
+        &["--O1"],
+        &[("PARC_NUM_THREADS", "8")],
+        ALL,
+    ),
+    parc_config(
+        "jit-O2-1-worker",
+        &["--O2"],
+        &[("PARC_NUM_THREADS", "1")],
+        ALL,
+    ),
+    parc_config(
+        "jit-O2-8-workers",
+        &["--O2"],
+        &[("PARC_NUM_THREADS", "8")],
+        ALL,
+    ),
+    parc_config("serial-O2", &["--serial", "--O2"], &[], ALL),
+    parc_config(
+        "jit-ad-before-opt-1-worker",
+        &["--ad-before-opt"],
+        &[("PARC_NUM_THREADS", "1")],
+        GRAD,
+    ),
+    parc_config(
+        "jit-ad-before-opt-8-workers",
+        &["--ad-before-opt"],
+        &[("PARC_NUM_THREADS", "8")],
+        GRAD,
+    ),
+    parc_config(
+        "jit-coroutines-2-workers",
+        &["--O2"],
+        &[("PARC_NUM_THREADS", "2"), ("PARC_KERNEL_COROUTINES", "1")],
+        KERNEL,
+    ),
     Config {
         name: "gcc-O2",
         kind: Kind::Gcc {
             openmp: false,
             ubsan: false,
         },
+        families: PLAIN,
     },
     Config {
         name: "gcc-O2-openmp",
@@ -154,8 +296,11 @@ pub const CONFIGS: [Config; 9] = [
             openmp: true,
             ubsan: false,
         },
+        families: PLAIN,
     },
 ];
+
+const KERNEL_AND_GRAD: &[Family] = &[Family::Kernel, Family::Grad];
 
 /// An extra check of the generator itself (`--ubsan`): gcc's undefined
 /// behaviour and address sanitizers must stay silent.
@@ -165,6 +310,7 @@ pub const UBSAN: Config = Config {
         openmp: false,
         ubsan: true,
     },
+    families: PLAIN,
 };
 
 /// The math functions gcc folds with MPFR (correctly rounded) when their
@@ -181,24 +327,27 @@ const MAX_STEPS: u64 = 2_000_000_000;
 /// Runs `program` in the interpreter in this process, as `parc run
 /// --interp` would, and reports what the command would have printed and
 /// returned.
-pub fn interp(program: &Program, opt_level: u8, verify_each: bool, ir_roundtrip: bool) -> Outcome {
+pub fn interp(program: &Program, o: &InterpOptions) -> Outcome {
     let start = Instant::now();
     let path = program.file_name();
     let source = program.source.clone();
     let mut args = vec![path.clone()];
     args.extend(program.args.iter().cloned());
+    let o = *o;
     // The compiler's passes recurse over the program: give them a stack
     // like the `parc` binary's own compiler thread does.
     let worker = std::thread::Builder::new()
         .stack_size(256 << 20)
         .spawn(move || {
             let options = parc::Options {
-                opt_level,
-                verify_each,
+                opt_level: o.opt,
+                verify_each: o.verify_each,
+                serial: o.serial,
+                ad_before_opt: o.ad_before_opt,
                 ..parc::Options::default()
             };
             let compiled = parc::compile(&path, &source, &options).and_then(|c| {
-                if !ir_roundtrip {
+                if !o.ir_roundtrip {
                     return Ok(c);
                 }
                 let text = parc_ir::print::print_module(&c.module);
@@ -376,14 +525,15 @@ impl Oracles {
         }
     }
 
-    /// The configurations this checker runs.
-    pub fn configs(&self) -> Vec<Config> {
+    /// The configurations this checker runs for programs of `family`.
+    pub fn configs(&self, family: Family) -> Vec<Config> {
         let mut v: Vec<Config> = CONFIGS
             .iter()
             .copied()
+            .filter(|c| c.families.contains(&family))
             .filter(|c| self.gcc.is_some() || !matches!(c.kind, Kind::Gcc { .. }))
             .collect();
-        if self.ubsan && self.gcc.is_some() {
+        if self.ubsan && self.gcc.is_some() && UBSAN.families.contains(&family) {
             v.push(UBSAN);
         }
         v
@@ -392,12 +542,8 @@ impl Oracles {
     /// Runs one configuration.
     pub fn run(&self, config: &Config, program: &Program) -> Outcome {
         match config.kind {
-            Kind::Interp {
-                opt,
-                verify_each,
-                ir_roundtrip,
-            } => interp(program, opt, verify_each, ir_roundtrip),
-            Kind::Parc { args, threads } => {
+            Kind::Interp(o) => interp(program, &o),
+            Kind::Parc { args, env } => {
                 let file = match self.source_file(program) {
                     Ok(f) => f,
                     Err(o) => return o,
@@ -408,9 +554,7 @@ impl Oracles {
                     .arg(&file)
                     .arg("--")
                     .args(&program.args);
-                if let Some(n) = threads {
-                    cmd.env("PARC_NUM_THREADS", n);
-                }
+                cmd.envs(env.iter().copied());
                 run_command(cmd, self.timeout)
             }
             Kind::Gcc { openmp, ubsan } => {
@@ -491,18 +635,17 @@ impl Oracles {
     /// reference interpreter, which must end normally (exit 10..=73, as
     /// every generated `main` does, with nothing on stderr).
     pub fn check(&self, program: &Program) -> Verdict {
-        let configs = self.configs();
+        let configs = self.configs(program.family);
         let mut outcomes: Vec<(&'static str, Outcome)> = Vec::new();
         let reference = self.run(&configs[0], program);
-        let clean =
-            matches!(reference.status, Status::Exit(10..=73)) && reference.stderr.is_empty();
+        let problem = reference_problem(program.family, &reference);
         outcomes.push((configs[0].name, reference));
-        if !clean {
+        if let Some(why) = problem {
             let report = format!(
-                "seed {}: the reference run ({}) did not end normally: {}\n{}",
+                "{} {}: the reference run ({}) {why}\n{}",
+                program.family.name(),
                 program.seed,
                 configs[0].name,
-                outcomes[0].1.status,
                 excerpt(&outcomes[0].1.stderr)
             );
             self.clean_up(program);
@@ -513,7 +656,10 @@ impl Oracles {
         }
         self.clean_up(program);
         let reference = &outcomes[0].1;
-        if outcomes.iter().all(|(_, o)| o.key() == reference.key()) {
+        if outcomes
+            .iter()
+            .all(|(_, o)| agree(program.family, o, reference))
+        {
             return Verdict::Agree { outcomes };
         }
         let report = mismatch_report(program, &outcomes);
@@ -552,13 +698,14 @@ fn excerpt(text: &str) -> String {
 fn mismatch_report(program: &Program, outcomes: &[(&'static str, Outcome)]) -> String {
     let mut groups: Vec<(Vec<&str>, &Outcome)> = Vec::new();
     for (name, o) in outcomes {
-        match groups.iter_mut().find(|(_, g)| g.key() == o.key()) {
+        match groups.iter_mut().find(|(_, g)| agree(program.family, g, o)) {
             Some((names, _)) => names.push(name),
             None => groups.push((vec![name], o)),
         }
     }
     let mut r = format!(
-        "seed {}: configurations disagree (args: {})\n",
+        "{} {}: configurations disagree (args: {})\n",
+        program.family.name(),
         program.seed,
         program.args.join(" ")
     );

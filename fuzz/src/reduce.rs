@@ -3,15 +3,16 @@
 //! reference (and the reference still runs cleanly).
 //!
 //! Deletions can break the generator's guarantees, so a few lines are never
-//! deleted: `sync;` (removing it would create races) and the `wN++;` that
+//! deleted: `sync;` and `__syncthreads();` (removing them would create
+//! races) and the `wN++;` or `wN = wN - 1;` that
 //! advances a `while`/`do` counter (removing it would make the loop
 //! endless). A deletion that makes the program invalid is simply rejected:
 //! the reference then fails to compile. Removing an initialization can
 //! make the C program read an indeterminate value (ParC zeroes it), so a
 //! reduced program that only gcc disagrees with deserves a second look.
 
-use crate::oracle::{Config, Oracles, Outcome, Status};
-use crate::{Program, Verdict};
+use crate::oracle::{Config, Oracles, Outcome, Status, agree};
+use crate::{Family, Program, Verdict};
 
 /// What a failure looks like: how the reference ended, and which
 /// configurations disagree with it.
@@ -23,7 +24,7 @@ struct Signature {
     disagreeing: Vec<&'static str>,
 }
 
-fn signature(outcomes: &[(&'static str, Outcome)]) -> Signature {
+fn signature(family: Family, outcomes: &[(&'static str, Outcome)]) -> Signature {
     let (_, reference) = &outcomes[0];
     Signature {
         reference: reference.status.clone(),
@@ -35,7 +36,7 @@ fn signature(outcomes: &[(&'static str, Outcome)]) -> Signature {
             .to_string(),
         disagreeing: outcomes[1..]
             .iter()
-            .filter(|(_, o)| (&o.status, &o.stdout) != (&reference.status, &reference.stdout))
+            .filter(|(_, o)| !agree(family, o, reference))
             .map(|(n, _)| *n)
             .collect(),
     }
@@ -52,10 +53,10 @@ pub fn reduce(
     let Verdict::Mismatch { outcomes, .. } = verdict else {
         return program.clone();
     };
-    let want = signature(outcomes);
+    let want = signature(program.family, outcomes);
     // Only the configurations the signature needs.
     let configs: Vec<Config> = oracles
-        .configs()
+        .configs(program.family)
         .into_iter()
         .enumerate()
         .filter(|(i, c)| *i == 0 || want.disagreeing.contains(&c.name))
@@ -63,6 +64,7 @@ pub fn reduce(
         .collect();
     let still_fails = |source: &str| -> bool {
         let candidate = Program {
+            family: program.family,
             seed: program.seed,
             source: source.to_string(),
             args: program.args.clone(),
@@ -75,7 +77,7 @@ pub fn reduce(
         }
         configs[1..].iter().all(|c| {
             let o = oracles.run(c, &candidate);
-            (&o.status, &o.stdout) != (&r.status, &r.stdout)
+            !agree(program.family, &o, &r)
         })
     };
     let mut lines: Vec<String> = program.source.lines().map(str::to_string).collect();
@@ -101,6 +103,7 @@ pub fn reduce(
         }
     }
     Program {
+        family: program.family,
         seed: program.seed,
         source: lines.join("\n") + "\n",
         args: program.args.clone(),
@@ -116,7 +119,13 @@ fn unit_end(lines: &[String], i: usize) -> Option<usize> {
     let t = line.trim();
     // A function's `{` goes with its header.
     let body_of_header = t == "{" && i > 0 && lines[i - 1].trim_end().ends_with(')');
-    if t.is_empty() || t == "sync;" || t.starts_with('}') || body_of_header || is_counter_step(t) {
+    if t.is_empty()
+        || t == "sync;"
+        || t == "__syncthreads();"
+        || t.starts_with('}')
+        || body_of_header
+        || is_counter_step(t)
+    {
         return None;
     }
     let indent = line.len() - line.trim_start().len();
@@ -150,9 +159,20 @@ fn unit_end(lines: &[String], i: usize) -> Option<usize> {
 }
 
 fn is_counter_step(t: &str) -> bool {
-    t.strip_prefix('w')
-        .and_then(|r| r.strip_suffix("++;"))
-        .is_some_and(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()))
+    // A generated counter: a letter and digits.
+    let counter = |n: &str| {
+        let mut c = n.chars();
+        c.next().is_some_and(|l| l.is_ascii_lowercase())
+            && n.len() > 1
+            && c.all(|d| d.is_ascii_digit())
+    };
+    if let Some(n) = t.strip_suffix("++;") {
+        return counter(n);
+    }
+    // `wN = wN - 1;`
+    t.strip_suffix(" - 1;")
+        .and_then(|r| r.split_once(" = "))
+        .is_some_and(|(a, b)| a == b && counter(a))
 }
 
 #[cfg(test)]
@@ -176,5 +196,8 @@ mod tests {
         assert_eq!(unit_end(&l, 9), None);
         assert!(is_counter_step("w12++;"));
         assert!(!is_counter_step("w++;"));
+        assert!(is_counter_step("j7++;"));
+        assert!(is_counter_step("w4 = w4 - 1;"));
+        assert!(!is_counter_step("w4 = w5 - 1;"));
     }
 }
