@@ -10,6 +10,7 @@
 
 mod grad;
 mod report;
+mod scaling;
 
 use clap::Parser;
 use report::{
@@ -35,7 +36,8 @@ struct Cli {
     quick: bool,
     /// Run only these benchmarks (repeatable or comma-separated names):
     /// `NAME` for bench/programs/NAME.pc, `grad/NAME` for bench/grad/NAME.pc,
-    /// `grad` for every gradient benchmark.
+    /// `grad` for every gradient benchmark, `scaling/SHAPE` for one shape of
+    /// the compile-time scaling table, `scaling` for all of them.
     #[arg(long, value_name = "NAME", value_delimiter = ',')]
     only: Vec<String>,
     /// Repetitions of every configuration of tables 1-6 (default 9; 3 with
@@ -46,6 +48,10 @@ struct Cli {
     /// 3 with --quick).
     #[arg(long, value_name = "N")]
     grad_reps: Option<usize>,
+    /// Repetitions of every build of the compile-time scaling table (table
+    /// 10; default 3, 1 with --quick).
+    #[arg(long, value_name = "N")]
+    scaling_reps: Option<usize>,
     /// Use this parc binary instead of building it with cargo.
     #[arg(long, value_name = "PATH")]
     parc: Option<PathBuf>,
@@ -1024,6 +1030,7 @@ fn render(
     rayon: Option<&Result<RayonTimes, String>>,
     compile: &CompileTimes,
     grad: &grad::GradResults,
+    scaling: &scaling::ScalingResults,
 ) -> String {
     let mut md = String::new();
     let w = &mut md;
@@ -1069,6 +1076,9 @@ fn render(
     }
     if !grad.is_empty() {
         grad.render(w);
+    }
+    if !scaling.is_empty() {
+        scaling.render(w);
     }
 
     // ---- failures ------------------------------------------------------------
@@ -1635,12 +1645,13 @@ fn main() -> ExitCode {
         .or(cli.reps)
         .unwrap_or(if cli.quick { 3 } else { 5 })
         .max(1);
-    // `--only`: names of bench/programs, `grad`, `grad/NAME`
-    let (only_main, only_grad) = split_only(&cli.only);
-    let (only_main, only_grad) = if cli.only.is_empty() {
-        (None, None)
+    // `--only`: names of bench/programs, `grad`, `grad/NAME`, `scaling`,
+    // `scaling/SHAPE`
+    let (only_main, only_grad, only_scaling) = if cli.only.is_empty() {
+        (None, None, None)
     } else {
-        (Some(only_main), only_grad)
+        let o = split_only(&cli.only);
+        (Some(o.main), o.grad, o.scaling)
     };
     let programs = match load_programs(&root, cli.quick, only_main.as_deref()) {
         Ok(p) => p,
@@ -1712,7 +1723,26 @@ fn main() -> ExitCode {
         grad_reps,
         &mut h.failures,
     );
-    let md = render(&h, &cli, rayon.as_ref(), &compile, &grad);
+    let scaling_reps = cli
+        .scaling_reps
+        .unwrap_or(if cli.quick { 1 } else { 3 })
+        .max(1);
+    let scaling = match scaling::run_all(
+        only_scaling.as_deref(),
+        cli.quick,
+        scaling_reps,
+        &h.tools,
+        &h.scratch,
+        h.timeout,
+        &mut h.failures,
+    ) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("parc-bench: error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let md = render(&h, &cli, rayon.as_ref(), &compile, &grad, &scaling);
     let _ = std::fs::remove_dir_all(&scratch);
     print!("{md}");
     let out = cli

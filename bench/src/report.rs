@@ -267,23 +267,43 @@ pub fn check_passed(stdout: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// Splits `--only` names into the programs of `bench/programs` and those of
-/// `bench/grad`: `grad` selects every gradient benchmark, `grad/NAME` one.
-/// The second result is `None` for all of `bench/grad`, else the names.
-pub fn split_only(only: &[String]) -> (Vec<String>, Option<Vec<String>>) {
+/// What `--only` selects, by harness part.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Only {
+    /// Names of `bench/programs`.
+    pub main: Vec<String>,
+    /// Names of `bench/grad`; `None` for all of them (`grad`).
+    pub grad: Option<Vec<String>>,
+    /// Compile-time scaling shapes; `None` for all of them (`scaling`).
+    pub scaling: Option<Vec<String>>,
+}
+
+/// Splits `--only` names into the programs of `bench/programs`, those of
+/// `bench/grad` (`grad` selects every gradient benchmark, `grad/NAME` one)
+/// and the compile-time scaling shapes (`scaling`, `scaling/SHAPE`).
+pub fn split_only(only: &[String]) -> Only {
     let mut main = Vec::new();
     let mut grad = Vec::new();
-    let mut all_grad = false;
+    let mut scaling = Vec::new();
+    let (mut all_grad, mut all_scaling) = (false, false);
     for o in only {
         if o == "grad" {
             all_grad = true;
+        } else if o == "scaling" {
+            all_scaling = true;
         } else if let Some(name) = o.strip_prefix("grad/") {
             grad.push(name.to_string());
+        } else if let Some(name) = o.strip_prefix("scaling/") {
+            scaling.push(name.to_string());
         } else {
             main.push(o.clone());
         }
     }
-    (main, if all_grad { None } else { Some(grad) })
+    Only {
+        main,
+        grad: (!all_grad).then_some(grad),
+        scaling: (!all_scaling).then_some(scaling),
+    }
 }
 
 #[cfg(test)]
@@ -426,16 +446,27 @@ mod tests {
         assert!(check_passed("MISMATCH d_in[0]: ad 1, fd 2\n").is_err());
         assert!(check_passed("MISMATCH x\ngradient check ok\n").is_err());
         assert!(check_passed("").is_err());
-        let only: Vec<String> = ["fib", "grad/nbody", "matmul"].map(String::from).to_vec();
+        let only: Vec<String> = ["fib", "grad/nbody", "matmul", "scaling/nested-for"]
+            .map(String::from)
+            .to_vec();
         assert_eq!(
             split_only(&only),
-            (
-                vec!["fib".to_string(), "matmul".to_string()],
-                Some(vec!["nbody".to_string()])
-            )
+            Only {
+                main: vec!["fib".to_string(), "matmul".to_string()],
+                grad: Some(vec!["nbody".to_string()]),
+                scaling: Some(vec!["nested-for".to_string()]),
+            }
         );
-        let only: Vec<String> = ["grad", "grad/nbody"].map(String::from).to_vec();
-        assert_eq!(split_only(&only), (vec![], None));
-        assert_eq!(split_only(&[]), (vec![], Some(vec![])));
+        let only: Vec<String> = ["grad", "grad/nbody", "scaling"].map(String::from).to_vec();
+        let o = split_only(&only);
+        assert_eq!((o.main, o.grad, o.scaling), (vec![], None, None));
+        assert_eq!(
+            split_only(&[]),
+            Only {
+                main: vec![],
+                grad: Some(vec![]),
+                scaling: Some(vec![]),
+            }
+        );
     }
 }
