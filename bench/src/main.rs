@@ -52,6 +52,11 @@ struct Cli {
     /// 10; default 3, 1 with --quick).
     #[arg(long, value_name = "N")]
     scaling_reps: Option<usize>,
+    /// Print the compile-time scaling table's program of SHAPE at size N
+    /// (e.g. `nested-for:2000`) to stdout and exit, to reproduce or profile
+    /// one build.
+    #[arg(long, value_name = "SHAPE:N")]
+    generate: Option<String>,
     /// Use this parc binary instead of building it with cargo.
     #[arg(long, value_name = "PATH")]
     parc: Option<PathBuf>,
@@ -1622,6 +1627,18 @@ fn render_main(
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    if let Some(spec) = &cli.generate {
+        return match scaling::parse_generate(spec) {
+            Ok((shape, n)) => {
+                print!("{}", scaling::generate(shape, n).source);
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("parc-bench: error: {e}");
+                ExitCode::from(2)
+            }
+        };
+    }
     // the workspace root: the current directory when it has the programs
     // (a copied binary), else where this crate was compiled
     let root = std::env::current_dir()

@@ -112,6 +112,32 @@ impl Shape {
     }
 }
 
+/// `SHAPE:N` of `--generate`.
+pub fn parse_generate(spec: &str) -> Result<(Shape, usize), String> {
+    let all = || {
+        Shape::ALL
+            .iter()
+            .map(|s| s.name())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let (name, n) = spec
+        .split_once(':')
+        .ok_or_else(|| format!("--generate {spec}: expected SHAPE:N, e.g. nested-for:2000"))?;
+    let shape = Shape::by_name(name).ok_or_else(|| {
+        format!(
+            "--generate {spec}: no shape `{name}` (there are: {})",
+            all()
+        )
+    })?;
+    let n = n
+        .parse::<usize>()
+        .ok()
+        .filter(|&n| n > 0)
+        .ok_or_else(|| format!("--generate {spec}: N must be a positive integer"))?;
+    Ok((shape, n))
+}
+
 /// A generated program and what it must print when run without arguments.
 pub struct Generated {
     pub source: String,

@@ -112,6 +112,7 @@ use parc_ir::analysis::{FunctionAnalyses, Loop, LoopData, Task};
 use parc_ir::{
     BinaryOp, Block, BlockCall, Function, Inst, InstKind, Intrinsic, Module, Type, Value, ValueDef,
 };
+use std::cell::OnceCell;
 use std::collections::{HashMap, HashSet};
 
 /// What one run did.
@@ -125,6 +126,9 @@ pub struct Stats {
     pub parallel: u64,
     pub preheaders: u64,
     pub guards: u64,
+    /// A work budget ran out (see [`SCAN_BUDGET`]): loads or calls that
+    /// might have moved stayed.
+    pub budget_exhausted: bool,
 }
 
 impl Stats {
@@ -139,6 +143,7 @@ impl Stats {
         self.parallel += o.parallel;
         self.preheaders += o.preheaders;
         self.guards += o.guards;
+        self.budget_exhausted |= o.budget_exhausted;
     }
 }
 
@@ -157,27 +162,50 @@ pub fn run(module: &mut Module, ctx: &mut PassContext) -> bool {
     ctx.count("licm.parallel", stats.parallel);
     ctx.count("licm.preheaders", stats.preheaders);
     ctx.count("licm.guards", stats.guards);
+    ctx.count("licm.budget-exhausted", u64::from(stats.budget_exhausted));
     changed
+}
+
+/// Most blocks scanned for the writes of loops (summed over the loops of
+/// one function, each scan covering the loop's inner loops), and most alias
+/// queries of loads and calls against those writes: beyond them, loads and
+/// calls stay where they are (pure code still moves). Far above what real
+/// loop nests need; they bound the quadratic cost of a nest thousands of
+/// loops deep with memory accesses at every level.
+const SCAN_BUDGET: u64 = 2_000_000;
+const QUERY_BUDGET: u64 = 2_000_000;
+
+/// Most blocks of analyses made afresh after guards: a guard changes the
+/// loops enclosing its own, which are analysed again before their turn.
+/// Beyond this budget no more guards are made (what needs one stays).
+const REANALYSIS_BUDGET: u64 = 2_000_000;
+
+/// Work left to one function's LICM (see the budgets above).
+struct Budget {
+    scan: u64,
+    query: u64,
+    reanalysis: u64,
+    /// A budget ran out: something may have stayed that could have moved.
+    exhausted: bool,
 }
 
 /// Runs LICM on one function.
 pub fn run_function(func: &mut Function, globals: &GlobalFacts, modref: &ModRefAnalysis) -> Stats {
     let mut stats = Stats::default();
-    // Preheaders first, one at a time (each changes the CFG).
-    let mut refused: HashSet<Block> = HashSet::new();
-    loop {
-        let an = FunctionAnalyses::compute(func);
-        let missing = an
-            .loops
-            .loops()
-            .map(|l| an.loops.data(l))
-            .find(|d| d.preheader.is_none() && !refused.contains(&d.header))
-            .map(|d| d.header);
-        let Some(h) = missing else { break };
+    // Preheaders first. A preheader adds a block outside its loop and
+    // retargets the edges into its header, which changes no other loop's
+    // header, latches or outside predecessors: one analysis serves them all.
+    let an = FunctionAnalyses::compute(func);
+    let missing: Vec<Block> = an
+        .loops
+        .loops()
+        .map(|l| an.loops.data(l))
+        .filter(|d| d.preheader.is_none())
+        .map(|d| d.header)
+        .collect();
+    for h in missing {
         if insert_preheader(func, &an, h) {
             stats.preheaders += 1;
-        } else {
-            refused.insert(h);
         }
     }
 
@@ -192,6 +220,12 @@ pub fn run_function(func: &mut Function, globals: &GlobalFacts, modref: &ModRefA
     // Kept up to date by every hoist and guard, for all the loops: built
     // per loop, they made a function with thousands of loops quadratic.
     let mut places = Places::new(func);
+    let mut budget = Budget {
+        scan: SCAN_BUDGET,
+        query: QUERY_BUDGET,
+        reanalysis: REANALYSIS_BUDGET,
+        exhausted: false,
+    };
     // Headers of the loops that got a guard since the analyses were made.
     // A guard adds a block and an edge around its loop, which changes only
     // the loops enclosing it: the analyses are made afresh before one of
@@ -206,6 +240,8 @@ pub fn run_function(func: &mut Function, globals: &GlobalFacts, modref: &ModRefA
             an = FunctionAnalyses::compute(func);
             aa = modref.alias_analysis(func, globals);
             guarded.clear();
+            let cost = func.layout.len() as u64;
+            budget.reanalysis = budget.reanalysis.saturating_sub(cost);
         }
         let Some(lp) = an.loops.loop_headed_by(h) else {
             continue;
@@ -213,7 +249,7 @@ pub fn run_function(func: &mut Function, globals: &GlobalFacts, modref: &ModRefA
         if an.loops.data(lp).preheader.is_none() {
             continue;
         }
-        let mut l = LoopLicm::new(func, &an, &aa, modref, lp, places);
+        let mut l = LoopLicm::new(&an, &aa, modref, lp, places, &mut budget);
         l.run(func);
         if l.stats.guards > 0 {
             guarded.push(h);
@@ -221,6 +257,7 @@ pub fn run_function(func: &mut Function, globals: &GlobalFacts, modref: &ModRefA
         stats.add(l.stats);
         places = l.places;
     }
+    stats.budget_exhausted = budget.exhausted;
     stats
 }
 
@@ -332,58 +369,90 @@ struct LoopLicm<'a> {
     an: &'a FunctionAnalyses,
     aa: &'a AliasAnalysis,
     modref: &'a ModRefAnalysis,
+    lp: Loop,
     ld: &'a LoopData,
     preheader: Block,
     guard: Option<Block>,
     guard_refused: bool,
     places: Places,
+    /// The loop's writes and syncs, scanned when first needed.
+    memory: OnceCell<Option<Memory>>,
+    chains: Vec<Chain>,
+    /// Instructions hoisted out of the block being visited, removed from
+    /// it when the visit ends.
+    moved: HashSet<Inst>,
+    budget: &'a mut Budget,
+    stats: Stats,
+}
+
+/// What the memory rule needs to know of a loop.
+struct Memory {
     /// The loop's writes: instruction, block, what it writes.
     writes: Vec<(Inst, Block, MemSet)>,
     /// Blocks of the loop ending in a sync.
     syncs: Vec<Block>,
-    chains: Vec<Chain>,
-    stats: Stats,
 }
 
 impl<'a> LoopLicm<'a> {
     fn new(
-        func: &Function,
         an: &'a FunctionAnalyses,
         aa: &'a AliasAnalysis,
         modref: &'a ModRefAnalysis,
         lp: Loop,
         places: Places,
+        budget: &'a mut Budget,
     ) -> LoopLicm<'a> {
         let ld = an.loops.data(lp);
-        let mut writes = Vec::new();
-        let mut syncs = Vec::new();
-        for &b in &ld.blocks {
-            for &i in func.block_insts(b) {
-                let e = inst_effects(modref, func, i);
-                if !e.writes.is_empty() {
-                    writes.push((i, b, e.writes));
-                }
-                if matches!(func.inst(i), InstKind::Sync { .. }) {
-                    syncs.push(b);
-                }
-            }
-        }
-        let mut l = LoopLicm {
+        LoopLicm {
             an,
             aa,
             modref,
+            lp,
             ld,
             preheader: ld.preheader.expect("checked by the caller"),
             guard: None,
             guard_refused: false,
             places,
-            writes,
-            syncs,
+            memory: OnceCell::new(),
             chains: Vec::new(),
+            moved: HashSet::new(),
+            budget,
             stats: Stats::default(),
-        };
+        }
+    }
+
+    /// The loop's writes and syncs; `None` if scanning them would overrun
+    /// the budget (then no load or call moves).
+    fn memory(&self, func: &Function) -> Option<&Memory> {
+        self.memory
+            .get_or_init(|| {
+                // The budget is charged in `run`, which knows the result.
+                let blocks = self.ld.blocks.len() as u64;
+                if blocks > self.budget.scan {
+                    return None;
+                }
+                let mut writes = Vec::new();
+                let mut syncs = Vec::new();
+                for &b in &self.ld.blocks {
+                    for &i in func.block_insts(b) {
+                        let e = inst_effects(self.modref, func, i);
+                        if !e.writes.is_empty() {
+                            writes.push((i, b, e.writes));
+                        }
+                        if matches!(func.inst(i), InstKind::Sync { .. }) {
+                            syncs.push(b);
+                        }
+                    }
+                }
+                Some(Memory { writes, syncs })
+            })
+            .as_ref()
+    }
+
+    fn chains(&mut self, func: &Function) {
+        let ld = self.ld;
         let header = ld.header;
-        let mut chains = vec![l.chain(func, header, Dest::Preheader)];
+        let mut chains = vec![self.chain(func, header, Dest::Preheader)];
         if let Some(t) = func.terminator(header)
             && let InstKind::Brif {
                 then_dest,
@@ -392,12 +461,11 @@ impl<'a> LoopLicm<'a> {
             } = func.inst(t)
             && ld.contains(then_dest.block)
             && !ld.contains(else_dest.block)
-            && an.cfg.preds(then_dest.block) == [header]
+            && self.an.cfg.preds(then_dest.block) == [header]
         {
-            chains.push(l.chain(func, then_dest.block, Dest::Guard));
+            chains.push(self.chain(func, then_dest.block, Dest::Guard));
         }
-        l.chains = chains;
-        l
+        self.chains = chains;
     }
 
     /// The straight-line start of `start` within the loop.
@@ -414,7 +482,7 @@ impl<'a> LoopLicm<'a> {
                             .an
                             .tasks
                             .task_of_detach(cur)
-                            .filter(|&tk| self.parallel_task(tk))
+                            .filter(|&tk| self.parallel_task(func, tk))
                             .map(|tk| (cur, tk));
                     }
                     *task
@@ -441,8 +509,11 @@ impl<'a> LoopLicm<'a> {
     /// Does the task qualify for the parallel rule: part of the loop, its
     /// region synced nowhere in the loop, and no other sync of the loop
     /// outside it?
-    fn parallel_task(&self, task: Task) -> bool {
+    fn parallel_task(&self, func: &Function, task: Task) -> bool {
         let td = self.an.tasks.data(task);
+        let Some(memory) = self.memory(func) else {
+            return false;
+        };
         td.blocks.iter().all(|&b| self.ld.contains(b))
             && self
                 .an
@@ -451,7 +522,7 @@ impl<'a> LoopLicm<'a> {
                 .syncs
                 .iter()
                 .all(|&b| !self.ld.contains(b))
-            && self.syncs.iter().all(|&b| td.contains(b))
+            && memory.syncs.iter().all(|&b| td.contains(b))
     }
 
     fn is_invariant(&self, func: &Function, v: Value) -> bool {
@@ -462,11 +533,15 @@ impl<'a> LoopLicm<'a> {
         b.is_some_and(|b| !self.ld.contains(b))
     }
 
+    /// Visits the loop's own blocks (those of no inner loop: what an inner
+    /// loop could hoist it already has, into its preheader, one of these)
+    /// until nothing more moves.
     fn run(&mut self, func: &mut Function) {
-        let ld = self.ld;
+        self.chains(func);
+        let own = self.an.loops.own_blocks(self.lp);
         loop {
             let mut progress = false;
-            for &b in &ld.blocks {
+            for &b in own {
                 for inst in func.blocks[b].insts.clone() {
                     if func.inst(inst).is_terminator() {
                         continue;
@@ -478,14 +553,23 @@ impl<'a> LoopLicm<'a> {
                         continue;
                     }
                     if let Some(dest) = self.decide(func, inst, b) {
-                        self.hoist(func, inst, b, dest);
+                        self.hoist(func, inst, dest);
                         progress = true;
                     }
+                }
+                if !self.moved.is_empty() {
+                    let moved = std::mem::take(&mut self.moved);
+                    func.blocks[b].insts.retain(|i| !moved.contains(i));
                 }
             }
             if !progress {
                 break;
             }
+        }
+        if let Some(Some(_)) = self.memory.get() {
+            self.budget.scan = self.budget.scan.saturating_sub(self.ld.blocks.len() as u64);
+        } else if self.memory.get().is_some() {
+            self.budget.exhausted = true;
         }
     }
 
@@ -493,11 +577,7 @@ impl<'a> LoopLicm<'a> {
     /// anywhere; counts it.
     fn decide(&mut self, func: &mut Function, inst: Inst, b: Block) -> Option<Dest> {
         let kind = func.inst(inst).clone();
-        let speculatable = !kind.has_side_effects()
-            && !kind.may_read_memory()
-            && !matches!(kind, InstKind::Alloca { .. })
-            || matches!(kind, InstKind::Binary(op, _, d) if is_division(op) && nonzero_const(func, d));
-        if speculatable {
+        if is_pure(func, &kind) {
             let dest = self.dest_for_operands(func, inst, Dest::Preheader)?;
             self.stats.pure += 1;
             return Some(dest);
@@ -568,6 +648,9 @@ impl<'a> LoopLicm<'a> {
             }
             for &cb in &chain.blocks {
                 for &i in func.block_insts(cb) {
+                    if self.moved.contains(&i) {
+                        continue;
+                    }
                     if i == inst {
                         return Some((chain.dest, ci));
                     }
@@ -582,13 +665,26 @@ impl<'a> LoopLicm<'a> {
 
     /// Does `inst` (reading `reads`) give the same value in every
     /// iteration, and by which rule?
-    fn memory_rule(&self, func: &Function, inst: Inst, b: Block, reads: &MemSet) -> Option<Rule> {
-        let conflicts: Vec<&(Inst, Block, MemSet)> = self
+    fn memory_rule(
+        &mut self,
+        func: &Function,
+        inst: Inst,
+        b: Block,
+        reads: &MemSet,
+    ) -> Option<Rule> {
+        let writes = self.memory(func).map_or(0, |m| m.writes.len() as u64);
+        if writes > self.budget.query {
+            self.budget.exhausted = true;
+            return None;
+        }
+        self.budget.query -= writes;
+        let memory = self.memory(func)?;
+        let conflicts: Vec<&(Inst, Block, MemSet)> = memory
             .writes
             .iter()
             .filter(|(_, _, w)| may_overlap(self.aa, func, reads, w))
             .collect();
-        if self.syncs.is_empty() && conflicts.is_empty() {
+        if memory.syncs.is_empty() && conflicts.is_empty() {
             return Some(Rule::Serial);
         }
         // The parallel rule: `inst` on a chain after a qualifying detach,
@@ -603,6 +699,9 @@ impl<'a> LoopLicm<'a> {
         let mut before: HashSet<Inst> = HashSet::new();
         'walk: for &cb in &chain.blocks {
             for &i in func.block_insts(cb) {
+                if self.moved.contains(&i) {
+                    continue;
+                }
                 if i == inst {
                     break 'walk;
                 }
@@ -615,16 +714,50 @@ impl<'a> LoopLicm<'a> {
         ok.then_some(Rule::Parallel)
     }
 
-    fn hoist(&mut self, func: &mut Function, inst: Inst, from: Block, dest: Dest) {
+    /// Moves `inst` to `dest`; code that is pure and whose operands are
+    /// defined outside enclosing loops too goes straight to the preheader
+    /// of the outermost of them (where hoisting it one loop at a time would
+    /// take it, moving it once per loop of a deep nest).
+    fn hoist(&mut self, func: &mut Function, inst: Inst, dest: Dest) {
         let to = match dest {
+            Dest::Preheader if is_pure(func, func.inst(inst)) => {
+                self.outermost_preheader(func, inst)
+            }
             Dest::Preheader => self.preheader,
             Dest::Guard => self.guard.expect("made by dest_for_operands"),
         };
-        func.blocks[from].insts.retain(|&i| i != inst);
+        self.moved.insert(inst);
         let insts = &mut func.blocks[to].insts;
         let at = insts.len().saturating_sub(1);
         insts.insert(at, inst);
         self.places.inst_block.insert(inst, to);
+    }
+
+    /// The preheader of the outermost loop enclosing this one, through
+    /// loops that all have preheaders, outside which every operand of
+    /// `inst` is defined.
+    fn outermost_preheader(&self, func: &Function, inst: Inst) -> Block {
+        let loops = &self.an.loops;
+        let mut to = self.preheader;
+        let mut cur = self.ld.parent;
+        while let Some(outer) = cur {
+            let od = loops.data(outer);
+            let Some(ph) = od.preheader else { break };
+            let mut outside = true;
+            func.inst(inst).for_each_operand(|v| {
+                let b = match func.value_def(v) {
+                    ValueDef::Param(b, _) => Some(b),
+                    ValueDef::Result(i) => self.places.inst_block.get(&i).copied(),
+                };
+                outside &= b.is_some_and(|b| !od.contains(b));
+            });
+            if !outside {
+                break;
+            }
+            to = ph;
+            cur = od.parent;
+        }
+        to
     }
 
     /// Makes the guard block (see the module doc) if the loop allows it.
@@ -733,6 +866,13 @@ impl<'a> LoopLicm<'a> {
         self.stats.guards += 1;
         Some(g)
     }
+}
+
+/// Code that may run anywhere its operands are defined: no memory access,
+/// no effect, no trap (what [`LoopLicm::decide`] hoists as `pure`).
+fn is_pure(func: &Function, kind: &InstKind) -> bool {
+    !kind.has_side_effects() && !kind.may_read_memory() && !matches!(kind, InstKind::Alloca { .. })
+        || matches!(kind, InstKind::Binary(op, _, d) if is_division(*op) && nonzero_const(func, *d))
 }
 
 fn is_division(op: BinaryOp) -> bool {

@@ -82,6 +82,7 @@
 //! Statistics: `loop-rotate.rotated`.
 
 use crate::PassContext;
+use cranelift_entity::SecondaryMap;
 use parc_ir::analysis::{FunctionAnalyses, Loop, Task};
 use parc_ir::convergent::Convergence;
 use parc_ir::{Block, BlockCall, Function, Inst, InstKind, Intrinsic, Module, Value, ValueDef};
@@ -93,39 +94,134 @@ pub const MAX_HEADER_INSTS: usize = 16;
 
 pub fn run(module: &mut Module, ctx: &mut PassContext) -> bool {
     let mut rotated = 0;
+    let mut exhausted = 0;
     let conv = Convergence::of(module);
     let changed = crate::for_each_function(module, |f| {
-        let n = run_function(f, &conv);
-        rotated += n;
-        n > 0
+        let s = run_function(f, &conv);
+        rotated += s.rotated;
+        exhausted += u64::from(s.budget_exhausted);
+        s.rotated > 0
     });
     ctx.count("loop-rotate.rotated", rotated);
+    ctx.count("loop-rotate.budget-exhausted", exhausted);
     changed
 }
 
-/// Rotates the loops of `func`; returns how many. `conv`: the module's
-/// convergent functions.
-pub fn run_function(func: &mut Function, conv: &Convergence) -> u64 {
-    // One loop at a time, since each rotation changes the CFG. A rotation
-    // makes no loop, so there are at most as many as there are loops now.
+/// Most work, in blocks and instructions of the function summed over the
+/// rounds of [`run_function`] (each round analyses the whole function):
+/// far more than any function with ordinary loop nests needs (a round
+/// rotates every loop independent of the others), while a nest thousands
+/// of loops deep, which rotates one loop of the nest per round, stops
+/// there and keeps its other loops top-tested.
+pub const WORK_BUDGET: u64 = 4_000_000;
+
+/// What [`run_function`] did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Stats {
+    pub rotated: u64,
+    pub rounds: u64,
+    /// The work budget ran out with loops left to try.
+    pub budget_exhausted: bool,
+}
+
+/// Rotates the loops of `func`.
+///
+/// In rounds: each analyses the function, plans every loop (outermost
+/// first) and rotates, together, the planned loops whose blocks and edges
+/// no other loop rotated in the round touches or reads (a rotation changes
+/// the CFG only around its own loop: its header, the header's
+/// predecessors, its body's first block, its exit and the blocks reading
+/// the header's values). A loop nested in one planned in the round waits
+/// for the next round. A rotation makes no loop, so there are at most as
+/// many rounds as there are loops now. `conv`: the module's convergent
+/// functions.
+pub fn run_function(func: &mut Function, conv: &Convergence) -> Stats {
     let mut made: HashSet<Block> = HashSet::new();
-    let mut rotated = 0;
+    let mut stats = Stats::default();
+    let mut work = 0u64;
     let limit = FunctionAnalyses::compute(func).loops.len();
     for _ in 0..limit {
+        let size = func
+            .layout
+            .iter()
+            .map(|&b| 1 + func.block_insts(b).len() as u64)
+            .sum::<u64>();
+        if work + size > WORK_BUDGET {
+            stats.budget_exhausted = true;
+            break;
+        }
+        work += size;
+        stats.rounds += 1;
         let an = FunctionAnalyses::compute(func);
         let mut round = Round::new(func, &an);
-        let Some(plan) = an
-            .loops
-            .loops()
-            .find_map(|lp| plan(func, &an, lp, &made, &mut round, conv))
-        else {
+        let mut taken: HashSet<Block> = HashSet::new();
+        let mut planned: Vec<Plan> = Vec::new();
+        // Loops inside a loop planned in this round (loops come parents
+        // first, so a planned loop's descendants are met after it).
+        let mut shadowed: HashSet<Loop> = HashSet::new();
+        let mut planned_loops: HashSet<Loop> = HashSet::new();
+        for lp in an.loops.loops() {
+            let ld = an.loops.data(lp);
+            if let Some(parent) = ld.parent
+                && (shadowed.contains(&parent) || planned_loops.contains(&parent))
+            {
+                shadowed.insert(lp);
+                continue;
+            }
+            let Some(p) = plan(func, &an, lp, &made, &mut round, conv) else {
+                continue;
+            };
+            let footprint = || {
+                ld.blocks
+                    .iter()
+                    .chain(an.cfg.preds(p.header))
+                    .chain([&p.exit])
+                    .chain(&p.below_exit)
+            };
+            if footprint().any(|b| taken.contains(b)) {
+                continue;
+            }
+            taken.extend(footprint());
+            planned_loops.insert(lp);
+            planned.push(p);
+        }
+        if planned.is_empty() {
             break;
-        };
-        made.insert(plan.body);
-        rotate(func, plan);
-        rotated += 1;
+        }
+        let mut layout = LayoutEdits::default();
+        for p in planned {
+            made.insert(p.body);
+            let preds = an.cfg.preds(p.header).to_vec();
+            rotate(func, p, &preds, &mut layout);
+            stats.rotated += 1;
+        }
+        layout.apply(func);
     }
-    rotated
+    stats
+}
+
+/// Changes to the layout, made once per round: rewriting it per rotation
+/// cost the length of the layout each time.
+#[derive(Default)]
+struct LayoutEdits {
+    removed: HashSet<Block>,
+    /// New blocks to place right after a block, in order.
+    after: HashMap<Block, Vec<Block>>,
+}
+
+impl LayoutEdits {
+    fn apply(self, func: &mut Function) {
+        let mut layout = Vec::with_capacity(func.layout.len() + self.after.len());
+        for &b in &func.layout {
+            if !self.removed.contains(&b) {
+                layout.push(b);
+            }
+            if let Some(new) = self.after.get(&b) {
+                layout.extend(new);
+            }
+        }
+        func.layout = layout;
+    }
 }
 
 /// A loop to rotate and how (see the module doc for the names).
@@ -206,6 +302,11 @@ struct Round<'a> {
     /// throughout a function whose only call is at its end.
     after_calls: HashMap<Option<Task>, HashSet<Block>>,
     answers: HashMap<(Option<Task>, Value), bool>,
+    /// Loops with a `detach`, `reattach` or `sync` among their blocks.
+    tapir: HashSet<Loop>,
+    /// Per loop, the values that cross its boundary: defined outside it
+    /// and read in it, or defined in it and read outside.
+    crossing: SecondaryMap<Loop, Vec<Value>>,
 }
 
 impl<'a> Round<'a> {
@@ -237,9 +338,13 @@ impl<'a> Round<'a> {
             .filter(|&&b| func.block_insts(b).iter().any(|&i| is_call(func.inst(i))))
             .map(|&b| an.tasks.innermost(b))
             .collect();
+        let tapir = tapir_loops(func, an);
+        let crossing = crossing_values(func, an, &home, &users);
         Round {
             func,
             an,
+            tapir,
+            crossing,
             home,
             users,
             resume,
@@ -422,6 +527,82 @@ impl<'a> Round<'a> {
     }
 }
 
+/// The loops with a Tapir terminator among their blocks: each such block's
+/// innermost loop and the loops around it.
+fn tapir_loops(func: &Function, an: &FunctionAnalyses) -> HashSet<Loop> {
+    let mut set = HashSet::new();
+    for &b in an.cfg.rpo() {
+        if !func.ends_in_tapir(b) {
+            continue;
+        }
+        let mut cur = an.loops.innermost(b);
+        while let Some(lp) = cur {
+            if !set.insert(lp) {
+                break;
+            }
+            cur = an.loops.data(lp).parent;
+        }
+    }
+    set
+}
+
+/// The values crossing each loop's boundary (see [`Round::crossing`]),
+/// found from each value's definition and uses: the loops a value crosses
+/// lie on the paths up the loop tree from its uses' and its definition's
+/// innermost loops to the first loop containing both, so this costs the
+/// number of crossings, where scanning every loop's blocks cost the sum of
+/// the loops' sizes (quadratic in the depth of a nest).
+fn crossing_values(
+    func: &Function,
+    an: &FunctionAnalyses,
+    home: &HashMap<Inst, Block>,
+    users: &[(Value, Block)],
+) -> SecondaryMap<Loop, Vec<Value>> {
+    let loops = &an.loops;
+    let mut crossing: SecondaryMap<Loop, Vec<Value>> = SecondaryMap::new();
+    // The last value added to each loop's list.
+    let mut last: SecondaryMap<Loop, Option<Value>> = SecondaryMap::new();
+    let mut add = |last: &mut SecondaryMap<Loop, Option<Value>>, lp: Loop, v: Value| {
+        if last[lp] != Some(v) {
+            last[lp] = Some(v);
+            crossing[lp].push(v);
+        }
+    };
+    let mut start = 0;
+    while start < users.len() {
+        let v = users[start].0;
+        let end = start + users[start..].partition_point(|&(u, _)| u == v);
+        let def = match func.value_def(v) {
+            ValueDef::Param(b, _) => Some(b),
+            ValueDef::Result(i) => home.get(&i).copied(),
+        };
+        let in_def = |lp: Loop| def.is_some_and(|d| loops.contains(lp, d));
+        // Loops holding the definition but not some use: a prefix of the
+        // definition's enclosing loops, walked once.
+        let mut up_from_def = def.and_then(|d| loops.innermost(d));
+        for &(_, u) in &users[start..end] {
+            // Loops holding this use but not the definition.
+            let mut cur = loops.innermost(u);
+            while let Some(lp) = cur {
+                if in_def(lp) || last[lp] == Some(v) {
+                    break;
+                }
+                add(&mut last, lp, v);
+                cur = loops.data(lp).parent;
+            }
+            while let Some(lp) = up_from_def {
+                if loops.contains(lp, u) {
+                    break;
+                }
+                add(&mut last, lp, v);
+                up_from_def = loops.data(lp).parent;
+            }
+        }
+        start = end;
+    }
+    crossing
+}
+
 fn users_of(users: &[(Value, Block)], v: Value) -> &[(Value, Block)] {
     let start = users.partition_point(|&(u, _)| u < v);
     let end = start + users[start..].partition_point(|&(u, _)| u == v);
@@ -442,7 +623,7 @@ fn plan(
         return None;
     }
     let term = |b: Block| func.terminator(b).map(|t| func.inst(t));
-    if data.blocks.iter().any(|&b| func.ends_in_tapir(b)) {
+    if round.tapir.contains(&lp) {
         return None;
     }
     let preds = an.cfg.preds(header);
@@ -491,59 +672,31 @@ fn plan(
     let exit_alone = an.cfg.preds(exit) == [header];
     let (mut to_body, mut to_exit) = (HashSet::new(), HashSet::new());
     let (mut in_loop, mut below_exit) = (HashSet::new(), HashSet::new());
-    for &b in &func.layout {
-        if b == header {
-            continue;
-        }
-        let mut used = Vec::new();
-        for &i in func.block_insts(b) {
-            func.inst(i).for_each_operand(|v| {
-                if defined.contains(&v) {
-                    used.push(v);
-                }
-            });
-        }
-        if used.is_empty() {
-            continue;
-        }
-        if data.contains(b) {
-            to_body.extend(used);
-            in_loop.insert(b);
-        } else if exit_alone && an.domtree.dominates(exit, b) {
-            to_exit.extend(used);
-            below_exit.insert(b);
-        } else {
-            return None;
+    for &v in &defined {
+        for &(_, b) in users_of(&round.users, v) {
+            if b == header {
+                continue;
+            }
+            if data.contains(b) {
+                to_body.insert(v);
+                in_loop.insert(b);
+            } else if exit_alone && an.domtree.dominates(exit, b) {
+                to_exit.insert(v);
+                below_exit.insert(b);
+            } else {
+                return None;
+            }
         }
     }
 
     // Last, as the dearest test: what the loop reads from outside it and
     // what it leaves behind.
     let task = an.tasks.innermost(header);
-    let in_loop_value = |v: Value| match func.value_def(v) {
-        ValueDef::Param(b, _) => data.contains(b),
-        ValueDef::Result(i) => round.home.get(&i).is_some_and(|&b| data.contains(b)),
-    };
-    let mut crossing = Vec::new();
-    for &b in &data.blocks {
-        crossing.extend(func.block_params(b));
-        for &i in func.block_insts(b) {
-            crossing.extend(func.result(i));
-            func.inst(i).for_each_operand(|v| {
-                if !in_loop_value(v) {
-                    crossing.push(v);
-                }
-            });
-        }
-    }
-    // A value defined in the loop crosses if read outside it.
-    crossing.retain(|&v| {
-        !in_loop_value(v)
-            || users_of(&round.users, v)
-                .iter()
-                .any(|&(_, b)| !data.contains(b))
-    });
-    if crossing.into_iter().any(|v| round.live_across(task, v)) {
+    if round.crossing[lp]
+        .clone()
+        .into_iter()
+        .any(|v| round.live_across(task, v))
+    {
         return None;
     }
 
@@ -567,7 +720,10 @@ fn plan(
     })
 }
 
-fn rotate(func: &mut Function, plan: Plan) {
+/// Rotates the loop of `plan`, whose header's distinct predecessors are
+/// `preds` (in layout order); the header leaves the layout and the new
+/// blocks enter it through `layout`.
+fn rotate(func: &mut Function, plan: Plan, preds: &[Block], layout: &mut LayoutEdits) {
     let header = plan.header;
     // The header's values become parameters of `E` and `X`.
     let mut for_body = HashMap::new();
@@ -580,18 +736,13 @@ fn rotate(func: &mut Function, plan: Plan) {
         let p = func.append_block_param(plan.exit, func.value_type(v));
         for_exit.insert(v, p);
     }
-    for &b in &func.layout {
-        let map = if plan.in_loop.contains(&b) {
-            &for_body
-        } else if plan.below_exit.contains(&b) {
-            &for_exit
-        } else {
-            continue;
-        };
-        for &i in &func.blocks[b].insts {
-            func.insts[i]
-                .kind
-                .map_operands(|v| map.get(&v).copied().unwrap_or(v));
+    for (blocks, map) in [(&plan.in_loop, &for_body), (&plan.below_exit, &for_exit)] {
+        for &b in blocks {
+            for &i in &func.blocks[b].insts {
+                func.insts[i]
+                    .kind
+                    .map_operands(|v| map.get(&v).copied().unwrap_or(v));
+            }
         }
     }
     let test = func.terminator(header).expect("planned on its brif");
@@ -606,15 +757,7 @@ fn rotate(func: &mut Function, plan: Plan) {
     // A copy of the header on every edge into it.
     let params = func.block_params(header).to_vec();
     let insts = func.block_insts(header).to_vec();
-    let preds: Vec<Block> = {
-        let mut seen = HashSet::new();
-        func.layout
-            .iter()
-            .copied()
-            .filter(|&b| func.successors(b).contains(&header) && seen.insert(b))
-            .collect()
-    };
-    for pred in preds {
+    for &pred in preds {
         let t = func
             .terminator(pred)
             .expect("a predecessor ends in a branch");
@@ -630,11 +773,10 @@ fn rotate(func: &mut Function, plan: Plan) {
             copy_header(func, pred, &params, &call.args, &insts);
             continue;
         }
-        let at = func.layout.iter().position(|&b| b == pred).unwrap_or(0) + 1;
         let mut copies = Vec::new();
-        for (n, call) in calls.iter().enumerate() {
+        for call in &calls {
             let block = func.create_block();
-            func.layout.insert(at + n, block);
+            layout.after.entry(pred).or_default().push(block);
             copy_header(func, block, &params, &call.args, &insts);
             copies.push(block);
         }
@@ -646,7 +788,7 @@ fn rotate(func: &mut Function, plan: Plan) {
             }
         }
     }
-    func.layout.retain(|&b| b != header);
+    layout.removed.insert(header);
 }
 
 /// Appends to `block` a copy of the header's instructions `insts` (its
@@ -787,7 +929,7 @@ mod tests {
         let mut after = before.clone();
         let mut rotated = 0;
         for f in after.funcs.values_mut() {
-            rotated += super::run_function(f, &Convergence::default());
+            rotated += super::run_function(f, &Convergence::default()).rotated;
         }
         assert_eq!(rotated, 4, "{}", parc_ir::print::print_module(&after));
         parc_ir::verify::verify_module(&after).unwrap();

@@ -216,7 +216,7 @@ fn plan(
                 header: data.header,
                 preheader,
                 latch,
-                blocks: data.blocks.clone(),
+                blocks: data.blocks.to_vec(),
                 exiting,
                 then_stays,
                 passes,

@@ -199,7 +199,7 @@ fn plan(
     Some(Plan {
         header: data.header,
         preheader,
-        blocks: data.blocks.clone(),
+        blocks: data.blocks.to_vec(),
         branching,
         cond,
         leaving,

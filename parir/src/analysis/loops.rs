@@ -16,6 +16,7 @@ use super::dom::DominatorTree;
 use crate::entities::Block;
 use cranelift_entity::packed_option::PackedOption;
 use cranelift_entity::{EntitySet, PrimaryMap, SecondaryMap, entity_impl};
+use std::sync::Arc;
 
 /// A natural loop of one function.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -25,8 +26,13 @@ entity_impl!(Loop, "loop");
 #[derive(Clone, Debug)]
 pub struct LoopData {
     pub header: Block,
-    /// The loop's blocks, header first, then in reverse postorder.
-    pub blocks: Vec<Block>,
+    /// The loop's blocks: the header first, then an order in which every
+    /// edge that is not a back edge goes forward (as in a reverse
+    /// postorder), and in which the blocks of each inner loop are
+    /// contiguous. A view of one order of the function's blocks shared by
+    /// all its loops, so the loops of a deep nest cost no more memory than
+    /// the blocks.
+    pub blocks: LoopBlocks,
     /// Sources of the back edges to the header.
     pub latches: Vec<Block>,
     /// The innermost enclosing loop.
@@ -37,15 +43,77 @@ pub struct LoopData {
     /// exactly one and the header is its only successor (where hoisted code
     /// goes).
     pub preheader: Option<Block>,
-    /// Blocks outside the loop with a predecessor inside it.
+    /// Blocks outside the loop with a predecessor inside it, in the order
+    /// of their first such predecessor in `blocks`.
     pub exits: Vec<Block>,
-    members: EntitySet<Block>,
 }
 
 impl LoopData {
+    /// True if `block` is one of the loop's blocks (constant time).
     pub fn contains(&self, block: Block) -> bool {
-        self.members.contains(block)
+        self.blocks.has(block)
     }
+}
+
+/// The reachable blocks of a function in loop order (see
+/// [`LoopData::blocks`]), and each block's position in it.
+#[derive(Debug, Default)]
+struct Order {
+    blocks: Vec<Block>,
+    /// Position in `blocks`; `u32::MAX` for blocks not in it.
+    position: SecondaryMap<Block, u32>,
+}
+
+/// The blocks of one loop: a range of the shared loop order. Dereferences
+/// to a slice of blocks.
+#[derive(Clone)]
+pub struct LoopBlocks {
+    order: Arc<Order>,
+    start: u32,
+    end: u32,
+}
+
+impl LoopBlocks {
+    /// True if `block` is in the range (constant time; `contains` on the
+    /// slice is linear).
+    pub fn has(&self, block: Block) -> bool {
+        let p = self.order.position[block];
+        self.start <= p && p < self.end
+    }
+}
+
+impl std::ops::Deref for LoopBlocks {
+    type Target = [Block];
+    fn deref(&self) -> &[Block] {
+        &self.order.blocks[self.start as usize..self.end as usize]
+    }
+}
+
+impl<'a> IntoIterator for &'a LoopBlocks {
+    type Item = &'a Block;
+    type IntoIter = std::slice::Iter<'a, Block>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter()
+    }
+}
+
+impl std::fmt::Debug for LoopBlocks {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
+impl PartialEq<[Block]> for LoopBlocks {
+    fn eq(&self, other: &[Block]) -> bool {
+        **self == *other
+    }
+}
+
+/// An entry of a loop's list in the making of the loop order.
+#[derive(Clone, Copy)]
+enum Item {
+    Block(Block),
+    Loop(Loop),
 }
 
 #[derive(Clone, Debug, Default)]
@@ -54,21 +122,47 @@ pub struct LoopAnalysis {
     innermost: SecondaryMap<Block, PackedOption<Loop>>,
     /// Loops that are some loop's parent.
     has_child: EntitySet<Loop>,
+    /// Each loop's blocks that are in no inner loop, in loop order.
+    own: SecondaryMap<Loop, Vec<Block>>,
+}
+
+/// Union-find over blocks: each block points towards the header of the
+/// outermost loop found so far that contains it, so finding loops
+/// innermost first never walks an inner loop's blocks again (Havlak's
+/// loop-nesting forest; linear up to the inverse Ackermann factor where
+/// flooding each loop's blocks afresh was quadratic in the nesting depth).
+struct Collapsed {
+    up: SecondaryMap<Block, PackedOption<Block>>,
+}
+
+impl Collapsed {
+    fn find(&mut self, b: Block) -> Block {
+        let mut root = b;
+        while let Some(u) = self.up[root].expand() {
+            root = u;
+        }
+        // Path compression.
+        let mut cur = b;
+        while let Some(u) = self.up[cur].expand() {
+            if u != root {
+                self.up[cur] = root.into();
+            }
+            cur = u;
+        }
+        root
+    }
 }
 
 impl LoopAnalysis {
     pub fn compute(cfg: &ControlFlowGraph, domtree: &DominatorTree) -> LoopAnalysis {
+        let rpo = cfg.rpo();
+        // Headers in reverse postorder: an enclosing loop's header dominates
+        // an inner one's and comes first, so loop ids number parents before
+        // their children.
         let mut loops: PrimaryMap<Loop, LoopData> = PrimaryMap::new();
-        // Each loop lists its blocks by sorting its members by these
-        // positions, not by filtering the whole order per loop (quadratic
-        // in a function with thousands of loops).
-        let mut rpo_position: SecondaryMap<Block, u32> = SecondaryMap::new();
-        for (i, &b) in cfg.rpo().iter().enumerate() {
-            rpo_position[b] = i as u32;
-        }
-        // Headers in reverse postorder, so outer loops come before inner ones
-        // when their headers differ.
-        for &h in cfg.rpo() {
+        let mut headed: SecondaryMap<Block, PackedOption<Loop>> = SecondaryMap::new();
+        let empty = Arc::new(Order::default());
+        for &h in rpo {
             let latches: Vec<Block> = cfg
                 .preds(h)
                 .iter()
@@ -78,83 +172,182 @@ impl LoopAnalysis {
             if latches.is_empty() {
                 continue;
             }
-            let mut members = EntitySet::new();
-            members.insert(h);
-            let mut others: Vec<Block> = Vec::new();
-            let mut work: Vec<Block> = Vec::new();
-            for &l in &latches {
-                if members.insert(l) {
-                    others.push(l);
-                    work.push(l);
-                }
-            }
-            while let Some(b) = work.pop() {
-                for &p in cfg.preds(b) {
-                    // Unreachable predecessors are not part of any loop.
-                    if domtree.is_reachable(p) && members.insert(p) {
-                        others.push(p);
-                        work.push(p);
-                    }
-                }
-            }
-            others.sort_unstable_by_key(|&b| rpo_position[b]);
-            let blocks: Vec<Block> = std::iter::once(h).chain(others).collect();
-            let outside: Vec<Block> = cfg
-                .preds(h)
-                .iter()
-                .copied()
-                .filter(|&p| !members.contains(p) && domtree.is_reachable(p))
-                .collect();
-            let preheader = match outside[..] {
-                [p] if cfg.succs(p) == [h] => Some(p),
-                _ => None,
-            };
-            let mut exits = Vec::new();
-            for &b in &blocks {
-                for &s in cfg.succs(b) {
-                    if !members.contains(s) && !exits.contains(&s) {
-                        exits.push(s);
-                    }
-                }
-            }
-            loops.push(LoopData {
+            let lp = loops.push(LoopData {
                 header: h,
-                blocks,
+                blocks: LoopBlocks {
+                    order: empty.clone(),
+                    start: 0,
+                    end: 0,
+                },
                 latches,
                 parent: None,
                 depth: 1,
-                preheader,
-                exits,
-                members,
+                preheader: None,
+                exits: Vec::new(),
             });
+            headed[h] = lp.into();
         }
 
-        // Nesting: the parent is the smallest other loop containing the
-        // header. Visiting loops from largest to smallest fixes each
-        // parent's depth before its children's.
-        // The parent is then the last loop visited that contains the
-        // header, which is the one that claimed the header last.
-        let mut by_size: Vec<Loop> = loops.keys().collect();
-        by_size.sort_by_key(|&l| std::cmp::Reverse(loops[l].blocks.len()));
+        // Innermost loops first: flood backwards from the latches to the
+        // header; a block already in an inner loop stands for that loop's
+        // outermost header found so far, which becomes a child.
         let mut innermost: SecondaryMap<Block, PackedOption<Loop>> = SecondaryMap::new();
+        let mut collapsed = Collapsed {
+            up: SecondaryMap::new(),
+        };
+        let mut work: Vec<Block> = Vec::new();
+        for lp in loops.keys().rev() {
+            let h = loops[lp].header;
+            innermost[h] = lp.into();
+            for &l in &loops[lp].latches {
+                let r = collapsed.find(l);
+                if r != h {
+                    collapsed.up[r] = h.into();
+                    work.push(r);
+                }
+            }
+            while let Some(r) = work.pop() {
+                match headed[r].expand() {
+                    Some(inner) => loops[inner].parent = Some(lp),
+                    None => innermost[r] = lp.into(),
+                }
+                for &p in cfg.preds(r) {
+                    // Unreachable predecessors are not part of any loop.
+                    if !domtree.is_reachable(p) {
+                        continue;
+                    }
+                    let q = collapsed.find(p);
+                    if q != h {
+                        collapsed.up[q] = h.into();
+                        work.push(q);
+                    }
+                }
+            }
+        }
         let mut has_child: EntitySet<Loop> = EntitySet::new();
-        for &l in &by_size {
-            let header = loops[l].header;
-            if let Some(p) = innermost[header].expand() {
+        for lp in loops.keys() {
+            if let Some(p) = loops[lp].parent {
                 has_child.insert(p);
-                loops[l].parent = Some(p);
-                loops[l].depth = loops[p].depth + 1;
+                loops[lp].depth = loops[p].depth + 1;
             }
-            // Smaller loops are visited later and overwrite: the last
-            // writer is the innermost loop.
-            for &b in &loops[l].blocks {
-                innermost[b] = l.into();
+        }
+
+        // The loop order: each loop's items (its own blocks and its child
+        // loops, by the position of the block or the child's header in the
+        // reverse postorder, which lists them in that order here), with
+        // every child expanded in place.
+        let mut items: SecondaryMap<Loop, Vec<Item>> = SecondaryMap::new();
+        let mut top: Vec<Item> = Vec::new();
+        for &b in rpo {
+            let item = match headed[b].expand() {
+                Some(lp) => {
+                    items[lp].push(Item::Block(b));
+                    (Item::Loop(lp), loops[lp].parent)
+                }
+                None => (Item::Block(b), innermost[b].expand()),
+            };
+            match item.1 {
+                Some(owner) => items[owner].push(item.0),
+                None => top.push(item.0),
             }
+        }
+        let mut order = Order {
+            blocks: Vec::with_capacity(rpo.len()),
+            position: SecondaryMap::with_default(u32::MAX),
+        };
+        let mut ranges: SecondaryMap<Loop, (u32, u32)> = SecondaryMap::new();
+        // (the loop being listed, or none for the function; next item)
+        let mut stack: Vec<(Option<Loop>, usize)> = vec![(None, 0)];
+        while let Some(&(owner, next)) = stack.last() {
+            let list = match owner {
+                Some(lp) => &items[lp],
+                None => &top,
+            };
+            match list.get(next) {
+                Some(&item) => {
+                    stack.last_mut().expect("not empty").1 += 1;
+                    match item {
+                        Item::Block(b) => {
+                            order.position[b] = order.blocks.len() as u32;
+                            order.blocks.push(b);
+                        }
+                        Item::Loop(lp) => {
+                            ranges[lp].0 = order.blocks.len() as u32;
+                            stack.push((Some(lp), 0));
+                        }
+                    }
+                }
+                None => {
+                    if let Some(lp) = owner {
+                        ranges[lp].1 = order.blocks.len() as u32;
+                    }
+                    stack.pop();
+                }
+            }
+        }
+        let order = Arc::new(order);
+        let mut own: SecondaryMap<Loop, Vec<Block>> = SecondaryMap::new();
+        for lp in loops.keys() {
+            own[lp] = items[lp]
+                .iter()
+                .filter_map(|&item| match item {
+                    Item::Block(b) => Some(b),
+                    Item::Loop(_) => None,
+                })
+                .collect();
+        }
+        for (lp, data) in loops.iter_mut() {
+            let (start, end) = ranges[lp];
+            data.blocks = LoopBlocks {
+                order: order.clone(),
+                start,
+                end,
+            };
+        }
+
+        // Preheaders and exits. An edge leaving a block's innermost loop is
+        // an exit of that loop and of every enclosing one that does not
+        // contain its target.
+        for data in loops.values_mut() {
+            let h = data.header;
+            let mut outside = cfg
+                .preds(h)
+                .iter()
+                .copied()
+                .filter(|&p| !data.contains(p) && domtree.is_reachable(p));
+            data.preheader = match (outside.next(), outside.next()) {
+                (Some(p), None) if cfg.succs(p) == [h] => Some(p),
+                _ => None,
+            };
+        }
+        for &b in &order.blocks {
+            let Some(inner) = innermost[b].expand() else {
+                continue;
+            };
+            for &s in cfg.succs(b) {
+                let mut cur = Some(inner);
+                while let Some(lp) = cur {
+                    if loops[lp].contains(s) {
+                        break;
+                    }
+                    loops[lp].exits.push(s);
+                    cur = loops[lp].parent;
+                }
+            }
+        }
+        let mut seen: SecondaryMap<Block, PackedOption<Loop>> = SecondaryMap::new();
+        for (lp, data) in loops.iter_mut() {
+            data.exits.retain(|&s| {
+                let fresh = seen[s].expand() != Some(lp);
+                seen[s] = lp.into();
+                fresh
+            });
         }
         LoopAnalysis {
             loops,
             innermost,
             has_child,
+            own,
         }
     }
 
@@ -192,6 +385,17 @@ impl LoopAnalysis {
 
     pub fn contains(&self, lp: Loop, block: Block) -> bool {
         self.loops[lp].contains(block)
+    }
+
+    /// The blocks of `lp` that are in no inner loop (those whose innermost
+    /// loop is `lp`), in the order of [`LoopData::blocks`].
+    pub fn own_blocks(&self, lp: Loop) -> &[Block] {
+        &self.own[lp]
+    }
+
+    /// The enclosing loops of `lp`, from `lp` itself outwards.
+    pub fn ancestors(&self, lp: Loop) -> impl Iterator<Item = Loop> + '_ {
+        std::iter::successors(Some(lp), |&l| self.loops[l].parent)
     }
 
     /// True if no other loop lies inside `lp`.
@@ -256,7 +460,7 @@ mod tests {
         assert_eq!(o.preheader, Some(bs[0]));
         assert_eq!(o.latches, vec![bs[4]]);
         assert_eq!(o.exits, vec![bs[5]]);
-        let mut ob = o.blocks.clone();
+        let mut ob = o.blocks.to_vec();
         ob.sort();
         assert_eq!(ob, vec![bs[1], bs[2], bs[3], bs[4]]);
         let i = la.data(inner);

@@ -345,7 +345,7 @@ mod tests {
         assert_eq!(a.tasks.data(t).cont, b(4));
         assert_eq!(a.tasks.innermost(b(4)), None);
         let lp = a.loops.loop_headed_by(b(1)).unwrap();
-        let mut blocks = a.loops.data(lp).blocks.clone();
+        let mut blocks = a.loops.data(lp).blocks.to_vec();
         blocks.sort();
         assert_eq!(blocks, vec![b(1), b(2), b(3), b(4)]);
         assert_eq!(a.loops.data(lp).exits, vec![b(5)]);
