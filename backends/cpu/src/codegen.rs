@@ -267,10 +267,54 @@ pub(crate) fn isa_flags(pic: bool) -> Vec<(&'static str, &'static str)> {
     ]
 }
 
+/// Most blocks-times-loop-depth (the sum over a function's blocks of the
+/// number of loops around each) a function may have to be compiled with
+/// Cranelift's optimizer and backtracking register allocator. Their time
+/// grows with the values live across each loop of a nest times the
+/// blocks inside it, cubically in the depth of a nest (a nest of 1600
+/// `for` loops took 18 s, 1.3 s without them); past this budget, far
+/// beyond hand-written code (ten thousand blocks ten loops deep is
+/// 100,000), the function is compiled with [`light_isa_flags`]: the same
+/// semantics, slower code.
+pub(crate) const NEST_BUDGET: u64 = 250_000;
+
+/// The sum over `f`'s reachable blocks of their loop depth (see
+/// [`NEST_BUDGET`]).
+pub(crate) fn nest_weight(f: &parc_ir::Function) -> u64 {
+    use parc_ir::analysis::{ControlFlowGraph, DominatorTree, LoopAnalysis};
+    let cfg = ControlFlowGraph::compute(f);
+    let domtree = DominatorTree::compute(&cfg);
+    let loops = LoopAnalysis::compute(&cfg, &domtree);
+    if loops.is_empty() {
+        return 0;
+    }
+    cfg.rpo().iter().map(|&b| u64::from(loops.depth(b))).sum()
+}
+
+/// [`isa_flags`] for functions past [`NEST_BUDGET`]: no mid-end
+/// optimization and the single-pass register allocator, both linear.
+pub(crate) fn light_isa_flags(pic: bool) -> Vec<(&'static str, &'static str)> {
+    let mut flags = isa_flags(pic);
+    for (k, v) in &mut flags {
+        if *k == "opt_level" {
+            *v = "none";
+        }
+    }
+    flags.push(("regalloc_algorithm", "single_pass"));
+    flags
+}
+
 /// The host ISA with [`isa_flags`].
 pub(crate) fn host_isa(pic: bool) -> Result<Arc<dyn TargetIsa>, BackendError> {
+    host_isa_with(&isa_flags(pic))
+}
+
+/// The host ISA with `flags`.
+fn host_isa_with(
+    flags: &[(&'static str, &'static str)],
+) -> Result<Arc<dyn TargetIsa>, BackendError> {
     let mut fb = settings::builder();
-    for (k, v) in isa_flags(pic) {
+    for &(k, v) in flags {
         use settings::Configurable;
         fb.set(k, v)
             .map_err(|e| BackendError::Codegen(format!("setting {k}={v}: {e}")))?;
@@ -710,6 +754,8 @@ pub(crate) fn compile<M: ClModule>(
 
     let mut ctx = m.make_context();
     let mut fctx = FunctionBuilderContext::new();
+    // Made when a function first needs it (see `NEST_BUDGET`).
+    let mut light_isa: Option<Arc<dyn TargetIsa>> = None;
     for (id, f) in ir.funcs.iter() {
         if f.is_declaration() {
             continue;
@@ -719,7 +765,15 @@ pub(crate) fn compile<M: ClModule>(
         ctx.func.name = UserFuncName::user(0, cid.as_u32());
         FnTranslator::run(m, &mut cx, &mut ctx.func, &mut fctx, id)?;
         let mut ranges = Vec::new();
-        define_recording_lines(m, cid, &mut ctx, &f.name, &mut ranges)?;
+        let light = if nest_weight(f) > NEST_BUDGET {
+            if light_isa.is_none() {
+                light_isa = Some(host_isa_with(&light_isa_flags(m.isa().flags().is_pic()))?);
+            }
+            light_isa.as_deref()
+        } else {
+            None
+        };
+        define_recording_lines(m, cid, &mut ctx, &f.name, &mut ranges, light)?;
         cx.line_ranges.push((cid, ranges));
     }
 
@@ -959,7 +1013,7 @@ fn define(
     ctx: &mut Context,
     name: &str,
 ) -> Result<(), BackendError> {
-    define_recording_lines(m, id, ctx, name, &mut Vec::new())
+    define_recording_lines(m, id, ctx, name, &mut Vec::new(), None)
 }
 
 /// [`define`], also putting in `lines` the `[start, end)` offsets of the
@@ -971,11 +1025,12 @@ fn define_recording_lines(
     ctx: &mut Context,
     name: &str,
     lines: &mut Vec<CodeRange>,
+    isa: Option<&dyn TargetIsa>,
 ) -> Result<(), BackendError> {
     if std::env::var_os(DUMP_ENV).is_some() {
         eprintln!("; {name}\n{}", ctx.func.display());
     }
-    let result = place_function(m, id, ctx, name, lines);
+    let result = place_function(m, id, ctx, name, lines, isa);
     if std::env::var_os(DUMP_ENV).is_some_and(|v| v == "opt") {
         eprintln!("; {name}, optimized\n{}", ctx.func.display());
     }
@@ -993,9 +1048,10 @@ fn place_function(
     ctx: &mut Context,
     name: &str,
     lines: &mut Vec<CodeRange>,
+    isa: Option<&dyn TargetIsa>,
 ) -> Result<(), BackendError> {
     let x86 = m.isa().name() == "x64";
-    if let Err(e) = ctx.compile(m.isa(), &mut Default::default()) {
+    if let Err(e) = ctx.compile(isa.unwrap_or(m.isa()), &mut Default::default()) {
         return Err(match e.inner {
             cranelift_codegen::CodegenError::Verifier(errs) => BackendError::Codegen(format!(
                 "function `{name}`: Cranelift verifier:\n{}",
@@ -1586,44 +1642,59 @@ fn invariants_to_thread(
         ValueDef::Param(..) => false,
     };
     let def_block: HashMap<Inst, Block> = f.placed_insts().map(|(b, i)| (i, b)).collect();
-    let mut out = Vec::new();
-    let mut all: Vec<_> = loops.loops().collect();
-    all.sort_by_key(|&lp| loops.data(lp).header);
-    for lp in all {
-        let data = loops.data(lp);
-        let mut blocks: Vec<Block> = data.blocks.to_vec();
-        blocks.sort();
-        let mut vs: Vec<Value> = Vec::new();
-        for b in blocks {
-            for &i in &f.blocks[b].insts {
-                let mut used = |v: Value| {
-                    let outside = match f.value_def(v) {
-                        ValueDef::Result(d) => {
-                            def_block.get(&d).is_some_and(|db| !loops.contains(lp, *db))
-                        }
-                        ValueDef::Param(..) => false,
-                    };
-                    if outside && remat(v) && !vs.contains(&v) {
-                        vs.push(v);
-                    }
+    // Each use, in block order, adds the value to the loops around it that
+    // do not hold its definition (up the loop tree from the use's innermost
+    // loop), once per loop: the cost of the lists, where scanning each
+    // loop's blocks cost the sum of the loops' sizes.
+    let mut lists: HashMap<parc_ir::analysis::Loop, Vec<Value>> = HashMap::new();
+    let mut listed: HashSet<(parc_ir::analysis::Loop, Value)> = HashSet::new();
+    let mut blocks: Vec<Block> = f
+        .layout
+        .iter()
+        .copied()
+        .filter(|&b| loops.innermost(b).is_some())
+        .collect();
+    blocks.sort();
+    blocks.dedup();
+    for b in blocks {
+        for &i in &f.blocks[b].insts {
+            let mut used = |v: Value| {
+                let ValueDef::Result(d) = f.value_def(v) else {
+                    return;
                 };
-                // A displaced address is its base, read by the access
-                // itself (see `displaced`).
-                let base = |p: Value| displaced(f, p).map_or(p, |(q, _)| q);
-                match *f.inst(i) {
-                    InstKind::Load(p) => used(base(p)),
-                    InstKind::Store { value, ptr } => {
-                        used(value);
-                        used(base(ptr));
-                    }
-                    ref other => other.for_each_operand(used),
+                let Some(&db) = def_block.get(&d) else {
+                    return;
+                };
+                if !remat(v) {
+                    return;
                 }
+                let mut cur = loops.innermost(b);
+                while let Some(lp) = cur {
+                    if loops.contains(lp, db) || !listed.insert((lp, v)) {
+                        break;
+                    }
+                    lists.entry(lp).or_default().push(v);
+                    cur = loops.data(lp).parent;
+                }
+            };
+            // A displaced address is its base, read by the access
+            // itself (see `displaced`).
+            let base = |p: Value| displaced(f, p).map_or(p, |(q, _)| q);
+            match *f.inst(i) {
+                InstKind::Load(p) => used(base(p)),
+                InstKind::Store { value, ptr } => {
+                    used(value);
+                    used(base(ptr));
+                }
+                ref other => other.for_each_operand(used),
             }
         }
-        if !vs.is_empty() {
-            out.push((data.header, vs));
-        }
     }
+    let mut out: Vec<(Block, Vec<Value>)> = lists
+        .into_iter()
+        .map(|(lp, vs)| (loops.data(lp).header, vs))
+        .collect();
+    out.sort_by_key(|&(header, _)| header);
     out
 }
 

@@ -38,7 +38,7 @@
 //! task (a `parallel_for` in a spawned body or in another loop's body) are
 //! found too: the backend lowers them when it outlines their parent.
 
-use parc_ir::analysis::{FunctionAnalyses, Task};
+use parc_ir::analysis::{FunctionAnalyses, Loop, Task};
 use parc_ir::{
     BinaryOp, Block, BlockCall, Function, Inst, InstKind, SyncRegion, Type, Value, ValueDef,
 };
@@ -67,6 +67,27 @@ pub struct ParallelLoop {
     pub signed: bool,
     /// The compare is `<=` rather than `<`.
     pub inclusive: bool,
+}
+
+/// The loops with a `detach`, `reattach` or `sync` among their blocks
+/// (which the loop passes of the final stage leave alone): each such
+/// block's innermost loop and the loops around it, found in one walk up
+/// the loop tree per block rather than by scanning every loop's blocks.
+pub fn loops_with_tapir(func: &Function, an: &FunctionAnalyses) -> HashSet<Loop> {
+    let mut set = HashSet::new();
+    for &b in an.cfg.rpo() {
+        if !func.ends_in_tapir(b) {
+            continue;
+        }
+        let mut cur = an.loops.innermost(b);
+        while let Some(lp) = cur {
+            if !set.insert(lp) {
+                break;
+            }
+            cur = an.loops.data(lp).parent;
+        }
+    }
+    set
 }
 
 /// The parallel loops of `func`, in layout order of their headers.

@@ -88,9 +88,14 @@ fn is_signed(cc: IntCC) -> bool {
 pub fn counted_loop(func: &Function, an: &FunctionAnalyses, lp: Loop) -> Option<CountedLoop> {
     let ld = an.loops.data(lp);
     let header = ld.header;
+    // Only the operands of the header's test are asked about. Their
+    // definitions dominate the test, which is in the header or before the
+    // loop, and no loop block but the header dominates the header: an
+    // operand is defined in the loop exactly when it is defined in the
+    // header (asking the loop's blocks cost their size per loop).
     let defined_in_loop = |v: Value| match func.value_def(v) {
         ValueDef::Param(b, _) => ld.contains(b),
-        ValueDef::Result(i) => ld.blocks.iter().any(|&b| func.block_insts(b).contains(&i)),
+        ValueDef::Result(i) => func.block_insts(header).contains(&i),
     };
 
     // The header's test.
@@ -173,10 +178,14 @@ pub fn counted_loop(func: &Function, an: &FunctionAnalyses, lp: Loop) -> Option<
     if !direction_ok {
         return None;
     }
-    let exact = ld
-        .blocks
-        .iter()
-        .all(|&b| b == header || an.cfg.succs(b).iter().all(|&s| ld.contains(s)));
+    // No edge leaves the loop but the header's: asked of the exits'
+    // predecessors rather than of every block's successors.
+    let exact = ld.exits.iter().all(|&x| {
+        an.cfg
+            .preds(x)
+            .iter()
+            .all(|&p| p == header || !ld.contains(p))
+    });
     Some(CountedLoop {
         header,
         iv,

@@ -64,7 +64,7 @@ use parc_ir::{
     BinaryOp, Block, CastOp, Function, Inst, InstKind, IntCC, Module, Type, Value, ValueDef,
     sign_extend,
 };
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 pub fn run(module: &mut Module, ctx: &mut PassContext) -> bool {
     let (mut loops, mut exts) = (0, 0);
@@ -86,14 +86,81 @@ pub fn run_function(func: &mut Function) -> (u64, u64) {
     // loop's counted-loop facts are read when its turn comes, after the
     // loops before it rewrote values it may use.
     let an = FunctionAnalyses::compute(func);
+    let mut places = Places::new(func, &an);
     let (mut loops, mut exts) = (0, 0);
     for lp in an.loops.loops() {
-        if let Some(n) = widen_loop(func, &an, lp) {
+        if places.tapir.contains(&lp) {
+            continue;
+        }
+        if let Some(n) = widen_loop(func, &an, lp, &mut places) {
             loops += 1;
             exts += n;
         }
     }
     (loops, exts)
+}
+
+/// Where each instruction is and who reads each value, kept up to date
+/// across the loops of one function: made per loop, they cost the size of
+/// the function for each loop.
+struct Places {
+    home: HashMap<Inst, Block>,
+    /// The instructions reading each value (possibly listed twice, or no
+    /// longer reading it: checked before use).
+    users: HashMap<Value, Vec<Inst>>,
+    /// Position of each block in the layout.
+    rank: HashMap<Block, usize>,
+    tapir: HashSet<Loop>,
+}
+
+impl Places {
+    fn new(func: &Function, an: &FunctionAnalyses) -> Places {
+        let mut home = HashMap::new();
+        let mut users: HashMap<Value, Vec<Inst>> = HashMap::new();
+        for (b, i) in func.placed_insts() {
+            home.insert(i, b);
+            func.inst(i)
+                .for_each_operand(|v| users.entry(v).or_default().push(i));
+        }
+        let rank = func
+            .layout
+            .iter()
+            .enumerate()
+            .map(|(n, &b)| (b, n))
+            .collect();
+        Places {
+            home,
+            users,
+            rank,
+            tapir: crate::analysis::parallel_loops::loops_with_tapir(func, an),
+        }
+    }
+
+    /// The placed instructions reading `v` now, each once.
+    fn users(&self, func: &Function, v: Value) -> Vec<Inst> {
+        let mut seen = HashSet::new();
+        self.users
+            .get(&v)
+            .into_iter()
+            .flatten()
+            .copied()
+            .filter(|&i| {
+                self.home.contains_key(&i) && func.inst(i).operands().contains(&v) && seen.insert(i)
+            })
+            .collect()
+    }
+
+    /// `insts`, in layout order (block by block, in each block in order).
+    fn in_order(&self, func: &Function, insts: HashSet<Inst>) -> Vec<Inst> {
+        let mut blocks: Vec<Block> = insts.iter().map(|i| self.home[i]).collect();
+        blocks.sort_unstable_by_key(|b| self.rank[b]);
+        blocks.dedup();
+        blocks
+            .into_iter()
+            .flat_map(|b| func.block_insts(b).iter().copied())
+            .filter(|i| insts.contains(i))
+            .collect()
+    }
 }
 
 /// The range of an integer type of `bits` bits, as `E`'s signedness reads
@@ -142,6 +209,7 @@ fn position(func: &Function, block: Block, inst: Inst) -> usize {
 /// constant if `v` is one; positioned as `like`.
 fn extend_before_exit(
     func: &mut Function,
+    places: &mut Places,
     block: Block,
     v: Value,
     op: CastOp,
@@ -160,24 +228,36 @@ fn extend_before_exit(
     };
     let inst = func.make_inst(kind, Some(Type::I64));
     let at = func.blocks[block].insts.len().saturating_sub(1);
-    insert(func, block, at, inst, like);
+    insert(func, places, block, at, inst, like);
     result(func, inst)
 }
 
 /// Places `inst` at `at` in `block`, with the source position of `like`.
-fn insert(func: &mut Function, block: Block, at: usize, inst: Inst, like: Inst) {
+fn insert(
+    func: &mut Function,
+    places: &mut Places,
+    block: Block,
+    at: usize,
+    inst: Inst,
+    like: Inst,
+) {
     func.blocks[block].insts.insert(at, inst);
     func.locs[inst] = func.locs[like];
+    places.home.insert(inst, block);
+    func.inst(inst)
+        .for_each_operand(|v| places.users.entry(v).or_default().push(inst));
 }
 
 /// Widens `lp` if it qualifies (see the module doc); returns the number of
 /// extensions rewritten.
-fn widen_loop(func: &mut Function, an: &FunctionAnalyses, lp: Loop) -> Option<u64> {
+fn widen_loop(
+    func: &mut Function,
+    an: &FunctionAnalyses,
+    lp: Loop,
+    places: &mut Places,
+) -> Option<u64> {
     let data = an.loops.data(lp);
     let header = data.header;
-    if data.blocks.iter().any(|&b| func.ends_in_tapir(b)) {
-        return None;
-    }
     let cl = counted_loop(func, an, lp)?;
     let ty = func.value_type(cl.iv);
     if !matches!(ty, Type::I8 | Type::I32) {
@@ -196,7 +276,7 @@ fn widen_loop(func: &mut Function, an: &FunctionAnalyses, lp: Loop) -> Option<u6
         .copied()
         .find(|&p| !data.contains(p))?;
 
-    let home: HashMap<Inst, Block> = func.placed_insts().map(|(b, i)| (i, b)).collect();
+    let home = &places.home;
     let outside = |v: Value| match func.value_def(v) {
         ValueDef::Param(b, _) => !data.contains(b),
         ValueDef::Result(i) => home.get(&i).is_some_and(|&b| !data.contains(b)),
@@ -208,37 +288,46 @@ fn widen_loop(func: &mut Function, an: &FunctionAnalyses, lp: Loop) -> Option<u6
     };
 
     // The extensions to rewrite, with their offsets, and the compares of
-    // `j` in the loop with a value from outside it.
+    // `j` in the loop with a value from outside it: readers of `j` and of
+    // `j ± c`, in layout order.
+    let mut candidates: HashSet<Inst> = HashSet::new();
+    for u in places.users(func, cl.iv) {
+        candidates.insert(u);
+        if offset_from(func, func.result(u).unwrap_or(cl.iv), cl.iv, ty).is_some()
+            && let Some(r) = func.result(u)
+        {
+            candidates.extend(places.users(func, r));
+        }
+    }
     let mut exts: Vec<(Inst, i128)> = Vec::new();
     let mut cmps: Vec<Inst> = Vec::new();
-    for &b in &func.layout {
+    for i in places.in_order(func, candidates) {
+        let b = places.home[&i];
         if !an.domtree.dominates(header, b) {
             continue;
         }
         let in_body = b != header && data.contains(b);
-        for &i in &func.blocks[b].insts {
-            if let InstKind::Icmp(cc, x, y) = *func.inst(i) {
-                let other = if x == cl.iv { y } else { x };
-                let invariant = func.const_int(other).is_some() || outside(other);
-                if data.contains(b) && (x == cl.iv) != (y == cl.iv) && invariant && keeps(cc) {
-                    cmps.push(i);
-                }
-                continue;
+        if let InstKind::Icmp(cc, x, y) = *func.inst(i) {
+            let other = if x == cl.iv { y } else { x };
+            let invariant = func.const_int(other).is_some() || outside(other);
+            if data.contains(b) && (x == cl.iv) != (y == cl.iv) && invariant && keeps(cc) {
+                cmps.push(i);
             }
-            let InstKind::Cast(op @ (CastOp::Sext | CastOp::Zext), x) = *func.inst(i) else {
-                continue;
-            };
-            if func.result(i).map(|r| func.value_type(r)) != Some(Type::I64) {
-                continue;
-            }
-            let Some(c) = offset_from(func, x, cl.iv, ty) else {
-                continue;
-            };
-            let (min, max) = ext_range(op, ty.bits());
-            let exact = (c == 0 && op == wide) || (in_body && lo + c >= min && hi + c <= max);
-            if exact {
-                exts.push((i, c));
-            }
+            continue;
+        }
+        let InstKind::Cast(op @ (CastOp::Sext | CastOp::Zext), x) = *func.inst(i) else {
+            continue;
+        };
+        if func.result(i).map(|r| func.value_type(r)) != Some(Type::I64) {
+            continue;
+        }
+        let Some(c) = offset_from(func, x, cl.iv, ty) else {
+            continue;
+        };
+        let (min, max) = ext_range(op, ty.bits());
+        let exact = (c == 0 && op == wide) || (in_body && lo + c >= min && hi + c <= max);
+        if exact {
+            exts.push((i, c));
         }
     }
     if exts.is_empty() {
@@ -273,13 +362,13 @@ fn widen_loop(func: &mut Function, an: &FunctionAnalyses, lp: Loop) -> Option<u6
     if edges
         .iter()
         .flat_map(|(_, calls)| calls.iter().flatten())
-        .any(|(_, def)| !home.contains_key(def))
+        .any(|(_, def)| !places.home.contains_key(def))
     {
         return None;
     }
 
     // `K(init)` on the entering edge.
-    let wide_init = extend_before_exit(func, entering, cl.init, wide, header_test);
+    let wide_init = extend_before_exit(func, places, entering, cl.init, wide, header_test);
     let big = func.append_block_param(header, Type::I64);
 
     // `J + step` right after each `j + step` a back edge passes.
@@ -291,14 +380,14 @@ fn widen_loop(func: &mut Function, an: &FunctionAnalyses, lp: Loop) -> Option<u6
                 None => wide_init,
                 Some((next, _)) if stepped.contains_key(&next) => stepped[&next],
                 Some((next, def)) => {
-                    let b = home[&def];
+                    let b = places.home[&def];
                     let pos = position(func, b, def);
                     let s = func.make_inst(InstKind::Iconst(cl.step), Some(Type::I64));
                     let sv = result(func, s);
                     let add =
                         func.make_inst(InstKind::Binary(BinaryOp::Iadd, big, sv), Some(Type::I64));
-                    insert(func, b, pos + 1, s, def);
-                    insert(func, b, pos + 2, add, def);
+                    insert(func, places, b, pos + 1, s, def);
+                    insert(func, places, b, pos + 2, add, def);
                     let v = result(func, add);
                     stepped.insert(next, v);
                     v
@@ -320,12 +409,13 @@ fn widen_loop(func: &mut Function, an: &FunctionAnalyses, lp: Loop) -> Option<u6
             replaced.insert(result(func, i), big);
             continue;
         }
-        let b = home[&i];
+        let b = places.home[&i];
         let pos = position(func, b, i);
         let k = func.make_inst(InstKind::Iconst(c as i64), Some(Type::I64));
         let kv = result(func, k);
-        insert(func, b, pos, k, i);
+        insert(func, places, b, pos, k, i);
         *func.inst_mut(i) = InstKind::Binary(BinaryOp::Iadd, big, kv);
+        places.users.entry(big).or_default().push(i);
     }
 
     // Compares of `j` with invariants compare `J` with their extension,
@@ -339,7 +429,7 @@ fn widen_loop(func: &mut Function, an: &FunctionAnalyses, lp: Loop) -> Option<u6
         let ext = match extended.get(&other) {
             Some(&e) => e,
             None => {
-                let e = extend_before_exit(func, entering, other, wide, i);
+                let e = extend_before_exit(func, places, entering, other, wide, i);
                 extended.insert(other, e);
                 e
             }
@@ -349,20 +439,26 @@ fn widen_loop(func: &mut Function, an: &FunctionAnalyses, lp: Loop) -> Option<u6
         } else {
             InstKind::Icmp(cc, ext, big)
         };
+        places.users.entry(big).or_default().push(i);
+        places.users.entry(ext).or_default().push(i);
     }
 
     // Every other use of `j` reads `trunc J`.
     let trunc = func.make_inst(InstKind::Cast(CastOp::Trunc, big), Some(ty));
     let narrow = result(func, trunc);
-    insert(func, header, 0, trunc, header_test);
+    insert(func, places, header, 0, trunc, header_test);
     replaced.insert(cl.iv, narrow);
-    for &b in &func.layout {
-        for &i in &func.blocks[b].insts {
-            if i != trunc {
-                func.insts[i]
-                    .kind
-                    .map_operands(|v| replaced.get(&v).copied().unwrap_or(v));
-            }
+    let mut readers: Vec<Inst> = Vec::new();
+    for &v in replaced.keys() {
+        readers.extend(places.users(func, v));
+    }
+    for i in readers {
+        if i != trunc {
+            func.insts[i]
+                .kind
+                .map_operands(|v| replaced.get(&v).copied().unwrap_or(v));
+            func.inst(i)
+                .for_each_operand(|v| places.users.entry(v).or_default().push(i));
         }
     }
     Some(exts.len() as u64)

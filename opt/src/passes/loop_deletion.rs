@@ -36,24 +36,59 @@ pub fn run(module: &mut Module, ctx: &mut PassContext) -> bool {
     changed
 }
 
+/// Most work, in blocks and instructions of the function summed over the
+/// rounds of [`run_function`]: a round deletes every dead innermost loop
+/// and a loop around deleted ones becomes innermost for the next, so a
+/// dead nest thousands deep would take as many rounds; past the budget
+/// its outer loops stay (they run, and compute nothing).
+pub const WORK_BUDGET: u64 = 4_000_000;
+
 /// Deletes the dead loops of `func`, innermost first; returns how many.
 pub fn run_function(func: &mut Function) -> u64 {
     let mut deleted = 0;
-    // One loop at a time: each deletion changes the CFG, and makes the
-    // loop unreachable, so the next search cannot find it again.
-    while let Some((header, exit_call)) = find_dead_loop(func) {
-        if !redirect_entries(func, header, &exit_call) {
+    let mut work = 0u64;
+    loop {
+        work += func
+            .layout
+            .iter()
+            .map(|&b| 1 + func.block_insts(b).len() as u64)
+            .sum::<u64>();
+        if work > WORK_BUDGET {
             break;
         }
-        deleted += 1;
+        // Each deletion makes its loop unreachable, so the next round
+        // cannot find it again.
+        let dead = find_dead_loops(func);
+        if dead.is_empty() {
+            break;
+        }
+        for d in dead {
+            redirect_entries(func, &d);
+            deleted += 1;
+        }
     }
     deleted
 }
 
-/// A deletable loop: its header and the exit edge's target and arguments.
-fn find_dead_loop(func: &Function) -> Option<(Block, BlockCall)> {
+/// A deletable loop: its header, the branches entering it from outside,
+/// and the exit edge's target and arguments.
+struct DeadLoop {
+    header: Block,
+    entries: Vec<Block>,
+    exit: BlockCall,
+}
+
+/// The dead innermost loops of `func` (see the module doc), each of whose
+/// entries and exit no other one's deletion changes.
+fn find_dead_loops(func: &Function) -> Vec<DeadLoop> {
     let an = FunctionAnalyses::compute(func);
-    let placed: HashMap<Inst, Block> = func.placed_insts().map(|(b, i)| (i, b)).collect();
+    let mut placed: HashMap<Inst, Block> = HashMap::new();
+    let mut users: HashMap<Value, Vec<Block>> = HashMap::new();
+    for (b, i) in func.placed_insts() {
+        placed.insert(i, b);
+        func.inst(i)
+            .for_each_operand(|v| users.entry(v).or_default().push(b));
+    }
     let def_block = |v: Value| -> Option<Block> {
         match func.value_def(v) {
             ValueDef::Param(b, _) => Some(b),
@@ -63,21 +98,25 @@ fn find_dead_loop(func: &Function) -> Option<(Block, BlockCall)> {
     // Innermost first: smaller loops before the loops around them.
     let mut loops: Vec<_> = an.loops.loops().collect();
     loops.sort_by_key(|&lp| an.loops.data(lp).blocks.len());
+    let mut dead = Vec::new();
+    // Blocks whose branches a deletion of this round changes or targets.
+    let mut touched: HashSet<Block> = HashSet::new();
     'next: for lp in loops {
         let data = an.loops.data(lp);
-        let blocks: HashSet<Block> = data.blocks.iter().copied().collect();
         let h = data.header;
         // Innermost only (a loop inside might not end; once it is gone,
         // the loop around it is innermost), entered from outside.
-        let nested = an
-            .loops
-            .loops()
-            .any(|other| other != lp && blocks.contains(&an.loops.data(other).header));
-        let entered = an.cfg.preds(h).iter().any(|p| !blocks.contains(p));
-        if nested || !entered || func.entry() == Some(h) {
+        let entries: Vec<Block> = an
+            .cfg
+            .preds(h)
+            .iter()
+            .copied()
+            .filter(|&p| !data.contains(p))
+            .collect();
+        if !an.loops.is_innermost(lp) || entries.is_empty() || func.entry() == Some(h) {
             continue;
         }
-        for &b in &blocks {
+        for &b in &data.blocks {
             for &i in &func.blocks[b].insts {
                 let kind = func.inst(i);
                 let terminator_ok = matches!(kind, InstKind::Jump(_) | InstKind::Brif { .. });
@@ -92,16 +131,16 @@ fn find_dead_loop(func: &Function) -> Option<(Block, BlockCall)> {
             }
         }
         // No value of the loop used outside it.
-        for (b, i) in func.placed_insts() {
-            if blocks.contains(&b) {
-                continue;
-            }
-            let mut escapes = false;
-            func.inst(i).for_each_operand(|v| {
-                escapes |= def_block(v).is_some_and(|d| blocks.contains(&d));
-            });
-            if escapes {
-                continue 'next;
+        for &b in &data.blocks {
+            let params = func.block_params(b).iter().copied();
+            let results = func.block_insts(b).iter().filter_map(|&i| func.result(i));
+            for v in params.chain(results) {
+                if users
+                    .get(&v)
+                    .is_some_and(|us| us.iter().any(|&u| !data.contains(u)))
+                {
+                    continue 'next;
+                }
             }
         }
         // A counted loop whose header is the only way out and whose
@@ -126,42 +165,40 @@ fn find_dead_loop(func: &Function) -> Option<(Block, BlockCall)> {
         if exit
             .args
             .iter()
-            .any(|&a| def_block(a).is_some_and(|d| blocks.contains(&d)))
+            .any(|&a| def_block(a).is_some_and(|d| data.contains(d)))
         {
             continue;
         }
-        return Some((h, exit.clone()));
+        if std::iter::once(&h)
+            .chain(&entries)
+            .chain([&exit.block])
+            .any(|b| touched.contains(b))
+        {
+            continue;
+        }
+        touched.extend(entries.iter().copied().chain([h, exit.block]));
+        dead.push(DeadLoop {
+            header: h,
+            entries,
+            exit: exit.clone(),
+        });
     }
-    None
+    dead
 }
 
-/// Sends every branch into `header` from outside its loop to `exit`
-/// instead; false if there was none.
-fn redirect_entries(func: &mut Function, header: Block, exit: &BlockCall) -> bool {
-    let an = FunctionAnalyses::compute(func);
-    let Some(lp) = an.loops.loop_headed_by(header) else {
-        return false;
-    };
-    let inside: HashSet<Block> = an.loops.data(lp).blocks.iter().copied().collect();
-    let outside_preds: Vec<Block> = an
-        .cfg
-        .preds(header)
-        .iter()
-        .copied()
-        .filter(|p| !inside.contains(p))
-        .collect();
-    let any = !outside_preds.is_empty();
-    for p in outside_preds {
+/// Sends every branch into the loop's header from outside it to its exit
+/// instead.
+fn redirect_entries(func: &mut Function, dead: &DeadLoop) {
+    for &p in &dead.entries {
         let Some(t) = func.terminator(p) else {
             continue;
         };
         // Only jumps and brifs can enter it: the header has parameters,
         // which Tapir's targets may not.
         for c in func.inst_mut(t).block_calls_mut() {
-            if c.block == header {
-                *c = exit.clone();
+            if c.block == dead.header {
+                *c = dead.exit.clone();
             }
         }
     }
-    any
 }

@@ -338,7 +338,7 @@ impl<'a> Round<'a> {
             .filter(|&&b| func.block_insts(b).iter().any(|&i| is_call(func.inst(i))))
             .map(|&b| an.tasks.innermost(b))
             .collect();
-        let tapir = tapir_loops(func, an);
+        let tapir = crate::analysis::parallel_loops::loops_with_tapir(func, an);
         let crossing = crossing_values(func, an, &home, &users);
         Round {
             func,
@@ -525,25 +525,6 @@ impl<'a> Round<'a> {
             false
         })
     }
-}
-
-/// The loops with a Tapir terminator among their blocks: each such block's
-/// innermost loop and the loops around it.
-fn tapir_loops(func: &Function, an: &FunctionAnalyses) -> HashSet<Loop> {
-    let mut set = HashSet::new();
-    for &b in an.cfg.rpo() {
-        if !func.ends_in_tapir(b) {
-            continue;
-        }
-        let mut cur = an.loops.innermost(b);
-        while let Some(lp) = cur {
-            if !set.insert(lp) {
-                break;
-            }
-            cur = an.loops.data(lp).parent;
-        }
-    }
-    set
 }
 
 /// The values crossing each loop's boundary (see [`Round::crossing`]),

@@ -56,6 +56,7 @@
 
 use crate::PassContext;
 use crate::fold::Const;
+use cranelift_entity::SecondaryMap;
 use parc_ir::analysis::{ControlFlowGraph, DominanceFrontiers, DominatorTree, TaskTree};
 use parc_ir::{Block, Function, Inst, InstKind, Module, Type, Value};
 use std::collections::{HashMap, HashSet};
@@ -278,39 +279,59 @@ fn run_function(func: &mut Function, stats: &mut Stats) -> bool {
     }
     let mut params_at: Vec<Vec<Block>> = Vec::new();
     let mut keep = vec![true; slots.len()];
+    // Per block, the last slot (plus one) that marked it as defining the
+    // slot, and as live-in: stamps rather than a set per slot, as the live
+    // ranges of the counters of a deep loop nest add up to the square of
+    // its depth.
+    let mut def_stamp: SecondaryMap<Block, u32> = SecondaryMap::new();
+    let mut live_stamp: SecondaryMap<Block, u32> = SecondaryMap::new();
     for k in 0..slots.len() {
+        let stamp = k as u32 + 1;
         // A block defines the slot if it holds the alloca or a store.
-        let defs: HashSet<Block> = std::iter::once(slots[k].block)
+        let defs: Vec<Block> = std::iter::once(slots[k].block)
             .chain(slots[k].stores.iter().map(|st| inst_block[st]))
             .collect();
+        for &d in &defs {
+            def_stamp[d] = stamp;
+        }
         // Live-in blocks: a load comes before any definition, or the slot
         // flows through a block without definitions to such a block.
-        let mut live: HashSet<Block> = first[k]
-            .iter()
-            .filter(|&(_, &w)| w == First::Load)
-            .map(|(&b, _)| b)
-            .collect();
-        let mut work: Vec<Block> = live.iter().copied().collect();
+        let mut work: Vec<Block> = Vec::new();
+        for (&b, &w) in &first[k] {
+            if w == First::Load && live_stamp[b] != stamp {
+                live_stamp[b] = stamp;
+                work.push(b);
+            }
+        }
         while let Some(b) = work.pop() {
             for &p in cfg.preds(b) {
-                if !defs.contains(&p) && live.insert(p) {
+                if def_stamp[p] != stamp && live_stamp[p] != stamp {
+                    live_stamp[p] = stamp;
                     work.push(p);
                 }
             }
         }
-        // The iterated dominance frontier of the definitions, then pruned.
+        let defs: HashSet<Block> = defs.into_iter().collect();
+        // The iterated dominance frontier of the definitions, pruned to the
+        // live-in blocks as it grows (as LLVM's IDF calculator does): a
+        // block the slot is not live into gets no parameter and defines
+        // nothing further. Pruning only at the end walked, for each counter
+        // of a deep nest, the frontiers of every enclosing loop's header.
         let mut idf: HashSet<Block> = HashSet::new();
         let mut work: Vec<Block> = defs.iter().copied().collect();
         let mut seen: HashSet<Block> = defs.clone();
         while let Some(x) = work.pop() {
             for &y in frontiers.frontier(x) {
+                if live_stamp[y] != stamp {
+                    continue;
+                }
                 idf.insert(y);
                 if seen.insert(y) {
                     work.push(y);
                 }
             }
         }
-        let mut at: Vec<Block> = idf.into_iter().filter(|b| live.contains(b)).collect();
+        let mut at: Vec<Block> = idf.into_iter().collect();
         at.sort();
         if at.iter().any(|b| forbidden.contains(b)) {
             stats.refused_tapir += 1;
