@@ -37,11 +37,10 @@
 //! an internal error.
 
 use parc_ad::{AccumulationClass, AdError, AdReport};
-use parc_ir::{Activity, FuncKind, Function, GradRequest, Linkage, Module, SrcLoc, Type};
+use parc_ir::{FuncKind, Linkage, Module, OptLevel, SrcLoc};
 use parc_lang::ast::Span;
-use parc_lang::diag::{self, Diagnostic};
+use parc_lang::diag::{self, Diagnostic, Severity};
 use parc_lang::hir;
-use parc_lang::source_map::SourceMap;
 use std::time::Instant;
 
 /// How far the pipeline got when it stopped with errors.
@@ -56,8 +55,8 @@ pub struct CompileError {
 /// Options that shape compilation.
 #[derive(Clone, Debug, Default)]
 pub struct Options {
-    /// 0, 1 or 2.
-    pub opt_level: u8,
+    /// `-O0` to `-O3` (the optimizer's pipeline; the backend gets it too).
+    pub opt_level: OptLevel,
     /// Render with ANSI colours.
     pub color: bool,
     /// Verify the module after every pass, not only after lowering and at
@@ -129,7 +128,7 @@ pub fn decode_source(path: &str, bytes: &[u8], color: bool) -> Result<String, Co
     }
 }
 
-/// Source text to a verified (and, at `opt_level > 0`, optimized) module.
+/// Source text to a verified (and, above `-O0`, optimized) module.
 pub fn compile(path: &str, source: &str, options: &Options) -> Result<Compiled, CompileError> {
     let pre = parc_lang::pp::preprocess(path, source, &options.pp);
     let (hir, diags) = front_end(&pre, options.library);
@@ -141,14 +140,117 @@ pub fn compile(path: &str, source: &str, options: &Options) -> Result<Compiled, 
         });
     };
     let lower_start = Instant::now();
-    let mut module = parc_lang::lower::lower_mapped(&hir, path, &pre.text, Some(&pre.map));
+    let module = parc_lang::lower::lower_with_exported_gradients(
+        &hir,
+        path,
+        &pre.text,
+        Some(&pre.map),
+        &options.grad,
+    )
+    .map_err(|d| CompileError {
+        rendered: diag::render_mapped(&pre.map, &[d], options.color),
+        internal: false,
+    })?;
     let lower_time = lower_start.elapsed();
-    for name in &options.grad {
-        request_exported_gradient(&mut module, &hir, name, path, &pre.map, options.color)?;
-    }
-    verified(&module, "lowering")?;
     let origin = Origin::Source(source);
-    pipeline(module, path, origin, Some(lower_time), rendered, options)
+    let warnings =
+        rendered + &checked_requests(&module, &options.grad, path, origin, options.color)?;
+    verified(&module, "lowering")?;
+    pipeline(module, path, origin, Some(lower_time), warnings, options)
+}
+
+/// The module's gradient requests against [`parc_ir::gradient`]'s rule:
+/// every `--grad` name asked for, none the AD cannot fulfil (an error at
+/// the request's position, with the rule's hint), and a warning for each
+/// that computes nothing. Returns the rendered warnings; an error carries
+/// the warnings too, in request order.
+fn checked_requests(
+    module: &Module,
+    exported: &[String],
+    path: &str,
+    origin: Origin<'_>,
+    color: bool,
+) -> Result<String, CompileError> {
+    for name in exported {
+        let requested = module.grad_requests.iter().any(|r| {
+            r.linkage == Linkage::Export
+                && module.funcs.get(r.primal).is_some_and(|p| &p.name == name)
+        });
+        if !requested {
+            return Err(usage_error(format!(
+                "no function `{name}` to differentiate in `{path}` (`--grad {name}`)"
+            )));
+        }
+    }
+    let mut found = Vec::new();
+    for req in &module.grad_requests {
+        // `--grad` requests are at the function, the others at a call.
+        let label = if req.linkage == Linkage::Export {
+            "the function `--grad` names"
+        } else {
+            "differentiated here"
+        };
+        if let Some(r) = parc_ir::gradient::refusal(module, req) {
+            found.push((Severity::Error, req.loc, r.message, Some(r.help), label));
+        } else if let Some(why) = parc_ir::gradient::computes_nothing(module, req) {
+            let grad = module.funcs.get(req.grad).map_or("", |g| g.name.as_str());
+            let what = if req.linkage == Linkage::Export {
+                format!("`{grad}`")
+            } else {
+                "this gradient".to_string()
+            };
+            found.push((
+                Severity::Warning,
+                req.loc,
+                format!("{what} computes nothing: {why}"),
+                Some("differentiate with respect to a `double`/`float` parameter or through a pointer and its shadow".to_string()),
+                label,
+            ));
+        }
+    }
+    type Found = (Severity, SrcLoc, String, Option<String>, &'static str);
+    let render = |list: Vec<Found>| match origin {
+        Origin::Source(source) => {
+            let diags: Vec<Diagnostic> = list
+                .into_iter()
+                .map(|(severity, loc, message, help, label)| {
+                    let d = match severity {
+                        Severity::Error => Diagnostic::error(word_at(source, loc), message),
+                        Severity::Warning => Diagnostic::warning(word_at(source, loc), message),
+                    }
+                    .with_label(label);
+                    match help {
+                        Some(h) => d.with_help(h),
+                        None => d,
+                    }
+                })
+                .collect();
+            diag::render(path, source, &diags, color)
+        }
+        Origin::Ir => list
+            .into_iter()
+            .map(|(severity, loc, message, help, _)| {
+                let word = match severity {
+                    Severity::Error => "error",
+                    Severity::Warning => "warning",
+                };
+                let at = match &module.source_name {
+                    Some(src) if loc.is_known() => format!("{src}:{}:{}", loc.line, loc.col),
+                    _ => path.to_string(),
+                };
+                let help = help.map_or(String::new(), |h| format!("  help: {h}\n"));
+                format!("{at}: {word}: {message}\n{help}")
+            })
+            .collect(),
+    };
+    if found.iter().all(|f| f.0 == Severity::Warning) {
+        Ok(render(found))
+    } else {
+        Err(CompileError {
+            rendered: render(found),
+            internal: false,
+        })
+    }
 }
 
 /// Parses and checks preprocessed text (not at all after a preprocessor
@@ -185,7 +287,7 @@ enum Origin<'a> {
 }
 
 /// parir text, as `--emit ir` and `--dump-after` print it, to a verified
-/// (and, at `opt_level > 0`, optimized) module: the pipeline of
+/// (and, above `-O0`, optimized) module: the pipeline of
 /// [`compile`] after the front end, so that IR written or edited by hand
 /// goes through the same optimizer, AD and final stage. Its gradient
 /// requests (from `__enzyme_autodiff` calls in IR printed before the AD)
@@ -194,9 +296,14 @@ enum Origin<'a> {
 pub fn compile_ir(path: &str, text: &str, options: &Options) -> Result<Compiled, CompileError> {
     let mut module = read_ir(path, text, options.color)?;
     for name in &options.grad {
-        request_ir_gradient(&mut module, name, path)?;
+        // parir keeps no declaration positions: the request has none.
+        if let Some(primal) = module.func_by_name(name) {
+            parc_ir::gradient::request_export(&mut module, primal, SrcLoc::default())
+                .map_err(|m| usage_error(format!("{path}: {m}")))?;
+        }
     }
-    pipeline(module, path, Origin::Ir, None, String::new(), options)
+    let warnings = checked_requests(&module, &options.grad, path, Origin::Ir, options.color)?;
+    pipeline(module, path, Origin::Ir, None, warnings, options)
 }
 
 /// `parc check` of parir text: it reads and verifies.
@@ -337,17 +444,17 @@ fn pipeline(
     if wants_ad && options.ad_before_opt {
         differentiate(&mut module)?;
     }
-    let mut result = parc_opt::optimize(&mut module, options.opt_level, &mut inst);
+    let mut result = parc_opt::optimize(&mut module, options.opt_level.number(), &mut inst);
     if result.is_ok() && wants_ad && !options.ad_before_opt {
         verified(&module, "the optimization pipeline")?;
         differentiate(&mut module)?;
-        result = parc_opt::optimize(&mut module, options.opt_level, &mut inst);
+        result = parc_opt::optimize(&mut module, options.opt_level.number(), &mut inst);
     }
     // The final stage reshapes loops in ways the AD must not see, so it
     // runs once, after the last optimization.
     if result.is_ok() {
         verified(&module, "the optimization pipeline")?;
-        result = parc_opt::codegen_prepare(&mut module, options.opt_level, &mut inst);
+        result = parc_opt::codegen_prepare(&mut module, options.opt_level.number(), &mut inst);
         if result.is_ok() && dump("prepare") {
             eprint!("; after prepare\n{}", parc_ir::print::print_module(&module));
         }
@@ -417,216 +524,6 @@ fn usage_error(message: String) -> CompileError {
     }
 }
 
-/// The activity `--grad` gives a parameter of IR type `ty`: Enzyme's
-/// defaults (LANGUAGE.md "Gradients"), which `__enzyme_autodiff` without
-/// markers also uses: pointers are duplicated, floats active, integers
-/// constant.
-pub fn default_activity(ty: Type) -> Activity {
-    match ty {
-        Type::Ptr => Activity::Dup,
-        t if t.is_float() => Activity::Active,
-        _ => Activity::Const,
-    }
-}
-
-/// `--grad NAME`: declares `grad_NAME` (imported until the AD defines it,
-/// then exported) with the default activities, and requests it.
-fn request_exported_gradient(
-    module: &mut Module,
-    hir: &hir::Program,
-    name: &str,
-    path: &str,
-    map: &SourceMap,
-    color: bool,
-) -> Result<(), CompileError> {
-    let grad_name = format!("grad_{name}");
-    // The front end's `FuncRef(i)` is the module's `FuncId(i)`; gradient
-    // declarations of `__enzyme_autodiff` follow and have dotted names.
-    let Some((index, hf)) = hir.funcs.iter().enumerate().find(|(_, f)| f.name == name) else {
-        return Err(usage_error(format!(
-            "no function `{name}` to differentiate in `{path}` (`--grad {name}`)"
-        )));
-    };
-    let Some(primal) = module.func_by_name(name) else {
-        return Err(usage_error(format!(
-            "no function `{name}` to differentiate in `{path}` (`--grad {name}`)"
-        )));
-    };
-    if let Some(asked) = existing_gradient(module, primal, &grad_name) {
-        if asked {
-            return Ok(()); // `--grad f` given twice
-        }
-        return Err(func_error(
-            hir,
-            index,
-            map,
-            color,
-            format!(
-                "cannot export the gradient of `{name}` as `{grad_name}`: a function of that name already exists"
-            ),
-            "rename the existing function".into(),
-        ));
-    }
-    let why_not = if hf.body.is_none() {
-        Some((
-            format!("cannot differentiate `{name}`: its body is not in this file"),
-            format!("define `{name}` in `{path}`"),
-        ))
-    } else if hf.kind == hir::FuncKind::Kernel {
-        Some((
-            format!("cannot differentiate kernel `{name}`"),
-            "differentiate a `__device__` function that the kernel calls instead".into(),
-        ))
-    } else if hf.kind == hir::FuncKind::Device {
-        Some((
-            format!(
-                "cannot export the gradient of `__device__` function `{name}`: it runs only inside kernels, and `{grad_name}` would be called from the host"
-            ),
-            format!(
-                "call `__enzyme_autodiff({name}, ...)` inside a kernel, or drop `__device__` to differentiate `{name}` on the host"
-            ),
-        ))
-    } else if matches!(hf.ret, hir::CType::Struct(_) | hir::CType::Dim3) {
-        Some((
-            format!("cannot differentiate `{name}`: it returns a struct"),
-            "return the result through a pointer parameter (and its shadow)".into(),
-        ))
-    } else {
-        None
-    };
-    if let Some((message, help)) = why_not {
-        return Err(func_error(hir, index, map, color, message, help));
-    }
-    let activities = default_activities(module, primal);
-    let active: Vec<usize> = (0..activities.len())
-        .filter(|&i| activities[i] == Activity::Active)
-        .collect();
-    if active.len() > 1 {
-        let names: Vec<String> = active
-            .iter()
-            .map(|&i| {
-                let local = hf.params.get(i).and_then(|l| hf.locals.get(l.0 as usize));
-                match local {
-                    Some(l) if !l.name.is_empty() => format!("`{}`", l.name),
-                    _ => format!("{}", i + 1),
-                }
-            })
-            .collect();
-        return Err(func_error(
-            hir,
-            index,
-            map,
-            color,
-            format!(
-                "cannot export the gradient of `{name}`: it has {} active scalar parameters ({}); at most one is supported",
-                active.len(),
-                names.join(", ")
-            ),
-            "pass the extra scalars through a pointer (their gradients are then added to its shadow), or write a wrapper that takes them so".into(),
-        ));
-    }
-    push_gradient_request(module, primal, name, activities)
-}
-
-/// `Some` if a function `grad_name` exists: `true` if it is the gradient
-/// of `primal` asked for already (`--grad f` given twice), `false` if it
-/// is another function of that name.
-fn existing_gradient(module: &Module, primal: parc_ir::FuncId, grad_name: &str) -> Option<bool> {
-    let g = module.func_by_name(grad_name)?;
-    Some(
-        module
-            .grad_requests
-            .iter()
-            .any(|r| r.grad == g && r.primal == primal),
-    )
-}
-
-/// Enzyme's default activity (see [`default_activity`]) for each
-/// parameter of `f`.
-fn default_activities(module: &Module, f: parc_ir::FuncId) -> Vec<Activity> {
-    module.funcs[f]
-        .sig
-        .params
-        .iter()
-        .map(|&t| default_activity(t))
-        .collect()
-}
-
-/// Declares `grad_NAME` and asks the AD for it (`--grad NAME`).
-fn push_gradient_request(
-    module: &mut Module,
-    primal: parc_ir::FuncId,
-    name: &str,
-    activities: Vec<Activity>,
-) -> Result<(), CompileError> {
-    let grad_name = format!("grad_{name}");
-    let sig = module.funcs[primal].sig.clone();
-    let grad_sig = parc_ir::gradient_signature(&sig, &activities)
-        .map_err(|e| internal_error(&format!("gradient of `{name}`: {e}")))?;
-    let mut decl = Function::new(grad_name, grad_sig);
-    decl.kind = match module.funcs[primal].kind {
-        FuncKind::Device => FuncKind::Device,
-        _ => FuncKind::Host,
-    };
-    decl.linkage = Linkage::Import;
-    decl.convergent = module.funcs[primal].convergent;
-    let grad = module.funcs.push(decl);
-    module.grad_requests.push(GradRequest {
-        primal,
-        grad,
-        activities,
-        linkage: Linkage::Export,
-        loc: SrcLoc::default(),
-    });
-    Ok(())
-}
-
-/// `--grad NAME` for a module read from parir text: the checks of
-/// [`request_exported_gradient`], with the function's IR in place of its
-/// declaration.
-fn request_ir_gradient(module: &mut Module, name: &str, path: &str) -> Result<(), CompileError> {
-    let grad_name = format!("grad_{name}");
-    let Some(primal) = module.func_by_name(name) else {
-        return Err(usage_error(format!(
-            "no function `{name}` to differentiate in `{path}` (`--grad {name}`)"
-        )));
-    };
-    let refuse = |message: String| Err(usage_error(format!("{path}: {message}")));
-    if let Some(asked) = existing_gradient(module, primal, &grad_name) {
-        if asked {
-            return Ok(()); // `--grad f` given twice
-        }
-        return refuse(format!(
-            "cannot export the gradient of `{name}` as `{grad_name}`: a function of that name already exists"
-        ));
-    }
-    let f = &module.funcs[primal];
-    if f.linkage == Linkage::Import {
-        return refuse(format!(
-            "cannot differentiate `{name}`: its body is not in this file"
-        ));
-    }
-    if f.kind == FuncKind::Kernel {
-        return refuse(format!("cannot differentiate kernel `{name}`"));
-    }
-    if f.kind == FuncKind::Device {
-        return refuse(format!(
-            "cannot export the gradient of `__device__` function `{name}`: it runs only inside kernels, and `{grad_name}` would be called from the host"
-        ));
-    }
-    let activities = default_activities(module, primal);
-    let active = activities
-        .iter()
-        .filter(|&&a| a == Activity::Active)
-        .count();
-    if active > 1 {
-        return refuse(format!(
-            "cannot export the gradient of `{name}`: it has {active} active scalar parameters; at most one is supported"
-        ));
-    }
-    push_gradient_request(module, primal, name, activities)
-}
-
 /// What the AD refuses in a module read from parir text: at the position
 /// in the ParC file the IR was made from (`source_name`), which is not at
 /// hand to quote.
@@ -640,24 +537,6 @@ fn ad_error_in_ir(e: &AdError, source_name: Option<&str>, path: &str) -> Compile
     };
     CompileError {
         rendered,
-        internal: false,
-    }
-}
-
-/// An error about a whole function, pointing at its declaration.
-fn func_error(
-    hir: &hir::Program,
-    index: usize,
-    map: &SourceMap,
-    color: bool,
-    message: String,
-    help: String,
-) -> CompileError {
-    let d = Diagnostic::error(hir.funcs[index].span, message)
-        .with_label("this function")
-        .with_help(help);
-    CompileError {
-        rendered: diag::render_mapped(map, &[d], color),
         internal: false,
     }
 }
@@ -747,7 +626,7 @@ pub fn attach_ptx(module: &mut Module, ptx: &str) {
 /// `parc_ptx::math::link`). A failure is parc's own bug.
 pub fn link_device_math(module: &mut Module) -> Result<(), CompileError> {
     let options = Options {
-        opt_level: 2,
+        opt_level: OptLevel::O2,
         library: true,
         gpu: true,
         ..Options::default()
@@ -843,16 +722,21 @@ pub fn check(
     color: bool,
 ) -> Result<String, CompileError> {
     let pre = parc_lang::pp::preprocess(path, source, pp);
-    let (_, diags) = front_end(&pre, library);
+    let (hir, diags) = front_end(&pre, library);
     let rendered = diag::render_mapped(&pre.map, &diags, color);
     if diags.iter().any(Diagnostic::is_error) {
-        Err(CompileError {
+        return Err(CompileError {
             rendered,
             internal: false,
-        })
-    } else {
-        Ok(rendered)
+        });
     }
+    // What the AD cannot differentiate is decided on the lowered requests
+    // (`parc_ir::gradient`); lowering is cheap, so `check` asks too.
+    let Some(hir) = hir else {
+        return Ok(rendered);
+    };
+    let module = parc_lang::lower::lower_mapped(&hir, path, &pre.text, Some(&pre.map));
+    Ok(rendered + &checked_requests(&module, &[], path, Origin::Source(source), color)?)
 }
 
 fn verified(module: &Module, after: &str) -> Result<(), CompileError> {
@@ -876,7 +760,7 @@ mod tests {
 
     fn with_grad(source: &str, grad: &[&str]) -> Result<Compiled, CompileError> {
         let options = Options {
-            opt_level: 0,
+            opt_level: OptLevel::O0,
             grad: grad.iter().map(|s| s.to_string()).collect(),
             ..Options::default()
         };
@@ -926,11 +810,17 @@ mod tests {
             "{e}"
         );
         let e = grad_error(src, "ext");
-        assert!(e.contains("its body is not in this file"), "{e}");
+        assert!(
+            e.starts_with(
+                "t.pc:4:1: error: cannot differentiate `ext`: its body is not in this program"
+            ),
+            "{e}"
+        );
         let src2 = src.replace("double grad_two", "double other");
         let e = grad_error(&src2, "two");
         assert!(
-            e.contains("it has 2 active scalar parameters (`x`, `y`)") && e.contains("pointer"),
+            e.contains("cannot differentiate `two` with 2 active scalar parameters (`x`, `y`)")
+                && e.contains("pointer"),
             "{e}"
         );
         let e = grad_error(src, "two");
@@ -944,6 +834,36 @@ mod tests {
             ),
             "{e}"
         );
+    }
+
+    /// A gradient that can compute nothing is compiled, with a warning.
+    #[test]
+    fn gradients_of_nothing_are_warned_about() {
+        let src = "int count(int n) { return n + 1; }\n\
+                   void log_value(double x) { printf(\"%g\\n\", x); }\n\
+                   int main() { return 0; }\n";
+        for (name, why) in [
+            ("count", "has no pointer or floating-point parameter"),
+            ("log_value", "returns no floating-point value"),
+        ] {
+            let compiled = match with_grad(src, &[name]) {
+                Ok(c) => c,
+                Err(e) => panic!("{}", e.rendered),
+            };
+            assert!(
+                compiled.warnings.contains(&format!(
+                    "warning: `grad_{name}` computes nothing: `{name}` {why}"
+                )),
+                "{}",
+                compiled.warnings
+            );
+            assert!(
+                compiled
+                    .module
+                    .func_by_name(&format!("grad_{name}"))
+                    .is_some()
+            );
+        }
     }
 
     /// `--serial` elides before optimizing: fib's spawned result is then an
@@ -967,7 +887,7 @@ mod tests {
                    }\n\
                    int main() { return fib(5); }\n";
         let options = Options {
-            opt_level: 2,
+            opt_level: OptLevel::O2,
             serial: true,
             grad: vec!["sq".into()],
             ..Options::default()
@@ -1019,15 +939,6 @@ mod tests {
     }
 
     #[test]
-    fn default_activities_follow_enzyme() {
-        assert_eq!(default_activity(Type::Ptr), Activity::Dup);
-        assert_eq!(default_activity(Type::F64), Activity::Active);
-        assert_eq!(default_activity(Type::F32), Activity::Active);
-        assert_eq!(default_activity(Type::I32), Activity::Const);
-        assert_eq!(default_activity(Type::I8), Activity::Const);
-    }
-
-    #[test]
     fn source_positions_map_to_offsets() {
         let src = "ab\ncdé f\n\nx";
         assert_eq!(offset_of(src, SrcLoc::new(1, 1)), Some(0));
@@ -1048,7 +959,7 @@ mod tests {
         let lowered = compile("t.pc", src, &Options::default()).expect("compiles");
         let text = parc_ir::print::print_module(&lowered.module);
         let options = |grad: &str| Options {
-            opt_level: 2,
+            opt_level: OptLevel::O2,
             grad: vec![grad.to_string()],
             ..Options::default()
         };

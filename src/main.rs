@@ -8,8 +8,10 @@
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use parc::{CompileError, Options};
-use parc_cpu::{BackendError, OutputKind, tapir};
+use parc_cpu::{BackendError, OutputKind};
+use parc_ir::OptLevel;
 use std::io::{IsTerminal, Write};
+use std::num::NonZeroU64;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -137,13 +139,13 @@ struct OptArgs {
 }
 
 impl OptArgs {
-    fn level(&self) -> u8 {
+    fn level(&self) -> OptLevel {
         if self.o0 {
-            0
+            OptLevel::O0
         } else if self.o1 {
-            1
+            OptLevel::O1
         } else {
-            2
+            OptLevel::O2
         }
     }
 
@@ -190,29 +192,25 @@ struct TapirArgs {
     /// Iterations per chunk of a parallel loop, at least 1 (default: chosen
     /// at run time from the trip count and the number of workers).
     #[arg(long, value_name = "N", conflicts_with = "serial", value_parser = parse_grain)]
-    grain: Option<u64>,
+    grain: Option<NonZeroU64>,
 }
 
 /// `--grain N`: a chunk of at least one iteration.
-fn parse_grain(text: &str) -> Result<u64, String> {
+fn parse_grain(text: &str) -> Result<NonZeroU64, String> {
     match text.parse::<u64>() {
-        Ok(0) => Err(
+        Ok(n) => NonZeroU64::new(n).ok_or_else(|| {
             "a chunk has at least 1 iteration; leave `--grain` out to let the runtime choose"
-                .into(),
-        ),
-        Ok(n) => Ok(n),
+                .to_string()
+        }),
         Err(e) => Err(format!("expected a positive whole number: {e}")),
     }
 }
 
-impl TapirArgs {
-    /// Lowers what parallelism is left onto the runtime. After `--serial`
-    /// the driver has already removed every detach, reattach and sync
-    /// (`serial-elision`), and this changes nothing.
-    fn lower(&self, module: &mut parc_ir::Module) -> Result<(), ExitCode> {
-        let options = tapir::TapirOptions { grain: self.grain };
-        tapir::lower_tapir(module, tapir::Target::Runtime, &options)
-            .map_err(|e| internal(&format!("Tapir lowering failed: {e}")))
+/// The CPU backend's options: the optimization level and the grain.
+fn backend_options(tapir: &TapirArgs, opt: &OptArgs) -> parc_cpu::Options {
+    parc_cpu::Options {
+        opt_level: opt.level(),
+        grain: tapir.grain,
     }
 }
 
@@ -611,10 +609,8 @@ fn run(args: RunArgs) -> ExitCode {
             return code;
         }
         args.device.configure_runtime();
-        if let Err(code) = args.tapir.lower(&mut module) {
-            return code;
-        }
-        return match parc_cpu::jit_run(&module, &argv) {
+        let backend = backend_options(&args.tapir, &args.opt);
+        return match parc_cpu::jit_run(module, &argv, &backend) {
             Ok(status) => ExitCode::from(status as u8),
             Err(err) => backend_failure(err),
         };
@@ -733,10 +729,8 @@ fn build(args: BuildArgs) -> ExitCode {
     {
         return code;
     }
-    if let Err(code) = args.tapir.lower(&mut module) {
-        return code;
-    }
-    match parc_cpu::build(&module, kind, &output) {
+    let backend = backend_options(&args.tapir, &args.opt);
+    match parc_cpu::build(module, kind, &output, &backend) {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => backend_failure(err),
     }

@@ -16,6 +16,7 @@ use corpus::{programs, root};
 use libtest_mimic::{Arguments, Failed, Trial};
 use parc::Options;
 use parc_cpu::tapir;
+use parc_ir::OptLevel;
 use std::path::Path;
 
 /// What one compilation produces: the optimized IR, what `--explain-ad`
@@ -47,7 +48,11 @@ fn compile(path: &Path, source: &str, options: &Options, object: bool) -> Result
     .ok()
     .map(|()| parc_ir::print::print_module(&module));
     let object = if object && lowered.is_some() {
-        parc_cpu::emit_object(&module).ok()
+        let backend = parc_cpu::Options {
+            opt_level: options.opt_level,
+            grain: None,
+        };
+        parc_cpu::emit_object(module, &backend).ok()
     } else {
         None
     };
@@ -81,7 +86,7 @@ fn first_difference(a: &str, b: &str) -> String {
 fn check(path: &Path, object: bool) -> Result<(), Failed> {
     let source = std::fs::read_to_string(root().join(path))?;
     let wants_grad = source.contains("__enzyme_autodiff");
-    for opt_level in [0, 1, 2] {
+    for opt_level in [OptLevel::O0, OptLevel::O1, OptLevel::O2] {
         for ad_before_opt in [false, true] {
             if ad_before_opt && !wants_grad {
                 continue;
@@ -92,7 +97,7 @@ fn check(path: &Path, object: bool) -> Result<(), Failed> {
                 ..Options::default()
             };
             let what = format!(
-                "{} at --O{opt_level}{}",
+                "{} at {opt_level}{}",
                 path.display(),
                 if ad_before_opt {
                     " --ad-before-opt"

@@ -17,7 +17,7 @@ fn device_math_is_within_2_ulp_of_glibc() {
     let path = "tests/gpu/device_math.pc";
     let source = std::fs::read_to_string(corpus::root().join(path)).expect("the test reads");
     let options = Options {
-        opt_level: 2,
+        opt_level: parc_ir::OptLevel::O2,
         gpu: true,
         ..Options::default()
     };

@@ -61,7 +61,7 @@ fn check(path: &Path, level: u8, ptxas: &Path, scratch: &Path) -> Result<(), Fai
     let source = std::fs::read_to_string(root().join(path))
         .map_err(|e| format!("cannot read {name}: {e}"))?;
     let options = Options {
-        opt_level: level,
+        opt_level: parc_ir::OptLevel::from_number(level).unwrap_or_default(),
         gpu: true,
         ..Options::default()
     };

@@ -146,7 +146,7 @@ fn kernels_themselves_are_refused() {
         2,
         "k",
         &[Arg::dup(&[1.0; 4])],
-        "differentiate a host function that launches it",
+        "cannot differentiate kernel `k`",
     );
 }
 

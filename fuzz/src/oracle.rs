@@ -340,7 +340,7 @@ pub fn interp(program: &Program, o: &InterpOptions) -> Outcome {
         .stack_size(256 << 20)
         .spawn(move || {
             let options = parc::Options {
-                opt_level: o.opt,
+                opt_level: parc_ir::OptLevel::from_number(o.opt).unwrap_or_default(),
                 verify_each: o.verify_each,
                 serial: o.serial,
                 ad_before_opt: o.ad_before_opt,

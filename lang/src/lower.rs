@@ -123,6 +123,7 @@ mod cabi;
 mod expr;
 mod func;
 
+use crate::diag::Diagnostic;
 use crate::hir::{self, CType, ConstInit};
 use crate::source_map::SourceMap;
 use parc_ir::{
@@ -541,6 +542,47 @@ impl ImageWriter<'_, '_> {
             CType::Void | CType::Array(..) | CType::Struct(_) | CType::Dim3 => {}
         }
     }
+}
+
+/// [`lower_mapped`], then a request for the gradient of each function named in
+/// `exported_gradients` that the program declares (`--grad F`: `grad_F`,
+/// with Enzyme's default activities, see
+/// [`parc_ir::gradient::request_export`]), recorded at the function's
+/// declaration as `__enzyme_autodiff` requests are at their call. Names the
+/// program does not declare are left out (another file compiled with it
+/// may define them; the driver says so when none does). Whether the AD can
+/// fulfil a request is [`parc_ir::gradient::refusal`]'s rule, which the
+/// driver checks on the (linked) module. The error: another function of
+/// the program is called `grad_F`.
+pub fn lower_with_exported_gradients(
+    program: &hir::Program,
+    source_name: &str,
+    source: &str,
+    map: Option<&SourceMap>,
+    exported_gradients: &[String],
+) -> Result<Module, Diagnostic> {
+    let mut module = lower_mapped(program, source_name, source, map);
+    let lines = LineIndex::new(source, map);
+    for name in exported_gradients {
+        // HIR function `i` is `FuncId(i)` (see the module doc).
+        let Some((i, f)) = program
+            .funcs
+            .iter()
+            .enumerate()
+            .find(|(_, f)| &f.name == name)
+        else {
+            continue;
+        };
+        let loc = lines.loc(f.span.start);
+        parc_ir::gradient::request_export(&mut module, FuncId::from_u32(i as u32), loc).map_err(
+            |message| {
+                Diagnostic::error(f.span, message)
+                    .with_label("this function")
+                    .with_help("rename the existing function")
+            },
+        )?;
+    }
+    Ok(module)
 }
 
 /// Byte offsets to line:col, as [`crate::diag::line_col`] computes them but

@@ -8,11 +8,13 @@
 //!   [`libm`]: the C math functions behind the math intrinsics;
 //! - [`builder`]: appending instructions with their types worked out;
 //! - [`mod@print`] and [`read`]: the text form, which round-trips;
-//! - [`verify`]: every invariant, Tapir's rules included;
 //! - [`convergent`]: barriers and the functions that reach them, and what
 //!   passes must not do to them;
+//! - [`verify`]: every invariant, Tapir's rules included, and
+//!   [`gradient`]'s rule for what the AD can differentiate;
 //! - [`analysis`]: CFG, dominators, loops, the task tree;
-//! - [`interp`]: the reference interpreter (the serial projection).
+//! - [`interp`]: the reference interpreter (the serial projection);
+//! - [`opt_level`]: `-O0` to `-O3`, which the optimizer and the backends read.
 
 pub mod analysis;
 pub mod builder;
@@ -20,10 +22,10 @@ pub mod cabi;
 pub mod convergent;
 pub mod entities;
 pub mod function;
+pub mod gradient;
 pub mod inst;
 pub mod interp;
-pub mod intrinsic;
-pub mod libm;
+pub mod opt_level;
 pub mod print;
 pub mod read;
 pub mod types;
@@ -35,6 +37,5 @@ pub use function::{
     Activity, AddrSpace, BlockData, FuncKind, Function, GlobalData, GradRequest, InstData, Linkage,
     Module, Signature, SrcLoc, ValueData, ValueDef, gradient_param_names, gradient_signature,
 };
-pub use inst::{BinaryOp, BlockCall, CastOp, FloatCC, InstKind, IntCC, UnaryOp};
-pub use intrinsic::{CopyKind, Cost, Dim, Effects, Extent, Info, Intrinsic, OperandType};
+pub use opt_level::OptLevel;
 pub use types::Type;

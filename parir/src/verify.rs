@@ -15,12 +15,16 @@
 //!
 //! # Gradient requests `[gradient]`
 //! For each entry of `Module::grad_requests` (they exist until the AD runs):
-//! - the primal function exists and has a body;
+//! - the primal function exists, and the AD can differentiate it as asked
+//!   (the rule of [`crate::gradient::refusal`]: not a kernel, a body in
+//!   the module, no exported gradient of a `__device__` function, no
+//!   struct result, at most one `active`);
 //! - the gradient function exists, differs from the primal, is a
 //!   declaration (`import`, no body: the AD gives it its body) whose
 //!   signature is exactly [`gradient_signature`] of the primal's under the
 //!   request's activities (one activity per parameter, `dup`/`dupnoneed`
-//!   only for pointers, `active` only for floats, at most one `active`);
+//!   only for pointers, `active` only for floats), unless the rule
+//!   refuses the request;
 //! - the linkage it is to get is `export` or `local`;
 //! - no gradient function is the target of two requests.
 //!
@@ -255,12 +259,14 @@ fn check_gradients(module: &Module, errors: &mut Vec<VerifyError>) {
         };
         let primal = module.funcs.get(req.primal);
         let grad = module.funcs.get(req.grad);
-        match primal {
-            None => err(None, format!("the primal {} does not exist", req.primal)),
-            Some(p) if p.is_declaration() => {
-                err(Some(p), "the primal is a declaration, with no body".into())
-            }
-            Some(_) => {}
+        if primal.is_none() {
+            err(None, format!("the primal {} does not exist", req.primal));
+        }
+        // What the AD cannot differentiate (the user's error, which the
+        // driver reports at the request's position before verifying).
+        let refused = crate::gradient::refusal(module, req);
+        if let Some(r) = &refused {
+            err(primal, r.message.clone());
         }
         let Some(g) = grad else {
             err(None, format!("the gradient {} does not exist", req.grad));
@@ -288,8 +294,10 @@ fn check_gradients(module: &Module, errors: &mut Vec<VerifyError>) {
                 format!("request {first} already asks for this gradient"),
             );
         }
-        let Some(p) = primal else { continue };
-        if p.convergent && !g.convergent {
+        if let Some(p) = primal
+            && p.convergent
+            && !g.convergent
+        {
             err(
                 Some(g),
                 format!(
@@ -298,6 +306,10 @@ fn check_gradients(module: &Module, errors: &mut Vec<VerifyError>) {
                 ),
             );
         }
+        // A refused request's signature is a placeholder.
+        let Some(p) = primal.filter(|_| refused.is_none()) else {
+            continue;
+        };
         match gradient_signature(&p.sig, &req.activities) {
             Err(why) => err(Some(p), format!("activities do not fit: {why}")),
             Ok(sig) if sig != g.sig => err(

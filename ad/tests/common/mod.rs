@@ -72,12 +72,20 @@ pub fn request(m: &mut Module, f: &str, acts: &[Activity]) -> FuncId {
     let mut decl = parc_ir::Function::new(format!("grad_{f}"), sig);
     decl.linkage = Linkage::Import;
     decl.convergent = m.funcs[primal].convergent;
+    decl.kind = m.funcs[primal].kind;
+    // A `__device__` function's gradient is called inside kernels (as an
+    // `__enzyme_autodiff` there asks for it), never exported to the host.
+    let linkage = if m.funcs[primal].kind == parc_ir::FuncKind::Device {
+        Linkage::Local
+    } else {
+        Linkage::Export
+    };
     let grad = m.funcs.push(decl);
     m.grad_requests.push(GradRequest {
         primal,
         grad,
         activities: acts.to_vec(),
-        linkage: Linkage::Export,
+        linkage,
         loc: Default::default(),
     });
     grad

@@ -178,7 +178,7 @@ use cranelift_module::{
 use parc_ir::cabi::{ByValue, Eightbyte, StructPassing};
 use parc_ir::{
     AddrSpace, BinaryOp, Block, CastOp, FloatCC, FuncId, FuncKind, Function, Inst, InstKind, IntCC,
-    Intrinsic, Linkage, Module, Signature, SrcLoc, Type, UnaryOp, Value,
+    Intrinsic, Linkage, Module, OptLevel, Signature, SrcLoc, Type, UnaryOp, Value,
 };
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
@@ -254,16 +254,28 @@ pub(crate) struct Compiled {
     pub main_entry: Option<ClFuncId>,
 }
 
-/// Cranelift settings shared by the JIT and objects.
-pub(crate) fn isa_flags(pic: bool) -> Vec<(&'static str, &'static str)> {
+/// Cranelift settings shared by the JIT and objects. At `-O0` Cranelift
+/// does not optimize (`opt_level=none`: fast to compile, every value
+/// where the instruction selector puts it), keeps frame pointers in every
+/// function (so debuggers and profilers walk the stack), and loops are
+/// not placed (no block offsets are asked for).
+pub(crate) fn isa_flags(pic: bool, opt: OptLevel) -> Vec<(&'static str, &'static str)> {
+    let unoptimized = opt.is_none();
     vec![
-        ("opt_level", "speed"),
+        ("opt_level", if unoptimized { "none" } else { "speed" }),
         ("is_pic", if pic { "true" } else { "false" }),
         // Large `alloca`s must not jump over a thread's guard page.
         ("enable_probestack", "true"),
         ("probestack_strategy", "inline"),
+        (
+            "preserve_frame_pointers",
+            if unoptimized { "true" } else { "false" },
+        ),
         // Block offsets and edges, for placing loops (`placement.rs`).
-        ("machine_code_cfg_info", "true"),
+        (
+            "machine_code_cfg_info",
+            if unoptimized { "false" } else { "true" },
+        ),
     ]
 }
 
@@ -291,10 +303,16 @@ pub(crate) fn nest_weight(f: &parc_ir::Function) -> u64 {
     cfg.rpo().iter().map(|&b| u64::from(loops.depth(b))).sum()
 }
 
-/// [`isa_flags`] for functions past [`NEST_BUDGET`]: no mid-end
-/// optimization and the single-pass register allocator, both linear.
-pub(crate) fn light_isa_flags(pic: bool) -> Vec<(&'static str, &'static str)> {
-    let mut flags = isa_flags(pic);
+/// The module's [`isa_flags`] (`base`) for functions past
+/// [`NEST_BUDGET`]: no mid-end optimization and the single-pass register
+/// allocator, both linear; PIC and loop placement as in the module.
+pub(crate) fn light_isa_flags(base: &settings::Flags) -> Vec<(&'static str, &'static str)> {
+    let opt = if base.opt_level() == settings::OptLevel::None {
+        OptLevel::O0
+    } else {
+        OptLevel::O2
+    };
+    let mut flags = isa_flags(base.is_pic(), opt);
     for (k, v) in &mut flags {
         if *k == "opt_level" {
             *v = "none";
@@ -305,8 +323,8 @@ pub(crate) fn light_isa_flags(pic: bool) -> Vec<(&'static str, &'static str)> {
 }
 
 /// The host ISA with [`isa_flags`].
-pub(crate) fn host_isa(pic: bool) -> Result<Arc<dyn TargetIsa>, BackendError> {
-    host_isa_with(&isa_flags(pic))
+pub(crate) fn host_isa(pic: bool, opt: OptLevel) -> Result<Arc<dyn TargetIsa>, BackendError> {
+    host_isa_with(&isa_flags(pic, opt))
 }
 
 /// The host ISA with `flags`.
@@ -767,7 +785,7 @@ pub(crate) fn compile<M: ClModule>(
         let mut ranges = Vec::new();
         let light = if nest_weight(f) > NEST_BUDGET {
             if light_isa.is_none() {
-                light_isa = Some(host_isa_with(&light_isa_flags(m.isa().flags().is_pic()))?);
+                light_isa = Some(host_isa_with(&light_isa_flags(m.isa().flags()))?);
             }
             light_isa.as_deref()
         } else {
@@ -1050,7 +1068,9 @@ fn place_function(
     lines: &mut Vec<CodeRange>,
     isa: Option<&dyn TargetIsa>,
 ) -> Result<(), BackendError> {
-    let x86 = m.isa().name() == "x64";
+    // Loops are placed only where Cranelift reports block offsets (not
+    // at -O0).
+    let x86 = m.isa().name() == "x64" && m.isa().flags().machine_code_cfg_info();
     if let Err(e) = ctx.compile(isa.unwrap_or(m.isa()), &mut Default::default()) {
         return Err(match e.inner {
             cranelift_codegen::CodegenError::Verifier(errs) => BackendError::Codegen(format!(
@@ -3022,7 +3042,7 @@ mod threading_tests {
                 (Block::from_u32(2), vec![v(2), v(3), v(21)]),
             ]
         );
-        let jit = crate::jit::JitProgram::compile(&m).expect("compiles");
+        let jit = crate::jit::JitProgram::compile(&m, parc_ir::OptLevel::O2).expect("compiles");
         let p = jit.function("f").expect("compiled");
         // SAFETY: `@f` is `(i32, f64) -> f64` with the C calling convention.
         let run: extern "C" fn(i32, f64) -> f64 = unsafe { std::mem::transmute(p) };

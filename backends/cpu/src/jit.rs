@@ -21,7 +21,7 @@ use crate::codegen::{self, Flavor};
 use crate::intrinsics;
 use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::{FuncId as ClFuncId, Linkage as ClLinkage, Module as ClModule};
-use parc_ir::Module;
+use parc_ir::{Module, OptLevel};
 use std::collections::{HashMap, HashSet};
 use std::ffi::CString;
 
@@ -34,9 +34,10 @@ pub(crate) struct JitProgram {
 }
 
 impl JitProgram {
-    pub(crate) fn compile(ir: &Module) -> Result<JitProgram, BackendError> {
+    /// Compiles `ir` (lowered: no Tapir terminators) at `opt`.
+    pub(crate) fn compile(ir: &Module, opt: OptLevel) -> Result<JitProgram, BackendError> {
         let mut builder = JITBuilder::with_flags(
-            &codegen::isa_flags(false),
+            &codegen::isa_flags(false, opt),
             cranelift_module::default_libcall_names(),
         )
         .map_err(|e| BackendError::Codegen(format!("JIT setup: {e}")))?;
@@ -133,13 +134,18 @@ fn process_defines(name: &str) -> bool {
     !unsafe { libc::dlsym(libc::RTLD_DEFAULT, c.as_ptr()) }.is_null()
 }
 
-/// Compiles `module` in memory and runs its `main` on the runtime's worker
-/// pool with the command line `args` (`argv[0]` included; empty means
-/// `argv[0]` is the module's source name, or `a.out`). Returns `main`'s
-/// result. `exit` and run-time faults end the process, as in a native
-/// program; output goes to the process's stdout.
-pub fn run_main(module: &Module, args: &[String]) -> Result<i32, BackendError> {
-    let program = JitProgram::compile(module)?;
+/// Compiles `module` (lowered: no Tapir terminators) in memory at `opt`
+/// and runs its `main` on the runtime's worker pool with the command line
+/// `args` (`argv[0]` included; empty means `argv[0]` is the module's
+/// source name, or `a.out`). Returns `main`'s result. `exit` and run-time
+/// faults end the process, as in a native program; output goes to the
+/// process's stdout.
+pub(crate) fn run_main(
+    module: &Module,
+    args: &[String],
+    opt: OptLevel,
+) -> Result<i32, BackendError> {
+    let program = JitProgram::compile(module, opt)?;
     let argv: Vec<String> = if args.is_empty() {
         vec![
             module

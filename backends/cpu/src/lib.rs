@@ -20,15 +20,20 @@
 //!
 //! # Public API
 //!
-//! The input of every entry point is a verified module *after*
-//! [`tapir::lower_tapir`]: a `detach`, `reattach` or `sync` left in it is a
-//! [`BackendError::Invalid`].
+//! Every entry point takes a verified module as the optimizer leaves it
+//! (Tapir terminators included) and [`Options`], and runs the backend's
+//! whole lowering itself: Tapir lowering onto the runtime ([`tapir`]),
+//! kernel fission, then Cranelift at the options' [`OptLevel`]
+//! (`opt_level=none` at `-O0`).
 //!
 //! - [`jit_run`]: compile in memory and run `main` on the runtime's worker
 //!   pool; returns `main`'s status (a program that calls `exit` or faults
 //!   ends the process there, as a native program would);
 //! - [`emit_object`]: the relocatable object (`--emit obj`);
 //! - [`build`]: an executable, a shared library plus header, or an object.
+//!
+//! The PTX backend (`parc-ptx`) has the same shape: an options struct and
+//! entry functions that take the optimized module.
 //!
 //! Debugging: with `PARC_DUMP_CLIF` set, every function's Cranelift IR is
 //! printed to stderr before it is compiled, and for each kernel which
@@ -49,11 +54,24 @@ mod placement;
 
 use parc_ir::Module;
 use std::fmt;
+use std::num::NonZeroU64;
 use std::path::Path;
 
 pub use codegen::PTX_GLOBAL;
-pub use jit::run_main;
 pub use link::{RUNTIME_LIB_ENV, find_runtime_lib};
+pub use parc_ir::OptLevel;
+
+/// How the CPU backend compiles a module.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Options {
+    /// `-O0` compiles without optimizing in Cranelift (fast builds, frame
+    /// pointers kept, no loop placement); any other level with
+    /// `opt_level=speed`.
+    pub opt_level: OptLevel,
+    /// Iterations per chunk of every parallel loop; `None` lets the
+    /// runtime choose from the trip count and the number of workers.
+    pub grain: Option<NonZeroU64>,
+}
 
 /// Why the backend produced nothing.
 #[derive(Debug)]
@@ -105,51 +123,75 @@ pub enum OutputKind {
     Obj,
 }
 
+/// The backend's lowering before code generation: every detach, reattach
+/// and sync onto the runtime (kernel fission happens in code generation,
+/// on a copy of each kernel).
+fn lower(mut module: Module, options: &Options) -> Result<Module, BackendError> {
+    let tapir_options = tapir::TapirOptions {
+        grain: options.grain.map(NonZeroU64::get),
+    };
+    tapir::lower_tapir(&mut module, tapir::Target::Runtime, &tapir_options)
+        .map_err(|e| BackendError::Codegen(format!("Tapir lowering: {e}")))?;
+    Ok(module)
+}
+
 /// Compiles `module` in memory and runs its `main` with the command line
 /// `args` (`argv[0]` included; empty means `argv[0]` is the module's source
-/// name). Returns `main`'s result, the process's exit status. Same as
-/// [`run_main`].
-pub fn jit_run(module: &Module, args: &[String]) -> Result<i32, BackendError> {
-    jit::run_main(module, args)
+/// name). Returns `main`'s result, the process's exit status.
+pub fn jit_run(module: Module, args: &[String], options: &Options) -> Result<i32, BackendError> {
+    let module = lower(module, options)?;
+    jit::run_main(&module, args, options.opt_level)
 }
 
 /// The relocatable object (ELF on Linux, position-independent) of
 /// `module`: exported host functions under their own names, the rest
 /// local, and, if the module has `main`, a C `main` that calls
 /// `parc_rt_main` (link it with `libparc_runtime.a -lm -lpthread -ldl`).
-pub fn emit_object(module: &Module) -> Result<Vec<u8>, BackendError> {
-    object::emit(module, codegen::Flavor::Obj).map(|o| o.bytes)
+pub fn emit_object(module: Module, options: &Options) -> Result<Vec<u8>, BackendError> {
+    let module = lower(module, options)?;
+    object::emit(&module, codegen::Flavor::Obj, options.opt_level).map(|o| o.bytes)
 }
 
 /// Builds `module` into `out` (see [`OutputKind`]). Executables and
 /// libraries are linked by `cc` (or `$CC`) with the runtime's static
 /// library (see [`find_runtime_lib`]).
-pub fn build(module: &Module, kind: OutputKind, out: &Path) -> Result<(), BackendError> {
+pub fn build(
+    module: Module,
+    kind: OutputKind,
+    out: &Path,
+    options: &Options,
+) -> Result<(), BackendError> {
     let write = |path: &Path, bytes: &[u8]| {
         std::fs::write(path, bytes).map_err(|e| BackendError::Output(path.to_path_buf(), e))
     };
+    if kind == OutputKind::Exe
+        && module
+            .func_by_name("main")
+            .is_none_or(|f| module.funcs[f].is_declaration())
+    {
+        return Err(BackendError::Invalid(
+            "the program has no `main` function, which an executable needs; \
+             build a library (`--emit lib`) or an object (`--emit obj`) instead"
+                .into(),
+        ));
+    }
+    let module = lower(module, options)?;
+    let opt = options.opt_level;
     match kind {
-        OutputKind::Obj => write(out, &emit_object(module)?),
+        OutputKind::Obj => write(
+            out,
+            &object::emit(&module, codegen::Flavor::Obj, opt)?.bytes,
+        ),
         OutputKind::Exe => {
-            if module
-                .func_by_name("main")
-                .is_none_or(|f| module.funcs[f].is_declaration())
-            {
-                return Err(BackendError::Invalid(
-                    "the program has no `main` function, which an executable needs; \
-                     build a library (`--emit lib`) or an object (`--emit obj`) instead"
-                        .into(),
-                ));
-            }
-            let obj = object::emit(module, codegen::Flavor::Exe)?;
+            let obj = object::emit(&module, codegen::Flavor::Exe, opt)?;
             link::link(&obj.bytes, link::LinkKind::Exe, &[], out)
         }
         OutputKind::Lib => {
-            let obj = object::emit(module, codegen::Flavor::Lib)?;
+            let obj = object::emit(&module, codegen::Flavor::Lib, opt)?;
             let names: Vec<&str> = obj.exports.iter().map(|e| e.name.as_str()).collect();
             link::link(&obj.bytes, link::LinkKind::Lib, &names, out)?;
             let header_path = out.with_extension("h");
-            let text = header::c_header(module, &obj.exports, &header_path);
+            let text = header::c_header(&module, &obj.exports, &header_path);
             write(&header_path, text.as_bytes())
         }
     }

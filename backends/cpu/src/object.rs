@@ -6,7 +6,7 @@
 use crate::BackendError;
 use crate::codegen::{self, Export, Flavor};
 use cranelift_object::{ObjectBuilder, ObjectModule};
-use parc_ir::Module;
+use parc_ir::{Module, OptLevel};
 
 /// An object file and what it exports.
 pub(crate) struct Object {
@@ -15,9 +15,9 @@ pub(crate) struct Object {
 }
 
 /// Compiles `ir` into an object (see `codegen` for what `flavor` changes:
-/// symbol visibility, the C `main`, library wrappers).
-pub(crate) fn emit(ir: &Module, flavor: Flavor) -> Result<Object, BackendError> {
-    let isa = codegen::host_isa(true)?;
+/// symbol visibility, the C `main`, library wrappers) at `opt`.
+pub(crate) fn emit(ir: &Module, flavor: Flavor, opt: OptLevel) -> Result<Object, BackendError> {
+    let isa = codegen::host_isa(true, opt)?;
     let name = ir.source_name.clone().unwrap_or_else(|| "parc".to_string());
     let builder = ObjectBuilder::new(isa, name, cranelift_module::default_libcall_names())
         .map_err(|e| BackendError::Codegen(format!("object setup: {e}")))?;

@@ -192,7 +192,8 @@ fn is_zero(ty: Type, bits: u64) -> bool {
 
 /// Checks a harness over every combination of operand samples.
 fn check_all(m: &Module, tys: &[Type], result: Type, what: &str, skip: impl Fn(&[u64]) -> bool) {
-    let jit = JitProgram::compile(m).unwrap_or_else(|e| panic!("{what}: {e}"));
+    let jit =
+        JitProgram::compile(m, parc_ir::OptLevel::O2).unwrap_or_else(|e| panic!("{what}: {e}"));
     let mut combos: Vec<Vec<u64>> = vec![Vec::new()];
     for &t in tys {
         combos = combos
@@ -432,7 +433,7 @@ fn integer_atomic_add_returns_the_old_value() {
 
 fn jit_fn<T>(m: &Module, name: &str) -> (JitProgram, T) {
     verified(m);
-    let jit = JitProgram::compile(m).unwrap_or_else(|e| panic!("{e}"));
+    let jit = JitProgram::compile(m, parc_ir::OptLevel::O2).unwrap_or_else(|e| panic!("{e}"));
     let p = jit.function(name).expect("function compiled");
     assert_eq!(std::mem::size_of::<T>(), std::mem::size_of::<*const u8>());
     // SAFETY: the caller names the function's real signature as `T`.
@@ -677,7 +678,7 @@ fn tapir_terminators_are_rejected() {
         b.switch_to(next);
         b.ret(None);
     });
-    match JitProgram::compile(&m) {
+    match JitProgram::compile(&m, parc_ir::OptLevel::O2) {
         Err(BackendError::Invalid(msg)) => assert!(msg.contains("lower_tapir"), "{msg}"),
         Err(e) => panic!("wrong error: {e}"),
         Ok(_) => panic!("a module with detach was accepted"),
@@ -700,7 +701,7 @@ fn undefined_imports_are_reported() {
         b.call(ext, None, vec![]);
         b.ret(None);
     });
-    match JitProgram::compile(&m) {
+    match JitProgram::compile(&m, parc_ir::OptLevel::O2) {
         Err(BackendError::Invalid(msg)) => assert!(msg.contains("no_such_function_anywhere")),
         Err(e) => panic!("wrong error: {e}"),
         Ok(_) => panic!("an undefined import was accepted"),
@@ -937,7 +938,7 @@ fn child() {
     use std::io::Write;
     std::io::stdout().flush().unwrap();
     let args = ["prog".to_string(), "12".to_string()];
-    let status = match crate::jit_run(&m, &args) {
+    let status = match crate::jit_run(m, &args, &crate::Options::default()) {
         Ok(s) => s,
         Err(e) => {
             eprintln!("backend error: {e}");
@@ -1059,7 +1060,7 @@ fn scratch(name: &str) -> std::path::PathBuf {
 #[test]
 fn objects_are_elf() {
     let m = scenario("kernel");
-    let bytes = crate::emit_object(&m).unwrap();
+    let bytes = crate::emit_object(m, &crate::Options::default()).unwrap();
     assert_eq!(&bytes[..4], b"\x7fELF");
 }
 
@@ -1075,13 +1076,25 @@ fn executables_run_like_the_jit() {
         ("args", "argc=2 argv[1]=12 atoi=12\n".to_string(), 14),
     ] {
         let exe = scratch(name);
-        crate::build(&scenario(name), OutputKind::Exe, &exe).unwrap_or_else(|e| panic!("{e}"));
+        crate::build(
+            scenario(name),
+            OutputKind::Exe,
+            &exe,
+            &crate::Options::default(),
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
         let out = Command::new(&exe).arg("12").output().unwrap();
         assert_eq!(String::from_utf8_lossy(&out.stdout), expected, "{name}");
         assert_eq!(out.status.code(), Some(status), "{name}");
     }
     let exe = scratch("div_zero");
-    crate::build(&scenario("div_zero"), OutputKind::Exe, &exe).unwrap();
+    crate::build(
+        scenario("div_zero"),
+        OutputKind::Exe,
+        &exe,
+        &crate::Options::default(),
+    )
+    .unwrap();
     let out = Command::new(&exe).output().unwrap();
     assert_eq!(String::from_utf8_lossy(&out.stdout), "before\n");
     assert_eq!(
@@ -1120,7 +1133,8 @@ fn shared_libraries_export_c_functions_with_a_header() {
     });
     m.funcs[hidden].linkage = Linkage::Local;
     let lib = scratch("libdemo.so");
-    crate::build(&m, OutputKind::Lib, &lib).unwrap_or_else(|e| panic!("{e}"));
+    crate::build(m.clone(), OutputKind::Lib, &lib, &crate::Options::default())
+        .unwrap_or_else(|e| panic!("{e}"));
     let header = std::fs::read_to_string(lib.with_extension("h")).unwrap();
     assert!(header.contains("double scale(double, int);"), "{header}");
     assert!(header.contains("void greet(int);"), "{header}");
@@ -1188,7 +1202,8 @@ fn library_functions_may_spawn_and_print() {
          int main() { return twice(fib(5)); }\n",
     );
     let lib = scratch("libpar.so");
-    crate::build(&m, OutputKind::Lib, &lib).unwrap_or_else(|e| panic!("{e}"));
+    crate::build(m.clone(), OutputKind::Lib, &lib, &crate::Options::default())
+        .unwrap_or_else(|e| panic!("{e}"));
     let header = std::fs::read_to_string(lib.with_extension("h")).unwrap();
     for proto in [
         "int fib(int n);",

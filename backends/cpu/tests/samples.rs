@@ -16,7 +16,6 @@
 //! interpreter does.
 
 use libtest_mimic::{Arguments, Failed, Trial};
-use parc_cpu::tapir::{TapirOptions, Target, lower_tapir};
 use parc_ir::Module;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -84,9 +83,6 @@ fn compile(path: &Path) -> Result<Module, String> {
     parc_ad::differentiate(&mut module, &parc_ad::AdOptions::default())
         .map_err(|e| e.to_string())?;
     verify(&module, "differentiation")?;
-    lower_tapir(&mut module, Target::Runtime, &TapirOptions::default())
-        .map_err(|e| e.to_string())?;
-    verify(&module, "Tapir lowering")?;
     Ok(module)
 }
 
@@ -102,7 +98,7 @@ fn child(path: &str) -> ! {
     };
     let mut argv = vec![path.to_string()];
     argv.extend(std::env::args().skip(1));
-    match parc_cpu::jit_run(&module, &argv) {
+    match parc_cpu::jit_run(module, &argv, &parc_cpu::Options::default()) {
         Ok(status) => std::process::exit(status),
         Err(e) => {
             eprintln!("backend error: {e}");
@@ -219,7 +215,13 @@ fn exe_trial(path: PathBuf, with_stdout: bool) -> Result<(), Failed> {
     std::fs::create_dir_all(&dir)?;
     let stem = path.file_stem().unwrap_or_default().to_string_lossy();
     let exe = dir.join(format!("{stem}.exe"));
-    parc_cpu::build(&module, parc_cpu::OutputKind::Exe, &exe).map_err(|e| e.to_string())?;
+    parc_cpu::build(
+        module,
+        parc_cpu::OutputKind::Exe,
+        &exe,
+        &parc_cpu::Options::default(),
+    )
+    .map_err(|e| e.to_string())?;
     let mut cmd = Command::new(&exe);
     cmd.current_dir(root()).args(&expect.args);
     let result = check(&run_with_timeout(cmd)?, &expect);

@@ -120,20 +120,6 @@ impl Checker {
         };
         let f = self.autodiff_target(first, &args[1..])?;
         let fname = self.funcs[f.0 as usize].name.clone();
-        if matches!(self.funcs[f.0 as usize].ret, CType::Struct(_) | CType::Dim3) {
-            let decl = self.func_info[f.0 as usize].decl_span;
-            self.push(
-                Diagnostic::error(
-                    first.span,
-                    format!("cannot differentiate `{fname}`: it returns a struct"),
-                )
-                .with_label("differentiated here")
-                .with_secondary(decl, format!("`{fname}` declared here"))
-                .with_help("return the result through a pointer parameter (and its shadow)"),
-            );
-            self.check_only(&args[1..]);
-            return None;
-        }
         let (params, spans) = self.param_types(f);
         let names = self.func_info[f.0 as usize].param_names.clone();
         let pname = |i: usize| match names.get(i) {
@@ -334,40 +320,14 @@ impl Checker {
         if !ok {
             return None;
         }
+        // What the AD cannot differentiate (a kernel, a struct result,
+        // several active scalars) is `parc_ir::gradient::refusal`'s rule,
+        // checked on the lowered request; the result has the type of the
+        // (first) active scalar.
         let active: Vec<&AdArg> = out
             .iter()
             .filter(|a| a.activity == Activity::Active)
             .collect();
-        if active.len() > 1 {
-            let list: Vec<String> = active
-                .iter()
-                .map(|a| {
-                    names
-                        .get(a.param)
-                        .filter(|n| !n.is_empty())
-                        .cloned()
-                        .unwrap_or_else(|| format!("{}", a.param + 1))
-                })
-                .map(|n| format!("`{n}`"))
-                .collect();
-            self.push(
-                Diagnostic::error(
-                    span,
-                    format!(
-                        "`__enzyme_autodiff` of `{fname}` has {} active scalar arguments \
-                            ({}); at most one is supported",
-                        active.len(),
-                        list.join(", ")
-                    ),
-                )
-                .with_label("only one scalar argument can be active")
-                .with_help(
-                    "pass the extra scalars through a pointer and its shadow \
-                    (enzyme_dup), or mark them enzyme_const",
-                ),
-            );
-            return None;
-        }
         let ret = active
             .first()
             .map_or(CType::Void, |a| params[a.param].clone());
@@ -403,22 +363,6 @@ impl Checker {
         };
         match self.lookup(name) {
             Some(Sym::Func(f)) => {
-                if self.funcs[f.0 as usize].kind == FuncKind::Kernel {
-                    self.push(
-                        Diagnostic::error(
-                            first.span,
-                            format!(
-                                "kernel `{name}` cannot be differentiated with `__enzyme_autodiff`"
-                            ),
-                        )
-                        .with_label("a `__global__` function")
-                        .with_help(
-                            "differentiate a host function that launches the kernel, or a `__device__` function from inside a kernel",
-                        ),
-                    );
-                    self.check_only(rest);
-                    return None;
-                }
                 if self.funcs[f.0 as usize].kind == FuncKind::Device && !self.in_gpu_code() {
                     self.push(
                         Diagnostic::error(

@@ -961,20 +961,12 @@ fn autodiff_valid_calls_become_autodiff_nodes() {
 }
 
 #[test]
-fn autodiff_of_a_struct_result_is_refused() {
-    err(
-        "struct P { double x; };\nstruct P mk(double x) { struct P p; p.x = x; return p; }\nint main() { __enzyme_autodiff(mk, 1.0); return 0; }",
-        "3:32: cannot differentiate `mk`: it returns a struct",
-    );
-}
-
-#[test]
 fn autodiff_rules() {
+    // Several active scalars, a struct result, a kernel: not the
+    // checker's (see `parc_ir::gradient::refusal`).
     assert_eq!(
         ad_err("double d = __enzyme_autodiff(poly, 2.0, 5.0)"),
-        vec![
-            "5:16: `__enzyme_autodiff` of `poly` has 2 active scalar arguments (`x`, `y`); at most one is supported"
-        ]
+        Vec::<String>::new()
     );
     assert_eq!(
         ad_err("__enzyme_autodiff(sum, a, 2)"),

@@ -2,11 +2,11 @@
 ; error: gradient request 1: the gradient's signature is (ptr, f64) -> f64, but @f under these activities gives (ptr, ptr, f64) -> f64 [gradient]
 ; error: gradient request 2: activities do not fit: parameter 1 of type f64 cannot be Dup [gradient]
 ; error: gradient request 3: the gradient must be a declaration (`import`) until the AD runs [gradient]
-; error: gradient request 4: the primal is a declaration, with no body [gradient]
+; error: gradient request 4: cannot differentiate `ext`: its body is not in this program [gradient]
 ; error: gradient request 5: request 0 already asks for this gradient [gradient]
 ; error: gradient request 6: the gradient's linkage must be `export` or `local` [gradient]
 ; error: gradient request 7: activities do not fit: 1 activities for 2 parameters [gradient]
-; error: gradient request 8: activities do not fit: 2 active scalar parameters; at most one is supported [gradient]
+; error: gradient request 8: cannot differentiate `h` with 2 active scalar parameters (1, 2); at most one is supported [gradient]
 ; Gradient requests: the gradient is a declaration with exactly the
 ; gradient signature of the primal under the activities (request 0 is
 ; well formed; every other one breaks one rule).
