@@ -52,6 +52,7 @@
 
 use crate::activity::{ActivityInfo, Root};
 use crate::parallel::PLoop;
+use crate::plan::Plan;
 use parc_ir::analysis::FunctionAnalyses;
 use parc_ir::{BinaryOp, Block, BlockCall, Function, InstKind, Intrinsic, Value, ValueDef};
 use std::collections::{HashMap, HashSet};
@@ -323,4 +324,142 @@ impl Writes {
         });
         any && ok
     }
+}
+
+/// A counted loop's exit test, `iv < bound` (see [`exit_test`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ExitTest {
+    /// The induction variable (a header parameter) and its first value.
+    pub iv: Value,
+    pub lo: Value,
+    pub step: i64,
+    pub bound: Value,
+    /// The test is `iv <= bound`.
+    pub inclusive: bool,
+    /// The test compares signed.
+    pub signed: bool,
+}
+
+/// How the plan's counted loops and parallel loops record: each counted
+/// loop's exit test (its reverse counts iterations from the bounds where
+/// the test is `iv < bound` counting by one), the loops that reserve their
+/// records before they start, and the parallel loops whose tasks record a
+/// number of slots per iteration known before the loop.
+pub(crate) fn plan_loops(plan: &mut Plan) {
+    plan.exit_tests = (0..plan.counted.len())
+        .map(|i| exit_test(plan, i))
+        .collect();
+    plan.reserved = (0..plan.counted.len())
+        .map(|i| reservable(plan, i))
+        .collect();
+    plan.sized_tasks = (0..plan.ploops.len())
+        .map(|i| sized_task(plan, i))
+        .collect();
+}
+
+/// Counted loop `i`'s exit test if its header tests `iv < bound` (`≤`
+/// if inclusive) for an induction variable `iv = lo + k·step` growing
+/// by `step > 0` and a bound defined outside the loop, and leaves the
+/// loop exactly when the test fails.
+fn exit_test(plan: &Plan, i: usize) -> Option<ExitTest> {
+    let (p, c) = (&plan.p, &plan.counted[i]);
+    let h = c.header;
+    let InstKind::Brif {
+        cond,
+        then_dest,
+        else_dest,
+    } = p.inst(p.terminator(h)?)
+    else {
+        return None;
+    };
+    if !c.blocks.contains(&then_dest.block) || else_dest.block != c.exit {
+        return None;
+    }
+    let ValueDef::Result(ci) = p.value_def(*cond) else {
+        return None;
+    };
+    let InstKind::Icmp(cc, x, bound) = *p.inst(ci) else {
+        return None;
+    };
+    let (signed, inclusive) = cc.upper_bound()?;
+    let &(lo, step) = c.ivs.get(&x)?;
+    let outside = plan
+        .def_block(bound)
+        .is_some_and(|b| !c.blocks.contains(&b));
+    (step > 0 && outside).then_some(ExitTest {
+        iv: x,
+        lo,
+        step,
+        bound,
+        inclusive,
+        signed,
+    })
+}
+
+/// Counted loop `i`'s exit test if, before it starts (in the forward copy
+/// of its preheader), the loop reserves room on the tape for every record
+/// of its iterations, so that its blocks push without a capacity check.
+/// Only for an innermost loop without branches in its body that calls no
+/// augmented forward (its records per iteration are then the frames of
+/// its blocks), whose header tests `iv < bound` (or `≤`) with a growing
+/// induction variable and an invariant bound, and leaves the loop exactly
+/// when the test fails.
+fn reservable(plan: &Plan, i: usize) -> Option<ExitTest> {
+    let c = &plan.counted[i];
+    let h = c.header;
+    let loops = &plan.an.loops;
+    let inner = loops
+        .loops()
+        .any(|lp| loops.data(lp).header != h && c.blocks.contains(&loops.data(lp).header));
+    let calls = plan.calls_in(|b| c.blocks.contains(&b));
+    // A body without branches: every block runs in every iteration, so
+    // the frames' sum is what an iteration records (a branchy body
+    // would reserve for paths not taken; measured slower on n-body).
+    let straight = c.blocks.iter().all(|&b| {
+        plan.an
+            .cfg
+            .succs(b)
+            .iter()
+            .filter(|s| c.blocks.contains(s))
+            .count()
+            == 1
+    });
+    if inner || calls || !straight || plan.task_of(Some(h)) != plan.task_of(Some(c.pre.0)) {
+        return None;
+    }
+    plan.exit_tests[i]
+}
+
+/// The counted loops of parallel loop `i`'s task, with their exit tests,
+/// if the task records a number of slots per iteration that is bounded
+/// before the loop starts: it calls no augmented forward (which records as
+/// much as its inputs ask) and spawns nothing, and every loop headed in it
+/// is a counted loop that reserves its records (innermost, so they do not
+/// nest) with a first value and a bound computed before the parallel
+/// loop. Each block outside those loops runs at most once per iteration.
+fn sized_task(plan: &Plan, i: usize) -> Option<Vec<(usize, ExitTest)>> {
+    let l = &plan.ploops[i];
+    let tb = &l.task_blocks;
+    // A spawned task inside records onto tapes of its own.
+    if plan.calls_in(|b| tb.contains(&b)) || plan.spawns.iter().any(|sp| tb.contains(&sp.detach)) {
+        return None;
+    }
+    let before = |v: Value| {
+        plan.def_block(v)
+            .is_some_and(|b| plan.an.domtree.dominates(b, l.pre))
+    };
+    let mut loops = Vec::new();
+    for lp in plan.an.loops.loops() {
+        let h = plan.an.loops.data(lp).header;
+        if !tb.contains(&h) {
+            continue;
+        }
+        let j = plan.counted.iter().position(|c| c.header == h)?;
+        let test = plan.reserved[j]?;
+        if !(before(test.lo) && before(test.bound)) {
+            return None;
+        }
+        loops.push((j, test));
+    }
+    Some(loops)
 }

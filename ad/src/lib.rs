@@ -178,12 +178,17 @@
 
 pub mod activity;
 pub mod cache;
+pub mod explain;
 pub mod mincut;
 pub mod parallel;
+pub mod plan;
 pub mod policy;
 pub mod reverse;
 pub mod rules;
 pub mod tape;
+
+pub use plan::Plan;
+pub use policy::AccumulationClass;
 
 use parc_ir::{GradRequest, Linkage, Module, SrcLoc, gradient_signature};
 use std::collections::HashMap;
@@ -223,18 +228,6 @@ pub struct AccumulationSite {
     pub class: AccumulationClass,
     /// Why, in words: e.g. "`d_out[i]`: address affine in the loop index".
     pub reason: String,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum AccumulationClass {
-    Local,
-    Disjoint,
-    /// Iterations at least a band apart update different bytes: the
-    /// reverse runs even chunks, then odd chunks, each at least the band
-    /// wide, and the updates are plain adds.
-    Banded,
-    Reduction,
-    Atomic,
 }
 
 /// What the AD did.

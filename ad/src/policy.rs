@@ -1,5 +1,6 @@
-//! The race-aware accumulation policy: how an adjoint update `d[p] += v` in
-//! the reverse of a parallel loop's task is made safe, most to least
+//! The race-aware accumulation policy: the class of every adjoint update
+//! of the reverse, and how the generator makes it. An update `d[p] += v`
+//! in the reverse of a parallel loop's task is made safe, most to least
 //! efficient (see the crate doc):
 //!
 //! - *local*: `p` is task-private (an `alloca` of the task) — plain add;
@@ -32,14 +33,59 @@
 //! SSA adjoints of values defined outside the task are reductions; those of
 //! values defined inside it live in task-private slots (local). Serial code
 //! is never classified: it has no concurrent updates.
+//!
+//! Outside parallel loops: the reverses of a spawned task and of its
+//! continuation run concurrently, so their updates are atomic unless the
+//! memory is the task's own, and the task's updates of SSA adjoints of
+//! values defined outside it go to per-site accumulators; a callee of
+//! parallel code (a `.par` pair) or a `__device__` function updates
+//! memory it does not own atomically, except where the kernel thread's
+//! band or own element shows otherwise (`policy/threads.rs`).
+//!
+//! [`plan`] classifies every update the reverse of a function makes, in
+//! the order the generator makes them (its [`Accumulation`] is part of
+//! the function's [`Plan`], and the report `--explain-ad` prints).
 
-use crate::AccumulationClass;
+pub mod addresses;
+pub mod threads;
+
+pub use addresses::{
+    Lower, Narrowing, Region, Term, Upper, band_of, band_term, banded, region, same_term,
+};
+pub use threads::{Band, ThreadBand};
+
+use crate::AccumulationSite;
 use crate::activity::{ActivityInfo, Root};
 use crate::parallel::{PLoop, affine};
-use parc_ir::analysis::FunctionAnalyses;
-use parc_ir::{BinaryOp, Block, CastOp, Function, Inst, InstKind, IntCC, Value, ValueDef};
+use crate::plan::{Mode, Plan, Request};
+use addresses::{conflicting_site, rows_disjoint};
+use parc_ir::{Block, FuncKind, Inst, InstKind, Intrinsic, Type, Value, ValueDef};
+use std::collections::HashMap;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum AccumulationClass {
+    Local,
+    Disjoint,
+    /// Iterations at least a band apart update different bytes: the
+    /// reverse runs even chunks, then odd chunks, each at least the band
+    /// wide, and the updates are plain adds.
+    Banded,
+    Reduction,
+    Atomic,
+}
 
 impl AccumulationClass {
+    /// The lower-case name `--explain-ad` prints.
+    pub fn name(self) -> &'static str {
+        match self {
+            AccumulationClass::Local => "local",
+            AccumulationClass::Disjoint => "disjoint",
+            AccumulationClass::Banded => "banded",
+            AccumulationClass::Reduction => "reduction",
+            AccumulationClass::Atomic => "atomic",
+        }
+    }
+
     /// How the class's updates are made where a kernel block's threads
     /// run concurrently (a GPU, `BlockThreads::Concurrent`), for
     /// `--explain-ad`.
@@ -57,13 +103,427 @@ impl AccumulationClass {
     }
 }
 
-/// The class of `d[p] += ...` (an access of `size` bytes) in the reverse
-/// of loop `l`'s task, and the reason in words.
-#[allow(clippy::too_many_arguments)]
-pub fn classify(
-    p: &Function,
-    an: &FunctionAnalyses,
-    act: &ActivityInfo,
+/// Where an update is made: the primal block whose reverse the generator
+/// is emitting, and the parallel loop whose reverse task holds that code
+/// (`None` outside every parallel loop's reverse task).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Context {
+    pub rev: Option<Block>,
+    pub lp: Option<usize>,
+}
+
+/// How the generator makes a memory update `d[p] += a`.
+#[derive(Clone, Debug)]
+pub enum Action {
+    /// A plain add.
+    Add,
+    /// A plain add inside the band of the reverse loop's iterations
+    /// (banded): its chunks are at least the band wide and run in two
+    /// phases.
+    AddInBand(Region),
+    /// A plain add within the iteration's own stride (disjoint) whose
+    /// region may join a band of banded fellows with the same base and
+    /// loop-index term.
+    AddBeside(Region),
+    /// An atomic add.
+    Atomic,
+    /// Into the running worker's partial sum of the loop (`lp` of the
+    /// context), added into the shadow after the loop.
+    Reduce,
+    /// Into the running worker's copy of a region, added into the shadow
+    /// after the loop.
+    ReduceArray(Region),
+    /// In a kernel body whose threads run one at a time, a plain add where
+    /// every thread that may update the bytes, `gid + first ..= gid +
+    /// last`, is in this block, atomic near its edges.
+    ThreadBand { first: i64, last: i64 },
+}
+
+/// The class of one update, its reason in words, and how it is made.
+#[derive(Clone, Debug)]
+pub struct Decision {
+    pub class: AccumulationClass,
+    pub reason: String,
+    pub action: Action,
+}
+
+/// Where the reverse adds into the SSA adjoint of a primal value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SsaUpdate {
+    /// Its adjoint slot.
+    Slot,
+    /// A per-worker partial sum of parallel loop `lp` (a value defined
+    /// outside the loop's task: a reduction).
+    Reduce { lp: usize },
+    /// The accumulator of spawn site `site` (its reverse task runs
+    /// concurrently with the code owning the adjoint), atomically where
+    /// several reverse tasks of the site run at once.
+    Accumulator { site: usize, atomic: bool },
+}
+
+/// What a per-worker reduction of a loop sums: an SSA adjoint, or the
+/// shadow at a (load's) pointer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ReductionOf {
+    Ssa(Value),
+    Mem(Value),
+}
+
+/// The accumulation decisions of one function's reverse (see [`plan`]).
+#[derive(Clone, Debug, Default)]
+pub struct Accumulation {
+    /// The decision for each reversed load (the update of its shadow)
+    /// in each context it is made in: its own block's, and, for a
+    /// per-worker sum, after each loop the sum is combined after. `None`:
+    /// serial code, a plain add.
+    memory: HashMap<(Inst, Option<usize>), Option<Decision>>,
+    /// The per-worker sums of each parallel loop, in the order the
+    /// reverse makes them, with the instruction whose update made each.
+    pub reductions: Vec<Vec<(ReductionOf, Inst)>>,
+    /// Every classified update, in the order the reverse makes them
+    /// (each once).
+    pub sites: Vec<AccumulationSite>,
+}
+
+impl Accumulation {
+    /// The decision for the update of the shadow of load `inst` in `cx`
+    /// (`None`: a plain add in serial code).
+    pub fn memory(&self, plan: &Plan, inst: Inst, cx: Context) -> Option<Decision> {
+        match self.memory.get(&(inst, cx.lp)) {
+            Some(d) => d.clone(),
+            None => {
+                debug_assert!(false, "the plan has no decision for {inst} in {cx:?}");
+                decide(plan, inst, cx)
+            }
+        }
+    }
+
+    /// The decisions in a fixed order (loads by number, then contexts).
+    pub fn decisions(&self) -> Vec<(Inst, Option<usize>, &Decision)> {
+        let mut out: Vec<_> = self
+            .memory
+            .iter()
+            .filter_map(|(&(i, l), d)| Some((i, l, d.as_ref()?)))
+            .collect();
+        out.sort_by_key(|&(i, l, _)| (i, l.map_or(0, |l| l + 1)));
+        out
+    }
+}
+
+/// True if the reverse of `plan`'s function runs concurrently with other
+/// reverse code that may update the same shadow memory: a callee of
+/// parallel code, or a `__device__` function (once per kernel thread).
+pub fn atomic_mode(plan: &Plan) -> bool {
+    matches!(plan.mode, Mode::Split { atomic: true, .. }) || plan.p.kind == FuncKind::Device
+}
+
+/// True if primal block `b` is parallel code: a task of a parallel loop,
+/// or anywhere in a function called from parallel code. Calls there get
+/// atomic pairs.
+pub fn in_parallel_code(plan: &Plan, b: Block) -> bool {
+    atomic_mode(plan) || plan.loop_of.contains_key(&b) || plan.spawn_par.contains(&b)
+}
+
+/// Where the reverse in `cx` adds into the SSA adjoint of `v`.
+pub fn ssa_update(plan: &Plan, v: Value, cx: Context) -> SsaUpdate {
+    if let Some(l) = cx.lp
+        && !plan.defined_in_task(v, l)
+    {
+        // Every iteration adds to the adjoint of a value of the parent:
+        // a reduction.
+        return SsaUpdate::Reduce { lp: l };
+    }
+    let spawn = cx.rev.and_then(|b| plan.spawn_of.get(&b).copied());
+    match spawn {
+        // The reverse of a spawned task runs concurrently with the code
+        // that owns the adjoints of values defined outside it.
+        Some(i)
+            if spawn_in_loop(plan, i, cx.lp)
+                && plan
+                    .def_block(v)
+                    .is_none_or(|b| !plan.spawns[i].task_blocks.contains(&b)) =>
+        {
+            SsaUpdate::Accumulator {
+                site: i,
+                atomic: plan.spawns[i].multi,
+            }
+        }
+        _ => SsaUpdate::Slot,
+    }
+}
+
+/// True if spawn site `i` is inside the task of parallel loop `lp` (or
+/// there is none).
+fn spawn_in_loop(plan: &Plan, i: usize, lp: Option<usize>) -> bool {
+    lp.is_none_or(|l| plan.ploops[l].task_blocks.contains(&plan.spawns[i].detach))
+}
+
+/// The decision for `d[ptr] += a`, the update of the shadow of load
+/// `inst`, in `cx`; `None` in serial code.
+pub fn decide(plan: &Plan, inst: Inst, cx: Context) -> Option<Decision> {
+    let InstKind::Load(ptr) = *plan.p.inst(inst) else {
+        return None;
+    };
+    let ty = plan.p.value_type(plan.p.result(inst)?);
+    let (class, reason) = classify(plan, inst, ptr, ty, cx)?;
+    let at = plan.inst_block.get(&inst).copied();
+    let action = match class {
+        AccumulationClass::Reduction => {
+            let l = cx.lp.expect("reductions are per parallel loop");
+            match array_region(plan, l, inst, ptr, ty) {
+                Some(region) => Action::ReduceArray(region),
+                None => Action::Reduce,
+            }
+        }
+        AccumulationClass::Banded => match cx.lp {
+            None if plan.block_threads == crate::BlockThreads::OneAtATime => {
+                match threads::in_thread_band(plan, ptr) {
+                    Some((k, band)) => {
+                        let o = threads::ptr_offset(plan, ptr, k, 0)
+                            .map(|(_, _, o)| o)
+                            .expect("a banded access has an offset");
+                        let (first, last) = band.updaters(o, i64::from(ty.bytes()));
+                        Action::ThreadBand { first, last }
+                    }
+                    None => Action::Add,
+                }
+            }
+            // Kernel threads' bands are phases of the launch.
+            None => Action::Add,
+            Some(l) => {
+                Action::AddInBand(band_region(plan, l, inst, ptr, ty).expect("classified banded"))
+            }
+        },
+        AccumulationClass::Disjoint => {
+            // A banded update of the same shadow may be a fellow: its band
+            // must cover this plain add too. (Kernel threads' disjoint
+            // updates have no loop.)
+            match (cx.lp, at) {
+                (Some(l), Some(at)) => {
+                    match band_of(&plan.p, &plan.an, &plan.ploops[l], ptr, at, ty.bytes()) {
+                        Some((region, _)) => Action::AddBeside(region),
+                        None => Action::Add,
+                    }
+                }
+                _ => Action::Add,
+            }
+        }
+        AccumulationClass::Atomic => Action::Atomic,
+        AccumulationClass::Local => Action::Add,
+    };
+    Some(Decision {
+        class,
+        reason,
+        action,
+    })
+}
+
+/// The accumulation class of `d[ptr] += (a ty)` (the update of load
+/// `inst`) in `cx`, and the reason in words; `None` in serial code.
+fn classify(
+    plan: &Plan,
+    inst: Inst,
+    ptr: Value,
+    ty: Type,
+    cx: Context,
+) -> Option<(AccumulationClass, String)> {
+    let p = &plan.p;
+    let name = crate::explain::value_name(plan, ptr);
+    let called = || {
+        if let Some(kernel) = crate::reverse::kernel_of_body(&p.name) {
+            format!(
+                "kernel `{kernel}` runs once per thread, and other threads may update the same shadow"
+            )
+        } else if p.kind == FuncKind::Device {
+            format!(
+                "`{}` runs once per kernel thread, and other threads may update the same shadow",
+                p.name
+            )
+        } else {
+            format!(
+                "`{}` is called from parallel code, where other tasks may update the same shadow",
+                p.name
+            )
+        }
+    };
+    let in_spawn_par = cx.rev.is_some_and(|b| plan.spawn_par.contains(&b));
+    if let Some(l) = cx.lp {
+        let nested = plan.ploops[l].parent.is_some();
+        let at = plan.inst_block[&inst];
+        let (class, reason) = loop_class(plan, &plan.ploops[l], nested, ptr, at, ty.bytes(), &name);
+        if atomic_mode(plan) && class != AccumulationClass::Local {
+            return Some((
+                AccumulationClass::Atomic,
+                format!("{reason}, but {}", called()),
+            ));
+        }
+        if class == AccumulationClass::Local && split_by_spawn(plan, l, ptr, cx.rev) {
+            return Some((
+                AccumulationClass::Atomic,
+                format!(
+                    "`d_{name}`: memory of the iteration, which the reverses of a spawned task and of its continuation update concurrently"
+                ),
+            ));
+        }
+        if class == AccumulationClass::Atomic
+            && !nested
+            && !atomic_mode(plan)
+            && !in_spawn_par
+            && array_region(plan, l, inst, ptr, ty).is_some()
+        {
+            if band_region(plan, l, inst, ptr, ty).is_some() {
+                return Some((
+                    AccumulationClass::Banded,
+                    format!(
+                        "{reason}, but within a band of the iterations next to its own: chunks at least the band wide, even chunks run before odd ones"
+                    ),
+                ));
+            }
+            return Some((
+                AccumulationClass::Reduction,
+                format!(
+                    "{reason}, but within a region known before the loop: per-worker copies of it, combined after the loop"
+                ),
+            ));
+        }
+        if in_spawn_par && class != AccumulationClass::Local {
+            return Some((
+                AccumulationClass::Atomic,
+                format!("{reason}, but the loop runs concurrently with a spawned task"),
+            ));
+        }
+        return Some((class, reason));
+    }
+    if in_spawn_par {
+        // Local only if the memory belongs to the spawned task whose
+        // reverse this is; the continuation and other tasks run
+        // concurrently with it.
+        let mine = cx
+            .rev
+            .and_then(|b| plan.spawn_of.get(&b))
+            .map(|&i| &plan.spawns[i].task_blocks);
+        let private = roots_all(&plan.act, ptr, |r| match r {
+            Root::Alloca(i) => {
+                mine.is_some_and(|tb| plan.inst_block.get(&i).is_some_and(|ib| tb.contains(ib)))
+            }
+            _ => false,
+        });
+        return Some(if private {
+            (
+                AccumulationClass::Local,
+                format!("`d_{name}`: memory private to the spawned task"),
+            )
+        } else {
+            (
+                AccumulationClass::Atomic,
+                format!(
+                    "`d_{name}`: the reverses of a spawned task and of its continuation run concurrently"
+                ),
+            )
+        });
+    }
+    if !atomic_mode(plan) {
+        return None;
+    }
+    let owned = roots_all(&plan.act, ptr, |r| matches!(r, Root::Alloca(_)));
+    Some(if owned {
+        (
+            AccumulationClass::Local,
+            format!("`d_{name}`: a local variable of this call"),
+        )
+    } else if plan.block_threads == crate::BlockThreads::OneAtATime
+        && roots_all(&plan.act, ptr, |r| matches!(r, Root::Shared(_)))
+    {
+        (
+            AccumulationClass::Local,
+            format!(
+                "`d_{name}`: `__shared__` memory of the thread's block, whose threads run one at a time"
+            ),
+        )
+    } else if threads::in_thread_band(plan, ptr).is_some() {
+        let how = match &plan.thread_band {
+            Some(band) if plan.block_threads == crate::BlockThreads::Concurrent => format!(
+                "the reverse launch runs in {} phases of threads that far apart",
+                band.phases
+            ),
+            _ => "a plain add where all the threads that may update the element are in \
+                  this block, whose threads run one at a time; atomic near the block's edges"
+                .to_string(),
+        };
+        (
+            AccumulationClass::Banded,
+            format!("`d_{name}`: within a band of threads around its own in the 1-D grid; {how}"),
+        )
+    } else if threads::thread_disjoint(plan, ptr, ty.bytes()) {
+        (
+            AccumulationClass::Disjoint,
+            format!(
+                "`d_{name}`: the thread's own element of a `restrict` parameter, at an address affine in its index in the 1-D grid"
+            ),
+        )
+    } else {
+        (
+            AccumulationClass::Atomic,
+            format!("`d_{name}`: {}", called()),
+        )
+    })
+}
+
+/// True if `ptr` has roots and every one satisfies `pred`.
+fn roots_all(act: &ActivityInfo, ptr: Value, pred: impl Fn(Root) -> bool) -> bool {
+    let mut roots = act.roots(ptr).peekable();
+    roots.peek().is_some() && roots.all(pred)
+}
+
+/// True if memory private to an iteration of loop `l` that `ptr` points
+/// to is shared by the reverse code of `rev` and code running
+/// concurrently with it: that code is in a spawned task, or in its
+/// continuation, of a site inside the iteration, and the memory is not
+/// the spawned task's own.
+fn split_by_spawn(plan: &Plan, l: usize, ptr: Value, rev: Option<Block>) -> bool {
+    let Some(b) = rev else {
+        return false;
+    };
+    plan.spawns.iter().any(|sp| {
+        plan.ploops[l].task_blocks.contains(&sp.detach)
+            && (sp.task_blocks.contains(&b) || sp.cont_blocks.contains(&b))
+            && !plan.act.roots(ptr).all(|r| match r {
+                Root::Alloca(i) => plan
+                    .inst_block
+                    .get(&i)
+                    .is_some_and(|ib| sp.task_blocks.contains(ib)),
+                _ => false,
+            })
+    })
+}
+
+/// The region of an array reduction for `d[ptr] += (ty)` in loop `l`
+/// (offsets a multiple of the element size), if there is one.
+fn array_region(plan: &Plan, l: usize, inst: Inst, ptr: Value, ty: Type) -> Option<Region> {
+    let at = *plan.inst_block.get(&inst)?;
+    let r = region(&plan.p, &plan.an, &plan.ploops[l], ptr, at, ty.bytes())?;
+    plan.act.is_shadowed(r.base).then_some(r)
+}
+
+/// The region of a banded update `d[ptr] += (ty)` in loop `l` (see
+/// [`banded`]), if it is one.
+fn band_region(plan: &Plan, l: usize, inst: Inst, ptr: Value, ty: Type) -> Option<Region> {
+    let at = *plan.inst_block.get(&inst)?;
+    banded(
+        &plan.p,
+        &plan.an,
+        &plan.act,
+        &plan.ploops[l],
+        ptr,
+        at,
+        ty.bytes(),
+    )
+}
+
+/// The class of `d[p] += ...` (an access of `size` bytes in block `at`) in
+/// the reverse of loop `l`'s task, and the reason in words.
+fn loop_class(
+    plan: &Plan,
     l: &PLoop,
     nested: bool,
     ptr: Value,
@@ -71,6 +531,7 @@ pub fn classify(
     size: u32,
     name: &str,
 ) -> (AccumulationClass, String) {
+    let (p, an, act) = (&plan.p, &plan.an, &plan.act);
     let private = act.roots(ptr).all(|r| match r {
         Root::Alloca(i) => l.task_blocks.iter().any(|b| p.block_insts(*b).contains(&i)),
         _ => false,
@@ -142,704 +603,223 @@ pub fn classify(
     }
 }
 
-/// An address in terms of the loop index: `iv·k·sym + Σ j·c + invariant`
-/// (bytes), `sym` a loop-invariant value (none: the coefficient is `k`),
-/// each `j` an index of an inner loop.
-#[derive(Clone, Debug, Default)]
-struct Rows {
-    k: i64,
-    sym: Option<Value>,
-    inner: Vec<(Value, i64)>,
-}
-
-impl Rows {
-    fn scale(mut self, c: i64) -> Option<Rows> {
-        self.k = self.k.checked_mul(c)?;
-        for t in &mut self.inner {
-            t.1 = t.1.checked_mul(c)?;
-        }
-        Some(self)
-    }
-
-    fn add(mut self, o: Rows, sign: i64) -> Option<Rows> {
-        let ok = o.k == 0 || self.k == 0 || self.sym == o.sym;
-        if !ok {
-            return None;
-        }
-        if self.k == 0 {
-            self.sym = o.sym;
-        }
-        self.k = self.k.checked_add(o.k.checked_mul(sign)?)?;
-        for (j, c) in o.inner {
-            self.inner.push((j, c.checked_mul(sign)?));
-        }
-        Some(self)
-    }
-}
-
-/// `v` without sign and zero extensions (symbols compare by their source).
-fn peel(p: &Function, mut v: Value) -> Value {
-    while let ValueDef::Result(i) = p.value_def(v) {
-        match p.inst(i) {
-            InstKind::Cast(CastOp::Sext | CastOp::Zext, x) => v = *x,
-            _ => break,
-        }
-    }
-    v
-}
-
-fn defined_outside(p: &Function, l: &PLoop, v: Value) -> bool {
-    match p.value_def(v) {
-        ValueDef::Param(b, _) => !l.loop_blocks.contains(&b),
-        ValueDef::Result(i) => !l.loop_blocks.iter().any(|b| p.block_insts(*b).contains(&i)),
-    }
-}
-
-fn rows(p: &Function, l: &PLoop, v: Value, depth: u32) -> Option<Rows> {
-    if v == l.iv {
-        return Some(Rows {
-            k: 1,
-            ..Rows::default()
-        });
-    }
-    if depth > 16 {
-        return None;
-    }
-    if defined_outside(p, l, v) {
-        return Some(Rows::default());
-    }
-    match p.value_def(v) {
-        ValueDef::Param(b, _) if l.task_blocks.contains(&b) => Some(Rows {
-            inner: vec![(v, 1)],
-            ..Rows::default()
-        }),
-        ValueDef::Param(..) => None,
-        ValueDef::Result(i) => match *p.inst(i) {
-            InstKind::Iconst(_) => Some(Rows::default()),
-            InstKind::Cast(CastOp::Sext | CastOp::Zext, x) => rows(p, l, x, depth + 1),
-            InstKind::Binary(BinaryOp::Iadd, a, b) | InstKind::PtrAdd(a, b) => {
-                rows(p, l, a, depth + 1)?.add(rows(p, l, b, depth + 1)?, 1)
-            }
-            InstKind::Binary(BinaryOp::Isub, a, b) => {
-                rows(p, l, a, depth + 1)?.add(rows(p, l, b, depth + 1)?, -1)
-            }
-            InstKind::Binary(BinaryOp::Shl, a, b) => {
-                let c = p.const_int(b)?;
-                if !(0..32).contains(&c) {
-                    return None;
-                }
-                rows(p, l, a, depth + 1)?.scale(1 << c)
-            }
-            InstKind::Binary(BinaryOp::Imul, a, b) => {
-                for (x, y) in [(a, b), (b, a)] {
-                    if let Some(c) = p.const_int(y) {
-                        return rows(p, l, x, depth + 1)?.scale(c);
-                    }
-                }
-                // index · invariant: the row stride.
-                for (x, y) in [(a, b), (b, a)] {
-                    if defined_outside(p, l, y) {
-                        let r = rows(p, l, x, depth + 1)?;
-                        if r.sym.is_none() && r.inner.is_empty() && r.k != 0 {
-                            return Some(Rows {
-                                sym: Some(peel(p, y)),
-                                ..r
-                            });
-                        }
-                    }
-                }
-                None
-            }
-            _ => None,
-        },
-    }
-}
-
-/// `v` itself, or what it forwards: the argument that the only
-/// predecessor of the block whose parameter `v` is passes (as a block that
-/// only splits an edge does).
-fn forwarded(p: &Function, an: &FunctionAnalyses, mut v: Value) -> Value {
-    for _ in 0..8 {
-        let ValueDef::Param(b, n) = p.value_def(v) else {
-            break;
-        };
-        let [pred] = an.cfg.preds(b) else { break };
-        let Some(t) = p.terminator(*pred) else { break };
-        let arg = match p.inst(t) {
-            InstKind::Jump(d) if d.block == b => d.args.get(n as usize).copied(),
-            InstKind::Brif {
-                then_dest,
-                else_dest,
-                ..
-            } if (then_dest.block == b) != (else_dest.block == b) => {
-                let d = if then_dest.block == b {
-                    then_dest
-                } else {
-                    else_dest
-                };
-                d.args.get(n as usize).copied()
-            }
-            _ => None,
-        };
-        match arg {
-            Some(a) => v = a,
-            None => break,
-        }
-    }
-    v
-}
-
-/// True if `ptr` (accessed with `size` bytes in block `at`) is
-/// `base + iv·k·B + j·c` with the inner index `j` in `[lo, B)`, `lo ≥ 0`,
-/// and `size ≤ c ≤ k` (see the module doc).
-fn rows_disjoint(
-    p: &Function,
-    an: &FunctionAnalyses,
-    l: &PLoop,
-    ptr: Value,
-    at: Block,
-    size: u32,
-) -> bool {
-    let Some(r) = rows(p, l, ptr, 0) else {
-        return false;
+/// Classifies every update the reverse of `plan`'s function makes, in the
+/// order the generator makes them: the reversed blocks in reverse
+/// post-order, each block's instructions last to first and then what its
+/// parameters pass back along its entering edges; then, innermost loop
+/// first, each per-worker sum where it is combined, after its loop, in
+/// the enclosing loop's reverse (which may sum it again).
+pub fn plan(plan: &Plan) -> Accumulation {
+    let mut acc = Accumulation {
+        reductions: vec![Vec::new(); plan.ploops.len()],
+        ..Accumulation::default()
     };
-    let (Some(sym), [(j, c)]) = (r.sym, &r.inner[..]) else {
-        return false;
-    };
-    let (j, c) = (*j, *c);
-    if r.k <= 0 || c < size as i64 || c > r.k {
-        return false;
-    }
-    index_bound(p, an, l, j, at).is_some_and(|(_, bound)| peel(p, bound) == sym)
-}
-
-/// The source line of another load in `l`'s task whose adjoint update may
-/// touch, from another iteration, the shadow bytes that `ptr` updates: a
-/// load through a different pointer that may point into the same object and
-/// is not the same address in every iteration (a reduction). Primal stores
-/// need no check: a store and a load of one location in different
-/// iterations would be a determinacy race in the primal program.
-fn conflicting_site(
-    p: &Function,
-    an: &FunctionAnalyses,
-    act: &ActivityInfo,
-    l: &PLoop,
-    ptr: Value,
-) -> Option<u32> {
-    overlapping_loads(p, act, l, ptr)
-        .find(|&(b, _, q, q_size)| {
-            // Updates through `q` go to per-worker copies (an array
-            // reduction: combined after the loop) or stay in this
-            // iteration's own stride. (An address not affine in the index
-            // and not a row becomes atomic, and then an array reduction if
-            // it has a region.)
-            let array_reduced = affine(p, l, q, 0).is_none()
-                && !rows_disjoint(p, an, l, q, b, q_size)
-                && region(p, an, l, q, b, q_size).is_some();
-            let apart = array_reduced || same_stride_apart(p, l, ptr, q);
-            !apart && affine(p, l, q, 0) != Some(0)
-        })
-        .map(|(_, i, _, _)| p.locs[i].line)
-}
-
-/// The other float loads of `l`'s task whose adjoint updates may touch the
-/// shadow object `ptr`'s update touches (their roots and `ptr`'s share one,
-/// or either side's are unknown): `(block, load, address, size)`.
-fn overlapping_loads<'a>(
-    p: &'a Function,
-    act: &'a ActivityInfo,
-    l: &'a PLoop,
-    ptr: Value,
-) -> impl Iterator<Item = (Block, Inst, Value, u32)> + 'a {
-    let mine: Vec<Root> = act.roots(ptr).collect();
-    let vague = |r: &Root| matches!(r, Root::Unknown | Root::Loaded(_));
-    let mine_vague = mine.iter().any(vague);
-    // Sorted: `conflicting_site` names the first load found in its reason.
-    let mut blocks: Vec<Block> = l.task_blocks.iter().copied().collect();
-    blocks.sort();
-    blocks.into_iter().flat_map(move |b| {
-        let mine = mine.clone();
-        p.block_insts(b).iter().filter_map(move |&i| {
-            let InstKind::Load(q) = *p.inst(i) else {
-                return None;
-            };
-            let ty = p.value_type(p.result(i)?);
-            if q == ptr || !ty.is_float() || !act.is_shadowed(q) {
-                return None;
-            }
-            let overlap = mine_vague || act.roots(q).any(|r| vague(&r) || mine.contains(&r));
-            overlap.then_some((b, i, q, ty.bytes()))
-        })
-    })
-}
-
-/// The region of a *banded* update `d[ptr] += ..` (an access of `size`
-/// bytes in block `at`) in the reverse of loop `l`, if it is one: `ptr`
-/// has a [`Region`] with a term in the loop index (see [`band_term`]),
-/// offsets that are not zero-extended, and every other float load of the
-/// task that may read the same object (see `overlapping_loads`
-/// overlap) is either the same address in every iteration (a per-worker
-/// sum, combined after the loop) or has a band with the same base and
-/// the same loop-index term — banded too, or disjoint (a plain add as
-/// well): the band of the whole loop is the union of all of theirs, so
-/// every plain add in the loop stays inside it. The task
-/// must hold no call and no detach (their reverses may update the same
-/// shadow atomically, or from tasks the chunk schedule does not order).
-pub fn banded(
-    p: &Function,
-    an: &FunctionAnalyses,
-    act: &ActivityInfo,
-    l: &PLoop,
-    ptr: Value,
-    at: Block,
-    size: u32,
-) -> Option<Region> {
-    let (mine, term) = band_of(p, an, l, ptr, at, size)?;
-    let spawns_or_calls = l.task_blocks.iter().any(|&b| {
-        p.block_insts(b)
-            .iter()
-            .any(|&i| matches!(p.inst(i), InstKind::Call { .. } | InstKind::Detach { .. }))
-    });
-    if spawns_or_calls {
-        return None;
-    }
-    let all_fellows = overlapping_loads(p, act, l, ptr).all(|(b, _, q, q_size)| {
-        affine(p, l, q, 0) == Some(0)
-            || band_of(p, an, l, q, b, q_size)
-                .is_some_and(|(r, t)| r.base == mine.base && same_term(&t, &term))
-    });
-    all_fellows.then_some(mine)
-}
-
-/// The region of `ptr` (accessed with `size` bytes in block `at`) and its
-/// loop-index term, if the region could be a band: offsets not
-/// zero-extended, and `narrow`.
-pub fn band_of(
-    p: &Function,
-    an: &FunctionAnalyses,
-    l: &PLoop,
-    ptr: Value,
-    at: Block,
-    size: u32,
-) -> Option<(Region, Term)> {
-    let r = region(p, an, l, ptr, at, size)?;
-    let term = band_term(&r, l)?;
-    (r.narrowing != Narrowing::Unsigned && narrow(p, &r, &term)).then_some((r, term))
-}
-
-/// The loop-index term of `r` (`iv · k · sym`, `k ≠ 0`), if it has one.
-pub fn band_term(r: &Region, l: &PLoop) -> Option<Term> {
-    r.terms
-        .iter()
-        .find(|t| t.index == l.iv && t.k != 0)
-        .copied()
-}
-
-/// True if region `r`'s band is a few iterations wide, judged by its
-/// shape (the exact width is computed at run time): with `S` the loop
-/// index term's symbol (`iv · k · S`), the spread of `r`'s address around
-/// `iv · k · S` is at most `4|k|·S + 64|k|` bytes, counting an inner index
-/// below `S` (or `S − c`) or a constant bound at its whole range, an invariant term
-/// `±S` twice (sites may differ in its sign) and the constants twice.
-/// Anything else — a column `x[j*n + i]` over the loop index `i`, an
-/// offset by another run-time value — may be as wide as the loop, which
-/// would run the reverse as a handful of chunks: those stay array
-/// reductions, whose per-worker copies keep every iteration parallel.
-fn narrow(p: &Function, r: &Region, iv: &Term) -> bool {
-    let sym = iv.sym.map(|s| peel(p, s));
-    let k = iv.k.unsigned_abs();
-    let (mut per_sym, mut fixed) = (0u64, 2 * r.abs_offset.unsigned_abs());
-    for t in &r.terms {
-        if t.index == iv.index {
+    let p = &plan.p;
+    for &b in &plan.rpo {
+        if !plan.reversed.contains(&b) {
             continue;
         }
-        let c = t.k.unsigned_abs();
-        let of_sym = |v: Value| sym.is_some_and(|s| peel(p, v) == s);
-        // `S`, or `S − c` with a constant `c ≥ 0`.
-        let below_sym = |v: Value| {
-            of_sym(v)
-                || match p.value_def(peel(p, v)) {
-                    ValueDef::Result(i) => match *p.inst(i) {
-                        InstKind::Binary(BinaryOp::Isub, x, c) => {
-                            of_sym(x) && p.const_int(c).is_some_and(|c| c >= 0)
-                        }
-                        InstKind::Binary(BinaryOp::Iadd, x, c) => {
-                            of_sym(x) && p.const_int(c).is_some_and(|c| c <= 0)
-                        }
-                        _ => false,
-                    },
-                    ValueDef::Param(..) => false,
-                }
+        let cx = Context {
+            rev: Some(b),
+            lp: plan.loop_of.get(&b).copied(),
         };
-        match (t.lower, t.upper, t.sym) {
-            // An invariant value: a point, `±S` at most.
-            (Lower::Value(lo), Upper::AtMost(hi), None) if lo == hi && of_sym(lo) => {
-                per_sym = per_sym.saturating_add(c.saturating_mul(2))
+        let Some((&term, body)) = p.block_insts(b).split_last() else {
+            continue;
+        };
+        if let InstKind::Return(Some(v)) = *p.inst(term) {
+            acc.ssa(plan, v, cx, term);
+        }
+        for &inst in body.iter().rev() {
+            for v in adds_to(plan, inst) {
+                acc.ssa(plan, v, cx, inst);
             }
-            (Lower::Const(lo), Upper::Below(b), None) if below_sym(b) && lo >= 0 => {
-                per_sym = per_sym.saturating_add(c)
+            if matches!(p.inst(inst), InstKind::Load(_))
+                && p.result(inst).is_some_and(|r| plan.act.is_varied(r))
+                && !plan.in_place.contains(&inst)
+            {
+                acc.mem(plan, inst, cx);
             }
-            (Lower::Const(lo), Upper::Below(b), None) => match p.const_int(b) {
-                Some(b) if b > lo => {
-                    fixed = fixed.saturating_add(c.saturating_mul((b - lo) as u64))
+        }
+        for (pred, slot) in entering_edges(plan, b) {
+            let Some(t) = p.terminator(pred) else {
+                continue;
+            };
+            let Some((_, args)) = crate::activity::branch_dests(p.inst(t))
+                .into_iter()
+                .nth(slot)
+            else {
+                continue;
+            };
+            for (&param, &arg) in p.blocks[b].params.iter().zip(args) {
+                if plan.act.is_varied(param) {
+                    acc.ssa(plan, arg, cx, t);
                 }
-                _ => return false,
-            },
-            _ => return false,
+            }
         }
     }
-    per_sym <= k.saturating_mul(4) && fixed <= k.saturating_mul(64)
+    let mut order: Vec<usize> = (0..plan.ploops.len()).collect();
+    order.sort_by_key(|&i| std::cmp::Reverse(plan.depth(i)));
+    for i in order {
+        let l = &plan.ploops[i];
+        if !plan.reversed.contains(&l.exit) {
+            continue;
+        }
+        let cx = Context {
+            rev: Some(l.exit),
+            lp: l.parent,
+        };
+        let sums = acc.reductions[i].clone();
+        for (of, at) in sums {
+            match of {
+                ReductionOf::Ssa(v) => acc.ssa(plan, v, cx, at),
+                ReductionOf::Mem(_) => acc.mem(plan, at, cx),
+            }
+        }
+    }
+    acc
 }
 
-/// True if two loop-index terms are the same multiple of the index (band
-/// groups share a base and a term).
-pub fn same_term(a: &Term, b: &Term) -> bool {
-    a.k == b.k && a.sym == b.sym
-}
+impl Accumulation {
+    /// The update of load `inst`'s shadow in `cx`.
+    fn mem(&mut self, plan: &Plan, inst: Inst, cx: Context) {
+        let d = decide(plan, inst, cx);
+        self.memory.insert((inst, cx.lp), d.clone());
+        let Some(d) = d else { return };
+        if let (Action::Reduce, Some(l), InstKind::Load(ptr)) =
+            (&d.action, cx.lp, plan.p.inst(inst))
+        {
+            // One per-worker sum per address: reported where it is made.
+            let of = ReductionOf::Mem(*ptr);
+            if self.reductions[l].iter().any(|(k, _)| *k == of) {
+                return;
+            }
+            self.reductions[l].push((of, inst));
+        }
+        self.site(plan, inst, d.class, d.reason);
+    }
 
-/// `(base, offset)` if `v` is `ptradd base, offset` with `base` invariant.
-fn invariant_base(p: &Function, l: &PLoop, v: Value) -> Option<(Value, Value)> {
-    let ValueDef::Result(i) = p.value_def(v) else {
-        return None;
-    };
-    let InstKind::PtrAdd(base, off) = *p.inst(i) else {
-        return None;
-    };
-    defined_outside(p, l, base).then_some((base, off))
-}
+    /// An update of `v`'s SSA adjoint in `cx`, made by the reverse of `at`.
+    fn ssa(&mut self, plan: &Plan, v: Value, cx: Context, at: Inst) {
+        if !plan.act.is_varied(v) {
+            return;
+        }
+        let SsaUpdate::Reduce { lp } = ssa_update(plan, v, cx) else {
+            return;
+        };
+        let of = ReductionOf::Ssa(v);
+        if self.reductions[lp].iter().any(|(k, _)| *k == of) {
+            return;
+        }
+        self.reductions[lp].push((of, at));
+        let name = crate::explain::value_name(plan, v);
+        self.site(
+            plan,
+            at,
+            AccumulationClass::Reduction,
+            format!("`d_{name}`: a value defined outside the loop, the same in every iteration"),
+        );
+    }
 
-/// `base + c·iv + o` with `base` invariant and constant `c`, `o`.
-fn strided(p: &Function, l: &PLoop, v: Value) -> Option<(Value, i64, i64)> {
-    let (base, off) = invariant_base(p, l, v)?;
-    let mut w = Walk::default();
-    offsets(p, l, off, (1, None), &mut w, 0)?;
-    match w.terms[..] {
-        [(iv, (c, None))] if iv == l.iv => Some((base, c, w.offset)),
-        _ => None,
+    fn site(&mut self, plan: &Plan, at: Inst, class: AccumulationClass, reason: String) {
+        let s = AccumulationSite {
+            function: plan.p.name.clone(),
+            loc: plan.p.locs[at],
+            class,
+            reason,
+        };
+        if !self.sites.contains(&s) {
+            self.sites.push(s);
+        }
     }
 }
 
-/// True if `a` and `b` are `base + c·iv + o_a` and `base + c·iv + o_b`
-/// with `|o_a − o_b| + 8 ≤ |c|·step`: within one iteration's stride, so
-/// never the bytes of another iteration (8 bytes bound every access).
-fn same_stride_apart(p: &Function, l: &PLoop, a: Value, b: Value) -> bool {
-    let (Some((ba, ca, oa)), Some((bb, cb, ob))) = (strided(p, l, a), strided(p, l, b)) else {
-        return false;
+/// The edges along which the reverse of `b` passes its parameters'
+/// adjoints back, in the order it does (none for the reverse of a
+/// parallel loop's exit or a task's entry, which continue elsewhere, nor
+/// of the entry).
+pub fn entering_edges(plan: &Plan, b: Block) -> Vec<(Block, usize)> {
+    if plan.ploops.iter().any(|l| l.exit == b || l.task_entry == b)
+        || plan.spawns.iter().any(|sp| sp.task == b)
+    {
+        return Vec::new();
+    }
+    if let Some(c) = plan.counted.iter().find(|c| c.header == b) {
+        return vec![c.pre, c.latch];
+    }
+    if b == plan.p.layout[0] {
+        return Vec::new();
+    }
+    plan.edges.get(&b).cloned().unwrap_or_default()
+}
+
+/// The primal values whose SSA adjoints the reverse of `inst` adds to, in
+/// the order it does.
+fn adds_to(plan: &Plan, inst: Inst) -> Vec<Value> {
+    let p = &plan.p;
+    let act = &plan.act;
+    let active_args = |args: &[Value], acts: &[parc_ir::Activity]| -> Vec<Value> {
+        args.iter()
+            .zip(acts)
+            .filter(|(_, a)| **a == parc_ir::Activity::Active)
+            .map(|(&v, _)| v)
+            .collect()
     };
-    let step = p.const_int(l.step).filter(|s| *s > 0).unwrap_or(1);
-    ba == bb
-        && ca == cb
-        && ca != 0
-        && (oa - ob)
-            .unsigned_abs()
-            .checked_add(8)
-            .is_some_and(|d| d <= ca.unsigned_abs().saturating_mul(step as u64))
-}
-
-/// An address that is the same set of addresses in every iteration of a
-/// parallel loop: `base + offset + Σ c·j` with `base` invariant, constant
-/// `offset`, each coefficient `c` a constant times at most one invariant
-/// value, each `j` the index of a loop inside the task running over
-/// `[lo, bound)` (`lo ≥ 0`, `bound` invariant, tested before the access).
-/// Every iteration may update anywhere between `base + offset + Σ
-/// min(0, c·(bound − 1))` and `base + offset + size + Σ max(0, c·(bound −
-/// 1))`: per-worker copies of that region, combined after the loop, make
-/// the updates plain adds (an array reduction).
-///
-/// The loop index itself may be a term (a stencil's neighbours `x[i*n + j ±
-/// 1]`, `x[(i ± 1)*n + j]`): then the region is the union over all
-/// iterations, and the copies still make every update a plain add.
-#[derive(Clone, Debug)]
-pub struct Region {
-    pub base: Value,
-    pub offset: i64,
-    pub terms: Vec<Term>,
-    /// The sum of the magnitudes of the offset's constant parts.
-    pub abs_offset: i64,
-    /// How the address computation narrows (see [`Narrowing`]).
-    pub narrowing: Narrowing,
-}
-
-/// Whether the primal computes part of an offset in a narrower integer
-/// that it then widens (`sext(i * n + j)` with `int` indices). Wrapping
-/// arithmetic is exact modulo 2^bits, so a widened value is the true one
-/// (which the region assumes) exactly when the true value fits the narrow
-/// type.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Narrowing {
-    /// All in 64 bits: every address is the true one.
-    #[default]
-    None,
-    /// Sign-extended from integers of (at least) this many bits: the
-    /// addresses are the true ones if every partial sum fits in them, which
-    /// a bound on the terms' and constants' magnitudes shows at run time.
-    Signed(u32),
-    /// Some part is zero-extended: not shown (a negative true value would
-    /// widen to a large one).
-    Unsigned,
-}
-
-/// `k · sym · index` (`k · index` without `sym`), `lower ≤ index ≤ upper`.
-#[derive(Clone, Copy, Debug)]
-pub struct Term {
-    pub index: Value,
-    pub k: i64,
-    pub sym: Option<Value>,
-    pub lower: Lower,
-    pub upper: Upper,
-    /// The index is of an unsigned loop (widen with zero extension).
-    pub unsigned: bool,
-}
-
-#[derive(Clone, Copy, Debug)]
-pub enum Lower {
-    Const(i64),
-    Value(Value),
-}
-
-#[derive(Clone, Copy, Debug)]
-pub enum Upper {
-    /// `index < bound`.
-    Below(Value),
-    /// `index ≤ bound`.
-    AtMost(Value),
-}
-
-/// The region `ptr` (accessed with `size` bytes in block `at`) ranges
-/// over, if it is one whose offsets are multiples of `size`.
-pub fn region(
-    p: &Function,
-    an: &FunctionAnalyses,
-    l: &PLoop,
-    ptr: Value,
-    at: Block,
-    size: u32,
-) -> Option<Region> {
-    let (base, off) = invariant_base(p, l, ptr)?;
-    let mut w = Walk::default();
-    offsets(p, l, off, (1, None), &mut w, 0)?;
-    let Walk {
-        terms,
-        offset,
-        abs_offset,
-        narrowing,
-    } = w;
-    if terms.is_empty() {
-        return None;
+    for r in &plan.requests {
+        match (r, p.inst(inst)) {
+            (Request::Call(i, c), InstKind::Call { args, .. }) if *i == inst => {
+                return active_args(args, &c.acts);
+            }
+            (Request::Launch(i, l), InstKind::Launch { args, .. }) if *i == inst => {
+                return active_args(args, &l.acts);
+            }
+            _ => {}
+        }
     }
-    let size = size as i64;
-    if offset % size != 0 || terms.iter().any(|t| t.1.0 % size != 0) {
-        return None;
-    }
-    let mut out = Vec::new();
-    for (j, (k, sym)) in terms {
-        let (lower, upper) = if defined_outside(p, l, j) {
-            (Lower::Value(j), Upper::AtMost(j))
-        } else if j == l.iv {
-            let upper = if l.inclusive {
-                Upper::AtMost(l.hi)
+    match p.inst(inst) {
+        InstKind::Load(_) => Vec::new(),
+        InstKind::Store { value, ptr } => {
+            if p.value_type(*value).is_float() && act.is_shadowed(*ptr) {
+                vec![*value]
             } else {
-                Upper::Below(l.hi)
-            };
-            (Lower::Value(l.lo), upper)
-        } else {
-            let (lo, bound) = index_bound(p, an, l, j, at)?;
-            (Lower::Const(lo), Upper::Below(bound))
-        };
-        out.push(Term {
-            index: j,
-            k,
-            sym,
-            lower,
-            upper,
-            unsigned: j == l.iv && !l.signed,
-        });
-    }
-    Some(Region {
-        base,
-        offset,
-        terms: out,
-        abs_offset,
-        narrowing,
-    })
-}
-
-type Scale = (i64, Option<Value>);
-
-/// What [`offsets`] collects from an offset expression.
-#[derive(Default)]
-struct Walk {
-    terms: Vec<(Value, Scale)>,
-    /// The constant part.
-    offset: i64,
-    /// The sum of the constants' magnitudes.
-    abs_offset: i64,
-    narrowing: Narrowing,
-}
-
-/// Adds integer `v · scale` to `terms` and `offset`.
-fn offsets(
-    p: &Function,
-    l: &PLoop,
-    v: Value,
-    scale: Scale,
-    w: &mut Walk,
-    depth: u32,
-) -> Option<()> {
-    if depth > 16 {
-        return None;
-    }
-    if v == l.iv {
-        if w.terms.iter().any(|t| t.0 == v) {
-            return None;
+                Vec::new()
+            }
         }
-        w.terms.push((v, scale));
-        return Some(());
-    }
-    if let Some(c) = p.const_int(v) {
-        if scale.1.is_some() {
-            return None;
-        }
-        let c = c.checked_mul(scale.0)?;
-        w.offset = w.offset.checked_add(c)?;
-        w.abs_offset = w.abs_offset.checked_add(c.checked_abs()?)?;
-        return Some(());
-    }
-    let times = |c: i64| Some((scale.0.checked_mul(c)?, scale.1));
-    let invariant = defined_outside(p, l, v);
-    match p.value_def(v) {
-        // An index of a loop inside the task, or an invariant (a term
-        // whose range is the one value).
-        ValueDef::Param(b, _) if l.task_blocks.contains(&b) || invariant => {
-            if w.terms.iter().any(|t| t.0 == v) {
-                return None;
+        InstKind::Intrinsic { op, args } => match op {
+            Intrinsic::Memcpy | Intrinsic::Memset
+                if plan.memcpy_ty.get(&inst).is_some_and(|t| t.is_float()) =>
+            {
+                Vec::new()
             }
-            w.terms.push((v, scale));
-            Some(())
-        }
-        ValueDef::Param(..) => None,
-        ValueDef::Result(_) if invariant && p.value_type(v).is_int() => {
-            if w.terms.iter().any(|t| t.0 == v) {
-                return None;
+            Intrinsic::AtomicAdd if act.is_varied(args[1]) && act.is_shadowed(args[0]) => {
+                vec![args[1]]
             }
-            w.terms.push((v, scale));
-            Some(())
-        }
-        ValueDef::Result(i) => match *p.inst(i) {
-            InstKind::Cast(CastOp::Sext | CastOp::Zext, x) => {
-                let bits = p.value_type(x).bits();
-                w.narrowing = match (w.narrowing, p.inst(i)) {
-                    (Narrowing::Unsigned, _) | (_, InstKind::Cast(CastOp::Zext, _)) => {
-                        Narrowing::Unsigned
-                    }
-                    (Narrowing::Signed(b), _) => Narrowing::Signed(b.min(bits)),
-                    (Narrowing::None, _) => Narrowing::Signed(bits),
-                };
-                offsets(p, l, x, scale, w, depth + 1)
+            Intrinsic::Barrier => Vec::new(),
+            Intrinsic::Malloc | Intrinsic::Calloc if act.is_active_root(Root::Heap(inst)) => {
+                Vec::new()
             }
-            InstKind::Binary(BinaryOp::Iadd, a, b) => {
-                offsets(p, l, a, scale, w, depth + 1)?;
-                offsets(p, l, b, scale, w, depth + 1)
-            }
-            InstKind::Binary(BinaryOp::Isub, a, b) => {
-                offsets(p, l, a, scale, w, depth + 1)?;
-                let neg = (scale.0.checked_neg()?, scale.1);
-                offsets(p, l, b, neg, w, depth + 1)
-            }
-            InstKind::Binary(BinaryOp::Imul, a, b) => {
-                for (x, y) in [(a, b), (b, a)] {
-                    if let Some(c) = p.const_int(y) {
-                        return offsets(p, l, x, times(c)?, w, depth + 1);
-                    }
-                }
-                for (x, y) in [(a, b), (b, a)] {
-                    if scale.1.is_none() && defined_outside(p, l, y) {
-                        return offsets(p, l, x, (scale.0, Some(y)), w, depth + 1);
-                    }
-                }
-                None
-            }
-            InstKind::Binary(BinaryOp::Shl, a, b) => {
-                let c = p.const_int(b)?;
-                if !(0..32).contains(&c) {
-                    return None;
-                }
-                offsets(p, l, a, times(1 << c)?, w, depth + 1)
-            }
-            _ => None,
+            _ => by_rule(plan, inst),
         },
+        InstKind::Alloca { .. }
+            if plan.heap_shadow(inst) && act.is_active_root(Root::Alloca(inst)) =>
+        {
+            Vec::new()
+        }
+        _ => by_rule(plan, inst),
     }
 }
 
-/// `lo ≥ 0` and the invariant `bound` with `lo ≤ j < bound` at block
-/// `at` (`j` a block parameter that starts at constants and only grows,
-/// and whose block tests `j < bound` on the way to `at`).
-fn index_bound(
-    p: &Function,
-    an: &FunctionAnalyses,
-    l: &PLoop,
-    j: Value,
-    at: Block,
-) -> Option<(i64, Value)> {
-    let mut lo = i64::MAX;
-    let ValueDef::Param(h, n) = p.value_def(j) else {
-        return None;
+/// The operands an adjoint rule adds to, for a varied result.
+fn by_rule(plan: &Plan, inst: Inst) -> Vec<Value> {
+    let p = &plan.p;
+    let Some(r) = p.result(inst).filter(|&r| plan.act.is_varied(r)) else {
+        return Vec::new();
     };
-    for &pred in an.cfg.preds(h) {
-        let t = p.terminator(pred)?;
-        let args: Vec<Value> = match p.inst(t) {
-            InstKind::Jump(d) => vec![d.args[n as usize]],
-            InstKind::Brif {
-                then_dest,
-                else_dest,
-                ..
-            } => [then_dest, else_dest]
-                .iter()
-                .filter(|d| d.block == h)
-                .map(|d| d.args[n as usize])
-                .collect(),
-            _ => return None,
-        };
-        for a in args {
-            let a = forwarded(p, an, a);
-            let grows = match p.value_def(a) {
-                ValueDef::Result(i) => match *p.inst(i) {
-                    InstKind::Iconst(c) => {
-                        lo = lo.min(c);
-                        c >= 0
-                    }
-                    InstKind::Binary(BinaryOp::Iadd, x, y) => {
-                        (x == j && p.const_int(y).is_some_and(|s| s > 0))
-                            || (y == j && p.const_int(x).is_some_and(|s| s > 0))
-                    }
-                    _ => false,
-                },
-                _ => false,
-            };
-            if !grows {
-                return None;
-            }
-        }
-    }
-    if lo == i64::MAX {
-        return None;
-    }
-    let t = p.terminator(h)?;
-    let InstKind::Brif {
-        cond, then_dest, ..
-    } = p.inst(t)
-    else {
-        return None;
-    };
-    let ValueDef::Result(ci) = p.value_def(*cond) else {
-        return None;
-    };
-    let InstKind::Icmp(IntCC::Slt | IntCC::Ult, x, bound) = *p.inst(ci) else {
-        return None;
-    };
-    (x == j
-        && defined_outside(p, l, bound)
-        && an.cfg.preds(then_dest.block) == [h]
-        && an.domtree.dominates(then_dest.block, at))
-    .then_some((lo, bound))
+    let kind = p.inst(inst);
+    let ops = kind.operands();
+    crate::rules::contributed(kind, p.value_type(r), |i| {
+        ops.get(i).is_some_and(|&v| plan.act.is_varied(v))
+    })
+    .into_iter()
+    .filter_map(|i| ops.get(i).copied())
+    .collect()
 }

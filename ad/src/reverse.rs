@@ -41,13 +41,12 @@
 //!   definition's reverse reads its slot and zeroes it (so a loop's next
 //!   reverse iteration starts from zero), uses add into it.
 
-use crate::activity::{ActivityInfo, Root, branch_dests};
-use crate::cache::{CountedLoop, Writes, counted_loops};
-use crate::parallel::{PLoop, SpawnSite, find_loops, find_spawns};
+use crate::AdError;
+use crate::activity::{Root, branch_dests};
+use crate::plan::{Facts, Mode, Plan, Request, TaskOf};
+use crate::policy::{Action, Context, SsaUpdate};
 use crate::rules::{self, AdjointBuilder};
 use crate::tape::{HEADER_BYTES, TapeFns};
-use crate::{AccumulationClass, AccumulationSite, AdError};
-use parc_ir::analysis::FunctionAnalyses;
 use parc_ir::{
     Activity, BinaryOp, Block, BlockCall, CastOp, FloatCC, FuncBuilder, FuncId, FuncKind, Function,
     GlobalId, Inst, InstKind, IntCC, Intrinsic, Linkage, Module, Signature, Type, UnaryOp, Value,
@@ -61,6 +60,7 @@ mod ploops;
 mod spawns;
 
 pub use launches::LaunchPlan;
+pub(crate) use launches::kernel_of_body;
 
 /// An augmented-forward / reverse pair for one callee and one activity
 /// assignment.
@@ -95,7 +95,7 @@ pub struct Ctx {
     pub block_threads: crate::BlockThreads,
     /// Split pairs declared but not generated yet: `(primal, pair)`.
     pub queue: Vec<(FuncId, Pair)>,
-    pub sites: Vec<AccumulationSite>,
+    pub sites: Vec<crate::AccumulationSite>,
     /// The shadow of each `__shared__` array with a derivative, one per
     /// module, so that a function and its callees share it.
     pub shared_shadows: HashMap<GlobalId, GlobalId>,
@@ -184,13 +184,6 @@ impl Ctx {
     }
 }
 
-/// What to generate.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Mode {
-    Combined,
-    Split { ret_active: bool, atomic: bool },
-}
-
 /// Builds the body of the combined gradient of `primal` (a function named
 /// `name` with the gradient signature).
 pub fn combined(
@@ -200,7 +193,7 @@ pub fn combined(
     acts: &[Activity],
     name: &str,
 ) -> Result<Function, AdError> {
-    let g = Gen::run(module, ctx, primal, acts, Mode::Combined)?;
+    let g = generate(module, ctx, primal, acts, Mode::Combined)?;
     let mut f = g.g;
     f.name = name.to_string();
     f.noalias = derived_noalias(&module.funcs[primal], acts, 0);
@@ -250,7 +243,7 @@ pub fn split(
     primal: FuncId,
     pair: &Pair,
 ) -> Result<Option<Records>, AdError> {
-    let gen_ = Gen::run(
+    let gen_ = generate(
         module,
         ctx,
         primal,
@@ -260,10 +253,7 @@ pub fn split(
             atomic: pair.atomic,
         },
     )?;
-    let bound = gen_.records_per_call().map(|slots| Records {
-        slots,
-        fixed: gen_.frames_have_fixed_places(),
-    });
+    let bound = gen_.records;
     let rentry = gen_.rentry.expect("split mode has a reverse entry");
     let fentry = gen_.g.layout[0];
     // `.aug`: the forward blocks only.
@@ -296,40 +286,38 @@ pub fn split(
     Ok(bound)
 }
 
-struct Gen {
-    p: Function,
-    an: FunctionAnalyses,
-    act: ActivityInfo,
-    acts: Vec<Activity>,
-    mode: Mode,
+/// The generator of one derivative: it follows its [`Plan`] and keeps
+/// what it has emitted.
+struct Gen<'a> {
+    plan: &'a Plan,
     g: Function,
     cur: Block,
     /// The primal block whose forward (or reverse) code is being emitted.
     cur_fwd: Option<Block>,
     cur_rev: Option<Block>,
+    /// The parallel loop whose reverse task code is being emitted.
+    ctx_loop: Option<usize>,
     fwd: HashMap<Value, Value>,
     shadow: HashMap<Value, Value>,
     fblock: HashMap<Block, Block>,
     origin: HashMap<Value, Block>,
-    avail: HashSet<Block>,
     adj: HashMap<Value, Value>,
     alloca_block: Block,
     tape: Value,
     tape_fns: TapeFns,
     acc_fns: crate::tape::AccFns,
-    edges: HashMap<Block, Vec<(Block, usize)>>,
     edge_param: HashMap<Block, Value>,
     frame_pos: HashMap<Block, usize>,
     frames: HashMap<Block, Vec<(Value, Inst)>>,
     pop_cache: HashMap<(Block, Value), Value>,
     rpop: HashMap<Block, Block>,
     rbodies: HashMap<Block, Block>,
-    returns: Vec<Block>,
     rentry: Option<Block>,
     dret: Option<Value>,
     dargs: Option<Value>,
     fwd_layout: Vec<Block>,
     rev_layout: Vec<Block>,
+    /// The split pair each planned call calls.
     calls: HashMap<Inst, Pair>,
     /// Kernel launches with differentiable arguments, and the forward
     /// value of each one's per-thread tapes.
@@ -339,42 +327,16 @@ struct Gen {
     /// most one call records when no block runs twice; see
     /// [`Gen::records_per_call`]).
     frame_slots: u64,
-    /// This function is the body of kernel launches on 1-D grids (see
-    /// [`Ctx::one_d_bodies`]).
-    one_d_body: bool,
-    /// This function is the body of kernel launches (`k.body`), whose
-    /// split pair runs once per thread, each thread on a tape of its own.
-    launch_body: bool,
-    /// The restrict parameters whose shadows the reverse of this kernel
-    /// body updates within a band of threads (see [`Gen::thread_band`]).
-    thread_band: Option<launches::ThreadBand>,
-    /// How the target runs a kernel block's threads.
-    block_threads: crate::BlockThreads,
-    memcpy_ty: HashMap<Inst, Type>,
-    /// Loads and stores of in-place updates (see [`in_place_updates`]).
-    in_place: HashSet<Inst>,
-    /// The shadows of the `__shared__` arrays with a derivative, and the
-    /// arrays' sizes and names.
-    shared_shadow: HashMap<GlobalId, (GlobalId, u64, String)>,
-    sites: Vec<AccumulationSite>,
-    /// Parallel loops of the primal, their reverse loops, and the
-    /// innermost loop whose task contains each block.
-    ploops: Vec<PLoop>,
+    /// The shadow of each `__shared__` array with a derivative.
+    shared_shadow: HashMap<GlobalId, GlobalId>,
+    /// The reverse loop of each parallel loop of the primal.
     rl: Vec<RevLoop>,
-    loop_of: HashMap<Block, usize>,
-    /// Spawn sites, their reverse, the innermost spawned task containing
-    /// each block, and every block that runs concurrently with a spawned
-    /// task (the tasks and their continuations).
-    spawns: Vec<SpawnSite>,
+    /// The reverse of each spawn site.
     rs: Vec<RevSpawn>,
-    spawn_of: HashMap<Block, usize>,
-    spawn_par: HashSet<Block>,
     /// Counted loops (see `cache.rs`): their forward iteration counters
     /// and the reverse's slots holding the iteration being reversed.
-    counted: Vec<CountedLoop>,
     counter_fwd: Vec<Option<Value>>,
     counter_slot: Vec<Option<Value>>,
-    writes: Option<Writes>,
     /// Counted loops whose records are reserved before they start and sit
     /// at places computed from the iteration: see [`Indexed`].
     indexed: Vec<Option<Indexed>>,
@@ -382,17 +344,6 @@ struct Gen {
     fwd_inv: HashMap<Value, Value>,
     /// Values recomputed in a reverse block (of `g`).
     recomputed: HashMap<Block, HashMap<Value, Value>>,
-    /// The parallel loop whose reverse task code is being emitted.
-    ctx_loop: Option<usize>,
-    cur_inst: Option<Inst>,
-    inst_block: HashMap<Inst, Block>,
-}
-
-/// A task: of a parallel loop or spawned.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum TaskOf {
-    Loop(usize),
-    Spawn(usize),
 }
 
 /// The reverse of one parallel loop (see `parallel.rs`).
@@ -580,21 +531,6 @@ enum RedTarget {
 /// reverse iteration's recomputation small.
 const MAX_RECOMPUTE_DEPTH: u32 = 16;
 
-/// For each block in some task of `tasks`, the index of the smallest
-/// (innermost, as tasks nest) task containing it.
-fn innermost<'a>(tasks: impl Iterator<Item = &'a HashSet<Block>>) -> HashMap<Block, usize> {
-    let tasks: Vec<&HashSet<Block>> = tasks.collect();
-    let mut of: HashMap<Block, usize> = HashMap::new();
-    for (i, blocks) in tasks.iter().enumerate() {
-        for &b in blocks.iter() {
-            if of.get(&b).is_none_or(|&j| tasks[j].len() >= blocks.len()) {
-                of.insert(b, i);
-            }
-        }
-    }
-    of
-}
-
 /// An instruction whose value the reverse recomputes wherever it needs it:
 /// a constant, an address of a global or function, or where the thread
 /// is in its grid. The last two must not be recorded: a kernel launch's
@@ -617,153 +553,125 @@ fn is_position(kind: &InstKind) -> bool {
     )
 }
 
-/// True if `ptr` has roots and every one satisfies `pred`.
-fn roots_all(act: &ActivityInfo, ptr: Value, pred: impl Fn(Root) -> bool) -> bool {
-    let mut roots = act.roots(ptr).peekable();
-    roots.peek().is_some() && roots.all(pred)
+/// What the generator made of one function.
+struct Generated {
+    g: Function,
+    fwd_layout: Vec<Block>,
+    rev_layout: Vec<Block>,
+    rentry: Option<Block>,
+    /// What one call of a split pair's `.aug` records, where bounded.
+    records: Option<Records>,
 }
 
-fn err(p: &Function, inst: Option<Inst>, message: impl Into<String>) -> AdError {
-    AdError {
-        function: p.name.clone(),
-        loc: inst.map(|i| p.locs[i]).unwrap_or_default(),
-        message: message.into(),
-    }
-}
-
-impl Gen {
-    fn run(
-        module: &mut Module,
-        ctx: &mut Ctx,
-        primal: FuncId,
-        acts: &[Activity],
-        mode: Mode,
-    ) -> Result<Gen, AdError> {
-        let mut p = module.funcs[primal].clone();
-        if p.is_declaration() {
-            return Err(err(
-                &p,
-                None,
-                format!("`{}` has no body (an `extern` function)", p.name),
-            ));
-        }
-        if p.kind == FuncKind::Kernel {
-            return Err(err(
-                &p,
-                None,
-                format!(
-                    "`{}` is a `__global__` kernel; differentiate a host function that \
-                     launches it, or its work as a `__device__` function, calling \
-                     `__enzyme_autodiff` inside the kernel",
-                    p.name
-                ),
-            ));
-        }
-        if acts.len() != p.sig.params.len() {
-            return Err(err(&p, None, "one activity per parameter is required"));
-        }
-        crate::parallel::dedicate_exits(&mut p);
-        crate::parallel::unify_syncs(&mut p);
-        crate::cache::split_loop_exits(&mut p);
-        let an = FunctionAnalyses::compute(&p);
-        let inst_block: HashMap<Inst, Block> = p.placed_insts().map(|(b, i)| (i, b)).collect();
-        let shared = module
-            .globals
-            .iter()
-            .filter(|(_, g)| g.space == parc_ir::AddrSpace::Shared)
-            .map(|(id, _)| id)
-            .collect();
-        let act = ActivityInfo::compute(&p, acts, &an.cfg, shared);
-        let mut shared_shadow = HashMap::new();
-        for (_, i) in p.placed_insts() {
-            if let InstKind::GlobalAddr(g) = *p.inst(i)
-                && act.is_active_root(Root::Shared(g))
-            {
-                let shadow = ctx.shared_shadow(module, g);
-                let primal = &module.globals[g];
-                shared_shadow.insert(g, (shadow, primal.size, primal.name.clone()));
+/// Plans and generates the derivative of `primal` under `acts`: the plan,
+/// then the split pairs of its calls and the kernels of its launches
+/// (generated now where a launch needs to know what a thread records),
+/// then the code.
+fn generate(
+    module: &mut Module,
+    ctx: &mut Ctx,
+    primal: FuncId,
+    acts: &[Activity],
+    mode: Mode,
+) -> Result<Generated, AdError> {
+    let facts = Facts {
+        block_threads: ctx.block_threads,
+        launch_body: launches::kernel_of_body(&module.funcs[primal].name).is_some(),
+        one_d_body: ctx.one_d_bodies.contains(&primal),
+    };
+    let plan = Plan::build(module, primal, acts, mode, facts)?;
+    let shared_shadow = plan
+        .shared
+        .iter()
+        .map(|s| (s.global, ctx.shared_shadow(module, s.global)))
+        .collect();
+    let mut calls = HashMap::new();
+    let mut launches = HashMap::new();
+    for r in &plan.requests {
+        match r {
+            Request::Launch(i, l) => {
+                let lp = ctx.launch_plan(module, l.kernel, l.acts.clone(), l.one_d)?;
+                launches.insert(*i, lp);
+            }
+            Request::Call(i, c) => {
+                let pair = ctx.pair(module, c.callee, c.acts.clone(), c.ret_active, c.atomic);
+                calls.insert(*i, pair);
             }
         }
-        let mut g = Function::new(p.name.clone(), Signature::default());
+    }
+    if let Some(band) = &plan.thread_band
+        && ctx.block_threads == crate::BlockThreads::Concurrent
+    {
+        ctx.thread_phases.insert(primal, band.phases);
+    }
+    let mut gen_ = Gen::new(&plan, ctx, calls, launches, shared_shadow);
+    gen_.build()?;
+    let records = gen_.records_per_call().map(|slots| Records {
+        slots,
+        fixed: gen_.frames_have_fixed_places(),
+    });
+    ctx.sites.extend(plan.accumulation.sites.iter().cloned());
+    Ok(Generated {
+        g: gen_.g,
+        fwd_layout: gen_.fwd_layout,
+        rev_layout: gen_.rev_layout,
+        rentry: gen_.rentry,
+        records,
+    })
+}
+
+impl<'a> Gen<'a> {
+    fn new(
+        plan: &'a Plan,
+        ctx: &Ctx,
+        calls: HashMap<Inst, Pair>,
+        launches: HashMap<Inst, LaunchPlan>,
+        shared_shadow: HashMap<GlobalId, GlobalId>,
+    ) -> Gen<'a> {
+        let mut g = Function::new(plan.p.name.clone(), Signature::default());
         let entry = g.create_block();
         g.append_block(entry);
-        let mut gen_ = Gen {
-            an,
-            act,
-            acts: acts.to_vec(),
-            mode,
+        Gen {
+            plan,
+            g,
             cur: entry,
             cur_fwd: None,
             cur_rev: None,
+            ctx_loop: None,
             fwd: HashMap::new(),
             shadow: HashMap::new(),
             fblock: HashMap::new(),
             origin: HashMap::new(),
-            avail: HashSet::new(),
             adj: HashMap::new(),
             alloca_block: entry,
             tape: Value::from_u32(0),
             tape_fns: ctx.tape,
             acc_fns: ctx.acc,
-            edges: HashMap::new(),
             edge_param: HashMap::new(),
             frame_pos: HashMap::new(),
             frames: HashMap::new(),
             pop_cache: HashMap::new(),
             rpop: HashMap::new(),
             rbodies: HashMap::new(),
-            returns: Vec::new(),
             rentry: None,
             dret: None,
             dargs: None,
             fwd_layout: vec![entry],
             rev_layout: Vec::new(),
-            calls: HashMap::new(),
-            launches: HashMap::new(),
+            calls,
+            launches,
             launch_tapes: HashMap::new(),
             frame_slots: 0,
-            one_d_body: ctx.one_d_bodies.contains(&primal),
-            launch_body: launches::kernel_of_body(&module.funcs[primal].name).is_some(),
-            thread_band: None,
-            block_threads: ctx.block_threads,
-            memcpy_ty: HashMap::new(),
-            in_place: HashSet::new(),
             shared_shadow,
-            sites: Vec::new(),
-            ploops: Vec::new(),
             rl: Vec::new(),
-            loop_of: HashMap::new(),
-            spawns: Vec::new(),
             rs: Vec::new(),
-            spawn_of: HashMap::new(),
-            spawn_par: HashSet::new(),
-            counted: Vec::new(),
-            counter_fwd: Vec::new(),
-            counter_slot: Vec::new(),
-            writes: None,
-            indexed: Vec::new(),
+            counter_fwd: vec![None; plan.counted.len()],
+            counter_slot: vec![None; plan.counted.len()],
+            indexed: (0..plan.counted.len()).map(|_| None).collect(),
             fwd_inv: HashMap::new(),
             recomputed: HashMap::new(),
-            ctx_loop: None,
-            cur_inst: None,
-            inst_block,
-            p,
-            g,
-        };
-        gen_.check_and_plan(module, ctx)?;
-        gen_.thread_band = gen_.thread_band();
-        if let Some(band) = &gen_.thread_band
-            && ctx.block_threads == crate::BlockThreads::Concurrent
-        {
-            ctx.thread_phases.insert(primal, band.phases);
         }
-        gen_.in_place = in_place_updates(&gen_.p, &gen_.act);
-        gen_.build(entry)?;
-        ctx.sites.append(&mut gen_.sites);
-        Ok(gen_)
     }
-
-    // ----- planning -------------------------------------------------------
 
     /// At the forward entry of a function with `__syncthreads` whose
     /// `__shared__` arrays have derivatives: their shadows set to zero, a
@@ -783,9 +691,9 @@ impl Gen {
     /// with zeroed shared memory (threads one at a time: the CPU runtime
     /// and the interpreter both zero it).
     fn zero_shared_shadows(&mut self) {
-        let has_barrier = self.p.placed_insts().any(|(_, i)| {
+        let has_barrier = self.plan.p.placed_insts().any(|(_, i)| {
             matches!(
-                self.p.inst(i),
+                self.plan.p.inst(i),
                 InstKind::Intrinsic {
                     op: Intrinsic::Barrier,
                     ..
@@ -796,9 +704,10 @@ impl Gen {
             return;
         }
         let mut shadows: Vec<(GlobalId, u64)> = self
-            .shared_shadow
-            .values()
-            .map(|(g, n, _)| (*g, *n))
+            .plan
+            .shared
+            .iter()
+            .map(|s| (self.shared_shadow[&s.global], s.size))
             .collect();
         shadows.sort();
         let barrier = |g: &mut Gen| {
@@ -861,217 +770,6 @@ impl Gen {
             );
         }
         barrier(self);
-    }
-
-    /// Rejects what cannot be differentiated and prepares calls and memcpys.
-    fn check_and_plan(&mut self, module: &mut Module, ctx: &mut Ctx) -> Result<(), AdError> {
-        self.ploops = find_loops(&self.p, &self.an)?;
-        self.loop_of = innermost(self.ploops.iter().map(|l| &l.task_blocks));
-        self.spawns = find_spawns(&self.p, &self.an, &self.ploops)?;
-        self.spawn_of = innermost(self.spawns.iter().map(|sp| &sp.task_blocks));
-        for sp in &self.spawns {
-            self.spawn_par.extend(sp.task_blocks.iter().copied());
-            self.spawn_par.extend(sp.cont_blocks.iter().copied());
-        }
-        self.counted = counted_loops(&self.p, &self.an, &self.ploops);
-        self.counter_fwd = vec![None; self.counted.len()];
-        self.counter_slot = vec![None; self.counted.len()];
-        self.writes = Some(Writes::compute(&self.p, &self.act));
-        self.indexed = (0..self.counted.len()).map(|_| None).collect();
-        let uses = use_counts(&self.p);
-        let blocks: Vec<Block> = self.an.cfg.rpo().to_vec();
-        for &b in &blocks {
-            for &inst in self.p.block_insts(b) {
-                let kind = self.p.inst(inst).clone();
-                let res = self.p.result(inst);
-                match &kind {
-                    InstKind::Launch {
-                        kernel,
-                        grid,
-                        block,
-                        args,
-                    } => {
-                        if !args.iter().any(|&a| self.act.is_active_value(a)) {
-                            continue;
-                        }
-                        let acts = self.call_activities(args);
-                        let one_d = grid[1..]
-                            .iter()
-                            .chain(&block[1..])
-                            .all(|&d| self.p.const_int(d) == Some(1));
-                        let plan = ctx.launch_plan(module, *kernel, acts, one_d)?;
-                        self.launches.insert(inst, plan);
-                    }
-                    InstKind::Intrinsic { op, args } => match op {
-                        // `old = atomic_add(p, v)` is `*p += v`: the reverse
-                        // reads `d*p` into `dv` (see `reverse_inst`); the old
-                        // value's adjoint would have to be added back into
-                        // `d*p` while other threads read it.
-                        Intrinsic::AtomicAdd
-                            if res.is_some_and(|r| {
-                                self.act.is_active_value(r) && uses.contains_key(&r)
-                            }) =>
-                        {
-                            return Err(err(
-                                &self.p,
-                                Some(inst),
-                                "the value an `atomicAdd` returns cannot be differentiated: \
-                                 its derivative depends on the order of the threads' adds, \
-                                 which the reverse cannot replay",
-                            ));
-                        }
-                        Intrinsic::AtomicAdd
-                            if self.act.is_active_value(args[1])
-                                && !self.act.is_shadowed(args[0]) =>
-                        {
-                            return Err(err(
-                                &self.p,
-                                Some(inst),
-                                "an `atomicAdd` of a differentiable value into memory without a derivative",
-                            ));
-                        }
-                        Intrinsic::Realloc
-                            if self.act.is_shadowed(args[0])
-                                || res.is_some_and(|r| self.act.is_shadowed(r)) =>
-                        {
-                            return Err(err(
-                                &self.p,
-                                Some(inst),
-                                "`realloc` of differentiable memory cannot be differentiated yet",
-                            ));
-                        }
-                        Intrinsic::CudaMalloc | Intrinsic::CudaMemcpy(_) | Intrinsic::CudaFree
-                            if args.iter().any(|&a| self.act.is_shadowed(a)) =>
-                        {
-                            return Err(err(
-                                &self.p,
-                                Some(inst),
-                                "CUDA memory functions on differentiable memory cannot be differentiated yet",
-                            ));
-                        }
-                        Intrinsic::Memcpy | Intrinsic::Memset if self.act.is_shadowed(args[0]) => {
-                            let ptrs = if *op == Intrinsic::Memcpy {
-                                vec![args[0], args[1]]
-                            } else {
-                                vec![args[0]]
-                            };
-                            let ty = self.memory_kind(&ptrs, inst)?;
-                            self.memcpy_ty.insert(inst, ty);
-                        }
-                        _ => {}
-                    },
-                    InstKind::Store { value, ptr }
-                        if self.act.is_varied(*value) && !self.act.is_shadowed(*ptr) =>
-                    {
-                        let bad = self.act.roots(*ptr).find(|r| !matches!(r, Root::Param(_)));
-                        if let Some(r) = bad {
-                            let what = match r {
-                                Root::Global => "a global variable",
-                                _ => {
-                                    "memory without a derivative (reached through an untracked pointer)"
-                                }
-                            };
-                            return Err(err(
-                                &self.p,
-                                Some(inst),
-                                format!("a differentiable value is stored to {what}"),
-                            ));
-                        }
-                    }
-                    InstKind::Call { func, args } => {
-                        if !args.iter().any(|&a| self.act.is_active_value(a)) {
-                            continue;
-                        }
-                        let callee = &module.funcs[*func];
-                        if callee.is_declaration() {
-                            return Err(err(
-                                &self.p,
-                                Some(inst),
-                                format!(
-                                    "a call to `extern` function `{}` with differentiable arguments",
-                                    callee.name
-                                ),
-                            ));
-                        }
-                        if callee.sig.ret == Some(Type::Ptr) {
-                            return Err(err(
-                                &self.p,
-                                Some(inst),
-                                format!(
-                                    "a call to `{}`, which returns a pointer, with differentiable arguments",
-                                    callee.name
-                                ),
-                            ));
-                        }
-                        let acts = self.call_activities(args);
-                        let ret_active = res.is_some_and(|r| self.act.is_varied(r));
-                        let atomic = self.in_parallel_code(b);
-                        let pair = ctx.pair(module, *func, acts, ret_active, atomic);
-                        self.calls.insert(inst, pair);
-                    }
-                    _ => {}
-                }
-            }
-        }
-        Ok(())
-    }
-
-    /// The activities of a call's (or launch's) arguments: varied floats
-    /// active, shadowed pointers duplicated, the rest constant.
-    fn call_activities(&self, args: &[Value]) -> Vec<Activity> {
-        args.iter()
-            .map(|&a| {
-                let ty = self.p.value_type(a);
-                if ty.is_float() && self.act.is_varied(a) {
-                    Activity::Active
-                } else if ty == Type::Ptr && self.act.is_shadowed(a) {
-                    Activity::Dup
-                } else {
-                    Activity::Const
-                }
-            })
-            .collect()
-    }
-
-    /// What the memory `ptrs` point into holds, for `memcpy`/`memset`
-    /// (which move bytes, so the AD must know how to add them): a float
-    /// type, or `ptr` (whose shadows are copied in the forward sweep, as
-    /// pointers are). Errors if it holds both, or both float types.
-    fn memory_kind(&self, ptrs: &[Value], inst: Inst) -> Result<Type, AdError> {
-        let roots: HashSet<Root> = ptrs.iter().flat_map(|&p| self.act.roots(p)).collect();
-        let mut tys = HashSet::new();
-        for (_, i) in self.p.placed_insts() {
-            let (ptr, ty) = match self.p.inst(i) {
-                InstKind::Load(p) => (*p, self.p.result(i).map(|r| self.p.value_type(r))),
-                InstKind::Store { value, ptr } => (*ptr, Some(self.p.value_type(*value))),
-                _ => continue,
-            };
-            if self.act.roots(ptr).any(|r| roots.contains(&r))
-                && let Some(ty) = ty
-                && (ty.is_float() || ty == Type::Ptr)
-            {
-                tys.insert(ty);
-            }
-        }
-        if tys.contains(&Type::Ptr) {
-            if tys.len() > 1 {
-                return Err(err(
-                    &self.p,
-                    Some(inst),
-                    "`memcpy`/`memset` of differentiable memory that holds both floats and pointers",
-                ));
-            }
-            return Ok(Type::Ptr);
-        }
-        match (tys.contains(&Type::F32), tys.contains(&Type::F64)) {
-            (true, true) => Err(err(
-                &self.p,
-                Some(inst),
-                "`memcpy` of memory holding both `float` and `double` values",
-            )),
-            (true, false) => Ok(Type::F32),
-            _ => Ok(Type::F64),
-        }
     }
 
     // ----- emission helpers ----------------------------------------------
@@ -1154,69 +852,25 @@ impl Gen {
 
     // ----- the generation -------------------------------------------------
 
-    fn build(&mut self, entry: Block) -> Result<(), AdError> {
-        let pentry = self.p.layout[0];
-        let rpo: Vec<Block> = self.an.cfg.rpo().to_vec();
-        // Incoming edges of each block, in a fixed order.
-        for &b in &rpo {
-            if let Some(t) = self.p.terminator(b) {
-                for (slot, (dest, _)) in branch_dests(self.p.inst(t)).into_iter().enumerate() {
-                    self.edges.entry(dest).or_default().push((b, slot));
-                }
-                if let InstKind::Sync { next, .. } = self.p.inst(t) {
-                    self.edges.entry(*next).or_default().push((b, 0));
-                }
-                if matches!(self.p.inst(t), InstKind::Return(_)) {
-                    self.returns.push(b);
-                }
-            }
-        }
-        // The continuation of a spawn is entered, in the serial order the
-        // reverse follows, from the detach: the task is reversed apart.
-        for sp in &self.spawns {
-            self.edges.insert(sp.cont, vec![(sp.detach, 0)]);
-        }
-        // Blocks from which a return is reachable get reverse code.
-        let mut live: HashSet<Block> = self.returns.iter().copied().collect();
-        let mut work: Vec<Block> = self.returns.clone();
-        while let Some(b) = work.pop() {
-            for &pb in self.an.cfg.preds(b) {
-                if self.an.cfg.is_reachable(pb) && live.insert(pb) {
-                    work.push(pb);
-                }
-            }
-        }
-        for l in &self.ploops {
-            for b in [l.header, l.spawn, l.latch] {
-                live.remove(&b);
-            }
-        }
-        for _ in self.p.sync_regions.keys() {
+    fn build(&mut self) -> Result<(), AdError> {
+        let plan = self.plan;
+        let entry = self.g.layout[0];
+        let pentry = plan.p.layout[0];
+        let rpo = &plan.rpo;
+        for _ in plan.p.sync_regions.keys() {
             self.g.create_sync_region();
-        }
-        if self.mode == Mode::Combined {
-            for &b in &rpo {
-                if self.an.loops.innermost(b).is_none()
-                    && self
-                        .returns
-                        .iter()
-                        .all(|&r| self.an.domtree.dominates(b, r))
-                {
-                    self.avail.insert(b);
-                }
-            }
         }
         // The entry's parameters: [tape,] then per parameter its value and
         // (for Dup) its shadow.
-        if matches!(self.mode, Mode::Split { .. }) {
+        if matches!(self.plan.mode, Mode::Split { .. }) {
             self.tape = self.g.append_block_param(entry, Type::Ptr);
         }
-        let pparams = self.p.blocks[pentry].params.clone();
+        let pparams = self.plan.p.blocks[pentry].params.clone();
         for (i, &pp) in pparams.iter().enumerate() {
-            let ty = self.p.value_type(pp);
+            let ty = self.plan.p.value_type(pp);
             let v = self.g.append_block_param(entry, ty);
             self.fwd.insert(pp, v);
-            if matches!(self.acts[i], Activity::Dup | Activity::DupNoNeed) {
+            if matches!(self.plan.acts[i], Activity::Dup | Activity::DupNoNeed) {
                 let s = self.g.append_block_param(entry, Type::Ptr);
                 self.shadow.insert(pp, s);
             }
@@ -1228,62 +882,51 @@ impl Gen {
             .collect();
         self.fblock.insert(pentry, entry);
         // Other forward blocks and their parameters.
-        for &b in &rpo {
+        for &b in rpo {
             if b == pentry {
                 continue;
             }
             let fb = self.new_block(true);
             self.fblock.insert(b, fb);
-            let params = self.p.blocks[b].params.clone();
+            let params = self.plan.p.blocks[b].params.clone();
             for &pp in &params {
-                let ty = self.p.value_type(pp);
+                let ty = self.plan.p.value_type(pp);
                 let v = self.g.append_block_param(fb, ty);
                 self.fwd.insert(pp, v);
                 self.origin.insert(v, b);
             }
             for &pp in &params {
-                if self.act.is_shadowed(pp) {
+                if self.plan.act.is_shadowed(pp) {
                     let s = self.g.append_block_param(fb, Type::Ptr);
                     self.shadow.insert(pp, s);
                     self.origin.insert(s, b);
                 }
             }
-            if let Some(i) = self.counted.iter().position(|c| c.header == b) {
+            if let Some(i) = self.plan.counted.iter().position(|c| c.header == b) {
                 // The iteration counter replaces the entering edge's index.
                 let k = self.g.append_block_param(fb, Type::I64);
                 self.origin.insert(k, b);
                 self.counter_fwd[i] = Some(k);
-            } else if self.edges.get(&b).is_some_and(|e| e.len() > 1) {
-                if self.an.cfg.preds(b).iter().any(|&pb| {
-                    self.p
-                        .terminator(pb)
-                        .is_some_and(|t| matches!(self.p.inst(t), InstKind::Sync { .. }))
-                }) {
-                    return Err(err(
-                        &self.p,
-                        self.p.terminator(b),
-                        "a block entered both by a `sync` and by branches cannot be differentiated yet",
-                    ));
-                }
+            } else if plan.edges.get(&b).is_some_and(|e| e.len() > 1) {
                 let e = self.g.append_block_param(fb, Type::I32);
                 self.edge_param.insert(b, e);
                 self.origin.insert(e, b);
             }
         }
-        for &b in &rpo {
-            if live.contains(&b) {
+        for &b in rpo {
+            if plan.reversed.contains(&b) {
                 let rp = self.new_block(false);
                 self.rpop.insert(b, rp);
             }
         }
-        for i in 0..self.ploops.len() {
+        for i in 0..self.plan.ploops.len() {
             self.create_rev_loop(i);
         }
-        for i in 0..self.spawns.len() {
+        for i in 0..self.plan.spawns.len() {
             self.create_rev_spawn(i);
         }
         // Split mode: the reverse entry, with [dret,] dargs.
-        match self.mode {
+        match self.plan.mode {
             Mode::Combined => {
                 self.cur = entry;
                 self.tape = self.ev(
@@ -1300,7 +943,7 @@ impl Gen {
                 self.rentry = Some(re);
                 self.alloca_block = re;
                 if ret_active {
-                    let ty = self.p.sig.ret.unwrap_or(Type::F64);
+                    let ty = self.plan.p.sig.ret.unwrap_or(Type::F64);
                     self.dret = Some(self.g.append_block_param(re, ty));
                 }
                 self.dargs = Some(self.g.append_block_param(re, Type::Ptr));
@@ -1309,50 +952,50 @@ impl Gen {
         // The tape slots of the spawn sites outside any task.
         self.cur = entry;
         self.make_spawn_slots(None);
-        if !self.launch_body {
+        if !self.plan.launch_body {
             self.zero_shared_shadows();
         } else if let (Some(re), crate::BlockThreads::Concurrent) =
-            (self.rentry, self.block_threads)
+            (self.rentry, self.plan.block_threads)
         {
             self.cur = re;
             self.zero_shared_shadows();
             self.cur = entry;
         }
         // Forward sweep.
-        for &b in &rpo {
+        for &b in rpo {
             self.cur = self.fblock[&b];
             self.cur_fwd = Some(b);
-            let insts = self.p.blocks[b].insts.clone();
+            let insts = self.plan.p.blocks[b].insts.clone();
             let (term, body) = insts.split_last().expect("verified blocks are not empty");
-            if let Some(i) = self.ploops.iter().position(|l| l.task_entry == b) {
+            if let Some(i) = self.plan.ploops.iter().position(|l| l.task_entry == b) {
                 self.forward_task_tape(i);
                 self.make_spawn_slots(Some(TaskOf::Loop(i)));
             }
-            if let Some(i) = self.spawns.iter().position(|sp| sp.task == b) {
+            if let Some(i) = self.plan.spawns.iter().position(|sp| sp.task == b) {
                 self.make_spawn_slots(Some(TaskOf::Spawn(i)));
             }
             for &inst in body {
                 self.forward_inst(inst)?;
             }
-            for i in 0..self.spawns.len() {
-                if self.spawns[i].sync == b {
+            for i in 0..self.plan.spawns.len() {
+                if self.plan.spawns[i].sync == b {
                     self.forward_take_tape(i);
                 }
             }
             self.frame_pos
                 .insert(b, self.g.blocks[self.cur].insts.len());
-            for i in 0..self.ploops.len() {
-                if self.ploops[i].pre == b {
+            for i in 0..self.plan.ploops.len() {
+                if self.plan.ploops[i].pre == b {
                     self.forward_tapes(i);
                 }
             }
-            for i in 0..self.spawns.len() {
-                if self.spawns[i].detach == b {
+            for i in 0..self.plan.spawns.len() {
+                if self.plan.spawns[i].detach == b {
                     self.forward_spawn_tape(i);
                 }
             }
-            for i in 0..self.counted.len() {
-                if self.counted[i].pre.0 == b {
+            for i in 0..self.plan.counted.len() {
+                if self.plan.counted[i].pre.0 == b {
                     self.reserve_loop(i);
                 }
             }
@@ -1361,20 +1004,20 @@ impl Gen {
         self.cur_fwd = None;
         self.fwd_inv = self.fwd.iter().map(|(&p, &f)| (f, p)).collect();
         // Reverse sweep.
-        for &b in &rpo {
-            if live.contains(&b) {
+        for &b in rpo {
+            if plan.reversed.contains(&b) {
                 self.reverse_block(b)?;
             }
         }
         // Parallel loops, innermost first (their reductions feed the outer).
-        let mut order: Vec<usize> = (0..self.ploops.len()).collect();
-        order.sort_by_key(|&i| std::cmp::Reverse(self.depth(i)));
+        let mut order: Vec<usize> = (0..self.plan.ploops.len()).collect();
+        order.sort_by_key(|&i| std::cmp::Reverse(self.plan.depth(i)));
         for i in order {
             self.finish_rev_loop(i);
         }
         // Spawn sites, innermost first (their merges feed the outer).
-        let mut order: Vec<usize> = (0..self.spawns.len()).collect();
-        order.sort_by_key(|&i| self.spawns[i].task_blocks.len());
+        let mut order: Vec<usize> = (0..self.plan.spawns.len()).collect();
+        order.sort_by_key(|&i| self.plan.spawns[i].task_blocks.len());
         for i in order {
             self.finish_rev_spawn(i);
         }
@@ -1382,7 +1025,7 @@ impl Gen {
         if let Some(re) = self.rentry {
             self.cur = re;
             self.cur_rev = None;
-            let targets: Vec<Block> = self.returns.iter().map(|r| self.rpop[r]).collect();
+            let targets: Vec<Block> = self.plan.returns.iter().map(|r| self.rpop[r]).collect();
             match targets.len() {
                 0 => {
                     self.emit(InstKind::Return(None), None);
@@ -1439,9 +1082,9 @@ impl Gen {
     }
 
     fn forward_inst(&mut self, inst: Inst) -> Result<(), AdError> {
-        let kind = self.p.inst(inst).clone();
-        let res = self.p.result(inst);
-        let loc = self.p.locs[inst];
+        let kind = self.plan.p.inst(inst).clone();
+        let res = self.plan.p.result(inst);
+        let loc = self.plan.p.locs[inst];
         if let Some(plan) = self.launches.get(&inst).cloned() {
             self.forward_launch(inst, &plan);
             return Ok(());
@@ -1459,7 +1102,7 @@ impl Gen {
                     cargs.push(s);
                 }
             }
-            let ty = res.map(|r| self.p.value_type(r));
+            let ty = res.map(|r| self.plan.p.value_type(r));
             let r = self.emit(
                 InstKind::Call {
                     func: pair.aug,
@@ -1476,7 +1119,7 @@ impl Gen {
         // the reverse of its allocation (the reverse sweep still needs it).
         let mut k2 = kind.clone();
         k2.map_operands(|v| self.fwd[&v]);
-        let ty = res.map(|r| self.p.value_type(r));
+        let ty = res.map(|r| self.plan.p.value_type(r));
         let placed = self.g.append_inst(self.cur, k2, ty);
         self.g.locs[placed] = loc;
         if let (Some(r), Some(pr)) = (self.g.result(placed), res) {
@@ -1487,13 +1130,15 @@ impl Gen {
         }
         // Shadows.
         match &kind {
-            InstKind::Alloca { size, align } if self.act.is_active_root(Root::Alloca(inst)) => {
+            InstKind::Alloca { size, align }
+                if self.plan.act.is_active_root(Root::Alloca(inst)) =>
+            {
                 // In split mode the reverse runs in `.rev`, after `.aug`
                 // returned, and the reverse of a parallel loop's task in
                 // another task (an outlined function): the shadow must
                 // outlive the frame, so it is heap memory freed at the
                 // alloca's reverse.
-                let kind = if !self.heap_shadow(inst) {
+                let kind = if !self.plan.heap_shadow(inst) {
                     InstKind::Alloca {
                         size: *size,
                         align: *align,
@@ -1510,13 +1155,13 @@ impl Gen {
                 self.shadow.insert(res.expect("alloca has a result"), s);
             }
             InstKind::GlobalAddr(g) if self.shared_shadow.contains_key(g) => {
-                let s = self.ev(InstKind::GlobalAddr(self.shared_shadow[g].0), Type::Ptr);
+                let s = self.ev(InstKind::GlobalAddr(self.shared_shadow[g]), Type::Ptr);
                 self.shadow
                     .insert(res.expect("global_addr has a result"), s);
             }
             InstKind::PtrAdd(p, o) => {
                 let r = res.expect("ptradd has a result");
-                if self.act.is_shadowed(r) {
+                if self.plan.act.is_shadowed(r) {
                     let sp = self.sh(*p);
                     let o = self.fv(*o);
                     let s = self.ev(InstKind::PtrAdd(sp, o), Type::Ptr);
@@ -1525,7 +1170,7 @@ impl Gen {
             }
             InstKind::Select(c, a, b) => {
                 let r = res.expect("select has a result");
-                if self.p.value_type(r) == Type::Ptr && self.act.is_shadowed(r) {
+                if self.plan.p.value_type(r) == Type::Ptr && self.plan.act.is_shadowed(r) {
                     let (sa, sb) = (self.sh(*a), self.sh(*b));
                     let c = self.fv(*c);
                     let s = self.ev(InstKind::Select(c, sa, sb), Type::Ptr);
@@ -1534,14 +1179,15 @@ impl Gen {
             }
             InstKind::Load(p) => {
                 let r = res.expect("load has a result");
-                if self.p.value_type(r) == Type::Ptr && self.act.is_shadowed(r) {
+                if self.plan.p.value_type(r) == Type::Ptr && self.plan.act.is_shadowed(r) {
                     let sp = self.sh(*p);
                     let s = self.ev(InstKind::Load(sp), Type::Ptr);
                     self.shadow.insert(r, s);
                 }
             }
             InstKind::Store { value, ptr }
-                if self.p.value_type(*value) == Type::Ptr && self.act.is_shadowed(*ptr) =>
+                if self.plan.p.value_type(*value) == Type::Ptr
+                    && self.plan.act.is_shadowed(*ptr) =>
             {
                 let sv = self.sh(*value);
                 let sp = self.sh(*ptr);
@@ -1549,7 +1195,7 @@ impl Gen {
             }
             InstKind::Intrinsic { op, args } => match op {
                 Intrinsic::Malloc | Intrinsic::Calloc
-                    if self.act.is_active_root(Root::Heap(inst)) =>
+                    if self.plan.act.is_active_root(Root::Heap(inst)) =>
                 {
                     let cargs = if *op == Intrinsic::Malloc {
                         let one = self.iconst(Type::I64, 1);
@@ -1569,10 +1215,10 @@ impl Gen {
                 // Shadows of floats are adjoints (seeds, for outputs): the
                 // forward sweep leaves them alone; shadows of pointers are
                 // pointers and move as the primal does.
-                Intrinsic::Memcpy if self.memcpy_ty.get(&inst) == Some(&Type::Ptr) => {
+                Intrinsic::Memcpy if self.plan.memcpy_ty.get(&inst) == Some(&Type::Ptr) => {
                     let sd = self.sh(args[0]);
                     let n = self.fv(args[2]);
-                    if self.act.is_shadowed(args[1]) {
+                    if self.plan.act.is_shadowed(args[1]) {
                         let ss = self.sh(args[1]);
                         self.emit(
                             InstKind::Intrinsic {
@@ -1592,7 +1238,7 @@ impl Gen {
                         );
                     }
                 }
-                Intrinsic::Memset if self.memcpy_ty.get(&inst) == Some(&Type::Ptr) => {
+                Intrinsic::Memset if self.plan.memcpy_ty.get(&inst) == Some(&Type::Ptr) => {
                     let sd = self.sh(args[0]);
                     let n = self.fv(args[2]);
                     let z = self.iconst(Type::I32, 0);
@@ -1612,21 +1258,21 @@ impl Gen {
     }
 
     fn forward_term(&mut self, b: Block, term: Inst) -> Result<(), AdError> {
-        let kind = self.p.inst(term).clone();
+        let kind = self.plan.p.inst(term).clone();
         match &kind {
             InstKind::Jump(_) | InstKind::Brif { .. } => {
                 let mut calls = Vec::new();
                 for (slot, (dest, args)) in branch_dests(&kind).into_iter().enumerate() {
                     let mut a: Vec<Value> = args.iter().map(|&v| self.fv(v)).collect();
-                    let params = self.p.blocks[dest].params.clone();
+                    let params = self.plan.p.blocks[dest].params.clone();
                     for (&pp, &arg) in params.iter().zip(args) {
-                        if self.act.is_shadowed(pp) {
+                        if self.plan.act.is_shadowed(pp) {
                             let s = self.sh(arg);
                             a.push(s);
                         }
                     }
-                    if let Some(i) = self.counted.iter().position(|c| c.header == dest) {
-                        let next = if self.counted[i].pre == (b, slot) {
+                    if let Some(i) = self.plan.counted.iter().position(|c| c.header == dest) {
+                        let next = if self.plan.counted[i].pre == (b, slot) {
                             self.iconst(Type::I64, 0)
                         } else {
                             let k = self.counter_fwd[i].expect("the header has its counter");
@@ -1634,7 +1280,7 @@ impl Gen {
                             self.binop(BinaryOp::Iadd, k, one)
                         };
                         a.push(next);
-                    } else if let Some(es) = self.edges.get(&dest)
+                    } else if let Some(es) = self.plan.edges.get(&dest)
                         && es.len() > 1
                     {
                         let k = es.iter().position(|&e| e == (b, slot)).unwrap_or(0);
@@ -1658,17 +1304,17 @@ impl Gen {
                 };
                 self.emit(new, None);
             }
-            InstKind::Return(v) => match self.mode {
+            InstKind::Return(v) => match self.plan.mode {
                 Mode::Combined => {
                     let rp = self.rpop[&b];
                     self.emit(InstKind::Jump(BlockCall::to(rp)), None);
                 }
                 Mode::Split { .. } => {
-                    if self.returns.len() > 1 {
-                        if self.returns.first() == Some(&b) {
+                    if self.plan.returns.len() > 1 {
+                        if self.plan.returns.first() == Some(&b) {
                             self.frame_slots += 1;
                         }
-                        let k = self.returns.iter().position(|&r| r == b).unwrap_or(0);
+                        let k = self.plan.returns.iter().position(|&r| r == b).unwrap_or(0);
                         let one = self.iconst(Type::I64, 1);
                         let base = self
                             .emit(
@@ -1701,8 +1347,8 @@ impl Gen {
                 self.emit(k, None);
             }
             _ => {
-                return Err(err(
-                    &self.p,
+                return Err(crate::plan::err(
+                    &self.plan.p,
                     Some(term),
                     "an instruction that is not a terminator ends a block",
                 ));
@@ -1822,7 +1468,7 @@ impl Gen {
         ) && self
             .fwd_inv
             .get(&gv)
-            .is_some_and(|&pv| self.act.is_varied(pv))
+            .is_some_and(|&pv| self.plan.act.is_varied(pv))
     }
 
     /// Constants (re-emitted), parameters, and in combined mode values of
@@ -1848,7 +1494,11 @@ impl Gen {
             ValueDef::Result(i) if is_position(self.g.inst(i)) => return true,
             _ => {}
         }
-        self.mode == Mode::Combined && self.origin.get(&gv).is_some_and(|b| self.avail.contains(b))
+        self.plan.mode == Mode::Combined
+            && self
+                .origin
+                .get(&gv)
+                .is_some_and(|b| self.plan.avail.contains(b))
     }
 
     /// Records `gv` in the frame of primal block `at` (whose reverse pops
@@ -1875,12 +1525,12 @@ impl Gen {
     fn hoist_target(&self, b: Block, gv: Value) -> Option<Block> {
         let d = *self.origin.get(&gv)?;
         let mut around: Vec<(usize, Option<Block>, bool)> = Vec::new();
-        for c in &self.counted {
+        for c in &self.plan.counted {
             if c.blocks.contains(&b) {
                 around.push((c.blocks.len(), Some(c.exit), c.blocks.contains(&d)));
             }
         }
-        for l in &self.ploops {
+        for l in &self.plan.ploops {
             if l.task_blocks.contains(&b) {
                 around.push((
                     l.loop_blocks.len(),
@@ -1889,7 +1539,7 @@ impl Gen {
                 ));
             }
         }
-        for sp in &self.spawns {
+        for sp in &self.plan.spawns {
             if sp.task_blocks.contains(&b) {
                 around.push((sp.task_blocks.len(), None, true));
             }
@@ -1909,12 +1559,12 @@ impl Gen {
     /// is an induction variable that the reverse of `b` can recompute.
     fn iv_of(&self, b: Block, gv: Value) -> Option<Iv> {
         let p = *self.fwd_inv.get(&gv)?;
-        for (i, c) in self.counted.iter().enumerate() {
+        for (i, c) in self.plan.counted.iter().enumerate() {
             if c.ivs.contains_key(&p) && c.blocks.contains(&b) {
                 return Some(Iv::Counted(i, p));
             }
         }
-        for (i, l) in self.ploops.iter().enumerate() {
+        for (i, l) in self.plan.ploops.iter().enumerate() {
             if l.iv == p && l.task_blocks.contains(&b) {
                 return Some(Iv::Parallel(i));
             }
@@ -2020,17 +1670,17 @@ impl Gen {
     /// recomputed only if that cannot fault ([`Self::may_trap`]).
     fn param_by_condition(&self, gv: Value) -> Option<(Value, Value, Value)> {
         let &pv = self.fwd_inv.get(&gv)?;
-        let ValueDef::Param(join, k) = self.p.value_def(pv) else {
+        let ValueDef::Param(join, k) = self.plan.p.value_def(pv) else {
             return None;
         };
-        if join == self.p.layout[0] || self.iv_of(join, gv).is_some() {
+        if join == self.plan.p.layout[0] || self.iv_of(join, gv).is_some() {
             return None;
         }
-        let edges = self.edges.get(&join)?;
+        let edges = self.plan.edges.get(&join)?;
         let (c, on_true, on_false) = self.edge_by_condition(join, edges)?;
         let arg = |(pred, slot): (Block, usize)| -> Option<Value> {
-            let term = self.p.terminator(pred)?;
-            let kind = self.p.inst(term);
+            let term = self.plan.p.terminator(pred)?;
+            let kind = self.plan.p.inst(term);
             let (_, args) = branch_dests(kind).into_iter().nth(slot)?;
             args.get(k as usize).map(|&a| self.fv(a))
         };
@@ -2084,21 +1734,19 @@ impl Gen {
     /// the reverse sweep runs: only in combined mode (in split mode the
     /// caller runs between `.aug` and `.rev`).
     fn reloadable(&self, gv: Value) -> bool {
-        if self.mode != Mode::Combined {
+        if self.plan.mode != Mode::Combined {
             return false;
         }
         let Some(&r) = self.fwd_inv.get(&gv) else {
             return false;
         };
-        let ValueDef::Result(i) = self.p.value_def(r) else {
+        let ValueDef::Result(i) = self.plan.p.value_def(r) else {
             return false;
         };
-        let InstKind::Load(ptr) = self.p.inst(i) else {
+        let InstKind::Load(ptr) = self.plan.p.inst(i) else {
             return false;
         };
-        self.writes
-            .as_ref()
-            .is_some_and(|w| w.unchanged(&self.act, *ptr))
+        self.plan.writes.unchanged(&self.plan.act, *ptr)
     }
 
     /// Emits `gv`'s recomputation (which `cheap` allowed) in the current
@@ -2158,20 +1806,20 @@ impl Gen {
     fn rebuild_iv(&mut self, iv: Iv) -> Value {
         let (p, k, lo, step) = match iv {
             Iv::Counted(i, p) => {
-                let (lo, step) = self.counted[i].ivs[&p];
+                let (lo, step) = self.plan.counted[i].ivs[&p];
                 let slot = self.counter_slot(i);
                 let k = self.ev(InstKind::Load(slot), Type::I64);
-                let ty = self.p.value_type(p);
+                let ty = self.plan.p.value_type(p);
                 let step = self.iconst(ty, step);
                 (p, k, self.rv(lo), step)
             }
             Iv::Parallel(i) => {
-                let l = self.ploops[i].clone();
+                let l = self.plan.ploops[i].clone();
                 let k = self.rl[i].k;
                 (l.iv, k, self.rv(l.lo), self.rv(l.step))
             }
         };
-        let ty = self.p.value_type(p);
+        let ty = self.plan.p.value_type(p);
         let k = if ty == Type::I64 {
             k
         } else {
@@ -2187,8 +1835,8 @@ impl Gen {
         if let Some(s) = self.counter_slot[i] {
             return s;
         }
-        let h = self.counted[i].header;
-        let home = match self.task_of(Some(h)) {
+        let h = self.plan.counted[i].header;
+        let home = match self.plan.task_of(Some(h)) {
             Some(TaskOf::Loop(l)) => self.rl[l].task,
             Some(TaskOf::Spawn(sp)) => self.rs[sp].rtask,
             None => self.alloca_block,
@@ -2208,14 +1856,14 @@ impl Gen {
         if let Some(&s) = self.adj.get(&v) {
             return s;
         }
-        let ty = self.p.value_type(v);
+        let ty = self.plan.p.value_type(v);
         // Adjoints of a task's values are private to the reverse task.
-        let home = self.rev_home(self.task_of(self.def_block(v)));
+        let home = self.rev_home(self.plan.task_of(self.plan.def_block(v)));
         // Slots start at -0.0 (see `take_adj`), except those of the
         // parameters, whose final values are the gradient: an untouched
         // one reads +0.0 (the zero an `alloca` starts with).
         let is_param =
-            matches!(self.p.value_def(v), ValueDef::Param(b, _) if b == self.p.layout[0]);
+            matches!(self.plan.p.value_def(v), ValueDef::Param(b, _) if b == self.plan.p.layout[0]);
         let s = self.slot_in(home, ty, (!is_param).then_some(-0.0));
         self.adj.insert(v, s);
         s
@@ -2247,63 +1895,48 @@ impl Gen {
     }
 
     fn add_adj(&mut self, v: Value, x: Value) {
-        if !self.act.is_varied(v) {
+        if !self.plan.act.is_varied(v) {
             return;
         }
-        let ty = self.p.value_type(v);
-        if let Some(l) = self.ctx_loop
-            && !self.defined_in_task(v, l)
-        {
-            // Every iteration adds to the adjoint of a value of the parent:
-            // a reduction.
-            let name = self.value_name(v);
-            let reason = format!(
-                "`d_{name}`: a value defined outside the loop, the same in every iteration"
-            );
-            self.reduce(
-                l,
-                RedTarget::Ssa(v),
-                ty,
-                x,
-                AccumulationClass::Reduction,
-                reason,
-            );
-            return;
-        }
-        let s = match self.cur_spawn() {
-            // The reverse of a spawned task runs concurrently with the
-            // code that owns the adjoints of values defined outside it.
-            Some(i) if self.spawn_in_ctx_loop(i) && self.def_spawn_at(v, i) != Some(i) => {
-                let a = self.accumulator(i, v);
-                if self.spawns[i].multi {
+        let ty = self.plan.p.value_type(v);
+        let s = match crate::policy::ssa_update(self.plan, v, self.context()) {
+            SsaUpdate::Reduce { lp } => {
+                self.reduce(lp, RedTarget::Ssa(v), ty, x);
+                return;
+            }
+            SsaUpdate::Accumulator { site, atomic } => {
+                let a = self.accumulator(site, v);
+                if atomic {
                     // Reverse tasks of this site run at once.
                     self.atomic_add_to(a, x);
                     return;
                 }
                 a
             }
-            _ => self.slot(v),
+            SsaUpdate::Slot => self.slot(v),
         };
         self.add_to(s, x);
     }
 
-    /// True if spawn site `i` is inside the task of the parallel loop whose
-    /// reverse is being emitted (or no such loop is).
-    fn spawn_in_ctx_loop(&self, i: usize) -> bool {
-        self.ctx_loop
-            .is_none_or(|l| self.ploops[l].task_blocks.contains(&self.spawns[i].detach))
+    /// Where the current reverse code is, for the plan's accumulation
+    /// decisions.
+    fn context(&self) -> Context {
+        Context {
+            rev: self.cur_rev,
+            lp: self.ctx_loop,
+        }
     }
 
     /// The tape slots of the spawn sites whose innermost enclosing task is
     /// `task` (`None`: outside every task), made in the current block, the
     /// forward copy of that task's entry: null until their detach runs.
     fn make_spawn_slots(&mut self, task: Option<TaskOf>) {
-        for i in 0..self.spawns.len() {
-            if self.task_of(Some(self.spawns[i].detach)) != task {
+        for i in 0..self.plan.spawns.len() {
+            if self.plan.task_of(Some(self.plan.spawns[i].detach)) != task {
                 continue;
             }
             // A tape list is a tape header of its own (24 bytes).
-            let size = if self.spawns[i].multi {
+            let size = if self.plan.spawns[i].multi {
                 HEADER_BYTES
             } else {
                 8
@@ -2324,39 +1957,21 @@ impl Gen {
         }
     }
 
-    /// The innermost spawned task whose reverse the current code is in.
-    fn cur_spawn(&self) -> Option<usize> {
-        self.cur_rev.and_then(|b| self.spawn_of.get(&b).copied())
-    }
-
-    /// `Some(i)` if spawned task `i` (or a task inside it) defines `v`.
-    fn def_spawn_at(&self, v: Value, i: usize) -> Option<usize> {
-        let b = self.def_block(v)?;
-        self.spawns[i].task_blocks.contains(&b).then_some(i)
-    }
-
-    fn def_block(&self, v: Value) -> Option<Block> {
-        match self.p.value_def(v) {
-            ValueDef::Param(b, _) => Some(b),
-            ValueDef::Result(i) => self.inst_block.get(&i).copied(),
-        }
-    }
-
     /// The zero-initialized accumulator of spawn site `i` for the adjoint
     /// of `v` (merged into `v`'s adjoint after the reverse task is synced).
     fn accumulator(&mut self, i: usize, v: Value) -> Value {
         if let Some(&(_, a)) = self.rs[i].accs.iter().find(|(w, _)| *w == v) {
             return a;
         }
-        let ty = self.p.value_type(v);
-        let home = self.rev_home(self.task_of(Some(self.spawns[i].detach)));
+        let ty = self.plan.p.value_type(v);
+        let home = self.rev_home(self.plan.task_of(Some(self.plan.spawns[i].detach)));
         let a = self.slot_in(home, ty, Some(0.0));
         self.rs[i].accs.push((v, a));
         a
     }
 
     fn take_adj(&mut self, v: Value) -> Value {
-        let ty = self.p.value_type(v);
+        let ty = self.plan.p.value_type(v);
         let s = self.slot(v);
         let t = self.ev(InstKind::Load(s), ty);
         // -0.0, the identity of addition: the next add into the slot,
@@ -2369,15 +1984,15 @@ impl Gen {
     }
 
     fn reverse_block(&mut self, b: Block) -> Result<(), AdError> {
-        self.ctx_loop = self.loop_of.get(&b).copied();
+        self.ctx_loop = self.plan.loop_of.get(&b).copied();
         let body = self.new_block(false);
         self.rbodies.insert(b, body);
         self.cur = body;
         self.cur_rev = Some(b);
-        let insts = self.p.blocks[b].insts.clone();
+        let insts = self.plan.p.blocks[b].insts.clone();
         let (term, rest) = insts.split_last().expect("verified blocks are not empty");
-        for i in 0..self.spawns.len() {
-            if self.spawns[i].detach == b {
+        for i in 0..self.plan.spawns.len() {
+            if self.plan.spawns[i].detach == b {
                 // The reverse of the detach: wait for the reverse task,
                 // then merge its accumulators (filled in at the end).
                 let (rsr, merge, resume) = (self.rs[i].rsr, self.rs[i].merge, self.rs[i].resume);
@@ -2391,33 +2006,32 @@ impl Gen {
                 self.cur = resume;
             }
         }
-        for i in 0..self.spawns.len() {
-            if self.spawns[i].sync == b {
+        for i in 0..self.plan.spawns.len() {
+            if self.plan.spawns[i].sync == b {
                 self.spawn_reverse_task(i);
             }
         }
-        if let InstKind::Return(Some(v)) = self.p.inst(*term).clone()
-            && self.act.is_varied(v)
+        if let InstKind::Return(Some(v)) = self.plan.p.inst(*term).clone()
+            && self.plan.act.is_varied(v)
         {
             let seed = match self.dret {
                 Some(d) => d,
                 None => {
-                    let ty = self.p.value_type(v);
+                    let ty = self.plan.p.value_type(v);
                     self.fconst_(ty, 1.0)
                 }
             };
             self.add_adj(v, seed);
         }
         for &inst in rest.iter().rev() {
-            self.cur_inst = Some(inst);
             self.reverse_inst(inst)?;
         }
-        let edges = self.edges.get(&b).cloned().unwrap_or_default();
-        if let Some(i) = self.counted.iter().position(|c| c.exit == b) {
+        let edges = self.plan.edges.get(&b).cloned().unwrap_or_default();
+        if let Some(i) = self.plan.counted.iter().position(|c| c.exit == b) {
             // Entering the reverse of a counted loop: its trip count,
             // from the loop's bounds where they give it, else recorded.
-            let k = match self.exit_test(i) {
-                Some(frames::ExitTest {
+            let k = match self.plan.exit_tests[i] {
+                Some(crate::cache::ExitTest {
                     lo,
                     step: 1,
                     bound,
@@ -2481,10 +2095,10 @@ impl Gen {
                 ix.slot_consts.push(si);
             }
         }
-        let counted_header = self.counted.iter().position(|c| c.header == b);
-        let exits = self.ploops.iter().position(|l| l.exit == b);
-        let enters = self.ploops.iter().position(|l| l.task_entry == b);
-        let spawned = self.spawns.iter().position(|sp| sp.task == b);
+        let counted_header = self.plan.counted.iter().position(|c| c.header == b);
+        let exits = self.plan.ploops.iter().position(|l| l.exit == b);
+        let enters = self.plan.ploops.iter().position(|l| l.task_entry == b);
+        let spawned = self.plan.spawns.iter().position(|sp| sp.task == b);
         if let Some(i) = exits {
             // The reverse of the whole loop: a parallel loop over the tapes.
             let tapes = self.rl[i].tapes_fwd.expect("forward tapes exist");
@@ -2544,7 +2158,7 @@ impl Gen {
             let k = self.ev(InstKind::Load(slot), Type::I64);
             let zero = self.iconst(Type::I64, 0);
             let first = self.ev(InstKind::Icmp(IntCC::Eq, k, zero), Type::I1);
-            let (pre, latch) = (self.counted[i].pre, self.counted[i].latch);
+            let (pre, latch) = (self.plan.counted[i].pre, self.plan.counted[i].latch);
             let from_pre = self.new_block(false);
             let from_latch = self.new_block(false);
             self.brif(first, from_pre, from_latch);
@@ -2565,7 +2179,7 @@ impl Gen {
             self.edge_adjoints(b, latch);
             let t = self.rpop[&latch.0];
             self.emit(InstKind::Jump(BlockCall::to(t)), None);
-        } else if b == self.p.layout[0] {
+        } else if b == self.plan.p.layout[0] {
             self.finish_entry();
         } else if edges.len() == 1 {
             self.edge_adjoints(b, edges[0]);
@@ -2618,13 +2232,13 @@ impl Gen {
         if edges.len() != 2 {
             return None;
         }
-        let d = self.an.domtree.idom(b)?;
-        let t = self.p.terminator(d)?;
+        let d = self.plan.an.domtree.idom(b)?;
+        let t = self.plan.p.terminator(d)?;
         let InstKind::Brif {
             cond,
             then_dest,
             else_dest,
-        } = self.p.inst(t)
+        } = self.plan.p.inst(t)
         else {
             return None;
         };
@@ -2632,15 +2246,15 @@ impl Gen {
         if tb == eb {
             return None;
         }
-        let single_entry = |x: Block| x != b && self.an.cfg.preds(x) == [d];
+        let single_entry = |x: Block| x != b && self.plan.an.cfg.preds(x) == [d];
         let side = |&(pred, slot): &(Block, usize)| -> Option<bool> {
             if pred == d {
                 return Some(slot == 0);
             }
-            if single_entry(tb) && self.an.domtree.dominates(tb, pred) {
+            if single_entry(tb) && self.plan.an.domtree.dominates(tb, pred) {
                 return Some(true);
             }
-            if single_entry(eb) && self.an.domtree.dominates(eb, pred) {
+            if single_entry(eb) && self.plan.an.domtree.dominates(eb, pred) {
                 return Some(false);
             }
             None
@@ -2655,17 +2269,18 @@ impl Gen {
     /// Moves the adjoints of `b`'s parameters to the arguments of `edge`.
     fn edge_adjoints(&mut self, b: Block, (pred, slot): (Block, usize)) {
         let term = self
+            .plan
             .p
             .terminator(pred)
             .expect("verified blocks end in a terminator");
-        let kind = self.p.inst(term).clone();
+        let kind = self.plan.p.inst(term).clone();
         let Some((_, args)) = branch_dests(&kind).into_iter().nth(slot) else {
             return;
         };
         let args = args.to_vec();
-        let params = self.p.blocks[b].params.clone();
+        let params = self.plan.p.blocks[b].params.clone();
         for (&pp, &arg) in params.iter().zip(&args) {
-            if self.act.is_varied(pp) {
+            if self.plan.act.is_varied(pp) {
                 let t = self.take_adj(pp);
                 self.add_adj(arg, t);
             }
@@ -2680,8 +2295,8 @@ impl Gen {
     /// nothing).
     fn sync_reverse_regions(&mut self, task: Option<TaskOf>) {
         let mut regions: Vec<parc_ir::SyncRegion> = Vec::new();
-        for (r, sp) in self.rs.iter().zip(&self.spawns) {
-            if self.task_of(Some(sp.detach)) == task && !regions.contains(&r.rsr) {
+        for (r, sp) in self.rs.iter().zip(&self.plan.spawns) {
+            if self.plan.task_of(Some(sp.detach)) == task && !regions.contains(&r.rsr) {
                 regions.push(r.rsr);
             }
         }
@@ -2694,14 +2309,14 @@ impl Gen {
 
     fn finish_entry(&mut self) {
         self.sync_reverse_regions(None);
-        let pentry = self.p.layout[0];
-        let params = self.p.blocks[pentry].params.clone();
-        match self.mode {
+        let pentry = self.plan.p.layout[0];
+        let params = self.plan.p.blocks[pentry].params.clone();
+        match self.plan.mode {
             Mode::Combined => {
                 let mut ret = None;
                 for (i, &pp) in params.iter().enumerate() {
-                    if self.acts[i] == Activity::Active {
-                        let ty = self.p.value_type(pp);
+                    if self.plan.acts[i] == Activity::Active {
+                        let ty = self.plan.p.value_type(pp);
                         let s = self.slot(pp);
                         ret = Some(self.ev(InstKind::Load(s), ty));
                     }
@@ -2718,8 +2333,8 @@ impl Gen {
             Mode::Split { .. } => {
                 let dargs = self.dargs.expect("split mode has dargs");
                 for (i, &pp) in params.iter().enumerate() {
-                    if self.acts[i] == Activity::Active {
-                        let ty = self.p.value_type(pp);
+                    if self.plan.acts[i] == Activity::Active {
+                        let ty = self.plan.p.value_type(pp);
                         let s = self.slot(pp);
                         let t = self.ev(InstKind::Load(s), ty);
                         let a = self.offset(dargs, 8 * i as i64);
@@ -2732,8 +2347,8 @@ impl Gen {
     }
 
     fn reverse_inst(&mut self, inst: Inst) -> Result<(), AdError> {
-        let kind = self.p.inst(inst).clone();
-        let res = self.p.result(inst);
+        let kind = self.plan.p.inst(inst).clone();
+        let res = self.plan.p.result(inst);
         if let Some(pair) = self.calls.get(&inst).cloned() {
             return self.reverse_call(&kind, res, &pair);
         }
@@ -2744,9 +2359,9 @@ impl Gen {
         match &kind {
             InstKind::Load(p) => {
                 let r = res.expect("load has a result");
-                if self.act.is_varied(r) {
+                if self.plan.act.is_varied(r) {
                     let a = self.take_adj(r);
-                    if self.in_place.contains(&inst) {
+                    if self.plan.in_place.contains(&inst) {
                         // The shadow still holds the update's adjoint,
                         // which is this load's (see `in_place_updates`):
                         // no update of memory, so no site to classify.
@@ -2758,12 +2373,12 @@ impl Gen {
                 }
             }
             InstKind::Store { value, ptr } => {
-                let ty = self.p.value_type(*value);
-                if ty.is_float() && self.act.is_shadowed(*ptr) {
+                let ty = self.plan.p.value_type(*value);
+                if ty.is_float() && self.plan.act.is_shadowed(*ptr) {
                     let sp = self.shadow[ptr];
                     let sp = self.need(sp);
                     let t = self.ev(InstKind::Load(sp), ty);
-                    if !self.in_place.contains(&inst) {
+                    if !self.plan.in_place.contains(&inst) {
                         let z = self.fconst_(ty, 0.0);
                         self.emit(InstKind::Store { value: z, ptr: sp }, None);
                     }
@@ -2772,13 +2387,13 @@ impl Gen {
             }
             InstKind::Intrinsic { op, args } => match op {
                 Intrinsic::Memcpy | Intrinsic::Memset
-                    if self.memcpy_ty.get(&inst).is_some_and(|t| t.is_float()) =>
+                    if self.plan.memcpy_ty.get(&inst).is_some_and(|t| t.is_float()) =>
                 {
-                    let ty = self.memcpy_ty[&inst];
+                    let ty = self.plan.memcpy_ty[&inst];
                     let sd = self.shadow[&args[0]];
                     let sd = self.need(sd);
                     let n = self.rv(args[2]);
-                    if *op == Intrinsic::Memcpy && self.act.is_shadowed(args[1]) {
+                    if *op == Intrinsic::Memcpy && self.plan.act.is_shadowed(args[1]) {
                         // dsrc += ddst; ddst = 0
                         let ss = self.shadow[&args[1]];
                         let ss = self.need(ss);
@@ -2807,12 +2422,12 @@ impl Gen {
                     }
                 }
                 Intrinsic::AtomicAdd
-                    if self.act.is_varied(args[1]) && self.act.is_shadowed(args[0]) =>
+                    if self.plan.act.is_varied(args[1]) && self.plan.act.is_shadowed(args[0]) =>
                 {
                     // `*p += v` by every thread: each `dv` is `d*p`, which
                     // stays (the in-place rule); the old value is not
                     // differentiated (refused in `check_and_plan`).
-                    let ty = self.p.value_type(args[1]);
+                    let ty = self.plan.p.value_type(args[1]);
                     let sp = self.shadow[&args[0]];
                     let sp = self.need(sp);
                     let d = self.ev(InstKind::Load(sp), ty);
@@ -2830,7 +2445,7 @@ impl Gen {
                     );
                 }
                 Intrinsic::Malloc | Intrinsic::Calloc
-                    if self.act.is_active_root(Root::Heap(inst)) =>
+                    if self.plan.act.is_active_root(Root::Heap(inst)) =>
                 {
                     let r = res.expect("malloc has a result");
                     let s = self.shadow[&r];
@@ -2846,7 +2461,8 @@ impl Gen {
                 _ => self.reverse_pure(inst, &kind, res)?,
             },
             InstKind::Alloca { .. }
-                if self.heap_shadow(inst) && self.act.is_active_root(Root::Alloca(inst)) =>
+                if self.plan.heap_shadow(inst)
+                    && self.plan.act.is_active_root(Root::Alloca(inst)) =>
             {
                 let r = res.expect("alloca has a result");
                 let s = self.shadow[&r];
@@ -2872,14 +2488,14 @@ impl Gen {
         res: Option<Value>,
     ) -> Result<(), AdError> {
         let Some(r) = res else { return Ok(()) };
-        if !self.act.is_varied(r) {
+        if !self.plan.act.is_varied(r) {
             return Ok(());
         }
         let Some(rule) = rules::lookup(kind) else {
-            return Err(err(
-                &self.p,
+            return Err(crate::plan::err(
+                &self.plan.p,
                 Some(inst),
-                format!("no derivative rule for `{}`", kind_name(kind)),
+                format!("no derivative rule for `{}`", crate::plan::kind_name(kind)),
             ));
         };
         let a = self.take_adj(r);
@@ -2937,7 +2553,7 @@ impl Gen {
         // Where the call's reverse runs in a reverse task, the buffer is
         // the task's own: iterations, and reverse tasks of one spawn site,
         // run at once.
-        let home = self.rev_home(self.task_of(self.cur_rev));
+        let home = self.rev_home(self.plan.task_of(self.cur_rev));
         self.g.blocks[home].insts.insert(0, buf_inst);
         let buf = self.g.result(buf_inst).expect("alloca has a result");
         cargs.push(buf);
@@ -2950,7 +2566,7 @@ impl Gen {
         );
         for (i, (&a, &act)) in args.iter().zip(&pair.acts).enumerate() {
             if act == Activity::Active {
-                let ty = self.p.value_type(a);
+                let ty = self.plan.p.value_type(a);
                 let p = self.offset(buf, 8 * i as i64);
                 let t = self.ev(InstKind::Load(p), ty);
                 self.add_adj(a, t);
@@ -2959,254 +2575,45 @@ impl Gen {
         Ok(())
     }
 
-    /// `*sp += a` for the adjoint of a load of primal pointer `ptr`
-    /// (`sp` is its shadow): plain in serial code, classified by the policy
-    /// in parallel code (a reverse task, or a callee generated for calls
-    /// from parallel code).
+    /// `*sp += a` for the adjoint of load `inst`, as the plan decides: a
+    /// plain add in serial code, in parallel code what its accumulation
+    /// class makes it.
     fn accumulate(&mut self, inst: Inst, sp: Value, a: Value) {
         let ty = self.g.value_type(a);
-        if let InstKind::Load(ptr) = self.p.inst(inst).clone()
-            && let Some((class, reason)) = self.classify(inst, ptr, ty)
-        {
-            match class {
-                AccumulationClass::Reduction => {
-                    let l = self.ctx_loop.expect("reductions are per parallel loop");
-                    if let Some(region) = self.array_region(l, inst, ptr, ty) {
-                        self.site(inst, class, reason);
-                        self.reduce_array(l, &region, ty, a, sp);
-                    } else {
-                        self.reduce(l, RedTarget::Mem { inst, ptr }, ty, a, class, reason);
-                    }
-                    return;
-                }
-                AccumulationClass::Banded => {
-                    if self.ctx_loop.is_none()
-                        && self.block_threads == crate::BlockThreads::OneAtATime
-                        && let Some((k, band)) = self.in_thread_band(ptr)
-                    {
-                        self.site(inst, class, reason);
-                        self.banded_update(ptr, k, band, sp, a);
-                        return;
-                    }
-                    // (Otherwise kernel threads' bands are phases of the
-                    // launch.)
-                    if let Some(l) = self.ctx_loop {
-                        let region = self
-                            .band_region(l, inst, ptr, ty)
-                            .expect("classified banded");
-                        self.rl[l].bands.push(region);
-                    }
-                    self.site(inst, class, reason);
-                }
-                AccumulationClass::Disjoint => {
-                    // A banded update of the same shadow may be a fellow:
-                    // its band must cover this plain add too.
-                    // (Kernel threads' disjoint updates have no loop.)
-                    if let Some(l) = self.ctx_loop
-                        && let Some(at) = self.inst_block.get(&inst).copied()
-                        && let Some((region, _)) = crate::policy::band_of(
-                            &self.p,
-                            &self.an,
-                            &self.ploops[l],
-                            ptr,
-                            at,
-                            ty.bytes(),
-                        )
-                    {
-                        self.rl[l].plain.push(region);
-                    }
-                    self.site(inst, class, reason);
-                }
-                AccumulationClass::Atomic => {
-                    self.site(inst, class, reason);
-                    self.atomic_add_to(sp, a);
-                    return;
-                }
-                _ => self.site(inst, class, reason),
-            }
-        }
-        self.add_to(sp, a);
-    }
-
-    /// True if the shadow of `alloca` (placed in the primal) must be heap
-    /// memory: see `forward_inst`.
-    fn heap_shadow(&self, alloca: Inst) -> bool {
-        self.mode != Mode::Combined
-            || self
-                .inst_block
-                .get(&alloca)
-                .is_some_and(|b| self.loop_of.contains_key(b) || self.spawn_of.contains_key(b))
-    }
-
-    /// True if the reverse of this function runs concurrently with other
-    /// reverse code that may update the same shadow memory: a callee of
-    /// parallel code, or a `__device__` function (once per kernel thread).
-    fn atomic_mode(&self) -> bool {
-        matches!(self.mode, Mode::Split { atomic: true, .. }) || self.p.kind == FuncKind::Device
-    }
-
-    /// True if primal block `b` is parallel code: a task of a parallel
-    /// loop, or anywhere in a function called from parallel code.
-    fn in_parallel_code(&self, b: Block) -> bool {
-        self.atomic_mode() || self.loop_of.contains_key(&b) || self.spawn_par.contains(&b)
-    }
-
-    /// The accumulation class of `d[ptr] += (a ty)` in the current reverse
-    /// code, or `None` in serial code (a plain add, no site to report).
-    fn classify(&self, inst: Inst, ptr: Value, ty: Type) -> Option<(AccumulationClass, String)> {
-        let name = self.value_name(ptr);
-        let called = || {
-            if let Some(kernel) = launches::kernel_of_body(&self.p.name) {
-                format!(
-                    "kernel `{kernel}` runs once per thread, and other threads may update the same shadow"
-                )
-            } else if self.p.kind == FuncKind::Device {
-                format!(
-                    "`{}` runs once per kernel thread, and other threads may update the same shadow",
-                    self.p.name
-                )
-            } else {
-                format!(
-                    "`{}` is called from parallel code, where other tasks may update the same shadow",
-                    self.p.name
-                )
-            }
+        let Some(d) = self
+            .plan
+            .accumulation
+            .memory(self.plan, inst, self.context())
+        else {
+            self.add_to(sp, a);
+            return;
         };
-        if let Some(l) = self.ctx_loop {
-            let nested = self.ploops[l].parent.is_some();
-            let at = self.inst_block[&inst];
-            let (class, reason) = crate::policy::classify(
-                &self.p,
-                &self.an,
-                &self.act,
-                &self.ploops[l],
-                nested,
-                ptr,
-                at,
-                ty.bytes(),
-                &name,
-            );
-            if self.atomic_mode() && class != AccumulationClass::Local {
-                return Some((
-                    AccumulationClass::Atomic,
-                    format!("{reason}, but {}", called()),
-                ));
+        let InstKind::Load(ptr) = *self.plan.p.inst(inst) else {
+            unreachable!("only loads update shadows so")
+        };
+        match d.action {
+            Action::Add => self.add_to(sp, a),
+            Action::AddInBand(region) => {
+                let l = self.ctx_loop.expect("a band is a parallel loop's");
+                self.rl[l].bands.push(region);
+                self.add_to(sp, a);
             }
-            if class == AccumulationClass::Local && self.split_by_spawn(l, ptr) {
-                return Some((
-                    AccumulationClass::Atomic,
-                    format!(
-                        "`d_{name}`: memory of the iteration, which the reverses of a spawned task and of its continuation update concurrently"
-                    ),
-                ));
+            Action::AddBeside(region) => {
+                let l = self.ctx_loop.expect("a band is a parallel loop's");
+                self.rl[l].plain.push(region);
+                self.add_to(sp, a);
             }
-            if class == AccumulationClass::Atomic
-                && !nested
-                && !self.atomic_mode()
-                && !self.cur_rev.is_some_and(|b| self.spawn_par.contains(&b))
-                && self.array_region(l, inst, ptr, ty).is_some()
-            {
-                if self.band_region(l, inst, ptr, ty).is_some() {
-                    return Some((
-                        AccumulationClass::Banded,
-                        format!(
-                            "{reason}, but within a band of the iterations next to its own: chunks at least the band wide, even chunks run before odd ones"
-                        ),
-                    ));
-                }
-                return Some((
-                    AccumulationClass::Reduction,
-                    format!(
-                        "{reason}, but within a region known before the loop: per-worker copies of it, combined after the loop"
-                    ),
-                ));
+            Action::Atomic => self.atomic_add_to(sp, a),
+            Action::Reduce => {
+                let l = self.ctx_loop.expect("reductions are per parallel loop");
+                self.reduce(l, RedTarget::Mem { inst, ptr }, ty, a);
             }
-            if self.cur_rev.is_some_and(|b| self.spawn_par.contains(&b))
-                && class != AccumulationClass::Local
-            {
-                return Some((
-                    AccumulationClass::Atomic,
-                    format!("{reason}, but the loop runs concurrently with a spawned task"),
-                ));
+            Action::ReduceArray(region) => {
+                let l = self.ctx_loop.expect("reductions are per parallel loop");
+                self.reduce_array(l, &region, ty, a, sp);
             }
-            return Some((class, reason));
+            Action::ThreadBand { first, last } => self.banded_update(first, last, sp, a),
         }
-        if let Some(b) = self.cur_rev
-            && self.spawn_par.contains(&b)
-        {
-            // Local only if the memory belongs to the spawned task whose
-            // reverse this is; the continuation and other tasks run
-            // concurrently with it.
-            let mine = self.spawn_of.get(&b).map(|&i| &self.spawns[i].task_blocks);
-            let mut roots = self.act.roots(ptr).peekable();
-            let private = roots.peek().is_some()
-                && roots.all(|r| match r {
-                    Root::Alloca(i) => mine.is_some_and(|tb| {
-                        self.inst_block.get(&i).is_some_and(|ib| tb.contains(ib))
-                    }),
-                    _ => false,
-                });
-            return Some(if private {
-                (
-                    AccumulationClass::Local,
-                    format!("`d_{name}`: memory private to the spawned task"),
-                )
-            } else {
-                (
-                    AccumulationClass::Atomic,
-                    format!(
-                        "`d_{name}`: the reverses of a spawned task and of its continuation run concurrently"
-                    ),
-                )
-            });
-        }
-        if !self.atomic_mode() {
-            return None;
-        }
-        let owned = roots_all(&self.act, ptr, |r| matches!(r, Root::Alloca(_)));
-        Some(if owned {
-            (
-                AccumulationClass::Local,
-                format!("`d_{name}`: a local variable of this call"),
-            )
-        } else if self.block_threads == crate::BlockThreads::OneAtATime
-            && roots_all(&self.act, ptr, |r| matches!(r, Root::Shared(_)))
-        {
-            (
-                AccumulationClass::Local,
-                format!(
-                    "`d_{name}`: `__shared__` memory of the thread's block, whose threads run one at a time"
-                ),
-            )
-        } else if self.in_thread_band(ptr).is_some() {
-            let how = match &self.thread_band {
-                Some(band) if self.block_threads == crate::BlockThreads::Concurrent => format!(
-                    "the reverse launch runs in {} phases of threads that far apart",
-                    band.phases
-                ),
-                _ => "a plain add where all the threads that may update the element are in \
-                      this block, whose threads run one at a time; atomic near the block's edges"
-                    .to_string(),
-            };
-            (
-                AccumulationClass::Banded,
-                format!(
-                    "`d_{name}`: within a band of threads around its own in the 1-D grid; {how}"
-                ),
-            )
-        } else if self.thread_disjoint(ptr, ty.bytes()) {
-            (
-                AccumulationClass::Disjoint,
-                format!(
-                    "`d_{name}`: the thread's own element of a `restrict` parameter, at an address affine in its index in the 1-D grid"
-                ),
-            )
-        } else {
-            (
-                AccumulationClass::Atomic,
-                format!("`d_{name}`: {}", called()),
-            )
-        })
     }
 
     /// The most tape slots one run of the forward records, if no block can
@@ -3214,11 +2621,11 @@ impl Gen {
     /// (no augmented callees, spawned tasks or launches): every frame at
     /// most once.
     fn records_per_call(&self) -> Option<u64> {
-        let bounded = self.an.loops.loops().next().is_none()
+        let bounded = self.plan.an.loops.loops().next().is_none()
             && self.calls.is_empty()
             && self.launches.is_empty()
-            && self.spawns.is_empty()
-            && self.ploops.is_empty();
+            && self.plan.spawns.is_empty()
+            && self.plan.ploops.is_empty();
         bounded.then_some(self.frame_slots)
     }
 
@@ -3256,67 +2663,10 @@ impl Gen {
 
     /// Whether [`Self::fixed_frames`] places the frames.
     pub(super) fn frames_have_fixed_places(&self) -> bool {
-        self.launch_body
-            && matches!(self.mode, Mode::Split { .. })
+        self.plan.launch_body
+            && matches!(self.plan.mode, Mode::Split { .. })
             && self.records_per_call().is_some()
-            && self.returns.len() <= 1
-    }
-
-    /// True if memory private to an iteration of loop `l` that `ptr` points
-    /// to is shared by the current reverse code and code running
-    /// concurrently with it: the reverse is in a spawned task, or in its
-    /// continuation, of a site inside the iteration, and the memory is
-    /// not the spawned task's own.
-    fn split_by_spawn(&self, l: usize, ptr: Value) -> bool {
-        let Some(b) = self.cur_rev else {
-            return false;
-        };
-        self.spawns.iter().any(|sp| {
-            self.ploops[l].task_blocks.contains(&sp.detach)
-                && (sp.task_blocks.contains(&b) || sp.cont_blocks.contains(&b))
-                && !self.act.roots(ptr).all(|r| match r {
-                    Root::Alloca(i) => self
-                        .inst_block
-                        .get(&i)
-                        .is_some_and(|ib| sp.task_blocks.contains(ib)),
-                    _ => false,
-                })
-        })
-    }
-
-    /// The region of an array reduction for `d[ptr] += (ty)` in loop `l`
-    /// (offsets a multiple of the element size), if there is one.
-    fn array_region(
-        &self,
-        l: usize,
-        inst: Inst,
-        ptr: Value,
-        ty: Type,
-    ) -> Option<crate::policy::Region> {
-        let at = *self.inst_block.get(&inst)?;
-        let r = crate::policy::region(&self.p, &self.an, &self.ploops[l], ptr, at, ty.bytes())?;
-        self.shadow.contains_key(&r.base).then_some(r)
-    }
-
-    /// The region of a banded update `d[ptr] += (ty)` in loop `l` (see
-    /// `policy::banded`), if it is one.
-    fn band_region(
-        &self,
-        l: usize,
-        inst: Inst,
-        ptr: Value,
-        ty: Type,
-    ) -> Option<crate::policy::Region> {
-        let at = *self.inst_block.get(&inst)?;
-        crate::policy::banded(
-            &self.p,
-            &self.an,
-            &self.act,
-            &self.ploops[l],
-            ptr,
-            at,
-            ty.bytes(),
-        )
+            && self.plan.returns.len() <= 1
     }
 
     /// `i64` of primal integer `v` (sign- or zero-extended), in the reverse.
@@ -3338,146 +2688,8 @@ impl Gen {
         }
     }
 
-    fn site(&mut self, inst: Inst, class: AccumulationClass, reason: String) {
-        let loc = self.p.locs[inst];
-        let s = AccumulationSite {
-            function: self.p.name.clone(),
-            loc,
-            class,
-            reason,
-        };
-        if !self.sites.contains(&s) {
-            self.sites.push(s);
-        }
-    }
-
-    /// A readable name for a primal value in reasons: a parameter's or
-    /// local's source name, `a[..]` for an address into `a`, or a small
-    /// expression of named values, such as `(k * 1.5)` for a product the
-    /// optimizer hoisted (`v12` if nothing better).
-    fn value_name(&self, v: Value) -> String {
-        match self.p.value_def(v) {
-            ValueDef::Result(i) if matches!(self.p.inst(i), InstKind::PtrAdd(..)) => {
-                let InstKind::PtrAdd(base, _) = self.p.inst(i) else {
-                    unreachable!("matched above")
-                };
-                format!("{}[..]", self.value_name(*base))
-            }
-            _ => self
-                .expr_name(v, 0)
-                // Something named besides unknown operands.
-                .filter(|e| e.chars().any(char::is_alphanumeric))
-                // A name as it is; anything else parenthesized once, as a
-                // whole (`d_(k * 1.5)`, `d_(b[..])`: the adjoint of a
-                // value, not of memory).
-                .map(|e| {
-                    let name = e
-                        .chars()
-                        .all(|c| c.is_alphanumeric() || c == '_' || c == '.');
-                    let wrapped = e.starts_with('(') && e.ends_with(')');
-                    if name || wrapped { e } else { format!("({e})") }
-                })
-                .unwrap_or_else(|| v.to_string()),
-        }
-    }
-
-    /// `v` as source-like text, if it is a named value, a constant, or at
-    /// most three operations on such (a binary operation in parentheses;
-    /// an operand with no name shows as `…`).
-    fn expr_name(&self, v: Value, depth: u32) -> Option<String> {
-        let pentry = self.p.layout[0];
-        let i = match self.p.value_def(v) {
-            ValueDef::Param(b, n) if b == pentry => {
-                return Some(match self.p.param_name(n as usize) {
-                    Some(name) => name.to_string(),
-                    None => format!("arg{n}"),
-                });
-            }
-            ValueDef::Param(..) => return None,
-            ValueDef::Result(i) => i,
-        };
-        let sub = |x: Value| Some(self.expr_name(x, depth + 1).unwrap_or_else(|| "…".into()));
-        match self.p.inst(i) {
-            InstKind::Alloca { .. } => self.p.local_names.get(&i).cloned(),
-            InstKind::GlobalAddr(g) => self.shared_shadow.get(g).map(|(_, _, name)| name.clone()),
-            InstKind::Iconst(c) => Some(c.to_string()),
-            InstKind::Fconst(c) => Some(format!("{c:?}")),
-            _ if depth >= 3 => None,
-            InstKind::Cast(_, x) => sub(*x),
-            InstKind::Unary(UnaryOp::Fneg, x) => Some(format!("-{}", sub(*x)?)),
-            InstKind::Load(p) => match self.p.value_def(*p) {
-                // A local's value.
-                ValueDef::Result(a) if matches!(self.p.inst(a), InstKind::Alloca { .. }) => {
-                    self.p.local_names.get(&a).cloned()
-                }
-                _ => {
-                    let at = sub(*p)?;
-                    Some(if at.ends_with(']') {
-                        at
-                    } else {
-                        format!("*{at}")
-                    })
-                }
-            },
-            InstKind::PtrAdd(base, _) => Some(format!("{}[..]", sub(*base)?)),
-            InstKind::Binary(op, a, b) => {
-                let sym = match op {
-                    BinaryOp::Iadd | BinaryOp::Fadd => "+",
-                    BinaryOp::Isub | BinaryOp::Fsub => "-",
-                    BinaryOp::Imul | BinaryOp::Fmul => "*",
-                    BinaryOp::Sdiv | BinaryOp::Udiv | BinaryOp::Fdiv => "/",
-                    BinaryOp::Srem | BinaryOp::Urem => "%",
-                    _ => return None,
-                };
-                Some(format!("({} {sym} {})", sub(*a)?, sub(*b)?))
-            }
-            InstKind::Intrinsic { op, args } if op.is_pure() && !op.is_gpu_only() => {
-                let args: Option<Vec<String>> = args.iter().map(|&a| sub(a)).collect();
-                Some(format!("{}({})", op.name(), args?.join(", ")))
-            }
-            _ => None,
-        }
-    }
-
-    fn depth(&self, mut i: usize) -> u32 {
-        let mut d = 0;
-        while let Some(pi) = self.ploops[i].parent {
-            d += 1;
-            i = pi;
-        }
-        d
-    }
-
-    /// True if `v` is defined in the task of loop `l` (or a loop inside it).
-    fn defined_in_task(&self, v: Value, l: usize) -> bool {
-        let b = match self.p.value_def(v) {
-            ValueDef::Param(b, _) => Some(b),
-            ValueDef::Result(i) => self.inst_block.get(&i).copied(),
-        };
-        b.is_some_and(|b| self.ploops[l].task_blocks.contains(&b))
-    }
-
-    /// The innermost task (of a parallel loop, or spawned) containing `b`.
-    fn task_of(&self, b: Option<Block>) -> Option<TaskOf> {
-        let b = b?;
-        let l = self.loop_of.get(&b).copied();
-        let s = self.spawn_of.get(&b).copied();
-        match (l, s) {
-            (Some(l), Some(s)) => {
-                if self.ploops[l].task_blocks.len() <= self.spawns[s].task_blocks.len() {
-                    Some(TaskOf::Loop(l))
-                } else {
-                    Some(TaskOf::Spawn(s))
-                }
-            }
-            (Some(l), None) => Some(TaskOf::Loop(l)),
-            (None, Some(s)) => Some(TaskOf::Spawn(s)),
-            (None, None) => None,
-        }
-    }
-
     fn fwd_tape(&self, b: Option<Block>) -> Value {
-        match self.task_of(b) {
+        match self.plan.task_of(b) {
             Some(TaskOf::Loop(i)) => self.rl[i]
                 .tape_fwd
                 .expect("the task's tape is computed at its entry"),
@@ -3489,7 +2701,7 @@ impl Gen {
     }
 
     fn rev_tape(&self, b: Option<Block>) -> Value {
-        match self.task_of(b) {
+        match self.plan.task_of(b) {
             Some(TaskOf::Loop(i)) => self.rl[i].tape,
             Some(TaskOf::Spawn(i)) => self.rs[i].tape,
             None => self.tape,
@@ -3502,8 +2714,8 @@ impl Gen {
         // A loop's bound or step may be a constant left inside the loop
         // (`find_loops` accepts it), used before the forward copy of its
         // block exists: constants are made where they are needed.
-        let f = match self.p.const_int(v) {
-            Some(k) => self.iconst(self.p.value_type(v), k),
+        let f = match self.plan.p.const_int(v) {
+            Some(k) => self.iconst(self.plan.p.value_type(v), k),
             None => self.fv(v),
         };
         self.widen_i64(f, signed)
@@ -3521,92 +2733,14 @@ impl Gen {
     }
 }
 
-/// How many operands of placed instructions name each value (values
-/// nothing uses are absent).
-fn use_counts(p: &Function) -> HashMap<Value, u32> {
-    let mut uses: HashMap<Value, u32> = HashMap::new();
-    for (_, i) in p.placed_insts() {
-        p.inst(i)
-            .for_each_operand(|v| *uses.entry(v).or_default() += 1);
-    }
-    uses
-}
-
-/// The loads and stores of in-place updates `*p = *p + t` (or `*p - t`,
-/// `t + *p`, and chains of them such as `*p + t - u`): a float load from
-/// `p` whose value reaches a store back to `p` (the same pointer value)
-/// through adds and subtractions that pass it on with coefficient 1, each
-/// used once, all in one block, with nothing between the load and the
-/// store that writes memory. The adjoint of `*p` passes through such an update unchanged:
-/// the store's reverse reads `d*p` without zeroing it and the load's
-/// reverse adds nothing, where the general rules would zero `d*p` and add
-/// the same adjoint back (two stores and an add per update, which the
-/// optimizer cannot remove: `0.0 + d` is not `d` when `d` is `-0.0`).
-/// The only difference is that sign of a zero adjoint. The reverses of
-/// loads between the two add into shadows, which commutes with an adjoint
-/// left in place; a store between them would read and zero `d*p`, so none
-/// may lie there.
-fn in_place_updates(p: &Function, act: &ActivityInfo) -> HashSet<Inst> {
-    let uses = use_counts(p);
-    let single = |v: Value| uses.get(&v) == Some(&1);
-    let mut out = HashSet::new();
-    for &b in &p.layout {
-        let insts = &p.blocks[b].insts;
-        let pos: HashMap<Inst, usize> = insts.iter().enumerate().map(|(k, &i)| (i, k)).collect();
-        let def_here = |v: Value| match p.value_def(v) {
-            ValueDef::Result(i) => pos.get(&i).map(|&k| (i, k)),
-            ValueDef::Param(..) => None,
-        };
-        for (at, &store) in insts.iter().enumerate() {
-            let InstKind::Store { value: sum, ptr } = *p.inst(store) else {
-                continue;
-            };
-            if !p.value_type(sum).is_float() || !act.is_shadowed(ptr) {
-                continue;
-            }
-            // Down single-use adds and subtractions that pass an operand on
-            // with coefficient 1 (`x + t`, `t + x`, `x - t`), to a load from
-            // `ptr`: its adjoint is exactly the stored value's.
-            let mut work = vec![sum];
-            let mut found = None;
-            while let Some(v) = work.pop() {
-                if !single(v) || !act.is_varied(v) {
-                    continue;
-                }
-                let Some((i, k)) = def_here(v) else { continue };
-                match *p.inst(i) {
-                    InstKind::Load(q) if q == ptr && k < at => {
-                        found = Some(k);
-                        break;
-                    }
-                    InstKind::Binary(BinaryOp::Fadd, x, y) => work.extend([x, y]),
-                    InstKind::Binary(BinaryOp::Fsub, x, _) => work.push(x),
-                    _ => {}
-                }
-            }
-            let Some(lk) = found else { continue };
-            let writes_between = insts[lk + 1..at].iter().any(|&i| match p.inst(i) {
-                InstKind::Store { .. } | InstKind::Call { .. } | InstKind::Launch { .. } => true,
-                InstKind::Intrinsic { op, .. } => !op.is_pure(),
-                _ => false,
-            });
-            if !writes_between {
-                out.insert(insts[lk]);
-                out.insert(store);
-            }
-        }
-    }
-    out
-}
-
 /// The adapter that lets a rule emit into the reverse sweep.
-struct RuleCx<'a> {
-    gen_: &'a mut Gen,
+struct RuleCx<'a, 'b> {
+    gen_: &'a mut Gen<'b>,
     ops: &'a [Value],
     res: Value,
 }
 
-impl AdjointBuilder for RuleCx<'_> {
+impl AdjointBuilder for RuleCx<'_, '_> {
     fn op(&mut self, i: usize) -> Value {
         let v = self.ops[i];
         self.gen_.rv(v)
@@ -3615,7 +2749,7 @@ impl AdjointBuilder for RuleCx<'_> {
         self.gen_.rv(self.res)
     }
     fn ty(&self) -> Type {
-        self.gen_.p.value_type(self.res)
+        self.gen_.plan.p.value_type(self.res)
     }
     fn fconst(&mut self, ty: Type, c: f64) -> Value {
         self.gen_.fconst_(ty, c)
@@ -3642,21 +2776,9 @@ impl AdjointBuilder for RuleCx<'_> {
         self.gen_.ev(InstKind::Cast(op, a), to)
     }
     fn wants(&self, i: usize) -> bool {
-        self.ops.get(i).is_some_and(|&v| self.gen_.act.is_varied(v))
-    }
-}
-
-fn kind_name(kind: &InstKind) -> String {
-    match kind {
-        InstKind::Binary(op, ..) => op.name().to_string(),
-        InstKind::Cast(op, _) => op.name().to_string(),
-        InstKind::Intrinsic { op, .. } => op.name(),
-        InstKind::Call { .. } => "call".into(),
-        other => format!("{other:?}")
-            .split(['(', ' ', '{'])
-            .next()
-            .unwrap_or("?")
-            .to_lowercase(),
+        self.ops
+            .get(i)
+            .is_some_and(|&v| self.gen_.plan.act.is_varied(v))
     }
 }
 

@@ -530,6 +530,61 @@ pub fn lookup(kind: &InstKind) -> Option<&'static Rule> {
     RULES.iter().find(|r| r.key == key)
 }
 
+/// The operands whose adjoints the rule of `kind` adds to, in the order
+/// it does, for a result of type `ty` where `varied(i)` says whether
+/// operand `i` is varied: the rule run with a builder that emits nothing
+/// (the accumulation plan needs to know which adjoints each reversed
+/// instruction updates before any code exists).
+pub fn contributed(kind: &InstKind, ty: Type, varied: impl Fn(usize) -> bool) -> Vec<usize> {
+    struct Probe<F> {
+        ty: Type,
+        varied: F,
+    }
+    impl<F: Fn(usize) -> bool> AdjointBuilder for Probe<F> {
+        fn op(&mut self, _: usize) -> Value {
+            Value::from_u32(0)
+        }
+        fn res(&mut self) -> Value {
+            Value::from_u32(0)
+        }
+        fn ty(&self) -> Type {
+            self.ty
+        }
+        fn fconst(&mut self, _: Type, _: f64) -> Value {
+            Value::from_u32(0)
+        }
+        fn bin(&mut self, _: BinaryOp, _: Value, _: Value) -> Value {
+            Value::from_u32(0)
+        }
+        fn neg(&mut self, _: Value) -> Value {
+            Value::from_u32(0)
+        }
+        fn math(&mut self, _: Intrinsic, _: Vec<Value>) -> Value {
+            Value::from_u32(0)
+        }
+        fn fcmp(&mut self, _: FloatCC, _: Value, _: Value) -> Value {
+            Value::from_u32(0)
+        }
+        fn select(&mut self, _: Value, _: Value, _: Value) -> Value {
+            Value::from_u32(0)
+        }
+        fn cast(&mut self, _: CastOp, _: Value, _: Type) -> Value {
+            Value::from_u32(0)
+        }
+        fn wants(&self, i: usize) -> bool {
+            (self.varied)(i)
+        }
+    }
+    let Some(rule) = lookup(kind) else {
+        return Vec::new();
+    };
+    let mut probe = Probe { ty, varied };
+    (rule.apply)(&mut probe, Value::from_u32(0))
+        .into_iter()
+        .map(|(i, _)| i)
+        .collect()
+}
+
 /// True for the floating math intrinsics that have rules.
 pub fn is_math(op: Intrinsic) -> bool {
     RULES.iter().any(|r| r.key == RuleKey::Math(op))

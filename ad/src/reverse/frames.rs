@@ -5,21 +5,7 @@
 
 use super::*;
 
-/// A counted loop's exit test, `iv < bound` (see [`Gen::exit_test`]).
-#[derive(Clone, Copy, Debug)]
-pub(super) struct ExitTest {
-    /// The induction variable (a header parameter) and its first value.
-    pub iv: Value,
-    pub lo: Value,
-    pub step: i64,
-    pub bound: Value,
-    /// The test is `iv <= bound`.
-    pub inclusive: bool,
-    /// The test compares signed.
-    pub signed: bool,
-}
-
-impl Gen {
+impl Gen<'_> {
     /// Before counted loop `i` starts (in the forward copy of its
     /// preheader), room on the tape for every record of its iterations, so
     /// that its blocks push without a capacity check. Only for an innermost
@@ -29,13 +15,13 @@ impl Gen {
     /// `iv < bound` (or `≤`) with a growing induction variable and an
     /// invariant bound, and leaves the loop exactly when the test fails.
     pub(super) fn reserve_loop(&mut self, i: usize) {
-        let Some(test) = self.reservable(i) else {
+        let Some(test) = self.plan.reserved[i] else {
             return;
         };
         let runs = self.header_runs(test);
         let (slots, si) = self.slots_placeholder();
         let n = self.binop(BinaryOp::Imul, runs, slots);
-        let tape = self.fwd_tape(Some(self.counted[i].pre.0));
+        let tape = self.fwd_tape(Some(self.plan.counted[i].pre.0));
         self.emit(
             InstKind::Call {
                 func: self.tape_fns.reserve,
@@ -84,8 +70,8 @@ impl Gen {
 
     /// In the current block, the most times the header of a counted loop
     /// with exit test `test` runs, `ceil((bound - lo [+ 1]) / step) + 1`.
-    pub(super) fn header_runs(&mut self, test: ExitTest) -> Value {
-        let ExitTest {
+    pub(super) fn header_runs(&mut self, test: crate::cache::ExitTest) -> Value {
+        let crate::cache::ExitTest {
             lo,
             step,
             bound,
@@ -125,80 +111,6 @@ impl Gen {
         (slots, si)
     }
 
-    /// Counted loop `i`'s exit test if the loop can reserve its records
-    /// (see `reserve_loop`).
-    pub(super) fn reservable(&self, i: usize) -> Option<ExitTest> {
-        let c = &self.counted[i];
-        let h = c.header;
-        let inner = self.an.loops.loops().any(|lp| {
-            self.an.loops.data(lp).header != h && c.blocks.contains(&self.an.loops.data(lp).header)
-        });
-        let calls = self.calls.keys().any(|inst| {
-            self.inst_block
-                .get(inst)
-                .is_some_and(|b| c.blocks.contains(b))
-        });
-        // A body without branches: every block runs in every iteration, so
-        // the frames' sum is what an iteration records (a branchy body
-        // would reserve for paths not taken; measured slower on n-body).
-        let straight = c.blocks.iter().all(|&b| {
-            self.an
-                .cfg
-                .succs(b)
-                .iter()
-                .filter(|s| c.blocks.contains(s))
-                .count()
-                == 1
-        });
-        if inner || calls || !straight || self.task_of(Some(h)) != self.task_of(Some(c.pre.0)) {
-            return None;
-        }
-        self.exit_test(i)
-    }
-
-    /// Counted loop `i`'s exit test if its header tests `iv < bound` (`≤`
-    /// if inclusive) for an induction variable `iv = lo + k·step` growing
-    /// by `step > 0` and a bound defined outside the loop, and leaves the
-    /// loop exactly when the test fails.
-    pub(super) fn exit_test(&self, i: usize) -> Option<ExitTest> {
-        let c = &self.counted[i];
-        let h = c.header;
-        let InstKind::Brif {
-            cond,
-            then_dest,
-            else_dest,
-        } = self.p.inst(self.p.terminator(h)?)
-        else {
-            return None;
-        };
-        if !c.blocks.contains(&then_dest.block) || else_dest.block != c.exit {
-            return None;
-        }
-        let ValueDef::Result(ci) = self.p.value_def(*cond) else {
-            return None;
-        };
-        let InstKind::Icmp(cc, x, bound) = *self.p.inst(ci) else {
-            return None;
-        };
-        let (signed, inclusive) = cc.upper_bound()?;
-        let &(lo, step) = c.ivs.get(&x)?;
-        let outside = match self.p.value_def(bound) {
-            ValueDef::Param(b, _) => !c.blocks.contains(&b),
-            ValueDef::Result(bi) => self
-                .inst_block
-                .get(&bi)
-                .is_some_and(|b| !c.blocks.contains(b)),
-        };
-        (step > 0 && outside).then_some(ExitTest {
-            iv: x,
-            lo,
-            step,
-            bound,
-            inclusive,
-            signed,
-        })
-    }
-
     /// The slots the frames of the blocks `of` record, all together.
     pub(super) fn frame_slots(&self, of: impl Fn(Block) -> bool) -> i64 {
         self.frames
@@ -218,14 +130,17 @@ impl Gen {
                 continue;
             };
             let loops = self.rl[i].loop_slots.clone();
-            let in_loops =
-                |g: &Self, b: Block| loops.iter().any(|&(j, _)| g.counted[j].blocks.contains(&b));
+            let in_loops = |g: &Self, b: Block| {
+                loops
+                    .iter()
+                    .any(|&(j, _)| g.plan.counted[j].blocks.contains(&b))
+            };
             let fixed = self.frame_slots(|b| {
-                self.task_of(Some(b)) == Some(TaskOf::Loop(i)) && !in_loops(self, b)
+                self.plan.task_of(Some(b)) == Some(TaskOf::Loop(i)) && !in_loops(self, b)
             });
             *self.g.inst_mut(si) = InstKind::Iconst(fixed);
             for &(j, sj) in &loops {
-                let per_iteration = self.frame_slots(|b| self.counted[j].blocks.contains(&b));
+                let per_iteration = self.frame_slots(|b| self.plan.counted[j].blocks.contains(&b));
                 *self.g.inst_mut(sj) = InstKind::Iconst(per_iteration);
             }
             // (A counted loop reads its tape's header even when it records
@@ -349,10 +264,10 @@ impl Gen {
     /// `block -> (loop, offset, S)`.
     pub(super) fn place_indexed_frames(&mut self) -> HashMap<Block, (usize, i64, i64)> {
         let mut place = HashMap::new();
-        for i in 0..self.counted.len() {
+        for i in 0..self.plan.counted.len() {
             let Some(ix) = &self.indexed[i] else { continue };
             let (len0, consts, call) = (ix.len0_fwd, ix.slot_consts.clone(), ix.reserve_call);
-            let mut blocks: Vec<Block> = self.counted[i].blocks.iter().copied().collect();
+            let mut blocks: Vec<Block> = self.plan.counted[i].blocks.iter().copied().collect();
             blocks.sort();
             let mut offsets = Vec::new();
             let mut slots = 0i64;
@@ -378,7 +293,7 @@ impl Gen {
             }
             let by_iv = self.indexed[i].as_ref().and_then(|ix| ix.by_iv);
             let k = self.counter_fwd[i].expect("a counted loop has its counter");
-            let exit = self.counted[i].exit;
+            let exit = self.plan.counted[i].exit;
             let tape = self.fwd_tape(Some(exit));
             let code = self.apart(|g| {
                 let k = match by_iv {

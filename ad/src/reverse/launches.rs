@@ -47,7 +47,7 @@ const BODY_SUFFIX: &str = ".body";
 
 /// The kernel whose body function `name` names, if it names one (ParC
 /// names have no dots, so only generated names have this shape).
-pub(super) fn kernel_of_body(name: &str) -> Option<&str> {
+pub(crate) fn kernel_of_body(name: &str) -> Option<&str> {
     let (kernel, rest) = name.split_once('.')?;
     let rest = rest.strip_prefix(&BODY_SUFFIX[1..])?;
     (rest.is_empty() || rest.starts_with('.')).then_some(kernel)
@@ -67,45 +67,8 @@ pub struct LaunchPlan {
     /// the forward would otherwise store first for the reverse.
     pub fixed: bool,
     /// `k.bwd` runs this many times, each time for the threads whose
-    /// number is the phase modulo it (see `Gen::thread_band`).
+    /// number is the phase modulo it (see `policy::threads::thread_band`).
     pub phases: u64,
-}
-
-/// The threads of a 1-D launch whose reverse updates shadows in a band
-/// around each thread's own element (see [`Gen::thread_band`]). Where a
-/// block's threads run one at a time, the reverse is one launch whose
-/// updates are plain adds except near the block's edges
-/// ([`Gen::banded_update`]); where they run concurrently, it is `phases`
-/// launches, each for the threads `gid ≡ phase (mod phases)`, and every
-/// update is a plain add.
-#[derive(Clone, Debug)]
-pub(super) struct ThreadBand {
-    pub phases: u64,
-    /// Per parameter, the band of its shadow that a thread touches.
-    pub bands: HashMap<u32, Band>,
-}
-
-/// Thread `gid` touches bytes `[stride·gid + lo, stride·gid + hi)` of a
-/// parameter's shadow.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) struct Band {
-    pub stride: i64,
-    pub lo: i64,
-    pub hi: i64,
-}
-
-impl Band {
-    /// The threads `gid + d` that may touch the `size` bytes at
-    /// `stride·gid + o` (an access of thread `gid`, so `lo ≤ o`,
-    /// `o + size ≤ hi`): `d` from the first to the last returned.
-    pub fn updaters(&self, o: i64, size: i64) -> (i64, i64) {
-        // [stride·d + lo, stride·d + hi) meets [o, o + size).
-        let meets = |d: i64| self.stride * d + self.lo < o + size && o < self.stride * d + self.hi;
-        let reach = (self.hi - self.lo) / self.stride.abs() + 1;
-        let first = (-reach..=0).find(|&d| meets(d)).unwrap_or(0);
-        let last = (0..=reach).rev().find(|&d| meets(d)).unwrap_or(0);
-        (first, last)
-    }
 }
 
 impl Ctx {
@@ -391,177 +354,15 @@ fn thread_number(b: &mut FuncBuilder, one_d: bool) -> Value {
     add(b, first, thread)
 }
 
-impl Gen {
-    /// True if the shadow bytes at `ptr` are updated by no other thread:
-    /// this function is the body of 1-D launches only, `ptr` is `base +
-    /// c·gid + k` with `gid = blockIdx.x·blockDim.x + threadIdx.x` (one to
-    /// one with the threads), `|c|` at least `size`, `k` the same for all
-    /// threads, `base` a `restrict` parameter (no other pointer reaches its
-    /// memory, nor its shadow's), and the function accesses that memory
-    /// only through `ptr` itself.
-    pub(super) fn thread_disjoint(&self, ptr: Value, size: u32) -> bool {
-        if !self.one_d_body {
-            return false;
-        }
-        let roots: Vec<Root> = self.act.roots(ptr).collect();
-        let [Root::Param(k)] = roots[..] else {
-            return false;
-        };
-        if !self.p.param_noalias(k as usize) {
-            return false;
-        }
-        match self.thread_affine(ptr, 0) {
-            Some((c, cb)) if c == cb && c.unsigned_abs() >= u64::from(size) => {}
-            _ => return false,
-        }
-        let rooted = |v: Value| {
-            self.p.value_type(v) == Type::Ptr && self.act.roots(v).any(|r| r == Root::Param(k))
-        };
-        self.p.placed_insts().all(|(_, i)| match self.p.inst(i) {
-            InstKind::Load(q) => *q == ptr || !rooted(*q),
-            InstKind::Store { value, ptr: q } => (*q == ptr || !rooted(*q)) && !rooted(*value),
-            // Addresses derived from the parameter: checked where used.
-            InstKind::PtrAdd(..)
-            | InstKind::Select(..)
-            | InstKind::Jump(_)
-            | InstKind::Brif { .. } => true,
-            other => {
-                let mut ok = true;
-                other.for_each_operand(|v| ok &= !rooted(v));
-                ok
-            }
-        })
-    }
-
-    /// The band of threads within which the reverse of this kernel body
-    /// updates shadows near each thread's own element, and the parameters
-    /// whose shadows it updates so. In the body of 1-D launches without
-    /// barriers or calls, every access through a duplicated parameter is
-    /// at `p + c·gid + o` (`p` the parameter, `restrict`;
-    /// `gid = blockIdx.x·blockDim.x + threadIdx.x`; `c` one per parameter,
-    /// `o` a constant): thread `gid` touches bytes
-    /// `[c·gid + o_min, c·gid + o_max + size)` of its shadow, so threads
-    /// `w = ⌈(o_max + size − o_min) / |c|⌉` or more apart touch different
-    /// bytes. Only with `2 ≤ w ≤ MAX_PHASES` (a band of one is
-    /// [`Gen::thread_disjoint`]'s), and without barriers, which only part
-    /// of a block would reach. How the reverse keeps the updates apart
-    /// depends on the target (see [`ThreadBand`]).
-    pub(super) fn thread_band(&self) -> Option<ThreadBand> {
-        const MAX_PHASES: u64 = 8;
-        if !self.one_d_body {
-            return None;
-        }
-        let dup = |k: u32| {
-            matches!(
-                self.acts.get(k as usize),
-                Some(Activity::Dup | Activity::DupNoNeed)
-            )
-        };
-        let params = |v: Value| -> Vec<u32> {
-            if self.p.value_type(v) != Type::Ptr {
-                return Vec::new();
-            }
-            self.act
-                .roots(v)
-                .filter_map(|r| match r {
-                    Root::Param(k) if dup(k) => Some(k),
-                    _ => None,
-                })
-                .collect()
-        };
-        let mut bands: HashMap<u32, Band> = HashMap::new();
-        for (_, i) in self.p.placed_insts() {
-            let (q, ty) = match self.p.inst(i) {
-                InstKind::Intrinsic {
-                    op: Intrinsic::Barrier,
-                    ..
-                }
-                | InstKind::Call { .. }
-                | InstKind::Launch { .. } => return None,
-                InstKind::Load(q) => (*q, self.p.value_type(self.p.result(i)?)),
-                InstKind::Store { value, ptr } => {
-                    if !params(*value).is_empty() {
-                        return None;
-                    }
-                    (*ptr, self.p.value_type(*value))
-                }
-                InstKind::PtrAdd(..)
-                | InstKind::Select(..)
-                | InstKind::Jump(_)
-                | InstKind::Brif { .. } => continue,
-                other => {
-                    let mut escapes = false;
-                    other.for_each_operand(|v| escapes |= !params(v).is_empty());
-                    if escapes {
-                        return None;
-                    }
-                    continue;
-                }
-            };
-            let ks = params(q);
-            if ks.is_empty() {
-                continue;
-            }
-            let (&[k], 1) = (&ks[..], self.act.roots(q).count()) else {
-                return None;
-            };
-            if !self.p.param_noalias(k as usize) {
-                return None;
-            }
-            let (ct, cb, o) = self.ptr_offset(q, k, 0)?;
-            if ct != cb || ct == 0 {
-                return None;
-            }
-            let end = o.checked_add(i64::from(ty.bytes()))?;
-            let band = bands.entry(k).or_insert(Band {
-                stride: ct,
-                lo: o,
-                hi: end,
-            });
-            if band.stride != ct {
-                return None;
-            }
-            band.lo = band.lo.min(o);
-            band.hi = band.hi.max(end);
-        }
-        let phases = bands
-            .values()
-            .map(|b| {
-                (b.hi - b.lo)
-                    .unsigned_abs()
-                    .div_ceil(b.stride.unsigned_abs())
-            })
-            .max()
-            .unwrap_or(1);
-        (2..=MAX_PHASES)
-            .contains(&phases)
-            .then_some(ThreadBand { phases, bands })
-    }
-
-    /// The band `ptr` is in, if it is in one (see [`Gen::thread_band`]).
-    pub(super) fn in_thread_band(&self, ptr: Value) -> Option<(u32, Band)> {
-        let band = self.thread_band.as_ref()?;
-        let roots: Vec<Root> = self.act.roots(ptr).collect();
-        match roots[..] {
-            [Root::Param(k)] => band.bands.get(&k).map(|b| (k, *b)),
-            _ => None,
-        }
-    }
-
-    /// `*sp += a` for an update, at `ptr`, of a shadow in a band of
-    /// threads, where a block's threads run one at a time: a plain add
-    /// where every thread that may update those bytes is in this thread's
-    /// block, an atomic one where a thread of a neighbouring block may
-    /// too (near the block's first and last threads). All threads that
-    /// may update the same bytes take the same choice: it is made by the
-    /// bytes, not by the thread.
-    pub(super) fn banded_update(&mut self, ptr: Value, k: u32, band: Band, sp: Value, a: Value) {
-        let ty = self.g.value_type(a);
-        let o = self
-            .ptr_offset(ptr, k, 0)
-            .map(|(_, _, o)| o)
-            .expect("a banded access has an offset");
-        let (first, last) = band.updaters(o, i64::from(ty.bytes()));
+impl Gen<'_> {
+    /// `*sp += a` for an update of a shadow in a band of threads, where a
+    /// block's threads run one at a time: a plain add where every thread
+    /// that may update those bytes, `gid + first ..= gid + last`, is in
+    /// this thread's block, an atomic one where a thread of a neighbouring
+    /// block may too (near the block's first and last threads). All
+    /// threads that may update the same bytes take the same choice: it is
+    /// made by the bytes, not by the thread.
+    pub(super) fn banded_update(&mut self, first: i64, last: i64, sp: Value, a: Value) {
         // `first ≤ 0 ≤ last` (the thread itself may touch its bytes): the
         // updaters are threads `t + first ..= t + last` of the grid, all in
         // this block when `-first ≤ t < blockDim.x − last`.
@@ -611,165 +412,12 @@ impl Gen {
         self.cur = join;
     }
 
-    /// Pointer `v` as parameter `k` plus `cT·threadIdx.x +
-    /// cB·(blockIdx.x·blockDim.x) + o` bytes: `(cT, cB, o)`.
-    fn ptr_offset(&self, v: Value, k: u32, depth: u32) -> Option<(i64, i64, i64)> {
-        if depth > 16 {
-            return None;
-        }
-        match self.p.value_def(v) {
-            ValueDef::Param(b, n) => (b == self.p.layout[0] && n == k).then_some((0, 0, 0)),
-            ValueDef::Result(i) => match self.p.inst(i) {
-                InstKind::PtrAdd(a, off) => {
-                    let (t0, b0, o0) = self.ptr_offset(*a, k, depth + 1)?;
-                    let (t1, b1, o1) = self.thread_terms(*off, depth + 1)?;
-                    Some((
-                        t0.checked_add(t1)?,
-                        b0.checked_add(b1)?,
-                        o0.checked_add(o1)?,
-                    ))
-                }
-                _ => None,
-            },
-        }
-    }
-
-    /// Integer `v` as `cT·threadIdx.x + cB·(blockIdx.x·blockDim.x) + o`
-    /// with `o` a constant: `(cT, cB, o)`.
-    fn thread_terms(&self, v: Value, depth: u32) -> Option<(i64, i64, i64)> {
-        use parc_ir::Dim;
-        if depth > 16 {
-            return None;
-        }
-        let ValueDef::Result(i) = self.p.value_def(v) else {
-            return None;
-        };
-        let is = |v: Value, want: Intrinsic| {
-            matches!(self.p.value_def(v), ValueDef::Result(d)
-                if matches!(self.p.inst(d), InstKind::Intrinsic { op, .. } if *op == want))
-        };
-        let scale = |(t, b, o): (i64, i64, i64), c: i64| {
-            Some((t.checked_mul(c)?, b.checked_mul(c)?, o.checked_mul(c)?))
-        };
-        let add = |(t0, b0, o0): (i64, i64, i64), (t1, b1, o1): (i64, i64, i64)| {
-            Some((
-                t0.checked_add(t1)?,
-                b0.checked_add(b1)?,
-                o0.checked_add(o1)?,
-            ))
-        };
-        match self.p.inst(i) {
-            InstKind::Iconst(c) => Some((0, 0, *c)),
-            InstKind::Intrinsic {
-                op: Intrinsic::ThreadIdx(Dim::X),
-                ..
-            } => Some((1, 0, 0)),
-            InstKind::Cast(CastOp::Sext | CastOp::Zext, x) => self.thread_terms(*x, depth + 1),
-            InstKind::Binary(BinaryOp::Imul, a, b) => {
-                let (bx, bd) = (Intrinsic::BlockIdx(Dim::X), Intrinsic::BlockDim(Dim::X));
-                if (is(*a, bx) && is(*b, bd)) || (is(*a, bd) && is(*b, bx)) {
-                    return Some((0, 1, 0));
-                }
-                if let Some(c) = self.p.const_int(*b) {
-                    return scale(self.thread_terms(*a, depth + 1)?, c);
-                }
-                let c = self.p.const_int(*a)?;
-                scale(self.thread_terms(*b, depth + 1)?, c)
-            }
-            InstKind::Binary(BinaryOp::Shl, a, b) => {
-                let c = self.p.const_int(*b)?;
-                if !(0..32).contains(&c) {
-                    return None;
-                }
-                scale(self.thread_terms(*a, depth + 1)?, 1 << c)
-            }
-            InstKind::Binary(BinaryOp::Iadd, a, b) => add(
-                self.thread_terms(*a, depth + 1)?,
-                self.thread_terms(*b, depth + 1)?,
-            ),
-            InstKind::Binary(BinaryOp::Isub, a, b) => add(
-                self.thread_terms(*a, depth + 1)?,
-                scale(self.thread_terms(*b, depth + 1)?, -1)?,
-            ),
-            _ => None,
-        }
-    }
-
-    /// `v` as `cT·threadIdx.x + cB·(blockIdx.x·blockDim.x) + k` with `k`
-    /// the same in every thread of a launch: `(cT, cB)`.
-    fn thread_affine(&self, v: Value, depth: u32) -> Option<(i64, i64)> {
-        if depth > 16 {
-            return None;
-        }
-        let entry = self.p.layout[0];
-        let i = match self.p.value_def(v) {
-            ValueDef::Param(b, _) => return (b == entry).then_some((0, 0)),
-            ValueDef::Result(i) => i,
-        };
-        let is = |v: Value, want: Intrinsic| {
-            matches!(self.p.value_def(v), ValueDef::Result(d)
-                if matches!(self.p.inst(d), InstKind::Intrinsic { op, .. } if *op == want))
-        };
-        use parc_ir::Dim;
-        let scale = |(t, b): (i64, i64), c: i64| Some((t.checked_mul(c)?, b.checked_mul(c)?));
-        match self.p.inst(i) {
-            InstKind::Iconst(_) => Some((0, 0)),
-            InstKind::Intrinsic { op, .. } => match op {
-                Intrinsic::ThreadIdx(Dim::X) => Some((1, 0)),
-                Intrinsic::BlockDim(_) | Intrinsic::GridDim(_) => Some((0, 0)),
-                _ => None,
-            },
-            InstKind::Cast(CastOp::Sext | CastOp::Zext, x) => self.thread_affine(*x, depth + 1),
-            InstKind::Binary(BinaryOp::Imul, a, b) => {
-                let (bx, bd) = (Intrinsic::BlockIdx(Dim::X), Intrinsic::BlockDim(Dim::X));
-                if (is(*a, bx) && is(*b, bd)) || (is(*a, bd) && is(*b, bx)) {
-                    return Some((0, 1));
-                }
-                if let Some(c) = self.p.const_int(*b) {
-                    return scale(self.thread_affine(*a, depth + 1)?, c);
-                }
-                if let Some(c) = self.p.const_int(*a) {
-                    return scale(self.thread_affine(*b, depth + 1)?, c);
-                }
-                let x = self.thread_affine(*a, depth + 1)?;
-                let y = self.thread_affine(*b, depth + 1)?;
-                (x == (0, 0) && y == (0, 0)).then_some((0, 0))
-            }
-            InstKind::Binary(BinaryOp::Shl, a, b) => {
-                let c = self.p.const_int(*b)?;
-                if !(0..32).contains(&c) {
-                    return None;
-                }
-                scale(self.thread_affine(*a, depth + 1)?, 1 << c)
-            }
-            InstKind::Binary(op @ (BinaryOp::Iadd | BinaryOp::Isub), a, b) => {
-                let (x, y) = (
-                    self.thread_affine(*a, depth + 1)?,
-                    self.thread_affine(*b, depth + 1)?,
-                );
-                if *op == BinaryOp::Iadd {
-                    Some((x.0.checked_add(y.0)?, x.1.checked_add(y.1)?))
-                } else {
-                    Some((x.0.checked_sub(y.0)?, x.1.checked_sub(y.1)?))
-                }
-            }
-            InstKind::PtrAdd(a, b) => {
-                let (x, y) = (
-                    self.thread_affine(*a, depth + 1)?,
-                    self.thread_affine(*b, depth + 1)?,
-                );
-                Some((x.0.checked_add(y.0)?, x.1.checked_add(y.1)?))
-            }
-            _ => None,
-        }
-    }
-
     /// The forward of a planned launch: every thread's tape, and `k.fwd`
     /// on them instead of `k`.
     pub(super) fn forward_launch(&mut self, inst: Inst, plan: &LaunchPlan) {
         let InstKind::Launch {
             grid, block, args, ..
-        } = self.p.inst(inst).clone()
+        } = self.plan.p.inst(inst).clone()
         else {
             unreachable!("only launches are planned as launches")
         };
@@ -821,7 +469,7 @@ impl Gen {
     pub(super) fn reverse_launch(&mut self, inst: Inst, plan: &LaunchPlan) {
         let InstKind::Launch {
             grid, block, args, ..
-        } = self.p.inst(inst).clone()
+        } = self.plan.p.inst(inst).clone()
         else {
             unreachable!("only launches are planned as launches")
         };
@@ -913,10 +561,10 @@ impl Gen {
         if !active.is_empty() {
             // The workers' sums, added up in slots of the reverse task
             // this runs in.
-            let home = self.rev_home(self.task_of(self.cur_rev));
+            let home = self.rev_home(self.plan.task_of(self.cur_rev));
             let mut sums = Vec::new();
             for &(_, a) in &active {
-                let ty = self.p.value_type(a);
+                let ty = self.plan.p.value_type(a);
                 let s = self.slot_in(home, ty, None);
                 let zero = self.fconst_(ty, 0.0);
                 self.emit(
@@ -932,7 +580,7 @@ impl Gen {
                 let at = g.binop(BinaryOp::Imul, w, row);
                 let theirs = g.ev(InstKind::PtrAdd(dacc, at), Type::Ptr);
                 for (&(j, a), &s) in active.iter().zip(&sums) {
-                    let ty = g.p.value_type(a);
+                    let ty = g.plan.p.value_type(a);
                     let from = g.offset(theirs, 8 * j as i64);
                     let x = g.ev(InstKind::Load(from), ty);
                     let sum = g.ev(InstKind::Load(s), ty);
@@ -941,7 +589,7 @@ impl Gen {
                 }
             });
             for (&(_, a), &s) in active.iter().zip(&sums) {
-                let ty = self.p.value_type(a);
+                let ty = self.plan.p.value_type(a);
                 let d = self.ev(InstKind::Load(s), ty);
                 self.add_adj(a, d);
             }
@@ -960,7 +608,7 @@ impl Gen {
 
     /// True where a block's threads run concurrently (a GPU).
     fn concurrent(&self) -> bool {
-        self.block_threads == crate::BlockThreads::Concurrent
+        self.plan.block_threads == crate::BlockThreads::Concurrent
     }
 
     /// `bytes` of memory (`zeroed` or not) that the generated kernels
@@ -1011,33 +659,7 @@ impl Gen {
 
 #[cfg(test)]
 mod tests {
-    use super::{Band, kernel_of_body};
-
-    /// `Band::updaters` against a search over a wide range of threads:
-    /// the plain-or-atomic test of a banded update (`Gen::banded_update`)
-    /// is only as right as the first and last thread it names.
-    #[test]
-    fn band_updaters_are_exactly_the_threads_touching_the_bytes() {
-        for stride in [-16i64, -8, 4, 8, 16, 24] {
-            for lo in -40i64..=0 {
-                for hi in lo + 1..=lo + 48 {
-                    let band = Band { stride, lo, hi };
-                    for size in [1i64, 4, 8] {
-                        for o in lo..=hi - size {
-                            let meets = |d: i64| stride * d + lo < o + size && o < stride * d + hi;
-                            let touching: Vec<i64> = (-100..=100).filter(|&d| meets(d)).collect();
-                            let want = (touching[0], touching[touching.len() - 1]);
-                            assert_eq!(
-                                band.updaters(o, size),
-                                want,
-                                "{band:?}, {size} bytes at {o}"
-                            );
-                        }
-                    }
-                }
-            }
-        }
-    }
+    use super::kernel_of_body;
 
     #[test]
     fn body_names_give_their_kernel() {

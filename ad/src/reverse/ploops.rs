@@ -4,7 +4,7 @@
 
 use super::*;
 
-impl Gen {
+impl Gen<'_> {
     /// The worker running loop `l`'s reverse task, as an `i64`.
     pub(super) fn task_worker(&mut self, l: usize) -> Value {
         if let Some(w) = self.rl[l].worker {
@@ -142,8 +142,8 @@ impl Gen {
     pub(super) fn size_arrays(&mut self, l: usize) {
         let saved = (self.cur, self.cur_rev, self.ctx_loop);
         self.cur = self.rl[l].pre;
-        self.cur_rev = Some(self.ploops[l].exit);
-        self.ctx_loop = self.ploops[l].parent;
+        self.cur_rev = Some(self.plan.ploops[l].exit);
+        self.ctx_loop = self.plan.ploops[l].parent;
         for a in 0..self.rl[l].arrays.len() {
             let (ty, regions) = {
                 let r = &self.rl[l].arrays[a];
@@ -260,7 +260,7 @@ impl Gen {
         if bands.is_empty() {
             return None;
         }
-        let lp = self.ploops[l].clone();
+        let lp = self.plan.ploops[l].clone();
         let saved = (self.cur_rev, self.ctx_loop);
         self.cur_rev = Some(lp.exit);
         self.ctx_loop = lp.parent;
@@ -474,15 +474,7 @@ impl Gen {
     }
 
     /// Adds `x` to worker `worker_id`'s partial sum for `target` in loop `l`.
-    pub(super) fn reduce(
-        &mut self,
-        l: usize,
-        target: RedTarget,
-        ty: Type,
-        x: Value,
-        class: AccumulationClass,
-        reason: String,
-    ) {
+    pub(super) fn reduce(&mut self, l: usize, target: RedTarget, ty: Type, x: Value) {
         let key = match target {
             RedTarget::Ssa(v) => (Some(v), None),
             RedTarget::Mem { ptr, .. } => (None, Some(ptr)),
@@ -495,12 +487,6 @@ impl Gen {
         let local = match existing {
             Some(b) => b,
             None => {
-                if let Some(inst) = match target {
-                    RedTarget::Mem { inst, .. } => Some(inst),
-                    RedTarget::Ssa(_) => self.cur_inst,
-                } {
-                    self.site(inst, class, reason);
-                }
                 let pre = self.rl[l].pre;
                 let nw = self.rl[l].nw;
                 let stride =
@@ -542,7 +528,7 @@ impl Gen {
 
     /// In the forward copy of `pre`: the trip count and the tape array.
     pub(super) fn forward_tapes(&mut self, i: usize) {
-        let l = self.ploops[i].clone();
+        let l = self.plan.ploops[i].clone();
         let lo = self.fwd_i64(l.lo, l.signed);
         let hi = self.fwd_i64(l.hi, l.signed);
         let step = self.fwd_i64(l.step, l.signed);
@@ -581,7 +567,7 @@ impl Gen {
         );
         self.rl[i].tapes_fwd = Some(tapes);
         self.rl[i].trip_fwd = Some(trip);
-        if let Some(loops) = self.sized_task(i) {
+        if let Some(loops) = self.plan.sized_tasks[i].clone() {
             let (mut slots, si) = self.slots_placeholder();
             for (j, test) in loops {
                 let runs = self.header_runs(test);
@@ -606,50 +592,9 @@ impl Gen {
         }
     }
 
-    /// The counted loops of loop `i`'s task, with their exit tests, if the
-    /// task records a number of slots per iteration that is bounded before
-    /// the loop starts: it calls no augmented forward (which records as
-    /// much as its inputs ask) and spawns nothing, and every loop headed in it is a counted
-    /// loop that reserves its records (innermost, so they do not nest)
-    /// with a first value and a bound computed before the parallel loop.
-    /// Each block outside those loops runs at most once per iteration.
-    pub(super) fn sized_task(&self, i: usize) -> Option<Vec<(usize, frames::ExitTest)>> {
-        let l = &self.ploops[i];
-        let tb = &l.task_blocks;
-        let calls = self
-            .calls
-            .keys()
-            .any(|inst| self.inst_block.get(inst).is_some_and(|b| tb.contains(b)));
-        // A spawned task inside records onto tapes of its own.
-        if calls || self.spawns.iter().any(|sp| tb.contains(&sp.detach)) {
-            return None;
-        }
-        let before = |v: Value| {
-            let b = match self.p.value_def(v) {
-                ValueDef::Param(b, _) => Some(b),
-                ValueDef::Result(inst) => self.inst_block.get(&inst).copied(),
-            };
-            b.is_some_and(|b| self.an.domtree.dominates(b, l.pre))
-        };
-        let mut loops = Vec::new();
-        for lp in self.an.loops.loops() {
-            let h = self.an.loops.data(lp).header;
-            if !tb.contains(&h) {
-                continue;
-            }
-            let j = self.counted.iter().position(|c| c.header == h)?;
-            let test = self.reservable(j)?;
-            if !(before(test.lo) && before(test.bound)) {
-                return None;
-            }
-            loops.push((j, test));
-        }
-        Some(loops)
-    }
-
     /// At the start of the forward copy of the task: this iteration's tape.
     pub(super) fn forward_task_tape(&mut self, i: usize) {
-        let l = self.ploops[i].clone();
+        let l = self.plan.ploops[i].clone();
         let iv = self.fwd_i64(l.iv, l.signed);
         let lo = self.fwd_i64(l.lo, l.signed);
         let step = self.fwd_i64(l.step, l.signed);
@@ -805,7 +750,7 @@ impl Gen {
     /// Fills in loop `i`'s reverse: the header, the task's tape, and after
     /// the sync the combination of partial sums and the way on to `pre`.
     pub(super) fn finish_rev_loop(&mut self, i: usize) {
-        let l = self.ploops[i].clone();
+        let l = self.plan.ploops[i].clone();
         let (Some(tapes), Some(trip)) = (self.rl[i].tapes_rev, self.rl[i].trip_rev) else {
             return; // the loop's exit reaches no return: no reverse
         };

@@ -4,14 +4,14 @@
 
 use super::*;
 
-impl Gen {
+impl Gen<'_> {
     /// Creates the blocks of spawn site `i`'s reverse (filled in later).
     pub(super) fn create_rev_spawn(&mut self, i: usize) {
-        let region = self.spawns[i].region;
+        let region = self.plan.spawns[i].region;
         let rsr = match self
             .rs
             .iter()
-            .zip(&self.spawns)
+            .zip(&self.plan.spawns)
             .find(|(_, sp)| sp.region == region)
         {
             Some((r, _)) => r.rsr,
@@ -50,7 +50,7 @@ impl Gen {
             },
             None,
         );
-        if self.spawns[i].multi {
+        if self.plan.spawns[i].multi {
             let zero = self.iconst(Type::I64, 0);
             for off in [crate::tape::LEN, crate::tape::CAP] {
                 let p = self.offset(slot, off);
@@ -77,7 +77,7 @@ impl Gen {
             Type::Ptr,
         );
         let slot = self.rs[i].slot.expect("slots are made at the entry");
-        let at = if self.spawns[i].multi {
+        let at = if self.plan.spawns[i].multi {
             let one = self.iconst(Type::I64, 1);
             self.emit(
                 InstKind::Call {
@@ -105,7 +105,7 @@ impl Gen {
     pub(super) fn forward_take_tape(&mut self, i: usize) {
         let slot = self.rs[i].slot.expect("slots are made at the entry");
         let taken = self.ev(InstKind::Load(slot), Type::Ptr);
-        if self.spawns[i].multi {
+        if self.plan.spawns[i].multi {
             let len = self.offset(slot, crate::tape::LEN);
             let len = self.ev(InstKind::Load(len), Type::I64);
             self.rs[i].taken_len_fwd = Some(len);
@@ -117,7 +117,7 @@ impl Gen {
     /// At the reverse of the sync: spawn the reverse of task `i` if it ran
     /// (once per tape in its list, for a site in a loop).
     pub(super) fn spawn_reverse_task(&mut self, i: usize) {
-        if self.spawns[i].multi {
+        if self.plan.spawns[i].multi {
             self.spawn_reverse_tasks(i);
             return;
         }
@@ -179,7 +179,7 @@ impl Gen {
         let ti = self.rs[i].tape_inst;
         *self.g.inst_mut(ti) = InstKind::PtrAdd(tape, zero);
         self.g.blocks[rtask].insts.push(ti);
-        let start = self.rpop[&self.spawns[i].reattach];
+        let start = self.rpop[&self.plan.spawns[i].reattach];
         self.g
             .append_inst(rtask, InstKind::Jump(BlockCall::to(start)), None);
         self.cur = next;
@@ -190,11 +190,11 @@ impl Gen {
     pub(super) fn finish_rev_spawn(&mut self, i: usize) {
         let (merge, resume) = (self.rs[i].merge, self.rs[i].resume);
         self.cur = merge;
-        self.cur_rev = Some(self.spawns[i].detach);
-        self.ctx_loop = self.loop_of.get(&self.spawns[i].detach).copied();
+        self.cur_rev = Some(self.plan.spawns[i].detach);
+        self.ctx_loop = self.plan.loop_of.get(&self.plan.spawns[i].detach).copied();
         let accs = std::mem::take(&mut self.rs[i].accs);
         for &(v, a) in &accs {
-            let ty = self.p.value_type(v);
+            let ty = self.plan.p.value_type(v);
             let x = self.ev(InstKind::Load(a), ty);
             let z = self.fconst_(ty, 0.0);
             self.emit(InstKind::Store { value: z, ptr: a }, None);
