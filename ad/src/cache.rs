@@ -50,9 +50,9 @@
 //! stays below `bound`); then a forward loop whose results nobody needs
 //! is left with nothing to compute.
 
-use crate::activity::{ActivityInfo, Root};
+use crate::activity::{ActivityInfo, Root, branch_dests};
 use crate::parallel::PLoop;
-use crate::plan::Plan;
+use crate::plan::{Mode, Plan};
 use parc_ir::analysis::FunctionAnalyses;
 use parc_ir::{BinaryOp, Block, BlockCall, Function, InstKind, Intrinsic, Value, ValueDef};
 use std::collections::{HashMap, HashSet};
@@ -462,4 +462,450 @@ fn sized_task(plan: &Plan, i: usize) -> Option<Vec<(usize, ExitTest)>> {
         loops.push((j, test));
     }
     Some(loops)
+}
+
+// ----- record or recompute, as the reverse is generated
+
+/// How deep a chain of instructions the reverse recomputes instead of
+/// recording its result: deep enough for an n-body distance (index, address,
+/// load, difference, squares, sum, `sqrt`), short enough to keep each
+/// reverse iteration's recomputation small.
+pub(crate) const MAX_RECOMPUTE_DEPTH: u32 = 16;
+
+/// An instruction whose value the reverse recomputes wherever it needs it:
+/// a constant, an address of a global or function, or where the thread
+/// is in its grid. The last two must not be recorded: a kernel launch's
+/// reverse runs in another launch (see `launches.rs`), whose `__shared__`
+/// arrays are at other addresses, on the same threads.
+pub(crate) fn is_position(kind: &InstKind) -> bool {
+    matches!(
+        kind,
+        InstKind::Iconst(_)
+            | InstKind::Fconst(_)
+            | InstKind::GlobalAddr(_)
+            | InstKind::FuncAddr(_)
+            | InstKind::Intrinsic {
+                op: Intrinsic::ThreadIdx(_)
+                    | Intrinsic::BlockIdx(_)
+                    | Intrinsic::BlockDim(_)
+                    | Intrinsic::GridDim(_),
+                ..
+            }
+    )
+}
+
+/// An induction variable the reverse recomputes.
+#[derive(Clone, Copy)]
+pub(crate) enum Iv {
+    /// Header parameter `p` of counted loop `i`.
+    Counted(usize, Value),
+    /// The index of parallel loop `i`.
+    Parallel(usize),
+}
+
+/// How the reverse code of a block gets a forward value it needs (see
+/// the module doc), as [`Sweep::obtain`] decides.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Obtain {
+    /// No record: a constant (emitted again), a parameter, or a value the
+    /// reverse uses directly.
+    Free,
+    /// Popped from the block's frame already.
+    Popped(Value),
+    /// Computed again from values obtainable without a new record in the
+    /// block's own frame.
+    Recompute,
+    /// Recorded once at the exit of the loop that starts at `Block` (the
+    /// outermost loop around the block that does not define it).
+    RecordAt(Block),
+    /// The cheapest values to record instead (a minimum cut, `mincut.rs`):
+    /// record them in the block's frame, then recompute the value if
+    /// [`Sweep::cheap`] allows, else record it too.
+    RecordCut(Vec<Value>),
+    /// Recorded in the block's own frame.
+    Record,
+}
+
+/// What the generator has made so far that the record-or-recompute
+/// decisions read: the work function, its forward copies of primal
+/// values, and what each reverse block has popped.
+pub(crate) struct Sweep<'a> {
+    pub plan: &'a Plan,
+    /// The work function being generated.
+    pub g: &'a Function,
+    /// Primal values to their forward copies, and back.
+    pub fwd: &'a HashMap<Value, Value>,
+    pub fwd_inv: &'a HashMap<Value, Value>,
+    /// The primal block of each forward value.
+    pub origin: &'a HashMap<Value, Block>,
+    /// Split mode: the reverse entry, whose parameters are free.
+    pub rentry: Option<Block>,
+    /// The values each primal block's reverse has popped (or recorded in
+    /// an enclosing loop's frame).
+    pub pop_cache: &'a HashMap<(Block, Value), Value>,
+}
+
+impl Sweep<'_> {
+    /// How the reverse of primal block `b` gets forward value `gv`.
+    pub(crate) fn obtain(&self, b: Block, gv: Value) -> Obtain {
+        if self.is_free(gv) {
+            return Obtain::Free;
+        }
+        if let Some(&v) = self.pop_cache.get(&(b, gv)) {
+            return Obtain::Popped(v);
+        }
+        if self.cheap(b, gv, 0) {
+            return Obtain::Recompute;
+        }
+        if let Some(at) = self.hoist_target(b, gv) {
+            // Once per execution of the loop: cheaper than any cut inside.
+            return Obtain::RecordAt(at);
+        }
+        let cut = self.cheapest_records(b, gv);
+        if cut != [gv] {
+            return Obtain::RecordCut(cut);
+        }
+        Obtain::Record
+    }
+
+    fn fv(&self, v: Value) -> Value {
+        self.fwd[&v]
+    }
+
+    /// The values whose records let the reverse of `b` rebuild `gv` most
+    /// cheaply (see `mincut.rs`): the graph is what `gv` is computed from
+    /// through instructions the reverse may repeat, down to values it
+    /// already has (which cost nothing and are left out).
+    fn cheapest_records(&self, b: Block, gv: Value) -> Vec<Value> {
+        let mut vals = vec![gv];
+        let mut index: HashMap<Value, usize> = HashMap::from([(gv, 0)]);
+        let mut edges = Vec::new();
+        let mut sources = Vec::new();
+        let mut stack = vec![(gv, 0u32)];
+        while let Some((v, depth)) = stack.pop() {
+            let i = index[&v];
+            let ops = self
+                .recompute_operands(v)
+                .filter(|_| depth < MAX_RECOMPUTE_DEPTH);
+            let Some(ops) = ops else {
+                sources.push(i);
+                continue;
+            };
+            for op in ops {
+                if self.cheap(b, op, 0) {
+                    continue;
+                }
+                let j = match index.get(&op) {
+                    Some(&j) => j,
+                    None => {
+                        vals.push(op);
+                        index.insert(op, vals.len() - 1);
+                        stack.push((op, depth + 1));
+                        vals.len() - 1
+                    }
+                };
+                edges.push((j, i));
+            }
+        }
+        let costs = vec![1; vals.len()];
+        crate::mincut::cheapest_records(&costs, &edges, &sources, 0)
+            .into_iter()
+            .map(|i| vals[i])
+            .collect()
+    }
+
+    /// The operands from which the reverse may compute forward value `v`
+    /// again (the instructions `cheap` accepts), or `None`.
+    fn recompute_operands(&self, v: Value) -> Option<Vec<Value>> {
+        let ValueDef::Result(i) = self.g.value_def(v) else {
+            return None;
+        };
+        match self.g.inst(i) {
+            InstKind::Binary(_, x, y)
+            | InstKind::PtrAdd(x, y)
+            | InstKind::Icmp(_, x, y)
+            | InstKind::Fcmp(_, x, y) => Some(vec![*x, *y]),
+            InstKind::Unary(_, x) | InstKind::Cast(_, x) => Some(vec![*x]),
+            InstKind::Select(c, x, y) => Some(vec![*c, *x, *y]),
+            InstKind::Load(ptr) if self.reloadable(v) => Some(vec![*ptr]),
+            InstKind::Intrinsic { op, args } if op.is_cheap_arithmetic() => Some(args.clone()),
+            InstKind::Intrinsic { args, .. } if self.paired_trig(v) => Some(args.clone()),
+            _ => None,
+        }
+    }
+
+    /// True if forward value `gv` is a `sin x` or `cos x` whose adjoint
+    /// rule computes the other of the two in the reverse: computed again
+    /// there, beside the rule's call, it costs little (the backend makes one
+    /// `sincos` call of a `sin` and a `cos` of one value in one block) and
+    /// saves a record — and the forward may then not need it at all.
+    fn paired_trig(&self, gv: Value) -> bool {
+        let ValueDef::Result(i) = self.g.value_def(gv) else {
+            return false;
+        };
+        matches!(
+            self.g.inst(i),
+            InstKind::Intrinsic {
+                op: Intrinsic::Sin | Intrinsic::Cos,
+                ..
+            }
+        ) && self
+            .fwd_inv
+            .get(&gv)
+            .is_some_and(|&pv| self.plan.act.is_varied(pv))
+    }
+
+    pub(crate) fn is_free(&self, gv: Value) -> bool {
+        let fentry = self.g.layout[0];
+        match self.g.value_def(gv) {
+            ValueDef::Param(b, _) if b == fentry || Some(b) == self.rentry => return true,
+            ValueDef::Result(i) if is_position(self.g.inst(i)) => return true,
+            _ => {}
+        }
+        self.plan.mode == Mode::Combined
+            && self
+                .origin
+                .get(&gv)
+                .is_some_and(|b| self.plan.avail.contains(b))
+    }
+
+    /// Where a value needed by the reverse of `b` is better recorded: at
+    /// the exit of the outermost loop around `b` that does not define it
+    /// (once per execution of the loop instead of once per iteration).
+    /// Spawned tasks are a barrier: their reverse runs on a tape of their
+    /// own while the parent's is in use.
+    pub(crate) fn hoist_target(&self, b: Block, gv: Value) -> Option<Block> {
+        let d = *self.origin.get(&gv)?;
+        let mut around: Vec<(usize, Option<Block>, bool)> = Vec::new();
+        for c in &self.plan.counted {
+            if c.blocks.contains(&b) {
+                around.push((c.blocks.len(), Some(c.exit), c.blocks.contains(&d)));
+            }
+        }
+        for l in &self.plan.ploops {
+            if l.task_blocks.contains(&b) {
+                around.push((
+                    l.loop_blocks.len(),
+                    Some(l.exit),
+                    l.loop_blocks.contains(&d),
+                ));
+            }
+        }
+        for sp in &self.plan.spawns {
+            if sp.task_blocks.contains(&b) {
+                around.push((sp.task_blocks.len(), None, true));
+            }
+        }
+        around.sort_by_key(|a| a.0);
+        let mut target = None;
+        for (_, exit, defines) in around {
+            match exit {
+                Some(x) if !defines => target = Some(x),
+                _ => break,
+            }
+        }
+        target
+    }
+
+    /// The counted loop or parallel loop of which `gv` (a forward value)
+    /// is an induction variable that the reverse of `b` can recompute.
+    pub(crate) fn iv_of(&self, b: Block, gv: Value) -> Option<Iv> {
+        let p = *self.fwd_inv.get(&gv)?;
+        for (i, c) in self.plan.counted.iter().enumerate() {
+            if c.ivs.contains_key(&p) && c.blocks.contains(&b) {
+                return Some(Iv::Counted(i, p));
+            }
+        }
+        for (i, l) in self.plan.ploops.iter().enumerate() {
+            if l.iv == p && l.task_blocks.contains(&b) {
+                return Some(Iv::Parallel(i));
+            }
+        }
+        None
+    }
+
+    /// True if the reverse of `b` can obtain `gv` without a new record in
+    /// its own frame (see `cache.rs`).
+    pub(crate) fn cheap(&self, b: Block, gv: Value, depth: u32) -> bool {
+        self.cheap_with(b, gv, depth, true)
+    }
+
+    /// [`Self::cheap`], where `hoist` says whether a record at a loop's exit
+    /// counts as cheap; without it, only values that need no record at all.
+    pub(crate) fn cheap_with(&self, b: Block, gv: Value, depth: u32, hoist: bool) -> bool {
+        self.cheap_memo(b, gv, depth, hoist, &mut HashMap::new())
+    }
+
+    /// The walk behind [`Self::cheap_with`]; `memo` keeps each value's
+    /// answer, so a DAG of shared operands (`x * x`) is walked once.
+    fn cheap_memo(
+        &self,
+        b: Block,
+        gv: Value,
+        depth: u32,
+        hoist: bool,
+        memo: &mut HashMap<Value, bool>,
+    ) -> bool {
+        if let Some(&known) = memo.get(&gv) {
+            return known;
+        }
+        let answer = self.cheap_step(b, gv, depth, hoist, memo);
+        memo.insert(gv, answer);
+        answer
+    }
+
+    fn cheap_step(
+        &self,
+        b: Block,
+        gv: Value,
+        depth: u32,
+        hoist: bool,
+        memo: &mut HashMap<Value, bool>,
+    ) -> bool {
+        if self.is_free(gv) || self.pop_cache.contains_key(&(b, gv)) {
+            return true;
+        }
+        if depth > MAX_RECOMPUTE_DEPTH {
+            return false;
+        }
+        if (hoist && self.hoist_target(b, gv).is_some()) || self.iv_of(b, gv).is_some() {
+            return true;
+        }
+        if let Some((c, t, f)) = self.param_by_condition(gv) {
+            return self.cheap_memo(b, c, depth + 1, hoist, memo)
+                && [t, f].into_iter().all(|a| {
+                    self.cheap_memo(b, a, depth + 1, hoist, memo) && !self.may_trap(b, a, depth + 1)
+                });
+        }
+        let ValueDef::Result(i) = self.g.value_def(gv) else {
+            return false;
+        };
+        match self.g.inst(i) {
+            InstKind::Binary(_, x, y) => {
+                self.cheap_memo(b, *x, depth + 1, hoist, memo)
+                    && self.cheap_memo(b, *y, depth + 1, hoist, memo)
+            }
+            InstKind::Unary(_, x) | InstKind::Cast(_, x) => {
+                self.cheap_memo(b, *x, depth + 1, hoist, memo)
+            }
+            InstKind::PtrAdd(x, y) => {
+                self.cheap_memo(b, *x, depth + 1, hoist, memo)
+                    && self.cheap_memo(b, *y, depth + 1, hoist, memo)
+            }
+            InstKind::Icmp(_, x, y) | InstKind::Fcmp(_, x, y) => {
+                self.cheap_memo(b, *x, depth + 1, hoist, memo)
+                    && self.cheap_memo(b, *y, depth + 1, hoist, memo)
+            }
+            InstKind::Select(c, x, y) => {
+                self.cheap_memo(b, *c, depth + 1, hoist, memo)
+                    && self.cheap_memo(b, *x, depth + 1, hoist, memo)
+                    && self.cheap_memo(b, *y, depth + 1, hoist, memo)
+            }
+            InstKind::Load(ptr) => {
+                self.reloadable(gv) && self.cheap_memo(b, *ptr, depth + 1, hoist, memo)
+            }
+            InstKind::Intrinsic { op, args }
+                if op.is_cheap_arithmetic() || self.paired_trig(gv) =>
+            {
+                args.iter()
+                    .all(|&a| self.cheap_memo(b, a, depth + 1, hoist, memo))
+            }
+            _ => false,
+        }
+    }
+
+    /// A parameter of a join with two incoming edges that the latest
+    /// branch on one condition decided (see [`Self::join`]),
+    /// as that condition and the arguments of the true and the false edge
+    /// (forward values): `gv` is `select(c, t, f)`, as C's `a && b` is.
+    /// The argument of the way not taken was never computed, so it may be
+    /// recomputed only if that cannot fault ([`Self::may_trap`]).
+    pub(crate) fn param_by_condition(&self, gv: Value) -> Option<(Value, Value, Value)> {
+        let &pv = self.fwd_inv.get(&gv)?;
+        let ValueDef::Param(join, k) = self.plan.p.value_def(pv) else {
+            return None;
+        };
+        if join == self.plan.p.layout[0] || self.iv_of(join, gv).is_some() {
+            return None;
+        }
+        let edges = self.plan.edges.get(&join)?;
+        let (c, on_true, on_false) = self.join(join)?;
+        let arg = |(pred, slot): (Block, usize)| -> Option<Value> {
+            let term = self.plan.p.terminator(pred)?;
+            let kind = self.plan.p.inst(term);
+            let (_, args) = branch_dests(kind).into_iter().nth(slot)?;
+            args.get(k as usize).map(|&a| self.fv(a))
+        };
+        Some((c, arg(edges[on_true])?, arg(edges[on_false])?))
+    }
+
+    /// True if the reverse of `b` recomputing forward value `gv` (which
+    /// [`Self::cheap`] allows) may fault: a division, a load.
+    fn may_trap(&self, b: Block, gv: Value, depth: u32) -> bool {
+        if self.is_free(gv)
+            || self.pop_cache.contains_key(&(b, gv))
+            || self.iv_of(b, gv).is_some()
+            || self.hoist_target(b, gv).is_some()
+        {
+            return false;
+        }
+        if depth > MAX_RECOMPUTE_DEPTH {
+            return true;
+        }
+        if let Some((c, t, f)) = self.param_by_condition(gv) {
+            return [c, t, f]
+                .into_iter()
+                .any(|v| self.may_trap(b, v, depth + 1));
+        }
+        let ValueDef::Result(i) = self.g.value_def(gv) else {
+            return true;
+        };
+        let kind = self.g.inst(i);
+        let traps = match kind {
+            InstKind::Binary(op, ..) => matches!(
+                op,
+                BinaryOp::Sdiv | BinaryOp::Udiv | BinaryOp::Srem | BinaryOp::Urem
+            ),
+            InstKind::Unary(..)
+            | InstKind::Cast(..)
+            | InstKind::PtrAdd(..)
+            | InstKind::Icmp(..)
+            | InstKind::Fcmp(..)
+            | InstKind::Select(..)
+            | InstKind::Iconst(_)
+            | InstKind::Fconst(_) => false,
+            InstKind::Intrinsic { op, .. } => !op.is_cheap_arithmetic(),
+            _ => true,
+        };
+        let mut ops = Vec::new();
+        kind.for_each_operand(|v| ops.push(v));
+        traps || ops.into_iter().any(|v| self.may_trap(b, v, depth + 1))
+    }
+
+    /// True if forward load `gv` reads memory that nothing writes before
+    /// the reverse sweep runs: only in combined mode (in split mode the
+    /// caller runs between `.aug` and `.rev`).
+    fn reloadable(&self, gv: Value) -> bool {
+        if self.plan.mode != Mode::Combined {
+            return false;
+        }
+        let Some(&r) = self.fwd_inv.get(&gv) else {
+            return false;
+        };
+        let ValueDef::Result(i) = self.plan.p.value_def(r) else {
+            return false;
+        };
+        let InstKind::Load(ptr) = self.plan.p.inst(i) else {
+            return false;
+        };
+        self.plan.writes.unchanged(&self.plan.act, *ptr)
+    }
+
+    /// The join `b`'s way in as the plan recomputes it from a branch
+    /// condition (see `Plan::joins`): the forward condition and the
+    /// indices (into `plan.edges`) of the true and false edges.
+    pub(crate) fn join(&self, b: Block) -> Option<(Value, usize, usize)> {
+        let &(cond, on_true, on_false) = self.plan.joins.get(&b)?;
+        Some((self.fv(cond), on_true, on_false))
+    }
 }
