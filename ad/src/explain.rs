@@ -1,8 +1,12 @@
 //! What the AD explains: readable names of primal values (for the
-//! reasons of accumulation decisions), and the text of a [`Plan`].
+//! reasons of accumulation decisions), and the text of a [`Plan`]
+//! (its `Display`: every decision of the plan, one a line).
 
-use crate::plan::Plan;
-use parc_ir::{BinaryOp, InstKind, UnaryOp, Value, ValueDef};
+use crate::plan::{Mode, Plan, Request};
+use crate::policy::{Action, ReductionOf};
+use parc_ir::print::activity_name;
+use parc_ir::{BinaryOp, Inst, InstKind, UnaryOp, Value, ValueDef};
+use std::fmt;
 
 /// A readable name for a primal value in reasons: a parameter's or
 /// local's source name, `a[..]` for an address into `a`, or a small
@@ -88,5 +92,237 @@ fn expr_name(plan: &Plan, v: Value, depth: u32) -> Option<String> {
             Some(format!("{}({})", op.name(), args?.join(", ")))
         }
         _ => None,
+    }
+}
+
+/// Where instruction `inst` came from: ` (line L)` when the source
+/// position is known.
+fn at_line(plan: &Plan, inst: Inst) -> String {
+    let loc = plan.p.locs[inst];
+    if loc.is_known() {
+        format!(" (line {})", loc.line)
+    } else {
+        String::new()
+    }
+}
+
+fn sorted<T: Copy + Ord>(items: impl IntoIterator<Item = T>) -> Vec<T> {
+    let mut v: Vec<T> = items.into_iter().collect();
+    v.sort();
+    v
+}
+
+fn list<T: fmt::Display>(items: impl IntoIterator<Item = T>) -> String {
+    let words: Vec<String> = items.into_iter().map(|t| t.to_string()).collect();
+    if words.is_empty() {
+        "none".to_string()
+    } else {
+        words.join(" ")
+    }
+}
+
+fn action_name(plan: &Plan, a: &Action) -> String {
+    match a {
+        Action::Add => "plain add".into(),
+        Action::AddInBand(_) => "plain add, chunks a band wide in two phases".into(),
+        Action::AddBeside(_) => "plain add beside a band".into(),
+        Action::Atomic => "atomic add".into(),
+        Action::Reduce => "per-worker partial sum".into(),
+        Action::ReduceArray(r) => format!(
+            "per-worker copies of a region of {}",
+            value_name(plan, r.base)
+        ),
+        Action::ThreadBand { first, last } => {
+            format!("plain add where threads gid{first:+}..=gid{last:+} share the block")
+        }
+    }
+}
+
+/// The whole plan, one decision a line, in a fixed order (what
+/// `ad/tests/plans.rs` reads; `--explain-ad` prints only the
+/// accumulation sites).
+impl fmt::Display for Plan {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let p = &self.p;
+        let mode = match self.mode {
+            Mode::Combined => "combined".to_string(),
+            Mode::Split { ret_active, atomic } => format!(
+                "split{}{}",
+                if ret_active { ", active return" } else { "" },
+                if atomic { ", atomic" } else { "" }
+            ),
+        };
+        writeln!(f, "plan of @{} ({mode})", p.name)?;
+        let entry = p.layout[0];
+        let params: Vec<String> = p.blocks[entry]
+            .params
+            .iter()
+            .enumerate()
+            .zip(&self.acts)
+            .map(|((n, &v), &a)| {
+                let name = p
+                    .param_name(n)
+                    .map_or_else(|| format!("arg{n}"), str::to_string);
+                let mut s = format!("{name}: {}", activity_name(a));
+                if self.act.is_varied(v) {
+                    s.push_str(", varied");
+                }
+                if self.act.is_shadowed(v) {
+                    s.push_str(", shadowed");
+                }
+                s
+            })
+            .collect();
+        writeln!(f, "  parameters: {}", params.join("; "))?;
+        writeln!(
+            f,
+            "  blocks: {} reachable, {} reversed, {} used directly by the reverse",
+            self.rpo.len(),
+            self.reversed.len(),
+            self.avail.len()
+        )?;
+        for (i, l) in self.ploops.iter().enumerate() {
+            writeln!(
+                f,
+                "  parallel loop {i}: header {}, index {} from {} to {} step {}{}, {} task blocks{}{}",
+                l.header,
+                value_name(self, l.iv),
+                value_name(self, l.lo),
+                value_name(self, l.hi),
+                value_name(self, l.step),
+                if l.inclusive { " inclusive" } else { "" },
+                l.task_blocks.len(),
+                l.parent
+                    .map_or(String::new(), |pl| format!(", in parallel loop {pl}")),
+                match self.sized_tasks.get(i) {
+                    Some(Some(_)) => ", records per iteration known before the loop",
+                    _ => "",
+                }
+            )?;
+        }
+        for (i, sp) in self.spawns.iter().enumerate() {
+            writeln!(
+                f,
+                "  spawn {i}: detach {}, task {} ({} blocks), continuation {}, sync {}{}",
+                sp.detach,
+                sp.task,
+                sp.task_blocks.len(),
+                sp.cont,
+                sp.sync,
+                if sp.multi {
+                    ", several tasks at once"
+                } else {
+                    ""
+                }
+            )?;
+        }
+        for (i, c) in self.counted.iter().enumerate() {
+            let count = match self.exit_tests.get(i) {
+                Some(Some(t)) => format!(
+                    "iterations counted from its bounds ({} {} {})",
+                    value_name(self, t.iv),
+                    if t.inclusive { "<=" } else { "<" },
+                    value_name(self, t.bound)
+                ),
+                _ => "iteration count recorded".to_string(),
+            };
+            let reserved = match self.reserved.get(i) {
+                Some(Some(_)) => ", records reserved before it starts",
+                _ => "",
+            };
+            writeln!(
+                f,
+                "  counted loop {i}: header {}, exit {}, {} blocks, {} induction variables; {count}{reserved}",
+                c.header,
+                c.exit,
+                c.blocks.len(),
+                c.ivs.len()
+            )?;
+        }
+        for b in sorted(self.joins.keys().copied()) {
+            let (cond, t, e) = self.joins[&b];
+            writeln!(
+                f,
+                "  join {b}: entered by edge {t} if {} holds, else edge {e}",
+                value_name(self, cond)
+            )?;
+        }
+        let in_place: Vec<String> = sorted(self.in_place.iter().copied())
+            .into_iter()
+            .filter(|&i| matches!(p.inst(i), InstKind::Store { .. }))
+            .map(|i| format!("{i}{}", at_line(self, i)))
+            .collect();
+        if !in_place.is_empty() {
+            writeln!(f, "  in-place updates: {}", list(in_place))?;
+        }
+        for i in sorted(self.memcpy_ty.keys().copied()) {
+            writeln!(
+                f,
+                "  memory moved by {i}{}: {}",
+                at_line(self, i),
+                self.memcpy_ty[&i]
+            )?;
+        }
+        for r in &self.requests {
+            match r {
+                Request::Call(i, c) => writeln!(
+                    f,
+                    "  call {i}{}: pair of fn{} ({}){}{}",
+                    at_line(self, *i),
+                    c.callee.as_u32(),
+                    list(c.acts.iter().map(|&a| activity_name(a))),
+                    if c.ret_active { ", active return" } else { "" },
+                    if c.atomic { ", atomic" } else { "" }
+                )?,
+                Request::Launch(i, l) => writeln!(
+                    f,
+                    "  launch {i}{}: kernels for fn{} ({}){}",
+                    at_line(self, *i),
+                    l.kernel.as_u32(),
+                    list(l.acts.iter().map(|&a| activity_name(a))),
+                    if l.one_d { ", 1-D" } else { "" }
+                )?,
+            }
+        }
+        for s in &self.shared {
+            writeln!(
+                f,
+                "  __shared__ {} ({} bytes) has a derivative",
+                s.name, s.size
+            )?;
+        }
+        if let Some(band) = &self.thread_band {
+            writeln!(
+                f,
+                "  thread band: {} phases, {} parameters banded",
+                band.phases,
+                band.bands.len()
+            )?;
+        }
+        for (inst, lp, d) in self.accumulation.decisions() {
+            let within = lp.map_or(String::new(), |l| format!(" in parallel loop {l}"));
+            writeln!(
+                f,
+                "  update of the shadow of {inst}{}{within}: {} ({}): {}",
+                at_line(self, inst),
+                d.class.name(),
+                action_name(self, &d.action),
+                d.reason
+            )?;
+        }
+        for (l, sums) in self.accumulation.reductions.iter().enumerate() {
+            for (of, at) in sums {
+                let what = match of {
+                    ReductionOf::Ssa(v) => format!("d_{}", value_name(self, *v)),
+                    ReductionOf::Mem(ptr) => format!("d[{}]", value_name(self, *ptr)),
+                };
+                writeln!(
+                    f,
+                    "  per-worker sum of parallel loop {l}: {what}, made by {at}{}",
+                    at_line(self, *at)
+                )?;
+            }
+        }
+        Ok(())
     }
 }
