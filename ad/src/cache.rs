@@ -3,8 +3,8 @@
 //! Recording a value costs a tape slot written in the forward sweep and
 //! read in the reverse: memory traffic that dominates a gradient's time
 //! when a loop records a few values per iteration. So the reverse
-//! recomputes what it can get more cheaply (see `Gen::need` in
-//! `reverse.rs`):
+//! recomputes what it can get more cheaply (`Sweep::obtain`, which
+//! the generator asks for every forward value its reverse code needs):
 //!
 //! - *free values*: constants, parameters, and (in combined mode) values of
 //!   blocks that dominate every return outside any loop;
@@ -326,7 +326,7 @@ impl Writes {
     }
 }
 
-/// A counted loop's exit test, `iv < bound` (see [`exit_test`]).
+/// A counted loop's exit test, `iv < bound` (see `exit_test`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ExitTest {
     /// The induction variable (a header parameter) and its first value.

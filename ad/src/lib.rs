@@ -12,6 +12,15 @@
 //!
 //! # Design (the invariants the modules below keep)
 //!
+//! **Plan, then generation.** Every decision about a derivative that the
+//! primal alone determines is made first, into a read-only [`Plan`]
+//! (`plan.rs`, printable, tested in `ad/tests/plans.rs`): the activity, the
+//! parallel loops and tasks, the counted loops, the calls needing pairs,
+//! and the accumulation class of every adjoint update (`policy.rs`). The
+//! generator (`reverse.rs` and its modules) follows the plan and asks
+//! `cache.rs` whether to record or recompute each value its reverse code
+//! needs; it decides nothing itself.
+//!
 //! **Activity** (`activity.rs`). A value is *varied* if it depends on an
 //! `Active` parameter or on memory reachable from a `Dup` parameter, and
 //! *useful* if the function's floating result or memory reachable from a
@@ -63,7 +72,7 @@
 //! adjoint contributions of its operands (float arithmetic, conversions,
 //! select, the math intrinsics `sqrt exp log pow sin cos tan tanh fabs fmin
 //! fmax floor ceil`); memory instructions are handled beside the shadow
-//! bookkeeping in `reverse.rs` — `load`: `d[p] += adj`; `store v, p`:
+//! bookkeeping in `reverse/adjoint.rs` — `load`: `d[p] += adj`; `store v, p`:
 //! `adj(v) += d[p]; d[p] = 0` — except that an in-place update `*p = *p +
 //! t` (one block, nothing written between its load and store) leaves
 //! `d[p]` as it is and its load adds nothing, which is the same but for the

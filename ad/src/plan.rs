@@ -163,7 +163,7 @@ pub struct Plan {
     /// The element type of each `memcpy`/`memset` of differentiable
     /// memory (`ptr` for memory holding pointers).
     pub memcpy_ty: HashMap<Inst, Type>,
-    /// Loads and stores of in-place updates (see [`in_place_updates`]).
+    /// Loads and stores of in-place updates (see `in_place_updates`).
     pub in_place: HashSet<Inst>,
     /// The `__shared__` arrays with derivatives, in the order the primal
     /// first takes their addresses.

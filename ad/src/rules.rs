@@ -10,7 +10,7 @@
 //!
 //! Memory instructions (`load`, `store`, `memcpy`, `memset`, allocation)
 //! and calls change shadow memory rather than SSA adjoints; their rules are
-//! in `reverse.rs` next to the shadow bookkeeping, and documented in the
+//! in `reverse/adjoint.rs` next to the shadow bookkeeping, and documented in the
 //! crate's design (`load`: `d[p] += a`; `store v, p`: `adj(v) += d[p];
 //! d[p] = 0`; `memcpy`: `dsrc += ddst; ddst = 0`; `memset`: `ddst = 0`).
 //!
