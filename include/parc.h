@@ -34,8 +34,12 @@
  *   wtime()           ParC built-in: monotonic seconds, as a double.
  *   enzyme_*          Enzyme's activity markers are global ints in Enzyme's C
  *                     interface; declaring them (and __enzyme_autodiff, variadic)
- *                     lets files that use gradients compile under gcc.  They do
- *                     not link: gcc has no Enzyme pass.
+ *                     lets files that use gradients compile.  gcc has no Enzyme
+ *                     pass, so under gcc they are also defined (weakly): such a
+ *                     program links, and a gradient it asks for at run time
+ *                     stops it with a message and status 1 (so a proxy app with
+ *                     a gradient mode still builds as gcc's primal baseline).
+ *                     clang with the Enzyme plugin sees only the declarations.
  *   __global__ etc.   CUDA qualifiers become nothing, so __device__ helpers are
  *                     ordinary C functions.  Kernel launches (`<<< >>>`),
  *                     threadIdx & co. and __syncthreads are not emulated: programs
@@ -86,6 +90,20 @@ extern int enzyme_dup;
 extern int enzyme_dupnoneed;
 extern int enzyme_out;
 extern double __enzyme_autodiff(void *, ...);
+#if defined(__GNUC__) && !defined(__clang__)
+__attribute__((weak)) int enzyme_const;
+__attribute__((weak)) int enzyme_dup;
+__attribute__((weak)) int enzyme_dupnoneed;
+__attribute__((weak)) int enzyme_out;
+__attribute__((weak)) double __enzyme_autodiff(void *f, ...)
+{
+    (void)f;
+    fflush(stdout);
+    fprintf(stderr, "__enzyme_autodiff: this build has no automatic differentiation "
+                    "(build with parc, or clang with the Enzyme plugin)\n");
+    exit(1);
+}
+#endif
 
 /* ---- CUDA qualifiers and host-memory stand-ins ----------------------------- */
 #define __global__
