@@ -433,7 +433,12 @@ impl Plan {
                                 ),
                             ));
                         }
-                        if callee.sig.ret == Some(Type::Ptr) {
+                        // A returned pointer may alias anything; one that is
+                        // not used (a struct result, which the caller reads
+                        // from the buffer it passed) does not matter.
+                        if callee.sig.ret == Some(Type::Ptr)
+                            && res.is_some_and(|r| uses.contains_key(&r))
+                        {
                             return Err(err(
                                 p,
                                 Some(inst),
