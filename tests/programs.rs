@@ -80,6 +80,10 @@
 //!   differences of `F` from the same library; `grad-lib-serial::`, the
 //!   same built with `--serial`.
 //!
+//! - `samples/P/` (`ports::` tests): the proxy-app ports, each run as its
+//!   `runs` file lists through the interpreter, the JIT, executables and
+//!   gcc; see `tests/ports/mod.rs`.
+//!
 //! A `// flags: ...` line gives parc (not gcc) compiler flags for every
 //! run of the program, e.g. `-fopenmp`.
 //!
@@ -87,6 +91,7 @@
 //! what parc does now; review the diff before committing it.
 
 mod corpus;
+mod ports;
 
 use corpus::{files, programs, root};
 use libtest_mimic::{Arguments, Completion, Failed, Trial};
@@ -1334,6 +1339,7 @@ fn main() {
             ));
         }
     }
+    ports::trials(&mut trials);
     trials.push(Trial::test("cli::output-is-not-the-input", || {
         check_output_is_not_the_input()
     }));
