@@ -25,11 +25,12 @@
 //! workers), `serial` (the `--serial` build), `gcc` and `gcc-omp2` (gcc
 //! -O2 through `include/parc.h`, serially and with `-fopenmp` at 2
 //! threads; skipped without gcc). Executables are built once per port and
-//! engine kind, shared by the runs.
+//! engine kind, shared by the runs, in the harness's scratch folder
+//! (removed at the end).
 
 use super::{
     blessing, check_tolerances, diff, directive, gcc_available, parc, run_with_timeout,
-    split_checks,
+    scratch_dir, split_checks,
 };
 use crate::corpus::root;
 use libtest_mimic::{Failed, Trial};
@@ -165,12 +166,6 @@ fn program(port: &str) -> PathBuf {
     Path::new("samples").join(port).join(format!("{port}.pc"))
 }
 
-fn scratch() -> Result<PathBuf, Failed> {
-    let dir = std::env::temp_dir().join(format!("parc-ports-{}", std::process::id()));
-    std::fs::create_dir_all(&dir)?;
-    Ok(dir)
-}
-
 /// The executable of `port` for an engine kind (`Exe`, `Serial`, `Gcc`,
 /// `GccOmp2`), built once and shared by every run that needs it.
 fn executable(port: &str, kind: Engine) -> Result<PathBuf, String> {
@@ -191,7 +186,7 @@ fn executable(port: &str, kind: Engine) -> Result<PathBuf, String> {
 }
 
 fn build(port: &str, kind: Engine) -> Result<PathBuf, String> {
-    let dir = scratch().map_err(|e| format!("{e:?}"))?;
+    let dir = scratch_dir().map_err(|e| format!("{e:?}"))?;
     let exe = dir.join(format!("{port}-{}", kind.label()));
     let mut cmd = match kind {
         Engine::Gcc | Engine::GccOmp2 => {
