@@ -42,7 +42,7 @@ use std::time::Duration;
 
 /// The ports, by directory name under `samples/` (the program is
 /// `samples/P/P.pc`).
-const PORTS: [&str; 2] = ["lulesh", "xsbench"];
+const PORTS: [&str; 3] = ["lulesh", "xsbench", "rsbench"];
 
 /// How long one run may take (the interpreter's runs are the slowest).
 const LIMIT: Duration = Duration::from_secs(300);
