@@ -48,6 +48,16 @@ enum Command {
     Run(RunArgs),
     /// Compile a program to an output file.
     Build(BuildArgs),
+    /// Benchmark programs (the proxy-app ports, the samples, your own
+    /// files), primal and gradient, against gcc: tables, CSV/JSON and SVG
+    /// plots. Runs the harness `parc-bench` found beside this parc
+    /// (`parc bench --help` lists its options; bench/README.md).
+    #[command(disable_help_flag = true)]
+    Bench {
+        /// The harness's arguments.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<String>,
+    },
 }
 
 /// The preprocessor's options, spelt as gcc and clang spell them.
@@ -439,6 +449,33 @@ fn dispatch(cli: Cli) -> ExitCode {
         } => check(&file, lib, &pp.options(), diag.color()),
         Command::Run(args) => run(args),
         Command::Build(args) => build(args),
+        Command::Bench { args } => bench(&args),
+    }
+}
+
+/// `parc bench ARGS`: `parc-bench suite --parc THIS_PARC ARGS`, the
+/// harness beside this executable (cargo builds both into one folder).
+fn bench(args: &[String]) -> ExitCode {
+    let exe = match std::env::current_exe() {
+        Ok(exe) => exe,
+        Err(e) => return fail(&format!("cannot find this executable: {e}")),
+    };
+    let harness = exe.with_file_name("parc-bench");
+    if !harness.is_file() {
+        return fail(&format!(
+            "`parc bench` runs the harness `parc-bench`, which is not beside this parc ({}); build it with `cargo build --release -p parc-bench`",
+            harness.display()
+        ));
+    }
+    let status = std::process::Command::new(&harness)
+        .arg("suite")
+        .arg("--parc")
+        .arg(&exe)
+        .args(args)
+        .status();
+    match status {
+        Ok(s) => ExitCode::from(s.code().map_or(1, |c| c.clamp(0, 255) as u8)),
+        Err(e) => fail(&format!("cannot run {}: {e}", harness.display())),
     }
 }
 

@@ -11,6 +11,7 @@
 mod grad;
 mod report;
 mod scaling;
+mod suite;
 
 use clap::Parser;
 use report::{
@@ -30,6 +31,8 @@ use std::time::{Duration, Instant};
     about = "Benchmarks parc against gcc -O2 (serial and OpenMP) and rayon; prints Markdown tables"
 )]
 struct Cli {
+    #[command(subcommand)]
+    command: Option<Subcommand>,
     /// Smaller sizes (each program's `// quick-args:`) and 3 repetitions: a
     /// smoke test of the harness, not a measurement.
     #[arg(long)]
@@ -69,6 +72,14 @@ struct Cli {
     /// Kill a run after this many seconds (a hang is a failure).
     #[arg(long, value_name = "SECS", default_value_t = 300)]
     timeout: u64,
+}
+
+#[derive(clap::Subcommand)]
+enum Subcommand {
+    /// A suite of programs (samples, proxy-app ports, your own files),
+    /// primal and gradient, parc against gcc: the tables, CSV/JSON and SVG
+    /// plots of `parc bench` (see bench/README.md)
+    Suite(suite::SuiteArgs),
 }
 
 /// The workers (threads) of the parallel configurations.
@@ -1650,6 +1661,9 @@ fn main() -> ExitCode {
                 .expect("bench/ is inside the workspace")
                 .to_path_buf()
         });
+    if let Some(Subcommand::Suite(args)) = cli.command {
+        return suite::run(&root, args);
+    }
     // The 2-worker medians of tables 2, 3 and 6 are the noisiest figures
     // (a neighbour's burst on either core stretches a whole run): over
     // five repetitions, the same build's T_1/T_2 moved by up to 0.25

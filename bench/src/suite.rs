@@ -1,0 +1,1363 @@
+//! `parc bench` (`parc-bench suite`): a chosen set of programs (the
+//! samples, the proxy-app ports, files given on the command line) run
+//! primal and gradient, parc at 1 and N workers against `gcc -O2` and `gcc
+//! -O2 -fopenmp` on the same source. Every run's output is verified against
+//! the oracle before its time counts; the results are written as a
+//! Markdown report, CSV and JSON, and three SVG plots. bench/README.md
+//! ("`parc bench`") says how to read them.
+//!
+//! A program says how it is run with directives on its first comment lines:
+//! `// bench-args:` (else `// args:`), `// bench-grad-args:` (the
+//! arguments that make it compute its gradient; none: no gradient rows),
+//! `// bench-quick-args:` / `// bench-grad-quick-args:` (for `--quick`),
+//! `// bench-time:` / `// bench-grad-time:` (the start of an output line
+//! whose last number is the program's own measurement, in seconds, which
+//! then replaces the process's wall time: a proxy app times its kernel,
+//! not its set-up), `// bench-grad-primal-time:` (a line of the gradient
+//! run that times the primal computation of the same problem in the same
+//! process: the gradient overhead is then the median of the per-run ratios
+//! of the two, a paired measurement), and `// volatile: PREFIX | PREFIX`
+//! (lines left out of the verification: timings, sums whose last digits
+//! depend on the order of parallel accumulation).
+
+use crate::report::{Table, fmt_ms, fmt_ratio, median};
+use crate::{build_parc, cpu_model, excerpt, loadavg, probe};
+use clap::Args;
+use indicatif::{ProgressBar, ProgressStyle};
+use std::collections::HashMap;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode, Stdio};
+use std::time::{Duration, Instant};
+
+#[derive(Args, Debug)]
+pub struct SuiteArgs {
+    /// ParC programs to benchmark (`.pc`), besides --ports and --samples.
+    files: Vec<PathBuf>,
+    /// The proxy-app ports: samples/lulesh, samples/xsbench, samples/rsbench.
+    #[arg(long)]
+    ports: bool,
+    /// Every samples/*.pc.
+    #[arg(long)]
+    samples: bool,
+    /// Workers (threads) of the parallel configurations.
+    #[arg(long, value_name = "N", default_value_t = 2)]
+    workers: usize,
+    /// Timed repetitions of every configuration (round-robin).
+    #[arg(long, value_name = "N", default_value_t = 5)]
+    reps: usize,
+    /// The programs' `bench-quick-args` and 2 repetitions: a smoke test.
+    #[arg(long)]
+    quick: bool,
+    /// Where the report, the data and the plots go.
+    #[arg(long, value_name = "DIR", default_value = "bench/suite")]
+    out_dir: PathBuf,
+    /// Use this parc binary instead of building it with cargo.
+    #[arg(long, value_name = "PATH")]
+    parc: Option<PathBuf>,
+    /// The C compiler to compare with.
+    #[arg(long, default_value = "gcc")]
+    cc: String,
+    /// Kill a run after this many seconds (a hang is a failure).
+    #[arg(long, value_name = "SECS", default_value_t = 600)]
+    timeout: u64,
+}
+
+/// The proxy-app ports, as `samples/P/P.pc`.
+const PORTS: [&str; 3] = ["lulesh", "xsbench", "rsbench"];
+
+/// Relative tolerance for numbers in a gradient run's output (gradients
+/// are sums whose order parallel accumulation changes).
+const GRAD_TOLERANCE: f64 = 1e-5;
+
+/// What a run computes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum Mode {
+    Primal,
+    Grad,
+}
+
+impl Mode {
+    fn label(self) -> &'static str {
+        match self {
+            Mode::Primal => "primal",
+            Mode::Grad => "grad",
+        }
+    }
+}
+
+/// A build and the environment it runs in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum Config {
+    /// `gcc -O2`, the serial projection (the primal oracle).
+    Gcc,
+    /// `gcc -O2 -fopenmp` on N threads.
+    GccOmp,
+    /// `parc build --O2` on 1 worker.
+    Parc1,
+    /// `parc build --O2` on N workers.
+    ParcN,
+    /// `parc build --O0 --serial` (the oracle of gradient runs, and of
+    /// primal runs gcc cannot build).
+    ParcOracle,
+}
+
+impl Config {
+    fn label(self, workers: usize) -> String {
+        match self {
+            Config::Gcc => "gcc".into(),
+            Config::GccOmp => format!("gcc-omp{workers}"),
+            Config::Parc1 => "parc-1w".into(),
+            Config::ParcN => format!("parc-{workers}w"),
+            Config::ParcOracle => "parc-O0-serial".into(),
+        }
+    }
+
+    fn threads(self, workers: usize) -> usize {
+        match self {
+            Config::GccOmp | Config::ParcN => workers,
+            _ => 1,
+        }
+    }
+}
+
+/// One program of the suite.
+struct Entry {
+    /// The name in the tables (`lulesh`, `samples/fib`, a user file's stem).
+    name: String,
+    /// The source, absolute.
+    path: PathBuf,
+    primal_args: Vec<String>,
+    grad_args: Option<Vec<String>>,
+    primal_time: Option<String>,
+    grad_time: Option<String>,
+    /// The gradient run's line timing its own primal (see the module doc).
+    grad_primal_time: Option<String>,
+    volatile: Vec<String>,
+    /// gcc can build it (no kernels) and its primal run needs no AD.
+    gcc: bool,
+}
+
+impl Entry {
+    fn args(&self, mode: Mode) -> &[String] {
+        match mode {
+            Mode::Primal => &self.primal_args,
+            Mode::Grad => self.grad_args.as_deref().unwrap_or(&[]),
+        }
+    }
+
+    fn time_line(&self, mode: Mode) -> Option<&str> {
+        match mode {
+            Mode::Primal => self.primal_time.as_deref(),
+            Mode::Grad => self.grad_time.as_deref(),
+        }
+    }
+
+    fn modes(&self) -> Vec<Mode> {
+        let mut m = vec![Mode::Primal];
+        if self.grad_args.is_some() {
+            m.push(Mode::Grad);
+        }
+        m
+    }
+
+    /// The timed configurations of a mode.
+    fn configs(&self, mode: Mode) -> Vec<Config> {
+        match mode {
+            Mode::Primal if self.gcc => {
+                vec![Config::Gcc, Config::GccOmp, Config::Parc1, Config::ParcN]
+            }
+            _ => vec![Config::Parc1, Config::ParcN],
+        }
+    }
+
+    fn oracle(&self, mode: Mode) -> Config {
+        if mode == Mode::Primal && self.gcc {
+            Config::Gcc
+        } else {
+            Config::ParcOracle
+        }
+    }
+}
+
+/// The text after `// KEY:` on one of the first comment lines.
+fn directive_text(source: &str, key: &str) -> Option<String> {
+    let prefix = format!("{key}:");
+    for line in source.lines() {
+        let Some(comment) = line.trim_start().strip_prefix("//") else {
+            if line.trim().is_empty() {
+                continue;
+            }
+            break;
+        };
+        if let Some(rest) = comment.trim_start().strip_prefix(&prefix) {
+            return Some(rest.trim().to_string());
+        }
+    }
+    None
+}
+
+fn words(s: &str) -> Vec<String> {
+    s.split_whitespace().map(str::to_string).collect()
+}
+
+fn load_entry(name: String, path: PathBuf, quick: bool) -> Result<Entry, String> {
+    let source = std::fs::read_to_string(&path)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let get = |key: &str| directive_text(&source, key);
+    let pick = |quick_key: &str, key: &str| {
+        if quick {
+            get(quick_key).or_else(|| get(key))
+        } else {
+            get(key)
+        }
+    };
+    let primal_args = pick("bench-quick-args", "bench-args")
+        .or_else(|| get("args"))
+        .map(|a| words(&a))
+        .unwrap_or_default();
+    let grad_args = pick("bench-grad-quick-args", "bench-grad-args").map(|a| words(&a));
+    let code: String = source
+        .lines()
+        .map(|l| l.split_once("//").map_or(l, |(code, _)| code))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let kernels = code.contains("__global__");
+    let ad = code.contains("__enzyme_autodiff");
+    Ok(Entry {
+        name,
+        path,
+        primal_args,
+        // a program computes its gradient in a mode of its own, or (no
+        // directive) wherever it calls the AD: then its primal run is it
+        gcc: !kernels && (!ad || grad_args.is_some()),
+        grad_args,
+        primal_time: get("bench-time"),
+        grad_time: get("bench-grad-time"),
+        grad_primal_time: get("bench-grad-primal-time"),
+        volatile: get("volatile")
+            .map(|v| {
+                v.split('|')
+                    .map(|p| p.trim().to_string())
+                    .filter(|p| !p.is_empty())
+                    .collect()
+            })
+            .unwrap_or_default(),
+    })
+}
+
+/// The suite's programs, in the order the options and files name them.
+fn load_entries(root: &Path, args: &SuiteArgs) -> Result<Vec<Entry>, String> {
+    let mut entries = Vec::new();
+    if args.ports {
+        for p in PORTS {
+            let path = root.join("samples").join(p).join(format!("{p}.pc"));
+            entries.push(load_entry(p.to_string(), path, args.quick)?);
+        }
+    }
+    if args.samples {
+        let dir = root.join("samples");
+        let mut paths: Vec<PathBuf> = std::fs::read_dir(&dir)
+            .map_err(|e| format!("cannot read {}: {e}", dir.display()))?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "pc"))
+            .collect();
+        paths.sort();
+        for path in paths {
+            let stem = path.file_stem().unwrap_or_default().to_string_lossy();
+            entries.push(load_entry(
+                format!("samples/{stem}"),
+                path.clone(),
+                args.quick,
+            )?);
+        }
+    }
+    for file in &args.files {
+        let path = std::path::absolute(file).unwrap_or_else(|_| file.clone());
+        if !path.is_file() {
+            return Err(format!("{}: no such file", file.display()));
+        }
+        let stem = path
+            .file_stem()
+            .unwrap_or_default()
+            .to_string_lossy()
+            .into_owned();
+        entries.push(load_entry(stem, path, args.quick)?);
+    }
+    if entries.is_empty() {
+        return Err("nothing to run: name programs, or pass --ports or --samples".into());
+    }
+    let mut seen = HashMap::new();
+    for e in &entries {
+        if let Some(other) = seen.insert(e.name.clone(), e.path.clone()) {
+            return Err(format!(
+                "two programs named `{}` ({} and {}): rename one",
+                e.name,
+                other.display(),
+                e.path.display()
+            ));
+        }
+    }
+    Ok(entries)
+}
+
+/// A finished process, with its peak resident memory.
+struct Finished {
+    secs: f64,
+    status: i32,
+    stdout: String,
+    stderr: String,
+    max_rss_kib: u64,
+}
+
+/// Runs `argv` in `cwd` with `env`, timing it (spawn to exit) and reading
+/// its peak memory (`wait4`'s rusage); kills it after `timeout`.
+fn run_measured(
+    argv: &[String],
+    cwd: &Path,
+    env: &[(&str, String)],
+    timeout: Duration,
+) -> Result<Finished, String> {
+    use std::io::Read;
+    let mut cmd = Command::new(&argv[0]);
+    cmd.args(&argv[1..])
+        .current_dir(cwd)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let start = Instant::now();
+    let mut child = cmd
+        .spawn()
+        .map_err(|e| format!("cannot start `{}`: {e}", argv[0]))?;
+    let pid = child.id() as libc::pid_t;
+    let read_all = |pipe: Option<Box<dyn Read + Send>>| {
+        std::thread::spawn(move || {
+            let mut bytes = Vec::new();
+            if let Some(mut p) = pipe {
+                let _ = p.read_to_end(&mut bytes);
+            }
+            String::from_utf8_lossy(&bytes).into_owned()
+        })
+    };
+    let out = read_all(child.stdout.take().map(|p| Box::new(p) as _));
+    let err = read_all(child.stderr.take().map(|p| Box::new(p) as _));
+    let mut status: libc::c_int = 0;
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    let mut killed = false;
+    loop {
+        // SAFETY: `pid` is our child, not yet reaped; the pointers are to
+        // live locals.
+        let r = unsafe { libc::wait4(pid, &mut status, libc::WNOHANG, &mut usage) };
+        if r == pid {
+            break;
+        }
+        if r < 0 {
+            return Err(format!(
+                "waiting for `{}`: {}",
+                argv[0],
+                std::io::Error::last_os_error()
+            ));
+        }
+        if !killed && start.elapsed() > timeout {
+            let _ = child.kill();
+            killed = true;
+        }
+        std::thread::sleep(Duration::from_micros(500));
+    }
+    let secs = start.elapsed().as_secs_f64();
+    let stdout = out.join().unwrap_or_default();
+    let stderr = err.join().unwrap_or_default();
+    if killed {
+        return Err(format!("killed after {} s (timeout)", timeout.as_secs()));
+    }
+    let code = if libc::WIFEXITED(status) {
+        libc::WEXITSTATUS(status)
+    } else {
+        128 + libc::WTERMSIG(status)
+    };
+    Ok(Finished {
+        secs,
+        status: code,
+        stdout,
+        stderr,
+        max_rss_kib: u64::try_from(usage.ru_maxrss).unwrap_or(0),
+    })
+}
+
+/// The output without volatile lines.
+fn stable(stdout: &str, volatile: &[String]) -> Vec<String> {
+    stdout
+        .lines()
+        .filter(|l| {
+            !volatile
+                .iter()
+                .any(|v| l.trim_start().starts_with(v.as_str()))
+        })
+        .map(str::to_string)
+        .collect()
+}
+
+/// Whether `got` matches `want`: the same lines, word for word, except that
+/// with a tolerance, words that are both numbers may differ by that much
+/// (relative). Returns the first differing line pair otherwise.
+fn same_output(want: &[String], got: &[String], tolerance: Option<f64>) -> Result<(), String> {
+    let close = |a: &str, b: &str| -> bool {
+        if a == b {
+            return true;
+        }
+        let (Some(tol), Ok(x), Ok(y)) = (tolerance, a.parse::<f64>(), b.parse::<f64>()) else {
+            return false;
+        };
+        (x - y).abs() <= tol * x.abs().max(y.abs()) + 1e-300
+    };
+    for (i, (w, g)) in want.iter().zip(got).enumerate() {
+        let (ww, gw): (Vec<&str>, Vec<&str>) = (
+            w.split_whitespace().collect(),
+            g.split_whitespace().collect(),
+        );
+        if ww.len() != gw.len() || !ww.iter().zip(&gw).all(|(a, b)| close(a, b)) {
+            return Err(format!("line {}: expected `{w}`, got `{g}`", i + 1));
+        }
+    }
+    if want.len() != got.len() {
+        return Err(format!("{} lines, expected {}", got.len(), want.len()));
+    }
+    Ok(())
+}
+
+/// The last number on the first line that starts with `prefix`.
+fn reported_seconds(stdout: &str, prefix: &str) -> Option<f64> {
+    let line = stdout
+        .lines()
+        .find(|l| l.trim_start().starts_with(prefix))?;
+    line.split(|c: char| c.is_whitespace() || c == '(' || c == ')' || c == '=' || c == ',')
+        .filter_map(|w| w.parse::<f64>().ok())
+        .next_back()
+}
+
+/// The samples of one (program, mode, config).
+#[derive(Default, Clone)]
+struct Samples {
+    /// The measured times: the program's own, where it reports one, else
+    /// the process's wall time.
+    times: Vec<f64>,
+    /// Whole-process wall times.
+    wall: Vec<f64>,
+    /// Gradient runs of a program with `bench-grad-primal-time`: the
+    /// primal time the same run printed, one per entry of `times`.
+    paired_primal: Vec<f64>,
+    /// Peak resident memory of each run, KiB.
+    rss: Vec<u64>,
+    failure: Option<String>,
+}
+
+type Key = (String, Mode, Config);
+
+/// An oracle run: its exit status and its output's stable lines.
+type Oracle = (i32, Vec<String>);
+
+/// (program, primal T_1/T_N, gradient T_1/T_N, gcc T_serial/T_ompN).
+type Speedups = (String, Option<f64>, Option<f64>, Option<f64>);
+
+struct Suite {
+    root: PathBuf,
+    scratch: PathBuf,
+    parc: PathBuf,
+    cc: String,
+    workers: usize,
+    timeout: Duration,
+    entries: Vec<Entry>,
+    exes: HashMap<(String, Mode, Config), Result<PathBuf, String>>,
+    /// The oracle's exit status and stable output lines, per (program, mode).
+    expected: HashMap<(String, Mode), Result<Oracle, String>>,
+    results: HashMap<Key, Samples>,
+    failures: Vec<String>,
+    progress: ProgressBar,
+}
+
+impl Suite {
+    /// The executable of a configuration, built once: gcc's from the
+    /// source through the prelude, parc's with `--O2` (both modes run the
+    /// same executable), the oracle's with `--O0 --serial`.
+    fn build(&mut self, e: usize, config: Config) -> Result<PathBuf, String> {
+        let build = match config {
+            Config::ParcN => Config::Parc1,
+            Config::GccOmp => Config::GccOmp,
+            c => c,
+        };
+        let name = self.entries[e].name.clone();
+        let key = (name.clone(), Mode::Primal, build);
+        if let Some(r) = self.exes.get(&key) {
+            return r.clone();
+        }
+        let out = self
+            .scratch
+            .join(format!("{}.{}", name.replace('/', "_"), build.label(1)));
+        let src = self.entries[e].path.display().to_string();
+        let mut argv: Vec<String> = match build {
+            Config::Gcc | Config::GccOmp => {
+                let mut v = vec![self.cc.clone(), "-O2".into(), "-fwrapv".into()];
+                if build == Config::GccOmp {
+                    v.push("-fopenmp".into());
+                }
+                let prelude = self.root.join("include/parc.h").display().to_string();
+                v.extend(["-include".into(), prelude, "-x".into(), "c".into(), src]);
+                v.push("-lm".into());
+                v
+            }
+            Config::ParcOracle => vec![
+                self.parc.display().to_string(),
+                "build".into(),
+                "--O0".into(),
+                "--serial".into(),
+                src,
+            ],
+            _ => vec![
+                self.parc.display().to_string(),
+                "build".into(),
+                "--O2".into(),
+                src,
+            ],
+        };
+        argv.extend(["-o".into(), out.display().to_string()]);
+        self.progress
+            .set_message(format!("build {name} ({})", build.label(self.workers)));
+        let result = match run_measured(&argv, &self.root, &[], self.timeout) {
+            Ok(f) if f.status == 0 => Ok(out),
+            Ok(f) => Err(format!(
+                "build failed (status {}): {}\n    {}",
+                f.status,
+                argv.join(" "),
+                excerpt(&f.stderr)
+            )),
+            Err(err) => Err(format!("build failed: {}: {err}", argv.join(" "))),
+        };
+        self.progress.inc(1);
+        self.exes.insert(key, result.clone());
+        result
+    }
+
+    fn env(&self, config: Config) -> [(&'static str, String); 2] {
+        let n = config.threads(self.workers).to_string();
+        [("PARC_NUM_THREADS", n.clone()), ("OMP_NUM_THREADS", n)]
+    }
+
+    fn argv(&self, exe: &Path, e: usize, mode: Mode) -> Vec<String> {
+        let mut argv = vec![exe.display().to_string()];
+        argv.extend(self.entries[e].args(mode).iter().cloned());
+        argv
+    }
+
+    /// The oracle's exit status and stable output, once per (program, mode).
+    fn oracle(&mut self, e: usize, mode: Mode) {
+        let config = self.entries[e].oracle(mode);
+        let name = self.entries[e].name.clone();
+        let built = self.build(e, config);
+        self.progress.set_message(format!(
+            "oracle {name} {} ({})",
+            mode.label(),
+            config.label(self.workers)
+        ));
+        let result = built.and_then(|exe| {
+            let argv = self.argv(&exe, e, mode);
+            let f = run_measured(&argv, &self.root, &self.env(config), self.timeout)?;
+            if f.stdout.trim().is_empty() {
+                return Err(format!(
+                    "the oracle ({}) printed nothing (status {}): {}",
+                    config.label(self.workers),
+                    f.status,
+                    excerpt(&f.stderr)
+                ));
+            }
+            Ok((f.status, stable(&f.stdout, &self.entries[e].volatile)))
+        });
+        self.progress.inc(1);
+        if let Err(err) = &result {
+            self.failures
+                .push(format!("{name} {}: {err}", mode.label()));
+        }
+        self.expected.insert((name, mode), result);
+    }
+
+    /// One timed run: its time counts only if it exits as the oracle did
+    /// and prints what the oracle printed.
+    fn run_one(&mut self, e: usize, mode: Mode, config: Config) {
+        let name = self.entries[e].name.clone();
+        let key = (name.clone(), mode, config);
+        if self.results.get(&key).is_some_and(|s| s.failure.is_some()) {
+            self.progress.inc(1);
+            return;
+        }
+        let label = config.label(self.workers);
+        self.progress
+            .set_message(format!("{name} {} {label}", mode.label()));
+        let built = self.build(e, config);
+        let outcome = built.and_then(|exe| {
+            let (status, want) = match self.expected.get(&(name.clone(), mode)) {
+                Some(Ok(x)) => x.clone(),
+                _ => return Err("no oracle output".to_string()),
+            };
+            let argv = self.argv(&exe, e, mode);
+            let f = run_measured(&argv, &self.root, &self.env(config), self.timeout)?;
+            let entry = &self.entries[e];
+            if f.status != status {
+                return Err(format!(
+                    "exit status {} (the oracle's: {status}): {}",
+                    f.status,
+                    excerpt(&f.stderr)
+                ));
+            }
+            let tolerance = (mode == Mode::Grad).then_some(GRAD_TOLERANCE);
+            same_output(&want, &stable(&f.stdout, &entry.volatile), tolerance)
+                .map_err(|d| format!("OUTPUT MISMATCH with the oracle: {d}"))?;
+            let time = match entry.time_line(mode) {
+                Some(prefix) => reported_seconds(&f.stdout, prefix).ok_or_else(|| {
+                    format!("no line starting with `{prefix}` and a number (bench-time)")
+                })?,
+                None => f.secs,
+            };
+            let paired = match (mode, &entry.grad_primal_time) {
+                (Mode::Grad, Some(prefix)) => {
+                    Some(reported_seconds(&f.stdout, prefix).ok_or_else(|| {
+                        format!(
+                            "no line starting with `{prefix}` and a number (bench-grad-primal-time)"
+                        )
+                    })?)
+                }
+                _ => None,
+            };
+            Ok((time, paired, f.secs, f.max_rss_kib))
+        });
+        self.progress.inc(1);
+        let samples = self.results.entry(key).or_default();
+        match outcome {
+            Ok((time, paired, wall, rss)) => {
+                samples.times.push(time);
+                samples.paired_primal.extend(paired);
+                samples.wall.push(wall);
+                samples.rss.push(rss);
+            }
+            Err(err) => {
+                self.progress
+                    .println(format!("{name} {} {label}: FAILED: {err}", mode.label()));
+                self.failures.push(format!(
+                    "{name} {} [{label}, args {}]: {err}",
+                    mode.label(),
+                    self.entries[e].args(mode).join(" ")
+                ));
+                samples.failure = Some(err);
+            }
+        }
+    }
+
+    fn med(&self, name: &str, mode: Mode, config: Config) -> Option<f64> {
+        let s = self.results.get(&(name.to_string(), mode, config))?;
+        if s.failure.is_some() {
+            return None;
+        }
+        median(&s.times)
+    }
+
+    /// T_grad / T_primal on `config`: the median of the per-run ratios of
+    /// a gradient run's two times where the program times its primal in
+    /// the gradient run, else the ratio of the two modes' medians.
+    fn overhead(&self, e: &Entry, config: Config) -> Option<f64> {
+        if e.grad_primal_time.is_none() {
+            return ratio(
+                self.med(&e.name, Mode::Grad, config),
+                self.med(&e.name, Mode::Primal, config),
+            );
+        }
+        let s = self.results.get(&(e.name.clone(), Mode::Grad, config))?;
+        if s.failure.is_some() || s.paired_primal.len() != s.times.len() {
+            return None;
+        }
+        let ratios: Vec<f64> = s
+            .times
+            .iter()
+            .zip(&s.paired_primal)
+            .filter_map(|(&g, &p)| ratio(Some(g), Some(p)))
+            .collect();
+        median(&ratios)
+    }
+
+    /// The primal time of a gradient run where the program reports one.
+    fn paired_primal(&self, e: &Entry, config: Config) -> Option<f64> {
+        let s = self.results.get(&(e.name.clone(), Mode::Grad, config))?;
+        if s.failure.is_some() {
+            return None;
+        }
+        median(&s.paired_primal)
+    }
+
+    /// The primal time the gradient table shows beside the gradient's:
+    /// the one measured in the gradient runs where the program reports it.
+    fn grad_primal_cell(&self, e: &Entry, config: Config) -> String {
+        if e.grad_primal_time.is_none() {
+            return self.cell(&e.name, Mode::Primal, config);
+        }
+        match self.results.get(&(e.name.clone(), Mode::Grad, config)) {
+            Some(s) if s.failure.is_some() => "**FAILED**".into(),
+            Some(_) => self
+                .paired_primal(e, config)
+                .map(fmt_ms)
+                .unwrap_or_else(|| "-".into()),
+            None => "-".into(),
+        }
+    }
+
+    fn peak_rss(&self, name: &str, mode: Mode, config: Config) -> Option<u64> {
+        let s = self.results.get(&(name.to_string(), mode, config))?;
+        if s.failure.is_some() {
+            return None;
+        }
+        s.rss.iter().copied().max()
+    }
+
+    fn cell(&self, name: &str, mode: Mode, config: Config) -> String {
+        match self.results.get(&(name.to_string(), mode, config)) {
+            Some(s) if s.failure.as_deref().is_some_and(|f| f.contains("MISMATCH")) => {
+                "**MISMATCH**".into()
+            }
+            Some(s) if s.failure.is_some() => "**FAILED**".into(),
+            Some(s) => median(&s.times).map(fmt_ms).unwrap_or_else(|| "-".into()),
+            None => "-".into(),
+        }
+    }
+}
+
+fn ratio(a: Option<f64>, b: Option<f64>) -> Option<f64> {
+    match (a, b) {
+        (Some(a), Some(b)) if b > 0.0 => Some(a / b),
+        _ => None,
+    }
+}
+
+fn ratio_text(r: Option<f64>) -> String {
+    r.map(fmt_ratio).unwrap_or_else(|| "-".into())
+}
+
+fn mib(kib: Option<u64>) -> String {
+    kib.map(|k| format!("{:.1}", k as f64 / 1024.0))
+        .unwrap_or_else(|| "-".into())
+}
+
+/// The figures the report, the data files and the plots share.
+struct Figures {
+    /// (program, parc-1w / gcc, parc-Nw / gcc-ompN)
+    vs_gcc: Vec<(String, Option<f64>, Option<f64>)>,
+    speedup: Vec<Speedups>,
+    /// (program, T_grad/T_primal at 1 worker, at N workers)
+    overhead: Vec<(String, Option<f64>, Option<f64>)>,
+}
+
+impl Suite {
+    fn figures(&self) -> Figures {
+        let mut f = Figures {
+            vs_gcc: Vec::new(),
+            speedup: Vec::new(),
+            overhead: Vec::new(),
+        };
+        for e in &self.entries {
+            let n = &e.name;
+            let m = |mode, c| self.med(n, mode, c);
+            if e.gcc {
+                f.vs_gcc.push((
+                    n.clone(),
+                    ratio(m(Mode::Primal, Config::Parc1), m(Mode::Primal, Config::Gcc)),
+                    ratio(
+                        m(Mode::Primal, Config::ParcN),
+                        m(Mode::Primal, Config::GccOmp),
+                    ),
+                ));
+            }
+            let grad_speedup = e
+                .grad_args
+                .as_ref()
+                .and_then(|_| ratio(m(Mode::Grad, Config::Parc1), m(Mode::Grad, Config::ParcN)));
+            let gcc_speedup = e
+                .gcc
+                .then(|| {
+                    ratio(
+                        m(Mode::Primal, Config::Gcc),
+                        m(Mode::Primal, Config::GccOmp),
+                    )
+                })
+                .flatten();
+            f.speedup.push((
+                n.clone(),
+                ratio(
+                    m(Mode::Primal, Config::Parc1),
+                    m(Mode::Primal, Config::ParcN),
+                ),
+                grad_speedup,
+                gcc_speedup,
+            ));
+            if e.grad_args.is_some() {
+                f.overhead.push((
+                    n.clone(),
+                    self.overhead(e, Config::Parc1),
+                    self.overhead(e, Config::ParcN),
+                ));
+            }
+        }
+        f
+    }
+
+    fn report(&self, header: &str, figures: &Figures) -> String {
+        let w = self.workers;
+        let mut out = String::from(header);
+        let source = |e: &Entry, mode: Mode| match e.time_line(mode) {
+            Some(p) => format!("program's `{p}`"),
+            None => "process".into(),
+        };
+
+        let _ = writeln!(out, "\n## Primal: parc against gcc\n");
+        let mut t = Table::new(&[
+            "program".to_string(),
+            "arguments".into(),
+            "time".into(),
+            "gcc".into(),
+            format!("gcc-omp{w}"),
+            "parc-1w".into(),
+            format!("parc-{w}w"),
+            "parc-1w / gcc".into(),
+            format!("parc-{w}w / gcc-omp{w}"),
+        ]);
+        for e in &self.entries {
+            let n = &e.name;
+            let m = |c| self.med(n, Mode::Primal, c);
+            t.row([
+                n.clone(),
+                format!("`{}`", e.primal_args.join(" ")),
+                source(e, Mode::Primal),
+                if e.gcc {
+                    self.cell(n, Mode::Primal, Config::Gcc)
+                } else {
+                    "-".into()
+                },
+                if e.gcc {
+                    self.cell(n, Mode::Primal, Config::GccOmp)
+                } else {
+                    "-".into()
+                },
+                self.cell(n, Mode::Primal, Config::Parc1),
+                self.cell(n, Mode::Primal, Config::ParcN),
+                ratio_text(ratio(m(Config::Parc1), m(Config::Gcc))),
+                ratio_text(ratio(m(Config::ParcN), m(Config::GccOmp))),
+            ]);
+        }
+        out.push_str(&t.render());
+        let _ = writeln!(
+            out,
+            "\nMedians in ms. A ratio below 1 means parc is faster; the issue's target for the serial ratio is at most 1.2, for the parallel one at most 1."
+        );
+
+        if !figures.overhead.is_empty() {
+            let _ = writeln!(out, "\n## Gradients: overhead and speedup\n");
+            let mut t = Table::new(&[
+                "program".to_string(),
+                "gradient arguments".into(),
+                "time".into(),
+                "primal 1w".into(),
+                "grad 1w".into(),
+                "T_grad/T_primal 1w".into(),
+                format!("primal {w}w"),
+                format!("grad {w}w"),
+                format!("T_grad/T_primal {w}w"),
+                format!("speedup primal 1w/{w}w"),
+                format!("speedup grad 1w/{w}w"),
+            ]);
+            for e in self.entries.iter().filter(|e| e.grad_args.is_some()) {
+                let n = &e.name;
+                let m = |mode, c| self.med(n, mode, c);
+                let primal_speedup = if e.grad_primal_time.is_some() {
+                    ratio(
+                        self.paired_primal(e, Config::Parc1),
+                        self.paired_primal(e, Config::ParcN),
+                    )
+                } else {
+                    ratio(
+                        m(Mode::Primal, Config::Parc1),
+                        m(Mode::Primal, Config::ParcN),
+                    )
+                };
+                t.row([
+                    n.clone(),
+                    format!("`{}`", e.args(Mode::Grad).join(" ")),
+                    source(e, Mode::Grad),
+                    self.grad_primal_cell(e, Config::Parc1),
+                    self.cell(n, Mode::Grad, Config::Parc1),
+                    ratio_text(self.overhead(e, Config::Parc1)),
+                    self.grad_primal_cell(e, Config::ParcN),
+                    self.cell(n, Mode::Grad, Config::ParcN),
+                    ratio_text(self.overhead(e, Config::ParcN)),
+                    ratio_text(primal_speedup),
+                    ratio_text(ratio(
+                        m(Mode::Grad, Config::Parc1),
+                        m(Mode::Grad, Config::ParcN),
+                    )),
+                ]);
+            }
+            out.push_str(&t.render());
+            let _ = writeln!(
+                out,
+                "\nWhere a program times its own primal inside the gradient run (`bench-grad-primal-time`: the ports), the primal columns here are that primal, on the gradient run's arguments, and T_grad/T_primal is the median of the per-run ratios (the two times of one process); otherwise the two modes' medians, whose arguments may differ (see each program's `bench-grad-args`). Targets (issue 24): overhead at most 3; the gradient's speedup within 10% of the primal's."
+            );
+        }
+
+        let _ = writeln!(out, "\n## Memory: peak resident set (MiB)\n");
+        let mut t = Table::new(&[
+            "program",
+            "gcc",
+            "parc-1w primal",
+            "parc-1w grad",
+            "grad / primal",
+        ]);
+        for e in &self.entries {
+            let n = &e.name;
+            let p = self.peak_rss(n, Mode::Primal, Config::Parc1);
+            let g = self.peak_rss(n, Mode::Grad, Config::Parc1);
+            t.row([
+                n.clone(),
+                mib(self.peak_rss(n, Mode::Primal, Config::Gcc)),
+                mib(p),
+                mib(g),
+                ratio_text(ratio(g.map(|x| x as f64), p.map(|x| x as f64))),
+            ]);
+        }
+        out.push_str(&t.render());
+        let _ = writeln!(
+            out,
+            "\nThe largest peak over the repetitions (`wait4`'s `ru_maxrss`): the gradient's includes its tape."
+        );
+        if !self.failures.is_empty() {
+            let _ = writeln!(out, "\n## FAILURES\n");
+            for f in &self.failures {
+                let _ = writeln!(out, "- {}", f.replace('\n', "\n  "));
+            }
+        }
+        out
+    }
+
+    fn csv(&self) -> String {
+        let mut out = String::from(
+            "program,mode,config,threads,status,reps,median_s,min_s,max_s,median_wall_s,max_rss_kib,arguments\n",
+        );
+        for e in &self.entries {
+            for mode in e.modes() {
+                for config in e.configs(mode) {
+                    let Some(s) = self.results.get(&(e.name.clone(), mode, config)) else {
+                        continue;
+                    };
+                    let status = if s.failure.is_some() { "failed" } else { "ok" };
+                    let num = |x: Option<f64>| x.map(|v| format!("{v:.6}")).unwrap_or_default();
+                    let min = s.times.iter().copied().reduce(f64::min);
+                    let max = s.times.iter().copied().reduce(f64::max);
+                    let _ = writeln!(
+                        out,
+                        "{},{},{},{},{},{},{},{},{},{},{},\"{}\"",
+                        e.name,
+                        mode.label(),
+                        config.label(self.workers),
+                        config.threads(self.workers),
+                        status,
+                        s.times.len(),
+                        num(median(&s.times)),
+                        num(min),
+                        num(max),
+                        num(median(&s.wall)),
+                        s.rss
+                            .iter()
+                            .max()
+                            .map(|k| k.to_string())
+                            .unwrap_or_default(),
+                        e.args(mode).join(" ").replace('"', "\"\""),
+                    );
+                }
+            }
+        }
+        out
+    }
+
+    fn json(&self, meta: serde_json::Value, figures: &Figures) -> serde_json::Value {
+        use serde_json::json;
+        let mut runs = Vec::new();
+        for e in &self.entries {
+            for mode in e.modes() {
+                for config in e.configs(mode) {
+                    let Some(s) = self.results.get(&(e.name.clone(), mode, config)) else {
+                        continue;
+                    };
+                    runs.push(json!({
+                        "program": e.name,
+                        "source": e.path.display().to_string(),
+                        "mode": mode.label(),
+                        "config": config.label(self.workers),
+                        "threads": config.threads(self.workers),
+                        "arguments": e.args(mode),
+                        "time_source": e.time_line(mode).unwrap_or("process"),
+                        "times_s": s.times,
+                        "wall_s": s.wall,
+                        "max_rss_kib": s.rss,
+                        "failure": s.failure,
+                    }));
+                }
+            }
+        }
+        let pairs = |v: &[(String, Option<f64>, Option<f64>)], a: &str, b: &str| {
+            v.iter()
+                .map(|(n, x, y)| json!({ "program": n, a: x, b: y }))
+                .collect::<Vec<_>>()
+        };
+        json!({
+            "meta": meta,
+            "runs": runs,
+            "figures": {
+                "parc_vs_gcc": pairs(&figures.vs_gcc, "serial", "parallel"),
+                "gradient_overhead": pairs(&figures.overhead, "one_worker", "n_workers"),
+                "speedup": figures.speedup.iter().map(|(n, p, g, c)| json!({
+                    "program": n, "parc_primal": p, "parc_grad": g, "gcc": c,
+                })).collect::<Vec<_>>(),
+            },
+            "failures": self.failures,
+        })
+    }
+}
+
+/// A grouped bar chart: one group per program, one bar per series, and
+/// horizontal reference lines (value, label).
+fn bar_chart(
+    path: &Path,
+    title: &str,
+    y_label: &str,
+    series: &[&str],
+    groups: &[(String, Vec<Option<f64>>)],
+    references: &[(f64, &str)],
+) -> Result<(), String> {
+    use plotters::prelude::*;
+    let k = series.len();
+    let slots = groups.len() * (k + 1);
+    let top = groups
+        .iter()
+        .flat_map(|(_, v)| v.iter().flatten().copied())
+        .chain(references.iter().map(|r| r.0))
+        .fold(0.0f64, f64::max)
+        * 1.15;
+    let top = if top > 0.0 { top } else { 1.0 };
+    let width = (160 + 36 * slots).max(640) as u32;
+    let root = SVGBackend::new(path, (width, 420)).into_drawing_area();
+    let err = |e: &dyn std::fmt::Display| format!("plotting {}: {e}", path.display());
+    root.fill(&WHITE).map_err(|e| err(&e))?;
+    let names: Vec<String> = groups.iter().map(|(n, _)| n.clone()).collect();
+    let mut chart = ChartBuilder::on(&root)
+        .caption(title, ("sans-serif", 18))
+        .margin(12)
+        .x_label_area_size(40)
+        .y_label_area_size(60)
+        .build_cartesian_2d(0.0..slots as f64, 0.0..top)
+        .map_err(|e| err(&e))?;
+    chart
+        .configure_mesh()
+        .disable_x_mesh()
+        .x_labels(slots.max(1))
+        .x_label_formatter(&|x| {
+            // the name under its group's middle
+            let slot = x.floor() as usize;
+            if (x - x.floor()).abs() < 1e-9 && slot % (k + 1) == k / 2 {
+                names.get(slot / (k + 1)).cloned().unwrap_or_default()
+            } else {
+                String::new()
+            }
+        })
+        .y_desc(y_label)
+        .draw()
+        .map_err(|e| err(&e))?;
+    let palette = [BLUE, RED, GREEN, MAGENTA];
+    for (s, label) in series.iter().enumerate() {
+        let color = palette[s % palette.len()];
+        let bars = groups.iter().enumerate().filter_map(|(g, (_, vals))| {
+            let v = vals.get(s).copied().flatten()?;
+            let x0 = (g * (k + 1) + s) as f64;
+            Some(Rectangle::new(
+                [(x0 + 0.1, 0.0), (x0 + 0.9, v)],
+                color.filled(),
+            ))
+        });
+        chart
+            .draw_series(bars)
+            .map_err(|e| err(&e))?
+            .label(*label)
+            .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 10, y + 5)], color.filled()));
+    }
+    for (value, label) in references {
+        chart
+            .draw_series(LineSeries::new(
+                [(0.0, *value), (slots as f64, *value)],
+                BLACK.stroke_width(1),
+            ))
+            .map_err(|e| err(&e))?
+            .label(*label)
+            .legend(|(x, y)| PathElement::new([(x, y), (x + 10, y)], BLACK));
+    }
+    chart
+        .configure_series_labels()
+        .background_style(WHITE.mix(0.8))
+        .border_style(BLACK)
+        .draw()
+        .map_err(|e| err(&e))?;
+    root.present().map_err(|e| err(&e))?;
+    Ok(())
+}
+
+fn plots(dir: &Path, figures: &Figures, workers: usize) -> Result<Vec<PathBuf>, String> {
+    let mut written = Vec::new();
+    if !figures.overhead.is_empty() {
+        let path = dir.join("gradient_overhead.svg");
+        let groups: Vec<_> = figures
+            .overhead
+            .iter()
+            .map(|(n, a, b)| (n.clone(), vec![*a, *b]))
+            .collect();
+        bar_chart(
+            &path,
+            "Gradient overhead T_grad / T_primal",
+            "T_grad / T_primal",
+            &["1 worker", &format!("{workers} workers")],
+            &groups,
+            &[(3.0, "target 3")],
+        )?;
+        written.push(path);
+    }
+    let path = dir.join("speedup.svg");
+    let groups: Vec<_> = figures
+        .speedup
+        .iter()
+        .map(|(n, p, g, c)| (n.clone(), vec![*p, *g, *c]))
+        .collect();
+    bar_chart(
+        &path,
+        &format!("Speedup from 1 to {workers} workers"),
+        "T_1 / T_N",
+        &["parc primal", "parc gradient", "gcc -fopenmp vs gcc"],
+        &groups,
+        &[(workers as f64, "ideal")],
+    )?;
+    written.push(path);
+    if !figures.vs_gcc.is_empty() {
+        let path = dir.join("parc_vs_gcc.svg");
+        let groups: Vec<_> = figures
+            .vs_gcc
+            .iter()
+            .map(|(n, a, b)| (n.clone(), vec![*a, *b]))
+            .collect();
+        bar_chart(
+            &path,
+            "parc against gcc -O2 (time ratio; below 1: parc faster)",
+            "T_parc / T_gcc",
+            &[
+                "1 worker / gcc",
+                &format!("{workers} workers / gcc -fopenmp"),
+            ],
+            &groups,
+            &[(1.0, "equal"), (1.2, "target 1.2")],
+        )?;
+        written.push(path);
+    }
+    Ok(written)
+}
+
+pub fn run(root: &Path, args: SuiteArgs) -> ExitCode {
+    let reps = if args.quick { 2 } else { args.reps.max(1) };
+    let workers = args.workers.max(1);
+    let entries = match load_entries(root, &args) {
+        Ok(e) => e,
+        Err(e) => {
+            eprintln!("parc bench: error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let parc = match &args.parc {
+        Some(p) => std::path::absolute(p).unwrap_or_else(|_| p.clone()),
+        None => match build_parc(root) {
+            Ok(p) => p,
+            Err(e) => {
+                eprintln!("parc bench: error: {e}");
+                return ExitCode::from(2);
+            }
+        },
+    };
+    let scratch = std::env::temp_dir().join(format!("parc-bench-suite-{}", std::process::id()));
+    let out_dir = if args.out_dir.is_absolute() {
+        args.out_dir.clone()
+    } else {
+        root.join(&args.out_dir)
+    };
+    for dir in [&scratch, &out_dir] {
+        if let Err(e) = std::fs::create_dir_all(dir) {
+            eprintln!("parc bench: error: cannot create {}: {e}", dir.display());
+            return ExitCode::from(2);
+        }
+    }
+
+    // Every step the bar counts: builds, oracle runs, timed runs.
+    let mut steps = 0u64;
+    for e in &entries {
+        steps += if e.gcc { 3 } else { 1 } + e.grad_args.is_some() as u64;
+        for mode in e.modes() {
+            steps += 1 + (reps * e.configs(mode).len()) as u64;
+        }
+    }
+    let progress = ProgressBar::new(steps);
+    progress.set_style(
+        ProgressStyle::with_template("{bar:40} {pos}/{len} {elapsed_precise} {wide_msg}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    let load_start = loadavg();
+    let started = Instant::now();
+    let mut suite = Suite {
+        root: root.to_path_buf(),
+        scratch: scratch.clone(),
+        parc,
+        cc: args.cc.clone(),
+        workers,
+        timeout: Duration::from_secs(args.timeout),
+        entries,
+        exes: HashMap::new(),
+        expected: HashMap::new(),
+        results: HashMap::new(),
+        failures: Vec::new(),
+        progress,
+    };
+
+    // Builds, then the oracles, then the timed runs round-robin: rep 1 of
+    // everything, then rep 2, ... (slow drifts of the machine hit all
+    // configurations alike).
+    let mut jobs = Vec::new();
+    for e in 0..suite.entries.len() {
+        for mode in suite.entries[e].modes() {
+            suite.oracle(e, mode);
+            for config in suite.entries[e].configs(mode) {
+                if let Err(err) = suite.build(e, config) {
+                    let name = suite.entries[e].name.clone();
+                    suite.failures.push(format!("{name}: {err}"));
+                }
+                jobs.push((e, mode, config));
+            }
+        }
+    }
+    for _ in 0..reps {
+        for &(e, mode, config) in &jobs {
+            suite.run_one(e, mode, config);
+        }
+    }
+    suite.progress.finish_and_clear();
+
+    let figures = suite.figures();
+    let load_end = loadavg();
+    let rev = probe(&[
+        "git",
+        "-C",
+        &root.display().to_string(),
+        "rev-parse",
+        "--short",
+        "HEAD",
+    ]);
+    let date = probe(&["date", "-u", "+%Y-%m-%d %H:%M UTC"]);
+    let nproc = probe(&["nproc"]);
+    let mut header = String::from("# parc bench\n\n");
+    let _ = writeln!(
+        header,
+        "Machine: {nproc} CPUs ({}). Date: {date}. parc: {} (git {rev}). Load average at start: {load_start}; at end: {load_end}. {reps} repetitions per configuration, {workers} workers in the parallel ones; {:.0} s in all.",
+        cpu_model(),
+        suite.parc.display(),
+        started.elapsed().as_secs_f64()
+    );
+    let _ = writeln!(
+        header,
+        "\nEvery timed run printed what the oracle printed (gcc -O2's serial build for primal runs, `parc build --O0 --serial` for gradients and for programs gcc cannot build; numbers in gradient output within {GRAD_TOLERANCE:e} relative), less the lines its `// volatile:` directive names. Times are medians; \"time\" says whether they are the program's own measurement (the last number on the named output line) or the whole process's wall time. Compare only within one report: the machine's load moves every number, the parallel ones most."
+    );
+    let report = suite.report(&header, &figures);
+    let meta = serde_json::json!({
+        "date": date, "git": rev, "cpus": nproc, "cpu": cpu_model(),
+        "load_start": load_start, "load_end": load_end, "reps": reps, "workers": workers,
+    });
+    let json = suite.json(meta, &figures);
+    let mut written = Vec::new();
+    let mut write = |name: &str, text: String| {
+        let path = out_dir.join(name);
+        match std::fs::write(&path, text) {
+            Ok(()) => written.push(path),
+            Err(e) => eprintln!("parc bench: cannot write {}: {e}", path.display()),
+        }
+    };
+    write("results.md", report.clone());
+    write("results.csv", suite.csv());
+    write(
+        "results.json",
+        serde_json::to_string_pretty(&json).unwrap_or_default(),
+    );
+    match plots(&out_dir, &figures, workers) {
+        Ok(paths) => written.extend(paths),
+        Err(e) => eprintln!("parc bench: {e}"),
+    }
+    print!("{report}");
+    eprintln!(
+        "parc bench: wrote {}",
+        written
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    let _ = std::fs::remove_dir_all(&scratch);
+    if suite.failures.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reported_seconds_takes_the_last_number() {
+        let out = "Runtime:     0.959 seconds\nGrind time (us/z/c)  =  4.3008437 (per dom)  ( 108.22643 overall)\n";
+        assert_eq!(reported_seconds(out, "Runtime:"), Some(0.959));
+        assert_eq!(reported_seconds(out, "Grind time"), Some(108.22643));
+        assert_eq!(reported_seconds(out, "FOM"), None);
+    }
+
+    #[test]
+    fn outputs_compare_numbers_within_the_tolerance() {
+        let a = vec!["sum = 1.000000e+00 (3 entries)".to_string()];
+        let b = vec!["sum = 1.000001e+00 (3 entries)".to_string()];
+        assert!(same_output(&a, &b, None).is_err());
+        assert!(same_output(&a, &b, Some(1e-5)).is_ok());
+        let c = vec!["sum = 1.000001e+00 (4 entries)".to_string()];
+        assert!(same_output(&a, &c, Some(1e-5)).is_err());
+        assert!(same_output(&a, &[], Some(1e-5)).is_err());
+    }
+
+    #[test]
+    fn volatile_lines_are_left_out() {
+        let v = vec!["Runtime:".to_string()];
+        assert_eq!(
+            stable("a\n  Runtime: 1 s\nb\n", &v),
+            vec!["a".to_string(), "b".to_string()]
+        );
+    }
+
+    #[test]
+    fn directives_are_read_from_the_header() {
+        let src = "// x\n// bench-args: -s 30\n//\n// volatile: A | B\n\nint main() {}\n// bench-time: no\n";
+        assert_eq!(directive_text(src, "bench-args").as_deref(), Some("-s 30"));
+        assert_eq!(directive_text(src, "volatile").as_deref(), Some("A | B"));
+        assert_eq!(directive_text(src, "bench-time"), None);
+    }
+}
