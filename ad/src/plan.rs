@@ -215,6 +215,22 @@ impl Plan {
                 format!("`{}` has no body (an `extern` function)", p.name),
             ));
         }
+        // The optimizer turns a call through a pointer whose target it
+        // knows into a direct call (`devirtualize`); any other is a call of
+        // an unknown function, which may touch any memory.
+        if let Some(inst) = p
+            .placed_insts()
+            .map(|(_, i)| i)
+            .find(|&i| matches!(p.inst(i), InstKind::CallIndirect { .. }))
+        {
+            return Err(err(
+                &p,
+                Some(inst),
+                "a call through a function pointer whose target is not known at compile time \
+                 (at -O1 and -O2 a pointer known to hold one function is called directly, \
+                 at -O2 also once the function it is passed to is inlined)",
+            ));
+        }
         if p.kind == FuncKind::Kernel {
             return Err(err(
                 &p,

@@ -39,6 +39,7 @@ fn mask(ty: Type) -> u64 {
     match ty {
         Type::I1 => 1,
         Type::I8 => 0xff,
+        Type::I16 => 0xffff,
         Type::I32 | Type::F32 => 0xffff_ffff,
         _ => u64::MAX,
     }
@@ -305,6 +306,7 @@ fn cast(op: CastOp, x: Const, to: Type) -> Const {
             match to {
                 Type::I1 => (f as i64 & 1) as u64,
                 Type::I8 => f as i8 as i64 as u64,
+                Type::I16 => f as i16 as i64 as u64,
                 Type::I32 => f as i32 as i64 as u64,
                 _ => f as i64 as u64,
             }
@@ -314,6 +316,7 @@ fn cast(op: CastOp, x: Const, to: Type) -> Const {
             match to {
                 Type::I1 => (f as u8 & 1) as u64,
                 Type::I8 => sign_extend(f as u8 as i64, to) as u64,
+                Type::I16 => sign_extend(f as u16 as i64, to) as u64,
                 Type::I32 => sign_extend(f as u32 as i64, to) as u64,
                 _ => f as u64,
             }
@@ -524,7 +527,7 @@ mod tests {
         }
     }
 
-    const INTS: [Type; 4] = [Type::I1, Type::I8, Type::I32, Type::I64];
+    const INTS: [Type; 5] = [Type::I1, Type::I8, Type::I16, Type::I32, Type::I64];
     const FLOATS: [Type; 2] = [Type::F32, Type::F64];
     const ROUNDS: usize = 60;
 
@@ -594,6 +597,7 @@ mod tests {
         let all = [
             Type::I1,
             Type::I8,
+            Type::I16,
             Type::I32,
             Type::I64,
             Type::F32,

@@ -150,6 +150,16 @@ impl<'f> FuncBuilder<'f> {
         self.push(InstKind::Call { func, args }, ret)
     }
 
+    /// A call through the function pointer `callee`, with result type `ret`.
+    pub fn call_indirect(
+        &mut self,
+        callee: Value,
+        ret: Option<Type>,
+        args: Vec<Value>,
+    ) -> Option<Value> {
+        self.push(InstKind::CallIndirect { callee, args }, ret)
+    }
+
     /// An intrinsic; `ret` is its result type (see [`Intrinsic::signature`]).
     pub fn intrinsic(
         &mut self,
@@ -222,6 +232,7 @@ pub fn sign_extend(imm: i64, ty: Type) -> i64 {
     match ty {
         Type::I1 => imm & 1,
         Type::I8 => imm as i8 as i64,
+        Type::I16 => imm as i16 as i64,
         Type::I32 => imm as i32 as i64,
         _ => imm,
     }

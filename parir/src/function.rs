@@ -141,6 +141,11 @@ pub struct Function {
     pub local_names: HashMap<Inst, String>,
     /// The C signature, for functions from ParC source (see [`crate::cabi`]).
     pub c_sig: Option<Box<crate::cabi::CSignature>>,
+    /// Declared with `...` (a declaration only: a C function such as
+    /// `printf`): calls may pass more arguments than `sig.params`, of the
+    /// types C's default argument promotions give (`i32`, `i64`, `f64`,
+    /// `ptr`).
+    pub variadic: bool,
 }
 
 impl Function {
@@ -319,6 +324,11 @@ pub struct GlobalData {
     pub relocs: Vec<(u64, GlobalId, i64)>,
     pub is_const: bool,
     pub space: AddrSpace,
+    /// Declared here and defined elsewhere (C's `extern int optind;`,
+    /// defined by the C library or another module): no storage and no
+    /// initial image here; references resolve by name when the program is
+    /// linked. Only in global memory.
+    pub is_import: bool,
 }
 
 impl GlobalData {
@@ -334,6 +344,7 @@ impl GlobalData {
             relocs: Vec::new(),
             is_const: true,
             space: AddrSpace::Global,
+            is_import: false,
         }
     }
 }

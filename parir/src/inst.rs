@@ -347,6 +347,16 @@ pub enum InstKind {
         func: FuncId,
         args: Vec<Value>,
     },
+    /// A call through a function pointer (`callee`, a `ptr` holding a
+    /// `func_addr` of a host function). The signature is the arguments'
+    /// types and the result's; calling a function whose signature differs,
+    /// or an address that is no function's, is undefined (the interpreter
+    /// reports it). Passes know nothing of the callee: it may read and
+    /// write any memory its caller can reach and have any side effect.
+    CallIndirect {
+        callee: Value,
+        args: Vec<Value>,
+    },
     Intrinsic {
         op: Intrinsic,
         args: Vec<Value>,
@@ -450,6 +460,10 @@ impl InstKind {
                 f(b);
             }
             Call { args, .. } | Intrinsic { args, .. } => args.iter().for_each(f),
+            CallIndirect { callee, args } => {
+                f(callee);
+                args.iter().for_each(f);
+            }
             Launch {
                 grid, block, args, ..
             } => grid.iter().chain(block).chain(args).for_each(f),
@@ -487,6 +501,10 @@ impl InstKind {
                 f(b);
             }
             Call { args, .. } | Intrinsic { args, .. } => args.iter_mut().for_each(f),
+            CallIndirect { callee, args } => {
+                f(callee);
+                args.iter_mut().for_each(f);
+            }
             Launch {
                 grid, block, args, ..
             } => grid
@@ -579,7 +597,10 @@ impl InstKind {
     /// True if the instruction may read memory.
     pub fn may_read_memory(&self) -> bool {
         match self {
-            InstKind::Load(_) | InstKind::Call { .. } | InstKind::Launch { .. } => true,
+            InstKind::Load(_)
+            | InstKind::Call { .. }
+            | InstKind::CallIndirect { .. }
+            | InstKind::Launch { .. } => true,
             InstKind::Intrinsic { op, .. } => !op.is_pure(),
             _ => false,
         }
@@ -589,7 +610,10 @@ impl InstKind {
     /// (output, exit, a fault other than a trapping load), so it must stay.
     pub fn has_side_effects(&self) -> bool {
         match self {
-            InstKind::Store { .. } | InstKind::Call { .. } | InstKind::Launch { .. } => true,
+            InstKind::Store { .. }
+            | InstKind::Call { .. }
+            | InstKind::CallIndirect { .. }
+            | InstKind::Launch { .. } => true,
             InstKind::Intrinsic { op, .. } => !op.is_pure(),
             InstKind::Binary(op, ..) => matches!(
                 op,

@@ -10,7 +10,9 @@
 //! global @tbl size 16 align 8 = zeroinit            ; no initial bytes
 //!     reloc 8 = @msg + 0                            ; pointer to a global
 //! global @buf shared size 2048 align 8 = zeroinit   ; GPU shared memory
+//! global @optind import size 4 align 4              ; defined elsewhere
 //! declare @ext(f64) -> f64                          ; linkage import
+//! declare variadic @log_msg(ptr) -> i32              ; C's `...` after the ptr
 //! func local kernel @k(ptr, i32) {                  ; linkage, kind
 //! func device convergent @f(i32) {                  ; reaches a barrier
 //! func @axpy(ptr noalias, ptr noalias, f64, i32) {   ; C's `restrict`
@@ -57,6 +59,7 @@
 //! vN = select c, a, b       vN = alloca 16, align 8
 //! vN = load.T p             store a, p
 //! vN = ptradd p, a          vN = call @f(a, b)           call @g(a)
+//! vN = call_indirect.T p(a, b)                          call_indirect p(a)
 //! vN = sqrt.f64 a           vN = thread_idx.x            barrier   (intrinsics)
 //! launch @k(a, b) grid(a, b, c) block(a, b, c)
 //! jump B                    brif c, B, B
@@ -173,6 +176,10 @@ pub fn global_to_string(module: &Module, g: GlobalId) -> String {
     }
     if data.space == AddrSpace::Shared {
         out.push_str(" shared");
+    }
+    if data.is_import {
+        let _ = writeln!(out, " import size {} align {}", data.size, data.align);
+        return out;
     }
     let _ = write!(out, " size {} align {} = ", data.size, data.align);
     if data.init.is_empty() {
@@ -293,6 +300,9 @@ fn write_function(out: &mut String, module: &Module, func: &Function) {
     if func.convergent {
         out.push_str(" convergent");
     }
+    if func.variadic {
+        out.push_str(" variadic");
+    }
     let _ = write!(out, " {}(", name_ref(&func.name));
     for (i, ty) in func.sig.params.iter().enumerate() {
         if i > 0 {
@@ -395,6 +405,7 @@ pub(crate) fn opcode_name(kind: &InstKind) -> String {
         Store { .. } => "store".into(),
         PtrAdd(..) => "ptradd".into(),
         Call { .. } => "call".into(),
+        CallIndirect { .. } => "call_indirect".into(),
         Intrinsic { op, .. } => op.name(),
         Launch { .. } => "launch".into(),
         Jump(_) => "jump".into(),
@@ -490,6 +501,11 @@ fn write_operands(out: &mut String, module: &Module, kind: &InstKind) {
         }
         Call { func, args } => {
             let _ = write!(out, " {}(", func_name(module, *func));
+            write_list(out, args);
+            out.push(')');
+        }
+        CallIndirect { callee, args } => {
+            let _ = write!(out, " {callee}(");
             write_list(out, args);
             out.push(')');
         }

@@ -235,6 +235,7 @@ pub fn read_module_with_positions(text: &str) -> Result<(Module, TextPositions)>
         func.convergent = header.convergent;
         func.noalias = header.noalias.clone();
         func.param_names = header.param_names.clone();
+        func.variadic = header.variadic;
         let mut body = Body {
             module: &module,
             funcs: &func_names,
@@ -714,6 +715,8 @@ fn parse_global(cur: &mut Cur, name: String) -> Result<GlobalData> {
         } else if cur.is_word("shared") && !seen_shared {
             seen_shared = true;
             data.space = AddrSpace::Shared;
+        } else if cur.is_word("import") && !data.is_import {
+            data.is_import = true;
         } else {
             break;
         }
@@ -723,6 +726,10 @@ fn parse_global(cur: &mut Cur, name: String) -> Result<GlobalData> {
     data.size = cur.u64("a size in bytes")?.0;
     cur.expect_word("align")?;
     data.align = cur.u32("an alignment")?;
+    if data.is_import {
+        cur.expect_end()?;
+        return Ok(data);
+    }
     cur.expect_punct('=')?;
     if !cur.eat_word("zeroinit") {
         data.init = cur
@@ -810,6 +817,7 @@ fn parse_header(cur: &mut Cur, has_body: bool) -> Result<(Function, Pos)> {
     let mut linkage = None;
     let mut kind = None;
     let mut convergent = false;
+    let mut variadic = false;
     loop {
         let pos = cur.here();
         let Some(Tok::Word(w)) = cur.peek() else {
@@ -830,6 +838,11 @@ fn parse_header(cur: &mut Cur, has_body: bool) -> Result<(Function, Pos)> {
             "host" => (None, Some(FuncKind::Host)),
             "kernel" => (None, Some(FuncKind::Kernel)),
             "device" => (None, Some(FuncKind::Device)),
+            "variadic" if !variadic => {
+                variadic = true;
+                cur.pos += 1;
+                continue;
+            }
             other => return Err(pos.err(format!("expected a function name, found `{other}`"))),
         };
         if (l.is_some() && linkage.is_some()) || (k.is_some() && kind.is_some()) {
@@ -885,6 +898,7 @@ fn parse_header(cur: &mut Cur, has_body: bool) -> Result<(Function, Pos)> {
     });
     func.kind = kind.unwrap_or_default();
     func.convergent = convergent;
+    func.variadic = variadic;
     Ok((func, npos))
 }
 
@@ -909,6 +923,7 @@ enum Op {
     Store,
     PtrAdd,
     Call,
+    CallIndirect,
     Launch,
     Intrinsic(Intrinsic),
     Jump,
@@ -935,6 +950,7 @@ fn op_from_name(name: &str) -> Option<Op> {
         "store" => Op::Store,
         "ptradd" => Op::PtrAdd,
         "call" => Op::Call,
+        "call_indirect" => Op::CallIndirect,
         "launch" => Op::Launch,
         "jump" => Op::Jump,
         "brif" => Op::Brif,
@@ -1313,6 +1329,13 @@ impl Body<'_> {
                 let func = self.func_ref(cur)?;
                 InstKind::Call {
                     func,
+                    args: self.paren_values(cur)?,
+                }
+            }
+            Op::CallIndirect => {
+                let callee = self.value(cur)?;
+                InstKind::CallIndirect {
+                    callee,
                     args: self.paren_values(cur)?,
                 }
             }
@@ -1769,7 +1792,13 @@ mod tests {
             m.source_name = Some(random_name(rng, 0));
         }
         for i in 0..rng.below(4) {
-            let init = (0..rng.below(6)).map(|_| rng.next() as u8).collect();
+            let init: Vec<u8> = (0..rng.below(6)).map(|_| rng.next() as u8).collect();
+            let space = if rng.chance(20) {
+                AddrSpace::Shared
+            } else {
+                AddrSpace::Global
+            };
+            let is_import = space == AddrSpace::Global && init.is_empty() && rng.chance(20);
             m.globals.push(GlobalData {
                 name: random_name(rng, i),
                 size: rng.below(40) as u64,
@@ -1777,15 +1806,15 @@ mod tests {
                 init,
                 relocs: Vec::new(),
                 is_const: rng.chance(50),
-                space: if rng.chance(20) {
-                    AddrSpace::Shared
-                } else {
-                    AddrSpace::Global
-                },
+                space,
+                is_import,
             });
         }
         let nglobals = m.globals.len();
         for g in m.globals.values_mut() {
+            if g.is_import {
+                continue;
+            }
             for _ in 0..rng.below(3) {
                 if nglobals > 0 {
                     let t = GlobalId::new(rng.below(nglobals));
@@ -1802,6 +1831,7 @@ mod tests {
             };
             let mut f = Function::new(random_name(rng, i), sig);
             f.kind = rng.pick(&[FuncKind::Host, FuncKind::Kernel, FuncKind::Device]);
+            f.variadic = rng.chance(10);
             f.linkage = rng.pick(&[Linkage::Export, Linkage::Local, Linkage::Import]);
             f.convergent = rng.chance(30);
             m.funcs.push(f);
@@ -1874,6 +1904,10 @@ mod tests {
                     13 => InstKind::PtrAdd(v(rng), v(rng)),
                     14 => InstKind::Call {
                         func: FuncId::new(rng.below(nfuncs)),
+                        args: (0..rng.below(3)).map(|_| v(rng)).collect(),
+                    },
+                    16 => InstKind::CallIndirect {
+                        callee: v(rng),
                         args: (0..rng.below(3)).map(|_| v(rng)).collect(),
                     },
                     15 => InstKind::Launch {

@@ -8,6 +8,7 @@ pub enum Type {
     /// A truth value: the result of comparisons and the condition of `brif`.
     I1,
     I8,
+    I16,
     I32,
     I64,
     F32,
@@ -18,9 +19,10 @@ pub enum Type {
 }
 
 impl Type {
-    pub const ALL: [Type; 7] = [
+    pub const ALL: [Type; 8] = [
         Type::I1,
         Type::I8,
+        Type::I16,
         Type::I32,
         Type::I64,
         Type::F32,
@@ -29,7 +31,10 @@ impl Type {
     ];
 
     pub fn is_int(self) -> bool {
-        matches!(self, Type::I1 | Type::I8 | Type::I32 | Type::I64)
+        matches!(
+            self,
+            Type::I1 | Type::I8 | Type::I16 | Type::I32 | Type::I64
+        )
     }
 
     pub fn is_float(self) -> bool {
@@ -40,6 +45,7 @@ impl Type {
     pub fn bytes(self) -> u32 {
         match self {
             Type::I1 | Type::I8 => 1,
+            Type::I16 => 2,
             Type::I32 | Type::F32 => 4,
             Type::I64 | Type::F64 | Type::Ptr => 8,
         }
@@ -57,6 +63,7 @@ impl Type {
         match self {
             Type::I1 => "i1",
             Type::I8 => "i8",
+            Type::I16 => "i16",
             Type::I32 => "i32",
             Type::I64 => "i64",
             Type::F32 => "f32",

@@ -35,6 +35,8 @@
 //! - A `shared` global (GPU shared memory, one per block) is not `const`,
 //!   has no relocations and no non-zero initial bytes: CUDA cannot
 //!   initialize shared memory.
+//! - An `import` global (defined elsewhere) is in global memory and has
+//!   no initial bytes and no relocations.
 //!
 //! # Layout `[layout]`
 //! - Every block in the layout exists and is listed once; the first is the
@@ -108,8 +110,11 @@
 //!
 //! # Calls `[call]`
 //! - A call names an existing function that is not a kernel, with as many
-//!   arguments as its parameters, of the same types; the result, if any,
-//!   has the callee's return type.
+//!   arguments as its parameters, of the same types (a `variadic`
+//!   declaration takes more, promoted: `i32`, `i64`, `f64` or `ptr`); the
+//!   result, if any, has the callee's return type. Only a declaration
+//!   (import linkage) is `variadic`.
+//! - `call_indirect`'s callee is a `ptr`, in host code.
 //! - A launch names an existing kernel, its grid and block dimensions are
 //!   `i32`, and its arguments match the kernel's parameters.
 //!
@@ -434,6 +439,11 @@ fn check_global(module: &Module, g: GlobalId, errors: &mut Vec<VerifyError>) {
             ));
         }
     }
+    if data.is_import
+        && (data.space == AddrSpace::Shared || !data.init.is_empty() || !data.relocs.is_empty())
+    {
+        err("an imported global has no storage here: no initial value, not shared".into());
+    }
     if data.space == AddrSpace::Shared {
         if data.is_const {
             err("a shared global cannot be const".into());
@@ -514,6 +524,14 @@ impl<'a> FuncVerifier<'a> {
                 "a function without a body must have import linkage"
             };
             self.report("module", None, None, msg.into());
+        }
+        if func.variadic && has_body {
+            self.report(
+                "module",
+                None,
+                None,
+                "only a declaration can be variadic".into(),
+            );
         }
         if func.kind == FuncKind::Kernel && func.sig.ret.is_some() {
             self.report(
@@ -866,6 +884,8 @@ impl<'a> FuncVerifier<'a> {
         Some(match kind {
             Store { .. } | Launch { .. } => false,
             Call { func, .. } => self.module.funcs.get(*func)?.sig.ret.is_some(),
+            // The result type is the call's: with or without one is fine.
+            CallIndirect { .. } => return None,
             Intrinsic { op, .. } => op.signature().1.is_some(),
             k => !k.is_terminator(),
         })
@@ -1052,7 +1072,29 @@ impl<'a> FuncVerifier<'a> {
                         ),
                         _ => {}
                     }
-                    check_args(&mut e, &callee_name, &callee.sig.params, args, &ty);
+                    let fixed = callee.sig.params.len();
+                    if callee.variadic && args.len() >= fixed {
+                        check_args(
+                            &mut e,
+                            &callee_name,
+                            &callee.sig.params,
+                            &args[..fixed],
+                            &ty,
+                        );
+                        for &a in &args[fixed..] {
+                            let t = ty(a);
+                            if !matches!(t, Type::I32 | Type::I64 | Type::F64 | Type::Ptr) {
+                                e(
+                                    "call",
+                                    format!(
+                                        "variadic argument {a} of {callee_name} is {t}; promote it to i32, i64, f64 or ptr"
+                                    ),
+                                );
+                            }
+                        }
+                    } else {
+                        check_args(&mut e, &callee_name, &callee.sig.params, args, &ty);
+                    }
                     if callee.convergent && !self.func.convergent {
                         e(
                             "convergent",
@@ -1071,6 +1113,12 @@ impl<'a> FuncVerifier<'a> {
                     }
                 }
             },
+            CallIndirect { callee, .. } => {
+                want_ptr(&mut e, "callee", ty(*callee));
+                if !is_host {
+                    e("gpu", "`call_indirect` outside host code".into());
+                }
+            }
             Launch {
                 kernel,
                 grid,

@@ -347,6 +347,7 @@ fn host_isa_with(
 pub(crate) fn clif_type(ty: Type) -> cl::Type {
     match ty {
         Type::I1 | Type::I8 => types::I8,
+        Type::I16 => types::I16,
         Type::I32 => types::I32,
         Type::I64 | Type::Ptr => types::I64,
         Type::F32 => types::F32,
@@ -358,7 +359,7 @@ fn abi_param(ty: Type) -> AbiParam {
     let p = AbiParam::new(clif_type(ty));
     match ty {
         Type::I1 => p.uext(),
-        Type::I8 => p.sext(),
+        Type::I8 | Type::I16 => p.sext(),
         _ => p,
     }
 }
@@ -373,6 +374,56 @@ pub(crate) fn clif_signature(
     sig.params.extend(params.iter().map(|&t| abi_param(t)));
     sig.returns.extend(ret.map(abi_param));
     sig
+}
+
+/// Cranelift cannot call a variadic C function: System V x86-64 wants
+/// `%al` to bound the number of vector registers the call passes
+/// arguments in, and Cranelift sets no such register. Otherwise the call
+/// is an ordinary one with the promoted arguments, so each variadic
+/// import gets a stub, called through a pointer with each call's own
+/// signature, that sets `%al` to 8 (always a valid bound) and jumps to the
+/// function, leaving every argument register as it was:
+/// `mov al, 8; jmp *f@GOTPCREL(%rip)` in position-independent objects,
+/// `mov al, 8; movabs r11, f; jmp r11` in the JIT.
+fn define_variadic_stub(
+    m: &mut impl ClModule,
+    sym: &str,
+    target: ClFuncId,
+) -> Result<ClFuncId, BackendError> {
+    use cranelift_codegen::binemit::Reloc;
+    use cranelift_module::{ModuleReloc, ModuleRelocTarget};
+    if m.isa().name() != "x64" {
+        return Err(BackendError::Codegen(
+            "calls of variadic C functions are only supported on x86-64".into(),
+        ));
+    }
+    let sig = m.make_signature();
+    let stub = m
+        .declare_function(sym, ClLinkage::Local, &sig)
+        .map_err(|e| module_err("declaring a variadic call stub", e))?;
+    let pic = m.isa().flags().is_pic();
+    let (bytes, kind, offset, addend): (Vec<u8>, Reloc, u32, i64) = if pic {
+        (
+            vec![0xB0, 0x08, 0xFF, 0x25, 0, 0, 0, 0],
+            Reloc::X86GOTPCRel4,
+            4,
+            -4,
+        )
+    } else {
+        let mut b = vec![0xB0, 0x08, 0x49, 0xBB];
+        b.extend([0; 8]);
+        b.extend([0x41, 0xFF, 0xE3]);
+        (b, Reloc::Abs8, 4, 0)
+    };
+    let reloc = ModuleReloc {
+        offset,
+        kind,
+        name: ModuleRelocTarget::from(target),
+        addend,
+    };
+    m.define_function_bytes(stub, 16, &bytes, &[reloc])
+        .map_err(|e| module_err("defining a variadic call stub", e))?;
+    Ok(stub)
 }
 
 fn module_err(what: &str, e: ModuleError) -> BackendError {
@@ -419,7 +470,7 @@ fn resize_int(b: &mut FunctionBuilder, v: cl::Value, to: cl::Type, signed: bool)
 fn to_slot(b: &mut FunctionBuilder, v: cl::Value, ty: Type) -> cl::Value {
     match ty {
         Type::I1 => b.ins().uextend(types::I64, v),
-        Type::I8 | Type::I32 => b.ins().sextend(types::I64, v),
+        Type::I8 | Type::I16 | Type::I32 => b.ins().sextend(types::I64, v),
         Type::I64 | Type::Ptr => v,
         Type::F32 => {
             let bits = b.ins().bitcast(types::I32, MemFlagsData::new(), v);
@@ -459,6 +510,9 @@ struct Cx<'a> {
     block_launches: HashMap<FuncId, crate::kernels::BlockLaunch>,
     /// Runtime and C library functions declared so far.
     externs: HashMap<&'static str, ClFuncId>,
+    /// For every variadic import that is called, the stub its calls go
+    /// through (see `define_variadic_stub`).
+    va_stubs: HashMap<FuncId, ClFuncId>,
     /// The NUL-terminated name of each function that can fault.
     names: HashMap<FuncId, DataId>,
     /// Symbols in use.
@@ -638,6 +692,7 @@ pub(crate) fn compile<M: ClModule>(
         kernel_entries: HashMap::new(),
         block_launches: fission.launches.clone(),
         externs: HashMap::new(),
+        va_stubs: HashMap::new(),
         names: HashMap::new(),
         taken: HashSet::new(),
         line_sites: Vec::new(),
@@ -744,6 +799,11 @@ pub(crate) fn compile<M: ClModule>(
                 .declare_function(&f.name, ClLinkage::Import, &sig)
                 .map_err(|e| module_err(&format!("declaring `{}`", f.name), e))?;
             cx.funcs[id.as_u32() as usize] = Some(cid);
+            if f.variadic {
+                let sym = cx.fresh(&format!("parc.va.{}", f.name));
+                let stub = define_variadic_stub(m, &sym, cid)?;
+                cx.va_stubs.insert(id, stub);
+            }
         }
     }
     for (id, sym, linkage) in &symbols {
@@ -926,6 +986,17 @@ impl Effects {
         let mut spawns = vec![false; n];
         let mut prints = vec![false; n];
         let mut edges: Vec<Vec<usize>> = vec![Vec::new(); n];
+        // A call through a pointer may reach any function whose address
+        // is taken.
+        let taken: Vec<usize> = ir
+            .funcs
+            .values()
+            .flat_map(|f| f.placed_insts().map(move |(_, i)| f.inst(i)))
+            .filter_map(|k| match k {
+                InstKind::FuncAddr(g) => Some(g.as_u32() as usize),
+                _ => None,
+            })
+            .collect();
         for (id, f) in ir.funcs.iter() {
             let i = id.as_u32() as usize;
             if f.linkage == Linkage::Import && ix::RT_SPAWNING.contains(&f.name.as_str()) {
@@ -936,6 +1007,7 @@ impl Effects {
                     InstKind::Call { func, .. } | InstKind::FuncAddr(func) => {
                         edges[i].push(func.as_u32() as usize)
                     }
+                    InstKind::CallIndirect { .. } => edges[i].extend(&taken),
                     InstKind::Launch { kernel, .. } => edges[i].push(kernel.as_u32() as usize),
                     InstKind::Intrinsic {
                         op: Intrinsic::Printf,
@@ -978,6 +1050,13 @@ fn define_globals(m: &mut impl ClModule, cx: &mut Cx) -> Result<(), BackendError
                 cx.shared_offset[i] = offset;
                 cx.shared_bytes = offset + g.size;
             }
+            AddrSpace::Global if g.is_import => {
+                // Defined in C or another module: linked by its own name.
+                let did = m
+                    .declare_data(&g.name, ClLinkage::Import, !g.is_const, false)
+                    .map_err(|e| module_err(&format!("declaring global `{}`", g.name), e))?;
+                cx.data[i] = Some(did);
+            }
             AddrSpace::Global => {
                 let base = if ix::is_reserved(&g.name) || cx.taken.contains(&g.name) {
                     format!("parc.data.{}", g.name)
@@ -999,6 +1078,9 @@ fn define_globals(m: &mut impl ClModule, cx: &mut Cx) -> Result<(), BackendError
         let Some(did) = cx.data[id.as_u32() as usize] else {
             continue;
         };
+        if g.is_import {
+            continue;
+        }
         let size = g.size.max(g.init.len() as u64).max(1) as usize;
         let mut desc = DataDescription::new();
         if g.init.iter().all(|&b| b == 0) && g.relocs.is_empty() && !g.is_const {
@@ -2053,6 +2135,22 @@ impl<'a, 'b, 'c, M: ClModule> FnTranslator<'a, 'b, 'c, M> {
         self.inst.map(|i| self.f.locs[i]).unwrap_or_default()
     }
 
+    /// A call through the code address `addr` with the signature of the
+    /// arguments' types and `ret`; the result, if any.
+    fn call_through(
+        &mut self,
+        addr: cl::Value,
+        args: &[Value],
+        ret: Option<Type>,
+    ) -> Result<Option<cl::Value>, BackendError> {
+        let tys: Vec<Type> = args.iter().map(|&a| self.ty(a)).collect();
+        let sig = clif_signature(self.m, &tys, ret);
+        let sigref = self.b.import_signature(sig);
+        let args = self.vals(args)?;
+        let call = self.b.ins().call_indirect(sigref, addr, &args);
+        Ok(self.b.inst_results(call).first().copied())
+    }
+
     fn func_ref(&mut self, id: ClFuncId) -> cl::FuncRef {
         if let Some(&r) = self.func_refs.get(&id) {
             return r;
@@ -2279,6 +2377,17 @@ impl<'a, 'b, 'c, M: ClModule> FnTranslator<'a, 'b, 'c, M> {
                 let off = resize_int(&mut self.b, off, types::I64, off_ty != Type::I1);
                 Some(self.b.ins().iadd(p, off))
             }
+            InstKind::Call { func, args } if self.cx.va_stubs.contains_key(func) => {
+                let stub = self.cx.va_stubs[func];
+                let ret = self.cx.ir.funcs[*func].sig.ret;
+                let r = self.func_ref(stub);
+                let addr = self.b.ins().func_addr(types::I64, r);
+                self.call_through(addr, args, ret)?
+            }
+            InstKind::CallIndirect { callee, args } => {
+                let addr = self.val(*callee)?;
+                self.call_through(addr, args, rty)?
+            }
             InstKind::Call { func, args } => {
                 let id = self.cx.funcs[func.as_u32() as usize]
                     .ok_or_else(|| self.err("call of an unknown function"))?;
@@ -2456,13 +2565,13 @@ impl<'a, 'b, 'c, M: ClModule> FnTranslator<'a, 'b, 'c, M> {
                         let n = b.ins().ineg(x);
                         b.ins().sextend(types::I32, n)
                     }
-                    Type::I8 => b.ins().sextend(types::I32, x),
+                    Type::I8 | Type::I16 => b.ins().sextend(types::I32, x),
                     _ => x,
                 };
                 b.ins().fcvt_from_sint(ct, x)
             }
             CastOp::UiToFp => {
-                let x = if matches!(from, Type::I1 | Type::I8) {
+                let x = if matches!(from, Type::I1 | Type::I8 | Type::I16) {
                     b.ins().uextend(types::I32, x)
                 } else {
                     x
@@ -2471,13 +2580,18 @@ impl<'a, 'b, 'c, M: ClModule> FnTranslator<'a, 'b, 'c, M> {
             }
             CastOp::FpToSi => match to {
                 Type::I32 | Type::I64 | Type::Ptr => b.ins().fcvt_to_sint_sat(ct, x),
-                Type::I8 => {
+                Type::I8 | Type::I16 => {
+                    let (lo, hi) = if to == Type::I8 {
+                        (-128, 127)
+                    } else {
+                        (-32768, 32767)
+                    };
                     let w = b.ins().fcvt_to_sint_sat(types::I32, x);
-                    let lo = b.ins().iconst(types::I32, -128);
-                    let hi = b.ins().iconst(types::I32, 127);
+                    let lo = b.ins().iconst(types::I32, lo);
+                    let hi = b.ins().iconst(types::I32, hi);
                     let w = b.ins().smax(w, lo);
                     let w = b.ins().smin(w, hi);
-                    b.ins().ireduce(types::I8, w)
+                    b.ins().ireduce(ct, w)
                 }
                 Type::I1 => {
                     let w = b.ins().fcvt_to_sint_sat(types::I64, x);
@@ -2494,6 +2608,12 @@ impl<'a, 'b, 'c, M: ClModule> FnTranslator<'a, 'b, 'c, M> {
                     let w = b.ins().umin(w, hi);
                     let w = b.ins().ireduce(types::I8, w);
                     if to == Type::I1 { mask1(b, w) } else { w }
+                }
+                Type::I16 => {
+                    let w = b.ins().fcvt_to_uint_sat(types::I32, x);
+                    let hi = b.ins().iconst(types::I32, 65535);
+                    let w = b.ins().umin(w, hi);
+                    b.ins().ireduce(types::I16, w)
                 }
                 Type::F32 | Type::F64 => return Err(self.err("fptoui to a float type")),
             },

@@ -31,6 +31,7 @@ fn c_type(ty: Option<Type>) -> &'static str {
         None => "void",
         Some(Type::I1) => "_Bool",
         Some(Type::I8) => "char",
+        Some(Type::I16) => "short",
         Some(Type::I32) => "int",
         Some(Type::I64) => "long",
         Some(Type::F32) => "float",

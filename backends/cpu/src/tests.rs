@@ -129,6 +129,12 @@ fn samples(ty: Type) -> Vec<u64> {
     match ty {
         Type::I1 => vec![0, 1],
         Type::I8 => ints.iter().map(|&v| v as i8 as u8 as u64).collect(),
+        Type::I16 => ints
+            .iter()
+            .copied()
+            .chain([i16::MIN as i64, i16::MAX as i64, 12_345])
+            .map(|v| v as i16 as u16 as u64)
+            .collect(),
         Type::I32 => ints
             .iter()
             .copied()
@@ -623,6 +629,7 @@ fn globals_with_relocations() {
         relocs: Vec::new(),
         is_const: false,
         space: AddrSpace::Global,
+        is_import: false,
     });
     let ptr = m.globals.push(GlobalData {
         name: "ptr".into(),
@@ -632,6 +639,7 @@ fn globals_with_relocations() {
         relocs: vec![(0, table, 8)],
         is_const: true,
         space: AddrSpace::Global,
+        is_import: false,
     });
     // `free` clashes with the C library: the global must be renamed.
     let counter = m.globals.push(GlobalData {

@@ -42,8 +42,10 @@
 //! string readers and `printf` what their pointer arguments reach; an
 //! atomic its operand). A call reads/writes the memory its pointer arguments
 //! reach where the callee's summary says `args`, and "any memory" where it
-//! says `other`. `exit`, `barrier`, `cuda_device_synchronize` and launches
-//! read and write any memory. "Any memory" ([`MemSet::any`]) is every byte
+//! says `other`. `exit`, `barrier`, `cuda_device_synchronize`, launches and
+//! calls through function pointers (`call_indirect`, whose callee nothing
+//! here knows) read and write any memory and have side effects; they also
+//! capture their pointer arguments. "Any memory" ([`MemSet::any`]) is every byte
 //! except uncaptured local objects (which only the function's own accesses,
 //! and calls it hands them to, can reach). `detach`, `reattach` and `sync`
 //! have no effects here: the passes treat them as edges (see `passes/gvn.rs`
@@ -431,7 +433,9 @@ pub fn inst_effects(modref: &ModRefAnalysis, func: &Function, inst: Inst) -> Ins
             e.allocates = s.allocates;
             e.side_effects = s.side_effects;
         }
-        InstKind::Launch { args, .. } => {
+        // The callee is unknown: it may do anything, with any memory its
+        // pointer arguments reach too.
+        InstKind::CallIndirect { args, .. } | InstKind::Launch { args, .. } => {
             e = InstEffects::everything();
             for a in ptr_args(args) {
                 e.reads.loc(a, None);

@@ -653,6 +653,7 @@ fn zero_fill(func: &mut Function, allocas: &[Inst]) -> Vec<Inst> {
         };
         let scalar = match size {
             1 => Some(Type::I8),
+            2 => Some(Type::I16),
             4 => Some(Type::I32),
             8 => Some(Type::I64),
             _ => None,

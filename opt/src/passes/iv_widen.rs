@@ -260,7 +260,7 @@ fn widen_loop(
     let header = data.header;
     let cl = counted_loop(func, an, lp)?;
     let ty = func.value_type(cl.iv);
-    if !matches!(ty, Type::I8 | Type::I32) {
+    if !matches!(ty, Type::I8 | Type::I16 | Type::I32) {
         return None;
     }
     let (lo, hi) = cl.body_range(func)?;

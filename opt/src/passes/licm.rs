@@ -896,7 +896,7 @@ fn nonzero_const(func: &Function, v: Value) -> bool {
 fn always_returns(func: &Function, kind: &InstKind) -> bool {
     use Intrinsic::*;
     match kind {
-        InstKind::Call { .. } | InstKind::Launch { .. } => false,
+        InstKind::Call { .. } | InstKind::CallIndirect { .. } | InstKind::Launch { .. } => false,
         InstKind::Binary(op, _, d) if is_division(*op) => nonzero_const(func, *d),
         InstKind::Intrinsic { op, .. } => !matches!(op, Exit | RuntimeError | Barrier | Printf),
         InstKind::Jump(_) | InstKind::Detach { .. } => true,

@@ -251,6 +251,7 @@ struct Plan {
 fn is_call(kind: &InstKind) -> bool {
     match kind {
         InstKind::Call { .. }
+        | InstKind::CallIndirect { .. }
         | InstKind::Launch { .. }
         | InstKind::Detach { .. }
         | InstKind::Sync { .. } => true,

@@ -6,6 +6,7 @@ use crate::Pass;
 pub mod adce;
 pub mod dce;
 pub mod dead_return;
+pub mod devirtualize;
 pub mod dse;
 pub mod gvn;
 pub mod inline;
@@ -43,6 +44,7 @@ pub const ALL: &[(&str, Pass)] = &[
     ("sccp", sccp::run),
     ("simplify-cfg", simplify_cfg::run),
     ("instcombine", instcombine::run),
+    ("devirtualize", devirtualize::run),
     ("gvn", gvn::run),
     ("dse", dse::run),
     ("licm", licm::run),

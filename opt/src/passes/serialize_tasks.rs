@@ -139,7 +139,10 @@ fn task_cost(
         }
         for &i in func.block_insts(b) {
             cost += match func.inst(i) {
-                InstKind::Call { .. } | InstKind::Launch { .. } | InstKind::Detach { .. } => {
+                InstKind::Call { .. }
+                | InstKind::CallIndirect { .. }
+                | InstKind::Launch { .. }
+                | InstKind::Detach { .. } => {
                     return None;
                 }
                 InstKind::Intrinsic { op, .. } if !op.is_pure() => return None,

@@ -305,7 +305,7 @@ fn has_measure(func: &Function, an: &FunctionAnalyses, sites: &[Site]) -> bool {
         _ => return false,
     };
     let ty = func.value_type(p);
-    if !matches!(ty, Type::I8 | Type::I32 | Type::I64) {
+    if !matches!(ty, Type::I8 | Type::I16 | Type::I32 | Type::I64) {
         return false;
     }
     // The successor through which every site is reached, and the test's

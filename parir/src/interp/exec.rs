@@ -129,6 +129,39 @@ impl<'a> Interp<'a> {
         Ok(frame)
     }
 
+    /// The function a function pointer called with arguments of types
+    /// `args` (and a result of type `ret`, if used) points to; calling
+    /// anything else, or a function of another signature, is undefined in
+    /// C and reported here.
+    fn pointer_target(&self, addr: u64, args: &[Type], ret: Option<Type>) -> Result<FuncId, Fault> {
+        use cranelift_entity::EntityRef;
+        let offset = addr.wrapping_sub(super::memory::FUNC_BASE);
+        let index = (offset / 16) as usize;
+        let f = if addr >= super::memory::FUNC_BASE
+            && offset.is_multiple_of(16)
+            && index < self.module.funcs.len()
+        {
+            FuncId::new(index)
+        } else if addr == 0 {
+            return Err(Fault::msg(
+                "call through a null function pointer".to_string(),
+            ));
+        } else {
+            return Err(Fault::msg(format!(
+                "call through a pointer that is not a function's address (0x{addr:x})"
+            )));
+        };
+        let target = &self.module.funcs[f];
+        let ret_ok = ret.is_none_or(|r| target.sig.ret == Some(r));
+        if target.sig.params != args || !ret_ok {
+            return Err(Fault::msg(format!(
+                "`{}` called through a pointer to a function of another type",
+                target.name
+            )));
+        }
+        Ok(f)
+    }
+
     /// Ends an activation: its stack objects die, its buffers are kept.
     fn release(&mut self, mut frame: Frame) {
         for &slot in &frame.allocas {
@@ -367,6 +400,19 @@ impl<'a> Interp<'a> {
                             tri!(self.new_frame(*callee, args.iter().map(|a| regs[a.index()])));
                         break Action::Call(new);
                     }
+                    InstKind::CallIndirect { callee, args } => {
+                        if depth >= max_depth {
+                            fail!(
+                                "stack overflow: call depth exceeded {max_depth} (infinite recursion?)"
+                            );
+                        }
+                        let arg_tys: Vec<Type> = args.iter().map(|a| func.values[*a].ty).collect();
+                        let ret = data.result.map(|r| func.values[r].ty);
+                        let target = tri!(self.pointer_target(get!(callee), &arg_tys, ret));
+                        let new =
+                            tri!(self.new_frame(target, args.iter().map(|a| regs[a.index()])));
+                        break Action::Call(new);
+                    }
                     InstKind::Intrinsic { op, args } => match op {
                         Intrinsic::Barrier => {
                             if th.tid.is_none() {
@@ -495,6 +541,12 @@ impl<'a> Interp<'a> {
     /// first use.
     fn shared_addr(&mut self, g: crate::GlobalId) -> Result<u64, Fault> {
         let data = &self.module.globals[g];
+        if data.is_import {
+            return Err(Fault::msg(format!(
+                "`{}` is defined outside this program (an `extern` variable of C code): the interpreter runs no C code; run the program natively",
+                data.name
+            )));
+        }
         if data.space != AddrSpace::Shared {
             return Err(Fault::msg(format!("global `{}` has no address", data.name)));
         }
@@ -784,6 +836,7 @@ fn cast(op: CastOp, from: Type, to: Type, x: u64) -> u64 {
             match to {
                 Type::I1 => (f as i64 & 1) as u64,
                 Type::I8 => f as i8 as i64 as u64,
+                Type::I16 => f as i16 as i64 as u64,
                 Type::I32 => f as i32 as i64 as u64,
                 _ => f as i64 as u64,
             }
@@ -793,6 +846,7 @@ fn cast(op: CastOp, from: Type, to: Type, x: u64) -> u64 {
             match to {
                 Type::I1 => (f as u8 & 1) as u64,
                 Type::I8 => canon(f as u8 as i64, to),
+                Type::I16 => canon(f as u16 as i64, to),
                 Type::I32 => canon(f as u32 as i64, to),
                 _ => f as u64,
             }

@@ -184,6 +184,7 @@ pub(crate) fn mask(ty: Type) -> u64 {
     match ty {
         Type::I1 => 1,
         Type::I8 => 0xff,
+        Type::I16 => 0xffff,
         Type::I32 | Type::F32 => 0xffff_ffff,
         _ => u64::MAX,
     }
@@ -413,6 +414,7 @@ impl Memory {
         Ok(match ty {
             Type::I1 => (b[0] != 0) as u64,
             Type::I8 => b[0] as i8 as i64 as u64,
+            Type::I16 => i16::from_le_bytes([b[0], b[1]]) as i64 as u64,
             Type::I32 => i32::from_le_bytes([b[0], b[1], b[2], b[3]]) as i64 as u64,
             Type::F32 => u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as u64,
             Type::I64 | Type::F64 | Type::Ptr => {

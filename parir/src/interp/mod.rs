@@ -140,7 +140,7 @@ impl Val {
     /// The register form for a parameter of type `ty`, if the kinds agree.
     fn to_bits(self, ty: Type) -> Option<u64> {
         match (self, ty) {
-            (Val::I(v), Type::I1 | Type::I8 | Type::I32 | Type::I64) => {
+            (Val::I(v), Type::I1 | Type::I8 | Type::I16 | Type::I32 | Type::I64) => {
                 Some(crate::sign_extend(v, ty) as u64)
             }
             (Val::F32(v), Type::F32) => Some(v.to_bits() as u64),
@@ -152,7 +152,7 @@ impl Val {
 
     fn from_bits(bits: u64, ty: Type) -> Val {
         match ty {
-            Type::I1 | Type::I8 | Type::I32 | Type::I64 => Val::I(bits as i64),
+            Type::I1 | Type::I8 | Type::I16 | Type::I32 | Type::I64 => Val::I(bits as i64),
             Type::F32 => Val::F32(f32::from_bits(bits as u32)),
             Type::F64 => Val::F64(f64::from_bits(bits)),
             Type::Ptr => Val::Ptr(bits),
@@ -326,7 +326,9 @@ impl<'a> Interp<'a> {
     fn init_globals(&mut self) -> Result<(), RunError> {
         let module = self.module;
         for (g, data) in module.globals.iter() {
-            let addr = if data.space == AddrSpace::Shared {
+            // Shared globals get an instance per GPU block; imported ones
+            // live outside the program (see `Interp::shared_addr`).
+            let addr = if data.space == AddrSpace::Shared || data.is_import {
                 0
             } else {
                 let kind = if data.is_const {
@@ -351,10 +353,15 @@ impl<'a> Interp<'a> {
                 let base = self.globals[g.index()];
                 let value = self.globals[target.index()];
                 if base == 0 || value == 0 {
-                    return Err(self.global_error(
-                        g,
-                        Fault::msg("a relocation involves a `__shared__` global"),
-                    ));
+                    let what = if module.globals[target].is_import {
+                        format!(
+                            "it holds the address of `{}`, which is defined outside this program (the interpreter runs no C code)",
+                            module.globals[target].name
+                        )
+                    } else {
+                        "a relocation involves a `__shared__` global".to_string()
+                    };
+                    return Err(self.global_error(g, Fault::msg(what)));
                 }
                 let value = value.wrapping_add(addend as u64);
                 self.mem

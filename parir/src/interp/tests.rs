@@ -1071,6 +1071,7 @@ fn globals_with_relocations() {
         relocs: vec![(8, s, 3)],
         is_const: false,
         space: AddrSpace::Global,
+        is_import: false,
     });
     let fmt = cstr(&mut m, "%s\n");
     define(&mut m, "main", &[], Some(Type::I32), |b, _| {
@@ -1204,6 +1205,7 @@ fn shared_global(m: &mut Module, name: &str, size: u64) -> GlobalId {
         relocs: Vec::new(),
         is_const: false,
         space: AddrSpace::Shared,
+        is_import: false,
     })
 }
 

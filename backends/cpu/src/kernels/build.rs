@@ -418,6 +418,7 @@ fn barrier_table(module: &mut Module, kid: FuncId, split: &Split) -> GlobalId {
         relocs,
         is_const: true,
         space: AddrSpace::Global,
+        is_import: false,
     })
 }
 
