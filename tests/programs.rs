@@ -4,7 +4,8 @@
 //! Suites (one test per file):
 //! - `samples/NAME.pc`: `parc run --interp` must print `samples/NAME.stdout`
 //!   and exit with the status named by a `// exit: N` line (default 0), given
-//!   the arguments of a `// args: ...` line. For samples without kernels the
+//!   the arguments of a `// args: ...` line; so must `parc run --interp
+//!   --O0` (the unoptimized program). For samples without kernels the
 //!   same program built by gcc through `include/parc.h` must print the same
 //!   (skipped with a message when gcc is missing), and so must its OpenMP
 //!   build (`-fopenmp`), except in files with an `// openmp: skip ...`
@@ -17,9 +18,14 @@
 //!   Natively, each sample must behave the same through the JIT, as a
 //!   built executable and as a shared library whose `parc_main` a C driver
 //!   calls, each at 1, 2 and 8 workers (`PARC_NUM_THREADS`), as the serial
+<<<<<<< HEAD
 //!   elision (`--serial`: spawn = call, no tasks), through the JIT at
 //!   `--O0` and `--O1` (the rest run at the default `-O2`), and as the IR
 //!   `--emit ir` prints, read back by `parc run`.
+=======
+//!   elision (`--serial`: spawn = call, no tasks), as the IR `--emit
+//!   ir` prints, read back by `parc run`, and at `--O0` and `--O1`.
+>>>>>>> 4445088 (lang: the rest of C99's declarations and statements)
 //! - `tests/lib/NAME.pc` (`clib-W::` tests): a library, without `main`,
 //!   built with `parc build --emit lib`; the C driver `NAME.c`, compiled
 //!   by `cc` with the generated header, must print `NAME.stdout` (at 1,
@@ -239,9 +245,20 @@ fn flags_of(path: &Path) -> Vec<String> {
 
 /// `parc run --interp PATH -- ARGS`, within `limit`.
 fn run_interp(path: &Path, args: &[String], limit: Duration) -> Result<Output, Failed> {
+    run_interp_with(path, &[], args, limit)
+}
+
+/// [`run_interp`] with extra options for `parc` (`--O0`).
+fn run_interp_with(
+    path: &Path,
+    options: &[&str],
+    args: &[String],
+    limit: Duration,
+) -> Result<Output, Failed> {
     let mut cmd = parc();
     cmd.args(["run", "--interp", "--color=never"])
         .args(flags_of(path))
+        .args(options)
         .arg(path)
         .arg("--")
         .args(args);
@@ -253,8 +270,13 @@ fn status_of(output: &Output) -> i32 {
 }
 
 fn check_sample(path: &Path) -> Result<(), Failed> {
+    check_sample_with(path, &[])
+}
+
+/// [`check_sample`] with extra options for the interpreter's run.
+fn check_sample_with(path: &Path, options: &[&str]) -> Result<(), Failed> {
     let exp = expectations(path)?;
-    let out = run_interp(path, &exp.args, Duration::from_secs(120))?;
+    let out = run_interp_with(path, options, &exp.args, Duration::from_secs(120))?;
     expect_status(&out, &exp)?;
     compare_file(
         &path.with_extension("stdout"),
@@ -455,6 +477,12 @@ fn run_native(path: &Path, args: &[String], how: Native) -> Result<Output, Faile
             let mut cmd = parc();
             cmd.env("PARC_NUM_THREADS", "2");
             cmd.args(["run", level]).arg(path);
+            cmd
+        }
+        Native::O1 => {
+            let mut cmd = parc();
+            cmd.env("PARC_NUM_THREADS", "2");
+            cmd.args(["run", "--O1"]).arg(path);
             cmd
         }
         Native::Coroutines => {
@@ -1192,6 +1220,14 @@ fn main() {
             format!("interp::{}", name_of(&path)),
             move || check_sample(&p),
         ));
+<<<<<<< HEAD
+=======
+        let p = path.clone();
+        trials.push(Trial::test(
+            format!("interp-O0::{}", name_of(&path)),
+            move || check_sample_with(&p, &["--O0"]),
+        ));
+>>>>>>> 4445088 (lang: the rest of C99's declarations and statements)
         for how in Native::EVERY_ENTRY.into_iter().chain([
             Native::Serial,
             Native::Ir,

@@ -61,25 +61,18 @@ pub struct Program {
 
 #[derive(Clone, Debug)]
 pub enum Item {
-    Struct(StructDef),
     Func(FuncDef),
-    /// A file-scope variable declaration, e.g. `const double w[3] = {1, 2, 3};`.
+    /// A file-scope declaration of variables, typedefs, or only of a
+    /// struct, union or enum (`struct S { ... };`, with no declarators).
     Global(Decl),
 }
 
-#[derive(Clone, Debug)]
-pub struct StructDef {
-    pub name: Ident,
-    pub fields: Vec<Field>,
-    pub span: Span,
-}
-
+/// A member of a struct or union.
 #[derive(Clone, Debug)]
 pub struct Field {
+    /// The whole type: the specifiers' base and the declarator's parts.
     pub ty: TypeName,
     pub name: Ident,
-    /// `double v[3]` has `Some(3)` here (an integer constant expression).
-    pub array_len: Option<Expr>,
     pub span: Span,
 }
 
@@ -90,6 +83,8 @@ pub struct Qualifiers {
     pub is_static: bool,
     pub is_extern: bool,
     pub is_inline: bool,
+    /// `typedef`: the declarators name types, not objects.
+    pub is_typedef: bool,
     /// `__global__`: a kernel.
     pub is_global: bool,
     /// `__device__`: a helper callable from kernels.
@@ -104,8 +99,7 @@ pub struct FuncDef {
     pub ret: TypeName,
     pub name: Ident,
     pub params: Vec<Param>,
-    /// The parameter list ends with `...` (only in prototypes such as
-    /// `extern double __enzyme_autodiff(void *, ...);`).
+    /// The parameter list ends with `...`.
     pub variadic: bool,
     /// `None` for a prototype or `extern` declaration.
     pub body: Option<Block>,
@@ -114,21 +108,25 @@ pub struct FuncDef {
 
 #[derive(Clone, Debug)]
 pub struct Param {
-    /// Parameters written `T name[]` or `T name[N]` already have one more
-    /// pointer level here, as C adjusts them.
+    /// As written: `double a[]` is an array here; the checker adjusts it
+    /// to a pointer, as C does.
     pub ty: TypeName,
     /// Unnamed in prototypes such as `double f(double);`.
     pub name: Option<Ident>,
     pub span: Span,
 }
 
-/// The base of a type as written, before pointer stars.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// The base of a type as written, before the declarator's pointers,
+/// arrays and parameter lists.
+#[derive(Clone, Debug)]
 pub enum TypeSpec {
     Void,
     Bool,
+    /// `char` and `signed char` (`char` is signed).
     Char,
-    /// `signed char` and `unsigned char` are accepted and mean `char`.
+    UChar,
+    Short,
+    UShort,
     Int,
     Unsigned,
     /// `long`, `long int`, `long long`, `signed long`.
@@ -136,31 +134,114 @@ pub enum TypeSpec {
     /// `unsigned long`, `unsigned long long`, `unsigned long int`.
     UnsignedLong,
     Float,
+    /// `double` and `long double`.
     Double,
-    Struct(Ident),
+    /// `struct`/`union`, with its members where it is defined here.
+    Record(Box<RecordSpec>),
+    Enum(Box<EnumSpec>),
+    /// A name declared by `typedef`.
+    Typedef(Ident),
     /// CUDA's `dim3`.
     Dim3,
 }
 
-/// A type as written in a cast, `sizeof`, a parameter or a return type:
-/// a base and a number of `*`s. Array dimensions belong to declarators.
+/// `struct tag`, `union tag { ... }`, `struct { ... }`.
+#[derive(Clone, Debug)]
+pub struct RecordSpec {
+    pub is_union: bool,
+    pub tag: Option<Ident>,
+    /// The members, where this specifier defines the type.
+    pub fields: Option<Vec<Field>>,
+    /// The whole specifier (`struct` to `}`): tells one definition from
+    /// another, as a declaration's base type is resolved once per declarator.
+    pub span: Span,
+}
+
+/// `enum tag`, `enum tag { A, B = 3 }`.
+#[derive(Clone, Debug)]
+pub struct EnumSpec {
+    pub tag: Option<Ident>,
+    pub items: Option<Vec<Enumerator>>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug)]
+pub struct Enumerator {
+    pub name: Ident,
+    pub value: Option<Expr>,
+}
+
+/// One step from a declaration's base type towards the declared type, as a
+/// declarator adds them: `int *a[3]` is `int` then `Pointer` then
+/// `Array(3)` (an array of three pointers); `int (*f)(int)` is `int` then
+/// `Func(int)` then `Pointer`.
+#[derive(Clone, Debug)]
+pub enum Derived {
+    Pointer {
+        is_const: bool,
+        /// `restrict`: a promise the optimizer and the AD use on parameters
+        /// (LANGUAGE.md).
+        is_restrict: bool,
+        span: Span,
+    },
+    /// `[N]`, or `[]` (`len: None`).
+    Array { len: Option<Box<Expr>>, span: Span },
+    Func {
+        params: Vec<Param>,
+        variadic: bool,
+        span: Span,
+    },
+}
+
+/// A type as written: a base and the parts a declarator adds.
 #[derive(Clone, Debug)]
 pub struct TypeName {
     pub spec: TypeSpec,
-    pub pointers: u8,
-    /// `const` anywhere in the type; ParC checks it only on variables.
+    /// `const` on the base type (`const double *p`: the `double`s).
     pub is_const: bool,
-    /// The outermost pointer is `restrict` (`double *restrict a`): a
-    /// promise the optimizer and the AD use on parameters (LANGUAGE.md).
-    pub is_restrict: bool,
+    /// Applied to the base in order; see [`Derived`].
+    pub derived: Vec<Derived>,
     pub span: Span,
+}
+
+impl TypeName {
+    /// `const` applies to the declared object itself: the base's `const`
+    /// when nothing but arrays is derived from it, else the outermost
+    /// pointer's.
+    pub fn is_const_object(&self) -> bool {
+        match self
+            .derived
+            .iter()
+            .rfind(|d| !matches!(d, Derived::Array { .. }))
+        {
+            None => self.is_const,
+            Some(Derived::Pointer { is_const, .. }) => *is_const,
+            Some(_) => false,
+        }
+    }
+
+    /// The outermost part is a `restrict` pointer.
+    pub fn is_restrict(&self) -> bool {
+        matches!(
+            self.derived.last(),
+            Some(Derived::Pointer {
+                is_restrict: true,
+                ..
+            })
+        )
+    }
+
+    /// `void` with nothing derived: `f(void)`.
+    pub fn is_plain_void(&self) -> bool {
+        matches!(self.spec, TypeSpec::Void) && self.derived.is_empty()
+    }
 }
 
 /// `quals ty declarator, declarator, ...;`
 #[derive(Clone, Debug)]
 pub struct Decl {
     pub quals: Qualifiers,
-    /// The base type; each declarator adds its own stars and array length.
+    /// The base type; each declarator adds its own parts.
     pub ty: TypeName,
     pub declarators: Vec<Declarator>,
     pub span: Span,
@@ -169,22 +250,55 @@ pub struct Decl {
 #[derive(Clone, Debug)]
 pub struct Declarator {
     pub name: Ident,
-    /// Extra `*`s written before this name (`int *p, q;`).
-    pub pointers: u8,
-    /// `name[N]`; `name[]` with an initializer list has `Some(None)`.
-    pub array_len: Option<Option<Expr>>,
+    /// Applied to the declaration's base type; see [`Derived`].
+    pub derived: Vec<Derived>,
     pub init: Option<Init>,
     pub span: Span,
+}
+
+impl Declarator {
+    /// The declared type: `base` with this declarator's parts.
+    pub fn type_name(&self, base: &TypeName) -> TypeName {
+        let mut t = base.clone();
+        t.derived.extend(self.derived.iter().cloned());
+        t
+    }
+}
+
+/// One element of a brace-enclosed initializer, with its designators.
+#[derive(Clone, Debug)]
+pub struct InitItem {
+    /// `.x` and `[3]` before `=`, outermost first; empty for the next
+    /// element in order.
+    pub designators: Vec<Designator>,
+    pub init: Init,
+}
+
+#[derive(Clone, Debug)]
+pub enum Designator {
+    /// `.name`
+    Field(Ident),
+    /// `[index]`
+    Index(Expr, Span),
 }
 
 #[derive(Clone, Debug)]
 pub enum Init {
     /// `= expr`
     Expr(Expr),
-    /// `= { a, b, {c, d} }`
-    List(Vec<Init>, Span),
+    /// `= { a, b, {c, d}, .x = 1, [4] = 2 }`
+    List(Vec<InitItem>, Span),
     /// CUDA's constructor form `dim3 grid(4, 2);`.
     Ctor(Vec<Expr>, Span),
+}
+
+impl Init {
+    pub fn span(&self) -> Span {
+        match self {
+            Init::Expr(e) => e.span,
+            Init::List(_, s) | Init::Ctor(_, s) => *s,
+        }
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -229,6 +343,25 @@ pub enum StmtKind {
         step: Option<Expr>,
         body: Box<Stmt>,
     },
+    /// `switch (cond) body`; the `case` and `default` labels are
+    /// statements of the body.
+    Switch {
+        cond: Expr,
+        body: Box<Stmt>,
+    },
+    /// `case value: stmt`
+    Case {
+        value: Expr,
+        body: Box<Stmt>,
+    },
+    /// `default: stmt`
+    Default(Box<Stmt>),
+    /// `name: stmt`
+    Label {
+        name: Ident,
+        body: Box<Stmt>,
+    },
+    Goto(Ident),
     Break,
     Continue,
     Return(Option<Expr>),
@@ -302,6 +435,14 @@ pub enum ExprKind {
         callee: Ident,
         args: Vec<Expr>,
     },
+    /// A call through an expression that is not a name: `(*fp)(x)`,
+    /// `ops[i](x)`, `s->f(x)`.
+    CallPtr {
+        callee: Box<Expr>,
+        args: Vec<Expr>,
+    },
+    /// `(T){ items }`: an unnamed object initialized like a variable.
+    CompoundLit(TypeName, Vec<InitItem>, Span),
     /// `kernel<<<grid, block>>>(args)`
     Launch {
         kernel: Ident,

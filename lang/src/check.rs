@@ -42,10 +42,12 @@
 
 mod calls;
 mod consts;
+mod decls;
 mod enzyme;
 mod expr;
 mod init;
 mod omp;
+mod jumps;
 mod printf;
 mod stmt;
 #[cfg(test)]
@@ -137,6 +139,7 @@ fn is_err(t: &CType) -> bool {
     match t {
         CType::Struct(id) => *id == ERROR_STRUCT,
         CType::Ptr(e) | CType::Array(e, _) => is_err(e),
+        CType::Func(f) => is_err(&f.ret) || f.params.iter().any(is_err),
         _ => false,
     }
 }
@@ -147,10 +150,19 @@ enum Sym {
     Local(LocalId),
     Global(GlobalVarId),
     Func(FuncRef),
+    /// A name declared by `typedef` (an index into `Checker::typedefs`).
+    Typedef(TypedefId),
+    /// An enumeration constant (an `int`).
+    EnumConst(i64),
 }
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct TypedefId(u32);
 
 struct StructInfo {
     layout: hir::StructLayout,
+    /// Declared by `struct S;` or a definition, not only named in passing.
+    declared: bool,
     /// Where the struct is (first) defined, or first named.
     span: Span,
     /// The layout is known (its definition has been checked).
@@ -176,12 +188,18 @@ struct FuncInfo {
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum LoopKind {
     Ordinary,
+    /// A `switch` body: `break` leaves it, `continue` belongs to a loop
+    /// around it.
+    Switch,
     /// The body of a `parallel_for`: `break` and `return` may not leave it.
     ParallelBody,
 }
 
 /// A `parallel_for` being checked.
 struct PforInfo {
+    /// Tells this loop's body from every other in the function (labels
+    /// and `goto`s must be in the same one).
+    serial: u32,
     span: Span,
     var: LocalId,
     /// How many `if` branches inside this loop's body enclose the
@@ -204,8 +222,18 @@ struct FnCtx {
     locals: Vec<hir::Local>,
     local_info: Vec<LocalInfo>,
     scopes: Vec<HashMap<String, (Sym, Span)>>,
+    /// Struct, union and enum tags of each block scope (parallel to `scopes`).
+    tags: Vec<HashMap<String, decls::Tag>>,
     loops: Vec<LoopKind>,
     pfors: Vec<PforInfo>,
+    /// `parallel_for` loops seen so far in this function.
+    pfor_count: u32,
+    /// Named labels, defined or used by `goto`.
+    labels: HashMap<String, jumps::LabelInfo>,
+    /// The `switch` statements being checked, innermost last.
+    switches: Vec<jumps::SwitchInfo>,
+    /// Labels created so far (`hir::LabelId`s).
+    label_count: u32,
     fork_join: Option<Span>,
     /// Targets of `x = spawn f()` not yet followed by a `sync`, with the
     /// spawn's span: using them is a determinacy race.
@@ -218,7 +246,20 @@ struct Checker {
     require_main: bool,
     diags: Vec<Diagnostic>,
     structs: Vec<StructInfo>,
-    struct_ids: HashMap<String, StructId>,
+    /// File-scope struct, union and enum tags.
+    file_tags: HashMap<String, decls::Tag>,
+    /// Every struct or union the file defines at file scope, for the
+    /// help on uses that come before the definition.
+    structs_ahead: HashMap<String, Span>,
+    /// Struct and union definitions already laid out, by the position of
+    /// their specifier (see `decls`).
+    record_defs: HashMap<u32, StructId>,
+    /// Enum definitions already declared, likewise.
+    enum_defs: std::collections::HashSet<u32>,
+    /// The types `typedef` names stand for (`Sym::Typedef`).
+    typedefs: Vec<CType>,
+    /// Where file-scope typedef names and enumeration constants were declared.
+    file_sym_spans: HashMap<String, Span>,
     globals: Vec<hir::GlobalVar>,
     global_info: Vec<GlobalInfo>,
     funcs: Vec<hir::Func>,
@@ -395,50 +436,40 @@ impl Checker {
     fn push_scope(&mut self) {
         if let Some(fx) = self.fx.as_mut() {
             fx.scopes.push(HashMap::new());
+            fx.tags.push(HashMap::new());
         }
     }
 
     fn pop_scope(&mut self) {
         if let Some(fx) = self.fx.as_mut() {
             fx.scopes.pop();
+            fx.tags.pop();
         }
     }
 
     // ---------------------------------------------------------------- items
 
     fn program(&mut self, p: &ast::Program) {
-        // Struct tags are known in the whole file so that structs may point
-        // to each other (`struct A { struct B *b; }; struct B { ... };`); a
-        // struct used by value must still be defined first.
         for item in &p.items {
             match item {
-                ast::Item::Struct(s) => {
-                    if !self.struct_ids.contains_key(&s.name.name) {
-                        let id = StructId(self.structs.len() as u32);
-                        self.struct_ids.insert(s.name.name.clone(), id);
-                        self.structs.push(StructInfo {
-                            layout: hir::StructLayout {
-                                name: s.name.name.clone(),
-                                fields: Vec::new(),
-                                size: 0,
-                                align: 1,
-                            },
-                            span: s.name.span,
-                            complete: false,
-                        });
-                    }
-                }
                 ast::Item::Func(f) => {
                     self.funcs_ahead
                         .entry(f.name.name.clone())
                         .or_insert(f.name.span);
                 }
-                ast::Item::Global(_) => {}
+                ast::Item::Global(d) => {
+                    if let ast::TypeSpec::Record(r) = &d.ty.spec
+                        && let (Some(tag), Some(_)) = (&r.tag, &r.fields)
+                    {
+                        self.structs_ahead
+                            .entry(tag.name.clone())
+                            .or_insert(tag.span);
+                    }
+                }
             }
         }
         for item in &p.items {
             match item {
-                ast::Item::Struct(s) => self.struct_def(s),
                 ast::Item::Global(d) => self.global_decl(d),
                 ast::Item::Func(f) => self.func_item(f),
             }
@@ -449,125 +480,12 @@ impl Checker {
         self.check_extern_signatures();
     }
 
-    fn struct_def(&mut self, s: &ast::StructDef) {
-        let Some(&id) = self.struct_ids.get(&s.name.name) else {
-            return;
-        };
-        let idx = id.0 as usize;
-        if s.fields.is_empty() {
-            // `struct S;` or `struct S {};`: a declaration only.
-            return;
-        }
-        if self.structs[idx].complete {
-            let first = self.structs[idx].span;
-            self.push(
-                Diagnostic::error(
-                    s.name.span,
-                    format!("redefinition of struct `{}`", s.name.name),
-                )
-                .with_label("defined again here")
-                .with_secondary(first, "first defined here")
-                .with_help("give the second struct another name"),
-            );
-            return;
-        }
-        self.structs[idx].span = s.name.span;
-        let mut fields: Vec<hir::FieldLayout> = Vec::new();
-        let mut seen: HashMap<&str, Span> = HashMap::new();
-        let (mut offset, mut align) = (0u64, 1u64);
-        for f in &s.fields {
-            let mut ty = self.resolve_type(&f.ty, 0);
-            if ty == CType::Struct(id) {
-                self.push(
-                    Diagnostic::error(
-                        f.span,
-                        format!("struct `{}` cannot contain itself", s.name.name),
-                    )
-                    .with_label("this field would make the struct infinitely large")
-                    .with_help(format!(
-                        "use a pointer: `struct {} *{};`",
-                        s.name.name, f.name.name
-                    )),
-                );
-                ty = err_ty();
-            }
-            if let Some(len) = &f.array_len {
-                let n = self.array_len(len, &f.name.name);
-                ty = CType::Array(Box::new(ty), n.unwrap_or(1));
-            }
-            if !self.require_complete(&ty, f.span, &format!("field `{}`", f.name.name)) {
-                ty = err_ty();
-            }
-            if let Some(prev) = seen.get(f.name.name.as_str()) {
-                self.push(
-                    Diagnostic::error(
-                        f.name.span,
-                        format!(
-                            "duplicate field `{}` in struct `{}`",
-                            f.name.name, s.name.name
-                        ),
-                    )
-                    .with_label("declared again here")
-                    .with_secondary(*prev, "first declared here"),
-                );
-                continue;
-            }
-            seen.insert(&f.name.name, f.name.span);
-            let (sz, al) = (self.size_of(&ty), self.align_of(&ty));
-            offset = types::align_up(offset, al);
-            fields.push(hir::FieldLayout {
-                name: f.name.name.clone(),
-                ty,
-                offset,
-            });
-            offset = offset.saturating_add(sz);
-            align = align.max(al);
-        }
-        let size = types::align_up(offset, align);
-        if size > types::MAX_OBJECT_SIZE {
-            self.push(
-                Diagnostic::error(
-                    s.name.span,
-                    format!("struct `{}` is too large ({size} bytes)", s.name.name),
-                )
-                .with_label("too large"),
-            );
-        }
-        let info = &mut self.structs[idx];
-        info.layout.fields = fields;
-        info.layout.size = size;
-        info.layout.align = align;
-        info.complete = true;
-    }
-
-    /// Resolves a parameter list; `(void)` means no parameters.
-    fn params(&mut self, f: &ast::FuncDef) -> Vec<(CType, String, Span)> {
-        if let [p] = f.params.as_slice()
-            && p.ty.spec == ast::TypeSpec::Void
-            && p.ty.pointers == 0
-            && p.name.is_none()
-        {
-            return Vec::new();
-        }
-        let mut out = Vec::new();
-        for p in &f.params {
-            let mut ty = self.resolve_type(&p.ty, 0);
-            let name = p.name.as_ref().map(|n| n.name.clone()).unwrap_or_default();
-            let what = if name.is_empty() {
-                "a parameter".to_string()
-            } else {
-                format!("parameter `{name}`")
-            };
-            if f.body.is_some() && !self.require_complete(&ty, p.span, &what) {
-                ty = err_ty();
-            } else if ty == CType::Void {
-                self.require_complete(&ty, p.span, &what);
-                ty = err_ty();
-            }
-            let span = p.name.as_ref().map_or(p.span, |n| n.span);
-            out.push((ty, name, span));
-        }
-        out
+    /// The type a typedef name stands for.
+    fn typedef_type(&self, id: TypedefId) -> CType {
+        self.typedefs
+            .get(id.0 as usize)
+            .cloned()
+            .unwrap_or_else(err_ty)
     }
 
     fn func_item(&mut self, f: &ast::FuncDef) {
@@ -605,7 +523,7 @@ impl Checker {
                 .with_label("a function"),
             );
         }
-        let ret = self.resolve_type(&f.ret, 0);
+        let ret = self.resolve_type(&f.ret);
         if kind == FuncKind::Kernel && ret != CType::Void && !is_err(&ret) {
             self.push(
                 Diagnostic::error(f.ret.span, "kernels must return `void`")
@@ -616,21 +534,18 @@ impl Checker {
         if matches!(ret, CType::Struct(_)) && f.body.is_some() {
             self.require_complete(&ret, f.ret.span, &format!("the result of `{name}`"));
         }
-        let params = self.params(f);
+        let params = self.param_list(&f.params, f.body.is_some());
 
-        if f.variadic && !calls::is_variadic_builtin(name) {
+        if f.variadic && f.body.is_some() {
             self.push(
                 Diagnostic::error(
                     f.name.span,
-                    format!(
-                        "`{name}` is declared with `...`, \
-                    but ParC has no variadic functions"
-                    ),
+                    format!("`{name}` is defined with `...`: defining variadic functions is not supported"),
                 )
                 .with_label("variadic")
                 .with_help(
-                    "only `printf` and `__enzyme_autodiff` take variable \
-                        arguments; pass an array and a count instead",
+                    "declare it here and define it in C (parc calls variadic C functions), \
+                        or pass an array and a count instead",
                 ),
             );
             return;
@@ -649,16 +564,20 @@ impl Checker {
             return;
         }
 
+        if self.declared_as_other_kind(&f.name) {
+            return;
+        }
         let fref = match self.file_syms.get(name).copied() {
             Some(Sym::Func(fr)) => {
                 let prev = &self.funcs[fr.0 as usize];
-                let same = prev.ret == ret
+                let same = types::compatible(&prev.ret, &ret)
                     && prev.kind == kind
+                    && prev.variadic == f.variadic
                     && prev.params.len() == params.len()
                     && prev.params.iter().zip(&params).all(|(l, p)| {
                         prev.locals
                             .get(l.0 as usize)
-                            .is_some_and(|l| l.ty == p.0 || is_err(&p.0))
+                            .is_some_and(|l| types::compatible(&l.ty, &p.0) || is_err(&p.0))
                     });
                 let info = &self.func_info[fr.0 as usize];
                 if !same && !is_err(&ret) {
@@ -694,13 +613,11 @@ impl Checker {
             }
             Some(Sym::Global(g)) => {
                 let span = self.globals[g.0 as usize].span;
-                self.push(
-                    Diagnostic::error(
-                        f.name.span,
-                        format!("redefinition of `{name}` as a different kind of symbol"),
-                    )
-                    .with_label("redeclared here")
-                    .with_secondary(span, "a global variable with this name is declared here"),
+                self.other_kind(
+                    name,
+                    f.name.span,
+                    span,
+                    "a global variable with this name is declared here",
                 );
                 return;
             }
@@ -714,6 +631,7 @@ impl Checker {
                     locals: Vec::new(),
                     kind,
                     is_static: q.is_static,
+                    variadic: f.variadic,
                     body: None,
                     span: f.span,
                 });
@@ -737,8 +655,13 @@ impl Checker {
             locals: Vec::new(),
             local_info: Vec::new(),
             scopes: vec![HashMap::new()],
+            tags: vec![HashMap::new()],
             loops: Vec::new(),
             pfors: Vec::new(),
+            pfor_count: 0,
+            labels: HashMap::new(),
+            switches: Vec::new(),
+            label_count: 0,
             fork_join: None,
             pending: Vec::new(),
         };
@@ -749,7 +672,7 @@ impl Checker {
         for ((ty, pname, span), p) in params.iter().zip(&f.params) {
             let id = if f.body.is_some() {
                 // `const int n` makes the parameter read-only in the body.
-                let is_const = p.ty.is_const && p.ty.pointers == 0;
+                let is_const = p.ty.is_const_object();
                 self.new_local(pname, ty.clone(), is_const, *span)
             } else {
                 // Prototypes: parameter names have no scope.
@@ -772,6 +695,7 @@ impl Checker {
             self.funcs[idx].span = f.span;
             self.block_stmts(&b.stmts)
         });
+        self.check_labels();
         let Some(fx) = self.fx.take() else { return };
         self.reported_unknown.clear();
         if body.is_some() || self.funcs[idx].body.is_none() {
@@ -779,7 +703,7 @@ impl Checker {
             func.params = param_ids;
             func.restrict_params = (0u32..)
                 .zip(&f.params)
-                .filter(|(_, p)| p.ty.is_restrict && p.ty.pointers > 0)
+                .filter(|(_, p)| p.ty.is_restrict())
                 .map(|(i, _)| i)
                 .collect();
             func.locals = fx.locals;
@@ -832,22 +756,87 @@ impl Checker {
                 .with_help("remove the qualifier; the variable is visible to host code"),
             );
         }
+        if q.is_typedef {
+            self.typedef_decl(d);
+            return;
+        }
+        if d.declarators.is_empty() {
+            // `struct S { ... };` or `struct S;`: declares the type only.
+            self.tag_declaration(&d.ty.spec);
+            return;
+        }
         for decl in &d.declarators {
             self.global_declarator(d, decl);
         }
     }
 
+    /// `typedef T a, *b;` (at file or block scope).
+    pub(super) fn typedef_decl(&mut self, d: &ast::Decl) {
+        let base = self.resolve_spec(&d.ty.spec);
+        for decl in &d.declarators {
+            let ty = self.declarator_type(&base, decl);
+            let id = TypedefId(self.typedefs.len() as u32);
+            self.typedefs.push(ty.clone());
+            self.declare_typedef(&decl.name, ty, id);
+        }
+    }
+
+    /// `name` at `at` redeclares, as another kind of thing, what `prev`
+    /// declared (`what` says what is there).
+    fn other_kind(&mut self, name: &str, at: Span, prev: Span, what: &str) {
+        self.push(
+            Diagnostic::error(
+                at,
+                format!("redefinition of `{name}` as a different kind of symbol"),
+            )
+            .with_label("redeclared here")
+            .with_secondary(prev, what.to_string()),
+        );
+    }
+
+    /// Reports a file-scope name declared before as a type name or an
+    /// enumeration constant; true if there was one.
+    fn declared_as_other_kind(&mut self, name: &ast::Ident) -> bool {
+        let what = match self.file_syms.get(&name.name) {
+            Some(Sym::Typedef(_)) => "a type name",
+            Some(Sym::EnumConst(_)) => "an enumeration constant",
+            _ => return false,
+        };
+        let mut d = Diagnostic::error(
+            name.span,
+            format!("redefinition of `{name}` as a different kind of symbol"),
+        )
+        .with_label("redeclared here");
+        if let Some(at) = self.file_sym_spans.get(&name.name) {
+            d = d.with_secondary(*at, format!("declared as {what} here"));
+        }
+        self.push(d);
+        true
+    }
+
     fn global_declarator(&mut self, d: &ast::Decl, decl: &ast::Declarator) {
         let name = decl.name.name.as_str();
+        if d.quals.is_extern && decl.init.is_none() {
+            self.extern_declarator(d, decl);
+            return;
+        }
         let (ty, init) = self.object_type_and_init(d, decl, |_, _| {});
         let is_const = var_is_const(d, decl);
         let init = init.map(|i| self.const_init(&i, name));
+        if self.declared_as_other_kind(&decl.name) {
+            return;
+        }
         if let Some(sym) = self.file_syms.get(name).copied() {
             match sym {
                 Sym::Global(g) => {
                     let gi = g.0 as usize;
                     let prev_ty = self.globals[gi].ty.clone();
-                    if prev_ty != ty && !is_err(&ty) && !is_err(&prev_ty) {
+                    if self.globals[gi].is_extern && types::compatible(&prev_ty, &ty) {
+                        // `extern int x;` then `int x = 1;`: this defines it.
+                        self.globals[gi].is_extern = false;
+                        self.globals[gi].ty = ty.clone();
+                    }
+                    if !types::compatible(&prev_ty, &ty) && !is_err(&ty) && !is_err(&prev_ty) {
                         let prev = self.globals[gi].span;
                         let msg = format!(
                             "conflicting types for `{name}`: `{}` here, `{}` before",
@@ -878,16 +867,14 @@ impl Checker {
                 }
                 Sym::Func(f) => {
                     let span = self.func_info[f.0 as usize].decl_span;
-                    self.push(
-                        Diagnostic::error(
-                            decl.name.span,
-                            format!("redefinition of `{name}` as a different kind of symbol"),
-                        )
-                        .with_label("redeclared here")
-                        .with_secondary(span, "a function with this name is declared here"),
+                    self.other_kind(
+                        name,
+                        decl.name.span,
+                        span,
+                        "a function with this name is declared here",
                     );
                 }
-                Sym::Local(_) => {}
+                Sym::Local(_) | Sym::Typedef(_) | Sym::EnumConst(_) => {}
             }
             return;
         }
@@ -910,10 +897,100 @@ impl Checker {
             ty,
             is_const,
             is_shared: false,
+            is_extern: false,
             init,
             span: decl.name.span,
         });
         self.file_syms.insert(name.to_string(), Sym::Global(g));
+    }
+
+    /// `extern T x;` (at file or block scope): declares a global defined
+    /// elsewhere, or refers to the one declared before. Its type may be
+    /// incomplete; a definition later in the file completes it.
+    pub(super) fn extern_declarator(&mut self, d: &ast::Decl, decl: &ast::Declarator) {
+        let name = decl.name.name.as_str();
+        let base = self.resolve_spec(&d.ty.spec);
+        let ty = self.declarator_type(&base, decl);
+        if is_err(&ty) {
+            return;
+        }
+        if let CType::Func(_) = ty {
+            // `extern int f(int);` in a block: parse reports it.
+            return;
+        }
+        if ty == CType::Void {
+            self.require_complete(&ty, decl.name.span, &format!("variable `{name}`"));
+            return;
+        }
+        let local = self.fx.is_some();
+        if !local && self.declared_as_other_kind(&decl.name) {
+            return;
+        }
+        let g = match self.file_syms.get(name).copied() {
+            Some(Sym::Global(g)) => {
+                let gi = g.0 as usize;
+                let prev_ty = self.globals[gi].ty.clone();
+                if !types::compatible(&prev_ty, &ty) {
+                    let msg = format!(
+                        "conflicting types for `{name}`: `{}` here, `{}` before",
+                        self.ty_name(&ty),
+                        self.ty_name(&prev_ty)
+                    );
+                    let prev = self.globals[gi].span;
+                    self.push(
+                        Diagnostic::error(decl.name.span, msg)
+                            .with_secondary(prev, "previously declared here"),
+                    );
+                    return;
+                }
+                // `extern int a[10];` after `extern int a[];` knows more.
+                if !self.is_complete(&prev_ty) && self.is_complete(&ty) {
+                    self.globals[gi].ty = ty;
+                }
+                g
+            }
+            Some(Sym::Func(f)) if !local => {
+                let span = self.func_info[f.0 as usize].decl_span;
+                self.other_kind(
+                    name,
+                    decl.name.span,
+                    span,
+                    "a function with this name is declared here",
+                );
+                return;
+            }
+            _ => {
+                if calls::is_builtin_name(name) {
+                    self.push(
+                        Diagnostic::error(
+                            decl.name.span,
+                            format!("`{name}` is the name of a builtin function"),
+                        )
+                        .with_label("a builtin's name")
+                        .with_help("choose another name for the variable"),
+                    );
+                    return;
+                }
+                let g = GlobalVarId(self.globals.len() as u32);
+                self.global_info.push(GlobalInfo { defined_at: None });
+                self.globals.push(hir::GlobalVar {
+                    name: name.to_string(),
+                    ty,
+                    is_const: var_is_const(d, decl),
+                    is_shared: false,
+                    is_extern: true,
+                    init: None,
+                    span: decl.name.span,
+                });
+                if !local || !self.file_syms.contains_key(name) {
+                    self.file_syms.insert(name.to_string(), Sym::Global(g));
+                }
+                g
+            }
+        };
+        if local {
+            self.declare_local_name(name, Sym::Global(g), decl.name.span);
+        }
     }
 
     /// A global variable created for a block-scope `__shared__` or `static`
@@ -1070,5 +1147,5 @@ impl Checker {
 /// `const int n` is a constant variable; `const char *s` is a variable
 /// pointing to constant characters (ParC checks `const` only on variables).
 fn var_is_const(d: &ast::Decl, decl: &ast::Declarator) -> bool {
-    (d.quals.is_const || d.ty.is_const) && d.ty.pointers == 0 && decl.pointers == 0
+    decl.type_name(&d.ty).is_const_object()
 }

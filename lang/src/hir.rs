@@ -11,7 +11,8 @@
 //! - Pointer arithmetic is explicit: [`ExprKind::PtrOffset`] and
 //!   [`ExprKind::PtrDiff`] carry the pointee size, so lowering never looks up
 //!   a type's size for them.
-//! - Lvalues are exactly `Local`, `Global`, `Deref`, `Index`, `Member`;
+//! - Lvalues are exactly `Local`, `Global`, `Deref`, `Index`, `Member`,
+//!   `CompoundLit`;
 //!   `AddrOf`, `Assign`, `CompoundAssign` and `IncDec` only wrap lvalues.
 //! - Conditions (`if`, loops, `!`, `&&`, `||`, `?:`) are scalar expressions
 //!   of any scalar type; lowering compares them with zero.
@@ -32,8 +33,11 @@ use parc_ir::Intrinsic;
 pub enum CType {
     Void,
     Bool,
-    /// `char` is signed, as on x86-64.
+    /// `char` is signed, as on x86-64; `signed char` is the same type.
     Char,
+    UChar,
+    Short,
+    UShort,
     Int,
     UInt,
     Long,
@@ -42,9 +46,35 @@ pub enum CType {
     Double,
     Ptr(Box<CType>),
     Array(Box<CType>, u64),
+    /// A struct or a union (see [`StructLayout::is_union`]).
     Struct(StructId),
     /// CUDA's `dim3`: three `unsigned` fields `x`, `y`, `z` (12 bytes).
     Dim3,
+    /// A function type: what a function pointer points to. No object has
+    /// it; a function designator used as a value has type `Ptr(Func)`.
+    Func(Box<FuncType>),
+}
+
+/// A C parameter list from its parameters' text: `(int, double *, ...)`,
+/// `(void)`.
+pub fn c_param_list(mut params: Vec<String>, variadic: bool) -> String {
+    if variadic {
+        params.push("...".into());
+    }
+    if params.is_empty() {
+        "(void)".to_string()
+    } else {
+        format!("({})", params.join(", "))
+    }
+}
+
+/// The type of a function: result, parameter types (after C's
+/// adjustments: arrays and functions as pointers) and `...`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct FuncType {
+    pub ret: CType,
+    pub params: Vec<CType>,
+    pub variadic: bool,
 }
 
 impl CType {
@@ -55,7 +85,15 @@ impl CType {
     pub fn is_integer(&self) -> bool {
         matches!(
             self,
-            CType::Bool | CType::Char | CType::Int | CType::UInt | CType::Long | CType::ULong
+            CType::Bool
+                | CType::Char
+                | CType::UChar
+                | CType::Short
+                | CType::UShort
+                | CType::Int
+                | CType::UInt
+                | CType::Long
+                | CType::ULong
         )
     }
 
@@ -77,7 +115,21 @@ impl CType {
 
     /// True for the unsigned integer types (`bool` counts as unsigned).
     pub fn is_unsigned(&self) -> bool {
-        matches!(self, CType::Bool | CType::UInt | CType::ULong)
+        matches!(
+            self,
+            CType::Bool | CType::UChar | CType::UShort | CType::UInt | CType::ULong
+        )
+    }
+
+    /// The function type a pointer to a function points to.
+    pub fn func_pointee(&self) -> Option<&FuncType> {
+        match self {
+            CType::Ptr(t) => match &**t {
+                CType::Func(f) => Some(f),
+                _ => None,
+            },
+            _ => None,
+        }
     }
 
     pub fn pointee(&self) -> Option<&CType> {
@@ -96,6 +148,10 @@ pub struct LocalId(pub u32);
 pub struct GlobalVarId(pub u32);
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct FuncRef(pub u32);
+/// A label of a function: named, `case` or `default`; numbered from 0 in
+/// each function.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct LabelId(pub u32);
 
 #[derive(Clone, Debug)]
 pub struct Program {
@@ -110,7 +166,10 @@ pub struct Program {
 
 #[derive(Clone, Debug)]
 pub struct StructLayout {
+    /// The tag, or `<anonymous struct>` (unique only with the id).
     pub name: String,
+    /// All members at offset 0, the size that of the largest.
+    pub is_union: bool,
     pub fields: Vec<FieldLayout>,
     pub size: u64,
     pub align: u64,
@@ -131,6 +190,10 @@ pub struct GlobalVar {
     /// `__shared__` arrays declared in kernels are hoisted here (one
     /// instance per GPU block at run time).
     pub is_shared: bool,
+    /// Only declared `extern`, never defined in this file: the object is
+    /// defined elsewhere (C code, another file), `init` is `None`, and
+    /// its type may be incomplete (`extern int table[];`).
+    pub is_extern: bool,
     pub init: Option<ConstInit>,
     pub span: Span,
 }
@@ -145,10 +208,10 @@ pub enum ConstInit {
     /// The address of a global plus a byte offset (`int *p = &g;`).
     GlobalAddr(GlobalVarId, i64),
     Null,
-    /// Elements of an array or fields of a struct, in order; missing ones
-    /// are zero. A `char` array initialized from a string literal is a
-    /// `List` of `Int`s.
-    List(Vec<ConstInit>),
+    /// Elements of an array or fields of a struct or union, by index,
+    /// ascending and each at most once; missing ones are zero. A `char`
+    /// array initialized from a string literal is a `List` of `Int`s.
+    List(Vec<(u64, ConstInit)>),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -174,6 +237,9 @@ pub struct Func {
     pub locals: Vec<Local>,
     pub kind: FuncKind,
     pub is_static: bool,
+    /// Declared with `...` (only functions defined elsewhere: parc does not
+    /// define variadic functions).
+    pub variadic: bool,
     /// `None` for a declaration (`extern` or a prototype never defined).
     pub body: Option<Vec<Stmt>>,
     pub span: Span,
@@ -239,6 +305,21 @@ pub enum StmtKind {
         step_check: Option<usize>,
         body: Box<Stmt>,
     },
+    /// `switch (cond) body`: jumps to the label of the case equal to `cond`
+    /// (already promoted; the values converted to its type), else to
+    /// `default`, else past the body. `break` in the body leaves it.
+    Switch {
+        cond: Expr,
+        cases: Vec<(i64, LabelId)>,
+        default: Option<LabelId>,
+        body: Box<Stmt>,
+    },
+    /// A place `goto` or a `switch` jumps to (a named label, `case`,
+    /// `default`); control also falls into it from the statement before.
+    Label(LabelId),
+    /// `goto name;`: the label is in the same function, and in the same
+    /// `parallel_for` body (or outside every one) as the `goto`.
+    Goto(LabelId),
     Break,
     Continue,
     /// Already converted to the function's return type.
@@ -257,8 +338,10 @@ pub enum StmtKind {
 #[derive(Clone, Debug)]
 pub enum Init {
     Expr(Expr),
-    /// Array elements or struct fields in order; the rest are zero.
-    List(Vec<Init>),
+    /// Array elements or struct (union) fields by index, ascending and
+    /// each at most once (designators and brace elision resolved); the
+    /// rest are zero.
+    List(Vec<(u64, Init)>),
 }
 
 #[derive(Clone, Debug)]
@@ -419,6 +502,21 @@ pub enum ExprKind {
     Call {
         func: FuncRef,
         args: Vec<Expr>,
+    },
+    /// The address of a function (a function designator used as a value);
+    /// type `Ptr(Func)`.
+    FuncAddr(FuncRef),
+    /// A call through a function pointer (`callee` has type `Ptr(Func)`);
+    /// arguments converted to its parameter types (variadic ones promoted).
+    CallIndirect {
+        callee: Box<Expr>,
+        args: Vec<Expr>,
+    },
+    /// Lvalue: a compound literal `(T){ ... }`, the unnamed local `local`
+    /// initialized (each time this is evaluated) with `init`.
+    CompoundLit {
+        local: LocalId,
+        init: Box<Init>,
     },
     /// A builtin; arguments converted to what [`Builtin`] documents
     /// (`printf`'s variadic ones promoted: `float` to `double`, small

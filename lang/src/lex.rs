@@ -183,6 +183,8 @@ pub enum Token {
     #[token("extern")]
     Extern,
     #[token("inline")]
+    #[token("__inline")]
+    #[token("__inline__")]
     Inline,
     /// `restrict`, `volatile`, `register`, `auto`, `__host__`: accepted and
     /// ignored, as they do not change the meaning of a race-free ParC program.
@@ -193,6 +195,7 @@ pub enum Token {
     #[token("register", |_| Ignored::Register)]
     #[token("auto", |_| Ignored::Auto)]
     #[token("__host__", |_| Ignored::Host)]
+    #[token("_Noreturn", |_| Ignored::Noreturn)]
     IgnoredQual(Ignored),
     #[token("if")]
     If,
@@ -236,20 +239,49 @@ pub enum Token {
     Shared,
     #[token("dim3")]
     Dim3,
-    /// C keywords ParC does not implement. They are tokens of their own (not
-    /// identifiers) so the parser can say "`switch` is not supported" instead
-    /// of something puzzling about a call to a function named `switch`. The
-    /// grammar never accepts them.
-    #[token("switch", |_| Unsupported::Switch)]
-    #[token("case", |_| Unsupported::Case)]
-    #[token("default", |_| Unsupported::Default)]
-    #[token("goto", |_| Unsupported::Goto)]
-    #[token("typedef", |_| Unsupported::Typedef)]
-    #[token("union", |_| Unsupported::Union)]
-    #[token("enum", |_| Unsupported::Enum)]
-    #[token("short", |_| Unsupported::Short)]
+    #[token("typedef")]
+    Typedef,
+    #[token("union")]
+    Union,
+    #[token("enum")]
+    Enum,
+    #[token("short")]
+    Short,
+    #[token("switch")]
+    Switch,
+    #[token("case")]
+    Case,
+    #[token("default")]
+    Default,
+    #[token("goto")]
+    Goto,
+    /// C keywords and extensions ParC does not implement. They are tokens of
+    /// their own (not identifiers) so the parser can say "`_Complex` is not
+    /// supported" instead of something puzzling about a name. The grammar
+    /// never accepts them.
     #[token("_Complex", |_| Unsupported::Complex)]
+    #[token("_Imaginary", |_| Unsupported::Complex)]
+    #[token("_Atomic", |_| Unsupported::Atomic)]
+    #[token("_Thread_local", |_| Unsupported::ThreadLocal)]
+    #[token("__thread", |_| Unsupported::ThreadLocal)]
+    #[token("_Generic", |_| Unsupported::Generic)]
+    #[token("_Static_assert", |_| Unsupported::StaticAssert)]
+    #[token("_Alignas", |_| Unsupported::Alignas)]
+    #[token("_Alignof", |_| Unsupported::Alignas)]
+    #[token("asm", |_| Unsupported::Asm)]
+    #[token("__asm__", |_| Unsupported::Asm)]
+    #[token("__asm", |_| Unsupported::Asm)]
+    #[token("__attribute__", |_| Unsupported::Attribute)]
+    #[token("__attribute", |_| Unsupported::Attribute)]
+    #[token("__extension__", |_| Unsupported::Extension)]
+    #[token("__typeof__", |_| Unsupported::Typeof)]
+    #[token("typeof", |_| Unsupported::Typeof)]
     Unsupported(Unsupported),
+    /// An identifier that a `typedef` in scope declared as a type name. The
+    /// lexer never produces it: `parse` re-tags `Ident`s before parsing (C's
+    /// "lexer hack", see `parse::mark_type_names`), so that `(T)x` is a cast
+    /// and `T * p;` a declaration, decided by one token as LR(1) needs.
+    TypeName(String),
 
     // ---- names and literals
     #[regex(r"[A-Za-z_][A-Za-z0-9_]*", |lex| lex.slice().to_owned())]
@@ -286,20 +318,22 @@ pub enum Ignored {
     Register,
     Auto,
     Host,
+    Noreturn,
 }
 
 /// C keywords that ParC rejects with a tailored message.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Unsupported {
-    Switch,
-    Case,
-    Default,
-    Goto,
-    Typedef,
-    Union,
-    Enum,
-    Short,
     Complex,
+    Atomic,
+    ThreadLocal,
+    Generic,
+    StaticAssert,
+    Alignas,
+    Asm,
+    Attribute,
+    Extension,
+    Typeof,
 }
 
 impl Unsupported {
@@ -307,27 +341,42 @@ impl Unsupported {
     pub fn explain(self) -> (&'static str, &'static str) {
         use Unsupported::*;
         match self {
-            Switch | Case | Default => (
-                "`switch` statements are not supported in ParC",
-                "use an `if` / `else if` chain instead",
-            ),
-            Goto => (
-                "`goto` is not supported in ParC",
-                "use a loop with `break` or `continue`, or a flag variable",
-            ),
-            Typedef => (
-                "`typedef` is not supported in ParC",
-                "write the type out in full, e.g. `struct Point`",
-            ),
-            Union => ("unions are not supported in ParC", "use a `struct` instead"),
-            Enum => (
-                "enums are not supported in ParC",
-                "use `const int` globals for the constants",
-            ),
-            Short => ("`short` is not supported in ParC", "use `int` instead"),
             Complex => (
-                "complex types are not supported in ParC",
+                "`_Complex` is not supported",
                 "store the real and imaginary parts in a `struct`",
+            ),
+            Atomic => (
+                "`_Atomic` is not supported",
+                "use `atomicAdd`, or a `parallel_for` whose iterations write disjoint memory",
+            ),
+            ThreadLocal => (
+                "thread-local storage (`_Thread_local`, `__thread`) is not supported",
+                "use a local variable, or an array indexed by the iteration",
+            ),
+            Generic => (
+                "`_Generic` is not supported",
+                "call the function for the argument's type directly",
+            ),
+            StaticAssert => (
+                "`_Static_assert` is not supported",
+                "remove it, or check the condition with `assert` at run time",
+            ),
+            Alignas => (
+                "`_Alignas` and `_Alignof` are not supported",
+                "remove the alignment specifier; parc aligns every type naturally",
+            ),
+            Asm => (
+                "inline assembly is not supported",
+                "move the assembly into a C file and call it as an `extern` function",
+            ),
+            Attribute => ("`__attribute__` is not supported", "remove the attribute"),
+            Extension => (
+                "`__extension__` is not supported",
+                "remove it; parc has no GNU extensions to silence",
+            ),
+            Typeof => (
+                "`typeof` is not supported",
+                "write the type out, or declare it once with `typedef`",
             ),
         }
     }
@@ -550,16 +599,15 @@ pub(crate) fn convert_number(text: &str) -> Result<Number, NumError> {
         let is_float = match suffix {
             "" => false,
             "f" | "F" => true,
-            "l" | "L" => {
-                return Err((
-                    "`long double` literals are not supported".to_owned(),
-                    Some("remove the `L` suffix to get a `double`".to_owned()),
-                ));
-            }
+            // `long double` is `double` in parc (LANGUAGE.md).
+            "l" | "L" => false,
             _ => {
                 return Err((
                     format!("invalid suffix `{suffix}` on floating literal"),
-                    Some("the only floating suffix is `f` (for `float`)".to_owned()),
+                    Some(
+                        "the floating suffixes are `f` (for `float`) and `L` (`long double`)"
+                            .to_owned(),
+                    ),
                 ));
             }
         };

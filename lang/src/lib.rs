@@ -14,3 +14,4 @@ pub mod omp;
 pub mod parse;
 pub mod pp;
 pub mod source_map;
+pub mod stdtypes;

@@ -165,6 +165,7 @@ pub fn lower_mapped(
                 size: layout.size_of(&g.ty),
                 align: layout.align_of(&g.ty) as u32,
                 is_const: g.is_const,
+                is_import: g.is_extern,
                 space: if g.is_shared {
                     AddrSpace::Shared
                 } else {
@@ -241,6 +242,7 @@ pub fn lower_mapped(
         } else {
             Function::new(f.name.clone(), sig)
         };
+        func.variadic = f.variadic && f.body.is_none();
         // The hidden struct-result pointer comes first.
         let shift = u32::from(sret);
         func.noalias = f.restrict_params.iter().map(|&i| i + shift).collect();
@@ -397,9 +399,12 @@ struct Layout<'a> {
 impl Layout<'_> {
     fn size_of(&self, ty: &CType) -> u64 {
         match ty {
-            CType::Void | CType::Bool | CType::Char => 1,
+            CType::Void | CType::Bool | CType::Char | CType::UChar | CType::Func(_) => 1,
+            CType::Short | CType::UShort => 2,
             CType::Int | CType::UInt | CType::Float => 4,
             CType::Long | CType::ULong | CType::Double | CType::Ptr(_) => 8,
+            // An `extern` array of unknown size has no storage here.
+            CType::Array(_, u64::MAX) => 0,
             CType::Array(elem, n) => self.size_of(elem) * n,
             CType::Struct(id) => self.structs.get(id.0 as usize).map_or(0, |s| s.size),
             CType::Dim3 => 12,
@@ -459,13 +464,16 @@ impl Layout<'_> {
 /// The IR type of a scalar C type (`None` for `void` and aggregates).
 fn scalar_type(ty: &CType) -> Option<Type> {
     Some(match ty {
-        CType::Bool | CType::Char => Type::I8,
+        CType::Bool | CType::Char | CType::UChar => Type::I8,
+        CType::Short | CType::UShort => Type::I16,
         CType::Int | CType::UInt => Type::I32,
         CType::Long | CType::ULong => Type::I64,
         CType::Float => Type::F32,
         CType::Double => Type::F64,
         CType::Ptr(_) => Type::Ptr,
-        CType::Void | CType::Array(..) | CType::Struct(_) | CType::Dim3 => return None,
+        CType::Void | CType::Array(..) | CType::Struct(_) | CType::Dim3 | CType::Func(_) => {
+            return None;
+        }
     })
 }
 
@@ -490,24 +498,27 @@ impl ImageWriter<'_, '_> {
         match (ty, init) {
             (CType::Array(elem, n), ConstInit::List(items)) => {
                 let size = layout.size_of(elem);
-                for (i, item) in items.iter().take(*n as usize).enumerate() {
-                    self.write(offset + i as u64 * size, elem, item);
+                for (i, item) in items.iter().filter(|(i, _)| i < n) {
+                    self.write(offset + i * size, elem, item);
                 }
             }
             (CType::Struct(id), ConstInit::List(items)) => {
                 let fields = layout.structs.get(id.0 as usize).map(|s| &s.fields[..]);
-                for (field, item) in fields.unwrap_or_default().iter().zip(items) {
-                    self.write(offset + field.offset, &field.ty, item);
+                let fields = fields.unwrap_or_default();
+                for (i, item) in items {
+                    if let Some(field) = fields.get(*i as usize) {
+                        self.write(offset + field.offset, &field.ty, item);
+                    }
                 }
             }
             (CType::Dim3, ConstInit::List(items)) => {
-                for (i, item) in items.iter().take(3).enumerate() {
-                    self.write(offset + 4 * i as u64, &CType::UInt, item);
+                for (i, item) in items.iter().filter(|(i, _)| *i < 3) {
+                    self.write(offset + 4 * i, &CType::UInt, item);
                 }
             }
             // `int x = {5};` is allowed by C: the first element initializes.
             (_, ConstInit::List(items)) => {
-                if let Some(first) = items.first() {
+                if let Some((_, first)) = items.first() {
                     self.write(offset, ty, first);
                 }
             }
@@ -534,12 +545,13 @@ impl ImageWriter<'_, '_> {
     fn scalar(&mut self, offset: u64, ty: &CType, int: i64, float: f64) {
         match ty {
             CType::Bool => self.put(offset, &[(int != 0) as u8]),
-            CType::Char => self.put(offset, &[int as u8]),
+            CType::Char | CType::UChar => self.put(offset, &[int as u8]),
+            CType::Short | CType::UShort => self.put(offset, &(int as u16).to_le_bytes()),
             CType::Int | CType::UInt => self.put(offset, &(int as u32).to_le_bytes()),
             CType::Long | CType::ULong | CType::Ptr(_) => self.put(offset, &int.to_le_bytes()),
             CType::Float => self.put(offset, &(float as f32).to_bits().to_le_bytes()),
             CType::Double => self.put(offset, &float.to_bits().to_le_bytes()),
-            CType::Void | CType::Array(..) | CType::Struct(_) | CType::Dim3 => {}
+            CType::Void | CType::Array(..) | CType::Struct(_) | CType::Dim3 | CType::Func(_) => {}
         }
     }
 }

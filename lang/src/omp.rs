@@ -125,7 +125,7 @@ pub fn parse_pragma(line: &str, at: usize) -> (Pragma, Vec<Diagnostic>) {
         Token::Ident(w) => Some(w.clone()),
         Token::If => Some("if".into()),
         Token::For => Some("for".into()),
-        Token::Unsupported(lex::Unsupported::Default) => Some("default".into()),
+        Token::Default => Some("default".into()),
         _ => None,
     };
     let mut words = Vec::new();

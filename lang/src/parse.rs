@@ -8,7 +8,8 @@
 //! ("expected `;`, found `}`") rather than lalrpop's token lists.
 //!
 //! How it works:
-//! 1. The whole file is lexed ([`lex::lex`]).
+//! 1. The whole file is lexed ([`lex::lex`]), and the names `typedef`s
+//!    declare are told from other names ([`mark_type_names`]).
 //! 2. [`check_limits`] scans the tokens for input that would build a tree too
 //!    deep for the recursive walks of later phases (see the limits below). If
 //!    a limit is exceeded, one error is reported and nothing is parsed.
@@ -36,9 +37,15 @@
 
 use crate::ast::*;
 use crate::diag::Diagnostic;
-use crate::lex::{self, Number, Spanned, Token};
-use lalrpop_util::{ErrorRecovery, ParseError};
+use crate::lex::{self, Spanned, Token};
+use lalrpop_util::ParseError;
 use std::convert::Infallible;
+
+mod build;
+mod typenames;
+
+pub(crate) use build::*;
+pub use typenames::mark_type_names;
 
 /// Most levels of `(`, `[`, `{` (together) and of consecutive prefix
 /// operators and casts (`- - - x`, `(int)(long)x`) allowed in a file.
@@ -60,7 +67,8 @@ const CASCADE_TOKENS: usize = 3;
 /// Parses one file. Never panics; always returns a (possibly partial) tree.
 /// An empty file is an empty program with no diagnostics.
 pub fn parse(source: &str) -> (Program, Vec<Diagnostic>) {
-    let (tokens, mut diags) = lex::lex(source);
+    let (mut tokens, mut diags) = lex::lex(source);
+    mark_type_names(&mut tokens);
     if let Some(d) = check_limits(&tokens) {
         diags.push(d);
         diags.sort_by_key(|d| (d.span.start, d.span.end));
@@ -381,6 +389,7 @@ fn starts_type(t: &Token) -> bool {
         T::Void
             | T::Bool
             | T::Char
+            | T::Short
             | T::Int
             | T::Unsigned
             | T::Signed
@@ -388,6 +397,9 @@ fn starts_type(t: &Token) -> bool {
             | T::Float
             | T::Double
             | T::Struct
+            | T::Union
+            | T::Enum
+            | T::TypeName(_)
             | T::Const
             | T::IgnoredQual(_)
     )
@@ -471,16 +483,18 @@ pub fn item_chunks(tokens: &[Spanned]) -> Vec<std::ops::Range<usize>> {
 /// The end (exclusive) of the item starting at token `start`; see
 /// [`item_chunks`]. Always greater than `start` if tokens remain.
 fn chunk_end(tokens: &[Spanned], start: usize) -> usize {
-    // Open brackets, innermost last. ParC has no `{` inside `(` or `[` (no
-    // compound literals or statement expressions), so a `{` or `}` closes
-    // any `(`/`[` left open before it, and a `)`/`]` with no `(`/`[` open
-    // is ignored: one unbalanced parenthesis does not swallow the file.
-    let mut open: Vec<&Token> = Vec::new();
-    let is_paren = |t: &&Token| matches!(t, Token::LParen | Token::LBracket);
+    // Open brackets, innermost last, each `{` with whether it opens a
+    // function body (it follows a parameter list's `)`). A `{` or `}`
+    // closes any `(`/`[` left open before it, and a `)`/`]` with no `(`/`[`
+    // open is ignored: one unbalanced parenthesis does not swallow the
+    // file. (A compound literal's `{` inside parentheses closes them early
+    // too, but its `)` is then ignored and the cut stays right.)
+    let mut open: Vec<(&Token, bool)> = Vec::new();
+    let is_paren = |t: &(&Token, bool)| matches!(t.0, Token::LParen | Token::LBracket);
     for (i, t) in tokens.iter().enumerate().skip(start) {
         let end_here = match &t.1 {
             Token::LParen | Token::LBracket => {
-                open.push(&t.1);
+                open.push((&t.1, false));
                 false
             }
             Token::RParen | Token::RBracket => {
@@ -493,15 +507,19 @@ fn chunk_end(tokens: &[Spanned], start: usize) -> usize {
                 while open.last().is_some_and(is_paren) {
                     open.pop();
                 }
-                open.push(&t.1);
+                let body = i > 0 && tokens[i - 1].1 == Token::RParen;
+                open.push((&t.1, body));
                 false
             }
             Token::RBrace => {
                 while open.last().is_some_and(is_paren) {
                     open.pop();
                 }
-                open.pop();
+                // A struct's `}` at file scope is followed by its
+                // declarators or `;`; only a function body ends an item.
+                let body = open.pop().is_some_and(|o| o.1);
                 open.is_empty()
+                    && body
                     && !matches!(
                         tokens.get(i + 1).map(|t| &t.1),
                         Some(Token::Semi | Token::Comma)
@@ -538,7 +556,12 @@ fn resync_point(source: &str, tokens: &[Spanned], from: usize, end: usize) -> Op
                     | T::Long
                     | T::Float
                     | T::Double
+                    | T::Short
                     | T::Struct
+                    | T::Union
+                    | T::Enum
+                    | T::Typedef
+                    | T::TypeName(_)
                     | T::Const
                     | T::Static
                     | T::Extern
@@ -769,7 +792,7 @@ impl Context<'_> {
         } else if is_name(index)
             && index > chunk.start
             && is_name(index - 1)
-            && starts_decl(index - 1)
+            && (starts_decl(index - 1) || self.in_parameter_list(index - 1, chunk))
         {
             index - 1
         } else if at_item_start && is_name(index) && tok(index + 1) == Some(&Token::LParen) {
@@ -796,14 +819,10 @@ impl Context<'_> {
         let t = &self.tokens[name];
         let text = self.source.get(t.0..t.2).unwrap_or("?");
         let help = match text {
-            "size_t" | "uint64_t" | "uintptr_t" => "use `unsigned long`".to_owned(),
-            "int64_t" | "ssize_t" | "ptrdiff_t" | "intptr_t" => "use `long`".to_owned(),
-            "int32_t" | "int16_t" => "use `int`".to_owned(),
-            "uint32_t" | "uint16_t" => "use `unsigned`".to_owned(),
-            "int8_t" | "uint8_t" => "use `char`".to_owned(),
             "string" => "use `char *`".to_owned(),
+            "FILE" => "`FILE` is declared by `<stdio.h>`: include it".to_owned(),
             _ => format!(
-                "types are written with keywords (`int`, `double`, ...) or as `struct {text}`; ParC has no typedefs"
+                "declare it with `typedef` before this use, or write `struct {text}` for a struct"
             ),
         };
         Some(
@@ -811,6 +830,36 @@ impl Context<'_> {
                 .with_label("not a type")
                 .with_help(help),
         )
+    }
+
+    /// Whether the token at `at` starts a parameter of a function
+    /// declarator: it follows `(` or `,` in a list that follows a name
+    /// declared with a type (`int f(`, `T *g(`), not a call's arguments.
+    fn in_parameter_list(&self, at: usize, chunk: &std::ops::Range<usize>) -> bool {
+        let tok = |i: usize| self.tokens.get(i).map(|t| &t.1);
+        let mut depth = 0usize;
+        let mut i = at;
+        while i > chunk.start {
+            i -= 1;
+            match tok(i) {
+                Some(Token::RParen) => depth += 1,
+                Some(Token::LParen) if depth > 0 => depth -= 1,
+                Some(Token::LParen) => {
+                    let named = i > chunk.start && matches!(tok(i - 1), Some(Token::Ident(_)));
+                    return named
+                        && i >= chunk.start + 2
+                        && tok(i - 2).is_some_and(|t| {
+                            starts_type(t) || matches!(t, Token::Star | Token::Dim3)
+                        });
+                }
+                Some(Token::Comma) if depth == 0 => {}
+                Some(Token::Semi | Token::LBrace | Token::RBrace) => return false,
+                _ if depth > 0 => {}
+                _ if i + 1 == at => return false,
+                _ => {}
+            }
+        }
+        false
     }
 
     /// The innermost bracket of the chunk that is still open at its end.
@@ -867,7 +916,12 @@ const TYPE_WORDS: &[&str] = &[
     "long",
     "float",
     "double",
+    "short",
     "struct",
+    "union",
+    "enum",
+    "typedef",
+    "type name",
     "const",
     "static",
     "extern",
@@ -892,6 +946,10 @@ const STMT_WORDS: &[&str] = &[
     "return",
     "spawn",
     "sync",
+    "switch",
+    "case",
+    "default",
+    "goto",
     "{",
     ";",
 ];
@@ -975,823 +1033,5 @@ pub(crate) fn summarize_expected(expected: &[&str]) -> String {
                 format!("{list} or {last}")
             }
         }
-    }
-}
-
-// ------------------------------------------------------------------ grammar support
-//
-// Everything below is used by the actions in grammar.lalrpop.
-
-/// State shared with the grammar actions.
-#[derive(Default)]
-pub(crate) struct Sink {
-    /// Problems found by actions (malformed declarations and the like).
-    pub diags: Vec<Diagnostic>,
-    /// Syntax errors recovered from by `!` rules, reported by [`parse`].
-    pub recovered: Vec<ErrorRecovery<usize, Token, Infallible>>,
-}
-
-/// One word of a declaration's specifiers.
-#[derive(Clone, Debug)]
-pub(crate) enum Word {
-    Void,
-    Bool,
-    Char,
-    Int,
-    Unsigned,
-    Signed,
-    Long,
-    Float,
-    Double,
-    Dim3,
-    Struct(Ident),
-    Const,
-    Static,
-    Extern,
-    Inline,
-    Global,
-    Device,
-    Shared,
-    /// `restrict`, `volatile`, ...: no effect.
-    Ignored,
-}
-
-impl Word {
-    fn text(&self) -> &'static str {
-        match self {
-            Word::Void => "void",
-            Word::Bool => "bool",
-            Word::Char => "char",
-            Word::Int => "int",
-            Word::Unsigned => "unsigned",
-            Word::Signed => "signed",
-            Word::Long => "long",
-            Word::Float => "float",
-            Word::Double => "double",
-            Word::Dim3 => "dim3",
-            Word::Struct(_) => "struct",
-            Word::Const => "const",
-            Word::Static => "static",
-            Word::Extern => "extern",
-            Word::Inline => "inline",
-            Word::Global => "__global__",
-            Word::Device => "__device__",
-            Word::Shared => "__shared__",
-            Word::Ignored => "qualifier",
-        }
-    }
-}
-
-/// Validated declaration specifiers.
-#[derive(Clone, Debug)]
-pub(crate) struct Specs {
-    pub quals: Qualifiers,
-    /// The base type, without pointers; its span covers the specifiers.
-    pub ty: TypeName,
-    /// Storage and CUDA words, for "not allowed here" messages.
-    pub storage: Vec<(&'static str, Span)>,
-}
-
-/// `[N]` or `[]` and its span.
-pub(crate) type ArrayDim = (Option<Expr>, Span);
-
-/// A struct field's declarator: stars, name, dimensions, span.
-pub(crate) type FieldDeclarator = (Ptrs, Ident, Vec<ArrayDim>, Span);
-
-/// The `*`s of one declarator.
-#[derive(Clone, Copy, Debug, Default)]
-pub(crate) struct Ptrs {
-    pub count: u8,
-    pub is_const: bool,
-    /// The last `*` is `restrict`-qualified: the declared pointer itself.
-    pub is_restrict: bool,
-    pub span: Option<Span>,
-}
-
-#[derive(Clone, Debug)]
-pub(crate) enum Suffix {
-    None,
-    Array(Vec<ArrayDim>),
-    /// Parameters, and whether they end with `...`.
-    Func(Vec<Param>, bool),
-    Ctor(Vec<Expr>, Span),
-}
-
-#[derive(Clone, Debug)]
-pub(crate) enum RawInit {
-    None,
-    Init(Init),
-    /// `= spawn call` and the span from `spawn` on.
-    Spawn(Expr, Span),
-}
-
-/// A declarator before it is known what it declares.
-#[derive(Clone, Debug)]
-pub(crate) struct RawDeclarator {
-    pub ptrs: Ptrs,
-    pub name: Ident,
-    pub suffix: Suffix,
-    pub init: RawInit,
-    pub span: Span,
-}
-
-pub(crate) fn expr(kind: ExprKind, lo: usize, hi: usize) -> Expr {
-    Expr {
-        kind,
-        span: Span::new(lo, hi),
-    }
-}
-
-pub(crate) fn stmt(kind: StmtKind, lo: usize, hi: usize) -> Stmt {
-    Stmt {
-        kind,
-        span: Span::new(lo, hi),
-    }
-}
-
-pub(crate) fn number(n: Number) -> ExprKind {
-    match n {
-        Number::Int {
-            value,
-            suffix,
-            decimal,
-        } => ExprKind::IntLit {
-            value,
-            suffix,
-            decimal,
-        },
-        Number::Float { value, is_float } => ExprKind::FloatLit { value, is_float },
-    }
-}
-
-/// Records a recovered syntax error and returns the statement standing in
-/// for what was skipped.
-pub(crate) fn recovered(sink: &mut Sink, e: ErrorRecovery<usize, Token, Infallible>) -> Stmt {
-    let lo = match &e.error {
-        ParseError::UnrecognizedToken { token, .. } | ParseError::ExtraToken { token } => token.0,
-        ParseError::UnrecognizedEof { location, .. } | ParseError::InvalidToken { location } => {
-            *location
-        }
-        ParseError::User { error } => match *error {},
-    };
-    let hi = e.dropped_tokens.last().map_or(lo, |t| t.2).max(lo);
-    sink.recovered.push(e);
-    let error = expr(ExprKind::Error, lo, hi);
-    stmt(StmtKind::Expr(error), lo, hi)
-}
-
-pub(crate) fn for_stmt(
-    head: (bool, Option<Box<Stmt>>, Option<Expr>, Option<Expr>),
-    body: Stmt,
-    lo: usize,
-    hi: usize,
-) -> Stmt {
-    let (parallel, init, cond, step) = head;
-    stmt(
-        StmtKind::For {
-            parallel,
-            init,
-            cond,
-            step,
-            body: Box::new(body),
-        },
-        lo,
-        hi,
-    )
-}
-
-/// `#pragma omp LINE` applied to `s`.
-pub(crate) fn omp_stmt(sink: &mut Sink, line: &str, lo: usize, s: Stmt, hi: usize) -> Stmt {
-    let (pragma, diags) = crate::omp::parse_pragma(line, lo);
-    sink.diags.extend(diags);
-    stmt(
-        StmtKind::Omp {
-            pragma: Box::new(pragma),
-            stmt: Box::new(s),
-        },
-        lo,
-        hi,
-    )
-}
-
-/// `parallel_reduce(op: vars)`: the pragma it means.
-pub(crate) fn reduce_clause(
-    op: Option<crate::omp::RedOp>,
-    vars: Vec<Ident>,
-    span: Span,
-) -> crate::omp::Pragma {
-    use crate::omp::{Clause, ClauseAt, Pragma};
-    Pragma {
-        construct: "parallel for".to_string(),
-        clauses: op
-            .map(|op| ClauseAt {
-                clause: Clause::Reduction(op, vars),
-                span,
-            })
-            .into_iter()
-            .collect(),
-        span,
-    }
-}
-
-/// `min` or `max` as a reduction operator; anything else is an error.
-pub(crate) fn reduce_word(sink: &mut Sink, n: Ident) -> Option<crate::omp::RedOp> {
-    match n.name.as_str() {
-        "min" => Some(crate::omp::RedOp::Min),
-        "max" => Some(crate::omp::RedOp::Max),
-        _ => {
-            sink.diags.push(
-                Diagnostic::error(n.span, format!("`{}` is not a reduction operator", n.name))
-                    .with_label("unknown operator")
-                    .with_help("the operators are + * - min max & | ^ && ||"),
-            );
-            None
-        }
-    }
-}
-
-/// `parallel_reduce (op: vars) (header) body`: the clause on a `parallel_for`.
-pub(crate) fn reduce_stmt(
-    head: (
-        crate::omp::Pragma,
-        Option<Box<Stmt>>,
-        Option<Expr>,
-        Option<Expr>,
-    ),
-    body: Stmt,
-    lo: usize,
-    hi: usize,
-) -> Stmt {
-    let (pragma, init, cond, step) = head;
-    let pfor = for_stmt((true, init, cond, step), body, lo, hi);
-    stmt(
-        StmtKind::Omp {
-            pragma: Box::new(pragma),
-            stmt: Box::new(pfor),
-        },
-        lo,
-        hi,
-    )
-}
-
-/// A call: ParC has no function pointers, so the callee must be a name.
-pub(crate) fn call(sink: &mut Sink, callee: Expr, args: Vec<Expr>, span: Span) -> Expr {
-    match callee.kind {
-        ExprKind::Ident(name) => Expr {
-            kind: ExprKind::Call {
-                callee: Ident {
-                    name,
-                    span: callee.span,
-                },
-                args,
-            },
-            span,
-        },
-        _ => {
-            sink.diags.push(
-                Diagnostic::error(callee.span, "only functions can be called")
-                    .with_label("this is not a function name")
-                    .with_help("ParC has no function pointers; call a function by its name"),
-            );
-            Expr {
-                kind: ExprKind::Error,
-                span,
-            }
-        }
-    }
-}
-
-/// Validates and combines the specifier words of a declaration.
-pub(crate) fn specs(sink: &mut Sink, words: Vec<(Word, Span)>, span: Span) -> Specs {
-    let mut quals = Qualifiers::default();
-    let mut storage = Vec::new();
-    // The base word (`int`, `double`, `struct S`, ...), if any.
-    let mut base: Option<(Word, Span)> = None;
-    let mut longs = 0;
-    let mut signedness: Option<(bool, Span)> = None; // (is_unsigned, where)
-    for (word, wspan) in words {
-        match word {
-            Word::Const => quals.is_const = true,
-            Word::Static => {
-                quals.is_static = true;
-                storage.push(("static", wspan));
-            }
-            Word::Extern => {
-                quals.is_extern = true;
-                storage.push(("extern", wspan));
-            }
-            Word::Inline => {
-                quals.is_inline = true;
-                storage.push(("inline", wspan));
-            }
-            Word::Global => {
-                quals.is_global = true;
-                storage.push(("__global__", wspan));
-            }
-            Word::Device => {
-                quals.is_device = true;
-                storage.push(("__device__", wspan));
-            }
-            Word::Shared => {
-                quals.is_shared = true;
-                storage.push(("__shared__", wspan));
-            }
-            Word::Ignored => {}
-            Word::Long => {
-                longs += 1;
-                if longs > 2 {
-                    sink.diags.push(
-                        Diagnostic::error(wspan, "`long long long` is too long for ParC")
-                            .with_label("one `long` too many"),
-                    );
-                }
-            }
-            Word::Signed | Word::Unsigned => {
-                let is_unsigned = matches!(word, Word::Unsigned);
-                match signedness {
-                    Some((prev, _)) if prev != is_unsigned => sink.diags.push(
-                        Diagnostic::error(wspan, "both `signed` and `unsigned` in one type")
-                            .with_label("conflicting signedness")
-                            .with_help("keep one of them"),
-                    ),
-                    _ => signedness = Some((is_unsigned, wspan)),
-                }
-            }
-            _ => match &base {
-                Some((prev, prev_span)) => sink.diags.push(
-                    Diagnostic::error(
-                        wspan,
-                        format!(
-                            "`{}` cannot be combined with `{}`",
-                            word.text(),
-                            prev.text()
-                        ),
-                    )
-                    .with_label("second type")
-                    .with_secondary(*prev_span, "the type was already given here")
-                    .with_help("a declaration has exactly one type"),
-                ),
-                None => base = Some((word, wspan)),
-            },
-        }
-    }
-    let is_unsigned = signedness.is_some_and(|s| s.0);
-    let conflict = |sink: &mut Sink, what: &str, with: &str, at: Span| {
-        sink.diags.push(
-            Diagnostic::error(at, format!("`{what}` cannot be combined with `{with}`"))
-                .with_label("invalid combination"),
-        );
-    };
-    let spec = match base {
-        None | Some((Word::Int, _)) => {
-            if base.is_none() && longs == 0 && signedness.is_none() {
-                sink.diags.push(
-                    Diagnostic::error(span, "missing type in declaration")
-                        .with_label("no type here")
-                        .with_help("ParC has no implicit `int`; write the type, e.g. `int`"),
-                );
-            }
-            match (longs > 0, is_unsigned) {
-                (true, true) => TypeSpec::UnsignedLong,
-                (true, false) => TypeSpec::Long,
-                (false, true) => TypeSpec::Unsigned,
-                (false, false) => TypeSpec::Int,
-            }
-        }
-        Some((Word::Char, at)) => {
-            if longs > 0 {
-                conflict(sink, "long", "char", at);
-            }
-            TypeSpec::Char
-        }
-        Some((Word::Double, at)) => {
-            if longs > 0 {
-                sink.diags.push(
-                    Diagnostic::error(at, "`long double` is not supported in ParC")
-                        .with_label("not supported")
-                        .with_help("use `double`"),
-                );
-            }
-            if let Some((u, s)) = signedness {
-                conflict(sink, if u { "unsigned" } else { "signed" }, "double", s);
-            }
-            TypeSpec::Double
-        }
-        Some((word, at)) => {
-            let text = word.text();
-            if longs > 0 {
-                conflict(sink, "long", text, at);
-            }
-            if let Some((u, s)) = signedness {
-                conflict(sink, if u { "unsigned" } else { "signed" }, text, s);
-            }
-            match word {
-                Word::Void => TypeSpec::Void,
-                Word::Bool => TypeSpec::Bool,
-                Word::Float => TypeSpec::Float,
-                Word::Dim3 => TypeSpec::Dim3,
-                Word::Struct(name) => TypeSpec::Struct(name),
-                // Only base words reach this arm.
-                _ => TypeSpec::Int,
-            }
-        }
-    };
-    Specs {
-        quals,
-        ty: TypeName {
-            spec,
-            pointers: 0,
-            is_const: quals.is_const,
-            is_restrict: false,
-            span,
-        },
-        storage,
-    }
-}
-
-pub(crate) fn ptrs(sink: &mut Sink, stars: Vec<(bool, bool, Span)>) -> Ptrs {
-    let span = match (stars.first(), stars.last()) {
-        (Some(a), Some(b)) => Some(a.2.to(b.2)),
-        _ => None,
-    };
-    let count = match u8::try_from(stars.len()) {
-        Ok(n) => n,
-        Err(_) => {
-            if let Some(s) = span {
-                sink.diags.push(
-                    Diagnostic::error(s, "too many `*`s (at most 255)").with_label("too many"),
-                );
-            }
-            u8::MAX
-        }
-    };
-    Ptrs {
-        count,
-        is_const: stars.iter().any(|s| s.0),
-        is_restrict: stars.last().is_some_and(|s| s.1),
-        span,
-    }
-}
-
-fn with_ptrs(specs: &Specs, ptrs: Ptrs, extra: u8) -> TypeName {
-    TypeName {
-        spec: specs.ty.spec.clone(),
-        pointers: ptrs.count.saturating_add(extra),
-        is_const: specs.ty.is_const || ptrs.is_const,
-        // `T *restrict a[]` restricts the elements, not the parameter.
-        is_restrict: ptrs.is_restrict && extra == 0,
-        span: ptrs.span.map_or(specs.ty.span, |s| specs.ty.span.to(s)),
-    }
-}
-
-fn reject_storage(sink: &mut Sink, specs: &Specs, place: &str) {
-    for (word, span) in &specs.storage {
-        sink.diags.push(
-            Diagnostic::error(*span, format!("`{word}` is not allowed in {place}"))
-                .with_label("not allowed here")
-                .with_help(format!("remove `{word}`")),
-        );
-    }
-}
-
-/// A type in a cast or `sizeof`.
-pub(crate) fn type_name(sink: &mut Sink, specs: Specs, ptrs: Ptrs, span: Span) -> TypeName {
-    reject_storage(sink, &specs, "a type name");
-    TypeName {
-        span,
-        ..with_ptrs(&specs, ptrs, 0)
-    }
-}
-
-/// At most one array dimension; reports the others.
-fn one_dim(sink: &mut Sink, dims: Vec<ArrayDim>) -> Option<Option<Expr>> {
-    let mut dims = dims.into_iter();
-    let first = dims.next()?;
-    let rest: Vec<_> = dims.collect();
-    if let (Some(a), Some(b)) = (rest.first(), rest.last()) {
-        sink.diags.push(
-            Diagnostic::error(
-                a.1.to(b.1),
-                "multi-dimensional arrays are not supported in ParC",
-            )
-            .with_label("second dimension")
-            .with_help("use a one-dimensional array and index it as `a[i * cols + j]`"),
-        );
-    }
-    Some(first.0)
-}
-
-pub(crate) fn param(
-    sink: &mut Sink,
-    specs: Specs,
-    ptrs: Ptrs,
-    name: Option<Ident>,
-    dims: Vec<ArrayDim>,
-    span: Span,
-) -> Param {
-    reject_storage(sink, &specs, "a parameter");
-    // `T a[]` and `T a[N]` are pointers, as in C.
-    let adjust = u8::from(one_dim(sink, dims).is_some());
-    Param {
-        ty: with_ptrs(&specs, ptrs, adjust),
-        name,
-        span,
-    }
-}
-
-/// `(void)` means no parameters.
-pub(crate) fn params(ps: Vec<Param>) -> Vec<Param> {
-    match ps.as_slice() {
-        [p] if p.name.is_none() && p.ty.pointers == 0 && p.ty.spec == TypeSpec::Void => Vec::new(),
-        _ => ps,
-    }
-}
-
-pub(crate) fn fields(sink: &mut Sink, specs: Specs, decls: Vec<FieldDeclarator>) -> Vec<Field> {
-    reject_storage(sink, &specs, "a struct field");
-    decls
-        .into_iter()
-        .map(|(ptrs, name, dims, span)| {
-            let array_len = match one_dim(sink, dims) {
-                None => None,
-                Some(Some(len)) => Some(len),
-                Some(None) => {
-                    sink.diags.push(
-                        Diagnostic::error(span, format!("array field `{name}` needs a length"))
-                            .with_label("no length")
-                            .with_help("write the number of elements, e.g. `double v[3];`"),
-                    );
-                    None
-                }
-            };
-            Field {
-                ty: with_ptrs(&specs, ptrs, 0),
-                name,
-                array_len,
-                span: specs.ty.span.to(span),
-            }
-        })
-        .collect()
-}
-
-/// `struct S;` declares nothing ParC needs; anything else like `int;` is
-/// reported.
-pub(crate) fn empty_decl(sink: &mut Sink, specs: Specs, span: Span) -> Vec<Item> {
-    if !matches!(specs.ty.spec, TypeSpec::Struct(_)) {
-        sink.diags.push(
-            Diagnostic::warning(span, "this declaration declares nothing")
-                .with_label("no name")
-                .with_help("add a name, e.g. `int x;`"),
-        );
-    }
-    Vec::new()
-}
-
-/// A variable's declarator and its `= spawn call` (with the span from `spawn`).
-type VarDecl = (Declarator, Option<(Expr, Span)>);
-
-/// The variable part of a declarator, with its `= spawn call` if any; gives
-/// the declarator back if it declares a function.
-fn var_declarator(
-    sink: &mut Sink,
-    specs: &Specs,
-    d: RawDeclarator,
-) -> Result<VarDecl, Box<RawDeclarator>> {
-    let (array_len, ctor) = match d.suffix {
-        Suffix::None => (None, None),
-        Suffix::Array(dims) => (one_dim(sink, dims), None),
-        Suffix::Ctor(args, span) => {
-            if specs.ty.spec != TypeSpec::Dim3 || d.ptrs.count > 0 {
-                sink.diags.push(
-                    Diagnostic::error(span, "constructor-style initialization is only for `dim3`")
-                        .with_label("not a `dim3`")
-                        .with_help(format!("write `{} = value`", d.name)),
-                );
-            }
-            (None, Some(Init::Ctor(args, span)))
-        }
-        Suffix::Func(..) => return Err(Box::new(d)),
-    };
-    let (init, spawn) = match d.init {
-        RawInit::None => (ctor, None),
-        RawInit::Init(init) => {
-            if ctor.is_some() {
-                sink.diags.push(
-                    Diagnostic::error(d.span, format!("`{}` has two initializers", d.name))
-                        .with_label("initialized twice"),
-                );
-            }
-            (Some(init), None)
-        }
-        RawInit::Spawn(call, span) => (ctor, Some((call, span))),
-    };
-    Ok((
-        Declarator {
-            name: d.name,
-            pointers: d.ptrs.count,
-            array_len,
-            init,
-            span: d.span,
-        },
-        spawn,
-    ))
-}
-
-fn spawn_outside_function(sink: &mut Sink, span: Span, place: &str) {
-    sink.diags.push(
-        Diagnostic::error(span, format!("`spawn` is not allowed in {place}"))
-            .with_label("not allowed here")
-            .with_help("spawn from a statement in a function body: `x = spawn f(...);`"),
-    );
-}
-
-fn func_from(
-    sink: &mut Sink,
-    specs: &Specs,
-    d: RawDeclarator,
-    body: Option<Block>,
-    span: Span,
-) -> Option<FuncDef> {
-    let Suffix::Func(params, variadic) = d.suffix else {
-        return None;
-    };
-    if !matches!(d.init, RawInit::None) {
-        sink.diags.push(
-            Diagnostic::error(
-                d.span,
-                format!("function `{}` cannot have an initializer", d.name),
-            )
-            .with_label("not a variable"),
-        );
-    }
-    Some(FuncDef {
-        quals: specs.quals,
-        ret: with_ptrs(specs, d.ptrs, 0),
-        name: d.name,
-        params,
-        variadic,
-        body,
-        span,
-    })
-}
-
-/// A file-scope declaration: globals and/or prototypes.
-pub(crate) fn file_decl(
-    sink: &mut Sink,
-    specs: Specs,
-    ds: Vec<RawDeclarator>,
-    span: Span,
-) -> Vec<Item> {
-    let specs = pointer_const(specs, &ds);
-    let mut items = Vec::new();
-    let mut vars = Vec::new();
-    for d in ds {
-        match var_declarator(sink, &specs, d) {
-            Ok((decl, spawn)) => {
-                if let Some((_, sspan)) = spawn {
-                    spawn_outside_function(sink, sspan, "a global initializer");
-                }
-                vars.push(decl);
-            }
-            Err(d) => {
-                if !vars.is_empty() {
-                    items.push(Item::Global(global(
-                        &specs,
-                        std::mem::take(&mut vars),
-                        span,
-                    )));
-                }
-                items.extend(func_from(sink, &specs, *d, None, span).map(Item::Func));
-            }
-        }
-    }
-    if !vars.is_empty() {
-        items.push(Item::Global(global(&specs, vars, span)));
-    }
-    items
-}
-
-/// `int *const p`: the AST has one `is_const` per declaration, so a `const`
-/// after any `*` makes the declaration's type const.
-fn pointer_const(mut specs: Specs, ds: &[RawDeclarator]) -> Specs {
-    if ds.iter().any(|d| d.ptrs.is_const) {
-        specs.ty.is_const = true;
-    }
-    specs
-}
-
-fn global(specs: &Specs, declarators: Vec<Declarator>, span: Span) -> Decl {
-    Decl {
-        quals: specs.quals,
-        ty: specs.ty.clone(),
-        declarators,
-        span,
-    }
-}
-
-/// A function definition `specs declarator { body }`.
-pub(crate) fn func_def(
-    sink: &mut Sink,
-    specs: Specs,
-    d: RawDeclarator,
-    body: Block,
-    span: Span,
-) -> Vec<Item> {
-    let name = d.name.clone();
-    match func_from(sink, &specs, d, Some(body), span) {
-        Some(f) => vec![Item::Func(f)],
-        None => {
-            sink.diags.push(
-                Diagnostic::error(
-                    name.span,
-                    format!("`{name}` has a body but no parameter list"),
-                )
-                .with_label("no `(...)` after this name")
-                .with_help(format!(
-                    "write `{name}(...)` with its parameters, or `{name}(void)`"
-                )),
-            );
-            Vec::new()
-        }
-    }
-}
-
-/// A declaration in a block. `T x = spawn f();` becomes `T x;` followed by
-/// the statement `x = spawn f();` (same meaning, as locals start at zero).
-pub(crate) fn local_decl(
-    sink: &mut Sink,
-    specs: Specs,
-    ds: Vec<RawDeclarator>,
-    span: Span,
-) -> Vec<Stmt> {
-    let specs = pointer_const(specs, &ds);
-    let mut stmts = Vec::new();
-    let mut vars = Vec::new();
-    for d in ds {
-        match var_declarator(sink, &specs, d) {
-            Ok((decl, None)) => vars.push(decl),
-            Ok((decl, Some((call, sspan)))) => {
-                let dest = Expr {
-                    kind: ExprKind::Ident(decl.name.name.clone()),
-                    span: decl.name.span,
-                };
-                let stmt_span = decl.span;
-                vars.push(decl);
-                stmts.push(Stmt {
-                    kind: StmtKind::Decl(global(&specs, std::mem::take(&mut vars), span)),
-                    span,
-                });
-                stmts.push(Stmt {
-                    kind: StmtKind::Spawn {
-                        dest: Some(dest),
-                        call,
-                    },
-                    span: stmt_span.to(sspan),
-                });
-            }
-            Err(d) => {
-                sink.diags.push(
-                    Diagnostic::error(d.span, "functions cannot be declared inside a function")
-                        .with_label("function declaration")
-                        .with_help("move this declaration to file scope"),
-                );
-            }
-        }
-    }
-    if !vars.is_empty() {
-        stmts.push(Stmt {
-            kind: StmtKind::Decl(global(&specs, vars, span)),
-            span,
-        });
-    }
-    stmts
-}
-
-/// The declaration in `for (T i = 0; ...)`.
-pub(crate) fn for_init_decl(
-    sink: &mut Sink,
-    specs: Specs,
-    ds: Vec<RawDeclarator>,
-    span: Span,
-) -> Stmt {
-    let specs = pointer_const(specs, &ds);
-    let mut vars = Vec::new();
-    for d in ds {
-        match var_declarator(sink, &specs, d) {
-            Ok((decl, spawn)) => {
-                if let Some((_, sspan)) = spawn {
-                    spawn_outside_function(sink, sspan, "a `for` header");
-                }
-                vars.push(decl);
-            }
-            Err(d) => sink.diags.push(
-                Diagnostic::error(d.span, "a function cannot be declared in a `for` header")
-                    .with_label("function declaration"),
-            ),
-        }
-    }
-    Stmt {
-        kind: StmtKind::Decl(global(&specs, vars, span)),
-        span,
     }
 }

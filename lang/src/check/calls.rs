@@ -129,11 +129,6 @@ fn names() -> Vec<&'static str> {
     fixed.chain(SPECIAL).collect()
 }
 
-/// Builtins that C declares with `...`.
-pub(super) fn is_variadic_builtin(name: &str) -> bool {
-    matches!(name, "printf" | "__enzyme_autodiff")
-}
-
 pub(super) fn is_builtin_name(name: &str) -> bool {
     SPECIAL.contains(&name) || fixed_builtins().contains_key(name)
 }
@@ -197,10 +192,13 @@ impl Checker {
         match self.lookup(name) {
             Some(Sym::Func(f)) => self.user_call(f, callee, args, span),
             Some(_) => {
-                let v = self.expr(&ast::Expr {
+                let v = self.rvalue(&ast::Expr {
                     kind: ast::ExprKind::Ident(callee.name.clone()),
                     span: callee.span,
                 });
+                if v.ty.func_pointee().is_some() {
+                    return self.indirect_call(v, args, span);
+                }
                 if !is_err(&v.ty) {
                     let t = self.ty_name(&v.ty);
                     self.push(
@@ -219,6 +217,147 @@ impl Checker {
                 None => self.builtin_call(callee, args, span),
             },
         }
+    }
+
+    /// A call through an expression: `(*fp)(x)`, `ops[i](x)`, `s->f(x)`.
+    pub(super) fn call_ptr(&mut self, callee: &ast::Expr, args: &[ast::Expr], span: Span) -> Expr {
+        let v = self.rvalue(callee);
+        if is_err(&v.ty) {
+            self.check_only(args);
+            return err_expr(span);
+        }
+        if v.ty.func_pointee().is_none() {
+            let t = self.ty_name(&v.ty);
+            self.push(
+                Diagnostic::error(callee.span, "called object is not a function")
+                    .with_label(format!("this has type `{t}`"))
+                    .with_help("only functions and pointers to functions can be called"),
+            );
+            self.check_only(args);
+            return err_expr(span);
+        }
+        self.indirect_call(v, args, span)
+    }
+
+    /// A function designator used as a value: its address.
+    pub(super) fn func_addr(&mut self, f: FuncRef, span: Span) -> Expr {
+        let func = &self.funcs[f.0 as usize];
+        let name = func.name.clone();
+        let kind = func.kind;
+        if kind == FuncKind::Kernel || (kind == FuncKind::Device) != self.in_gpu_code() {
+            let what = match kind {
+                FuncKind::Kernel => "a kernel is launched, not called",
+                FuncKind::Device => "a `__device__` function cannot be called from host code",
+                FuncKind::Host => "GPU code cannot call through function pointers",
+            };
+            self.push(
+                Diagnostic::error(span, format!("cannot take the address of `{name}`: {what}"))
+                    .with_label("used as a value here"),
+            );
+            return err_expr(span);
+        }
+        let (params, _) = self.param_types(f);
+        let ty = CType::Func(Box::new(crate::hir::FuncType {
+            ret: self.funcs[f.0 as usize].ret.clone(),
+            params,
+            variadic: self.funcs[f.0 as usize].variadic,
+        }))
+        .ptr_to();
+        mk(ExprKind::FuncAddr(f), ty, span)
+    }
+
+    /// A call through a function pointer (a known function's address is
+    /// called directly).
+    fn indirect_call(&mut self, callee: Expr, args: &[ast::Expr], span: Span) -> Expr {
+        if let ExprKind::FuncAddr(f) = callee.kind {
+            let name = ast::Ident {
+                name: self.funcs[f.0 as usize].name.clone(),
+                span: callee.span,
+            };
+            return self.user_call(f, &name, args, span);
+        }
+        if self.in_gpu_code() {
+            self.push(
+                Diagnostic::error(
+                    callee.span,
+                    "GPU code cannot call through a function pointer",
+                )
+                .with_label("an indirect call")
+                .with_help("call the function by its name"),
+            );
+            self.check_only(args);
+            return err_expr(span);
+        }
+        let Some(ft) = callee.ty.func_pointee().cloned() else {
+            self.check_only(args);
+            return err_expr(span);
+        };
+        let arity_ok = if ft.variadic {
+            args.len() >= ft.params.len()
+        } else {
+            args.len() == ft.params.len()
+        };
+        if !arity_ok {
+            let t = self.ty_name(&callee.ty);
+            self.arity_error(
+                &format!("a function of type `{t}`"),
+                ft.params.len(),
+                args,
+                span,
+                None,
+            );
+            self.check_only(args);
+            return err_expr(span);
+        }
+        let n = ft.params.len();
+        let Some(mut out) = self.convert_args("the called function", &ft.params, &[], &args[..n])
+        else {
+            self.check_only(&args[n..]);
+            return err_expr(span);
+        };
+        match self.variadic_args(&args[n..]) {
+            Some(extra) => out.extend(extra),
+            None => return err_expr(span),
+        }
+        if ft.ret != CType::Void && !self.require_complete(&ft.ret, span, "the result of this call")
+        {
+            return err_expr(span);
+        }
+        mk(
+            ExprKind::CallIndirect {
+                callee: Box::new(callee),
+                args: out,
+            },
+            ft.ret,
+            span,
+        )
+    }
+
+    /// The arguments for a `...`: the default argument promotions
+    /// (`float` to `double`, small integers to `int`).
+    pub(super) fn variadic_args(&mut self, args: &[ast::Expr]) -> Option<Vec<Expr>> {
+        let mut out = Vec::new();
+        let mut ok = true;
+        for a in args {
+            let v = self.rvalue(a);
+            if is_err(&v.ty) {
+                ok = false;
+                continue;
+            }
+            if !v.ty.is_scalar() {
+                let t = self.ty_name(&v.ty);
+                self.push(
+                    Diagnostic::error(a.span, format!("a `{t}` cannot be passed to `...`"))
+                        .with_label("passed through `...`")
+                        .with_help("pass a pointer to it instead"),
+                );
+                ok = false;
+                continue;
+            }
+            let t = super::types::default_promotion(&v.ty);
+            out.push(self.convert(v, &t));
+        }
+        ok.then_some(out)
     }
 
     /// Checks argument expressions for their own errors after a bad call.
@@ -325,20 +464,21 @@ impl Checker {
             self.gpu_calls.push((f, span));
         }
         let (params, spans) = self.param_types(f);
-        if params.len() != args.len() {
-            self.arity_error(
-                &format!("function `{name}`"),
-                params.len(),
-                args,
-                span,
-                Some(decl),
-            );
+        let variadic = self.funcs[idx].variadic;
+        let n = params.len();
+        if (!variadic && n != args.len()) || args.len() < n {
+            self.arity_error(&format!("function `{name}`"), n, args, span, Some(decl));
             self.check_only(args);
             return err_expr(span);
         }
-        match self.convert_args(name, &params, &spans, args) {
-            Some(args) => mk(ExprKind::Call { func: f, args }, ret, span),
-            None => err_expr(span),
+        let fixed = self.convert_args(name, &params, &spans, &args[..n]);
+        let extra = self.variadic_args(&args[n..]);
+        match (fixed, extra) {
+            (Some(mut args), Some(extra)) => {
+                args.extend(extra);
+                mk(ExprKind::Call { func: f, args }, ret, span)
+            }
+            _ => err_expr(span),
         }
     }
 

@@ -30,6 +30,9 @@ pub(super) fn wrap(t: &CType, v: i64) -> i64 {
     match t {
         CType::Bool => i64::from(v != 0),
         CType::Char => v as i8 as i64,
+        CType::UChar => v as u8 as i64,
+        CType::Short => v as i16 as i64,
+        CType::UShort => v as u16 as i64,
         CType::Int => v as i32 as i64,
         CType::UInt => v as u32 as i64,
         _ => v,
@@ -38,7 +41,8 @@ pub(super) fn wrap(t: &CType, v: i64) -> i64 {
 
 fn bits(t: &CType) -> u32 {
     match t {
-        CType::Bool | CType::Char => 8,
+        CType::Bool | CType::Char | CType::UChar => 8,
+        CType::Short | CType::UShort => 16,
         CType::Int | CType::UInt => 32,
         _ => 64,
     }
@@ -64,6 +68,9 @@ fn cast(v: Cv, from: &CType, to: &CType) -> Option<Cv> {
             let t = f.trunc();
             let (lo, hi) = match to {
                 CType::Char => (-128.0, 128.0),
+                CType::UChar => (0.0, 256.0),
+                CType::Short => (-32768.0, 32768.0),
+                CType::UShort => (0.0, 65536.0),
                 CType::Int => (-2147483648.0, 2147483648.0),
                 CType::UInt => (0.0, 4294967296.0),
                 CType::Long => (-(2f64.powi(63)), 2f64.powi(63)),
@@ -346,9 +353,12 @@ impl Checker {
     /// constant one, reporting parts that are computed at run time.
     pub(super) fn const_init(&mut self, init: &Init, name: &str) -> ConstInit {
         match init {
-            Init::List(items) => {
-                ConstInit::List(items.iter().map(|i| self.const_init(i, name)).collect())
-            }
+            Init::List(items) => ConstInit::List(
+                items
+                    .iter()
+                    .map(|(k, i)| (*k, self.const_init(i, name)))
+                    .collect(),
+            ),
             Init::Expr(e) => match self.const_value(e) {
                 Some(c) => c,
                 None => {
@@ -390,9 +400,9 @@ impl Checker {
             CType::Ptr(_) => self.const_ptr(e),
             CType::Dim3 => match &e.kind {
                 ExprKind::Dim3(a, b, c) => Some(ConstInit::List(vec![
-                    self.const_value(a)?,
-                    self.const_value(b)?,
-                    self.const_value(c)?,
+                    (0, self.const_value(a)?),
+                    (1, self.const_value(b)?),
+                    (2, self.const_value(c)?),
                 ])),
                 _ => None,
             },

@@ -35,12 +35,15 @@ pub(super) fn int_const(v: i64, ty: CType, span: Span) -> Expr {
     mk(ExprKind::IntConst(v), ty, span)
 }
 
-/// `Local`, `Global`, `Deref`, `Index`, and `Member` of an lvalue.
+/// `Local`, `Global`, `Deref`, `Index`, a compound literal, and `Member`
+/// of an lvalue.
 pub(super) fn is_lvalue(e: &Expr) -> bool {
     match &e.kind {
-        ExprKind::Local(_) | ExprKind::Global(_) | ExprKind::Deref(_) | ExprKind::Index { .. } => {
-            true
-        }
+        ExprKind::Local(_)
+        | ExprKind::Global(_)
+        | ExprKind::Deref(_)
+        | ExprKind::Index { .. }
+        | ExprKind::CompoundLit { .. } => true,
         ExprKind::Member { base, .. } => is_lvalue(base),
         _ => false,
     }
@@ -182,6 +185,10 @@ impl Checker {
             ast::ExprKind::Assign { op, lhs, rhs } => self.assign(*op, lhs, rhs, span),
             ast::ExprKind::Cond(c, a, b) => self.conditional(c, a, b, span),
             ast::ExprKind::Call { callee, args } => self.call(callee, args, span),
+            ast::ExprKind::CallPtr { callee, args } => self.call_ptr(callee, args, span),
+            ast::ExprKind::CompoundLit(tn, items, list_span) => {
+                self.compound_literal(tn, items, *list_span, span)
+            }
             ast::ExprKind::Launch {
                 kernel,
                 grid,
@@ -193,11 +200,19 @@ impl Checker {
             ast::ExprKind::Arrow(b, f) => self.member(b, f, true, span),
             ast::ExprKind::Cast(tn, x) => self.cast(tn, x, span),
             ast::ExprKind::SizeofType(tn) => {
-                let t = self.resolve_type(tn, 0);
+                let t = self.resolve_type(tn);
                 if is_err(&t) || !self.require_complete(&t, tn.span, "the operand of `sizeof`") {
                     return err_expr(span);
                 }
                 int_const(self.size_of(&t) as i64, CType::Long, span)
+            }
+            // A string literal is an array of `char` (with its NUL).
+            ast::ExprKind::SizeofExpr(x) if matches!(x.kind, ast::ExprKind::StrLit(_)) => {
+                let len = match &x.kind {
+                    ast::ExprKind::StrLit(b) => b.len() as i64 + 1,
+                    _ => 1,
+                };
+                int_const(len, CType::Long, span)
             }
             ast::ExprKind::SizeofExpr(x) => {
                 // C does not evaluate the operand; only its type matters.
@@ -323,13 +338,12 @@ impl Checker {
                     .map_or_else(err_ty, |g| g.ty.clone());
                 mk(ExprKind::Global(g), ty, span)
             }
-            Some(Sym::Func(_)) => {
+            Some(Sym::Func(f)) => self.func_addr(f, span),
+            Some(Sym::EnumConst(v)) => int_const(v, CType::Int, span),
+            Some(Sym::Typedef(_)) => {
                 self.push(
-                    Diagnostic::error(span, format!("function `{name}` used as a value"))
-                        .with_label("not a variable")
-                        .with_help(format!(
-                            "call it: `{name}(...)`; ParC has no function pointers"
-                        )),
+                    Diagnostic::error(span, format!("`{name}` is a type name, not a value"))
+                        .with_label("a type declared by `typedef`"),
                 );
                 err_expr(span)
             }
@@ -437,6 +451,10 @@ impl Checker {
                 if is_err(&v.ty) {
                     return err_expr(span);
                 }
+                // `&f` of a function is its address, as `f` alone is.
+                if let ExprKind::FuncAddr(_) = v.kind {
+                    return Expr { span, ..v };
+                }
                 if !is_lvalue(&v) {
                     self.push(
                         Diagnostic::error(span, "cannot take the address of an rvalue")
@@ -470,6 +488,8 @@ impl Checker {
                         );
                         err_expr(span)
                     }
+                    // `*fp` is the function, which decays back to `fp`.
+                    CType::Ptr(inner) if matches!(*inner, CType::Func(_)) => Expr { span, ..v },
                     CType::Ptr(inner) => mk(ExprKind::Deref(Box::new(v)), *inner, span),
                     t => {
                         let name = self.ty_name(&t);
@@ -1419,7 +1439,7 @@ impl Checker {
     }
 
     fn cast(&mut self, tn: &ast::TypeName, x: &ast::Expr, span: Span) -> Expr {
-        let to = self.resolve_type(tn, 0);
+        let to = self.resolve_type(tn);
         let v = self.rvalue(x);
         if is_err(&to) || is_err(&v.ty) {
             return err_expr(span);

@@ -1,10 +1,13 @@
-//! Declarations' types and initializers: scalars, brace lists for arrays
-//! and structs (nested, with C's brace elision and zero-filled tails), `[]`
-//! sizes taken from the initializer, string literals for `char` arrays, and
-//! CUDA's `dim3 g(x, y, z)` constructor form.
+//! Declarations' types and initializers: scalars, brace lists for arrays,
+//! structs and unions (nested, with C's brace elision, designators `.x =`
+//! and `[i] =`, and zero-filled tails), `[]` sizes taken from the
+//! initializer, string literals for `char` arrays, and CUDA's `dim3 g(x,
+//! y, z)` constructor form.
+
+use std::collections::BTreeMap;
 
 use super::expr::ConvCtx;
-use super::types::MAX_OBJECT_SIZE;
+use super::types::{MAX_OBJECT_SIZE, UNSIZED};
 use super::{Checker, err_ty, is_err};
 use crate::ast::{self, Span};
 use crate::diag::Diagnostic;
@@ -15,7 +18,14 @@ fn is_aggregate(t: &CType) -> bool {
 }
 
 fn is_char_array(t: &CType) -> bool {
-    matches!(t, CType::Array(e, _) if **e == CType::Char)
+    matches!(t, CType::Array(e, _) if matches!(**e, CType::Char | CType::UChar))
+}
+
+/// The members being initialized, by index, while a brace list is read.
+type Members = BTreeMap<u64, Init>;
+
+fn list(members: Members) -> Init {
+    Init::List(members.into_iter().collect())
 }
 
 impl Checker {
@@ -31,20 +41,16 @@ impl Checker {
         mut declare: impl FnMut(&mut Checker, &CType),
     ) -> (CType, Option<Init>) {
         let name = decl.name.name.as_str();
-        if let Some(None) = &decl.array_len {
-            let base = self.resolve_type(&d.ty, decl.pointers);
-            let (ty, init) = if is_err(&base)
-                || !self.require_complete(&base, decl.span, &format!("the elements of `{name}`"))
-            {
-                self.check_init_exprs(decl);
-                (err_ty(), None)
-            } else {
-                self.unsized_array(base, decl)
-            };
+        let base = self.resolve_spec(&d.ty.spec);
+        let ty = self.declarator_type(&base, decl);
+        if let CType::Array(elem, UNSIZED) = &ty
+            && decl.init.is_some()
+        {
+            let (ty, init) = self.unsized_array((**elem).clone(), decl);
             declare(self, &ty);
             return (ty, init);
         }
-        let ty = self.object_type(d, decl);
+        let ty = self.object_type(ty, decl);
         declare(self, &ty);
         if is_err(&ty) {
             self.check_init_exprs(decl);
@@ -66,25 +72,16 @@ impl Checker {
         }
     }
 
-    /// The type of a declared object with a known size.
-    fn object_type(&mut self, d: &ast::Decl, decl: &ast::Declarator) -> CType {
+    /// The type of a declared object, which must have a known size.
+    fn object_type(&mut self, ty: CType, decl: &ast::Declarator) -> CType {
         let name = decl.name.name.as_str();
-        let base = self.resolve_type(&d.ty, decl.pointers);
-        if is_err(&base) {
+        if is_err(&ty) {
+            return ty;
+        }
+        if let CType::Array(_, UNSIZED) = ty {
+            self.size_unknown(decl);
             return err_ty();
         }
-        let ty = match &decl.array_len {
-            Some(Some(len)) => {
-                if !self.require_complete(&base, decl.span, &format!("the elements of `{name}`")) {
-                    return err_ty();
-                }
-                match self.array_len(len, name) {
-                    Some(n) => CType::Array(Box::new(base), n),
-                    None => return err_ty(),
-                }
-            }
-            _ => base,
-        };
         if !self.require_complete(&ty, decl.name.span, &format!("variable `{name}`")) {
             return err_ty();
         }
@@ -105,23 +102,30 @@ impl Checker {
         ty
     }
 
+    fn size_unknown(&mut self, decl: &ast::Declarator) {
+        let name = &decl.name.name;
+        self.push(
+            Diagnostic::error(
+                decl.span,
+                format!("array `{name}` needs an explicit size or an initializer list"),
+            )
+            .with_label("the size is unknown")
+            .with_help(format!("write `{name}[N]` or `{name}[] = {{ ... }}`")),
+        );
+    }
+
     /// `T a[] = {...}` or `char s[] = "..."`: the size comes from the initializer.
     fn unsized_array(&mut self, elem: CType, decl: &ast::Declarator) -> (CType, Option<Init>) {
         let name = decl.name.name.as_str();
+        if is_err(&elem) {
+            self.check_init_exprs(decl);
+            return (err_ty(), None);
+        }
         match &decl.init {
             Some(ast::Init::List(items, span)) => {
+                let whole = CType::Array(Box::new(elem.clone()), UNSIZED);
                 let mut pos = 0;
-                let init = self.aggregate(
-                    &CType::Array(Box::new(elem.clone()), u64::MAX),
-                    items,
-                    &mut pos,
-                    name,
-                );
-                self.excess(items, pos, &CType::Array(Box::new(elem.clone()), 0));
-                let n = match &init {
-                    Init::List(v) => v.len() as u64,
-                    Init::Expr(_) => 1,
-                };
+                let (members, n) = self.braced(&whole, items, &mut pos, name);
                 if n == 0 {
                     self.push(
                         Diagnostic::error(*span, format!("array `{name}` has no elements"))
@@ -130,34 +134,95 @@ impl Checker {
                     );
                     return (err_ty(), None);
                 }
-                (CType::Array(Box::new(elem), n), Some(init))
+                let ty = CType::Array(Box::new(elem), n);
+                if self.size_of(&ty) > MAX_OBJECT_SIZE {
+                    self.push(
+                        Diagnostic::error(*span, format!("array `{name}` is too large"))
+                            .with_label("too large"),
+                    );
+                    return (err_ty(), None);
+                }
+                (ty, Some(list(members)))
             }
             Some(ast::Init::Expr(ast::Expr {
                 kind: ast::ExprKind::StrLit(bytes),
                 span,
-            })) if elem == CType::Char => {
+            })) if matches!(elem, CType::Char | CType::UChar) => {
                 let n = bytes.len() as u64 + 1;
-                let ty = CType::Array(Box::new(CType::Char), n);
-                let init = self.string_init(bytes, n, *span);
+                let init = self.string_init(bytes, n, &elem, *span);
+                let ty = CType::Array(Box::new(elem), n);
                 (ty, Some(init))
             }
             _ => {
-                self.push(
-                    Diagnostic::error(
-                        decl.span,
-                        format!("array `{name}` needs an explicit size or an initializer list"),
-                    )
-                    .with_label("the size is unknown")
-                    .with_help(format!("write `{name}[N]` or `{name}[] = {{ ... }}`")),
-                );
+                self.size_unknown(decl);
+                self.check_init_exprs(decl);
                 (err_ty(), None)
             }
         }
     }
 
+    /// `(T){ items }`: an unnamed object, a local of the function (a
+    /// global at file scope, where its initializer must be constant).
+    pub(super) fn compound_literal(
+        &mut self,
+        tn: &ast::TypeName,
+        items: &[ast::InitItem],
+        list_span: Span,
+        span: Span,
+    ) -> Expr {
+        let what = "compound literal";
+        let mut ty = self.resolve_type(tn);
+        if is_err(&ty) {
+            for i in items {
+                self.initializer(&err_ty(), &i.init, what);
+            }
+            return super::expr::err_expr(span);
+        }
+        let init = if let CType::Array(elem, UNSIZED) = &ty {
+            let mut pos = 0;
+            let (members, n) = self.braced(&ty, items, &mut pos, what);
+            ty = CType::Array(elem.clone(), n.max(1));
+            list(members)
+        } else {
+            if !self.require_complete(&ty, tn.span, "a compound literal") {
+                return super::expr::err_expr(span);
+            }
+            self.initializer(&ty, &ast::Init::List(items.to_vec(), list_span), what)
+        };
+        if self.fx.is_none() {
+            let init = self.const_init(&init, what);
+            let g = self.hoisted_global(crate::hir::GlobalVar {
+                name: ".compound".to_string(),
+                ty: ty.clone(),
+                is_const: false,
+                is_shared: false,
+                is_extern: false,
+                init: Some(init),
+                span,
+            });
+            return super::expr::mk(ExprKind::Global(g), ty, span);
+        }
+        let local = self.new_local("", ty.clone(), false, span);
+        if let Some(l) = self
+            .fx
+            .as_mut()
+            .and_then(|f| f.locals.get_mut(local.0 as usize))
+        {
+            l.address_taken = true;
+        }
+        super::expr::mk(
+            ExprKind::CompoundLit {
+                local,
+                init: Box::new(init),
+            },
+            ty,
+            span,
+        )
+    }
+
     /// A `char` array initialized from a string: the bytes as `char`
     /// constants (the terminating NUL and the tail are zero-filled).
-    fn string_init(&mut self, bytes: &[u8], n: u64, span: Span) -> Init {
+    fn string_init(&mut self, bytes: &[u8], n: u64, elem: &CType, span: Span) -> Init {
         if bytes.len() as u64 > n {
             self.push(
                 Diagnostic::error(
@@ -175,10 +240,12 @@ impl Checker {
             );
         }
         Init::List(
-            bytes
-                .iter()
-                .take(n as usize)
-                .map(|b| Init::Expr(super::expr::int_const(*b as i8 as i64, CType::Char, span)))
+            (0u64..)
+                .zip(bytes.iter().take(n as usize))
+                .map(|(i, b)| {
+                    let v = super::consts::wrap(elem, i64::from(*b));
+                    (i, Init::Expr(super::expr::int_const(v, elem.clone(), span)))
+                })
                 .collect(),
         )
     }
@@ -188,11 +255,11 @@ impl Checker {
         match init {
             ast::Init::Expr(e) => {
                 if let (true, ast::ExprKind::StrLit(bytes)) = (is_char_array(ty), &e.kind) {
-                    let n = match ty {
-                        CType::Array(_, n) => *n,
-                        _ => 0,
+                    let (n, elem) = match ty {
+                        CType::Array(e, n) => (*n, (**e).clone()),
+                        _ => (0, CType::Char),
                     };
-                    return self.string_init(bytes, n, e.span);
+                    return self.string_init(bytes, n, &elem, e.span);
                 }
                 let v = self.rvalue(e);
                 if let CType::Array(..) = ty {
@@ -215,7 +282,7 @@ impl Checker {
             ast::Init::List(items, span) => {
                 if is_err(ty) {
                     for i in items {
-                        self.initializer(ty, i, name);
+                        self.initializer(ty, &i.init, name);
                     }
                     return Init::List(Vec::new());
                 }
@@ -223,12 +290,18 @@ impl Checker {
                     // `int x = { 5 };` is valid C.
                     return match items.as_slice() {
                         [] => Init::Expr(self.zero_of(ty, *span)),
-                        [one] => self.initializer(ty, one, name),
+                        [one] if one.designators.is_empty() => {
+                            self.initializer(ty, &one.init, name)
+                        }
+                        [one] => {
+                            self.misplaced_designator(&one.designators[0], ty);
+                            Init::Expr(self.zero_of(ty, *span))
+                        }
                         [_, extra, ..] => {
                             let t = self.ty_name(ty);
                             self.push(
                                 Diagnostic::error(
-                                    extra_span(extra),
+                                    extra.init.span(),
                                     format!("too many initializers for `{t}`"),
                                 )
                                 .with_label("extra initializer"),
@@ -238,9 +311,8 @@ impl Checker {
                     };
                 }
                 let mut pos = 0;
-                let out = self.aggregate(ty, items, &mut pos, name);
-                self.excess(items, pos, ty);
-                out
+                let (members, _) = self.braced(ty, items, &mut pos, name);
+                list(members)
             }
             ast::Init::Ctor(args, span) => {
                 if *ty != CType::Dim3 {
@@ -261,62 +333,324 @@ impl Checker {
         }
     }
 
-    fn excess(&mut self, items: &[ast::Init], pos: usize, ty: &CType) {
-        if let Some(extra) = items.get(pos) {
+    /// The members of an aggregate and how many places it has: fields
+    /// (a union has one place, the member designated last or the first),
+    /// or array elements (`UNSIZED`: as many as the initializer gives).
+    fn places(&self, ty: &CType) -> (Vec<(String, CType)>, u64) {
+        match ty {
+            CType::Array(_, n) => (Vec::new(), *n),
+            t => {
+                let fields: Vec<(String, CType)> = self
+                    .fields_of(t)
+                    .unwrap_or_default()
+                    .into_iter()
+                    .map(|(n, t, _)| (n, t))
+                    .collect();
+                let n = if self.is_union(t) {
+                    1.min(fields.len() as u64)
+                } else {
+                    fields.len() as u64
+                };
+                (fields, n)
+            }
+        }
+    }
+
+    fn is_union(&self, t: &CType) -> bool {
+        matches!(t, CType::Struct(id) if self.structs.get(id.0 as usize).is_some_and(|s| s.layout.is_union))
+    }
+
+    fn member_type(ty: &CType, fields: &[(String, CType)], k: u64) -> CType {
+        match ty {
+            CType::Array(e, _) => (**e).clone(),
+            _ => fields.get(k as usize).map_or_else(err_ty, |f| f.1.clone()),
+        }
+    }
+
+    /// A brace-enclosed list for an aggregate: its members, and the number
+    /// of places used (the length of an unsized array). Designators
+    /// (`.x = v`, `[i] = v`, `.a.b[2] = v`) choose where an item goes;
+    /// other items go to the place after the previous one, each aggregate
+    /// member taking its own braces or, without them, the next items
+    /// (brace elision).
+    fn braced(
+        &mut self,
+        ty: &CType,
+        items: &[ast::InitItem],
+        pos: &mut usize,
+        name: &str,
+    ) -> (Members, u64) {
+        let (fields, count) = self.places(ty);
+        let union = self.is_union(ty);
+        let mut out = Members::new();
+        let mut k = 0u64;
+        let mut used = 0u64;
+        // After a nested designator (`.a.x = 1`), C continues inside `a`;
+        // parc asks for a designator instead (see `after_nested`).
+        let mut after_nested: Option<Span> = None;
+        while *pos < items.len() {
+            let item = &items[*pos];
+            if let Some((first, rest)) = item.designators.split_first() {
+                let Some(j) = self.designated_place(ty, &fields, first) else {
+                    *pos += 1;
+                    self.initializer(&err_ty(), &item.init, name);
+                    continue;
+                };
+                if union {
+                    out.clear();
+                }
+                let mty = Self::member_type(ty, &fields, j);
+                if rest.is_empty() {
+                    let init = self.member_init(&mty, items, pos, name, true);
+                    out.insert(j, init);
+                    after_nested = None;
+                } else {
+                    *pos += 1;
+                    let entry = out.remove(&j);
+                    let sub = self.designated(&mty, rest, &item.init, entry, name);
+                    out.insert(j, sub);
+                    after_nested = Some(designator_span(first).to(item.init.span()));
+                }
+                k = j + 1;
+                used = used.max(k);
+                continue;
+            }
+            if k >= count {
+                break;
+            }
+            if let Some(at) = after_nested.take() {
+                self.push(
+                    Diagnostic::error(
+                        item.init.span(),
+                        "an initializer after a nested designator needs a designator of its own",
+                    )
+                    .with_label("no designator")
+                    .with_secondary(at, "a nested designator")
+                    .with_help("write where it goes, e.g. `.a.y = ...`"),
+                );
+            }
+            let mty = Self::member_type(ty, &fields, k);
+            let init = self.member_init(&mty, items, pos, name, false);
+            out.insert(k, init);
+            k += 1;
+            used = used.max(k);
+            if union {
+                k = count;
+            }
+        }
+        if let Some(extra) = items.get(*pos) {
             let t = match ty {
-                CType::Array(e, 0) => format!("{}[]", self.ty_name(e)),
+                CType::Array(e, UNSIZED) => format!("{}[]", self.ty_name(e)),
                 t => self.ty_name(t),
             };
             self.push(
                 Diagnostic::error(
-                    extra_span(extra),
+                    extra.init.span(),
                     format!("too many initializers for `{t}`"),
                 )
                 .with_label("this element has no place in the object"),
             );
             // Check what is left for errors of its own.
-            for i in &items[pos..] {
-                self.initializer(&err_ty(), i, "");
+            for i in &items[*pos..] {
+                self.initializer(&err_ty(), &i.init, "");
+            }
+            *pos = items.len();
+        }
+        (out, used)
+    }
+
+    /// The member at the next place from `items[*pos]`: its own braces,
+    /// a string for a `char` array, a value, or (brace elision) the
+    /// following items for an aggregate member given a plain value.
+    /// `designated` says the item's designators were already applied.
+    fn member_init(
+        &mut self,
+        mty: &CType,
+        items: &[ast::InitItem],
+        pos: &mut usize,
+        name: &str,
+        designated: bool,
+    ) -> Init {
+        let item = &items[*pos];
+        let is_string = |e: &ast::Expr| matches!(e.kind, ast::ExprKind::StrLit(_));
+        let elided = match &item.init {
+            ast::Init::Expr(e) => {
+                is_aggregate(mty)
+                    && !(is_char_array(mty) && is_string(e))
+                    // A struct may be initialized from a struct value.
+                    && !(matches!(mty, CType::Struct(_) | CType::Dim3) && self.is_struct_value(e))
+            }
+            _ => false,
+        };
+        if !elided {
+            *pos += 1;
+            return self.initializer(mty, &item.init, name);
+        }
+        // Brace elision: the member takes as many items as it needs, up to
+        // the next designated one (designators belong to the braces
+        // around them).
+        let (fields, count) = self.places(mty);
+        let mut out = Members::new();
+        let mut k = 0;
+        let mut first = true;
+        while k < count
+            && *pos < items.len()
+            && (first && designated || items[*pos].designators.is_empty())
+        {
+            first = false;
+            let sub = Self::member_type(mty, &fields, k);
+            let init = self.member_init(&sub, items, pos, name, false);
+            out.insert(k, init);
+            k += 1;
+            if self.is_union(mty) {
+                break;
+            }
+        }
+        list(out)
+    }
+
+    /// Whether an expression given for a struct member is a struct value
+    /// (`{ p, q }` with `p` a `struct P`) rather than its first field.
+    fn is_struct_value(&mut self, e: &ast::Expr) -> bool {
+        // Only the type matters: this check's diagnostics are dropped (the
+        // real check of the item reports them).
+        let n = self.diags.len();
+        let reported = self.reported_unknown.clone();
+        let v = self.rvalue(e);
+        self.diags.truncate(n);
+        self.reported_unknown = reported;
+        matches!(v.ty, CType::Struct(_) | CType::Dim3)
+    }
+
+    /// The place a designator names in `ty`.
+    fn designated_place(
+        &mut self,
+        ty: &CType,
+        fields: &[(String, CType)],
+        d: &ast::Designator,
+    ) -> Option<u64> {
+        match (d, ty) {
+            (ast::Designator::Index(e, span), CType::Array(_, n)) => {
+                let v = self.rvalue(e);
+                if is_err(&v.ty) {
+                    return None;
+                }
+                match self.eval(&v) {
+                    Some(super::consts::Cv::I(i)) if v.ty.is_integer() => {
+                        let i = if v.ty.is_unsigned() {
+                            i as u64 as i128
+                        } else {
+                            i as i128
+                        };
+                        if i < 0
+                            || (*n != UNSIZED && i >= *n as i128)
+                            || i >= MAX_OBJECT_SIZE as i128
+                        {
+                            let t = self.ty_name(ty);
+                            self.push(
+                                Diagnostic::error(*span, format!("index {i} is outside `{t}`"))
+                                    .with_label("out of bounds"),
+                            );
+                            return None;
+                        }
+                        Some(i as u64)
+                    }
+                    _ => {
+                        self.push(
+                            Diagnostic::error(
+                                *span,
+                                "an array designator must be an integer constant",
+                            )
+                            .with_label("not an integer constant"),
+                        );
+                        None
+                    }
+                }
+            }
+            (ast::Designator::Field(f), CType::Struct(_) | CType::Dim3) => {
+                match fields.iter().position(|(n, _)| *n == f.name) {
+                    Some(j) => Some(j as u64),
+                    None => {
+                        let t = self.ty_name(ty);
+                        let mut d = Diagnostic::error(f.span, format!("`{t}` has no member `{f}`"))
+                            .with_label("no such member");
+                        if let Some(s) =
+                            super::closest(&f.name, fields.iter().map(|f| f.0.as_str()))
+                        {
+                            d = d.with_help(format!("did you mean `.{s}`?"));
+                        }
+                        self.push(d);
+                        None
+                    }
+                }
+            }
+            (d, ty) => {
+                self.misplaced_designator(d, ty);
+                None
             }
         }
     }
 
-    /// Initializes the members of an aggregate from `items[*pos..]`,
-    /// consuming as many as it needs (C99 6.7.8: a member that is itself an
-    /// aggregate takes its own braces, or else the next items — brace
-    /// elision). An array of size `u64::MAX` takes every remaining item.
-    fn aggregate(&mut self, ty: &CType, items: &[ast::Init], pos: &mut usize, name: &str) -> Init {
-        let fields = match ty {
-            CType::Array(..) => None,
-            t => Some(self.fields_of(t).unwrap_or_default()),
-        };
-        let count = match (ty, &fields) {
-            (CType::Array(_, n), _) => *n,
-            (_, Some(f)) => f.len() as u64,
-            _ => 0,
-        };
-        let mut out = Vec::new();
-        let mut k = 0u64;
-        while k < count && *pos < items.len() {
-            let mty = match (ty, &fields) {
-                (CType::Array(e, _), _) => (**e).clone(),
-                (_, Some(f)) => f[k as usize].1.clone(),
-                _ => err_ty(),
-            };
-            let item = &items[*pos];
-            // A string initializes a `char` array member by itself.
-            let is_string = |e: &ast::Expr| matches!(e.kind, ast::ExprKind::StrLit(_));
-            let elided = matches!(item, ast::Init::Expr(e)
-                if is_aggregate(&mty) && !(is_char_array(&mty) && is_string(e)));
-            if elided {
-                out.push(self.aggregate(&mty, items, pos, name));
-            } else {
-                *pos += 1;
-                out.push(self.initializer(&mty, item, name));
-            }
-            k += 1;
+    fn misplaced_designator(&mut self, d: &ast::Designator, ty: &CType) {
+        if is_err(ty) {
+            return;
         }
-        Init::List(out)
+        let t = self.ty_name(ty);
+        let (what, help) = match d {
+            ast::Designator::Index(..) => (
+                "an array designator `[...]`",
+                "use `.member =` for a struct",
+            ),
+            ast::Designator::Field(_) => (
+                "a member designator `.name`",
+                "use `[index] =` for an array",
+            ),
+        };
+        self.push(
+            Diagnostic::error(
+                designator_span(d),
+                format!("{what} cannot initialize `{t}`"),
+            )
+            .with_label("does not fit the type")
+            .with_help(help),
+        );
+    }
+
+    /// `rest = init` inside a member whose initializer so far is `prev`
+    /// (`.a.x = 1` then `.a.y = 2` build one list for `a`).
+    fn designated(
+        &mut self,
+        ty: &CType,
+        rest: &[ast::Designator],
+        init: &ast::Init,
+        prev: Option<Init>,
+        name: &str,
+    ) -> Init {
+        let Some((first, rest)) = rest.split_first() else {
+            return self.initializer(ty, init, name);
+        };
+        let mut members: Members = match prev {
+            Some(Init::List(v)) => v.into_iter().collect(),
+            _ => Members::new(),
+        };
+        if !is_aggregate(ty) {
+            self.misplaced_designator(first, ty);
+            self.initializer(&err_ty(), init, name);
+            return list(members);
+        }
+        let (fields, _) = self.places(ty);
+        let Some(j) = self.designated_place(ty, &fields, first) else {
+            self.initializer(&err_ty(), init, name);
+            return list(members);
+        };
+        if self.is_union(ty) {
+            members.retain(|&k, _| k == j);
+        }
+        let mty = Self::member_type(ty, &fields, j);
+        let prev = members.remove(&j);
+        let sub = self.designated(&mty, rest, init, prev, name);
+        members.insert(j, sub);
+        list(members)
     }
 
     /// `dim3(x, y, z)` components: integers converted to `unsigned`, the
@@ -375,9 +709,9 @@ impl Checker {
     }
 }
 
-fn extra_span(i: &ast::Init) -> Span {
-    match i {
-        ast::Init::Expr(e) => e.span,
-        ast::Init::List(_, s) | ast::Init::Ctor(_, s) => *s,
+fn designator_span(d: &ast::Designator) -> Span {
+    match d {
+        ast::Designator::Field(f) => f.span,
+        ast::Designator::Index(_, s) => *s,
     }
 }

@@ -50,7 +50,7 @@ impl Checker {
     }
 
     /// A sub-statement (a loop or `if` body): its own scope, one statement.
-    fn sub_stmt(&mut self, s: &ast::Stmt) -> Stmt {
+    pub(super) fn sub_stmt(&mut self, s: &ast::Stmt) -> Stmt {
         self.push_scope();
         let mut v = self.stmt(s);
         self.pop_scope();
@@ -160,14 +160,26 @@ impl Checker {
             ast::StmtKind::Break | ast::StmtKind::Continue => {
                 let is_break = matches!(s.kind, ast::StmtKind::Break);
                 let word = if is_break { "break" } else { "continue" };
-                match self.fx().and_then(|f| f.loops.last().copied()) {
+                // `continue` belongs to the innermost loop, `break` to the
+                // innermost loop or `switch`.
+                let target = self.fx().and_then(|f| {
+                    f.loops
+                        .iter()
+                        .rev()
+                        .find(|k| is_break || **k != LoopKind::Switch)
+                        .copied()
+                });
+                match target {
                     None => {
+                        let (what, places) = if is_break {
+                            ("a loop or `switch`", "loops and `switch` statements")
+                        } else {
+                            ("a loop", "`for`, `while` or `do` loops")
+                        };
                         self.push(
-                            Diagnostic::error(span, format!("`{word}` outside of a loop"))
-                                .with_label("not inside a loop")
-                                .with_help(format!(
-                                    "`{word}` can only appear inside `for`, `while` or `do` loops"
-                                )),
+                            Diagnostic::error(span, format!("`{word}` outside of {what}"))
+                                .with_label(format!("not inside {what}"))
+                                .with_help(format!("`{word}` can only appear inside {places}")),
                         );
                         Vec::new()
                     }
@@ -186,6 +198,23 @@ impl Checker {
                     }),
                 }
             }
+            ast::StmtKind::Switch { cond, body } => self.switch(cond, body, span),
+            ast::StmtKind::Case { value, body } => {
+                let mut v = self.case_label(Some(value), span);
+                v.extend(self.stmt(body));
+                v
+            }
+            ast::StmtKind::Default(body) => {
+                let mut v = self.case_label(None, span);
+                v.extend(self.stmt(body));
+                v
+            }
+            ast::StmtKind::Label { name, body } => {
+                let mut v = self.named_label(name);
+                v.extend(self.stmt(body));
+                v
+            }
+            ast::StmtKind::Goto(name) => self.goto(name, span),
             ast::StmtKind::Return(e) => self.return_stmt(e.as_ref(), span),
             ast::StmtKind::Spawn { dest, call } => self.spawn(dest.as_ref(), call, span),
             ast::StmtKind::Sync => {
@@ -196,18 +225,18 @@ impl Checker {
         }
     }
 
-    fn pending(&self) -> Vec<(LocalId, Span)> {
+    pub(super) fn pending(&self) -> Vec<(LocalId, Span)> {
         self.fx().map(|f| f.pending.clone()).unwrap_or_default()
     }
 
-    fn pending_mut(&mut self) -> &mut Vec<(LocalId, Span)> {
+    pub(super) fn pending_mut(&mut self) -> &mut Vec<(LocalId, Span)> {
         match self.fx.as_mut() {
             Some(fx) => &mut fx.pending,
             None => &mut self.no_pending,
         }
     }
 
-    fn add_pending(&mut self, more: Vec<(LocalId, Span)>) {
+    pub(super) fn add_pending(&mut self, more: Vec<(LocalId, Span)>) {
         let p = self.pending_mut();
         for m in more {
             if !p.iter().any(|q| q.0 == m.0) {
@@ -218,7 +247,7 @@ impl Checker {
 
     /// Enters (+1) or leaves (-1) a conditional branch inside the innermost
     /// `parallel_for` body.
-    fn enter_branch(&mut self, delta: i32) {
+    pub(super) fn enter_branch(&mut self, delta: i32) {
         if let Some(pf) = self.fx.as_mut().and_then(|f| f.pfors.last_mut()) {
             pf.conditional = pf.conditional.saturating_add_signed(delta);
         }
@@ -327,15 +356,30 @@ impl Checker {
 
     fn local_decl(&mut self, d: &ast::Decl) -> Vec<Stmt> {
         let q = d.quals;
+        if q.is_typedef {
+            self.typedef_decl(d);
+            return Vec::new();
+        }
+        if d.declarators.is_empty() {
+            self.tag_declaration(&d.ty.spec);
+            return Vec::new();
+        }
         if q.is_extern {
-            self.push(
-                Diagnostic::error(
-                    d.span,
-                    "`extern` declarations are only allowed at file scope",
-                )
-                .with_label("inside a function")
-                .with_help("move the declaration out of the function"),
-            );
+            for decl in &d.declarators {
+                if let Some(init) = &decl.init {
+                    let span = init.span();
+                    self.push(
+                        Diagnostic::error(
+                            span,
+                            "an `extern` declaration in a block cannot have an initializer",
+                        )
+                        .with_label("an initializer")
+                        .with_help("initialize the variable where it is defined"),
+                    );
+                    continue;
+                }
+                self.extern_declarator(d, decl);
+            }
             return Vec::new();
         }
         if q.is_global || q.is_device {
@@ -386,10 +430,7 @@ impl Checker {
                 // hoisted to a global named `function.variable`.
                 let init = if q.is_shared {
                     if let Some(init) = &decl.init {
-                        let span = match init {
-                            ast::Init::Expr(e) => e.span,
-                            ast::Init::List(_, s) | ast::Init::Ctor(_, s) => *s,
-                        };
+                        let span = init.span();
                         self.push(
                             Diagnostic::error(
                                 span,
@@ -408,6 +449,7 @@ impl Checker {
                     ty,
                     is_const,
                     is_shared: q.is_shared,
+                    is_extern: false,
                     init,
                     span: decl.name.span,
                 });
@@ -595,7 +637,10 @@ impl Checker {
         };
         if let Some(fx) = self.fx.as_mut() {
             fx.loops.push(LoopKind::ParallelBody);
+            fx.pfor_count += 1;
+            let serial = fx.pfor_count;
             fx.pfors.push(PforInfo {
+                serial,
                 span,
                 var,
                 conditional: 0,
@@ -703,14 +748,13 @@ impl Checker {
         let declare_anyway = |c: &mut Checker| {
             c.new_local(&name, err_ty(), false, decl.name.span);
         };
-        let ty = self.resolve_type(&d.ty, decl.pointers);
+        let base = self.resolve_spec(&d.ty.spec);
+        let ty = self.declarator_type(&base, decl);
         if is_err(&ty) {
             declare_anyway(self);
             return None;
         }
-        if decl.array_len.is_some()
-            || !matches!(ty, CType::Int | CType::UInt | CType::Long | CType::ULong)
-        {
+        if !matches!(ty, CType::Int | CType::UInt | CType::Long | CType::ULong) {
             let t = self.ty_name(&ty);
             self.push(
                 Diagnostic::error(

@@ -3,7 +3,7 @@
 //! arithmetic conversions, simple-assignment constraints).
 
 use super::{Checker, is_err};
-use crate::ast::{self, Span};
+use crate::ast::Span;
 use crate::diag::Diagnostic;
 use crate::hir::{CType, StructId};
 
@@ -15,17 +15,19 @@ pub(super) const MAX_OBJECT_SIZE: u64 = 1 << 40;
 fn rank(t: &CType) -> u8 {
     match t {
         CType::Bool => 0,
-        CType::Char => 1,
-        CType::Int | CType::UInt => 2,
-        CType::Long | CType::ULong => 3,
+        CType::Char | CType::UChar => 1,
+        CType::Short | CType::UShort => 2,
+        CType::Int | CType::UInt => 3,
+        CType::Long | CType::ULong => 4,
         _ => 0,
     }
 }
 
-/// The integer promotions (C99 6.3.1.1p2): `bool` and `char` become `int`.
+/// The integer promotions (C99 6.3.1.1p2): types narrower than `int`
+/// become `int` (which holds all their values).
 pub(super) fn promote(t: &CType) -> CType {
     match t {
-        CType::Bool | CType::Char => CType::Int,
+        CType::Bool | CType::Char | CType::UChar | CType::Short | CType::UShort => CType::Int,
         other => other.clone(),
     }
 }
@@ -86,7 +88,10 @@ pub(super) fn assign_problem(to: &CType, from: &CType, null_const: bool) -> Opti
         (CType::Dim3, f) if f.is_integer() => None,
         (CType::Ptr(_), _) if null_const => None,
         (CType::Ptr(a), CType::Ptr(b)) => {
-            if **a == CType::Void || **b == CType::Void {
+            // `void *` converts to and from object pointers, not function
+            // pointers (gcc allows it as an extension, and so does parc:
+            // `qsort`'s comparators are often passed through `void *`).
+            if **a == CType::Void || **b == CType::Void || compatible(a, b) {
                 None
             } else {
                 Some(AssignProblem::PtrMismatch)
@@ -101,10 +106,39 @@ pub(super) fn assign_problem(to: &CType, from: &CType, null_const: bool) -> Opti
 /// Pointers that may be compared or subtracted: same pointee, or one is `void*`.
 pub(super) fn compatible_pointers(a: &CType, b: &CType) -> bool {
     match (a, b) {
-        (CType::Ptr(x), CType::Ptr(y)) => x == y || **x == CType::Void || **y == CType::Void,
+        (CType::Ptr(x), CType::Ptr(y)) => {
+            compatible(x, y) || **x == CType::Void || **y == CType::Void
+        }
         _ => false,
     }
 }
+
+/// Compatible types (C99 6.2.7), as far as parc's types tell them apart:
+/// equal, or arrays of compatible elements one of which has an unknown
+/// length, or functions whose results and parameters are compatible.
+pub(super) fn compatible(a: &CType, b: &CType) -> bool {
+    match (a, b) {
+        _ if a == b => true,
+        (CType::Ptr(x), CType::Ptr(y)) => compatible(x, y),
+        (CType::Array(x, n), CType::Array(y, m)) => {
+            (n == m || *n == UNSIZED || *m == UNSIZED) && compatible(x, y)
+        }
+        (CType::Func(f), CType::Func(g)) => {
+            f.variadic == g.variadic
+                && compatible(&f.ret, &g.ret)
+                && f.params.len() == g.params.len()
+                && f.params
+                    .iter()
+                    .zip(&g.params)
+                    .all(|(p, q)| compatible(p, q))
+        }
+        _ => false,
+    }
+}
+
+/// The length of an array type whose length is not known yet: `int a[]`
+/// before its initializer, `extern int a[];`.
+pub(super) const UNSIZED: u64 = u64::MAX;
 
 /// Rounds `v` up to a multiple of `a`.
 pub(super) fn align_up(v: u64, a: u64) -> u64 {
@@ -113,49 +147,12 @@ pub(super) fn align_up(v: u64, a: u64) -> u64 {
 }
 
 impl Checker {
-    /// A written type: its base plus `extra` stars (from a declarator).
-    pub(super) fn resolve_type(&mut self, tn: &ast::TypeName, extra_pointers: u8) -> CType {
-        let mut t = match &tn.spec {
-            ast::TypeSpec::Void => CType::Void,
-            ast::TypeSpec::Bool => CType::Bool,
-            ast::TypeSpec::Char => CType::Char,
-            ast::TypeSpec::Int => CType::Int,
-            ast::TypeSpec::Unsigned => CType::UInt,
-            ast::TypeSpec::Long => CType::Long,
-            ast::TypeSpec::UnsignedLong => CType::ULong,
-            ast::TypeSpec::Float => CType::Float,
-            ast::TypeSpec::Double => CType::Double,
-            ast::TypeSpec::Dim3 => CType::Dim3,
-            ast::TypeSpec::Struct(name) => match self.struct_ids.get(&name.name) {
-                Some(id) => CType::Struct(*id),
-                None => {
-                    let mut d =
-                        Diagnostic::error(name.span, format!("unknown struct `{}`", name.name))
-                            .with_label("no struct with this name is defined in this file");
-                    let names: Vec<&str> = self
-                        .structs
-                        .iter()
-                        .map(|s| s.layout.name.as_str())
-                        .collect();
-                    if let Some(s) = super::closest(&name.name, names.into_iter()) {
-                        d = d.with_help(format!("did you mean `struct {s}`?"));
-                    }
-                    self.diags.push(d);
-                    super::err_ty()
-                }
-            },
-        };
-        for _ in 0..(tn.pointers as u32 + extra_pointers as u32) {
-            t = t.ptr_to();
-        }
-        t
-    }
-
     /// True for a struct whose definition has been seen (so its layout is known).
     pub(super) fn is_complete(&self, t: &CType) -> bool {
         match t {
-            CType::Void => false,
+            CType::Void | CType::Func(_) => false,
             CType::Struct(id) => self.structs.get(id.0 as usize).is_none_or(|s| s.complete),
+            CType::Array(_, UNSIZED) => false,
             CType::Array(e, _) => self.is_complete(e),
             _ => true,
         }
@@ -165,11 +162,13 @@ impl Checker {
     /// no caller divides by zero; they were reported where they arose.
     pub(super) fn size_of(&self, t: &CType) -> u64 {
         match t {
-            CType::Void => 1,
-            CType::Bool | CType::Char => 1,
+            CType::Void | CType::Func(_) => 1,
+            CType::Bool | CType::Char | CType::UChar => 1,
+            CType::Short | CType::UShort => 2,
             CType::Int | CType::UInt | CType::Float => 4,
             CType::Long | CType::ULong | CType::Double | CType::Ptr(_) => 8,
             CType::Dim3 => 12,
+            CType::Array(_, UNSIZED) => 1,
             CType::Array(e, n) => self.size_of(e).saturating_mul(*n),
             CType::Struct(id) => match self.structs.get(id.0 as usize) {
                 Some(s) if s.complete => s.layout.size.max(1),
@@ -180,7 +179,8 @@ impl Checker {
 
     pub(super) fn align_of(&self, t: &CType) -> u64 {
         match t {
-            CType::Void | CType::Bool | CType::Char => 1,
+            CType::Void | CType::Bool | CType::Char | CType::UChar | CType::Func(_) => 1,
+            CType::Short | CType::UShort => 2,
             CType::Int | CType::UInt | CType::Float | CType::Dim3 => 4,
             CType::Long | CType::ULong | CType::Double | CType::Ptr(_) => 8,
             CType::Array(e, _) => self.align_of(e),
@@ -197,6 +197,9 @@ impl Checker {
             CType::Void => "void".into(),
             CType::Bool => "bool".into(),
             CType::Char => "char".into(),
+            CType::UChar => "unsigned char".into(),
+            CType::Short => "short".into(),
+            CType::UShort => "unsigned short".into(),
             CType::Int => "int".into(),
             CType::UInt => "unsigned".into(),
             CType::Long => "long".into(),
@@ -204,12 +207,52 @@ impl Checker {
             CType::Float => "float".into(),
             CType::Double => "double".into(),
             CType::Dim3 => "dim3".into(),
-            CType::Ptr(p) => format!("{}*", self.ty_name(p)),
-            CType::Array(e, n) => format!("{}[{n}]", self.ty_name(e)),
+            CType::Ptr(_) | CType::Array(..) | CType::Func(_) => self.declarator_name(t, ""),
             CType::Struct(id) => match self.structs.get(id.0 as usize) {
-                Some(s) => format!("struct {}", s.layout.name),
+                Some(s) => format!(
+                    "{} {}",
+                    if s.layout.is_union { "union" } else { "struct" },
+                    s.layout.name
+                ),
                 None => "<error>".into(),
             },
+        }
+    }
+
+    /// `t` written as C declares a variable `inner` of it: `int *[3]`,
+    /// `double (*)(double)`, `int (*)[4]`.
+    fn declarator_name(&self, t: &CType, inner: &str) -> String {
+        match t {
+            CType::Ptr(p) => {
+                let inner = format!("*{inner}");
+                match &**p {
+                    CType::Array(..) | CType::Func(_) => {
+                        self.declarator_name(p, &format!("({inner})"))
+                    }
+                    _ => self.declarator_name(p, &inner),
+                }
+            }
+            CType::Array(e, n) => {
+                let len = if *n == UNSIZED {
+                    String::new()
+                } else {
+                    n.to_string()
+                };
+                self.declarator_name(e, &format!("{inner}[{len}]"))
+            }
+            CType::Func(f) => {
+                let ps: Vec<String> = f.params.iter().map(|p| self.ty_name(p)).collect();
+                let ps = crate::hir::c_param_list(ps, f.variadic);
+                self.declarator_name(&f.ret, &format!("{inner}{ps}"))
+            }
+            base => {
+                let b = self.ty_name(base);
+                match inner.chars().next() {
+                    None => b,
+                    Some('*' | '[') => format!("{b}{inner}"),
+                    Some(_) => format!("{b} {inner}"),
+                }
+            }
         }
     }
 
@@ -246,28 +289,59 @@ impl Checker {
             );
             return false;
         }
+        if let CType::Func(_) = t {
+            let name = self.ty_name(t);
+            self.diags.push(
+                Diagnostic::error(span, format!("{what} has function type `{name}`"))
+                    .with_label("a function type")
+                    .with_help("use a pointer to the function: write `(*name)(...)`"),
+            );
+            return false;
+        }
+        if let CType::Array(_, UNSIZED) = t {
+            self.diags.push(
+                Diagnostic::error(span, format!("{what} is an array of unknown size"))
+                    .with_label("the size is unknown")
+                    .with_help("give the array a size, or an initializer list to count"),
+            );
+            return false;
+        }
         if !self.is_complete(t) {
             let name = self.ty_name(t);
             let mut d = Diagnostic::error(span, format!("{what} has incomplete type `{name}`"))
                 .with_label("used by value here");
-            let mut help = "define the struct before using it by value, or use a pointer to it";
-            if let Some(s) = strip_arrays(t).and_then(|s| self.struct_span(s)) {
-                if s.start > span.start {
+            let mut help =
+                "define the struct before using it by value, or use a pointer to it".to_string();
+            if let Some(id) = strip_arrays(t)
+                && let Some(info) = self.structs.get(id.0 as usize)
+            {
+                let tag = info.layout.name.clone();
+                let later = self
+                    .structs_ahead
+                    .get(&tag)
+                    .copied()
+                    .filter(|s| s.start > span.start);
+                if let Some(s) = later {
                     d = d.with_secondary(s, "the struct is defined here, after this use");
-                } else {
+                } else if info.declared {
                     // `struct S;` or `struct S {};` before the use.
-                    d = d.with_secondary(s, "declared here without members");
-                    help = "give the struct its members (C needs at least one) before using it by value, or use a pointer to it";
+                    d = d.with_secondary(info.span, "declared here without members");
+                    help = "give the struct its members (C needs at least one) before using it by value, or use a pointer to it".to_string();
+                } else {
+                    // Named here for the first time.
+                    d = Diagnostic::error(info.span, format!("`{name}` is not defined"))
+                        .with_label(format!("no `{name}` is defined before this use"));
+                    let names: Vec<&str> = self.structs_ahead.keys().map(String::as_str).collect();
+                    help = match super::closest(&tag, names.into_iter()) {
+                        Some(s) => format!("did you mean `struct {s}`?"),
+                        None => format!("define `{name}` before this use, or use a pointer to it"),
+                    };
                 }
             }
             self.diags.push(d.with_help(help));
             return false;
         }
         true
-    }
-
-    fn struct_span(&self, id: StructId) -> Option<Span> {
-        self.structs.get(id.0 as usize).map(|s| s.span)
     }
 }
 

@@ -42,11 +42,11 @@ pub(super) fn c_signature(layout: &Layout<'_>, f: &hir::Func) -> Option<CSignatu
 /// after it there, as C requires).
 pub(super) fn c_structs(layout: &Layout<'_>) -> String {
     let mut out = String::new();
-    for s in layout.structs {
-        out.push_str(&format!("struct {};\n", s.name));
+    for id in 0..layout.structs.len() {
+        out.push_str(&format!("{};\n", c_tag(layout, id)));
     }
-    for s in layout.structs {
-        out.push_str(&format!("struct {} {{\n", s.name));
+    for (id, s) in layout.structs.iter().enumerate() {
+        out.push_str(&format!("{} {{\n", c_tag(layout, id)));
         for field in &s.fields {
             out.push_str(&format!(
                 "    {};\n",
@@ -58,10 +58,26 @@ pub(super) fn c_structs(layout: &Layout<'_>) -> String {
     out
 }
 
+/// `struct NAME` or `union NAME` for struct `id` in C: anonymous ones get
+/// a name, and a tag that block scopes reuse gets its id appended.
+fn c_tag(layout: &Layout<'_>, id: usize) -> String {
+    let s = &layout.structs[id];
+    let word = if s.is_union { "union" } else { "struct" };
+    let reused = layout.structs[..id].iter().any(|t| t.name == s.name);
+    if s.name.starts_with('<') {
+        format!("{word} parc_anon_{id}")
+    } else if reused {
+        format!("{word} {}_{id}", s.name)
+    } else {
+        format!("{word} {}", s.name)
+    }
+}
+
 fn mentions_dim3(ty: &CType) -> bool {
     match ty {
         CType::Dim3 => true,
         CType::Ptr(t) | CType::Array(t, _) => mentions_dim3(t),
+        CType::Func(f) => mentions_dim3(&f.ret) || f.params.iter().any(mentions_dim3),
         _ => false,
     }
 }
@@ -111,23 +127,31 @@ fn declarator(layout: &Layout<'_>, ty: &CType, name: &str) -> String {
     };
     match ty {
         CType::Ptr(t) => match **t {
-            CType::Array(..) => declarator(layout, t, &format!("(*{name})")),
+            CType::Array(..) | CType::Func(_) => declarator(layout, t, &format!("(*{name})")),
             _ => declarator(layout, t, &format!("*{name}")),
         },
         CType::Array(t, n) => declarator(layout, t, &format!("{name}[{n}]")),
+        CType::Func(f) => {
+            let ps: Vec<String> = f.params.iter().map(|p| declarator(layout, p, "")).collect();
+            let ps = hir::c_param_list(ps, f.variadic);
+            declarator(layout, &f.ret, &format!("{name}{ps}"))
+        }
         CType::Void => join("void"),
         CType::Bool => join("_Bool"),
         CType::Char => join("char"),
+        CType::UChar => join("unsigned char"),
+        CType::Short => join("short"),
+        CType::UShort => join("unsigned short"),
         CType::Int => join("int"),
         CType::UInt => join("unsigned"),
         CType::Long => join("long"),
         CType::ULong => join("unsigned long"),
         CType::Float => join("float"),
         CType::Double => join("double"),
-        CType::Struct(id) => match layout.structs.get(id.0 as usize) {
-            Some(s) => join(&format!("struct {}", s.name)),
-            None => join("void"),
-        },
+        CType::Struct(id) if (id.0 as usize) < layout.structs.len() => {
+            join(&c_tag(layout, id.0 as usize))
+        }
+        CType::Struct(_) => join("void"),
         // CUDA's `dim3` (only a struct field gets here).
         CType::Dim3 => join("struct { unsigned x, y, z; }"),
     }

@@ -93,7 +93,8 @@ impl FnLowerer<'_, '_> {
             | ExprKind::Global(_)
             | ExprKind::Deref(_)
             | ExprKind::Index { .. }
-            | ExprKind::Member { .. } => {
+            | ExprKind::Member { .. }
+            | ExprKind::CompoundLit { .. } => {
                 let addr = self.lvalue(e);
                 match scalar_type(ty) {
                     Some(t) => {
@@ -335,6 +336,21 @@ impl FnLowerer<'_, '_> {
                     .call(self.cx.func(*func), self.cx.rets[index], values);
                 return if sret { out } else { r };
             }
+            ExprKind::FuncAddr(f) => self.b.func_addr(self.cx.func(*f)),
+            ExprKind::CallIndirect { callee, args } => {
+                let target = self.value(callee);
+                let mut values: Vec<Value> = args.iter().map(|a| self.value(a)).collect();
+                self.set_loc(loc);
+                // A struct result comes back through a hidden first pointer,
+                // as for direct calls (see the parent module's doc).
+                if layout.is_aggregate(ty) {
+                    let tmp = self.frame_alloca(layout.size_of(ty), layout.align_of(ty));
+                    values.insert(0, tmp);
+                    self.b.call_indirect(target, Some(Type::Ptr), values);
+                    return Some(tmp);
+                }
+                return self.b.call_indirect(target, scalar_type(ty), values);
+            }
             ExprKind::Builtin { func, args } => return self.builtin(*func, args, ty, loc),
             ExprKind::Autodiff { func, args } => {
                 let mut values = Vec::new();
@@ -427,6 +443,13 @@ impl FnLowerer<'_, '_> {
                 let p = self.value(base);
                 self.set_loc(loc);
                 self.offset(p, *offset)
+            }
+            ExprKind::CompoundLit { local, init } => {
+                let addr = self.local_addr(*local);
+                let ty = e.ty.clone();
+                self.set_loc(loc);
+                self.init(addr, &ty, init, true);
+                addr
             }
             // Not an lvalue (the checker never asks); an aggregate rvalue is
             // an address anyway.

@@ -31,6 +31,7 @@ pub(super) fn lower_function(
         sret: None,
         loc: SrcLoc::default(),
         synced: None,
+        labels: std::collections::HashMap::new(),
     };
     lw.b.switch_to(entry);
     lw.set_span(hf.span);
@@ -114,6 +115,8 @@ fn stmt_spawns(s: &Stmt) -> bool {
         StmtKind::For { init, body, .. } => {
             init.as_deref().is_some_and(stmt_spawns) || stmt_spawns(body)
         }
+        StmtKind::Switch { body, .. } => stmt_spawns(body),
+        StmtKind::Label(_) | StmtKind::Goto(_) => false,
         StmtKind::ParallelFor { .. }
         | StmtKind::Expr(_)
         | StmtKind::Decl(..)
@@ -146,6 +149,7 @@ fn decls_in(stmts: &[Stmt], out: &mut Vec<LocalId>) {
                 }
                 decls_in(std::slice::from_ref(body), out);
             }
+            StmtKind::Switch { body, .. } => decls_in(std::slice::from_ref(body), out),
             _ => {}
         }
     }
@@ -173,7 +177,9 @@ struct Frame {
 struct LoopTargets {
     /// `None` inside a `parallel_for` body, which `break` may not leave.
     brk: Option<Block>,
-    cont: Block,
+    /// `None` for a `switch` outside every loop (the checker allows no
+    /// `continue` there).
+    cont: Option<Block>,
 }
 
 pub(super) struct FnLowerer<'a, 'f> {
@@ -190,6 +196,9 @@ pub(super) struct FnLowerer<'a, 'f> {
     pub(super) loc: SrcLoc,
     /// The block that follows the latest `sync`, and its region.
     synced: Option<(Block, SyncRegion)>,
+    /// The block of each label (named, `case`, `default`), made on first
+    /// mention.
+    labels: std::collections::HashMap<hir::LabelId, Block>,
 }
 
 impl FnLowerer<'_, '_> {
@@ -424,13 +433,52 @@ impl FnLowerer<'_, '_> {
                 // The checker rejects `break` out of a parallel_for body.
                 None => self.b.unreachable(),
             },
-            StmtKind::Continue => match self.loops.last() {
-                Some(l) => {
-                    let cont = l.cont;
-                    self.b.jump(cont, Vec::new());
-                }
+            StmtKind::Continue => match self.loops.last().and_then(|l| l.cont) {
+                Some(cont) => self.b.jump(cont, Vec::new()),
                 None => self.b.unreachable(),
             },
+            StmtKind::Switch {
+                cond,
+                cases,
+                default,
+                body,
+            } => {
+                let v = self.value(cond);
+                let t = self.b.func.value_type(v);
+                let exit = self.b.create_block();
+                for (value, label) in cases {
+                    let target = self.label_block(*label);
+                    let k = self.b.iconst(t, *value);
+                    let c = self.b.icmp(IntCC::Eq, v, k);
+                    let next = self.b.create_block();
+                    self.b.brif(c, BlockCall::to(target), BlockCall::to(next));
+                    self.b.switch_to(next);
+                }
+                let otherwise = default.map_or(exit, |d| self.label_block(d));
+                self.b.jump(otherwise, Vec::new());
+                // Code before the first label is unreachable (it may hold
+                // declarations, which are allocated anyway).
+                let dead = self.b.create_block();
+                self.b.switch_to(dead);
+                let cont = self.loops.last().and_then(|l| l.cont);
+                self.loops.push(LoopTargets {
+                    brk: Some(exit),
+                    cont,
+                });
+                self.stmt(body);
+                self.loops.pop();
+                self.jump_if_open(exit);
+                self.b.switch_to(exit);
+            }
+            StmtKind::Label(label) => {
+                let target = self.label_block(*label);
+                self.jump_if_open(target);
+                self.b.switch_to(target);
+            }
+            StmtKind::Goto(label) => {
+                let target = self.label_block(*label);
+                self.b.jump(target, Vec::new());
+            }
             StmtKind::Return(value) => self.ret(value.as_ref()),
             StmtKind::Spawn { dest, call } => self.spawn(*dest, call),
             StmtKind::Sync => {
@@ -442,10 +490,19 @@ impl FnLowerer<'_, '_> {
         }
     }
 
+    fn label_block(&mut self, label: hir::LabelId) -> Block {
+        if let Some(&b) = self.labels.get(&label) {
+            return b;
+        }
+        let b = self.b.create_block();
+        self.labels.insert(label, b);
+        b
+    }
+
     fn loop_body(&mut self, body: &Stmt, brk: Block, cont: Block) {
         self.loops.push(LoopTargets {
             brk: Some(brk),
-            cont,
+            cont: Some(cont),
         });
         self.stmt(body);
         self.loops.pop();
@@ -454,7 +511,7 @@ impl FnLowerer<'_, '_> {
 
     /// Stores an initializer into an object of type `ty` at `addr`. `fresh`
     /// says the bytes not covered must still be zeroed.
-    fn init(&mut self, addr: Value, ty: &CType, init: &Init, fresh: bool) {
+    pub(super) fn init(&mut self, addr: Value, ty: &CType, init: &Init, fresh: bool) {
         match init {
             Init::Expr(e) => match ty {
                 CType::Array(_, n) => {
@@ -489,8 +546,8 @@ impl FnLowerer<'_, '_> {
                 match ty {
                     CType::Array(elem, n) => {
                         let size = self.cx.layout.size_of(elem);
-                        for (i, item) in items.iter().take(*n as usize).enumerate() {
-                            let at = self.offset(addr, i as u64 * size);
+                        for (i, item) in items.iter().filter(|(i, _)| i < n) {
+                            let at = self.offset(addr, i * size);
                             self.init(at, elem, item, false);
                         }
                     }
@@ -502,18 +559,20 @@ impl FnLowerer<'_, '_> {
                             .get(id.0 as usize)
                             .map(|s| s.fields.clone())
                             .unwrap_or_default();
-                        for (field, item) in fields.iter().zip(items) {
-                            let at = self.offset(addr, field.offset);
-                            self.init(at, &field.ty, item, false);
+                        for (i, item) in items {
+                            if let Some(field) = fields.get(*i as usize) {
+                                let at = self.offset(addr, field.offset);
+                                self.init(at, &field.ty, item, false);
+                            }
                         }
                     }
                     CType::Dim3 => {
-                        for (i, item) in items.iter().take(3).enumerate() {
-                            let at = self.offset(addr, 4 * i as u64);
+                        for (i, item) in items.iter().filter(|(i, _)| *i < 3) {
+                            let at = self.offset(addr, 4 * i);
                             self.init(at, &CType::UInt, item, false);
                         }
                     }
-                    _ => match items.first() {
+                    _ => match items.first().map(|(_, i)| i) {
                         Some(first) => self.init(addr, ty, first, fresh),
                         None if fresh => self.zero_fill(addr, ty),
                         None => {}
@@ -898,7 +957,7 @@ impl FnLowerer<'_, '_> {
         self.b.store(iv, var_addr);
         self.loops.push(LoopTargets {
             brk: None,
-            cont: task_end,
+            cont: Some(task_end),
         });
         self.stmt(body);
         self.loops.pop();

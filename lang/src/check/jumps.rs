@@ -1,0 +1,275 @@
+//! `switch` with `case` and `default`, named labels and `goto`.
+//!
+//! Rules beyond C's: a `goto` may not jump into or out of a
+//! `parallel_for` body (as `break` and `return` may not leave one), and
+//! neither may a `switch` to a `case` inside such a body; the iterations
+//! are separate tasks, so the jump would have no meaning.
+
+use super::expr::ConvCtx;
+use super::types::promote;
+use super::{Checker, LoopKind, is_err};
+use crate::ast::{self, Span};
+use crate::diag::Diagnostic;
+use crate::hir::{CType, ExprKind, LabelId, Stmt, StmtKind};
+
+/// A named label of the function being checked.
+pub(super) struct LabelInfo {
+    id: LabelId,
+    /// Where it is defined, and the `parallel_for` body it is in.
+    defined: Option<(Span, Option<u32>)>,
+    /// The `goto`s to it: where, and the `parallel_for` body they are in.
+    gotos: Vec<(Span, Option<u32>)>,
+}
+
+/// A `switch` being checked.
+pub(super) struct SwitchInfo {
+    /// The promoted type of the controlling expression.
+    ty: CType,
+    cases: Vec<(i64, LabelId, Span)>,
+    default: Option<(LabelId, Span)>,
+    /// The `parallel_for` body the `switch` is in.
+    pfor: Option<u32>,
+}
+
+impl Checker {
+    fn new_label(&mut self) -> LabelId {
+        match self.fx.as_mut() {
+            Some(fx) => {
+                fx.label_count += 1;
+                LabelId(fx.label_count - 1)
+            }
+            None => LabelId(0),
+        }
+    }
+
+    /// The innermost `parallel_for` body around the statement being checked.
+    fn current_pfor(&self) -> Option<u32> {
+        self.fx().and_then(|f| f.pfors.last()).map(|p| p.serial)
+    }
+
+    pub(super) fn switch(&mut self, cond: &ast::Expr, body: &ast::Stmt, span: Span) -> Vec<Stmt> {
+        let c = self.rvalue(cond);
+        let ok = !is_err(&c.ty);
+        if ok && !c.ty.is_integer() {
+            let t = self.ty_name(&c.ty);
+            self.push(
+                Diagnostic::error(
+                    cond.span,
+                    format!("a `switch` needs an integer, but this has type `{t}`"),
+                )
+                .with_label("not an integer")
+                .with_help("compare other values with an `if` / `else if` chain"),
+            );
+        }
+        let ty = promote(&c.ty);
+        let c = self.convert(c, &ty);
+        let pfor = self.current_pfor();
+        if let Some(fx) = self.fx.as_mut() {
+            fx.switches.push(SwitchInfo {
+                ty: ty.clone(),
+                cases: Vec::new(),
+                default: None,
+                pfor,
+            });
+            fx.loops.push(LoopKind::Switch);
+        }
+        // Every case is reached only when its value matches.
+        let before = self.pending();
+        self.enter_branch(1);
+        let body = self.sub_stmt(body);
+        self.enter_branch(-1);
+        self.add_pending(before);
+        let info = self.fx.as_mut().and_then(|fx| {
+            fx.loops.pop();
+            fx.switches.pop()
+        });
+        let Some(info) = info else { return Vec::new() };
+        if !ok || !ty.is_integer() {
+            return Vec::new();
+        }
+        vec![Stmt {
+            kind: StmtKind::Switch {
+                cond: c,
+                cases: info.cases.into_iter().map(|(v, l, _)| (v, l)).collect(),
+                default: info.default.map(|d| d.0),
+                body: Box::new(body),
+            },
+            span,
+        }]
+    }
+
+    /// `case value:` (or `default:` for `None`) before a statement.
+    pub(super) fn case_label(&mut self, value: Option<&ast::Expr>, span: Span) -> Vec<Stmt> {
+        let word = if value.is_some() { "case" } else { "default" };
+        let Some((ty, pfor)) = self
+            .fx()
+            .and_then(|f| f.switches.last())
+            .map(|s| (s.ty.clone(), s.pfor))
+        else {
+            if let Some(v) = value {
+                self.rvalue(v);
+            }
+            self.push(
+                Diagnostic::error(span, format!("`{word}` label outside of a `switch`"))
+                    .with_label("not inside a `switch`")
+                    .with_help(format!("`{word}` labels belong in the body of a `switch`")),
+            );
+            return Vec::new();
+        };
+        if pfor != self.current_pfor() {
+            self.push(
+                Diagnostic::error(span, format!("a `switch` cannot jump to a `{word}` inside a parallel_for body"))
+                    .with_label("inside a parallel_for body")
+                    .with_help("put the whole `switch` inside the parallel_for body, or the loop inside the case"),
+            );
+            return Vec::new();
+        }
+        let id = self.new_label();
+        match value {
+            Some(v) => {
+                let e = self.rvalue(v);
+                if is_err(&e.ty) || is_err(&ty) {
+                    return Vec::new();
+                }
+                let constant =
+                    e.ty.is_integer() && matches!(self.eval(&e), Some(super::consts::Cv::I(_)));
+                if !constant {
+                    self.push(
+                        Diagnostic::error(v.span, "a `case` value must be an integer constant")
+                            .with_label("not an integer constant")
+                            .with_help(
+                                "use an `if` to compare with a value known only at run time",
+                            ),
+                    );
+                    return Vec::new();
+                }
+                let e = self.assign_conv(e, &ty, ConvCtx::Assign);
+                let n = match self.fold(e).kind {
+                    ExprKind::IntConst(n) => n,
+                    _ => return Vec::new(),
+                };
+                let dup = self
+                    .fx()
+                    .and_then(|f| f.switches.last())
+                    .and_then(|s| s.cases.iter().find(|c| c.0 == n).map(|c| c.2));
+                if let Some(first) = dup {
+                    self.push(
+                        Diagnostic::error(v.span, format!("duplicate `case` value {n}"))
+                            .with_label("this value has a case already")
+                            .with_secondary(first, "first used here"),
+                    );
+                    return Vec::new();
+                }
+                if let Some(s) = self.fx.as_mut().and_then(|f| f.switches.last_mut()) {
+                    s.cases.push((n, id, v.span));
+                }
+            }
+            None => {
+                let first = self
+                    .fx()
+                    .and_then(|f| f.switches.last())
+                    .and_then(|s| s.default);
+                if let Some((_, first)) = first {
+                    self.push(
+                        Diagnostic::error(span, "a `switch` has two `default` labels")
+                            .with_label("second `default`")
+                            .with_secondary(first, "first `default` here"),
+                    );
+                    return Vec::new();
+                }
+                if let Some(s) = self.fx.as_mut().and_then(|f| f.switches.last_mut()) {
+                    s.default = Some((id, span));
+                }
+            }
+        }
+        vec![Stmt {
+            kind: StmtKind::Label(id),
+            span,
+        }]
+    }
+
+    fn label_id(&mut self, name: &str) -> LabelId {
+        if let Some(l) = self.fx().and_then(|f| f.labels.get(name)) {
+            return l.id;
+        }
+        let id = self.new_label();
+        if let Some(fx) = self.fx.as_mut() {
+            fx.labels.insert(
+                name.to_string(),
+                LabelInfo {
+                    id,
+                    defined: None,
+                    gotos: Vec::new(),
+                },
+            );
+        }
+        id
+    }
+
+    /// `name:` before a statement.
+    pub(super) fn named_label(&mut self, name: &ast::Ident) -> Vec<Stmt> {
+        let id = self.label_id(&name.name);
+        let pfor = self.current_pfor();
+        let Some(info) = self.fx.as_mut().and_then(|f| f.labels.get_mut(&name.name)) else {
+            return Vec::new();
+        };
+        if let Some((first, _)) = info.defined {
+            self.push(
+                Diagnostic::error(name.span, format!("redefinition of label `{name}`"))
+                    .with_label("defined again here")
+                    .with_secondary(first, "first defined here"),
+            );
+            return Vec::new();
+        }
+        info.defined = Some((name.span, pfor));
+        vec![Stmt {
+            kind: StmtKind::Label(id),
+            span: name.span,
+        }]
+    }
+
+    pub(super) fn goto(&mut self, name: &ast::Ident, span: Span) -> Vec<Stmt> {
+        let id = self.label_id(&name.name);
+        let pfor = self.current_pfor();
+        if let Some(info) = self.fx.as_mut().and_then(|f| f.labels.get_mut(&name.name)) {
+            info.gotos.push((span, pfor));
+        }
+        vec![Stmt {
+            kind: StmtKind::Goto(id),
+            span,
+        }]
+    }
+
+    /// At the end of a function: every `goto` has its label, in the same
+    /// `parallel_for` body.
+    pub(super) fn check_labels(&mut self) {
+        let Some(fx) = self.fx.as_mut() else { return };
+        let mut labels: Vec<(String, LabelInfo)> = fx.labels.drain().collect();
+        labels.sort_by_key(|(_, l)| l.id.0);
+        for (name, info) in labels {
+            let Some((at, pfor)) = info.defined else {
+                if let Some((span, _)) = info.gotos.first() {
+                    self.push(
+                        Diagnostic::error(*span, format!("label `{name}` is used but not defined"))
+                            .with_label("no such label in this function"),
+                    );
+                }
+                continue;
+            };
+            for (span, from) in info.gotos {
+                if from != pfor {
+                    let what = if from.is_some() { "out of" } else { "into" };
+                    self.push(
+                        Diagnostic::error(
+                            span,
+                            format!("`goto` cannot jump {what} a parallel_for body"),
+                        )
+                        .with_label(format!("jumps to `{name}`"))
+                        .with_secondary(at, "the label is here")
+                        .with_help("iterations run in parallel; use a flag and `continue`"),
+                    );
+                }
+            }
+        }
+    }
+}
