@@ -44,7 +44,7 @@ impl Class {
     fn of(ty: Type) -> Class {
         match ty {
             Type::I1 => Class::Pred,
-            Type::I8 => Class::B16,
+            Type::I8 | Type::I16 => Class::B16,
             Type::I32 => Class::B32,
             Type::I64 | Type::Ptr => Class::B64,
             Type::F32 => Class::F32,
@@ -84,11 +84,11 @@ impl Class {
     ];
 }
 
-/// The `.param` type a value of `ty` crosses a call as (`i1` and `i8`
-/// widen to 32 bits, as the PTX ABI does).
+/// The `.param` type a value of `ty` crosses a call as (`i1`, `i8` and
+/// `i16` widen to 32 bits, as the PTX ABI does).
 fn param_type(ty: Type) -> &'static str {
     match ty {
-        Type::I1 | Type::I8 | Type::I32 => ".b32",
+        Type::I1 | Type::I8 | Type::I16 | Type::I32 => ".b32",
         Type::I64 | Type::Ptr => ".b64",
         Type::F32 => ".f32",
         Type::F64 => ".f64",
@@ -118,6 +118,7 @@ pub(crate) fn prototype(module: &parc_ir::Module, id: FuncId) -> String {
 fn mem_type(ty: Type) -> &'static str {
     match ty {
         Type::I1 | Type::I8 => ".u8",
+        Type::I16 => ".u16",
         Type::I32 => ".u32",
         Type::I64 | Type::Ptr => ".u64",
         Type::F32 => ".f32",
@@ -128,8 +129,8 @@ fn mem_type(ty: Type) -> &'static str {
 /// The integer type suffix of width `ty` (`i8` computes in 16 bits).
 fn int_type(ty: Type, signed: bool) -> &'static str {
     match (ty, signed) {
-        (Type::I1 | Type::I8, true) => ".s16",
-        (Type::I1 | Type::I8, false) => ".u16",
+        (Type::I1 | Type::I8 | Type::I16, true) => ".s16",
+        (Type::I1 | Type::I8 | Type::I16, false) => ".u16",
         (Type::I32, true) => ".s32",
         (Type::I32, false) => ".u32",
         (_, true) => ".s64",
@@ -139,7 +140,7 @@ fn int_type(ty: Type, signed: bool) -> &'static str {
 
 fn bits_type(ty: Type) -> &'static str {
     match ty {
-        Type::I1 | Type::I8 => ".b16",
+        Type::I1 | Type::I8 | Type::I16 => ".b16",
         Type::I32 | Type::F32 => ".b32",
         _ => ".b64",
     }
@@ -254,6 +255,9 @@ impl FnCx<'_, '_> {
                 }
                 InstKind::Launch { .. } => {
                     return refuse("a kernel launch inside device code");
+                }
+                InstKind::CallIndirect { .. } => {
+                    return refuse("a call through a function pointer (device code has none)");
                 }
                 InstKind::FuncAddr(g) => {
                     return refuse(&format!(
@@ -555,7 +559,7 @@ impl FnCx<'_, '_> {
                 self.line(format!("ld.param.b32 {t}, [{param}];"));
                 self.line(format!("setp.ne.b32 {r}, {t}, 0;"));
             }
-            Type::I8 => {
+            Type::I8 | Type::I16 => {
                 let t = self.temp(Class::B32);
                 self.line(format!("ld.param.b32 {t}, [{param}];"));
                 self.line(format!("cvt.u16.u32 {r}, {t};"));
@@ -574,9 +578,10 @@ impl FnCx<'_, '_> {
                 self.line(format!("selp.u32 {t}, 1, 0, {r};"));
                 self.line(format!("st.param.b32 [{param}], {t};"));
             }
-            Type::I8 => {
+            Type::I8 | Type::I16 => {
                 let t = self.temp(Class::B32);
-                self.line(format!("cvt.s32.s8 {t}, {r};"));
+                let from = if ty == Type::I8 { "s8" } else { "s16" };
+                self.line(format!("cvt.s32.{from} {t}, {r};"));
                 self.line(format!("st.param.b32 [{param}], {t};"));
             }
             _ => self.line(format!("st.param{} [{param}], {r};", param_type(ty))),
@@ -802,7 +807,9 @@ impl FnCx<'_, '_> {
                 self.line("}");
             }
             InstKind::Intrinsic { op, args } => self.intrinsic(i, op, &d, rt, &args)?,
-            InstKind::Launch { .. } => unreachable!("refused by `check`"),
+            InstKind::Launch { .. } | InstKind::CallIndirect { .. } => {
+                unreachable!("refused by `check`")
+            }
             InstKind::Jump(call) => {
                 self.edge(&call);
                 if Some(call.block) != next {
@@ -1109,6 +1116,18 @@ impl FnCx<'_, '_> {
                 if ty == Type::I8 {
                     let (x, y) = (self.small_int(a, signed), self.small_int(b, signed));
                     self.int_op16(i, op, d, &x, &y, signed)?;
+                } else if ty == Type::I16 {
+                    // In 32 bits, where `-32768 / -1` is exact, then
+                    // truncated: the wrap parir promises.
+                    let it = if signed { "s16" } else { "u16" };
+                    let wide = if signed { "s32" } else { "u32" };
+                    let (x, y) = (self.temp(Class::B32), self.temp(Class::B32));
+                    let (ra, rb) = (self.reg(a), self.reg(b));
+                    self.line(format!("cvt.{wide}.{it} {x}, {ra};"));
+                    self.line(format!("cvt.{wide}.{it} {y}, {rb};"));
+                    let q = self.temp(Class::B32);
+                    self.divide(i, op, &q, Type::I32, &x, &y);
+                    self.line(format!("cvt.u16.u32 {d}, {q};"));
                 } else {
                     let (x, y) = (self.reg(a), self.reg(b));
                     self.divide(i, op, d, ty, &x, &y);
@@ -1200,7 +1219,7 @@ impl FnCx<'_, '_> {
         let t = self.temp(Class::B32);
         match self.f.value_type(b) {
             Type::I1 => self.line(format!("selp.u32 {t}, 1, 0, {r};")),
-            Type::I8 => self.line(format!("cvt.u32.u16 {t}, {r};")),
+            Type::I8 | Type::I16 => self.line(format!("cvt.u32.u16 {t}, {r};")),
             Type::I32 => self.line(format!("mov.b32 {t}, {r};")),
             _ => self.line(format!("cvt.u32.u64 {t}, {r};")),
         }
@@ -1239,6 +1258,8 @@ impl FnCx<'_, '_> {
             match (t, signed) {
                 (Type::I8, true) => "s8",
                 (Type::I8, false) => "u8",
+                (Type::I16, true) => "s16",
+                (Type::I16, false) => "u16",
                 (Type::I32, true) => "s32",
                 (Type::I32, false) => "u32",
                 (_, true) => "s64",
