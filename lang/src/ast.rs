@@ -186,6 +186,8 @@ pub enum Derived {
     },
     /// `[N]`, or `[]` (`len: None`).
     Array { len: Option<Box<Expr>>, span: Span },
+    /// `[*]`: a variable length not given (in a prototype's parameters).
+    VarLenStar { span: Span },
     Func {
         params: Vec<Param>,
         variadic: bool,
@@ -212,7 +214,7 @@ impl TypeName {
         match self
             .derived
             .iter()
-            .rfind(|d| !matches!(d, Derived::Array { .. }))
+            .rfind(|d| !matches!(d, Derived::Array { .. } | Derived::VarLenStar { .. }))
         {
             None => self.is_const,
             Some(Derived::Pointer { is_const, .. }) => *is_const,

@@ -53,6 +53,7 @@ mod stmt;
 #[cfg(test)]
 mod tests;
 mod types;
+mod vla;
 
 pub use enzyme::{Activity, AdArg, AutodiffCall, default_activity};
 
@@ -138,7 +139,7 @@ fn err_ty() -> CType {
 fn is_err(t: &CType) -> bool {
     match t {
         CType::Struct(id) => *id == ERROR_STRUCT,
-        CType::Ptr(e) | CType::Array(e, _) => is_err(e),
+        CType::Ptr(e) | CType::Array(e, _) | CType::VarArray(e, _) => is_err(e),
         CType::Func(f) => is_err(&f.ret) || f.params.iter().any(is_err),
         _ => false,
     }
@@ -282,6 +283,11 @@ struct Checker {
     reported_unknown: std::collections::HashSet<String>,
     /// Functions named by `__enzyme_autodiff`, which need a body.
     autodiff_targets: Vec<(FuncRef, Span)>,
+    /// Hidden locals of variable array lengths and their values, waiting
+    /// for the statement they go before (see `vla`).
+    vla_lengths: Vec<(LocalId, hir::Expr)>,
+    /// Inside parameter lists, whose variable lengths are not evaluated.
+    params_unevaluated: u32,
 }
 
 /// The edit distance of two names, for "did you mean" suggestions.
@@ -673,7 +679,9 @@ impl Checker {
             let id = if f.body.is_some() {
                 // `const int n` makes the parameter read-only in the body.
                 let is_const = p.ty.is_const_object();
-                self.new_local(pname, ty.clone(), is_const, *span)
+                // `double A[n][m]`: the lengths name earlier parameters.
+                let ty = self.redo_variable_param(ty, p);
+                self.new_local(pname, ty, is_const, *span)
             } else {
                 // Prototypes: parameter names have no scope.
                 self.new_local("", ty.clone(), false, *span)
@@ -690,10 +698,14 @@ impl Checker {
             self.funcs[idx].params = param_ids.clone();
             self.funcs[idx].locals = self.fx().map(|fx| fx.locals.clone()).unwrap_or_default();
         }
+        // The parameters' variable lengths are evaluated on entry.
+        let lengths = self.take_vla_lengths();
         let body = f.body.as_ref().map(|b| {
             self.func_info[idx].def_span = Some(f.name.span);
             self.funcs[idx].span = f.span;
-            self.block_stmts(&b.stmts)
+            let mut body = lengths;
+            body.extend(self.block_stmts(&b.stmts));
+            body
         });
         self.check_labels();
         let Some(fx) = self.fx.take() else { return };

@@ -16,7 +16,9 @@
 //!   `AddrOf`, `Assign`, `CompoundAssign` and `IncDec` only wrap lvalues.
 //! - Conditions (`if`, loops, `!`, `&&`, `||`, `?:`) are scalar expressions
 //!   of any scalar type; lowering compares them with zero.
-//! - `sizeof` and integer constant expressions are folded to `IntConst`.
+//! - `sizeof` and integer constant expressions are folded to `IntConst`
+//!   (a variable-length array's `sizeof` is a product of its hidden
+//!   length locals, see [`CType::VarArray`]).
 //! - A `parallel_for` is in canonical form: index local, bounds and step
 //!   evaluated once, step positive (checked at run time where not constant).
 //! - Spawned calls are calls; a spawn destination is a local variable.
@@ -46,6 +48,14 @@ pub enum CType {
     Double,
     Ptr(Box<CType>),
     Array(Box<CType>, u64),
+    /// A variable-length array (C99 6.7.5.2): its length is the value of
+    /// a hidden `long` local the checker assigned where the declarator
+    /// was (`None` in a prototype, where C does not evaluate it: `[*]`).
+    /// No object has this type: it is the pointee of parameters
+    /// (`double A[n][m]`, `double (*A)[m]`) and pointers; indexing and
+    /// pointer arithmetic through it are explicit multiplications by the
+    /// local in the HIR, so lowering never needs its size.
+    VarArray(Box<CType>, Option<LocalId>),
     /// A struct or a union (see [`StructLayout::is_union`]).
     Struct(StructId),
     /// CUDA's `dim3`: three `unsigned` fields `x`, `y`, `z` (12 bytes).

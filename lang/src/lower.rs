@@ -403,8 +403,9 @@ impl Layout<'_> {
             CType::Short | CType::UShort => 2,
             CType::Int | CType::UInt | CType::Float => 4,
             CType::Long | CType::ULong | CType::Double | CType::Ptr(_) => 8,
-            // An `extern` array of unknown size has no storage here.
-            CType::Array(_, u64::MAX) => 0,
+            // An `extern` array of unknown size has no storage here; no
+            // object has a variable-length array type (see `CType::VarArray`).
+            CType::Array(_, u64::MAX) | CType::VarArray(..) => 0,
             CType::Array(elem, n) => self.size_of(elem) * n,
             CType::Struct(id) => self.structs.get(id.0 as usize).map_or(0, |s| s.size),
             CType::Dim3 => 12,
@@ -413,7 +414,7 @@ impl Layout<'_> {
 
     fn align_of(&self, ty: &CType) -> u64 {
         match ty {
-            CType::Array(elem, _) => self.align_of(elem),
+            CType::Array(elem, _) | CType::VarArray(elem, _) => self.align_of(elem),
             CType::Struct(id) => self
                 .structs
                 .get(id.0 as usize)
@@ -425,7 +426,10 @@ impl Layout<'_> {
 
     /// True for the types that live only in memory.
     fn is_aggregate(&self, ty: &CType) -> bool {
-        matches!(ty, CType::Array(..) | CType::Struct(_) | CType::Dim3)
+        matches!(
+            ty,
+            CType::Array(..) | CType::VarArray(..) | CType::Struct(_) | CType::Dim3
+        )
     }
 
     /// The IR type a value of `ty` is passed as: its scalar type, or the
@@ -471,7 +475,12 @@ fn scalar_type(ty: &CType) -> Option<Type> {
         CType::Float => Type::F32,
         CType::Double => Type::F64,
         CType::Ptr(_) => Type::Ptr,
-        CType::Void | CType::Array(..) | CType::Struct(_) | CType::Dim3 | CType::Func(_) => {
+        CType::Void
+        | CType::Array(..)
+        | CType::VarArray(..)
+        | CType::Struct(_)
+        | CType::Dim3
+        | CType::Func(_) => {
             return None;
         }
     })
@@ -551,7 +560,12 @@ impl ImageWriter<'_, '_> {
             CType::Long | CType::ULong | CType::Ptr(_) => self.put(offset, &int.to_le_bytes()),
             CType::Float => self.put(offset, &(float as f32).to_bits().to_le_bytes()),
             CType::Double => self.put(offset, &float.to_bits().to_le_bytes()),
-            CType::Void | CType::Array(..) | CType::Struct(_) | CType::Dim3 | CType::Func(_) => {}
+            CType::Void
+            | CType::Array(..)
+            | CType::VarArray(..)
+            | CType::Struct(_)
+            | CType::Dim3
+            | CType::Func(_) => {}
         }
     }
 }

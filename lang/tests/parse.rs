@@ -80,6 +80,13 @@ fn c_declarator(derived: &[Derived], name: &str) -> String {
                 inner = format!("{inner}[{}]", len.as_ref().map_or(String::new(), |e| ex(e)));
                 prev_ptr = false;
             }
+            Derived::VarLenStar { .. } => {
+                if prev_ptr {
+                    inner = format!("({inner})");
+                }
+                inner = format!("{inner}[*]");
+                prev_ptr = false;
+            }
             Derived::Func {
                 params, variadic, ..
             } => {
@@ -1255,6 +1262,10 @@ fn items() {
     assert_eq!(
         p("void g(double *, int, double a[], double b[4]);"),
         "(fn void g (double* int (double a[]) (double b[4])))"
+    );
+    assert_eq!(
+        p("void h(int n, double a[n][*], double (*b)[*], double c[*]);"),
+        "(fn void h ((int n) (double a[n][*]) (double (*b)[*]) (double c[*])))"
     );
     assert_eq!(
         p("extern double sqrt(double x);"),

@@ -20,6 +20,14 @@ use crate::hir::{
 /// A constant arithmetic value (integers hold their bits sign- or
 /// zero-extended from their type, `unsigned long` as `i64` bits).
 #[derive(Clone, Copy, Debug)]
+/// The length of an array declarator.
+pub(super) enum ArrayLen {
+    Const(u64),
+    /// Computed at run time into a hidden local (`None` in a prototype):
+    /// see `vla`.
+    Var(Option<crate::hir::LocalId>),
+}
+
 pub(super) enum Cv {
     I(i64),
     F(f64),
@@ -300,10 +308,19 @@ impl Checker {
         }
     }
 
-    /// The length of an array declarator: a positive integer constant.
-    pub(super) fn array_len(&mut self, e: &ast::Expr, name: &str) -> Option<u64> {
+    /// The length of an array declarator: a positive integer constant, or
+    /// a variable length (see `vla`).
+    pub(super) fn array_len(&mut self, e: &ast::Expr, name: &str) -> Option<ArrayLen> {
+        let diags_before = self.diags.len();
         let v = self.rvalue(e);
         if is_err(&v.ty) {
+            if self.params_unevaluated > 0 {
+                // Perhaps an earlier parameter (`double A[n]`), not in
+                // scope yet: the definition looks again.
+                return self
+                    .variable_length(e, v, name, diags_before)
+                    .map(ArrayLen::Var);
+            }
             return None;
         }
         if !v.ty.is_integer() {
@@ -318,17 +335,9 @@ impl Checker {
             return None;
         }
         let Some(Cv::I(n)) = self.eval(&v) else {
-            self.push(
-                Diagnostic::error(
-                    e.span,
-                    format!("the size of array `{name}` is not a constant"),
-                )
-                .with_label("computed at run time")
-                .with_help(
-                    "variable-length arrays are not supported; allocate the array with `malloc`",
-                ),
-            );
-            return None;
+            return self
+                .variable_length(e, v, name, diags_before)
+                .map(ArrayLen::Var);
         };
         let n = if v.ty == CType::ULong {
             n as u64 as i128
@@ -346,7 +355,7 @@ impl Checker {
             );
             return None;
         }
-        Some(n as u64)
+        Some(ArrayLen::Const(n as u64))
     }
 
     /// Turns a checked initializer of a global (or `static` local) into a

@@ -13,6 +13,7 @@
 
 use std::collections::HashMap;
 
+use super::consts::ArrayLen;
 use super::types::{self, UNSIZED};
 use super::{Checker, Sym, err_ty, is_err};
 use crate::ast::{self, Span};
@@ -32,7 +33,7 @@ pub(super) enum Tag {
 /// pointers to their elements, functions pointers to functions.
 pub(super) fn adjust_param(t: CType) -> CType {
     match t {
-        CType::Array(e, _) => e.ptr_to(),
+        CType::Array(e, _) | CType::VarArray(e, _) => e.ptr_to(),
         f @ CType::Func(_) => f.ptr_to(),
         other => other,
     }
@@ -120,6 +121,21 @@ impl Checker {
             }
             t = match d {
                 ast::Derived::Pointer { .. } => t.ptr_to(),
+                ast::Derived::VarLenStar { span } => {
+                    if self.params_unevaluated > 0 {
+                        CType::VarArray(Box::new(t), None)
+                    } else {
+                        self.push(
+                            Diagnostic::error(
+                                *span,
+                                "`[*]` is only allowed in the parameters of a prototype",
+                            )
+                            .with_label("a length that is not given")
+                            .with_help("write the length: the name of an earlier parameter"),
+                        );
+                        err_ty()
+                    }
+                }
                 ast::Derived::Array { len, span } => {
                     let what = if name.is_empty() {
                         "the elements of an array".to_string()
@@ -132,7 +148,8 @@ impl Checker {
                         match len {
                             None => CType::Array(Box::new(t), UNSIZED),
                             Some(e) => match self.array_len(e, name) {
-                                Some(n) => CType::Array(Box::new(t), n),
+                                Some(ArrayLen::Const(n)) => CType::Array(Box::new(t), n),
+                                Some(ArrayLen::Var(k)) => CType::VarArray(Box::new(t), k),
                                 None => err_ty(),
                             },
                         }
@@ -144,7 +161,7 @@ impl Checker {
                     span,
                 } => {
                     let ps = self.param_list(params, false);
-                    if matches!(t, CType::Array(..) | CType::Func(_)) {
+                    if matches!(t, CType::Array(..) | CType::VarArray(..) | CType::Func(_)) {
                         let what = if matches!(t, CType::Func(_)) {
                             "a function"
                         } else {
@@ -185,6 +202,8 @@ impl Checker {
             return Vec::new();
         }
         let mut out = Vec::new();
+        // Lengths naming parameters are not evaluated here (see `vla`).
+        self.params_unevaluated += 1;
         for p in params {
             let ty = self.resolve_type(&p.ty);
             let name = p.name.as_ref().map(|n| n.name.clone()).unwrap_or_default();
@@ -203,6 +222,7 @@ impl Checker {
             let span = p.name.as_ref().map_or(p.span, |n| n.span);
             out.push((ty, name, span));
         }
+        self.params_unevaluated -= 1;
         out
     }
 
@@ -391,6 +411,18 @@ impl Checker {
                     ty = CType::Array(e, 0);
                 }
             } else if !self.require_complete(&ty, f.span, &format!("member `{}`", f.name)) {
+                ty = err_ty();
+            } else if super::vla::is_variably_modified(&ty) {
+                self.push(
+                    Diagnostic::error(
+                        f.span,
+                        format!("member `{}` has a variable-length array type", f.name),
+                    )
+                    .with_label("its type depends on a length computed at run time")
+                    .with_help(
+                        "C allows them only for variables and parameters; use a plain pointer",
+                    ),
+                );
                 ty = err_ty();
             }
             if let Some(prev) = seen.get(f.name.name.as_str()) {

@@ -2,7 +2,10 @@
 //! decay, casts, `sizeof`, GPU indices, and the determinacy-race rule for
 //! assignments inside `parallel_for`.
 
-use super::types::{AssignProblem, assign_problem, compatible_pointers, promote, usual_arith};
+use super::types::{
+    AssignProblem, assign_problem, compatible, compatible_pointers, promote, usual_arith,
+};
+use super::vla::ElemSize;
 use super::{Checker, Sym, err_ty, is_err};
 use crate::ast::{self, Span};
 use crate::diag::Diagnostic;
@@ -204,7 +207,7 @@ impl Checker {
                 if is_err(&t) || !self.require_complete(&t, tn.span, "the operand of `sizeof`") {
                     return err_expr(span);
                 }
-                int_const(self.size_of(&t) as i64, CType::Long, span)
+                self.sizeof_value(&t, span)
             }
             // A string literal is an array of `char` (with its NUL).
             ast::ExprKind::SizeofExpr(x) if matches!(x.kind, ast::ExprKind::StrLit(_)) => {
@@ -221,7 +224,7 @@ impl Checker {
                 {
                     return err_expr(span);
                 }
-                int_const(self.size_of(&v.ty) as i64, CType::Long, span)
+                self.sizeof_value(&v.ty, span)
             }
             ast::ExprKind::Comma(a, b) => {
                 let a = self.rvalue(a);
@@ -240,7 +243,7 @@ impl Checker {
 
     pub(super) fn decay(&mut self, e: Expr) -> Expr {
         match &e.ty {
-            CType::Array(el, _) => {
+            CType::Array(el, _) | CType::VarArray(el, _) => {
                 let ty = (**el).clone().ptr_to();
                 self.mark_address_taken(&e);
                 let span = e.span;
@@ -561,7 +564,11 @@ impl Checker {
         let elem_size = match &lv.ty {
             t if t.is_arithmetic() => 0,
             CType::Ptr(inner) => match self.pointee_size(inner, span) {
-                Some(s) => s,
+                Some(ElemSize { bytes, count: None }) => bytes,
+                Some(ElemSize {
+                    bytes,
+                    count: Some(count),
+                }) => return self.vla_incdec(lv, is_inc, is_prefix, bytes, count, span),
                 None => return err_expr(span),
             },
             t => {
@@ -591,9 +598,54 @@ impl Checker {
         )
     }
 
+    /// `++p` and `p--` on a pointer to a variable-length array, which
+    /// steps by `count` elements of `bytes`: `p += count`, and for the
+    /// postfix forms the new value moved back by `count`.
+    fn vla_incdec(
+        &mut self,
+        lv: Expr,
+        is_inc: bool,
+        is_prefix: bool,
+        bytes: u64,
+        count: Expr,
+        span: Span,
+    ) -> Expr {
+        self.check_race(&lv, span);
+        let ty = lv.ty.clone();
+        let op = if is_inc { HB::Add } else { HB::Sub };
+        let step = mk(
+            ExprKind::CompoundAssign {
+                op,
+                lhs: Box::new(lv),
+                rhs: Box::new(count.clone()),
+                op_ty: ty.clone(),
+                elem_size: bytes,
+            },
+            ty.clone(),
+            span,
+        );
+        if is_prefix {
+            return step;
+        }
+        let back = if is_inc {
+            mk(ExprKind::Unary(HU::Neg, Box::new(count)), CType::Long, span)
+        } else {
+            count
+        };
+        mk(
+            ExprKind::PtrOffset {
+                ptr: Box::new(step),
+                index: Box::new(back),
+                elem_size: bytes,
+            },
+            ty,
+            span,
+        )
+    }
+
     /// The size of a pointer's target for pointer arithmetic, or an error
     /// for `void*` and pointers to incomplete structs.
-    pub(super) fn pointee_size(&mut self, inner: &CType, span: Span) -> Option<u64> {
+    pub(super) fn pointee_size(&mut self, inner: &CType, span: Span) -> Option<ElemSize> {
         if is_err(inner) {
             return None;
         }
@@ -611,7 +663,7 @@ impl Checker {
             self.require_complete(inner, span, "the pointed-to object");
             return None;
         }
-        Some(self.size_of(inner))
+        self.vla_size(inner, span)
     }
 
     // ------------------------------------------------------------ binary
@@ -725,7 +777,8 @@ impl Checker {
                 err_expr(span)
             }
             (A::Sub, true, true) => {
-                if !compatible_pointers(&lt, &rt) || lt != rt {
+                // Equal pointee types, up to variable lengths.
+                if !compatible_pointers(&lt, &rt) || !compatible(&lt, &rt) {
                     let (ln, rn) = (self.ty_name(&lt), self.ty_name(&rt));
                     self.push(
                         Diagnostic::error(
@@ -739,22 +792,30 @@ impl Checker {
                     );
                     return err_expr(span);
                 }
-                let Some(elem_size) = lt
+                let Some(size) = lt
                     .pointee()
                     .cloned()
                     .and_then(|p| self.pointee_size(&p, span))
                 else {
                     return err_expr(span);
                 };
-                mk(
+                let diff = mk(
                     ExprKind::PtrDiff {
                         a: Box::new(l),
                         b: Box::new(r),
-                        elem_size,
+                        elem_size: size.bytes,
                     },
                     CType::Long,
                     span,
-                )
+                );
+                match size.count {
+                    None => diff,
+                    Some(count) => mk(
+                        ExprKind::Binary(HB::Div, Box::new(diff), Box::new(count)),
+                        CType::Long,
+                        span,
+                    ),
+                }
             }
             (_, true, false) if rt.is_integer() => self.ptr_offset(l, r, op == A::Sub, span),
             (A::Add, false, true) if lt.is_integer() => self.ptr_offset(r, l, false, span),
@@ -783,7 +844,7 @@ impl Checker {
 
     /// `ptr ± index` in elements.
     pub(super) fn ptr_offset(&mut self, ptr: Expr, index: Expr, negate: bool, span: Span) -> Expr {
-        let Some(elem_size) = ptr
+        let Some(size) = ptr
             .ty
             .pointee()
             .cloned()
@@ -804,8 +865,8 @@ impl Checker {
         mk(
             ExprKind::PtrOffset {
                 ptr: Box::new(ptr),
-                index: Box::new(index),
-                elem_size,
+                index: Box::new(size.scale(index)),
+                elem_size: size.bytes,
             },
             ty,
             span,
@@ -868,7 +929,7 @@ impl Checker {
             self.push(d);
             return false;
         }
-        if let CType::Array(..) = lv.ty {
+        if let CType::Array(..) | CType::VarArray(..) = lv.ty {
             let t = self.ty_name(&lv.ty);
             self.push(
                 Diagnostic::error(span, format!("an array (`{t}`) is not assignable"))
@@ -958,7 +1019,8 @@ impl Checker {
                 else {
                     return err_expr(span);
                 };
-                (lt.clone(), self.convert(r, &CType::Long), size)
+                let r = self.convert(r, &CType::Long);
+                (lt.clone(), size.scale(r), size.bytes)
             } else {
                 let ok = match op {
                     A::Add | A::Sub | A::Mul | A::Div => lt.is_arithmetic() && rt.is_arithmetic(),
@@ -1305,15 +1367,15 @@ impl Checker {
             );
             return err_expr(span);
         }
-        let Some(elem_size) = self.pointee_size(&elem, span) else {
+        let Some(size) = self.pointee_size(&elem, span) else {
             return err_expr(span);
         };
         let idx = self.convert(idx, &CType::Long);
         mk(
             ExprKind::Index {
                 base: Box::new(base),
-                index: Box::new(idx),
-                elem_size,
+                index: Box::new(size.scale(idx)),
+                elem_size: size.bytes,
             },
             elem,
             span,

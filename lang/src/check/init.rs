@@ -82,7 +82,9 @@ impl Checker {
             self.size_unknown(decl);
             return err_ty();
         }
-        if !self.require_complete(&ty, decl.name.span, &format!("variable `{name}`")) {
+        if !self.require_complete(&ty, decl.name.span, &format!("variable `{name}`"))
+            || !self.refuse_variable_object(&ty, name, decl.name.span)
+        {
             return err_ty();
         }
         if self.size_of(&ty) > MAX_OBJECT_SIZE {
@@ -184,7 +186,9 @@ impl Checker {
             ty = CType::Array(elem.clone(), n.max(1));
             list(members)
         } else {
-            if !self.require_complete(&ty, tn.span, "a compound literal") {
+            if !self.require_complete(&ty, tn.span, "a compound literal")
+                || !self.refuse_variable_object(&ty, "(compound literal)", tn.span)
+            {
                 return super::expr::err_expr(span);
             }
             self.initializer(&ty, &ast::Init::List(items.to_vec(), list_span), what)

@@ -44,7 +44,10 @@ impl Checker {
     pub(super) fn block_stmts(&mut self, stmts: &[ast::Stmt]) -> Vec<Stmt> {
         let mut out = Vec::new();
         for s in stmts {
-            out.extend(self.stmt(s));
+            let v = self.stmt(s);
+            // Variable array lengths met in the statement go before it.
+            out.extend(self.take_vla_lengths());
+            out.extend(v);
         }
         out
     }
@@ -416,6 +419,8 @@ impl Checker {
                 let (_, init) = self.object_type_and_init(d, decl, |c, ty| {
                     id = Some(c.new_local(name, ty.clone(), is_const, span));
                 });
+                // The lengths in its type and initializer, before it.
+                out.extend(self.take_vla_lengths());
                 if let Some(id) = id {
                     out.push(Stmt {
                         kind: StmtKind::Decl(id, init),
@@ -425,6 +430,18 @@ impl Checker {
                 continue;
             }
             let (ty, init) = self.object_type_and_init(d, decl, |_, _| {});
+            if super::vla::is_variably_modified(&ty) {
+                let what = if q.is_shared { "__shared__" } else { "static" };
+                self.push(
+                    Diagnostic::error(
+                        decl.name.span,
+                        format!("a `{what}` variable cannot have a variable-length array type"),
+                    )
+                    .with_label("its type depends on a length computed at run time")
+                    .with_help("declare it without `static`, or use a plain pointer"),
+                );
+                continue;
+            }
             {
                 // One object for the whole program (or per GPU block):
                 // hoisted to a global named `function.variable`.

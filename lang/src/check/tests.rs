@@ -276,7 +276,11 @@ fn array_sizes() {
     );
     err(
         &main_body("    int n = 3;\n    int a[n];"),
-        "5:11: the size of array `a` is not a constant",
+        "5:9: `a` is a variable-length array: parc does not support them as variables",
+    );
+    err(
+        "int n = 3;\nint g[n];\nint main() { return 0; }",
+        "2:7: the size of array `g` is not a constant",
     );
     ok("const int N = 4;\nint g[N * 2];\nint main() { int a[2 + 3 * N]; return a[0] + g[0]; }");
     let p = ok(&main_body(

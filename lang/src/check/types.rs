@@ -123,6 +123,10 @@ pub(super) fn compatible(a: &CType, b: &CType) -> bool {
         (CType::Array(x, n), CType::Array(y, m)) => {
             (n == m || *n == UNSIZED || *m == UNSIZED) && compatible(x, y)
         }
+        // A variable length is known only at run time: C leaves it to
+        // the programmer that the lengths agree.
+        (CType::VarArray(x, _), CType::Array(y, _) | CType::VarArray(y, _))
+        | (CType::Array(x, _), CType::VarArray(y, _)) => compatible(x, y),
         (CType::Func(f), CType::Func(g)) => {
             f.variadic == g.variadic
                 && compatible(&f.ret, &g.ret)
@@ -153,13 +157,15 @@ impl Checker {
             CType::Void | CType::Func(_) => false,
             CType::Struct(id) => self.structs.get(id.0 as usize).is_none_or(|s| s.complete),
             CType::Array(_, UNSIZED) => false,
-            CType::Array(e, _) => self.is_complete(e),
+            CType::Array(e, _) | CType::VarArray(e, _) => self.is_complete(e),
             _ => true,
         }
     }
 
     /// Size in bytes (x86-64). Incomplete and error types count as 1 so that
     /// no caller divides by zero; they were reported where they arose.
+    /// Variable-length arrays have no constant size: callers that may
+    /// meet them ask [`Checker::vla_size`]; here they count as 1 too.
     pub(super) fn size_of(&self, t: &CType) -> u64 {
         match t {
             CType::Void | CType::Func(_) => 1,
@@ -168,7 +174,7 @@ impl Checker {
             CType::Int | CType::UInt | CType::Float => 4,
             CType::Long | CType::ULong | CType::Double | CType::Ptr(_) => 8,
             CType::Dim3 => 12,
-            CType::Array(_, UNSIZED) => 1,
+            CType::Array(_, UNSIZED) | CType::VarArray(..) => 1,
             CType::Array(e, n) => self.size_of(e).saturating_mul(*n),
             CType::Struct(id) => match self.structs.get(id.0 as usize) {
                 Some(s) if s.complete => s.layout.size.max(1),
@@ -183,7 +189,7 @@ impl Checker {
             CType::Short | CType::UShort => 2,
             CType::Int | CType::UInt | CType::Float | CType::Dim3 => 4,
             CType::Long | CType::ULong | CType::Double | CType::Ptr(_) => 8,
-            CType::Array(e, _) => self.align_of(e),
+            CType::Array(e, _) | CType::VarArray(e, _) => self.align_of(e),
             CType::Struct(id) => match self.structs.get(id.0 as usize) {
                 Some(s) if s.complete => s.layout.align.max(1),
                 _ => 1,
@@ -207,7 +213,9 @@ impl Checker {
             CType::Float => "float".into(),
             CType::Double => "double".into(),
             CType::Dim3 => "dim3".into(),
-            CType::Ptr(_) | CType::Array(..) | CType::Func(_) => self.declarator_name(t, ""),
+            CType::Ptr(_) | CType::Array(..) | CType::VarArray(..) | CType::Func(_) => {
+                self.declarator_name(t, "")
+            }
             CType::Struct(id) => match self.structs.get(id.0 as usize) {
                 Some(s) => format!(
                     "{} {}",
@@ -226,7 +234,7 @@ impl Checker {
             CType::Ptr(p) => {
                 let inner = format!("*{inner}");
                 match &**p {
-                    CType::Array(..) | CType::Func(_) => {
+                    CType::Array(..) | CType::VarArray(..) | CType::Func(_) => {
                         self.declarator_name(p, &format!("({inner})"))
                     }
                     _ => self.declarator_name(p, &inner),
@@ -237,6 +245,15 @@ impl Checker {
                     String::new()
                 } else {
                     n.to_string()
+                };
+                self.declarator_name(e, &format!("{inner}[{len}]"))
+            }
+            CType::VarArray(e, len) => {
+                // The hidden length local is named after a length that is
+                // one identifier (`[m]`); others print as C's `[*]`.
+                let len = match len.and_then(|k| self.fx.as_ref()?.locals.get(k.0 as usize)) {
+                    Some(l) if !l.name.is_empty() => l.name.as_str(),
+                    _ => "*",
                 };
                 self.declarator_name(e, &format!("{inner}[{len}]"))
             }
@@ -348,7 +365,7 @@ impl Checker {
 fn strip_arrays(t: &CType) -> Option<StructId> {
     match t {
         CType::Struct(id) => Some(*id),
-        CType::Array(e, _) => strip_arrays(e),
+        CType::Array(e, _) | CType::VarArray(e, _) => strip_arrays(e),
         _ => None,
     }
 }

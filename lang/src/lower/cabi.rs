@@ -76,7 +76,7 @@ fn c_tag(layout: &Layout<'_>, id: usize) -> String {
 fn mentions_dim3(ty: &CType) -> bool {
     match ty {
         CType::Dim3 => true,
-        CType::Ptr(t) | CType::Array(t, _) => mentions_dim3(t),
+        CType::Ptr(t) | CType::Array(t, _) | CType::VarArray(t, _) => mentions_dim3(t),
         CType::Func(f) => mentions_dim3(&f.ret) || f.params.iter().any(mentions_dim3),
         _ => false,
     }
@@ -127,10 +127,14 @@ fn declarator(layout: &Layout<'_>, ty: &CType, name: &str) -> String {
     };
     match ty {
         CType::Ptr(t) => match **t {
-            CType::Array(..) | CType::Func(_) => declarator(layout, t, &format!("(*{name})")),
+            CType::Array(..) | CType::VarArray(..) | CType::Func(_) => {
+                declarator(layout, t, &format!("(*{name})"))
+            }
             _ => declarator(layout, t, &format!("*{name}")),
         },
         CType::Array(t, n) => declarator(layout, t, &format!("{name}[{n}]")),
+        // C99's spelling of a variable length in a prototype.
+        CType::VarArray(t, _) => declarator(layout, t, &format!("{name}[*]")),
         CType::Func(f) => {
             let ps: Vec<String> = f.params.iter().map(|p| declarator(layout, p, "")).collect();
             let ps = hir::c_param_list(ps, f.variadic);
