@@ -293,6 +293,10 @@ pub enum Token {
         r"([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?[A-Za-z0-9_]*",
         lex_number
     )]
+    #[regex(
+        r"0[xX][0-9A-Fa-f]*(\.[0-9A-Fa-f]*)?[pP][+-]?[0-9]+[A-Za-z0-9_]*",
+        lex_number
+    )]
     Number(Number),
     #[token("'", lex_char)]
     CharLit(u8),
@@ -543,6 +547,9 @@ type NumError = (String, Option<String>);
 pub(crate) fn convert_number(text: &str) -> Result<Number, NumError> {
     let bytes = text.as_bytes();
     if bytes.len() >= 2 && bytes[0] == b'0' && (bytes[1] == b'x' || bytes[1] == b'X') {
+        if text.contains(['p', 'P']) || text.contains('.') {
+            return hex_float(text);
+        }
         let digits_end = 2 + bytes[2..]
             .iter()
             .take_while(|b| b.is_ascii_hexdigit())
@@ -657,6 +664,98 @@ pub(crate) fn convert_number(text: &str) -> Result<Number, NumError> {
         suffix,
         decimal,
     })
+}
+
+/// A hexadecimal floating literal (C99): `0x1.8p3`, `0x.4p-2f`. The value
+/// is the hexadecimal mantissa times two to the binary exponent; the
+/// mantissa converts to the literal's type with one rounding (Rust's
+/// integer-to-float casts round correctly) and the power of two scales it
+/// exactly unless the result is subnormal.
+fn hex_float(text: &str) -> Result<Number, NumError> {
+    let body = &text[2..];
+    let p = body.find(['p', 'P']).ok_or_else(|| {
+        (
+            format!("hexadecimal floating literal `{text}` has no exponent"),
+            Some("write a binary exponent after the digits, e.g. `0x1.8p3`".to_owned()),
+        )
+    })?;
+    let (mantissa, rest) = (&body[..p], &body[p + 1..]);
+    let (int_digits, frac_digits) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    if int_digits.is_empty() && frac_digits.is_empty() {
+        return Err((
+            format!("hexadecimal floating literal `{text}` has no digits"),
+            None,
+        ));
+    }
+    let exp_len = rest
+        .char_indices()
+        .take_while(|&(i, c)| c.is_ascii_digit() || (i == 0 && (c == '+' || c == '-')))
+        .count();
+    let (exp_text, suffix) = rest.split_at(exp_len);
+    let exp: i64 = exp_text.parse().map_err(|_| {
+        (
+            format!("exponent of `{text}` has no digits"),
+            Some("write digits after the `p`, e.g. `0x1p-3`".to_owned()),
+        )
+    })?;
+    let is_float = match suffix {
+        "" | "l" | "L" => false,
+        "f" | "F" => true,
+        _ => {
+            return Err((
+                format!("invalid suffix `{suffix}` on floating literal"),
+                Some(
+                    "the floating suffixes are `f` (for `float`) and `L` (`long double`)"
+                        .to_owned(),
+                ),
+            ));
+        }
+    };
+    // Leading zeros do not count; a mantissa beyond 128 bits keeps its
+    // leading 30 hexadecimal digits (far beyond a double's precision).
+    let digits: String = format!("{int_digits}{frac_digits}")
+        .trim_start_matches('0')
+        .to_owned();
+    let kept = digits.len().min(30);
+    let dropped = (digits.len() - kept) as i64;
+    let m = accumulate(&digits[..kept], 16)?;
+    let scale = exp
+        .saturating_sub(4 * frac_digits.len() as i64)
+        .saturating_add(4 * dropped);
+    let value = if is_float {
+        f64::from(scale2_f32(m as f32, scale))
+    } else {
+        scale2(m as f64, scale)
+    };
+    if value.is_infinite() {
+        return Err((
+            format!(
+                "floating literal `{text}` is too large for `{}`",
+                if is_float { "float" } else { "double" }
+            ),
+            None,
+        ));
+    }
+    Ok(Number::Float { value, is_float })
+}
+
+/// `x * 2^e`, in steps whose factors are exact powers of two.
+fn scale2(mut x: f64, mut e: i64) -> f64 {
+    while e != 0 && x != 0.0 && x.is_finite() {
+        let step = e.clamp(-1000, 1000);
+        x *= f64::from_bits(((step + 1023) as u64) << 52);
+        e -= step;
+    }
+    x
+}
+
+fn scale2_f32(mut x: f32, mut e: i64) -> f32 {
+    while e != 0 && x != 0.0 && x.is_finite() {
+        let step = e.clamp(-120, 120);
+        x *= f32::from_bits(((step + 127) as u32) << 23);
+        e -= step;
+    }
+    x
 }
 
 fn accumulate(digits: &str, radix: u32) -> Result<u128, NumError> {

@@ -117,6 +117,7 @@ pub fn parse(source: &str) -> (Program, Vec<Diagnostic>) {
         let failed = match result {
             Ok(new_items) => {
                 if keep {
+                    items.append(&mut sink.hoisted);
                     items.extend(new_items);
                 }
                 false

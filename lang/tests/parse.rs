@@ -839,6 +839,25 @@ fn lex_floats() {
             float(3.0, true),
         ]
     );
+    // C99's hexadecimal floating literals: exact powers of two.
+    assert_eq!(
+        toks("0x1p3 0x1.8p1 0x.8p-1 0XAp0f 0x1p-1074 0x1.fffffffffffffp1023 0x0.1P4L"),
+        vec![
+            float(8.0, false),
+            float(3.0, false),
+            float(0.25, false),
+            float(10.0, true),
+            float(f64::from_bits(1), false),
+            float(f64::MAX, false),
+            float(1.0, false),
+        ]
+    );
+    assert_eq!(
+        lex_errs("0x1p 0x1p2q 0x1p9999"),
+        "1:1: error: exponent of `0x1p` has no digits [help: write digits after the `p`, e.g. `0x1p-3`]\n\
+         1:6: error: invalid suffix `q` on floating literal [help: the floating suffixes are `f` (for `float`) and `L` (`long double`)]\n\
+         1:13: error: floating literal `0x1p9999` is too large for `double`\n"
+    );
     // `s.x` and `a[1].x` are not numbers.
     assert_eq!(toks("s.x").len(), 3);
     assert_eq!(toks("a[1].x").len(), 6);
@@ -1465,8 +1484,15 @@ fn declaration_errors() {
         "1:6: error: constructor-style initialization is only for `dim3` [help: write `x = value`]\n"
     );
     assert_eq!(
-        errs("int f() { int g(int); }"),
-        "1:15: error: functions cannot be declared inside a function [help: move this declaration to file scope]\n"
+        errs("int f() { static int g(int); }"),
+        "1:22: error: a function declared in a block cannot be `static` [help: declare it at file scope, or remove `static`]\n"
+    );
+    // Functions declared in a block are declared at file scope, before
+    // the function that holds them.
+    assert_eq!(errs("int f() { int g(int); return g(1); }"), "");
+    assert_eq!(
+        p("int f() { extern double g(double), x; }"),
+        "(fn extern double g (double))\n(fn int f () {(decl extern double (x))})"
     );
     assert_eq!(
         errs("int x = spawn f();"),

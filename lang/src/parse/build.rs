@@ -20,6 +20,10 @@ pub(crate) struct Sink {
     pub diags: Vec<Diagnostic>,
     /// Syntax errors recovered from by `!` rules, reported by `parse`.
     pub recovered: Vec<ErrorRecovery<usize, Token, Infallible>>,
+    /// Functions declared in a block (`int helper(int);` in a body): C
+    /// gives them external linkage, so they are declared at file scope,
+    /// before the item that holds them.
+    pub hoisted: Vec<Item>,
 }
 
 /// One word of a declaration's specifiers.
@@ -923,12 +927,16 @@ pub(crate) fn local_decl(
                     span: stmt_span.to(sspan),
                 });
             }
-            Err(d) => {
+            Err(d) if specs.quals.is_static => {
                 sink.diags.push(
-                    Diagnostic::error(d.span, "functions cannot be declared inside a function")
-                        .with_label("function declaration")
-                        .with_help("move this declaration to file scope"),
+                    Diagnostic::error(d.span, "a function declared in a block cannot be `static`")
+                        .with_label("`static` function declaration")
+                        .with_help("declare it at file scope, or remove `static`"),
                 );
+            }
+            Err(d) => {
+                let f = func_from(sink, &specs, *d, None, span);
+                sink.hoisted.extend(f.map(Item::Func));
             }
         }
     }
