@@ -479,12 +479,6 @@ fn run_native(path: &Path, args: &[String], how: Native) -> Result<Output, Faile
             cmd.args(["run", level]).arg(path);
             cmd
         }
-        Native::O1 => {
-            let mut cmd = parc();
-            cmd.env("PARC_NUM_THREADS", "2");
-            cmd.args(["run", "--O1"]).arg(path);
-            cmd
-        }
         Native::Coroutines => {
             let mut cmd = parc();
             cmd.env("PARC_NUM_THREADS", "2")

@@ -46,8 +46,8 @@ mod decls;
 mod enzyme;
 mod expr;
 mod init;
-mod omp;
 mod jumps;
+mod omp;
 mod printf;
 mod stmt;
 #[cfg(test)]

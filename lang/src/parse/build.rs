@@ -341,7 +341,6 @@ pub(crate) fn reduce_stmt(
     )
 }
 
-
 /// A statement label.
 pub(crate) enum Label {
     Name(Ident),
