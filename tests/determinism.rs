@@ -19,9 +19,10 @@ use parc_cpu::tapir;
 use parc_ir::OptLevel;
 use std::path::Path;
 
-/// What one compilation produces: the optimized IR, what `--explain-ad`
-/// prints, the IR after the Tapir lowering, and the object file (`None`
-/// where a stage refuses the program: it must refuse it every time).
+/// What one compilation produces: the optimized IR (or the diagnostics of
+/// a refused program), what `--explain-ad` prints, the IR after the Tapir
+/// lowering, and the object file (`None` where a stage refuses the
+/// program: it must refuse it every time).
 #[derive(PartialEq)]
 struct Outputs {
     ir: String,
@@ -32,8 +33,20 @@ struct Outputs {
 
 fn compile(path: &Path, source: &str, options: &Options, object: bool) -> Result<Outputs, Failed> {
     let name = path.display().to_string();
-    let compiled = parc::compile(&name, source, options)
-        .map_err(|e| format!("{name}: does not compile:\n{}", e.rendered))?;
+    let compiled = match parc::compile(&name, source, options) {
+        Ok(c) => c,
+        // A program refused at some level (a test's `// unsupported:`
+        // line) must be refused every time, with the same message.
+        Err(e) if !e.internal => {
+            return Ok(Outputs {
+                ir: e.rendered,
+                explained: None,
+                lowered: None,
+                object: None,
+            });
+        }
+        Err(e) => return Err(format!("{name}: internal error:\n{}", e.rendered).into()),
+    };
     let explained = compiled
         .ad_report
         .as_ref()
