@@ -38,24 +38,49 @@ pub(super) fn c_signature(layout: &Layout<'_>, f: &hir::Func) -> Option<CSignatu
 }
 
 /// Every struct of the program in C: forward declarations, then the
-/// definitions in source order (a struct holding another by value comes
-/// after it there, as C requires).
+/// definitions, each after the structs it holds by value (as C requires;
+/// a struct defined inside another's members has the larger id).
 pub(super) fn c_structs(layout: &Layout<'_>) -> String {
     let mut out = String::new();
     for id in 0..layout.structs.len() {
         out.push_str(&format!("{};\n", c_tag(layout, id)));
     }
-    for (id, s) in layout.structs.iter().enumerate() {
-        out.push_str(&format!("{} {{\n", c_tag(layout, id)));
-        for field in &s.fields {
-            out.push_str(&format!(
-                "    {};\n",
-                declarator(layout, &field.ty, &field.name)
-            ));
-        }
-        out.push_str("};\n");
+    let mut defined = vec![false; layout.structs.len()];
+    for id in 0..layout.structs.len() {
+        define_struct(layout, id, &mut defined, &mut out);
     }
     out
+}
+
+/// Appends the definition of struct `id` to `out`, after those of the
+/// structs its members hold by value; each once.
+fn define_struct(layout: &Layout<'_>, id: usize, defined: &mut [bool], out: &mut String) {
+    if defined[id] {
+        return;
+    }
+    // Marked first: a struct cannot hold itself by value (the checker
+    // refuses it), so this only guards against looping.
+    defined[id] = true;
+    let s = &layout.structs[id];
+    for field in &s.fields {
+        let mut t = &field.ty;
+        while let CType::Array(e, _) = t {
+            t = e;
+        }
+        if let CType::Struct(inner) = t
+            && (inner.0 as usize) < defined.len()
+        {
+            define_struct(layout, inner.0 as usize, defined, out);
+        }
+    }
+    out.push_str(&format!("{} {{\n", c_tag(layout, id)));
+    for field in &s.fields {
+        out.push_str(&format!(
+            "    {};\n",
+            declarator(layout, &field.ty, &field.name)
+        ));
+    }
+    out.push_str("};\n");
 }
 
 /// `struct NAME` or `union NAME` for struct `id` in C: anonymous ones get
