@@ -33,7 +33,7 @@ fn assert_in_order(out: &str, needles: &[&str]) {
 const KERNEL: &str = r#"
 global @k.s shared size 256 align 8 = zeroinit
 
-func kernel @k(ptr "a", ptr "h", i32 "n") {
+func kernel convergent @k(ptr "a", ptr "h", i32 "n") {
 block0(v0: ptr, v1: ptr, v2: i32):
     v7 = block_idx.x @4:13
     v8 = block_dim.x @4:26
