@@ -18,14 +18,9 @@
 //!   Natively, each sample must behave the same through the JIT, as a
 //!   built executable and as a shared library whose `parc_main` a C driver
 //!   calls, each at 1, 2 and 8 workers (`PARC_NUM_THREADS`), as the serial
-<<<<<<< HEAD
 //!   elision (`--serial`: spawn = call, no tasks), through the JIT at
 //!   `--O0` and `--O1` (the rest run at the default `-O2`), and as the IR
 //!   `--emit ir` prints, read back by `parc run`.
-=======
-//!   elision (`--serial`: spawn = call, no tasks), as the IR `--emit
-//!   ir` prints, read back by `parc run`, and at `--O0` and `--O1`.
->>>>>>> 4445088 (lang: the rest of C99's declarations and statements)
 //! - `tests/lib/NAME.pc` (`clib-W::` tests): a library, without `main`,
 //!   built with `parc build --emit lib`; the C driver `NAME.c`, compiled
 //!   by `cc` with the generated header, must print `NAME.stdout` (at 1,
@@ -1214,14 +1209,11 @@ fn main() {
             format!("interp::{}", name_of(&path)),
             move || check_sample(&p),
         ));
-<<<<<<< HEAD
-=======
         let p = path.clone();
         trials.push(Trial::test(
             format!("interp-O0::{}", name_of(&path)),
             move || check_sample_with(&p, &["--O0"]),
         ));
->>>>>>> 4445088 (lang: the rest of C99's declarations and statements)
         for how in Native::EVERY_ENTRY.into_iter().chain([
             Native::Serial,
             Native::Ir,

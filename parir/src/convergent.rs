@@ -147,7 +147,7 @@ mod tests {
     use super::*;
     use crate::builder::{FuncBuilder, new_function};
     use crate::function::{FuncKind, Signature};
-    use crate::inst::Intrinsic;
+    use crate::intrinsic::Intrinsic;
 
     /// `k` calls `mid`, which calls `leaf`, which has the barrier; `other`
     /// reaches none.

@@ -25,6 +25,8 @@ pub mod function;
 pub mod gradient;
 pub mod inst;
 pub mod interp;
+pub mod intrinsic;
+pub mod libm;
 pub mod opt_level;
 pub mod print;
 pub mod read;
@@ -37,5 +39,7 @@ pub use function::{
     Activity, AddrSpace, BlockData, FuncKind, Function, GlobalData, GradRequest, InstData, Linkage,
     Module, Signature, SrcLoc, ValueData, ValueDef, gradient_param_names, gradient_signature,
 };
+pub use inst::{BinaryOp, BlockCall, CastOp, FloatCC, InstKind, IntCC, UnaryOp};
+pub use intrinsic::{CopyKind, Cost, Dim, Effects, Extent, Info, Intrinsic, OperandType};
 pub use opt_level::OptLevel;
 pub use types::Type;
