@@ -9,6 +9,7 @@
 //! see bench/README.md for what each table means.
 
 mod grad;
+mod process;
 mod report;
 mod scaling;
 mod suite;

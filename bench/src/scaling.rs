@@ -16,14 +16,14 @@
 //! shown beside them. Peak RSS is the largest resident set of that process
 //! tree.
 
+use crate::process::{Measured, run_measured};
 use crate::report::{Table, fmt_ratio, median, verdict};
 use crate::{Tools, excerpt};
 use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::path::Path;
-use std::process::{Command, Stdio};
-use std::sync::mpsc;
-use std::time::{Duration, Instant};
+
+use std::time::Duration;
 
 /// The target: at most this growth of compile time per doubling.
 pub const GROWTH_TARGET: f64 = 2.3;
@@ -368,94 +368,6 @@ fn large_source(n: usize) -> Generated {
     }
 }
 
-/// One finished, measured process.
-struct Measured {
-    wall: f64,
-    /// User + system seconds of the process and the children it waited
-    /// for.
-    cpu: f64,
-    /// Peak resident set of the process and its children, in bytes.
-    max_rss: u64,
-    success: bool,
-    status: String,
-    stdout: String,
-    stderr: String,
-}
-
-/// Runs `argv` in `cwd`, its output in files under `scratch`, and measures
-/// it with `wait4`. A watchdog kills it after `timeout`.
-fn run_measured(
-    argv: &[String],
-    cwd: &Path,
-    scratch: &Path,
-    timeout: Duration,
-) -> Result<Measured, String> {
-    let out_path = scratch.join("scaling.stdout");
-    let err_path = scratch.join("scaling.stderr");
-    let file = |p: &Path| std::fs::File::create(p).map_err(|e| format!("{}: {e}", p.display()));
-    let start = Instant::now();
-    let child = Command::new(&argv[0])
-        .args(&argv[1..])
-        .current_dir(cwd)
-        .stdin(Stdio::null())
-        .stdout(file(&out_path)?)
-        .stderr(file(&err_path)?)
-        .spawn()
-        .map_err(|e| format!("cannot start `{}`: {e}", argv[0]))?;
-    let pid = child.id() as libc::pid_t;
-    let (done, wait) = mpsc::channel::<()>();
-    let watchdog = std::thread::spawn(move || {
-        if let Err(mpsc::RecvTimeoutError::Timeout) = wait.recv_timeout(timeout) {
-            // SAFETY: `pid` is our child, not yet reaped (the main thread
-            // is blocked in `wait4` on it), so the id is still its own.
-            unsafe { libc::kill(pid, libc::SIGKILL) };
-            true
-        } else {
-            false
-        }
-    });
-    let mut status: libc::c_int = 0;
-    // SAFETY: an all-zero `rusage` is a valid value of the plain C struct.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: `pid` is our child; `status` and `usage` are valid for writes.
-    let r = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
-    let wall = start.elapsed().as_secs_f64();
-    let _ = done.send(());
-    let killed = watchdog.join().unwrap_or(false);
-    if r != pid {
-        return Err(format!(
-            "wait4 on `{}`: {}",
-            argv[0],
-            std::io::Error::last_os_error()
-        ));
-    }
-    if killed {
-        return Err(format!("killed after {} s (timeout)", timeout.as_secs()));
-    }
-    let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 * 1e-6;
-    let (success, status) = if libc::WIFEXITED(status) {
-        let code = libc::WEXITSTATUS(status);
-        (code == 0, format!("exit status {code}"))
-    } else {
-        (false, format!("signal {}", libc::WTERMSIG(status)))
-    };
-    let read = |p: &Path| {
-        std::fs::read(p)
-            .map(|b| String::from_utf8_lossy(&b).into_owned())
-            .unwrap_or_default()
-    };
-    Ok(Measured {
-        wall,
-        cpu: secs(usage.ru_utime) + secs(usage.ru_stime),
-        // Linux reports kilobytes.
-        max_rss: usage.ru_maxrss.max(0) as u64 * 1024,
-        success,
-        status,
-        stdout: read(&out_path),
-        stderr: read(&err_path),
-    })
-}
-
 #[derive(Default)]
 struct Cell {
     bytes: usize,
@@ -566,7 +478,7 @@ pub fn run_all(
                         cell.check_cpu.push(check_cpu);
                         cell.wall.push(m.wall);
                         cell.cpu.push(m.cpu);
-                        cell.rss.push(m.max_rss);
+                        cell.rss.push(m.max_rss_kib * 1024);
                     }
                     Err(e) => {
                         failures.push(format!("scaling {} n={n}: {e}", shape.name()));
@@ -596,28 +508,28 @@ fn measure_one(
     scratch: &Path,
     timeout: Duration,
 ) -> Result<(f64, Measured), String> {
-    let c = run_measured(check, scratch, scratch, timeout)?;
-    if !c.success {
+    let c = run_measured(check, scratch, &[], timeout)?;
+    if !c.success() {
         return Err(format!(
-            "`parc check` failed ({}): {}",
-            c.status,
+            "`parc check` failed (exit status {}): {}",
+            c.code,
             excerpt(&c.stderr)
         ));
     }
-    let m = run_measured(build, scratch, scratch, timeout)?;
-    if !m.success {
+    let m = run_measured(build, scratch, &[], timeout)?;
+    if !m.success() {
         return Err(format!(
-            "`parc build` failed ({}): {}",
-            m.status,
+            "`parc build` failed (exit status {}): {}",
+            m.code,
             excerpt(&m.stderr)
         ));
     }
     if run {
-        let r = run_measured(&[exe.display().to_string()], scratch, scratch, timeout)?;
-        if !r.success {
+        let r = run_measured(&[exe.display().to_string()], scratch, &[], timeout)?;
+        if !r.success() {
             return Err(format!(
-                "the program failed ({}): {}",
-                r.status,
+                "the program failed (exit status {}): {}",
+                r.code,
                 excerpt(&r.stderr)
             ));
         }

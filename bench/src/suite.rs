@@ -20,6 +20,7 @@
 //! (lines left out of the verification: timings, sums whose last digits
 //! depend on the order of parallel accumulation).
 
+use crate::process::run_measured;
 use crate::report::{Table, fmt_ms, fmt_ratio, median};
 use crate::{build_parc, cpu_model, excerpt, loadavg, probe};
 use clap::Args;
@@ -27,7 +28,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
-use std::process::{Command, ExitCode, Stdio};
+use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 #[derive(Args, Debug)]
@@ -301,92 +302,6 @@ fn load_entries(root: &Path, args: &SuiteArgs) -> Result<Vec<Entry>, String> {
     Ok(entries)
 }
 
-/// A finished process, with its peak resident memory.
-struct Finished {
-    secs: f64,
-    status: i32,
-    stdout: String,
-    stderr: String,
-    max_rss_kib: u64,
-}
-
-/// Runs `argv` in `cwd` with `env`, timing it (spawn to exit) and reading
-/// its peak memory (`wait4`'s rusage); kills it after `timeout`.
-fn run_measured(
-    argv: &[String],
-    cwd: &Path,
-    env: &[(&str, String)],
-    timeout: Duration,
-) -> Result<Finished, String> {
-    use std::io::Read;
-    let mut cmd = Command::new(&argv[0]);
-    cmd.args(&argv[1..])
-        .current_dir(cwd)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
-    let start = Instant::now();
-    let mut child = cmd
-        .spawn()
-        .map_err(|e| format!("cannot start `{}`: {e}", argv[0]))?;
-    let pid = child.id() as libc::pid_t;
-    let read_all = |pipe: Option<Box<dyn Read + Send>>| {
-        std::thread::spawn(move || {
-            let mut bytes = Vec::new();
-            if let Some(mut p) = pipe {
-                let _ = p.read_to_end(&mut bytes);
-            }
-            String::from_utf8_lossy(&bytes).into_owned()
-        })
-    };
-    let out = read_all(child.stdout.take().map(|p| Box::new(p) as _));
-    let err = read_all(child.stderr.take().map(|p| Box::new(p) as _));
-    let mut status: libc::c_int = 0;
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    let mut killed = false;
-    loop {
-        // SAFETY: `pid` is our child, not yet reaped; the pointers are to
-        // live locals.
-        let r = unsafe { libc::wait4(pid, &mut status, libc::WNOHANG, &mut usage) };
-        if r == pid {
-            break;
-        }
-        if r < 0 {
-            return Err(format!(
-                "waiting for `{}`: {}",
-                argv[0],
-                std::io::Error::last_os_error()
-            ));
-        }
-        if !killed && start.elapsed() > timeout {
-            let _ = child.kill();
-            killed = true;
-        }
-        std::thread::sleep(Duration::from_micros(500));
-    }
-    let secs = start.elapsed().as_secs_f64();
-    let stdout = out.join().unwrap_or_default();
-    let stderr = err.join().unwrap_or_default();
-    if killed {
-        return Err(format!("killed after {} s (timeout)", timeout.as_secs()));
-    }
-    let code = if libc::WIFEXITED(status) {
-        libc::WEXITSTATUS(status)
-    } else {
-        128 + libc::WTERMSIG(status)
-    };
-    Ok(Finished {
-        secs,
-        status: code,
-        stdout,
-        stderr,
-        max_rss_kib: u64::try_from(usage.ru_maxrss).unwrap_or(0),
-    })
-}
-
 /// The output without volatile lines.
 fn stable(stdout: &str, volatile: &[String]) -> Vec<String> {
     stdout
@@ -526,10 +441,10 @@ impl Suite {
         self.progress
             .set_message(format!("build {name} ({})", build.label(self.workers)));
         let result = match run_measured(&argv, &self.root, &[], self.timeout) {
-            Ok(f) if f.status == 0 => Ok(out),
+            Ok(f) if f.code == 0 => Ok(out),
             Ok(f) => Err(format!(
                 "build failed (status {}): {}\n    {}",
-                f.status,
+                f.code,
                 argv.join(" "),
                 excerpt(&f.stderr)
             )),
@@ -568,11 +483,11 @@ impl Suite {
                 return Err(format!(
                     "the oracle ({}) printed nothing (status {}): {}",
                     config.label(self.workers),
-                    f.status,
+                    f.code,
                     excerpt(&f.stderr)
                 ));
             }
-            Ok((f.status, stable(&f.stdout, &self.entries[e].volatile)))
+            Ok((f.code, stable(&f.stdout, &self.entries[e].volatile)))
         });
         self.progress.inc(1);
         if let Err(err) = &result {
@@ -603,10 +518,10 @@ impl Suite {
             let argv = self.argv(&exe, e, mode);
             let f = run_measured(&argv, &self.root, &self.env(config), self.timeout)?;
             let entry = &self.entries[e];
-            if f.status != status {
+            if f.code != status {
                 return Err(format!(
                     "exit status {} (the oracle's: {status}): {}",
-                    f.status,
+                    f.code,
                     excerpt(&f.stderr)
                 ));
             }
@@ -617,7 +532,7 @@ impl Suite {
                 Some(prefix) => reported_seconds(&f.stdout, prefix).ok_or_else(|| {
                     format!("no line starting with `{prefix}` and a number (bench-time)")
                 })?,
-                None => f.secs,
+                None => f.wall,
             };
             let paired = match (mode, &entry.grad_primal_time) {
                 (Mode::Grad, Some(prefix)) => {
@@ -629,7 +544,7 @@ impl Suite {
                 }
                 _ => None,
             };
-            Ok((time, paired, f.secs, f.max_rss_kib))
+            Ok((time, paired, f.wall, f.max_rss_kib))
         });
         self.progress.inc(1);
         let samples = self.results.entry(key).or_default();
