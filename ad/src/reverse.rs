@@ -650,6 +650,11 @@ impl<'a> Gen<'a> {
             .expect("typed instruction has a result")
     }
 
+    /// An intrinsic with no result (`memset`, `free`, a barrier, ...).
+    fn effect(&mut self, op: Intrinsic, args: Vec<Value>) {
+        self.emit(InstKind::Intrinsic { op, args }, None);
+    }
+
     fn iconst(&mut self, ty: Type, v: i64) -> Value {
         self.ev(InstKind::Iconst(parc_ir::sign_extend(v, ty)), ty)
     }

@@ -290,13 +290,7 @@ impl Gen<'_> {
                 },
                 None,
             );
-            self.emit(
-                InstKind::Intrinsic {
-                    op: Intrinsic::Free,
-                    args: vec![tape],
-                },
-                None,
-            );
+            self.effect(Intrinsic::Free, vec![tape]);
             let (rsr, next) = (self.rs[i].rsr, self.rs[i].next);
             self.emit(
                 InstKind::Reattach {
@@ -517,13 +511,7 @@ impl Gen<'_> {
                     } else {
                         // The overwritten values' adjoints end here.
                         let z = self.iconst(Type::I32, 0);
-                        self.emit(
-                            InstKind::Intrinsic {
-                                op: Intrinsic::Memset,
-                                args: vec![sd, z, n],
-                            },
-                            None,
-                        );
+                        self.effect(Intrinsic::Memset, vec![sd, z, n]);
                     }
                 }
                 Intrinsic::AtomicAdd
@@ -541,13 +529,7 @@ impl Gen<'_> {
                 // The reverse of the code after a barrier reads adjoints the
                 // other threads' reverses of it add: it needs a barrier too.
                 Intrinsic::Barrier => {
-                    self.emit(
-                        InstKind::Intrinsic {
-                            op: Intrinsic::Barrier,
-                            args: vec![],
-                        },
-                        None,
-                    );
+                    self.effect(Intrinsic::Barrier, vec![]);
                 }
                 Intrinsic::Malloc | Intrinsic::Calloc
                     if self.plan.act.is_active_root(Root::Heap(inst)) =>
@@ -555,13 +537,7 @@ impl Gen<'_> {
                     let r = res.expect("malloc has a result");
                     let s = self.shadow[&r];
                     let s = self.need(s);
-                    self.emit(
-                        InstKind::Intrinsic {
-                            op: Intrinsic::Free,
-                            args: vec![s],
-                        },
-                        None,
-                    );
+                    self.effect(Intrinsic::Free, vec![s]);
                 }
                 _ => self.reverse_pure(inst, &kind, res)?,
             },
@@ -572,13 +548,7 @@ impl Gen<'_> {
                 let r = res.expect("alloca has a result");
                 let s = self.shadow[&r];
                 let s = self.need(s);
-                self.emit(
-                    InstKind::Intrinsic {
-                        op: Intrinsic::Free,
-                        args: vec![s],
-                    },
-                    None,
-                );
+                self.effect(Intrinsic::Free, vec![s]);
             }
             _ => self.reverse_pure(inst, &kind, res)?,
         }

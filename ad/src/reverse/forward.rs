@@ -171,35 +171,17 @@ impl Gen<'_> {
                     let n = self.fv(args[2]);
                     if self.plan.act.is_shadowed(args[1]) {
                         let ss = self.sh(args[1]);
-                        self.emit(
-                            InstKind::Intrinsic {
-                                op: Intrinsic::Memcpy,
-                                args: vec![sd, ss, n],
-                            },
-                            None,
-                        );
+                        self.effect(Intrinsic::Memcpy, vec![sd, ss, n]);
                     } else {
                         let z = self.iconst(Type::I32, 0);
-                        self.emit(
-                            InstKind::Intrinsic {
-                                op: Intrinsic::Memset,
-                                args: vec![sd, z, n],
-                            },
-                            None,
-                        );
+                        self.effect(Intrinsic::Memset, vec![sd, z, n]);
                     }
                 }
                 Intrinsic::Memset if self.plan.memcpy_ty.get(&inst) == Some(&Type::Ptr) => {
                     let sd = self.sh(args[0]);
                     let n = self.fv(args[2]);
                     let z = self.iconst(Type::I32, 0);
-                    self.emit(
-                        InstKind::Intrinsic {
-                            op: Intrinsic::Memset,
-                            args: vec![sd, z, n],
-                        },
-                        None,
-                    );
+                    self.effect(Intrinsic::Memset, vec![sd, z, n]);
                 }
                 _ => {}
             },

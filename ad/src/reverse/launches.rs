@@ -594,13 +594,7 @@ impl Gen<'_> {
                 self.add_adj(a, d);
             }
         }
-        self.emit(
-            InstKind::Intrinsic {
-                op: Intrinsic::Free,
-                args: vec![dacc],
-            },
-            None,
-        );
+        self.effect(Intrinsic::Free, vec![dacc]);
         if let Some(d) = dacc_kernels {
             self.free_kernel_memory(d);
         }
@@ -646,13 +640,7 @@ impl Gen<'_> {
                 Type::I32,
             );
         } else {
-            self.emit(
-                InstKind::Intrinsic {
-                    op: Intrinsic::Free,
-                    args: vec![p],
-                },
-                None,
-            );
+            self.effect(Intrinsic::Free, vec![p]);
         }
     }
 }

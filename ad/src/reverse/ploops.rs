@@ -441,13 +441,7 @@ impl Gen<'_> {
                     g.cur = next;
                 });
             });
-            self.emit(
-                InstKind::Intrinsic {
-                    op: Intrinsic::Free,
-                    args: vec![buf],
-                },
-                None,
-            );
+            self.effect(Intrinsic::Free, vec![buf]);
         }
     }
 
@@ -911,13 +905,7 @@ impl Gen<'_> {
             let w2 = self.binop(BinaryOp::Iadd, w, one);
             self.emit(InstKind::Jump(BlockCall::new(head, vec![w2, s2])), None);
             self.cur = done;
-            self.emit(
-                InstKind::Intrinsic {
-                    op: Intrinsic::Free,
-                    args: vec![red.buf],
-                },
-                None,
-            );
+            self.effect(Intrinsic::Free, vec![red.buf]);
             match red.target {
                 RedTarget::Ssa(v) => self.add_adj(v, sum),
                 RedTarget::Mem { inst, ptr } => {
@@ -927,21 +915,9 @@ impl Gen<'_> {
                 }
             }
         }
-        self.emit(
-            InstKind::Intrinsic {
-                op: Intrinsic::Free,
-                args: vec![tapes],
-            },
-            None,
-        );
+        self.effect(Intrinsic::Free, vec![tapes]);
         if let Some(data) = self.rl[i].data_rev {
-            self.emit(
-                InstKind::Intrinsic {
-                    op: Intrinsic::Free,
-                    args: vec![data],
-                },
-                None,
-            );
+            self.effect(Intrinsic::Free, vec![data]);
         }
         let rp = self.rpop[&l.pre];
         self.emit(InstKind::Jump(BlockCall::to(rp)), None);

@@ -67,13 +67,7 @@ impl Gen<'_> {
             .collect();
         shadows.sort();
         let barrier = |g: &mut Gen| {
-            g.emit(
-                InstKind::Intrinsic {
-                    op: Intrinsic::Barrier,
-                    args: vec![],
-                },
-                None,
-            );
+            g.effect(Intrinsic::Barrier, vec![]);
         };
         barrier(self);
         // Linear thread id and block size, x fastest.
@@ -117,13 +111,7 @@ impl Gen<'_> {
             let n = self.binop(BinaryOp::Isub, hi, lo);
             let base = self.ev(InstKind::GlobalAddr(g), Type::Ptr);
             let at = self.ev(InstKind::PtrAdd(base, lo), Type::Ptr);
-            self.emit(
-                InstKind::Intrinsic {
-                    op: Intrinsic::Memset,
-                    args: vec![at, zero32, n],
-                },
-                None,
-            );
+            self.effect(Intrinsic::Memset, vec![at, zero32, n]);
         }
         barrier(self);
     }

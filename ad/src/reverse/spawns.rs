@@ -152,13 +152,7 @@ impl Gen<'_> {
             let tape = g.ev(InstKind::Load(at), Type::Ptr);
             g.detach_reverse_task(i, tape);
         });
-        self.emit(
-            InstKind::Intrinsic {
-                op: Intrinsic::Free,
-                args: vec![list],
-            },
-            None,
-        );
+        self.effect(Intrinsic::Free, vec![list]);
     }
 
     /// Detaches spawn site `i`'s reverse task on `tape` (whose first
