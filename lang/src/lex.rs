@@ -314,6 +314,27 @@ pub enum Token {
     Skipped,
 }
 
+impl Token {
+    /// The keywords of C's arithmetic and `void` types (`int`, `unsigned`,
+    /// `double`, ...), one word of a type each.
+    pub fn is_type_keyword(&self) -> bool {
+        use Token as T;
+        matches!(
+            self,
+            T::Void
+                | T::Bool
+                | T::Char
+                | T::Short
+                | T::Int
+                | T::Unsigned
+                | T::Signed
+                | T::Long
+                | T::Float
+                | T::Double
+        )
+    }
+}
+
 /// Qualifiers that parse but have no effect in ParC.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Ignored {

@@ -385,25 +385,11 @@ pub fn check_limits(tokens: &[Spanned]) -> Option<Diagnostic> {
 /// Whether a token can start a type name (after `(`, it makes a cast).
 fn starts_type(t: &Token) -> bool {
     use Token as T;
-    matches!(
-        t,
-        T::Void
-            | T::Bool
-            | T::Char
-            | T::Short
-            | T::Int
-            | T::Unsigned
-            | T::Signed
-            | T::Long
-            | T::Float
-            | T::Double
-            | T::Struct
-            | T::Union
-            | T::Enum
-            | T::TypeName(_)
-            | T::Const
-            | T::IgnoredQual(_)
-    )
+    t.is_type_keyword()
+        || matches!(
+            t,
+            T::Struct | T::Union | T::Enum | T::TypeName(_) | T::Const | T::IgnoredQual(_)
+        )
 }
 
 /// `tokens` starts after a `(`: whether only type words and `*`s come before

@@ -97,21 +97,7 @@ pub fn mark_type_names(tokens: &mut [Spanned]) {
 
 /// Words that give a declaration its type.
 fn is_base_word(t: &Token) -> bool {
-    use Token as T;
-    matches!(
-        t,
-        T::Void
-            | T::Bool
-            | T::Char
-            | T::Short
-            | T::Int
-            | T::Unsigned
-            | T::Signed
-            | T::Long
-            | T::Float
-            | T::Double
-            | T::Dim3
-    )
+    t.is_type_keyword() || *t == Token::Dim3
 }
 
 /// Words that may stand among a declaration's specifiers without giving it
