@@ -793,6 +793,20 @@ impl Checker {
         }
     }
 
+    /// A global variable named like a builtin function is an error;
+    /// returns whether `name` is one.
+    fn refuse_builtin_name(&mut self, name: &str, at: Span) -> bool {
+        if !calls::is_builtin_name(name) {
+            return false;
+        }
+        self.push(
+            Diagnostic::error(at, format!("`{name}` is the name of a builtin function"))
+                .with_label("a builtin's name")
+                .with_help("choose another name for the variable"),
+        );
+        true
+    }
+
     /// `name` at `at` redeclares, as another kind of thing, what `prev`
     /// declared (`what` says what is there).
     fn other_kind(&mut self, name: &str, at: Span, prev: Span, what: &str) {
@@ -890,16 +904,7 @@ impl Checker {
             }
             return;
         }
-        if calls::is_builtin_name(name) {
-            self.push(
-                Diagnostic::error(
-                    decl.name.span,
-                    format!("`{name}` is the name of a builtin function"),
-                )
-                .with_label("a builtin's name")
-                .with_help("choose another name for the variable"),
-            );
-        }
+        self.refuse_builtin_name(name, decl.name.span);
         let g = GlobalVarId(self.globals.len() as u32);
         self.global_info.push(GlobalInfo {
             defined_at: init.as_ref().map(|_| decl.name.span),
@@ -972,15 +977,7 @@ impl Checker {
                 return;
             }
             _ => {
-                if calls::is_builtin_name(name) {
-                    self.push(
-                        Diagnostic::error(
-                            decl.name.span,
-                            format!("`{name}` is the name of a builtin function"),
-                        )
-                        .with_label("a builtin's name")
-                        .with_help("choose another name for the variable"),
-                    );
+                if self.refuse_builtin_name(name, decl.name.span) {
                     return;
                 }
                 let g = GlobalVarId(self.globals.len() as u32);
