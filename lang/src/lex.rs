@@ -276,6 +276,9 @@ pub enum Token {
     #[token("__extension__", |_| Unsupported::Extension)]
     #[token("__typeof__", |_| Unsupported::Typeof)]
     #[token("typeof", |_| Unsupported::Typeof)]
+    // The whole literal, so that its text makes no further errors.
+    #[regex(r#"(L|u|U|u8)"([^"\\\n]|\\.)*""#, |_| Unsupported::WideLiteral)]
+    #[regex(r#"(L|u|U)'([^'\\\n]|\\.)*'"#, |_| Unsupported::WideLiteral)]
     Unsupported(Unsupported),
     /// An identifier that a `typedef` in scope declared as a type name. The
     /// lexer never produces it: `parse` re-tags `Ident`s before parsing (C's
@@ -359,6 +362,7 @@ pub enum Unsupported {
     Attribute,
     Extension,
     Typeof,
+    WideLiteral,
 }
 
 impl Unsupported {
@@ -402,6 +406,10 @@ impl Unsupported {
             Typeof => (
                 "`typeof` is not supported",
                 "write the type out, or declare it once with `typedef`",
+            ),
+            WideLiteral => (
+                "wide and Unicode literals (`L\"...\"`, `u8\"...\"`, `L'x'`) are not supported",
+                "write a plain literal: parc's strings are bytes (UTF-8 in a plain literal works)",
             ),
         }
     }

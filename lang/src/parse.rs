@@ -478,9 +478,17 @@ fn chunk_end(tokens: &[Spanned], start: usize) -> usize {
     // too, but its `)` is then ignored and the cut stays right.)
     let mut open: Vec<(&Token, bool)> = Vec::new();
     let is_paren = |t: &(&Token, bool)| matches!(t.0, Token::LParen | Token::LBracket);
+    // In an old-style definition's declarations (`int f(a, b) int a; {`):
+    // a type word right after a file-level identifier list. Their `;`s do
+    // not end the item, and the `{` after them opens the body.
+    let mut kr_list = false;
+    let mut group_start = start;
     for (i, t) in tokens.iter().enumerate().skip(start) {
         let end_here = match &t.1 {
             Token::LParen | Token::LBracket => {
+                if open.is_empty() {
+                    group_start = i;
+                }
                 open.push((&t.1, false));
                 false
             }
@@ -488,13 +496,24 @@ fn chunk_end(tokens: &[Spanned], start: usize) -> usize {
                 if open.last().is_some_and(is_paren) {
                     open.pop();
                 }
+                let names = &tokens[(group_start + 1).min(i)..i];
+                if open.is_empty()
+                    && !names.is_empty()
+                    && names
+                        .iter()
+                        .all(|n| matches!(n.1, Token::Ident(_) | Token::Comma))
+                    && tokens.get(i + 1).is_some_and(|n| starts_type(&n.1))
+                {
+                    kr_list = true;
+                }
                 false
             }
             Token::LBrace => {
                 while open.last().is_some_and(is_paren) {
                     open.pop();
                 }
-                let body = i > 0 && tokens[i - 1].1 == Token::RParen;
+                let body = i > 0 && tokens[i - 1].1 == Token::RParen || kr_list && open.is_empty();
+                kr_list = false;
                 open.push((&t.1, body));
                 false
             }
@@ -512,7 +531,7 @@ fn chunk_end(tokens: &[Spanned], start: usize) -> usize {
                         Some(Token::Semi | Token::Comma)
                     )
             }
-            Token::Semi => open.is_empty(),
+            Token::Semi => open.is_empty() && !kr_list,
             _ => false,
         };
         if end_here {

@@ -1490,6 +1490,11 @@ fn declaration_errors() {
     // Functions declared in a block are declared at file scope, before
     // the function that holds them.
     assert_eq!(errs("int f() { int g(int); return g(1); }"), "");
+    // Old-style definitions become prototype definitions.
+    assert_eq!(
+        p("int f(a, p) double *p; int a; { }"),
+        "(fn int f ((int a) (double* p)) {})"
+    );
     assert_eq!(
         p("int f() { extern double g(double), x; }"),
         "(fn extern double g (double))\n(fn int f () {(decl extern double (x))})"

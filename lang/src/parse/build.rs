@@ -876,6 +876,10 @@ pub(crate) fn func_def(
         );
         return Vec::new();
     }
+    if d.ctor.is_some() {
+        // `int f(a, b) { ... }`: an identifier list, without types.
+        return kr_func_def(sink, specs, d, Vec::new(), body, span);
+    }
     match func_from(sink, &specs, d, Some(body), span) {
         Some(f) => vec![Item::Func(f)],
         None => {
@@ -946,6 +950,93 @@ pub(crate) fn local_decl(
         });
     }
     stmts
+}
+
+/// An old-style (K&R) definition, `int f(a, b) int a; double b; { ... }`:
+/// the identifier list (parsed as a constructor's arguments) names the
+/// parameters and the declarations before the body give their types. It
+/// becomes the prototype definition `int f(int a, double b)`, which C
+/// calls the same way for arguments of the parameters' types.
+pub(crate) fn kr_func_def(
+    sink: &mut Sink,
+    specs: Specs,
+    mut d: RawDeclarator,
+    decls: Vec<(Specs, Vec<RawDeclarator>)>,
+    body: Block,
+    span: Span,
+) -> Vec<Item> {
+    let fname = d.name.name.clone();
+    let Some((args, list_span)) = d.ctor.take() else {
+        sink.diags.push(
+            Diagnostic::error(
+                d.span,
+                format!("declarations between `{fname}` and its body, but no identifier list"),
+            )
+            .with_label("no `(a, b)` naming the parameters")
+            .with_help("declare the parameters in the parentheses: `f(int a, double b)`"),
+        );
+        return Vec::new();
+    };
+    let mut names: Vec<Ident> = Vec::new();
+    for a in &args {
+        match &a.kind {
+            ExprKind::Ident(n) => names.push(Ident {
+                name: n.clone(),
+                span: a.span,
+            }),
+            _ => {
+                sink.diags.push(
+                    Diagnostic::error(a.span, "expected a parameter name")
+                        .with_label("not a name")
+                        .with_help(format!("write `{fname}(int a, double b)`")),
+                );
+                return Vec::new();
+            }
+        }
+    }
+    let mut typed: Vec<Option<Param>> = vec![None; names.len()];
+    for (pspecs, ds) in decls {
+        for rd in ds {
+            let Some(k) = names.iter().position(|n| n.name == rd.name.name) else {
+                sink.diags.push(
+                    Diagnostic::error(
+                        rd.name.span,
+                        format!(
+                            "`{}` is declared here but is not a parameter of `{fname}`",
+                            rd.name
+                        ),
+                    )
+                    .with_label("not in the identifier list"),
+                );
+                continue;
+            };
+            let (name, derived, pspan) = (rd.name.clone(), rd.derived, rd.span);
+            typed[k] = Some(param(sink, pspecs.clone(), Some(name), derived, pspan));
+        }
+    }
+    let mut params = Vec::new();
+    for (n, p) in names.iter().zip(typed) {
+        match p {
+            Some(p) => params.push(p),
+            None => {
+                sink.diags.push(
+                    Diagnostic::error(n.span, format!("parameter `{n}` has no type"))
+                        .with_label("an old-style (K&R) parameter without a declaration")
+                        .with_help(format!(
+                            "declare it before the body (`int {n};`), or write a prototype: \
+                             `{fname}(int {n}, ...)`"
+                        )),
+                );
+                return Vec::new();
+            }
+        }
+    }
+    d.derived.push(Derived::Func {
+        params,
+        variadic: false,
+        span: list_span,
+    });
+    func_def(sink, specs, d, body, span)
 }
 
 /// The declaration in `for (T i = 0; ...)`.
