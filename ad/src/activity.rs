@@ -15,7 +15,12 @@
 //!   call or kernel launch that receives varied or shadowed arguments), or a pointer loaded
 //!   through a shadowed pointer;
 //! - a pointer is shadowed if one of its roots is active memory. Roots that
-//!   are not active give a null shadow (their memory has no derivative).
+//!   are not active give a null shadow (their memory has no derivative);
+//! - a pointer loaded from a *slot* (an `alloca` whose address is only
+//!   loaded from and stored to, as every local is before `mem2reg`) has the
+//!   roots of the pointers stored into the slot, as it would once promoted:
+//!   a `const` argument spilled to its slot at `-O0` stays without a shadow
+//!   instead of reading its slot's (null) one.
 //!
 //! Only varied values get adjoints; integer code is inactive and copied as
 //! is. The analysis is conservative: a varied value that does not influence
@@ -53,6 +58,9 @@ pub struct ActivityInfo {
     varied: HashSet<Value>,
     roots: std::collections::HashMap<Value, BTreeSet<Root>>,
     active_roots: HashSet<Root>,
+    /// The pointers stored into each slot (see the module doc), by the
+    /// slot's address.
+    slots: std::collections::HashMap<Value, Vec<Value>>,
 }
 
 impl ActivityInfo {
@@ -65,6 +73,7 @@ impl ActivityInfo {
     ) -> ActivityInfo {
         let mut a = ActivityInfo {
             shared,
+            slots: pointer_slots(func),
             ..ActivityInfo::default()
         };
         let Some(entry) = func.entry() else {
@@ -245,9 +254,15 @@ impl ActivityInfo {
                         changed |= self.vary(func, r);
                     }
                     if ty == Type::Ptr {
-                        changed |= self.add_roots(r, [Root::Loaded(inst)]);
-                        if self.is_shadowed(*p) {
-                            changed |= self.active_roots.insert(Root::Loaded(inst));
+                        if let Some(stored) = self.slots.get(p).cloned() {
+                            for v in stored {
+                                changed |= self.copy_roots(r, v);
+                            }
+                        } else {
+                            changed |= self.add_roots(r, [Root::Loaded(inst)]);
+                            if self.is_shadowed(*p) {
+                                changed |= self.active_roots.insert(Root::Loaded(inst));
+                            }
                         }
                     }
                 }
@@ -340,6 +355,40 @@ impl ActivityInfo {
         }
         changed
     }
+}
+
+/// The slots of `func` (allocas whose address is used only as the address
+/// of loads and stores), each with the pointers stored into it; slots that
+/// hold no pointer are left out.
+fn pointer_slots(func: &Function) -> std::collections::HashMap<Value, Vec<Value>> {
+    let mut allocas = HashSet::new();
+    let mut escaped = HashSet::new();
+    let mut stored: std::collections::HashMap<Value, Vec<Value>> = Default::default();
+    for &b in &func.layout {
+        for &inst in func.block_insts(b) {
+            let kind = func.inst(inst);
+            if let InstKind::Alloca { .. } = kind {
+                if let Some(r) = func.result(inst) {
+                    allocas.insert(r);
+                }
+                continue;
+            }
+            match kind {
+                InstKind::Load(_) => {}
+                InstKind::Store { value, ptr } => {
+                    escaped.insert(*value);
+                    if func.value_type(*value) == Type::Ptr {
+                        stored.entry(*ptr).or_default().push(*value);
+                    }
+                }
+                other => other.for_each_operand(|v| {
+                    escaped.insert(v);
+                }),
+            }
+        }
+    }
+    stored.retain(|slot, _| allocas.contains(slot) && !escaped.contains(slot));
+    stored
 }
 
 /// The `(target, arguments)` pairs of a `jump` or `brif`.

@@ -22,7 +22,8 @@
 //!
 //! Engines: `interp` (the reference interpreter; small runs only), `jit-N`
 //! (`parc run` at N workers), `exe-N` (a `parc build` executable at N
-//! workers), `serial` (the `--serial` build), `gcc` and `gcc-omp2` (gcc
+//! workers), `O0-N` (a `parc build --O0` executable at N workers: the AD
+//! sees unoptimized IR), `serial` (the `--serial` build), `gcc` and `gcc-omp2` (gcc
 //! -O2 through `include/parc.h`, serially and with `-fopenmp` at 2
 //! threads; skipped without gcc). Executables are built once per port and
 //! engine kind, shared by the runs, in the harness's scratch folder
@@ -52,6 +53,7 @@ enum Engine {
     Interp,
     Jit(u32),
     Exe(u32),
+    ExeO0(u32),
     Serial,
     Gcc,
     GccOmp2,
@@ -68,6 +70,8 @@ impl Engine {
             _ => {
                 if let Some(n) = s.strip_prefix("jit-") {
                     workers(n).map(Engine::Jit)
+                } else if let Some(n) = s.strip_prefix("O0-") {
+                    workers(n).map(Engine::ExeO0)
                 } else {
                     s.strip_prefix("exe-").and_then(workers).map(Engine::Exe)
                 }
@@ -80,6 +84,7 @@ impl Engine {
             Engine::Interp => "interp".into(),
             Engine::Jit(n) => format!("jit-{n}"),
             Engine::Exe(n) => format!("exe-{n}"),
+            Engine::ExeO0(n) => format!("O0-{n}"),
             Engine::Serial => "serial".into(),
             Engine::Gcc => "gcc".into(),
             Engine::GccOmp2 => "gcc-omp2".into(),
@@ -171,6 +176,7 @@ fn program(port: &str) -> PathBuf {
 fn executable(port: &str, kind: Engine) -> Result<PathBuf, String> {
     let kind = match kind {
         Engine::Exe(_) => Engine::Exe(1),
+        Engine::ExeO0(_) => Engine::ExeO0(1),
         other => other,
     };
     type Cell = Arc<OnceLock<Result<PathBuf, String>>>;
@@ -209,6 +215,9 @@ fn build(port: &str, kind: Engine) -> Result<PathBuf, String> {
             if kind == Engine::Serial {
                 cmd.arg("--serial");
             }
+            if kind == Engine::ExeO0(1) {
+                cmd.arg("--O0");
+            }
             cmd
         }
     };
@@ -243,7 +252,7 @@ fn run(port: &str, run: &Run, engine: Engine) -> Result<Output, Failed> {
             let mut cmd = Command::new(exe);
             cmd.current_dir(root());
             match engine {
-                Engine::Exe(n) => {
+                Engine::Exe(n) | Engine::ExeO0(n) => {
                     cmd.env("PARC_NUM_THREADS", n.to_string());
                 }
                 Engine::GccOmp2 => {
