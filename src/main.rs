@@ -6,10 +6,11 @@
 //! run-time error in the interpreted program; for `run`, otherwise the
 //! program's own exit status; 101 an internal compiler error.
 
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::{ArgAction, Args, Parser, Subcommand, ValueEnum};
 use parc::{CompileError, Options};
 use parc_cpu::{BackendError, OutputKind};
 use parc_ir::OptLevel;
+use std::ffi::OsString;
 use std::io::{IsTerminal, Write};
 use std::num::NonZeroU64;
 use std::path::{Path, PathBuf};
@@ -41,6 +42,8 @@ enum Command {
         lib: bool,
         #[command(flatten)]
         pp: PpArgs,
+        #[command(flatten)]
+        gcc: GccArgs,
         #[command(flatten)]
         diag: DiagArgs,
     },
@@ -120,17 +123,96 @@ impl DiagArgs {
     }
 }
 
+/// gcc's and clang's `-O` and `-g`, on every command (`parc check` takes
+/// them and optimizes nothing, as `gcc -fsyntax-only` does).
+#[derive(Args)]
+struct GccArgs {
+    /// Optimization level, as gcc spells it: `-O0`; `-O1` (also `-O` and
+    /// `-Og`); `-O2`, the default (also `-Os` and `-Oz`: parc has no
+    /// size-tuned pipeline); `-O3` (also `-Ofast`, which does not relax
+    /// floating point in parc). The last one given wins.
+    #[arg(short = 'O', value_name = "LEVEL", value_parser = parse_opt_level, action = ArgAction::Append)]
+    opt_level: Vec<OptLevel>,
+    /// Accepted as gcc spells it (`-g`, `-g3`, `-ggdb`; `-g0` is no `-g`):
+    /// parc emits no debug information yet, and says so.
+    #[arg(short = 'g')]
+    debug: bool,
+}
+
+impl GccArgs {
+    fn level(&self) -> OptLevel {
+        self.opt_level.last().copied().unwrap_or_default()
+    }
+
+    /// `-g`'s warning, once per command.
+    fn warn(&self) {
+        if self.debug {
+            eprintln!(
+                "parc: warning: `-g`: parc does not emit debug information (DWARF) yet; \
+                 the output has none (`-O0` keeps frame pointers and each statement in order)"
+            );
+        }
+    }
+}
+
+/// `-O LEVEL`: gcc's and clang's levels (see [`GccArgs`]).
+fn parse_opt_level(text: &str) -> Result<OptLevel, String> {
+    Ok(match text {
+        "0" => OptLevel::O0,
+        "1" | "g" => OptLevel::O1,
+        "2" | "s" | "z" => OptLevel::O2,
+        "3" | "fast" => OptLevel::O3,
+        // gcc takes any larger number as -O3.
+        n if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) => OptLevel::O3,
+        _ => {
+            return Err(
+                "expected 0, 1, 2, 3, s, z, g or fast, written after `-O` (as in `-O2`)".into(),
+            );
+        }
+    })
+}
+
+/// Rewrites the spellings of gcc and clang that clap cannot take as they
+/// are, before parsing: `-O` alone is `-O1`, parc's older `--O2` is
+/// `-O2`, `-g0` is no `-g` and `-g3`, `-ggdb`, `-gdwarf-4`... are `-g`.
+/// The program's arguments (after `--`) and `parc bench`'s (the
+/// harness's own) are left alone.
+fn gcc_spellings(args: impl IntoIterator<Item = OsString>) -> Vec<OsString> {
+    let mut out = Vec::new();
+    let mut args = args.into_iter().peekable();
+    // The program name, then the command.
+    out.extend(args.next());
+    if args.peek().is_some_and(|a| a == "bench") {
+        out.extend(args);
+        return out;
+    }
+    for arg in args.by_ref() {
+        let Some(text) = arg.to_str() else {
+            out.push(arg);
+            continue;
+        };
+        if text == "--" {
+            out.push(arg);
+            break;
+        }
+        match text {
+            "-O" => out.push("-O1".into()),
+            "-g0" => {}
+            t if t.starts_with("--O") => out.push(t[1..].into()),
+            t if t.starts_with("-g") && t.len() > 2 && !t.starts_with("-g=") => {
+                out.push("-g".into())
+            }
+            _ => out.push(arg),
+        }
+    }
+    out.extend(args);
+    out
+}
+
 #[derive(Args)]
 struct OptArgs {
-    /// No optimization.
-    #[arg(long = "O0", group = "opt")]
-    o0: bool,
-    /// Light optimization.
-    #[arg(long = "O1", group = "opt")]
-    o1: bool,
-    /// Full optimization (the default).
-    #[arg(long = "O2", group = "opt")]
-    o2: bool,
+    #[command(flatten)]
+    gcc: GccArgs,
     /// Verify the IR after every optimization pass.
     #[arg(long)]
     verify_each: bool,
@@ -150,13 +232,7 @@ struct OptArgs {
 
 impl OptArgs {
     fn level(&self) -> OptLevel {
-        if self.o0 {
-            OptLevel::O0
-        } else if self.o1 {
-            OptLevel::O1
-        } else {
-            OptLevel::O2
-        }
+        self.gcc.level()
     }
 
     fn options(&self, color: bool, ad: &AdArgs) -> Options {
@@ -274,6 +350,9 @@ struct BuildArgs {
     /// What to produce.
     #[arg(long, value_enum, default_value_t = Emit::Exe)]
     emit: Emit,
+    /// Compile to an object file, as gcc's `-c` (`--emit obj`).
+    #[arg(short = 'c', conflicts_with = "emit")]
+    compile_only: bool,
     /// Output path (default: the input's name with the emitted kind's
     /// extension; `-` for standard output where the output is text).
     #[arg(short = 'o', long = "output")]
@@ -417,7 +496,7 @@ impl GpuArchArg {
 const COMPILER_STACK: usize = 256 << 20;
 
 fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
+    let cli = match Cli::try_parse_from(gcc_spellings(std::env::args_os())) {
         Ok(cli) => cli,
         Err(e) => {
             let _ = e.print();
@@ -445,8 +524,12 @@ fn dispatch(cli: Cli) -> ExitCode {
             file,
             lib,
             pp,
+            gcc,
             diag,
-        } => check(&file, lib, &pp.options(), diag.color()),
+        } => {
+            gcc.warn();
+            check(&file, lib, &pp.options(), diag.color())
+        }
         Command::Run(args) => run(args),
         Command::Build(args) => build(args),
         Command::Bench { args } => bench(&args),
@@ -621,6 +704,7 @@ fn compile(file: &Path, options: &Options, explain_ad: bool) -> Result<parc_ir::
 }
 
 fn run(args: RunArgs) -> ExitCode {
+    args.opt.gcc.warn();
     // The interpreter runs kernels itself.
     let gpu = match args.device.wants_gpu(DeviceArg::Auto) {
         Ok(g) => g && !args.interp,
@@ -699,7 +783,11 @@ fn emit_ptx(module: &parc_ir::Module, args: &BuildArgs, output: &Path) -> ExitCo
     }
 }
 
-fn build(args: BuildArgs) -> ExitCode {
+fn build(mut args: BuildArgs) -> ExitCode {
+    args.opt.gcc.warn();
+    if args.compile_only {
+        args.emit = Emit::Obj;
+    }
     // Executables carry PTX only when asked (`--device gpu|auto`).
     let embeds_ptx = args.emit == Emit::Exe
         && matches!(args.device.device, Some(DeviceArg::Gpu | DeviceArg::Auto));

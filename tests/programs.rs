@@ -19,7 +19,7 @@
 //!   built executable and as a shared library whose `parc_main` a C driver
 //!   calls, each at 1, 2 and 8 workers (`PARC_NUM_THREADS`), as the serial
 //!   elision (`--serial`: spawn = call, no tasks), through the JIT at
-//!   `--O0` and `--O1` (the rest run at the default `-O2`), and as the IR
+//!   `-O0` and `-O1` (the rest run at the default `-O2`), and as the IR
 //!   `--emit ir` prints, read back by `parc run`.
 //! - `tests/lib/NAME.pc` (`clib-W::` tests): a library, without `main`,
 //!   built with `parc build --emit lib`; the C driver `NAME.c`, compiled
@@ -48,8 +48,8 @@
 //!   `NAME.stderr` on stderr (nothing when there is no such file). Then,
 //!   natively, the JIT, an executable and a shared library called from a
 //!   C driver, each at 1, 2 and 8 workers, the JIT at
-//!   `--O0` (nothing inlined: locals in memory, callees called) and at
-//!   `--O1`, the serial elision (`--serial`), and the JIT
+//!   `-O0` (nothing inlined: locals in memory, callees called) and at
+//!   `-O1`, the serial elision (`--serial`), and the JIT
 //!   with every kernel on the coroutine path (`PARC_KERNEL_COROUTINES=1`
 //!   at compile time) must print the same stdout and exit alike; their
 //!   stderr must equal the interpreter's exactly (barrier divergence is
@@ -69,7 +69,7 @@
 //!   exactly (exact gradients of linear code). Each program runs through
 //!   the interpreter (the reference), the JIT at 1, 2 and 8 workers,
 //!   `--serial` (the AD sees the serial elision), and with
-//!   `--ad-before-opt` and `--O0` (interpreted and native) and `--O1`
+//!   `--ad-before-opt` and `-O0` (interpreted and native) and `-O1`
 //!   (native); the
 //!   analytic values of every run must agree with the interpreter's within
 //!   1e-9 relative (parallel reductions may reassociate sums); native runs
@@ -243,7 +243,7 @@ fn run_interp(path: &Path, args: &[String], limit: Duration) -> Result<Output, F
     run_interp_with(path, &[], args, limit)
 }
 
-/// [`run_interp`] with extra options for `parc` (`--O0`).
+/// [`run_interp`] with extra options for `parc` (`-O0`).
 fn run_interp_with(
     path: &Path,
     options: &[&str],
@@ -465,9 +465,9 @@ fn run_native(path: &Path, args: &[String], how: Native) -> Result<Output, Faile
         }
         Native::O0 | Native::O1 => {
             let level = if matches!(how, Native::O0) {
-                "--O0"
+                "-O0"
             } else {
-                "--O1"
+                "-O1"
             };
             let mut cmd = parc();
             cmd.env("PARC_NUM_THREADS", "2");
@@ -672,9 +672,9 @@ enum GradRun {
     Jit(u32),
     /// `--ad-before-opt`, interpreted (checked memory) or native.
     AdBeforeOpt { native: bool },
-    /// `--O0`, interpreted or native.
+    /// `-O0`, interpreted or native.
     O0 { native: bool },
-    /// `--O1`, native: the level where nothing hoists a loop's constants.
+    /// `-O1`, native: the level where nothing hoists a loop's constants.
     O1,
     /// `parc run --serial`: the AD differentiates the serial elision.
     Serial,
@@ -720,11 +720,11 @@ impl GradRun {
                 native
             }
             GradRun::O0 { native } => {
-                cmd.arg("--O0");
+                cmd.arg("-O0");
                 native
             }
             GradRun::O1 => {
-                cmd.arg("--O1");
+                cmd.arg("-O1");
                 true
             }
             GradRun::Serial => {
@@ -1212,7 +1212,7 @@ fn main() {
         let p = path.clone();
         trials.push(Trial::test(
             format!("interp-O0::{}", name_of(&path)),
-            move || check_sample_with(&p, &["--O0"]),
+            move || check_sample_with(&p, &["-O0"]),
         ));
         for how in Native::EVERY_ENTRY.into_iter().chain([
             Native::Serial,
@@ -1365,11 +1365,57 @@ fn main() {
     trials.push(Trial::test("cli::output-is-not-the-input", || {
         check_output_is_not_the_input()
     }));
+    trials.push(Trial::test("cli::gcc-spellings", check_gcc_spellings));
     let conclusion = libtest_mimic::run(&args, trials);
     let _ = std::fs::remove_dir_all(
         std::env::temp_dir().join(format!("parc-tests-{}", std::process::id())),
     );
     conclusion.exit();
+}
+
+/// gcc's and clang's spellings: `-c` writes a relocatable object; `-O`
+/// (alone: `-O1`), `-O3`, `-Os`, `-Og`, `-Ofast` and parc's older `--O2`
+/// build and run the program; `-g` is accepted with a warning that no
+/// debug information is made, `-g0` without one.
+fn check_gcc_spellings() -> Result<(), Failed> {
+    let sample = "samples/fib.pc";
+    let expected = std::fs::read_to_string(root().join("samples/fib.stdout"))?;
+    let object = scratch_dir()?.join("fib.o");
+    let mut cmd = parc();
+    cmd.args(["build", "-c", "-O", "-g3", sample, "-o"])
+        .arg(&object);
+    let (out, _) = run_with_timeout(cmd, Duration::from_secs(120))?;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    if status_of(&out) != 0 || !stderr.contains("`-g`: parc does not emit debug information") {
+        return Err(format!("build -c: status {}, stderr:\n{stderr}", status_of(&out)).into());
+    }
+    let bytes = std::fs::read(&object)?;
+    let _ = std::fs::remove_file(&object);
+    // ELF, e_type ET_REL (1): a relocatable object, not an executable.
+    if !bytes.starts_with(b"\x7fELF") || bytes.get(16..18) != Some(&[1, 0][..]) {
+        return Err("`-c` did not write a relocatable ELF object".into());
+    }
+    for level in [
+        &["-O3", "-g0"][..],
+        &["-Os"],
+        &["-Og"],
+        &["-Ofast"],
+        &["--O2"],
+    ] {
+        let mut cmd = parc();
+        cmd.arg("run").args(level).arg(sample);
+        let (out, _) = run_with_timeout(cmd, Duration::from_secs(120))?;
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        if status_of(&out) != 0 || stdout != expected || !out.stderr.is_empty() {
+            return Err(format!(
+                "run {level:?}: status {}, stdout:\n{stdout}\nstderr:\n{}",
+                status_of(&out),
+                String::from_utf8_lossy(&out.stderr)
+            )
+            .into());
+        }
+    }
+    Ok(())
 }
 
 /// `parc build x.pir --emit ir` would write its output over its input by
