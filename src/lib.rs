@@ -96,6 +96,9 @@ pub struct Compiled {
     pub warnings: String,
     /// What the AD did, if the module asked for gradients.
     pub ad_report: Option<AdReport>,
+    /// For a program of several files ([`compile_files`]), the file each
+    /// function came from, by name; empty for one file.
+    pub file_of: std::collections::HashMap<String, String>,
 }
 
 /// Turns raw file bytes into text, or a diagnostic pointing at the first
@@ -130,8 +133,127 @@ pub fn decode_source(path: &str, bytes: &[u8], color: bool) -> Result<String, Co
 
 /// Source text to a verified (and, above `-O0`, optimized) module.
 pub fn compile(path: &str, source: &str, options: &Options) -> Result<Compiled, CompileError> {
+    let lower_start = Instant::now();
+    let (module, rendered) = lowered(path, source, options.library, &options.grad, options)?;
+    let lower_time = lower_start.elapsed();
+    let origin = Origin::Source(source);
+    let warnings =
+        rendered + &checked_requests(&module, &options.grad, path, origin, options.color)?;
+    verified(&module, "lowering")?;
+    pipeline(module, path, origin, Some(lower_time), warnings, options)
+}
+
+/// The source files of one program (`parc build a.c b.c`), each `(path,
+/// text)`, to a verified (and optimized) module: each file through the
+/// front end on its own, as a C compiler compiles each, then the modules
+/// linked into one ([`parc_ir::link`]: an `extern` function of one file is
+/// another's definition, `static` functions stay with their file), so that
+/// the optimizer and the AD see the whole program: a function of one file
+/// can be differentiated from another, or with `--grad`. Diagnostics name
+/// the file they are about. One file is [`compile`].
+pub fn compile_files(
+    files: &[(String, String)],
+    options: &Options,
+) -> Result<Compiled, CompileError> {
+    if let [(path, source)] = files {
+        return compile(path, source, options);
+    }
+    let lower_start = Instant::now();
+    let mut modules = Vec::new();
+    let mut rendered = String::new();
+    let mut failed = false;
+    for (path, source) in files {
+        // Each file is a library of the program: `main` is in one of them.
+        match lowered(path, source, true, &options.grad, options) {
+            Ok((module, warnings)) => {
+                rendered += &warnings;
+                modules.push((path.clone(), module));
+            }
+            Err(e) => {
+                rendered += &e.rendered;
+                failed = true;
+            }
+        }
+    }
+    if failed {
+        return Err(CompileError {
+            rendered,
+            internal: false,
+        });
+    }
+    let linked = parc_ir::link::link(modules).map_err(|e| usage_error(e.to_string()))?;
+    let lower_time = lower_start.elapsed();
+    let module = linked.module;
+    let by_function = linked
+        .origin
+        .iter()
+        .filter_map(|(&f, &k)| Some((module.funcs.get(f)?.name.clone(), k)))
+        .collect();
+    let files = Files {
+        inputs: files,
+        by_function,
+    };
+    if !options.library
+        && module
+            .func_by_name("main")
+            .is_none_or(|f| module.funcs[f].is_declaration())
+    {
+        let names: Vec<String> = files.inputs.iter().map(|(p, _)| format!("`{p}`")).collect();
+        return Err(usage_error(format!(
+            "none of {} defines `main`, which a program needs",
+            names.join(", ")
+        )));
+    }
+    let origin = Origin::Files(&files);
+    let first = files.inputs[0].0.as_str();
+    let warnings =
+        rendered + &checked_requests(&module, &options.grad, first, origin, options.color)?;
+    verified(&module, "linking")?;
+    let mut compiled = pipeline(module, first, origin, Some(lower_time), warnings, options)?;
+    compiled.file_of = files
+        .by_function
+        .iter()
+        .map(|(name, &k)| (name.clone(), files.inputs[k].0.clone()))
+        .collect();
+    Ok(compiled)
+}
+
+/// The files of a program of several, and which file each function of the
+/// linked module came from (by name), so that a message about a function
+/// quotes its file.
+struct Files<'a> {
+    inputs: &'a [(String, String)],
+    by_function: std::collections::HashMap<String, usize>,
+}
+
+impl Files<'_> {
+    /// The `(path, text)` of the file `function` came from (the first file
+    /// for a function the pipeline made).
+    fn of(&self, function: &str) -> (&str, &str) {
+        let base = function.split('.').next().unwrap_or(function);
+        let k = self
+            .by_function
+            .get(function)
+            .or_else(|| self.by_function.get(base))
+            .copied()
+            .unwrap_or(0);
+        let (p, s) = &self.inputs[k];
+        (p, s)
+    }
+}
+
+/// Preprocessing, parsing, checking and lowering of one file, with
+/// `--grad` requests for the functions it defines: the module, and the
+/// rendered warnings.
+fn lowered(
+    path: &str,
+    source: &str,
+    library: bool,
+    grad: &[String],
+    options: &Options,
+) -> Result<(Module, String), CompileError> {
     let pre = parc_lang::pp::preprocess(path, source, &options.pp);
-    let (hir, diags) = front_end(&pre, options.library);
+    let (hir, diags) = front_end(&pre, library);
     let rendered = diag::render_mapped(&pre.map, &diags, options.color);
     let Some(hir) = hir.filter(|_| !diags.iter().any(Diagnostic::is_error)) else {
         return Err(CompileError {
@@ -139,24 +261,29 @@ pub fn compile(path: &str, source: &str, options: &Options) -> Result<Compiled, 
             internal: false,
         });
     };
-    let lower_start = Instant::now();
+    // A function declared here and defined in another file is asked for
+    // there.
+    let grad: Vec<String> = grad
+        .iter()
+        .filter(|name| {
+            hir.funcs
+                .iter()
+                .any(|f| &f.name == *name && f.body.is_some())
+        })
+        .cloned()
+        .collect();
     let module = parc_lang::lower::lower_with_exported_gradients(
         &hir,
         path,
         &pre.text,
         Some(&pre.map),
-        &options.grad,
+        &grad,
     )
     .map_err(|d| CompileError {
         rendered: diag::render_mapped(&pre.map, &[d], options.color),
         internal: false,
     })?;
-    let lower_time = lower_start.elapsed();
-    let origin = Origin::Source(source);
-    let warnings =
-        rendered + &checked_requests(&module, &options.grad, path, origin, options.color)?;
-    verified(&module, "lowering")?;
-    pipeline(module, path, origin, Some(lower_time), warnings, options)
+    Ok((module, rendered))
 }
 
 /// The module's gradient requests against [`parc_ir::gradient`]'s rule:
@@ -177,8 +304,12 @@ fn checked_requests(
                 && module.funcs.get(r.primal).is_some_and(|p| &p.name == name)
         });
         if !requested {
+            let where_ = match origin {
+                Origin::Files(_) => "in any of the files".to_string(),
+                _ => format!("in `{path}`"),
+            };
             return Err(usage_error(format!(
-                "no function `{name}` to differentiate in `{path}` (`--grad {name}`)"
+                "no function `{name}` to differentiate {where_} (`--grad {name}`)"
             )));
         }
     }
@@ -190,10 +321,17 @@ fn checked_requests(
         } else {
             "differentiated here"
         };
+        let grad = module.funcs.get(req.grad).map_or("", |g| g.name.as_str());
         if let Some(r) = parc_ir::gradient::refusal(module, req) {
-            found.push((Severity::Error, req.loc, r.message, Some(r.help), label));
+            found.push((
+                Severity::Error,
+                req.loc,
+                r.message,
+                Some(r.help),
+                label,
+                grad,
+            ));
         } else if let Some(why) = parc_ir::gradient::computes_nothing(module, req) {
-            let grad = module.funcs.get(req.grad).map_or("", |g| g.name.as_str());
             let what = if req.linkage == Linkage::Export {
                 format!("`{grad}`")
             } else {
@@ -205,31 +343,44 @@ fn checked_requests(
                 format!("{what} computes nothing: {why}"),
                 Some("differentiate with respect to a `double`/`float` parameter or through a pointer and its shadow".to_string()),
                 label,
+                grad,
             ));
         }
     }
-    type Found = (Severity, SrcLoc, String, Option<String>, &'static str);
-    let render = |list: Vec<Found>| match origin {
+    type Found<'m> = (
+        Severity,
+        SrcLoc,
+        String,
+        Option<String>,
+        &'static str,
+        &'m str,
+    );
+    let diagnostic = |source: &str, (severity, loc, message, help, label, _): Found<'_>| {
+        let d = match severity {
+            Severity::Error => Diagnostic::error(word_at(source, loc), message),
+            Severity::Warning => Diagnostic::warning(word_at(source, loc), message),
+        }
+        .with_label(label);
+        match help {
+            Some(h) => d.with_help(h),
+            None => d,
+        }
+    };
+    let render = |list: Vec<Found<'_>>| match origin {
         Origin::Source(source) => {
-            let diags: Vec<Diagnostic> = list
-                .into_iter()
-                .map(|(severity, loc, message, help, label)| {
-                    let d = match severity {
-                        Severity::Error => Diagnostic::error(word_at(source, loc), message),
-                        Severity::Warning => Diagnostic::warning(word_at(source, loc), message),
-                    }
-                    .with_label(label);
-                    match help {
-                        Some(h) => d.with_help(h),
-                        None => d,
-                    }
-                })
-                .collect();
+            let diags: Vec<Diagnostic> = list.into_iter().map(|f| diagnostic(source, f)).collect();
             diag::render(path, source, &diags, color)
         }
+        Origin::Files(files) => list
+            .into_iter()
+            .map(|f| {
+                let (path, source) = files.of(f.5);
+                diag::render(path, source, &[diagnostic(source, f)], color)
+            })
+            .collect(),
         Origin::Ir => list
             .into_iter()
-            .map(|(severity, loc, message, help, _)| {
+            .map(|(severity, loc, message, help, _, _)| {
                 let word = match severity {
                     Severity::Error => "error",
                     Severity::Warning => "warning",
@@ -282,6 +433,9 @@ fn front_end(
 enum Origin<'a> {
     /// ParC source text: diagnostics quote it.
     Source(&'a str),
+    /// Several files linked: diagnostics quote the file of the function
+    /// they are about.
+    Files(&'a Files<'a>),
     /// parir text: positions refer to the ParC file it was made from.
     Ir,
 }
@@ -425,6 +579,10 @@ fn pipeline(
         };
         let report = parc_ad::differentiate(module, &ad_options).map_err(|e| match origin {
             Origin::Source(source) => ad_error(&e, path, source, options.color),
+            Origin::Files(files) => {
+                let (path, source) = files.of(&e.function);
+                ad_error(&e, path, source, options.color)
+            }
             Origin::Ir => ad_error_in_ir(&e, module.source_name.as_deref(), path),
         })?;
         ad_time = Some(start.elapsed());
@@ -484,6 +642,7 @@ fn pipeline(
         module,
         warnings: rendered,
         ad_report,
+        file_of: Default::default(),
     })
 }
 

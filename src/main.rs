@@ -318,9 +318,11 @@ struct RunArgs {
     pp: PpArgs,
     #[command(flatten)]
     diag: DiagArgs,
-    /// The ParC source file (`.pc`), or parir text (`.pir`, as `--emit ir`
-    /// writes it), which goes through the same optimizer and AD.
-    file: PathBuf,
+    /// The program's source files (`.pc` or `.c`), compiled and linked
+    /// into one program; or one file of parir text (`.pir`, as `--emit
+    /// ir` writes it), which goes through the same optimizer and AD.
+    #[arg(required = true, value_name = "FILE")]
+    files: Vec<PathBuf>,
     /// Arguments for the program's `main` (write them after `--`).
     #[arg(last = true)]
     args: Vec<String>,
@@ -344,9 +346,11 @@ enum Emit {
 
 #[derive(Args)]
 struct BuildArgs {
-    /// The ParC source file (`.pc`), or parir text (`.pir`, as `--emit ir`
-    /// writes it), which goes through the same optimizer and AD.
-    file: PathBuf,
+    /// The program's source files (`.pc` or `.c`), compiled and linked
+    /// into one program; or one file of parir text (`.pir`, as `--emit
+    /// ir` writes it), which goes through the same optimizer and AD.
+    #[arg(required = true, value_name = "FILE")]
+    files: Vec<PathBuf>,
     /// What to produce.
     #[arg(long, value_enum, default_value_t = Emit::Exe)]
     emit: Emit,
@@ -635,6 +639,13 @@ fn writable(output: &Path) -> Result<(), ExitCode> {
     }
 }
 
+/// True for object files and archives (`.o`, `.a`, `.so`), which the
+/// system linker would take but parc does not yet.
+fn is_object(file: &Path) -> bool {
+    file.extension()
+        .is_some_and(|e| e == "o" || e == "a" || e == "so")
+}
+
 /// True for parir text (`.pir`), read by `parc_ir::read` instead of the
 /// ParC front end.
 fn is_ir(file: &Path) -> bool {
@@ -662,8 +673,28 @@ fn check(file: &Path, library: bool, pp: &parc_lang::pp::Options, color: bool) -
     }
 }
 
-fn compile(file: &Path, options: &Options, explain_ad: bool) -> Result<parc_ir::Module, ExitCode> {
-    let source = read_source(file, options.color)?;
+fn compile(
+    files: &[PathBuf],
+    options: &Options,
+    explain_ad: bool,
+) -> Result<parc_ir::Module, ExitCode> {
+    let file = &files[0];
+    if files.len() > 1
+        && let Some(other) = files.iter().find(|f| is_ir(f))
+    {
+        return Err(fail(&format!(
+            "`{}`: parir text (`.pir`) is one whole module, compiled alone; \
+             only source files (`.pc`, `.c`) make a program of several files",
+            other.display()
+        )));
+    }
+    if let Some(object) = files.iter().find(|f| is_object(f)) {
+        return Err(fail(&format!(
+            "`{}` is an object or archive: parc compiles source files (`.pc`, `.c`) and parir \
+             text (`.pir`); linking objects into a program is not supported yet",
+            object.display()
+        )));
+    }
     if let Some(pass) = &options.dump_after
         && !matches!(pass.as_str(), "all" | "lower" | "ad" | "prepare")
         && parc_opt::pass_by_name(pass).is_none()
@@ -679,9 +710,14 @@ fn compile(file: &Path, options: &Options, explain_ad: bool) -> Result<parc_ir::
     }
     let path = file.display().to_string();
     let compiled = if is_ir(file) {
+        let source = read_source(file, options.color)?;
         parc::compile_ir(&path, &source, options)
     } else {
-        parc::compile(&path, &source, options)
+        let mut sources = Vec::new();
+        for f in files {
+            sources.push((f.display().to_string(), read_source(f, options.color)?));
+        }
+        parc::compile_files(&sources, options)
     }
     .map_err(report)?;
     eprint!("{}", compiled.warnings);
@@ -692,6 +728,25 @@ fn compile(file: &Path, options: &Options, explain_ad: bool) -> Result<parc_ir::
             _ => path.clone(),
         };
         match &compiled.ad_report {
+            // Several files: each site under the file of its function.
+            Some(r) if !r.sites.is_empty() && !compiled.file_of.is_empty() => {
+                for f in files {
+                    let name = f.display().to_string();
+                    let sites: Vec<_> = (r.sites.iter())
+                        .filter(|s| compiled.file_of.get(&s.function).unwrap_or(&path) == &name)
+                        .cloned()
+                        .collect();
+                    if sites.is_empty() {
+                        continue;
+                    }
+                    let report = parc_ad::AdReport { sites };
+                    if options.gpu {
+                        eprint!("{}", parc::explain_ad_gpu(&name, &report, &compiled.module))
+                    } else {
+                        eprint!("{}", parc::explain_ad(&name, &report))
+                    }
+                }
+            }
             Some(r) if !r.sites.is_empty() && options.gpu => {
                 eprint!("{}", parc::explain_ad_gpu(&at, r, &compiled.module))
             }
@@ -716,16 +771,16 @@ fn run(args: RunArgs) -> ExitCode {
         pp: args.pp.options(),
         ..args.opt.options(args.diag.color(), &args.ad)
     };
-    let mut module = match compile(&args.file, &options, args.ad.explain_ad) {
+    let mut module = match compile(&args.files, &options, args.ad.explain_ad) {
         Ok(m) => m,
         Err(code) => return code,
     };
-    let mut argv = vec![args.file.display().to_string()];
+    let mut argv = vec![args.files[0].display().to_string()];
     argv.extend(args.args);
     if !args.interp {
-        if let Err(code) = args
-            .device
-            .attach(gpu, &mut module, &args.file, parc_ptx::GpuArch::Sm70)
+        if let Err(code) =
+            args.device
+                .attach(gpu, &mut module, &args.files[0], parc_ptx::GpuArch::Sm70)
         {
             return code;
         }
@@ -763,13 +818,13 @@ fn emit_ptx(module: &parc_ir::Module, args: &BuildArgs, output: &Path) -> ExitCo
     if !parc_ptx::has_kernels(module) {
         return fail(&format!(
             "`{}` has no kernels (`__global__` functions): there is no PTX to emit",
-            args.file.display()
+            args.files[0].display()
         ));
     }
     let options = parc_ptx::PtxOptions {
         arch: args.gpu_arch.arch(),
     };
-    let text = match parc::emit_ptx(module, &options, &args.file.display().to_string()) {
+    let text = match parc::emit_ptx(module, &options, &args.files[0].display().to_string()) {
         Ok(text) => text,
         Err(err) => return report(err),
     };
@@ -803,15 +858,23 @@ fn build(mut args: BuildArgs) -> ExitCode {
     let output = args
         .output
         .clone()
-        .unwrap_or_else(|| args.file.with_extension(extension));
+        .unwrap_or_else(|| args.files[0].with_extension(extension));
     let to_stdout = output.as_os_str() == "-";
     if to_stdout && !text_output {
         return fail("`-o -` is only for text outputs (`--emit ir`, `--emit dot` or `--emit ptx`)");
     }
     if !to_stdout
-        && let Err(code) = not_the_input(&output, &args.file).and_then(|()| writable(&output))
+        && let Err(code) = (args.files.iter())
+            .try_for_each(|f| not_the_input(&output, f))
+            .and_then(|()| writable(&output))
     {
         return code;
+    }
+    if args.emit == Emit::Obj && args.files.len() > 1 {
+        return fail(
+            "`-c` (`--emit obj`) compiles one file; build the files together into an executable \
+             or a library, or compile each with its own `-c`",
+        );
     }
     let options = Options {
         grad: args.grad.clone(),
@@ -823,7 +886,7 @@ fn build(mut args: BuildArgs) -> ExitCode {
         pp: args.pp.options(),
         ..args.opt.options(args.diag.color(), &args.ad)
     };
-    let mut module = match compile(&args.file, &options, args.ad.explain_ad) {
+    let mut module = match compile(&args.files, &options, args.ad.explain_ad) {
         Ok(m) => m,
         Err(code) => return code,
     };
@@ -848,10 +911,12 @@ fn build(mut args: BuildArgs) -> ExitCode {
         Emit::Obj => OutputKind::Obj,
         Emit::Lib => OutputKind::Lib,
     };
-    if let Err(code) = args
-        .device
-        .attach(embeds_ptx, &mut module, &args.file, args.gpu_arch.arch())
-    {
+    if let Err(code) = args.device.attach(
+        embeds_ptx,
+        &mut module,
+        &args.files[0],
+        args.gpu_arch.arch(),
+    ) {
         return code;
     }
     let backend = backend_options(&args.tapir, &args.opt);

@@ -1366,6 +1366,24 @@ fn main() {
         check_output_is_not_the_input()
     }));
     trials.push(Trial::test("cli::gcc-spellings", check_gcc_spellings));
+    for dir in multi_file_programs() {
+        for how in Multi::EVERY {
+            if how == Multi::Gcc
+                && (!gcc
+                    || multi_sources(&dir)
+                        .unwrap_or_default()
+                        .iter()
+                        .any(|f| gcc_cannot_build(f)))
+            {
+                continue;
+            }
+            let d = dir.clone();
+            trials.push(Trial::test(
+                format!("multi-{}::{}", how.label(), dir.display()),
+                move || check_multi(&d, how),
+            ));
+        }
+    }
     let conclusion = libtest_mimic::run(&args, trials);
     let _ = std::fs::remove_dir_all(
         std::env::temp_dir().join(format!("parc-tests-{}", std::process::id())),
@@ -1416,6 +1434,122 @@ fn check_gcc_spellings() -> Result<(), Failed> {
         }
     }
     Ok(())
+}
+
+/// The programs of several files: the folders of `tests/multi/`.
+fn multi_file_programs() -> Vec<PathBuf> {
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(root().join("tests/multi"))
+        .map(|entries| {
+            entries
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.is_dir())
+                .map(|p| Path::new("tests/multi").join(p.file_name().unwrap_or_default()))
+                .collect()
+        })
+        .unwrap_or_default();
+    dirs.sort();
+    dirs
+}
+
+/// The source files of a program of several files, sorted.
+fn multi_sources(dir: &Path) -> Result<Vec<PathBuf>, Failed> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(root().join(dir))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "c" || x == "pc"))
+        .map(|p| dir.join(p.file_name().unwrap_or_default()))
+        .collect();
+    files.sort();
+    Ok(files)
+}
+
+/// How a program of several files is run.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Multi {
+    Interp,
+    Jit(u32),
+    O0,
+    Exe,
+    /// gcc on the same files through `include/parc.h`.
+    Gcc,
+}
+
+impl Multi {
+    const EVERY: [Multi; 6] = [
+        Multi::Interp,
+        Multi::Jit(1),
+        Multi::Jit(8),
+        Multi::O0,
+        Multi::Exe,
+        Multi::Gcc,
+    ];
+
+    fn label(self) -> String {
+        match self {
+            Multi::Interp => "interp".into(),
+            Multi::Jit(w) => format!("jit-{w}"),
+            Multi::O0 => "O0".into(),
+            Multi::Exe => "exe".into(),
+            Multi::Gcc => "gcc".into(),
+        }
+    }
+}
+
+/// `tests/multi/NAME/`: its files compiled together (`parc run a.pc b.pc`,
+/// `parc build a.pc b.pc -o prog`) must print `tests/multi/NAME.stdout`
+/// and exit with status 0, with nothing on stderr.
+fn check_multi(dir: &Path, how: Multi) -> Result<(), Failed> {
+    let files = multi_sources(dir)?;
+    let stem = dir.file_name().unwrap_or_default().to_string_lossy();
+    let exe = scratch_dir()?.join(format!("multi-{stem}-{}", how.label()));
+    let build = |cmd: &mut Command| -> Result<(), Failed> {
+        let out = cmd.output()?;
+        if !out.status.success() {
+            return Err(format!("build failed:\n{}", String::from_utf8_lossy(&out.stderr)).into());
+        }
+        Ok(())
+    };
+    let cmd = match how {
+        Multi::Interp | Multi::Jit(_) | Multi::O0 => {
+            let mut cmd = parc();
+            cmd.arg("run").env("PARC_NUM_THREADS", "2");
+            match how {
+                Multi::Interp => cmd.arg("--interp"),
+                Multi::O0 => cmd.arg("-O0"),
+                Multi::Jit(w) => cmd.env("PARC_NUM_THREADS", w.to_string()),
+                _ => &mut cmd,
+            };
+            cmd.args(&files);
+            cmd
+        }
+        Multi::Exe => {
+            build(parc().arg("build").args(&files).arg("-o").arg(&exe))?;
+            Command::new(&exe)
+        }
+        Multi::Gcc => {
+            build(
+                Command::new("gcc")
+                    .current_dir(root())
+                    .args(["-O2", "-fwrapv", "-include", "include/parc.h", "-x", "c"])
+                    .args(&files)
+                    .arg("-o")
+                    .arg(&exe)
+                    .arg("-lm"),
+            )?;
+            Command::new(&exe)
+        }
+    };
+    let result = run_with_timeout(cmd, Duration::from_secs(120));
+    let _ = std::fs::remove_file(&exe);
+    let (out, _) = result?;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    if status_of(&out) != 0 || !stderr.is_empty() {
+        return Err(format!("status {}, stderr:\n{stderr}", status_of(&out)).into());
+    }
+    compare_file(
+        &dir.with_extension("stdout"),
+        &String::from_utf8_lossy(&out.stdout),
+        "the program's output",
+    )
 }
 
 /// `parc build x.pir --emit ir` would write its output over its input by

@@ -281,8 +281,6 @@ struct Checker {
     /// Undeclared names already reported in the current function (or at
     /// file scope): each is reported once, as gcc does.
     reported_unknown: std::collections::HashSet<String>,
-    /// Functions named by `__enzyme_autodiff`, which need a body.
-    autodiff_targets: Vec<(FuncRef, Span)>,
     /// Hidden locals of variable array lengths and their values, waiting
     /// for the statement they go before (see `vla`).
     vla_lengths: Vec<(LocalId, hir::Expr)>,
@@ -482,7 +480,6 @@ impl Checker {
         }
         self.check_main();
         self.check_gpu_calls();
-        self.check_autodiff_targets();
         self.check_extern_signatures();
     }
 
@@ -1128,25 +1125,6 @@ impl Checker {
                     .with_label("called from GPU code here")
                     .with_secondary(fj, "the parallel construct is here")
                     .with_help(format!("write a serial version of `{name}` for kernels")),
-                );
-            }
-        }
-    }
-}
-
-impl Checker {
-    /// Enzyme differentiates a function's body, which must be in this file.
-    fn check_autodiff_targets(&mut self) {
-        for (f, span) in std::mem::take(&mut self.autodiff_targets) {
-            if self.func_info[f.0 as usize].def_span.is_none() {
-                let name = self.funcs[f.0 as usize].name.clone();
-                self.push(
-                    Diagnostic::error(
-                        span,
-                        format!("cannot differentiate `{name}`: its body is not in this file"),
-                    )
-                    .with_label("differentiated here")
-                    .with_help(format!("define `{name}` in this file")),
                 );
             }
         }

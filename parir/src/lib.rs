@@ -27,6 +27,7 @@ pub mod inst;
 pub mod interp;
 pub mod intrinsic;
 pub mod libm;
+pub mod link;
 pub mod opt_level;
 pub mod print;
 pub mod read;

@@ -377,7 +377,8 @@ impl Checker {
                     self.check_only(rest);
                     return None;
                 }
-                self.autodiff_targets.push((f, first.span));
+                // Whether its body is in the program is known once the
+                // program's files are linked (`parc_ir::gradient::refusal`).
                 Some(f)
             }
             Some(_) => bad(self, format!("`{name}` is a variable, not a function")),

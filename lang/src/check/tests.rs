@@ -1210,14 +1210,12 @@ fn more_enzyme_rules() {
         ad_err("__enzyme_autodiff(sq, enzyme_const, enzyme_out, 1.0)"),
         vec!["5:41: expected a value for parameter `x` of `sq`, found `enzyme_out`"]
     );
+    // A declared function may be defined in another file of the program:
+    // whether its body is there is the driver's question, after linking.
     let errs = errors(
         "double g(double x);\nint main() { double d = __enzyme_autodiff(g, 1.0); return 0; }",
     );
-    assert!(
-        errs.iter()
-            .any(|e| e == "2:43: cannot differentiate `g`: its body is not in this file"),
-        "{errs:#?}"
-    );
+    assert!(errs.is_empty(), "{errs:#?}");
 }
 
 // ------------------------------------------------------------ robustness

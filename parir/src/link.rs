@@ -1,0 +1,393 @@
+//! Linking: the modules of a program's files into one module, as a C
+//! linker joins objects, so that the optimizer and the AD see the whole
+//! program (a function of one file can be inlined into, and differentiated
+//! from, another).
+//!
+//! Rules (C's, for one program):
+//! - an `export` function is defined once over all the modules; an
+//!   `import` (a declaration) of the same name becomes that definition,
+//!   and must have its signature; an import nobody defines stays an
+//!   import (the C library's functions);
+//! - a `local` (`static`) function belongs to its module: where its name
+//!   is taken already it is renamed (`f.2`, `f.3` ...), and only its own
+//!   module's calls reach it;
+//! - globals made by the compiler (names starting with `.`, such as string
+//!   literals `.str.0`) are renamed likewise; any other global is defined
+//!   once over all the modules, and an imported global (`extern int n;`)
+//!   is that definition, or stays an import when no module defines it
+//!   (the C library's `optind`); parir does not mark a `static` global, so
+//!   two files' `static int n;` are refused here with a message that says
+//!   so;
+//! - gradient requests keep their meaning: their primal and gradient are
+//!   mapped as the calls are.
+//!
+//! [`Linked::origin`] says which input each function of the result came
+//! from, so that messages about a function name its file.
+
+use crate::{FuncId, GlobalId, InstKind, Linkage, Module};
+use std::collections::{HashMap, HashSet};
+
+/// The linked program.
+#[derive(Debug)]
+pub struct Linked {
+    pub module: Module,
+    /// For each function of `module`, the index of the input module that
+    /// holds its body (for a declaration nobody defines, the first module
+    /// that declared it).
+    pub origin: HashMap<FuncId, usize>,
+}
+
+/// Why the modules do not make one program: a message naming the symbol
+/// and the inputs (by the names given to [`link`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LinkError(pub String);
+
+impl std::fmt::Display for LinkError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// Links `modules` (each with its file's name, for messages) into one.
+/// The first module's names are kept as they are; its `source_name`
+/// becomes the program's.
+pub fn link(modules: Vec<(String, Module)>) -> Result<Linked, LinkError> {
+    let names: Vec<String> = modules.iter().map(|(n, _)| n.clone()).collect();
+    // Where each exported function is defined, and each global.
+    let mut defined: HashMap<String, usize> = HashMap::new();
+    let mut global_defined: HashMap<String, usize> = HashMap::new();
+    for (k, (_, m)) in modules.iter().enumerate() {
+        for f in m.funcs.values() {
+            if f.linkage == Linkage::Export
+                && let Some(first) = defined.insert(f.name.clone(), k)
+            {
+                return Err(LinkError(format!(
+                    "function `{}` is defined in both `{}` and `{}`; define it in one file and declare it (without a body) in the others, or make both `static`",
+                    f.name, names[first], names[k]
+                )));
+            }
+        }
+        for g in m.globals.values() {
+            if g.name.starts_with('.') || g.is_import {
+                continue;
+            }
+            if let Some(first) = global_defined.insert(g.name.clone(), k) {
+                return Err(LinkError(format!(
+                    "global variable `{}` is defined in both `{}` and `{}`; define it in one file and declare it `extern` in the others (parc does not yet keep a `static` global to its file)",
+                    g.name, names[first], names[k]
+                )));
+            }
+        }
+    }
+
+    let mut out = Module {
+        source_name: modules.first().and_then(|(_, m)| m.source_name.clone()),
+        ..Module::default()
+    };
+    let mut origin: HashMap<FuncId, usize> = HashMap::new();
+    let mut structs: Vec<String> = Vec::new();
+    // Per input: its function and global ids in `out`.
+    let mut func_maps: Vec<HashMap<FuncId, FuncId>> = Vec::new();
+    let mut global_maps: Vec<HashMap<GlobalId, GlobalId>> = Vec::new();
+    // Exported and imported names to their function in `out`, and every
+    // name that will be public (a module-private function must not take
+    // one before its owner comes).
+    let mut public: HashMap<String, FuncId> = HashMap::new();
+    let mut public_globals: HashMap<String, GlobalId> = HashMap::new();
+    let mut public_names: HashSet<String> = HashSet::new();
+    for (_, m) in &modules {
+        let grads = gradient_declarations(m);
+        for (id, f) in m.funcs.iter() {
+            if f.linkage != Linkage::Local && !grads.contains(&id) {
+                public_names.insert(f.name.clone());
+            }
+        }
+    }
+    // First pass: every function gets its id in `out` (bodies are copied
+    // in the second pass, once every id is known).
+    for (k, (_, m)) in modules.iter().enumerate() {
+        let mut funcs = HashMap::new();
+        // A gradient's declaration (`f.grad`) belongs to the module whose
+        // request asks for it, as a `static` function does.
+        let grads = gradient_declarations(m);
+        for (id, f) in m.funcs.iter() {
+            let private = f.linkage == Linkage::Local || grads.contains(&id);
+            let new = if private {
+                let mut copy = f.clone();
+                copy.name = fresh_name(&out, &public_names, &f.name);
+                let new = out.funcs.push(copy);
+                origin.insert(new, k);
+                new
+            } else if let Some(&existing) = public.get(&f.name) {
+                check_signature(&out, existing, m, id, &names, &origin, k)?;
+                if f.linkage == Linkage::Export {
+                    out.funcs[existing] = f.clone();
+                    origin.insert(existing, k);
+                }
+                existing
+            } else {
+                let new = out.funcs.push(f.clone());
+                public.insert(f.name.clone(), new);
+                origin.insert(new, k);
+                new
+            };
+            funcs.insert(id, new);
+        }
+        let mut globals = HashMap::new();
+        for (id, g) in m.globals.iter() {
+            let mut copy = g.clone();
+            if g.name.starts_with('.') {
+                if out.global_by_name(&g.name).is_some() {
+                    let mut n = 2;
+                    while out.global_by_name(&format!("{}.{n}", g.name)).is_some() {
+                        n += 1;
+                    }
+                    copy.name = format!("{}.{n}", g.name);
+                }
+                globals.insert(id, out.globals.push(copy));
+                continue;
+            }
+            // `extern int n;` is the definition another module has, if any.
+            let new = match public_globals.get(&g.name) {
+                Some(&existing) => {
+                    if !g.is_import {
+                        out.globals[existing] = copy;
+                    }
+                    existing
+                }
+                None => {
+                    let new = out.globals.push(copy);
+                    public_globals.insert(g.name.clone(), new);
+                    new
+                }
+            };
+            globals.insert(id, new);
+        }
+        if !m.c_structs.is_empty() && !structs.contains(&m.c_structs) {
+            structs.push(m.c_structs.clone());
+        }
+        func_maps.push(funcs);
+        global_maps.push(globals);
+    }
+    out.c_structs = structs.concat();
+    // Second pass: references in the copied bodies, initial images and
+    // requests point at `out`'s entities.
+    for (k, (_, m)) in modules.iter().enumerate() {
+        let (funcs, globals) = (&func_maps[k], &global_maps[k]);
+        for (id, f) in m.funcs.iter() {
+            let new = funcs[&id];
+            // Only the body that was kept is remapped: an import's copy is
+            // replaced by the definition, whose module remaps it.
+            if origin.get(&new) != Some(&k) || f.is_declaration() {
+                continue;
+            }
+            let func = &mut out.funcs[new];
+            let insts: Vec<_> = func.insts.keys().collect();
+            for i in insts {
+                match func.inst_mut(i) {
+                    InstKind::Call { func: callee, .. } => *callee = funcs[callee],
+                    InstKind::FuncAddr(callee) => *callee = funcs[callee],
+                    InstKind::Launch { kernel, .. } => *kernel = funcs[kernel],
+                    InstKind::GlobalAddr(g) => *g = globals[g],
+                    _ => {}
+                }
+            }
+        }
+        for (id, g) in m.globals.iter() {
+            // The kept definition's image is remapped by its own module.
+            if g.is_import {
+                continue;
+            }
+            let g = &mut out.globals[globals[&id]];
+            for reloc in &mut g.relocs {
+                reloc.1 = globals[&reloc.1];
+            }
+        }
+        for req in &m.grad_requests {
+            let mut req = req.clone();
+            req.primal = funcs[&req.primal];
+            req.grad = funcs[&req.grad];
+            out.grad_requests.push(req);
+        }
+    }
+    Ok(Linked {
+        module: out,
+        origin,
+    })
+}
+
+/// The declarations `m`'s gradient requests will define.
+fn gradient_declarations(m: &Module) -> HashSet<FuncId> {
+    m.grad_requests.iter().map(|r| r.grad).collect()
+}
+
+/// `base`, or `base.2`, `base.3` ...: a name no function of `out` and no
+/// public name has.
+fn fresh_name(out: &Module, public: &HashSet<String>, base: &str) -> String {
+    let taken = |n: &str| out.func_by_name(n).is_some() || public.contains(n);
+    if !taken(base) {
+        return base.to_string();
+    }
+    let mut n = 2;
+    while taken(&format!("{base}.{n}")) {
+        n += 1;
+    }
+    format!("{base}.{n}")
+}
+
+/// A declaration and a definition (or two declarations) of one function
+/// must agree on its signature, as C requires of one program.
+fn check_signature(
+    out: &Module,
+    existing: FuncId,
+    m: &Module,
+    id: FuncId,
+    names: &[String],
+    origin: &HashMap<FuncId, usize>,
+    k: usize,
+) -> Result<(), LinkError> {
+    let (a, b) = (&out.funcs[existing], &m.funcs[id]);
+    if a.sig == b.sig && a.kind == b.kind {
+        return Ok(());
+    }
+    let first = origin.get(&existing).map_or("?", |&i| names[i].as_str());
+    Err(LinkError(format!(
+        "function `{}` has different types in `{first}` and `{}`; declare it the same way in every file (a shared header)",
+        a.name, names[k]
+    )))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::read::read_module;
+
+    fn module(text: &str) -> Module {
+        read_module(text).expect("parir text")
+    }
+
+    fn linked(texts: &[&str]) -> Result<Linked, LinkError> {
+        link(
+            texts
+                .iter()
+                .enumerate()
+                .map(|(k, t)| (format!("f{k}.pc"), module(t)))
+                .collect(),
+        )
+    }
+
+    #[test]
+    fn imports_become_definitions_and_statics_stay_apart() {
+        let a = "declare @twice(f64) -> f64
+func local @helper() -> i32 {
+block0:
+    v0 = iconst.i32 1
+    return v0
+}
+func @main() -> i32 {
+block0:
+    v0 = fconst.f64 2.0
+    v1 = call @twice(v0)
+    v2 = call @helper()
+    return v2
+}
+";
+        let b = "func local @helper() -> i32 {
+block0:
+    v0 = iconst.i32 2
+    return v0
+}
+func @twice(f64) -> f64 {
+block0(v0: f64):
+    v1 = fadd v0, v0
+    v2 = call @helper()
+    return v1
+}
+";
+        let l = linked(&[a, b]).expect("links");
+        let m = &l.module;
+        crate::verify::verify_module(m).expect("verifies");
+        let twice = m.func_by_name("twice").expect("twice");
+        assert!(!m.funcs[twice].is_declaration());
+        assert_eq!(l.origin[&twice], 1);
+        let (h1, h2) = (
+            m.func_by_name("helper").expect("a's helper"),
+            m.func_by_name("helper.2").expect("b's helper, renamed"),
+        );
+        let calls = |f: FuncId| -> Vec<FuncId> {
+            let func = &m.funcs[f];
+            func.placed_insts()
+                .filter_map(|(_, i)| match func.inst(i) {
+                    InstKind::Call { func, .. } => Some(*func),
+                    _ => None,
+                })
+                .collect()
+        };
+        let main = m.func_by_name("main").expect("main");
+        assert_eq!(calls(main), vec![twice, h1]);
+        assert_eq!(calls(twice), vec![h2]);
+        assert_eq!(m.funcs.len(), 4);
+    }
+
+    #[test]
+    fn two_definitions_and_type_mismatches_are_refused() {
+        let f = "func @f() {
+block0:
+    return
+}
+";
+        let err = linked(&[f, f]).expect_err("defined twice");
+        assert!(
+            err.0.contains("`f` is defined in both `f0.pc` and `f1.pc`"),
+            "{err}"
+        );
+        let err = linked(&[f, "declare @f(i32)\n"]).expect_err("types differ");
+        assert!(err.0.contains("`f` has different types"), "{err}");
+        let g = "global @n size 4 align 4 = zeroinit\n";
+        let err = linked(&[g, g]).expect_err("global twice");
+        assert!(err.0.contains("global variable `n`"), "{err}");
+    }
+
+    #[test]
+    fn string_literals_and_gradients_stay_with_their_module() {
+        let a = "global @.str.0 const size 2 align 1 = \"a\\00\"
+declare @f(f64) -> f64
+declare @f.grad(f64) -> f64
+func @main() -> i32 {
+block0:
+    v0 = global_addr @.str.0
+    v1 = fconst.f64 1.0
+    v2 = call @f.grad(v1)
+    v3 = iconst.i32 0
+    return v3
+}
+gradient @f.grad = @f(active) local
+";
+        let b = "global @.str.0 const size 2 align 1 = \"b\\00\"
+declare @f.grad(f64) -> f64
+func @f(f64) -> f64 {
+block0(v0: f64):
+    v1 = fmul v0, v0
+    return v1
+}
+func @g() -> f64 {
+block0:
+    v0 = fconst.f64 3.0
+    v1 = call @f.grad(v0)
+    return v1
+}
+gradient @f.grad = @f(active) local
+";
+        let l = linked(&[a, b]).expect("links");
+        let m = &l.module;
+        crate::verify::verify_module(m).expect("verifies");
+        assert!(m.global_by_name(".str.0").is_some() && m.global_by_name(".str.0.2").is_some());
+        let f = m.func_by_name("f").expect("f");
+        let grads: Vec<_> = m.grad_requests.iter().map(|r| (r.primal, r.grad)).collect();
+        let (g1, g2) = (
+            m.func_by_name("f.grad").expect("a's"),
+            m.func_by_name("f.grad.2").expect("b's"),
+        );
+        assert_eq!(grads, vec![(f, g1), (f, g2)]);
+    }
+}
