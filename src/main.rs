@@ -69,26 +69,54 @@ struct PpArgs {
     /// Define macro NAME (as 1, or as VALUE); `-D NAME` or `-DNAME`.
     #[arg(short = 'D', value_name = "NAME[=VALUE]")]
     define: Vec<String>,
-    /// Undefine macro NAME (after every `-D`).
+    /// Undefine macro NAME (`-D` and `-U` apply in the order given).
     #[arg(short = 'U', value_name = "NAME")]
     undef: Vec<String>,
     /// Search DIR for `#include` files, before the headers parc ships.
     #[arg(short = 'I', value_name = "DIR")]
     include: Vec<PathBuf>,
-    /// `-fopenmp`: accept OpenMP and define `_OPENMP`. (parc runs `#pragma
-    /// omp` serially for now, with a warning; without `-fopenmp` it runs
-    /// them serially too, as gcc does, with a warning.)
+    /// `-fopenmp`: honour `#pragma omp` (parallel loops and regions) and
+    /// define `_OPENMP`; without it the pragmas are ignored with a
+    /// warning, as gcc runs them.
     #[arg(short = 'f', value_name = "FEATURE", value_parser = ["openmp", "no-openmp"])]
     feature: Vec<String>,
+    /// Every `-D` and `-U`, in command-line order (clap keeps each flag's
+    /// values apart; `main` merges them by position).
+    #[arg(skip)]
+    in_order: Vec<parc_lang::pp::Define>,
 }
 
 impl PpArgs {
+    /// Orders the `-D` and `-U` flags as they were given: `-DX -UX`
+    /// leaves `X` undefined, `-UX -DX` defined, as in gcc.
+    fn order(&mut self, matches: &clap::ArgMatches) {
+        use parc_lang::pp::Define;
+        let mut all: Vec<(usize, Define)> = Vec::new();
+        for (id, make) in [
+            ("define", Define::Set as fn(String) -> Define),
+            ("undef", Define::Unset),
+        ] {
+            if let (Some(at), Some(values)) =
+                (matches.indices_of(id), matches.get_many::<String>(id))
+            {
+                all.extend(at.zip(values.map(|v| make(v.clone()))));
+            }
+        }
+        all.sort_by_key(|(at, _)| *at);
+        self.in_order = all.into_iter().map(|(_, d)| d).collect();
+    }
+
     fn options(&self) -> parc_lang::pp::Options {
         use parc_lang::pp::Define;
+        let given = self.define.len() + self.undef.len();
         parc_lang::pp::Options {
-            defines: (self.define.iter().cloned().map(Define::Set))
-                .chain(self.undef.iter().cloned().map(Define::Unset))
-                .collect(),
+            defines: if self.in_order.len() == given {
+                self.in_order.clone()
+            } else {
+                (self.define.iter().cloned().map(Define::Set))
+                    .chain(self.undef.iter().cloned().map(Define::Unset))
+                    .collect()
+            },
             include_dirs: self.include.clone(),
             openmp: self.feature.iter().rev().find_map(|f| match f.as_str() {
                 "openmp" => Some(true),
@@ -500,8 +528,17 @@ impl GpuArchArg {
 const COMPILER_STACK: usize = 256 << 20;
 
 fn main() -> ExitCode {
-    let cli = match Cli::try_parse_from(gcc_spellings(std::env::args_os())) {
-        Ok(cli) => cli,
+    use clap::{CommandFactory, FromArgMatches};
+    let parsed = Cli::command()
+        .try_get_matches_from(gcc_spellings(std::env::args_os()))
+        .and_then(|m| Cli::from_arg_matches(&m).map(|cli| (cli, m)));
+    let cli = match parsed {
+        Ok((mut cli, matches)) => {
+            if let Some((_, sub)) = matches.subcommand() {
+                cli.command.pp_mut().order(sub);
+            }
+            cli
+        }
         Err(e) => {
             let _ = e.print();
             // `--help` and `--version` succeed; a bad command line is the
@@ -519,6 +556,16 @@ fn main() -> ExitCode {
         // A panic has already printed its message; it is parc's bug.
         Ok(Err(_)) => ExitCode::from(101),
         Err(e) => fail(&format!("cannot start the compiler thread: {e}")),
+    }
+}
+
+impl Command {
+    fn pp_mut(&mut self) -> &mut PpArgs {
+        match self {
+            Command::Check { pp, .. } => pp,
+            Command::Run(args) => &mut args.pp,
+            Command::Build(args) => &mut args.pp,
+        }
     }
 }
 

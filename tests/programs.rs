@@ -740,6 +740,7 @@ impl GradRun {
         } else {
             cmd.arg("--interp");
         }
+        cmd.args(flags_of(path));
         cmd.arg(path);
         cmd
     }

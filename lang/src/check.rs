@@ -239,6 +239,9 @@ struct FnCtx {
     /// Targets of `x = spawn f()` not yet followed by a `sync`, with the
     /// spawn's span: using them is a determinacy race.
     pending: Vec<(LocalId, Span)>,
+    /// The OpenMP teams (`parallel` regions and `parallel for` loops)
+    /// around the statement being checked, innermost last.
+    teams: Vec<omp::Team>,
 }
 
 #[derive(Default)]
@@ -667,6 +670,7 @@ impl Checker {
             label_count: 0,
             fork_join: None,
             pending: Vec::new(),
+            teams: Vec::new(),
         };
         // Functions do not nest, so there is no outer context to restore.
         self.fx = Some(fx);

@@ -6,7 +6,7 @@
 //! means in parc (a `parallel for` is a `parallel_for`; what parc cannot
 //! honour is reported there, never dropped).
 
-use crate::ast::{Ident, Span};
+use crate::ast::{Expr, ExprKind, Ident, Span};
 use crate::diag::Diagnostic;
 use crate::lex::{self, Token};
 
@@ -56,8 +56,11 @@ pub enum Clause {
     /// scheduler balances the load itself.
     Schedule,
     Collapse(u32),
-    NumThreads,
-    If,
+    /// `num_threads(n)`: the team's size (a variable or a constant).
+    NumThreads(Expr),
+    /// `if(c)`: the team has one thread when `c` is 0 (a variable or a
+    /// constant).
+    If(Expr),
     Nowait,
     Ordered,
     /// Any other clause, by name.
@@ -270,12 +273,53 @@ fn clause(name: &str, args: &[(Span, Token)], span: Span) -> Result<Clause, Diag
                 .with_help("write `collapse(2)`"));
             }
         },
-        "num_threads" => Clause::NumThreads,
-        "if" => Clause::If,
+        "num_threads" => Clause::NumThreads(operand(args, name, span)?),
+        "if" => Clause::If(operand(args, name, span)?),
         "nowait" => Clause::Nowait,
         "ordered" => Clause::Ordered,
         other => Clause::Other(other.to_string()),
     })
+}
+
+/// The argument of `num_threads(...)` or `if(...)`: a variable or an
+/// integer constant (what the clause reader can give the checker without
+/// a second expression parser). `if(parallel: c)` names its construct.
+fn operand(args: &[(Span, Token)], what: &str, span: Span) -> Result<Expr, Diagnostic> {
+    let args = match args {
+        [(_, Token::Ident(m)), (_, Token::Colon), rest @ ..] if m == "parallel" => rest,
+        _ => args,
+    };
+    match args {
+        [(s, Token::Ident(n))] => Ok(Expr {
+            kind: ExprKind::Ident(n.clone()),
+            span: *s,
+        }),
+        [
+            (
+                s,
+                Token::Number(lex::Number::Int {
+                    value,
+                    suffix,
+                    decimal,
+                }),
+            ),
+        ] => Ok(Expr {
+            kind: ExprKind::IntLit {
+                value: *value,
+                suffix: *suffix,
+                decimal: *decimal,
+            },
+            span: *s,
+        }),
+        _ => Err(Diagnostic::error(
+            span,
+            format!("parc reads `{what}(...)` as one variable or integer constant"),
+        )
+        .with_label("an expression parc does not read here")
+        .with_help(format!(
+            "assign the expression to a variable before the pragma: `int t = ...;` then `{what}(t)`"
+        ))),
+    }
 }
 
 /// The operator of a `reduction` clause (also ParC's `parallel_reduce`).

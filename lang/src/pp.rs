@@ -322,6 +322,21 @@ impl Pp<'_> {
             self.emit_token(&t);
         }
         self.out.push('\n');
+        // Stand-alone directives apply to no statement: an empty one
+        // follows them, so that the grammar's `pragma statement` holds
+        // (`#pragma omp barrier` before a `}` too).
+        let standalone = toks.get(1).is_some_and(|t| {
+            matches!(
+                &*t.text,
+                "barrier" | "flush" | "taskwait" | "taskyield" | "cancel" | "cancellation"
+            )
+        });
+        if standalone {
+            let out = self.out.len() as u32;
+            self.out.push(';');
+            self.map.push_token(out, 1, at, None);
+            self.out.push('\n');
+        }
     }
 
     /// Reads file `file` into the output (or, with `emit` false, only its

@@ -15,22 +15,48 @@
 //!   defines it, so lowering, the optimizer and the AD see ordinary code
 //!   (the AD: a parallel loop with disjoint writes), and a floating-point
 //!   sum is the same at any number of workers.
-//! - Constructs parc runs serially (`parallel` regions, a `for` outside a
-//!   parallel loop, `task`, `sections`, ...) get a warning that says so; in
-//!   serial code `atomic`, `critical`, `single`, `master`, `barrier` and
-//!   `flush` are what they are on one thread. Inside a parallel loop, an
-//!   `atomic` `x += e` (or `-=`, `++`, `--`) is an atomic add; what parc
-//!   cannot do there (`critical`, other atomics) is an error.
+//! - A `parallel` region is a team of threads, one per worker (or
+//!   `num_threads(n)`; one when `if(c)` is 0 or the region is nested in
+//!   parallel code, as OpenMP's nested regions are inactive by default):
+//!   a `parallel_for` over the thread numbers whose body is the region.
+//!   Inside it, `omp for` gives each thread its static share of the loop's
+//!   iterations (consecutive blocks, as `schedule(static)`), `single` and
+//!   `master` run on thread 0, `reduction`s (of the region or of its `omp
+//!   for` loops) accumulate per thread and combine after the region.
+//!   Threads of a team are not simultaneous in parc (a worker may run
+//!   several one after another), so a barrier cannot be kept: `barrier` is
+//!   an error, and so is any statement after an `omp for` or `single`
+//!   without `nowait` (its implicit barrier); the region's end is the
+//!   `parallel_for`'s end and keeps its barrier.
+//! - `omp_get_thread_num()` and `omp_get_num_threads()` are the team's
+//!   thread number and size, known where the construct is written: in a
+//!   `parallel` region, or in a `parallel for` (which then runs as a team
+//!   of one block of iterations per worker, so that no two iterations that
+//!   run at once share a number, whatever the body does). In `main`
+//!   outside them, they are 0 and 1; in any other function parc cannot tell
+//!   which thread calls it, and the call is an error, as are the
+//!   constructs that bind to a team there (`for`, `single`, `critical`,
+//!   ...: "orphaned" constructs).
+//! - Constructs parc runs serially (`task`, `simd`, `sections` outside a
+//!   region, ...) get a warning that says so; in serial code of `main`
+//!   `critical`, `single`, `master`, `barrier` and `flush` are what they
+//!   are on one thread. An `atomic` `x += e` (or `-=`, `++`, `--`) is an
+//!   atomic add wherever it may run in parallel; what parc cannot do in
+//!   parallel code (`critical`, other atomics, `ordered`) is an error.
 
 use super::expr::mk;
-use super::{Checker, is_err};
+use super::{Checker, LoopKind, PforInfo, is_err};
 use crate::ast::{self, Span};
 use crate::diag::Diagnostic;
 use crate::hir::{BinaryOp, Builtin, CType, Expr, ExprKind, Init, LocalId, Stmt, StmtKind};
 use crate::omp::{Clause, Pragma, RedOp};
 use parc_ir::Intrinsic;
 
-/// What an OpenMP loop asks of the `parallel_for` it becomes.
+/// A reduction: operator, the accumulator, the variable outside, its
+/// type, the clause's span.
+pub(super) type Reduction = (RedOp, LocalId, LocalId, CType, Span);
+
+/// What an OpenMP loop or region asks of the code it becomes.
 #[derive(Default)]
 pub(super) struct OmpLoop {
     /// `private` (`None`) and `firstprivate` (`Some(outer)`) variables:
@@ -38,14 +64,21 @@ pub(super) struct OmpLoop {
     pub privates: Vec<(String, CType, Option<LocalId>, Span)>,
     /// Reductions: operator, name, the variable outside, its type.
     pub reductions: Vec<(RedOp, String, LocalId, CType, Span)>,
+    /// An `omp for` inside a `parallel` region: the loop is shared out
+    /// among the region's threads rather than run as a `parallel_for`.
+    pub worksharing: bool,
+    /// `nowait`: no barrier at the end of the construct.
+    pub nowait: bool,
+    /// `num_threads(n)` and `if(c)`, checked (`long`, `int`).
+    pub threads: Option<Expr>,
+    pub if_cond: Option<Expr>,
 }
 
 /// The locals an OpenMP loop declared inside its scope: each iteration's
 /// private copies (their declarations), and each reduction's accumulator.
 pub(super) struct OmpParts {
     pub prologue: Vec<Stmt>,
-    /// Operator, the accumulator, the variable outside, type.
-    pub reductions: Vec<(RedOp, LocalId, LocalId, CType, Span)>,
+    pub reductions: Vec<Reduction>,
 }
 
 /// The loop `parallel_for` checked, for [`Checker::omp_loop`].
@@ -60,6 +93,57 @@ pub(super) struct CheckedLoop {
     pub body: Stmt,
     pub span: Span,
 }
+
+/// An OpenMP team being checked: a `parallel` region's threads, or the
+/// blocks of a `parallel for`.
+pub(super) struct Team {
+    /// The thread's number and the team's size (`long` locals: the
+    /// `parallel_for` index over the team, and its bound).
+    pub tid: LocalId,
+    pub size: LocalId,
+    /// A `parallel` region (worksharing constructs bind to it), not a
+    /// `parallel for`.
+    pub region: bool,
+    /// Inside other parallel code: a team of one thread.
+    pub nested: bool,
+    /// `omp_get_thread_num()` or `omp_get_num_threads()` was called in it.
+    pub used: bool,
+    /// `fx.pfors.len()` and `fx.loops.len()` directly inside the team.
+    pub pfors: usize,
+    pub loops: usize,
+    /// A construct whose implicit barrier parc cannot keep (its span and
+    /// name), once checked: a statement after it is an error.
+    pub barrier: Option<(Span, String)>,
+    /// Reductions of the `omp for` loops of a region, accumulated per
+    /// thread over the whole region.
+    pub reductions: Vec<Reduction>,
+}
+
+/// Where an OpenMP construct or call is.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Place {
+    /// Directly in a `parallel` region (not in a loop nested in it).
+    Region,
+    /// In a parallel loop (OpenMP's or ParC's) or a region's nested loop.
+    Parallel,
+    /// Serial code of `main`.
+    Main,
+    /// Serial code of another function, which may be called anywhere.
+    Unknown,
+}
+
+/// Which construct a clause list belongs to.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Construct {
+    ParallelFor,
+    Region,
+    For,
+    Single,
+}
+
+/// Constructs that bind to the innermost team: run by every thread of a
+/// region they would repeat, so parc runs them serially only in `main`.
+const TEAM_BOUND: [&str; 5] = ["sections", "workshare", "distribute", "loop", "scope"];
 
 /// Most chunks a reduction loop is cut into: enough to keep 64 workers
 /// busy, and fixed, so that a floating-point reduction adds in the same
@@ -211,11 +295,20 @@ fn combine(op: RedOp, a: Expr, b: Expr) -> Expr {
     }
 }
 
+/// The trip count of a checked loop: its bounds and step, each evaluated
+/// once as `parallel_for` evaluates them, and the count (`long`).
+struct Trip {
+    lo: LocalId,
+    step: LocalId,
+    n: LocalId,
+}
+
 impl Checker {
     /// `#pragma omp ...` (or `parallel_reduce`) applied to `stmt`.
     pub(super) fn omp(&mut self, pragma: &Pragma, stmt: &ast::Stmt) -> Vec<Stmt> {
-        let in_parallel = self.fx.as_ref().is_some_and(|f| !f.pfors.is_empty());
-        match pragma.construct.as_str() {
+        let place = self.omp_place();
+        let construct = pragma.construct.as_str();
+        match construct {
             "parallel for" | "parallel for simd" => {
                 let ast::StmtKind::For {
                     init,
@@ -225,18 +318,13 @@ impl Checker {
                     ..
                 } = &stmt.kind
                 else {
-                    self.push(
-                        Diagnostic::error(
-                            pragma.span,
-                            "`#pragma omp parallel for` must be followed by a `for` loop",
-                        )
-                        .with_label("no loop follows"),
-                    );
+                    self.not_a_loop(pragma);
                     return self.stmt(stmt);
                 };
-                let Some(omp) = self.omp_clauses(pragma) else {
+                let (omp, ok) = self.omp_clauses(pragma, Construct::ParallelFor);
+                if !ok {
                     return self.stmt(stmt);
-                };
+                }
                 self.parallel_for(
                     init.as_deref(),
                     cond.as_ref(),
@@ -246,60 +334,208 @@ impl Checker {
                     Some(&omp),
                 )
             }
-            "atomic" | "atomic update" if in_parallel => self.omp_atomic(pragma, stmt),
-            "critical" | "atomic" | "atomic update" | "atomic read" | "atomic write"
-            | "atomic capture" | "single" | "master" | "ordered" | "barrier" | "flush"
-                if in_parallel =>
-            {
-                self.push(
-                    Diagnostic::error(
-                        pragma.span,
-                        format!(
-                            "`#pragma omp {}` inside a parallel loop is not supported",
-                            pragma.construct
-                        ),
-                    )
-                    .with_label("parc cannot run this in parallel code")
-                    .with_help(
-                        "accumulate with `reduction(...)` on the loop, or `atomic` on `x += e`",
-                    ),
-                );
-                // Its statement's writes would only repeat the error as races.
-                Vec::new()
-            }
-            // One thread: these are what they say, with nothing to wait for.
-            "atomic" | "atomic update" | "atomic read" | "atomic write" | "atomic capture"
-            | "critical" | "single" | "master" | "barrier" | "flush" | "taskwait" => {
-                self.stmt(stmt)
-            }
-            other => {
-                let what = match other {
-                    "parallel" => "`#pragma omp parallel` regions run on one thread in parc: the \
-                                   region runs once, serially"
-                        .to_string(),
-                    "for" => "`#pragma omp for` outside a parallel loop runs serially (parc runs \
-                              `parallel` regions on one thread)"
-                        .to_string(),
-                    _ => format!(
-                        "`#pragma omp {other}` is not run in parallel by parc: the code runs \
-                         serially, as written"
-                    ),
-                };
-                self.push(
-                    Diagnostic::warning(pragma.span, what)
+            "parallel" => self.omp_region(pragma, stmt),
+            "for" | "for simd" => match place {
+                Place::Region => self.omp_for(pragma, stmt),
+                Place::Parallel => self.omp_in_parallel(pragma),
+                Place::Main => {
+                    self.push(
+                        Diagnostic::warning(
+                            pragma.span,
+                            "`#pragma omp for` outside a `parallel` region runs serially (a \
+                             team of one thread, as in OpenMP)",
+                        )
                         .with_label("runs serially")
                         .with_help("`#pragma omp parallel for` on a loop runs it in parallel"),
+                    );
+                    self.stmt(stmt)
+                }
+                Place::Unknown => self.omp_orphan(pragma, stmt),
+            },
+            "single" | "master" | "masked" => match place {
+                Place::Region => self.omp_single(pragma, stmt),
+                Place::Parallel => self.omp_in_parallel(pragma),
+                Place::Main => self.stmt(stmt),
+                Place::Unknown => self.omp_orphan(pragma, stmt),
+            },
+            // An atomic add is right on one thread too: wherever the code
+            // may run in parallel, it is one.
+            "atomic" | "atomic update" if place != Place::Main => self.omp_atomic(pragma, stmt),
+            "critical" | "atomic" | "atomic update" | "atomic read" | "atomic write"
+            | "atomic capture" | "ordered" | "barrier" => match place {
+                Place::Region | Place::Parallel => self.omp_in_parallel(pragma),
+                // One thread: these are what they say, with nothing to wait for.
+                Place::Main => self.stmt(stmt),
+                Place::Unknown => self.omp_orphan(pragma, stmt),
+            },
+            "flush" | "taskwait" | "taskyield" => self.stmt(stmt),
+            c if TEAM_BOUND.contains(&c) && place != Place::Main => match place {
+                Place::Unknown => self.omp_orphan(pragma, stmt),
+                _ => self.omp_in_parallel(pragma),
+            },
+            other => {
+                self.push(
+                    Diagnostic::warning(
+                        pragma.span,
+                        format!(
+                            "`#pragma omp {other}` is not run in parallel by parc: the code runs \
+                             serially, as written"
+                        ),
+                    )
+                    .with_label("runs serially")
+                    .with_help(
+                        "`#pragma omp parallel for` on a loop, or a `parallel` region with \
+                         `omp for` in it, runs in parallel",
+                    ),
                 );
                 self.stmt(stmt)
             }
         }
     }
 
-    /// The clauses of a `parallel for`, checked; `None` after an error.
-    fn omp_clauses(&mut self, pragma: &Pragma) -> Option<OmpLoop> {
+    fn not_a_loop(&mut self, pragma: &Pragma) {
+        self.push(
+            Diagnostic::error(
+                pragma.span,
+                format!(
+                    "`#pragma omp {}` must be followed by a `for` loop",
+                    pragma.construct
+                ),
+            )
+            .with_label("no loop follows"),
+        );
+    }
+
+    /// Where OpenMP code being checked runs.
+    fn omp_place(&self) -> Place {
+        let Some(fx) = self.fx.as_ref() else {
+            return Place::Unknown;
+        };
+        match fx.teams.last() {
+            Some(t) if t.region && t.pfors == fx.pfors.len() => Place::Region,
+            _ if !fx.pfors.is_empty() => Place::Parallel,
+            _ if fx.name == "main" => Place::Main,
+            _ => Place::Unknown,
+        }
+    }
+
+    /// A construct parc cannot run in parallel code.
+    fn omp_in_parallel(&mut self, pragma: &Pragma) -> Vec<Stmt> {
+        let c = &pragma.construct;
+        let (label, help) = match c.as_str() {
+            "barrier" => (
+                "parc cannot keep a barrier: the threads of a team do not run at the same time",
+                "end the `parallel` region here and begin another (its end waits for every thread)"
+                    .to_string(),
+            ),
+            "for" | "for simd" | "single" | "master" | "masked" => (
+                "parc runs these only directly in a `parallel` region",
+                format!(
+                    "put `#pragma omp {c}` directly in the `parallel` region, not in a parallel loop"
+                ),
+            ),
+            _ => (
+                "parc cannot run this in parallel code",
+                "accumulate with `reduction(...)` on the loop or region, or `atomic` on `x += e`"
+                    .to_string(),
+            ),
+        };
+        self.push(
+            Diagnostic::error(
+                pragma.span,
+                format!("`#pragma omp {c}` inside a parallel region or loop is not supported"),
+            )
+            .with_label(label)
+            .with_help(help),
+        );
+        // Its statement's writes would only repeat the error as races.
+        Vec::new()
+    }
+
+    /// A construct that binds to a team, outside any in a function other
+    /// than `main`: parc cannot tell whether a region calls it.
+    fn omp_orphan(&mut self, pragma: &Pragma, stmt: &ast::Stmt) -> Vec<Stmt> {
+        let f = self.fx.as_ref().map(|f| f.name.clone()).unwrap_or_default();
+        self.push(
+            Diagnostic::error(
+                pragma.span,
+                format!(
+                    "`#pragma omp {}` outside a parallel construct of `{f}`: parc cannot tell \
+                     whether `{f}` runs in a `parallel` region",
+                    pragma.construct
+                ),
+            )
+            .with_label("an orphaned construct")
+            .with_help(
+                "write the construct in the function that has the `#pragma omp parallel` \
+                 region (in `main` outside any region it runs serially)",
+            ),
+        );
+        self.stmt(stmt)
+    }
+
+    /// Reports a statement after a construct whose barrier parc cannot
+    /// keep, in the same `parallel` region.
+    pub(super) fn omp_after_barrier(&mut self, s: &ast::Stmt) {
+        if matches!(s.kind, ast::StmtKind::Empty) {
+            return;
+        }
+        let Some(team) = self.fx.as_mut().and_then(|f| f.teams.last_mut()) else {
+            return;
+        };
+        let Some((at, construct)) = team.barrier.take() else {
+            return;
+        };
+        self.push(
+            Diagnostic::error(
+                s.span,
+                format!(
+                    "parc cannot keep the barrier at the end of `#pragma omp {construct}`: a \
+                     statement follows it in the `parallel` region"
+                ),
+            )
+            .with_label("this would not wait for the other threads")
+            .with_secondary(at, "its implicit barrier")
+            .with_help(
+                "end the `parallel` region after it (the region's end waits for every thread), \
+                 or add `nowait` if what follows does not need its results",
+            ),
+        );
+    }
+
+    /// The clauses of a construct, checked, and whether they all were.
+    fn omp_clauses(&mut self, pragma: &Pragma, construct: Construct) -> (OmpLoop, bool) {
+        use Construct as C;
         let mut omp = OmpLoop::default();
         let mut ok = true;
+        let is_loop = matches!(construct, C::ParallelFor | C::For);
+        let is_parallel = matches!(construct, C::ParallelFor | C::Region);
         for c in &pragma.clauses {
+            let applies = match &c.clause {
+                Clause::Private(_) | Clause::FirstPrivate(_) => true,
+                Clause::Reduction(..) => construct != C::Single,
+                Clause::Shared(_) | Clause::Default | Clause::NumThreads(_) | Clause::If(_) => {
+                    is_parallel
+                }
+                Clause::Schedule | Clause::Collapse(_) => is_loop,
+                Clause::Nowait => matches!(construct, C::For | C::Single),
+                Clause::LastPrivate(_) | Clause::Ordered | Clause::Other(_) => true,
+            };
+            if !applies {
+                let name = pragma_clause_name(&c.clause);
+                self.push(
+                    Diagnostic::error(
+                        c.span,
+                        format!(
+                            "the `{name}` clause does not apply to `#pragma omp {}`",
+                            pragma.construct
+                        ),
+                    )
+                    .with_label("not a clause of this construct"),
+                );
+                ok = false;
+                continue;
+            }
             match &c.clause {
                 Clause::Reduction(op, vars) => {
                     for v in vars {
@@ -342,24 +578,24 @@ impl Checker {
                         omp.privates.push((v.name.clone(), ty, first.then_some(id), v.span));
                     }
                 }
-                Clause::Shared(_) | Clause::Default | Clause::Schedule | Clause::Nowait => {}
+                Clause::Shared(_) | Clause::Default | Clause::Schedule => {}
+                Clause::Nowait => omp.nowait = true,
+                Clause::NumThreads(e) => match self.omp_integer(e, "num_threads") {
+                    Some(v) => omp.threads = Some(v),
+                    None => ok = false,
+                },
+                Clause::If(e) => match self.omp_integer(e, "if") {
+                    Some(v) => omp.if_cond = Some(bin(BinaryOp::Ne, v, long(int(0, e.span)))),
+                    None => ok = false,
+                },
                 Clause::Collapse(1) => {}
                 Clause::Collapse(n) => self.push(
                     Diagnostic::warning(c.span, format!("`collapse({n})`: parc runs the outer loop in parallel and the {} inner in each of its iterations", if *n == 2 { "loop" } else { "loops" }))
                         .with_label("the loops are not merged")
                         .with_help("the result is the same; write `parallel_for` on an inner loop to run it in parallel too"),
                 ),
-                Clause::NumThreads | Clause::If => self.push(
-                    Diagnostic::warning(c.span, "this clause is ignored: parc runs the loop in parallel on all its workers (`PARC_NUM_THREADS`)")
-                        .with_label("ignored"),
-                ),
                 Clause::LastPrivate(_) | Clause::Ordered | Clause::Other(_) => {
-                    let name = match &c.clause {
-                        Clause::LastPrivate(_) => "lastprivate".to_string(),
-                        Clause::Ordered => "ordered".to_string(),
-                        Clause::Other(n) => n.clone(),
-                        _ => String::new(),
-                    };
+                    let name = pragma_clause_name(&c.clause);
                     self.push(
                         Diagnostic::error(c.span, format!("the `{name}` clause is not supported"))
                             .with_label("parc cannot honour this clause")
@@ -369,7 +605,23 @@ impl Checker {
                 }
             }
         }
-        ok.then_some(omp)
+        (omp, ok)
+    }
+
+    /// The integer argument of `num_threads(...)` or `if(...)`, as `long`.
+    fn omp_integer(&mut self, e: &ast::Expr, clause: &str) -> Option<Expr> {
+        let v = self.rvalue(e);
+        if is_err(&v.ty) {
+            return None;
+        }
+        if !v.ty.is_integer() {
+            self.push(
+                Diagnostic::error(e.span, format!("`{clause}` needs an integer"))
+                    .with_label("not an integer"),
+            );
+            return None;
+        }
+        Some(self.convert(v, &CType::Long))
     }
 
     /// A variable a clause names: a local of the enclosing function.
@@ -423,54 +675,91 @@ impl Checker {
         parts
     }
 
-    /// The statements an OpenMP loop becomes. Without reductions: the
-    /// `parallel_for`, each iteration declaring its private copies first.
-    /// With reductions, the iterations are cut into at most
-    /// [`REDUCTION_CHUNKS`] blocks of consecutive iterations, run in
-    /// parallel; each block runs its iterations in order on its own
-    /// accumulators (starting at the operator's identity) and stores them
-    /// in its slot of an array; after the loop the slots are combined into
-    /// the variables in block order. Every write is to memory of one block
-    /// only, so the code is race-free as Tapir defines it (the AD
-    /// differentiates it as any parallel loop with disjoint writes), and
-    /// the result is the same at any number of workers.
-    pub(super) fn omp_loop(&mut self, parts: OmpParts, l: CheckedLoop) -> Vec<Stmt> {
-        let span = l.span;
-        let mut inner_body = parts.prologue;
-        inner_body.push(l.body);
-        if parts.reductions.is_empty() {
-            return vec![Stmt {
-                kind: StmtKind::ParallelFor {
-                    var: l.var,
-                    lo: l.lo,
-                    hi: l.hi,
-                    inclusive: l.inclusive,
-                    step: l.step,
-                    step_check: l.step_check,
-                    body: Box::new(Stmt {
-                        kind: StmtKind::Block(inner_body),
-                        span,
-                    }),
-                },
-                span,
-            }];
-        }
-        let lng = CType::Long;
-        let mut out = Vec::new();
-        let decl = |c: &mut Checker, ty: &CType, init: Expr, out: &mut Vec<Stmt>| {
-            let id = c.new_local("", ty.clone(), false, span);
-            out.push(Stmt {
-                kind: StmtKind::Decl(id, Some(Init::Expr(init))),
-                span,
+    /// Starts a team (before its body is checked): its thread number and
+    /// size are locals the body's `omp_get_thread_num()` reads.
+    pub(super) fn push_team(&mut self, region: bool, nested: bool, span: Span) {
+        let tid = self.new_local("", CType::Long, false, span);
+        let size = self.new_local("", CType::Long, false, span);
+        if let Some(fx) = self.fx.as_mut() {
+            fx.teams.push(Team {
+                tid,
+                size,
+                region,
+                nested,
+                used: false,
+                pfors: fx.pfors.len(),
+                loops: fx.loops.len(),
+                barrier: None,
+                reductions: Vec::new(),
             });
-            id
+        }
+    }
+
+    pub(super) fn pop_team(&mut self) -> Option<Team> {
+        self.fx.as_mut().and_then(|f| f.teams.pop())
+    }
+
+    /// The number of threads of a team (`long`): `num_threads(n)` or one
+    /// per worker; one if `if(c)` is false or the team is nested in
+    /// parallel code (OpenMP's nested regions are inactive by default).
+    fn team_size(&mut self, omp: &OmpLoop, nested: bool, span: Span) -> Expr {
+        let lng = CType::Long;
+        if nested {
+            return long(int(1, span));
+        }
+        let size = match &omp.threads {
+            // At least one thread, as OpenMP requires n > 0.
+            Some(n) => {
+                let n = n.clone();
+                let one = long(int(1, span));
+                mk(
+                    ExprKind::Cond(
+                        Box::new(bin(BinaryOp::Gt, n.clone(), one.clone())),
+                        Box::new(n),
+                        Box::new(one),
+                    ),
+                    lng.clone(),
+                    span,
+                )
+            }
+            None => long(builtin(Builtin::Intrinsic(Intrinsic::NumWorkers), vec![], CType::Int, span)),
         };
-        // Bounds and step once, as `parallel_for` evaluates them; the trip
-        // count in `long`.
-        let lo = decl(self, &l.var_ty, l.lo, &mut out);
+        match &omp.if_cond {
+            Some(c) => mk(
+                ExprKind::Cond(
+                    Box::new(c.clone()),
+                    Box::new(size),
+                    Box::new(long(int(1, span))),
+                ),
+                lng,
+                span,
+            ),
+            None => size,
+        }
+    }
+
+    fn decl_temp(&mut self, ty: &CType, init: Expr, out: &mut Vec<Stmt>) -> LocalId {
+        let span = init.span;
+        let id = self.new_local("", ty.clone(), false, span);
+        out.push(Stmt {
+            kind: StmtKind::Decl(id, Some(Init::Expr(init))),
+            span,
+        });
+        id
+    }
+
+    /// The loop's bounds, step and trip count, declared in `out`.
+    fn trip(&mut self, l: &mut CheckedLoop, out: &mut Vec<Stmt>) -> Trip {
+        let span = l.span;
+        let placeholder = || int(0, span);
+        let lo = self.decl_temp(&l.var_ty, std::mem::replace(&mut l.lo, placeholder()), out);
         let hi_ty = l.hi.ty.clone();
-        let hi = decl(self, &hi_ty, l.hi, &mut out);
-        let step = decl(self, &l.var_ty, l.step, &mut out);
+        let hi = self.decl_temp(&hi_ty, std::mem::replace(&mut l.hi, placeholder()), out);
+        let step = self.decl_temp(
+            &l.var_ty,
+            std::mem::replace(&mut l.step, placeholder()),
+            out,
+        );
         let (lo_l, hi_l, step_l) = (
             long(local(lo, &l.var_ty, span)),
             long(local(hi, &hi_ty, span)),
@@ -507,85 +796,50 @@ impl Checker {
                 ),
             )
         };
-        let zero = long(int(0, span));
         let trip = mk(
             ExprKind::Cond(
                 Box::new(nonempty),
                 Box::new(span_len),
-                Box::new(zero.clone()),
+                Box::new(long(int(0, span))),
             ),
-            lng.clone(),
+            CType::Long,
             span,
         );
-        let n = decl(self, &lng, trip, &mut out);
-        let max_chunks = long(int(REDUCTION_CHUNKS, span));
-        let chunks = mk(
-            ExprKind::Cond(
-                Box::new(bin(BinaryOp::Lt, local(n, &lng, span), max_chunks.clone())),
-                Box::new(local(n, &lng, span)),
-                Box::new(max_chunks),
-            ),
-            lng.clone(),
-            span,
-        );
-        let nc = decl(self, &lng, chunks, &mut out);
-        // One slot per block and reduction (at least one, for calloc).
-        let mut slots = Vec::new();
-        for (_, _, _, ty, at) in &parts.reductions {
-            let ptr_ty = ty.clone().ptr_to();
-            let count = bin(BinaryOp::Add, local(nc, &lng, *at), long(int(1, *at)));
-            let mem = builtin(
-                Builtin::Intrinsic(Intrinsic::Calloc),
-                vec![
-                    count,
-                    mk(ExprKind::IntConst(size_of(ty) as i64), lng.clone(), *at),
-                ],
-                CType::Void.ptr_to(),
-                *at,
-            );
-            let mem = mk(ExprKind::Convert(Box::new(mem)), ptr_ty.clone(), *at);
-            slots.push(decl(self, &ptr_ty, mem, &mut out));
-        }
-        let slot = |ptr: LocalId, ty: &CType, k: Expr| {
-            mk(
-                ExprKind::Index {
-                    base: Box::new(local(ptr, &ty.clone().ptr_to(), span)),
-                    index: Box::new(long(k)),
-                    elem_size: size_of(ty),
-                },
-                ty.clone(),
-                span,
-            )
-        };
-        // The block: accumulators at the identity, its iterations in
-        // order, the accumulators into its slots.
-        let c = self.new_local("", lng.clone(), false, span);
-        let k = self.new_local("", lng.clone(), false, span);
-        let mut block = Vec::new();
-        for (op, acc, _, ty, at) in &parts.reductions {
-            block.push(Stmt {
-                kind: StmtKind::Decl(*acc, Some(Init::Expr(identity(*op, ty, *at)))),
-                span: *at,
-            });
-        }
-        let bound = |c: &mut Checker, which: Expr, block: &mut Vec<Stmt>| {
-            // which * n / nc
+        let n = self.decl_temp(&CType::Long, trip, out);
+        Trip { lo, step, n }
+    }
+
+    /// Block `c` of `nc`'s share of the loop's iterations, in order:
+    /// `for (k = c*n/nc; k < (c+1)*n/nc; k++) { T i = lo + k*step; body }`.
+    fn share(
+        &mut self,
+        c: LocalId,
+        nc: LocalId,
+        trip: &Trip,
+        l: &CheckedLoop,
+        body: Vec<Stmt>,
+    ) -> Vec<Stmt> {
+        let span = l.span;
+        let lng = CType::Long;
+        let mut out = Vec::new();
+        let bound = |ch: &mut Checker, which: Expr, out: &mut Vec<Stmt>| {
             let v = bin(
                 BinaryOp::Div,
-                bin(BinaryOp::Mul, which, local(n, &lng, span)),
+                bin(BinaryOp::Mul, which, local(trip.n, &lng, span)),
                 local(nc, &lng, span),
             );
-            decl(c, &lng, v, block)
+            ch.decl_temp(&lng, v, out)
         };
-        let first = bound(self, local(c, &lng, span), &mut block);
+        let first = bound(self, local(c, &lng, span), &mut out);
         let last = bound(
             self,
             bin(BinaryOp::Add, local(c, &lng, span), long(int(1, span))),
-            &mut block,
+            &mut out,
         );
+        let k = self.new_local("", lng.clone(), false, span);
         let index = bin(
             BinaryOp::Add,
-            local(lo, &l.var_ty, span),
+            local(trip.lo, &l.var_ty, span),
             bin(
                 BinaryOp::Mul,
                 mk(
@@ -593,15 +847,15 @@ impl Checker {
                     l.var_ty.clone(),
                     span,
                 ),
-                local(step, &l.var_ty, span),
+                local(trip.step, &l.var_ty, span),
             ),
         );
         let mut iteration = vec![Stmt {
             kind: StmtKind::Decl(l.var, Some(Init::Expr(index))),
             span,
         }];
-        iteration.extend(inner_body);
-        block.push(Stmt {
+        iteration.extend(body);
+        out.push(Stmt {
             kind: StmtKind::For {
                 init: Some(Box::new(Stmt {
                     kind: StmtKind::Decl(k, Some(Init::Expr(local(first, &lng, span)))),
@@ -620,38 +874,79 @@ impl Checker {
             },
             span,
         });
-        for ((_, acc, _, ty, _), &ptr) in parts.reductions.iter().zip(&slots) {
+        out
+    }
+
+    /// Appends to `out` `parallel_for (c = 0; c < nc; c += step) {
+    /// accumulators at their operator's identity; body; slots[c] =
+    /// accumulators }` and then the slots combined into the variables
+    /// outside, in block order. Every write is to memory of one block
+    /// only, so the code is race-free as Tapir defines it (the AD
+    /// differentiates it as any parallel loop with disjoint writes), and
+    /// the result depends on `nc` only, not on the workers.
+    #[allow(clippy::too_many_arguments)]
+    fn blocks(
+        &mut self,
+        out: &mut Vec<Stmt>,
+        c: LocalId,
+        nc: LocalId,
+        reductions: &[Reduction],
+        body: Vec<Stmt>,
+        step: Expr,
+        step_check: Option<usize>,
+        span: Span,
+    ) {
+        let lng = CType::Long;
+        // One slot per block and reduction (at least one, for calloc).
+        let mut slots = Vec::new();
+        for (_, _, _, ty, at) in reductions {
+            let ptr_ty = ty.clone().ptr_to();
+            let count = bin(BinaryOp::Add, local(nc, &lng, *at), long(int(1, *at)));
+            let mem = builtin(
+                Builtin::Intrinsic(Intrinsic::Calloc),
+                vec![
+                    count,
+                    mk(ExprKind::IntConst(size_of(ty) as i64), lng.clone(), *at),
+                ],
+                CType::Void.ptr_to(),
+                *at,
+            );
+            let mem = mk(ExprKind::Convert(Box::new(mem)), ptr_ty.clone(), *at);
+            slots.push(self.decl_temp(&ptr_ty, mem, out));
+        }
+        let slot = |ptr: LocalId, ty: &CType, k: Expr| {
+            mk(
+                ExprKind::Index {
+                    base: Box::new(local(ptr, &ty.clone().ptr_to(), span)),
+                    index: Box::new(long(k)),
+                    elem_size: size_of(ty),
+                },
+                ty.clone(),
+                span,
+            )
+        };
+        let mut block = Vec::new();
+        for (op, acc, _, ty, at) in reductions {
+            block.push(Stmt {
+                kind: StmtKind::Decl(*acc, Some(Init::Expr(identity(*op, ty, *at)))),
+                span: *at,
+            });
+        }
+        block.extend(body);
+        for ((_, acc, _, ty, _), &ptr) in reductions.iter().zip(&slots) {
             block.push(assign(
                 slot(ptr, ty, local(c, &lng, span)),
                 local(*acc, ty, span),
             ));
         }
-        // A step not known to be positive is checked at run time as
-        // `parallel_for` checks it: the blocks' loop steps by 1, or by the
-        // user's step when that is not positive, which the check reports.
-        let block_step = match l.step_check {
-            None => long(int(1, span)),
-            Some(_) => {
-                let user = long(local(step, &l.var_ty, span));
-                mk(
-                    ExprKind::Cond(
-                        Box::new(bin(BinaryOp::Gt, user.clone(), long(int(0, span)))),
-                        Box::new(long(int(1, span))),
-                        Box::new(user),
-                    ),
-                    lng.clone(),
-                    span,
-                )
-            }
-        };
         out.push(Stmt {
             kind: StmtKind::ParallelFor {
                 var: c,
-                lo: zero,
+                lo: long(int(0, span)),
                 hi: local(nc, &lng, span),
                 inclusive: false,
-                step: block_step,
-                step_check: l.step_check,
+                step,
+                step_check,
                 body: Box::new(Stmt {
                     kind: StmtKind::Block(block),
                     span,
@@ -660,7 +955,7 @@ impl Checker {
             span,
         });
         // The blocks' results, in block order; then the slots go.
-        for ((op, _, outer, ty, _), &ptr) in parts.reductions.iter().zip(&slots) {
+        for ((op, _, outer, ty, _), &ptr) in reductions.iter().zip(&slots) {
             let j = self.new_local("", lng.clone(), false, span);
             let x = local(*outer, ty, span);
             out.push(Stmt {
@@ -696,8 +991,347 @@ impl Checker {
                 span,
             });
         }
+    }
+
+    /// The statements an OpenMP `parallel for` becomes. Without
+    /// reductions or thread numbers: the `parallel_for`, each iteration
+    /// declaring its private copies first. Otherwise the iterations are
+    /// cut into blocks of consecutive iterations run in parallel (see
+    /// [`Checker::blocks`]), each running its iterations in order on its
+    /// own accumulators: at most [`REDUCTION_CHUNKS`] blocks, so that the
+    /// result is the same at any number of workers, or, when the body asks
+    /// for its thread number, one block per thread of the team (the block
+    /// is the thread).
+    pub(super) fn omp_loop(
+        &mut self,
+        parts: OmpParts,
+        mut l: CheckedLoop,
+        team: Option<Team>,
+        omp: &OmpLoop,
+    ) -> Vec<Stmt> {
+        let span = l.span;
+        let mut inner_body = parts.prologue;
+        inner_body.push(std::mem::replace(
+            &mut l.body,
+            Stmt {
+                kind: StmtKind::Block(Vec::new()),
+                span,
+            },
+        ));
+        let used = team.as_ref().is_some_and(|t| t.used);
+        if parts.reductions.is_empty() && !used {
+            return vec![Stmt {
+                kind: StmtKind::ParallelFor {
+                    var: l.var,
+                    lo: l.lo,
+                    hi: l.hi,
+                    inclusive: l.inclusive,
+                    step: l.step,
+                    step_check: l.step_check,
+                    body: Box::new(Stmt {
+                        kind: StmtKind::Block(inner_body),
+                        span,
+                    }),
+                },
+                span,
+            }];
+        }
+        let lng = CType::Long;
+        let mut out = Vec::new();
+        let trip = self.trip(&mut l, &mut out);
+        let (c, nc) = match &team {
+            Some(t) => (t.tid, t.size),
+            None => (
+                self.new_local("", lng.clone(), false, span),
+                self.new_local("", lng.clone(), false, span),
+            ),
+        };
+        let blocks = if used {
+            let nested = team.as_ref().is_some_and(|t| t.nested);
+            self.team_size(omp, nested, span)
+        } else {
+            let max_chunks = long(int(REDUCTION_CHUNKS, span));
+            mk(
+                ExprKind::Cond(
+                    Box::new(bin(
+                        BinaryOp::Lt,
+                        local(trip.n, &lng, span),
+                        max_chunks.clone(),
+                    )),
+                    Box::new(local(trip.n, &lng, span)),
+                    Box::new(max_chunks),
+                ),
+                lng.clone(),
+                span,
+            )
+        };
+        out.push(Stmt {
+            kind: StmtKind::Decl(nc, Some(Init::Expr(blocks))),
+            span,
+        });
+        let body = self.share(c, nc, &trip, &l, inner_body);
+        // A step not known to be positive is checked at run time as
+        // `parallel_for` checks it: the blocks' loop steps by 1, or by the
+        // user's step when that is not positive, which the check reports.
+        let block_step = match l.step_check {
+            None => long(int(1, span)),
+            Some(_) => {
+                let user = long(local(trip.step, &l.var_ty, span));
+                mk(
+                    ExprKind::Cond(
+                        Box::new(bin(BinaryOp::Gt, user.clone(), long(int(0, span)))),
+                        Box::new(long(int(1, span))),
+                        Box::new(user),
+                    ),
+                    lng.clone(),
+                    span,
+                )
+            }
+        };
+        self.blocks(
+            &mut out,
+            c,
+            nc,
+            &parts.reductions,
+            body,
+            block_step,
+            l.step_check,
+            span,
+        );
         vec![Stmt {
             kind: StmtKind::Block(out),
+            span,
+        }]
+    }
+
+    /// `#pragma omp parallel`: a team of threads, each running the region
+    /// (see the module's documentation).
+    fn omp_region(&mut self, pragma: &Pragma, stmt: &ast::Stmt) -> Vec<Stmt> {
+        let span = pragma.span;
+        let nested = self.fx.as_ref().is_some_and(|f| !f.pfors.is_empty());
+        let (omp, _) = self.omp_clauses(pragma, Construct::Region);
+        self.fork_join("#pragma omp parallel", span);
+        let size = self.team_size(&omp, nested, span);
+        self.push_team(true, nested, span);
+        let Some((tid, nc)) = self
+            .fx
+            .as_ref()
+            .and_then(|f| f.teams.last())
+            .map(|t| (t.tid, t.size))
+        else {
+            return Vec::new();
+        };
+        if let Some(fx) = self.fx.as_mut() {
+            fx.loops.push(LoopKind::ParallelBody);
+            fx.pfors.push(PforInfo {
+                span,
+                var: tid,
+                conditional: 0,
+            });
+            // The team's body is directly in the new parallel_for.
+            if let Some(t) = fx.teams.last_mut() {
+                t.pfors = fx.pfors.len();
+                t.loops = fx.loops.len();
+            }
+        }
+        self.push_scope();
+        let parts = self.omp_parts(&omp);
+        let before = self.pending();
+        let body = self.sub_stmt(stmt);
+        *self.pending_mut() = before;
+        self.pop_scope();
+        let team = self.pop_team();
+        if let Some(fx) = self.fx.as_mut() {
+            fx.loops.pop();
+            fx.pfors.pop();
+        }
+        let mut reductions = parts.reductions;
+        reductions.extend(team.map(|t| t.reductions).unwrap_or_default());
+        let mut out = vec![Stmt {
+            kind: StmtKind::Decl(nc, Some(Init::Expr(size))),
+            span,
+        }];
+        let mut block = parts.prologue;
+        block.push(body);
+        self.blocks(
+            &mut out,
+            tid,
+            nc,
+            &reductions,
+            block,
+            long(int(1, span)),
+            None,
+            span,
+        );
+        vec![Stmt {
+            kind: StmtKind::Block(out),
+            span,
+        }]
+    }
+
+    /// `#pragma omp for` directly in a `parallel` region: the loop,
+    /// checked as a `parallel_for` whose iterations the region's threads
+    /// share ([`Checker::omp_share`]).
+    fn omp_for(&mut self, pragma: &Pragma, stmt: &ast::Stmt) -> Vec<Stmt> {
+        let ast::StmtKind::For {
+            init,
+            cond,
+            step,
+            body,
+            ..
+        } = &stmt.kind
+        else {
+            self.not_a_loop(pragma);
+            return self.stmt(stmt);
+        };
+        let (mut omp, ok) = self.omp_clauses(pragma, Construct::For);
+        omp.worksharing = true;
+        self.omp_barrier_in_loop(pragma, omp.nowait);
+        if !ok {
+            return self.stmt(stmt);
+        }
+        let out = self.parallel_for(
+            init.as_deref(),
+            cond.as_ref(),
+            step.as_ref(),
+            body,
+            stmt.span,
+            Some(&omp),
+        );
+        if !omp.nowait {
+            self.omp_set_barrier(pragma);
+        }
+        out
+    }
+
+    /// A worksharing construct with a barrier in a loop of its region:
+    /// every thread would wait at it on every trip.
+    fn omp_barrier_in_loop(&mut self, pragma: &Pragma, nowait: bool) {
+        let in_loop = self
+            .fx
+            .as_ref()
+            .is_some_and(|f| f.teams.last().is_some_and(|t| f.loops.len() > t.loops));
+        if nowait || !in_loop {
+            return;
+        }
+        self.push(
+            Diagnostic::error(
+                pragma.span,
+                format!(
+                    "parc cannot keep the barrier at the end of `#pragma omp {}` in a loop of a \
+                     `parallel` region",
+                    pragma.construct
+                ),
+            )
+            .with_label("its threads would have to wait here on every trip")
+            .with_help(
+                "put the loop around the region instead (`#pragma omp parallel for` on the inner \
+                 loop), or add `nowait` if no trip needs another thread's results",
+            ),
+        );
+    }
+
+    fn omp_set_barrier(&mut self, pragma: &Pragma) {
+        if let Some(t) = self.fx.as_mut().and_then(|f| f.teams.last_mut()) {
+            t.barrier = Some((pragma.span, pragma.construct.clone()));
+        }
+    }
+
+    /// An `omp for` loop in a region, checked: thread `tid` of the team
+    /// runs its block of consecutive iterations (`schedule(static)`).
+    /// Reductions accumulate per thread over the region and combine at its
+    /// end (the loop's barrier, which parc keeps only there).
+    pub(super) fn omp_share(&mut self, parts: OmpParts, mut l: CheckedLoop) -> Vec<Stmt> {
+        let span = l.span;
+        let Some((tid, nc, pfors)) = self
+            .fx
+            .as_ref()
+            .and_then(|f| f.teams.last())
+            .map(|t| (t.tid, t.size, t.pfors))
+        else {
+            return Vec::new();
+        };
+        if l.step_check.is_some() {
+            self.push(
+                Diagnostic::error(
+                    l.step.span,
+                    "the step of an `omp for` loop in a `parallel` region must be a constant",
+                )
+                .with_label("known only at run time")
+                .with_help("write a constant step, or `#pragma omp parallel for` on the loop"),
+            );
+            return Vec::new();
+        }
+        for (_, _, outer, _, at) in &parts.reductions {
+            let private = self.fx.as_ref().is_some_and(|f| {
+                f.local_info
+                    .get(outer.0 as usize)
+                    .is_some_and(|i| i.pfor_depth >= pfors)
+            });
+            if private {
+                self.push(
+                    Diagnostic::error(
+                        *at,
+                        "a reduction variable of `omp for` must be shared in its `parallel` region",
+                    )
+                    .with_label("declared inside the region: each thread has its own")
+                    .with_help("declare it before the region, or accumulate without `reduction`"),
+                );
+            }
+        }
+        if let Some(t) = self.fx.as_mut().and_then(|f| f.teams.last_mut()) {
+            t.reductions.extend(parts.reductions.iter().cloned());
+        }
+        let mut out = Vec::new();
+        let trip = self.trip(&mut l, &mut out);
+        let mut body = parts.prologue;
+        body.push(std::mem::replace(
+            &mut l.body,
+            Stmt {
+                kind: StmtKind::Block(Vec::new()),
+                span,
+            },
+        ));
+        out.extend(self.share(tid, nc, &trip, &l, body));
+        vec![Stmt {
+            kind: StmtKind::Block(out),
+            span,
+        }]
+    }
+
+    /// `single` and `master` directly in a region: thread 0 runs them.
+    /// (`single`'s barrier is kept only by the region's end.)
+    fn omp_single(&mut self, pragma: &Pragma, stmt: &ast::Stmt) -> Vec<Stmt> {
+        let span = pragma.span;
+        let Some(tid) = self.fx.as_ref().and_then(|f| f.teams.last()).map(|t| t.tid) else {
+            return Vec::new();
+        };
+        let (omp, _) = self.omp_clauses(pragma, Construct::Single);
+        let barrier = pragma.is("single") && !omp.nowait;
+        if barrier {
+            self.omp_barrier_in_loop(pragma, false);
+        }
+        // One thread runs it: its writes happen once.
+        self.enter_branch(1);
+        self.push_scope();
+        let parts = self.omp_parts(&omp);
+        let mut body = parts.prologue;
+        body.push(self.sub_stmt(stmt));
+        self.pop_scope();
+        self.enter_branch(-1);
+        if barrier {
+            self.omp_set_barrier(pragma);
+        }
+        let lng = CType::Long;
+        vec![Stmt {
+            kind: StmtKind::If {
+                cond: bin(BinaryOp::Eq, local(tid, &lng, span), long(int(0, span))),
+                then: Box::new(Stmt {
+                    kind: StmtKind::Block(body),
+                    span,
+                }),
+                els: None,
+            },
             span,
         }]
     }
@@ -767,25 +1401,39 @@ impl Checker {
             stmt.span,
         );
         vec![Stmt {
-            kind: StmtKind::Expr(builtin(
-                Builtin::Intrinsic(Intrinsic::AtomicAdd),
-                vec![addr, v],
-                ty,
-                stmt.span,
-            )),
+            kind: StmtKind::Expr(builtin(Builtin::Intrinsic(Intrinsic::AtomicAdd), vec![addr, v], ty, stmt.span)),
             span: stmt.span,
         }]
     }
 }
 
+/// A clause's name, for messages.
+fn pragma_clause_name(c: &Clause) -> String {
+    match c {
+        Clause::Reduction(..) => "reduction",
+        Clause::Private(_) => "private",
+        Clause::FirstPrivate(_) => "firstprivate",
+        Clause::LastPrivate(_) => "lastprivate",
+        Clause::Shared(_) => "shared",
+        Clause::Default => "default",
+        Clause::Schedule => "schedule",
+        Clause::Collapse(_) => "collapse",
+        Clause::NumThreads(_) => "num_threads",
+        Clause::If(_) => "if",
+        Clause::Nowait => "nowait",
+        Clause::Ordered => "ordered",
+        Clause::Other(n) => n.as_str(),
+    }
+    .to_string()
+}
+
 impl Checker {
     /// The OpenMP runtime functions parc provides (`omp.h` names them):
-    /// `None` if `name` is not one. In parc the OpenMP threads are the
-    /// workers: inside a parallel loop (of this function) a thread's
-    /// number is its worker's and the team is every worker; outside one,
-    /// the one thread of a serial region.
+    /// `None` if `name` is not one. A thread's number and its team's size
+    /// are those of the team the call is written in (see the module's
+    /// documentation); the number of threads a region gets is the number
+    /// of workers.
     pub(super) fn omp_call(&mut self, name: &str, args: &[ast::Expr], span: Span) -> Option<Expr> {
-        let in_parallel = self.fx.as_ref().is_some_and(|f| !f.pfors.is_empty());
         let arity = match name {
             "omp_set_num_threads" => 1,
             "omp_get_thread_num"
@@ -810,33 +1458,13 @@ impl Checker {
             self.check_only(args);
             return Some(super::expr::err_expr(span));
         }
-        let workers = || {
-            builtin(
-                Builtin::Intrinsic(Intrinsic::NumWorkers),
-                vec![],
-                CType::Int,
-                span,
-            )
-        };
+        let workers = || builtin(Builtin::Intrinsic(Intrinsic::NumWorkers), vec![], CType::Int, span);
         Some(match name {
-            "omp_get_thread_num" if in_parallel => builtin(
-                Builtin::Intrinsic(Intrinsic::WorkerId),
-                vec![],
-                CType::Int,
-                span,
-            ),
-            "omp_get_thread_num" => int(0, span),
-            "omp_get_num_threads" | "omp_in_parallel" if !in_parallel => {
-                int(i64::from(name == "omp_get_num_threads"), span)
+            "omp_get_thread_num" | "omp_get_num_threads" | "omp_in_parallel" => {
+                self.omp_team_call(name, span)
             }
-            "omp_get_num_threads" | "omp_get_max_threads" | "omp_get_num_procs" => workers(),
-            "omp_in_parallel" => int(1, span),
-            "omp_get_wtime" => builtin(
-                Builtin::Intrinsic(Intrinsic::Wtime),
-                vec![],
-                CType::Double,
-                span,
-            ),
+            "omp_get_max_threads" | "omp_get_num_procs" => workers(),
+            "omp_get_wtime" => builtin(Builtin::Intrinsic(Intrinsic::Wtime), vec![], CType::Double, span),
             _ => {
                 // omp_set_num_threads(n): evaluated, without effect.
                 let n = self.rvalue(&args[0]);
@@ -853,5 +1481,60 @@ impl Checker {
                 )
             }
         })
+    }
+
+    /// `omp_get_thread_num()`, `omp_get_num_threads()`, `omp_in_parallel()`:
+    /// from the team the call is written directly in; 0, 1 and 0 in
+    /// serial code of `main`; an error where parc cannot tell.
+    fn omp_team_call(&mut self, name: &str, span: Span) -> Expr {
+        let int_of = |e: Expr| mk(ExprKind::Convert(Box::new(e)), CType::Int, span);
+        let lng = CType::Long;
+        let here = self.fx.as_mut().and_then(|f| {
+            let depth = f.pfors.len();
+            f.teams.last_mut().filter(|t| t.pfors == depth)
+        });
+        if let Some(t) = here {
+            t.used = true;
+            let (tid, size) = (t.tid, t.size);
+            return match name {
+                "omp_get_thread_num" => int_of(local(tid, &lng, span)),
+                "omp_get_num_threads" => int_of(local(size, &lng, span)),
+                _ => bin(BinaryOp::Gt, local(size, &lng, span), long(int(1, span))),
+            };
+        }
+        let (in_parallel, fname) = self
+            .fx
+            .as_ref()
+            .map(|f| (!f.pfors.is_empty(), f.name.clone()))
+            .unwrap_or_default();
+        if !in_parallel && fname == "main" {
+            return int(i64::from(name == "omp_get_num_threads"), span);
+        }
+        let d = if in_parallel {
+            Diagnostic::error(
+                span,
+                format!(
+                    "`{name}()` in a `parallel_for` or `spawn` that is not an OpenMP construct"
+                ),
+            )
+            .with_label("its iterations are not OpenMP threads")
+            .with_help(
+                "call it directly in the `#pragma omp parallel` region or `parallel for` loop",
+            )
+        } else {
+            Diagnostic::error(
+                span,
+                format!(
+                    "parc cannot tell which OpenMP thread runs `{fname}`: `{name}()` is known only \
+                     where a `#pragma omp parallel` region or loop is written (and in `main`)"
+                ),
+            )
+            .with_label("not inside an OpenMP construct of this function")
+            .with_help(format!(
+                "call it in the parallel region or loop and pass the result to `{fname}` as a parameter"
+            ))
+        };
+        self.push(d);
+        super::expr::err_expr(span)
     }
 }

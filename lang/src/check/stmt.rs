@@ -69,6 +69,7 @@ impl Checker {
     }
 
     pub(super) fn stmt(&mut self, s: &ast::Stmt) -> Vec<Stmt> {
+        self.omp_after_barrier(s);
         let span = s.span;
         let one = |kind| vec![Stmt { kind, span }];
         match &s.kind {
@@ -336,7 +337,7 @@ impl Checker {
     }
 
     /// Records a fork-join construct; GPU code cannot fork.
-    fn fork_join(&mut self, what: &str, span: Span) {
+    pub(super) fn fork_join(&mut self, what: &str, span: Span) {
         let kind = self.cur_kind();
         if let Some(fx) = self.fx.as_mut()
             && fx.fork_join.is_none()
@@ -634,7 +635,13 @@ impl Checker {
         span: Span,
         omp: Option<&omp::OmpLoop>,
     ) -> Vec<Stmt> {
-        self.fork_join("parallel_for", keyword(span));
+        // An `omp for` in a region is shared out among the region's
+        // threads, inside the region's own parallel loop.
+        let worksharing = omp.is_some_and(|o| o.worksharing);
+        if !worksharing {
+            self.fork_join("parallel_for", keyword(span));
+        }
+        let nested = self.fx.as_ref().is_some_and(|f| !f.pfors.is_empty());
         self.push_scope();
         let header = self.pfor_index(init, span, omp.is_some());
         let (var, var_name, var_ty, lo) = match header {
@@ -654,23 +661,33 @@ impl Checker {
         };
         if let Some(fx) = self.fx.as_mut() {
             fx.loops.push(LoopKind::ParallelBody);
-            fx.pfor_count += 1;
-            let serial = fx.pfor_count;
-            fx.pfors.push(PforInfo {
-                serial,
-                span,
-                var,
-                conditional: 0,
-            });
+            if !worksharing {
+                fx.pfor_count += 1;
+                let serial = fx.pfor_count;
+                fx.pfors.push(PforInfo {
+                    serial,
+                    span,
+                    var,
+                    conditional: 0,
+                });
+            }
         }
         let parts = omp.map(|o| self.omp_parts(o));
+        // An OpenMP loop is a team: its body may ask for thread numbers.
+        let is_team = omp.is_some() && !worksharing;
+        if is_team {
+            self.push_team(false, nested, span);
+        }
         // Each iteration syncs its own spawns when it ends.
         let before = self.pending();
         let body = Box::new(self.sub_stmt(body));
         *self.pending_mut() = before;
+        let team = if is_team { self.pop_team() } else { None };
         if let Some(fx) = self.fx.as_mut() {
             fx.loops.pop();
-            fx.pfors.pop();
+            if !worksharing {
+                fx.pfors.pop();
+            }
         }
         self.pop_scope();
         match (bound, stepv) {
@@ -680,21 +697,23 @@ impl Checker {
                 // chunks it would run no iteration at all.
                 let step_check = (!matches!(step.kind, ExprKind::IntConst(_)))
                     .then(|| self.intern_string(b"the step of this parallel_for is not positive"));
-                if let Some(parts) = parts {
-                    return self.omp_loop(
-                        parts,
-                        omp::CheckedLoop {
-                            var,
-                            var_ty,
-                            lo,
-                            hi,
-                            inclusive,
-                            step,
-                            step_check,
-                            body: *body,
-                            span,
-                        },
-                    );
+                if let (Some(parts), Some(o)) = (parts, omp) {
+                    let l = omp::CheckedLoop {
+                        var,
+                        var_ty,
+                        lo,
+                        hi,
+                        inclusive,
+                        step,
+                        step_check,
+                        body: *body,
+                        span,
+                    };
+                    return if worksharing {
+                        self.omp_share(parts, l)
+                    } else {
+                        self.omp_loop(parts, l, team, o)
+                    };
                 }
                 vec![Stmt {
                     kind: StmtKind::ParallelFor {
