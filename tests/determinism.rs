@@ -99,6 +99,13 @@ fn first_difference(a: &str, b: &str) -> String {
 fn check(path: &Path, object: bool) -> Result<(), Failed> {
     let source = std::fs::read_to_string(root().join(path))?;
     let wants_grad = source.contains("__enzyme_autodiff");
+    // The program's `// flags:` line, as the programs harness gives it.
+    let flags = source
+        .lines()
+        .take_while(|l| l.starts_with("//"))
+        .find_map(|l| l.strip_prefix("// flags:"))
+        .unwrap_or_default()
+        .to_string();
     for opt_level in [OptLevel::O0, OptLevel::O1, OptLevel::O2] {
         for ad_before_opt in [false, true] {
             if ad_before_opt && !wants_grad {
@@ -107,6 +114,7 @@ fn check(path: &Path, object: bool) -> Result<(), Failed> {
             let options = Options {
                 opt_level,
                 ad_before_opt,
+                pp: parc_lang::pp::Options::from_flags(&flags),
                 ..Options::default()
             };
             let what = format!(

@@ -69,6 +69,26 @@ pub struct Options {
     pub openmp: bool,
 }
 
+impl Options {
+    /// The options that gcc-style flags give (`-DX`, `-DX=V`, `-UX`,
+    /// `-fopenmp`, `-fno-openmp`, in order; others are not the
+    /// preprocessor's and are skipped): what the test harnesses read from a
+    /// program's `// flags:` line.
+    pub fn from_flags(flags: &str) -> Options {
+        let mut options = Options::default();
+        for f in flags.split_whitespace() {
+            if let Some(d) = f.strip_prefix("-D") {
+                options.defines.push(Define::Set(d.to_string()));
+            } else if let Some(u) = f.strip_prefix("-U") {
+                options.defines.push(Define::Unset(u.to_string()));
+            } else if f == "-fopenmp" || f == "-fno-openmp" {
+                options.openmp = f == "-fopenmp";
+            }
+        }
+        options
+    }
+}
+
 /// What preprocessing produces.
 pub struct Preprocessed {
     /// The text the lexer reads.

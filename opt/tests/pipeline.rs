@@ -63,19 +63,9 @@ fn lower(path: &Path, source: &str) -> Result<Module, String> {
     // Named as the repository's root sees it (`__FILE__`), its own
     // headers found through `-I`.
     // The preprocessor's flags of the `// flags:` line, as parc reads them.
-    let flags = directive(source, "flags").unwrap_or_default();
-    let flags: Vec<&str> = flags.split_whitespace().collect();
     let options = parc_lang::pp::Options {
-        openmp: flags.contains(&"-fopenmp"),
-        defines: flags
-            .iter()
-            .filter_map(|f| {
-                use parc_lang::pp::Define;
-                (f.strip_prefix("-D").map(|d| Define::Set(d.to_string())))
-                    .or_else(|| f.strip_prefix("-U").map(|u| Define::Unset(u.to_string())))
-            })
-            .collect(),
         include_dirs: path.parent().map(Path::to_path_buf).into_iter().collect(),
+        ..parc_lang::pp::Options::from_flags(&directive(source, "flags").unwrap_or_default())
     };
     let name = path
         .strip_prefix(root())

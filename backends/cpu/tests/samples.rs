@@ -48,10 +48,10 @@ fn compile(path: &Path) -> Result<Module, String> {
     let src = std::fs::read_to_string(path).map_err(|e| e.to_string())?;
     // Named as the repository's root sees it (`__FILE__`), its own
     // headers found through `-I`.
+    // The preprocessor's flags of the `// flags:` line, as parc reads them.
     let options = parc_lang::pp::Options {
-        openmp: src.contains("// flags: -fopenmp"),
         include_dirs: path.parent().map(Path::to_path_buf).into_iter().collect(),
-        ..parc_lang::pp::Options::default()
+        ..parc_lang::pp::Options::from_flags(&directive(&src, "flags").unwrap_or_default())
     };
     let name = path
         .strip_prefix(root())
