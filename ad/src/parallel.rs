@@ -1,19 +1,17 @@
 //! Parallel reversal: recognizing the parallel loops of a primal.
 //!
-//! The AD reverses a detach only as part of a parallel loop in the front
-//! end's (and Tapir lowering's) shape:
+//! The AD reverses a detach as part of a parallel loop where it is the
+//! detach of one of parir's Tapir loops (`parc_ir::analysis::tapir_loops`,
+//! the front end's `parallel_for` shape) that also has
 //!
 //! ```text
 //! pre:    ... jump header(lo)            ; the header's only other predecessor
-//! header(iv): c = icmp slt|sle|ult|ule iv, hi ; brif c, spawn, exit
-//! spawn:  detach within sr, task, latch
+//! spawn:  detach within sr, task, latch  ; nothing above the detach
 //! task:   ...  reattach within sr, latch  ; exactly one reattaching block
-//! latch:  iv' = iadd iv, step ; jump header(iv')
 //! exit:   sync within sr, next           ; the header's only exit
 //! ```
 //!
-//! with `hi` and `step` defined outside the loop or constants: the trip
-//! count is computed in `pre`.
+//! so that the trip count is computed in `pre`.
 //!
 //! **Forward.** `pre` allocates one tape header per iteration
 //! (`calloc(trip, 24)`, with the trip count computed as Tapir lowering
@@ -67,7 +65,7 @@
 //! every instance has its own.
 
 use crate::AdError;
-use parc_ir::analysis::FunctionAnalyses;
+use parc_ir::analysis::{FunctionAnalyses, tapir_loops};
 use parc_ir::{
     BinaryOp, Block, BlockCall, CastOp, Function, InstKind, SyncRegion, Type, Value, ValueDef,
 };
@@ -408,49 +406,18 @@ fn reached_syncs(
     syncs
 }
 
-/// Finds every parallel loop (detaches in other shapes are spawn sites).
+/// Finds every parallel loop (detaches in other shapes are spawn sites):
+/// parir's Tapir loops ([`tapir_loops`]) with nothing above the detach,
+/// entered from one block outside (`pre`, which passes `lo`) and leaving
+/// to a `sync` of their region that only the header reaches.
 pub fn find_loops(p: &Function, an: &FunctionAnalyses) -> Result<Vec<PLoop>, AdError> {
     let mut out = Vec::new();
-    for t in an.tasks.tasks() {
-        let td = an.tasks.data(t);
-        let spawn = td.detach_block;
-        if !an.cfg.is_reachable(spawn) {
+    for l in tapir_loops::find_with(p, an, &tapir_loops::Uses::compute(p)) {
+        let td = an.tasks.data(l.task_id);
+        let (header, spawn, latch, exit) = (l.header, l.detach_block, l.latch, l.exit);
+        if !an.cfg.is_reachable(spawn) || !l.hoisted.is_empty() {
             continue;
         }
-        // spawn's only predecessor is the header, which branches on iv < hi.
-        let [header] = an.cfg.preds(spawn) else {
-            continue;
-        };
-        let header = *header;
-        if p.block_insts(spawn).len() != 1 {
-            continue;
-        }
-        let Some(InstKind::Brif {
-            cond,
-            then_dest,
-            else_dest,
-        }) = p.terminator(header).map(|i| p.inst(i).clone())
-        else {
-            continue;
-        };
-        if then_dest.block != spawn || p.blocks[header].params.len() != 1 {
-            continue;
-        }
-        let iv = p.blocks[header].params[0];
-        let exit = else_dest.block;
-        let ValueDef::Result(ci) = p.value_def(cond) else {
-            continue;
-        };
-        let InstKind::Icmp(cc, a, hi) = p.inst(ci).clone() else {
-            continue;
-        };
-        if a != iv {
-            continue;
-        }
-        let Some((signed, inclusive)) = cc.upper_bound() else {
-            continue;
-        };
-        let latch = td.cont;
         let [reattach] = td.reattaches[..] else {
             return Err(shape_error(
                 p,
@@ -458,21 +425,6 @@ pub fn find_loops(p: &Function, an: &FunctionAnalyses) -> Result<Vec<PLoop>, AdE
                 "a `parallel_for` body with several exits cannot be differentiated yet",
             ));
         };
-        let Some(InstKind::Jump(back)) = p.terminator(latch).map(|i| p.inst(i).clone()) else {
-            continue;
-        };
-        if back.block != header {
-            continue;
-        }
-        let ValueDef::Result(inc) = p.value_def(back.args[0]) else {
-            continue;
-        };
-        let InstKind::Binary(BinaryOp::Iadd, x, step) = p.inst(inc).clone() else {
-            continue;
-        };
-        if x != iv {
-            continue;
-        }
         let Some(lp) = an.loops.loop_headed_by(header) else {
             continue;
         };
@@ -508,41 +460,27 @@ pub fn find_loops(p: &Function, an: &FunctionAnalyses) -> Result<Vec<PLoop>, AdE
         else {
             continue;
         };
-        if region != td.region || an.cfg.preds(exit) != [header] || ld.exits != [exit] {
+        if region != l.region || an.cfg.preds(exit) != [header] || ld.exits != [exit] {
             continue;
         }
-        // The trip count is computed in `pre`, so `hi` and `step` must be
-        // known there: defined outside the loop, or constants (which the
-        // forward sweep makes where it needs them; at -O1 nothing hoists
-        // the latch's `iconst 1`). A bound computed in the loop is not
-        // evaluated once; such a loop's detach is a spawn site.
-        let known_before = |v: Value| {
-            p.const_int(v).is_some()
-                || match p.value_def(v) {
-                    ValueDef::Param(b, _) => !ld.contains(b),
-                    ValueDef::Result(i) => {
-                        !ld.blocks.iter().any(|b| p.block_insts(*b).contains(&i))
-                    }
-                }
-        };
-        if !known_before(hi) || !known_before(step) {
-            continue;
-        }
+        // The trip count is computed in `pre`: `bound` and `step` are
+        // defined outside the loop, or constants (which the forward sweep
+        // makes where it needs them), as a Tapir loop's are.
         out.push(PLoop {
             pre,
             header,
             spawn,
-            task_entry: td.entry,
+            task_entry: l.task,
             reattach,
             latch,
             exit,
-            sr: td.region,
-            iv,
+            sr: l.region,
+            iv: l.iv,
             lo,
-            hi,
-            step,
-            signed,
-            inclusive,
+            hi: l.bound,
+            step: l.step,
+            signed: l.signed,
+            inclusive: l.inclusive,
             loop_blocks: ld.blocks.iter().copied().collect(),
             task_blocks: td.blocks.iter().copied().collect(),
             parent: None,

@@ -9,7 +9,7 @@
 //!
 //! A second test checks that -O2 keeps every parallel loop in the shape the
 //! Tapir lowering turns into one chunked runtime call
-//! ([`parc_opt::analysis::parallel_loops`]): optimization must not turn a
+//! ([`parc_ir::analysis::tapir_loops`]): optimization must not turn a
 //! `parallel_for` into a spawn per iteration.
 //!
 //! "The pipeline" here is what the driver runs: `optimize`, then the final
@@ -272,7 +272,7 @@ fn detach_sites(m: &Module) -> (HashSet<Site>, HashSet<Site>) {
                 all.insert((f.name.clone(), f.locs[i]));
             }
         }
-        for l in parc_opt::analysis::parallel_loops::find(f) {
+        for l in parc_ir::analysis::tapir_loops::find(f) {
             let detach = f.terminator(l.detach_block).expect("a detach block");
             loops.insert((f.name.clone(), f.locs[detach]));
         }

@@ -3,5 +3,4 @@
 pub mod alias;
 pub mod allocations;
 pub mod modref;
-pub mod parallel_loops;
 pub mod tripcount;

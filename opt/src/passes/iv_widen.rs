@@ -132,7 +132,7 @@ impl Places {
             home,
             users,
             rank,
-            tapir: crate::analysis::parallel_loops::loops_with_tapir(func, an),
+            tapir: parc_ir::analysis::tapir_loops::loops_with_tapir(func, an),
         }
     }
 

@@ -997,10 +997,10 @@ mod tests {
         let modref = ModRefAnalysis::compute(&m);
         let globals = GlobalFacts::new(&m);
         let id = m.func_by_name("normalize").unwrap();
-        let before = crate::analysis::parallel_loops::find(&m.funcs[id]).len();
+        let before = parc_ir::analysis::tapir_loops::find(&m.funcs[id]).len();
         run_function(&mut m.funcs[id], &globals, &modref);
         assert_eq!(before, 1);
-        assert_eq!(crate::analysis::parallel_loops::find(&m.funcs[id]).len(), 1);
+        assert_eq!(parc_ir::analysis::tapir_loops::find(&m.funcs[id]).len(), 1);
     }
 
     /// A loop whose exit uses a loop value gets no guard, so a call that

@@ -83,7 +83,7 @@
 
 use crate::PassContext;
 use cranelift_entity::SecondaryMap;
-use parc_ir::analysis::{FunctionAnalyses, Loop, Task};
+use parc_ir::analysis::{FunctionAnalyses, Loop, Task, tapir_loops};
 use parc_ir::convergent::Convergence;
 use parc_ir::{Block, BlockCall, Function, Inst, InstKind, Intrinsic, Module, Value, ValueDef};
 use std::collections::{HashMap, HashSet};
@@ -321,7 +321,7 @@ impl<'a> Round<'a> {
         }
         users.sort_unstable();
         users.dedup();
-        let ploops = crate::analysis::parallel_loops::find_with(func, an);
+        let ploops = tapir_loops::find_with(func, an, &tapir_loops::Uses::compute(func));
         let resume: HashMap<Block, Block> =
             ploops.iter().map(|l| (l.detach_block, l.exit)).collect();
         let mut resumed_by: HashMap<Block, Vec<Block>> = HashMap::new();
@@ -339,7 +339,7 @@ impl<'a> Round<'a> {
             .filter(|&&b| func.block_insts(b).iter().any(|&i| is_call(func.inst(i))))
             .map(|&b| an.tasks.innermost(b))
             .collect();
-        let tapir = crate::analysis::parallel_loops::loops_with_tapir(func, an);
+        let tapir = tapir_loops::loops_with_tapir(func, an);
         let crossing = crossing_values(func, an, &home, &users);
         Round {
             func,

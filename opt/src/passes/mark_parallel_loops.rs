@@ -6,20 +6,20 @@
 //! recognizes the front end's `parallel_for` shape and turns it into one
 //! chunked runtime call. So "marking" a loop parallel means checking that
 //! it still has that shape after optimization; the check is
-//! [`crate::analysis::parallel_loops::find`], which backends and other
-//! passes can call themselves. Running it at the end of the pipeline (and
+//! parir's [`parc_ir::analysis::tapir_loops`], which the CPU backend and
+//! the AD call themselves. Running it at the end of the pipeline (and
 //! reading the counter) shows whether the optimizer kept every loop in the
 //! shape the backend lowers as a whole rather than spawn by spawn.
 
 use crate::PassContext;
-use crate::analysis::parallel_loops;
 use parc_ir::Module;
+use parc_ir::analysis::tapir_loops;
 
 pub fn run(module: &mut Module, ctx: &mut PassContext) -> bool {
     let found: usize = module
         .funcs
         .values()
-        .map(|f| parallel_loops::find(f).len())
+        .map(|f| tapir_loops::find(f).len())
         .sum();
     ctx.count("tapir.parallel-loops", found as u64);
     false

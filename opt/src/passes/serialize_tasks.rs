@@ -25,7 +25,7 @@
 //! serializing it would turn the parallel loop into a serial one). Such a
 //! task is recognized by its continuation being a latch of a loop (which
 //! covers both the exact `parallel_for` shape of
-//! [`crate::analysis::parallel_loops`] and any other loop that spawns every
+//! [`parc_ir::analysis::tapir_loops`] and any other loop that spawns every
 //! iteration).
 //!
 //! # Tapir constraints

@@ -6,7 +6,9 @@
 //!   frontiers;
 //! - [`loops`]: natural loops and their nesting;
 //! - [`tasks`]: the task tree of detached tasks and the uses of each sync
-//!   region.
+//!   region;
+//! - [`tapir_loops`]: the parallel loops (`parallel_for`'s shape), the one
+//!   matcher the optimizer, the CPU backend and the AD share.
 //!
 //! They are plain data: a pass that changes the CFG recomputes what it needs.
 //! None of them panics on malformed IR (dangling block references, missing
@@ -16,11 +18,13 @@
 pub mod cfg;
 pub mod dom;
 pub mod loops;
+pub mod tapir_loops;
 pub mod tasks;
 
 pub use cfg::ControlFlowGraph;
 pub use dom::{DominanceFrontiers, DominatorTree};
 pub use loops::{Loop, LoopAnalysis, LoopData};
+pub use tapir_loops::TapirLoop;
 pub use tasks::{RegionInfo, Task, TaskData, TaskTree};
 
 use crate::function::Function;

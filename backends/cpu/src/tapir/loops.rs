@@ -1,31 +1,10 @@
-//! Parallel loops: recognizing the front end's `parallel_for` shape and
-//! lowering it to one runtime call over a chunked body function.
-//!
-//! # The shape
-//!
-//! ```text
-//! header(iv: T):                    ; T an integer type; entered from outside with lo
-//!     c = icmp cc iv, hi            ; or `icmp cc' hi, iv`; cc ∈ {slt, sle, ult, ule}
-//!     brif c, spawn, exit
-//! spawn:                            ; nothing but the detach
-//!     detach within sr, task, latch
-//! task: ...                         ; every exit: reattach within sr, latch
-//! latch:                            ; only the increment (and constants)
-//!     iv' = iadd iv, step
-//!     jump header(iv')
-//! ```
-//!
-//! with `hi` and `step` defined outside the loop (or constants), a constant
-//! `step` positive (nonzero for unsigned `T`), the natural loop of `header`
-//! made of exactly these blocks with `latch` its only back edge, `sr`
-//! synced nowhere in the loop (other detaches may share it: the runtime
-//! call returns after the last iteration, which orders more than the
-//! region's sync would, never less), `iv`, `c` and `iv'`
-//! used nowhere else, and the task using no value of the header but `iv`.
-//! Anything else is lowered detach by detach (a spawn per iteration:
-//! correct, slower). Before matching, pure computations that a pass moved
-//! above the detach and that only the task uses are sunk back into the
-//! task ([`sink_into_task`]).
+//! Parallel loops: lowering each of parir's Tapir loops
+//! ([`tapir_loops`], the front end's `parallel_for` shape, matched there
+//! for the optimizer, this backend and the AD alike) to one runtime call
+//! over a chunked body function. Other detaches are lowered detach by
+//! detach (a spawn per iteration: correct, slower). Before matching, pure
+//! computations that a pass moved above the detach and that only the task
+//! uses are sunk back into the task ([`sink_into_task`]).
 //!
 //! # The lowering
 //!
@@ -71,30 +50,12 @@ use super::outline::{
 };
 use super::places::Places;
 use super::{Names, TapirError, TargetImpl};
-use parc_ir::analysis::{FunctionAnalyses, Task};
+use parc_ir::analysis::{FunctionAnalyses, TapirLoop, Task, tapir_loops};
 use parc_ir::{
     BinaryOp, Block, BlockCall, CastOp, FuncBuilder, Function, Inst, InstKind, IntCC, Intrinsic,
-    Module, Type, Value, ValueDef,
+    Module, Type, Value,
 };
 use std::collections::{HashMap, HashSet};
-
-/// A recognized parallel loop (see the module doc for the names).
-#[derive(Clone, Debug)]
-pub(crate) struct LoopShape {
-    pub task: Task,
-    pub header: Block,
-    pub iv: Value,
-    pub hi: Value,
-    pub step: Value,
-    pub signed: bool,
-    /// `<=` rather than `<`.
-    pub inclusive: bool,
-    pub spawn: Block,
-    pub latch: Block,
-    pub exit: Block,
-    /// The header's compare, for the source position.
-    pub cmp: Inst,
-}
 
 /// Moves the pure computations of the detach's block whose results only
 /// the task uses into the task's first block (Tapir allows code to move
@@ -159,169 +120,15 @@ pub(crate) fn sink_into_task(
 }
 
 /// Matches the detach of `task` (of the function body) against the
-/// `parallel_for` shape.
+/// `parallel_for` shape (parir's [`tapir_loops`]), once the pure code above
+/// the detach is sunk into the task ([`sink_into_task`]).
 pub(crate) fn match_parallel_for(
     func: &Function,
     an: &FunctionAnalyses,
     task: Task,
     places: &Places,
-) -> Option<LoopShape> {
-    let td = an.tasks.data(task);
-    let spawn = td.detach_block;
-    if func.block_insts(spawn).len() != 1 || !td.escapes.is_empty() || !td.returns.is_empty() {
-        return None;
-    }
-    if an.cfg.preds(spawn).len() != 1 {
-        return None;
-    }
-
-    // The latch: `iv' = iadd iv, step; jump header(iv')`, plus constants.
-    let latch = td.cont;
-    let latch_term = func.terminator(latch)?;
-    let InstKind::Jump(BlockCall {
-        block: header,
-        args,
-    }) = func.inst(latch_term)
-    else {
-        return None;
-    };
-    let header = *header;
-    let [next] = args[..] else { return None };
-    let [iv] = func.block_params(header)[..] else {
-        return None;
-    };
-    let ty = func.value_type(iv);
-    if !ty.is_int() || ty == Type::I1 {
-        return None;
-    }
-    let ValueDef::Result(add) = func.value_def(next) else {
-        return None;
-    };
-    let InstKind::Binary(BinaryOp::Iadd, a, c) = *func.inst(add) else {
-        return None;
-    };
-    let step = match (a == iv, c == iv) {
-        (true, false) => c,
-        (false, true) => a,
-        _ => return None,
-    };
-    if !func.block_insts(latch).contains(&add) {
-        return None;
-    }
-    let latch_ok = func
-        .block_insts(latch)
-        .iter()
-        .all(|&i| i == add || i == latch_term || outline::is_remat(func.inst(i)));
-    if !latch_ok {
-        return None;
-    }
-
-    // The header: `c = icmp cc iv, hi; brif c, spawn, exit`.
-    let [cmp, br] = func.block_insts(header)[..] else {
-        return None;
-    };
-    let InstKind::Icmp(cc, x, y) = *func.inst(cmp) else {
-        return None;
-    };
-    let cond = func.result(cmp)?;
-    let InstKind::Brif {
-        cond: bc,
-        then_dest,
-        else_dest,
-    } = func.inst(br)
-    else {
-        return None;
-    };
-    if *bc != cond
-        || then_dest.block != spawn
-        || !then_dest.args.is_empty()
-        || !else_dest.args.is_empty()
-    {
-        return None;
-    }
-    let exit = else_dest.block;
-    let (cc, hi) = match (x == iv, y == iv) {
-        (true, false) => (cc, y),
-        (false, true) => (cc.swapped(), x),
-        _ => return None,
-    };
-    let (signed, inclusive) = cc.upper_bound()?;
-
-    // The natural loop is exactly header, spawn, the task and the latch.
-    let lp = an.loops.loop_headed_by(header)?;
-    let ld = an.loops.data(lp);
-    if ld.latches != [latch] || ld.contains(exit) {
-        return None;
-    }
-    let mut expected: HashSet<Block> = td.blocks.iter().copied().collect();
-    expected.extend([header, spawn, latch]);
-    if expected.len() != ld.blocks.len() || !ld.blocks.iter().all(|b| expected.contains(b)) {
-        return None;
-    }
-    if !an
-        .cfg
-        .preds(latch)
-        .iter()
-        .all(|p| *p == spawn || td.reattaches.contains(p))
-    {
-        return None;
-    }
-
-    // `hi` and `step` are loop-invariant; a constant step is positive.
-    let invariant = |v: Value| {
-        remat_def(func, v).is_some() || places.def_block(func, v).is_some_and(|b| !ld.contains(b))
-    };
-    if !invariant(hi) || !invariant(step) {
-        return None;
-    }
-    if let Some(InstKind::Iconst(k)) = remat_def(func, step)
-        && (*k == 0 || (signed && *k < 0))
-    {
-        return None;
-    }
-
-    // No iteration waits for the previous ones. Other detaches may share
-    // the region: the runtime call only returns after the last iteration,
-    // which orders more than the region's sync would, never less.
-    if an
-        .tasks
-        .region(td.region)
-        .syncs
-        .iter()
-        .any(|b| ld.contains(*b))
-    {
-        return None;
-    }
-
-    // `iv`, `c` and `iv'` are used only where the shape uses them, and the
-    // task reads nothing of the loop but `iv`.
-    if places
-        .users(func, iv)
-        .any(|(b, i)| i != cmp && i != add && !td.contains(b))
-        || places.users(func, cond).any(|(_, i)| i != br)
-        || places.users(func, next).any(|(_, i)| i != latch_term)
-    {
-        return None;
-    }
-    let defined = outline::defined_values(func, &td.blocks);
-    let free = outline::free_values(func, &td.blocks, &defined);
-    if !free.iter().all(|&v| v == iv || invariant(v)) {
-        return None;
-    }
-
-    Some(LoopShape {
-        task,
-        header,
-        iv,
-        hi,
-        step,
-        signed,
-        inclusive,
-        spawn,
-        latch,
-        exit,
-        cmp,
-    })
+) -> Option<TapirLoop> {
+    tapir_loops::match_task(func, an, task, places).filter(|l| l.hoisted.is_empty())
 }
 
 /// Lowers a recognized loop (see the module doc).
@@ -329,12 +136,12 @@ pub(crate) fn lower_parallel_for(
     module: &mut Module,
     func: &mut Function,
     an: &FunctionAnalyses,
-    shape: &LoopShape,
+    shape: &TapirLoop,
     places: &Places,
     target: &dyn TargetImpl,
     names: &mut Names,
 ) -> Result<(), TapirError> {
-    let (free_captured, remats) = outline::task_values(func, an, shape.task, places)?;
+    let (free_captured, remats) = outline::task_values(func, an, shape.task_id, places)?;
     let loc = func.locs[shape.cmp];
     let ty = func.value_type(shape.iv);
     let step_is_const = remat_def(func, shape.step).is_some();
@@ -358,13 +165,13 @@ pub(crate) fn lower_parallel_for(
     // The task, `spawn` and `latch` leave the layout when the caller is
     // done with the function (see `Places`).
     // Constants defined in the latch die with it: copy them first.
-    let hi_kind = remat_def(func, shape.hi).cloned();
+    let hi_kind = remat_def(func, shape.bound).cloned();
     let step_kind = remat_def(func, shape.step).cloned();
     func.blocks[shape.header].insts.clear();
     let mut b = FuncBuilder::new(func);
     b.set_loc(loc);
     b.switch_to(shape.header);
-    let hi = materialize(&mut b, shape.hi, hi_kind, ty);
+    let hi = materialize(&mut b, shape.bound, hi_kind, ty);
     let step = materialize(&mut b, shape.step, step_kind, ty);
     let trip = trip_count(&mut b, shape, hi, step, step_is_const);
     let ctx = store_ctx(&mut b, &layout);
@@ -385,7 +192,7 @@ fn materialize(b: &mut FuncBuilder, v: Value, kind: Option<InstKind>, ty: Type) 
 /// The number of iterations, as an `i64` (see the module doc).
 fn trip_count(
     b: &mut FuncBuilder,
-    shape: &LoopShape,
+    shape: &TapirLoop,
     hi: Value,
     step: Value,
     step_is_const: bool,
@@ -434,13 +241,13 @@ fn trip_count(
 fn build_body(
     func: &Function,
     an: &FunctionAnalyses,
-    shape: &LoopShape,
+    shape: &TapirLoop,
     layout: &CtxLayout,
     remats: &[Value],
     names: &mut Names,
     loc: parc_ir::SrcLoc,
 ) -> Function {
-    let td = an.tasks.data(shape.task);
+    let td = an.tasks.data(shape.task_id);
     let ty = func.value_type(shape.iv);
     let mut body = outline::new_helper(
         names.fresh(&func.name, "loop"),
@@ -501,7 +308,7 @@ fn build_body(
         b.func
             .append_inst(next, InstKind::Jump(BlockCall::new(head, vec![k1])), None);
     }
-    let merge = entry_mergeable(an, shape.task);
+    let merge = entry_mergeable(an, shape.task_id);
     let bmap = clone_blocks(
         func,
         &mut body,

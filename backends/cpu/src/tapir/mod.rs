@@ -236,7 +236,7 @@ fn lower_function(
                 let mark = places.mark(func, shape.header);
                 loops::lower_parallel_for(module, func, &an, &shape, &places, target, names)?;
                 let mut removed = td.blocks.clone();
-                removed.extend([shape.spawn, shape.latch]);
+                removed.extend([shape.detach_block, shape.latch]);
                 places.record_step(func, mark, &removed);
             } else {
                 let mark = places.mark(func, td.detach_block);

@@ -5,6 +5,7 @@
 
 use cranelift_entity::packed_option::PackedOption;
 use cranelift_entity::{EntityRef, EntitySet, SecondaryMap};
+use parc_ir::analysis::tapir_loops;
 use parc_ir::{Block, Function, Inst, Value, ValueDef};
 
 pub(crate) struct Places {
@@ -159,6 +160,18 @@ impl Places {
                     self.place(func, b, i);
                 }
             }
+        }
+    }
+}
+
+impl tapir_loops::DefUse for Places {
+    fn def_block(&self, func: &Function, v: Value) -> Option<Block> {
+        Places::def_block(self, func, v)
+    }
+
+    fn for_each_user(&self, func: &Function, v: Value, f: &mut dyn FnMut(Block, Inst)) {
+        for (b, i) in self.users(func, v) {
+            f(b, i);
         }
     }
 }

@@ -1,12 +1,11 @@
-//! Parallel loops: which natural loops of a function have the front end's
-//! `parallel_for` shape, i.e. the shape the CPU backend's Tapir lowering
-//! turns into one chunked runtime call (`backends/cpu/src/tapir/loops.rs`).
+//! Tapir loops (OpenCilk's `TapirLoopInfo`): the detached tasks that are
+//! the iterations of a parallel loop of the front end's `parallel_for`
+//! shape. It is the one place that shape is matched: the optimizer
+//! reports and preserves these loops, the CPU backend lowers each to one
+//! chunked runtime call, and the AD reverses each as a parallel loop.
 //!
 //! parir has no loop metadata, so "this loop is parallel" is not a mark in
-//! the IR but this analysis: a side table recomputed from the IR whenever
-//! someone asks ([`find`]). The `mark-parallel-loops` pass only reports it
-//! (`--stats`), and `serialize-small-tasks` uses it to leave per-iteration
-//! tasks alone. Keeping the shape a pure function of the IR means no pass
+//! the IR but this analysis, a side table recomputed from the IR: no pass
 //! can leave a stale mark behind.
 //!
 //! # The shape
@@ -27,26 +26,31 @@
 //! constants), a constant `step` positive (nonzero for unsigned `T`), the
 //! natural loop of `header` made of exactly these blocks with `latch` its
 //! only back edge and only reached from `spawn` and the task's reattaches,
-//! no `sync within sr` inside the loop, `iv`, `c` and `iv'` used nowhere
-//! else, and the task reading no value of the loop but `iv`.
+//! no `sync within sr` inside the loop (other detaches may share `sr`),
+//! `iv`, `c` and `iv'` used nowhere else, and the task (with the code
+//! above the detach) reading no value of the loop but `iv`.
 //!
-//! This is the backend's matcher, with one difference: `spawn` may also
-//! hold pure instructions (no memory access, no effect, not an `alloca`)
-//! whose results only the task uses — a pass may hoist loop-body
-//! arithmetic above the detach (Tapir allows it), and the backend sinks
-//! exactly those back into the task before it matches. Loops nested in a
-//! task (a `parallel_for` in a spawned body or in another loop's body) are
-//! found too: the backend lowers them when it outlines their parent.
+//! `spawn` may hold pure instructions (no memory access, no effect, not an
+//! `alloca`) whose results only the task uses ([`TapirLoop::hoisted`]): a
+//! pass may hoist loop-body arithmetic above the detach, as Tapir allows.
+//! The CPU backend sinks them back into the task before it lowers; the AD
+//! takes only loops without them. Loops nested in a task (a
+//! `parallel_for` in a spawned body or in another loop's body) are found
+//! too.
 
-use parc_ir::analysis::{FunctionAnalyses, Loop, Task};
-use parc_ir::{
+use super::{FunctionAnalyses, Loop, Task};
+use crate::{
     BinaryOp, Block, BlockCall, Function, Inst, InstKind, SyncRegion, Type, Value, ValueDef,
 };
+use cranelift_entity::SecondaryMap;
+use cranelift_entity::packed_option::PackedOption;
 use std::collections::{HashMap, HashSet};
 
-/// A recognized parallel loop (names as in the module doc).
+/// A parallel loop (names as in the module doc).
 #[derive(Clone, Debug, PartialEq)]
-pub struct ParallelLoop {
+pub struct TapirLoop {
+    /// The task of the per-iteration detach.
+    pub task_id: Task,
     pub header: Block,
     /// The block ending in the per-iteration detach.
     pub detach_block: Block,
@@ -67,6 +71,86 @@ pub struct ParallelLoop {
     pub signed: bool,
     /// The compare is `<=` rather than `<`.
     pub inclusive: bool,
+    /// The header's compare.
+    pub cmp: Inst,
+    /// The pure instructions above the detach, whose results only the
+    /// task uses (in block order).
+    pub hoisted: Vec<Inst>,
+}
+
+/// Where values are defined and which placed instructions use them: what
+/// the matcher asks of a function. [`Uses`] computes it; a caller that
+/// edits the function as it goes (the CPU backend's Tapir lowering) keeps
+/// its own current.
+pub trait DefUse {
+    /// The block defining `v` (none for a result of an unplaced
+    /// instruction).
+    fn def_block(&self, func: &Function, v: Value) -> Option<Block>;
+    /// Calls `f` with each placed instruction using `v` and its block (an
+    /// instruction may come more than once).
+    fn for_each_user(&self, func: &Function, v: Value, f: &mut dyn FnMut(Block, Inst));
+}
+
+/// [`DefUse`] of a function as it is.
+pub struct Uses {
+    block: SecondaryMap<Inst, PackedOption<Block>>,
+    users: SecondaryMap<Value, Vec<Inst>>,
+}
+
+impl Uses {
+    pub fn compute(func: &Function) -> Uses {
+        let mut uses = Uses {
+            block: SecondaryMap::new(),
+            users: SecondaryMap::new(),
+        };
+        for (b, i) in func.placed_insts() {
+            uses.block[i] = b.into();
+            func.inst(i).for_each_operand(|v| uses.users[v].push(i));
+        }
+        uses
+    }
+}
+
+impl DefUse for Uses {
+    fn def_block(&self, func: &Function, v: Value) -> Option<Block> {
+        match func.value_def(v) {
+            ValueDef::Param(b, _) => Some(b),
+            ValueDef::Result(i) => self.block[i].expand(),
+        }
+    }
+
+    fn for_each_user(&self, _: &Function, v: Value, f: &mut dyn FnMut(Block, Inst)) {
+        for &i in self.users.get(v).into_iter().flatten() {
+            if let Some(b) = self.block[i].expand() {
+                f(b, i);
+            }
+        }
+    }
+}
+
+/// The Tapir loops of `func`, in layout order of their headers.
+pub fn find(func: &Function) -> Vec<TapirLoop> {
+    if func.is_declaration() {
+        return Vec::new();
+    }
+    find_with(func, &FunctionAnalyses::compute(func), &Uses::compute(func))
+}
+
+/// As [`find`], with analyses the caller already has (they must be current).
+pub fn find_with(func: &Function, an: &FunctionAnalyses, uses: &dyn DefUse) -> Vec<TapirLoop> {
+    let mut out: Vec<TapirLoop> = an
+        .tasks
+        .tasks()
+        .filter_map(|t| match_task(func, an, t, uses))
+        .collect();
+    let order: HashMap<Block, usize> = func
+        .layout
+        .iter()
+        .enumerate()
+        .map(|(i, &b)| (b, i))
+        .collect();
+    out.sort_by_key(|l| order.get(&l.header).copied());
+    out
 }
 
 /// The loops with a `detach`, `reattach` or `sync` among their blocks
@@ -90,33 +174,9 @@ pub fn loops_with_tapir(func: &Function, an: &FunctionAnalyses) -> HashSet<Loop>
     set
 }
 
-/// The parallel loops of `func`, in layout order of their headers.
-pub fn find(func: &Function) -> Vec<ParallelLoop> {
-    if func.is_declaration() {
-        return Vec::new();
-    }
-    find_with(func, &FunctionAnalyses::compute(func))
-}
-
-/// As [`find`], with analyses the caller already has (they must be current).
-pub fn find_with(func: &Function, an: &FunctionAnalyses) -> Vec<ParallelLoop> {
-    let mut out: Vec<ParallelLoop> = an
-        .tasks
-        .tasks()
-        .filter_map(|t| match_task(func, an, t))
-        .collect();
-    let order: HashMap<Block, usize> = func
-        .layout
-        .iter()
-        .enumerate()
-        .map(|(i, &b)| (b, i))
-        .collect();
-    out.sort_by_key(|l| order.get(&l.header).copied());
-    out
-}
-
-/// True if `kind` is a constant the backend re-creates wherever it needs it.
-fn is_constant(kind: &InstKind) -> bool {
+/// True if `kind` is a constant that code anywhere may re-create where it
+/// needs it (so a loop's bound or step may be one defined inside it).
+pub fn is_constant(kind: &InstKind) -> bool {
     matches!(
         kind,
         InstKind::Iconst(_) | InstKind::Fconst(_) | InstKind::GlobalAddr(_) | InstKind::FuncAddr(_)
@@ -130,18 +190,18 @@ fn constant_def(func: &Function, v: Value) -> Option<&InstKind> {
     }
 }
 
-/// Matches the detach of `task` against the shape.
-fn match_task(func: &Function, an: &FunctionAnalyses, task: Task) -> Option<ParallelLoop> {
+/// Matches the detach of `task` against the shape (see the module doc).
+pub fn match_task(
+    func: &Function,
+    an: &FunctionAnalyses,
+    task: Task,
+    uses: &dyn DefUse,
+) -> Option<TapirLoop> {
     let td = an.tasks.data(task);
     let spawn = td.detach_block;
     if !td.escapes.is_empty() || !td.returns.is_empty() || an.cfg.preds(spawn).len() != 1 {
         return None;
     }
-    let inst_block: HashMap<Inst, Block> = func.placed_insts().map(|(b, i)| (i, b)).collect();
-    let def_block = |v: Value| match func.value_def(v) {
-        ValueDef::Param(b, _) => Some(b),
-        ValueDef::Result(i) => inst_block.get(&i).copied(),
-    };
 
     // The latch: `iv' = iadd iv, step; jump header(iv')`, plus constants.
     let latch = td.cont;
@@ -234,8 +294,9 @@ fn match_task(func: &Function, an: &FunctionAnalyses, task: Task) -> Option<Para
     }
 
     // `bound` and `step` are loop-invariant; a constant step is positive.
-    let invariant =
-        |v: Value| constant_def(func, v).is_some() || def_block(v).is_some_and(|b| !ld.contains(b));
+    let invariant = |v: Value| {
+        constant_def(func, v).is_some() || uses.def_block(func, v).is_some_and(|b| !ld.contains(b))
+    };
     if !invariant(bound) || !invariant(step) {
         return None;
     }
@@ -245,7 +306,9 @@ fn match_task(func: &Function, an: &FunctionAnalyses, task: Task) -> Option<Para
         return None;
     }
 
-    // No iteration waits for the previous ones.
+    // No iteration waits for the previous ones. Other detaches may share
+    // the region: a loop lowered to one runtime call returns after the
+    // last iteration, which orders more than the region's sync would.
     if an
         .tasks
         .region(td.region)
@@ -256,11 +319,9 @@ fn match_task(func: &Function, an: &FunctionAnalyses, task: Task) -> Option<Para
         return None;
     }
 
-    // The spawn block: the detach after pure code that only the task uses
-    // (what the backend sinks into the task before matching).
+    // The spawn block: the detach after pure code.
     let spawn_insts = func.block_insts(spawn);
     let (_, before) = spawn_insts.split_last()?;
-    let hoisted: HashSet<Value> = before.iter().filter_map(|&i| func.result(i)).collect();
     for &i in before {
         let kind = func.inst(i);
         if kind.has_side_effects()
@@ -271,36 +332,51 @@ fn match_task(func: &Function, an: &FunctionAnalyses, task: Task) -> Option<Para
             return None;
         }
     }
+    let hoisted: HashSet<Inst> = before.iter().copied().collect();
+    let in_body = |b: Block, i: Inst| td.contains(b) || hoisted.contains(&i);
 
-    // `iv`, `c` and `iv'` are used only where the shape uses them, and the
-    // task (with the hoisted code) reads nothing of the loop but `iv`.
-    let in_task = |b: Block| td.contains(b);
-    for (b, i) in func.placed_insts() {
-        let ops = func.inst(i).operands();
-        let in_body = in_task(b) || (b == spawn && i != *spawn_insts.last()?);
-        if ops.contains(&iv) && i != cmp && i != add && !in_body {
+    // `iv`, `c` and `iv'` are used only where the shape uses them, and
+    // what the hoisted code computes only in the body.
+    let mut ok = true;
+    uses.for_each_user(func, iv, &mut |b, i| {
+        ok &= i == cmp || i == add || in_body(b, i);
+    });
+    uses.for_each_user(func, cond, &mut |_, i| ok &= i == br);
+    uses.for_each_user(func, next, &mut |_, i| ok &= i == latch_term);
+    for &h in before {
+        let r = func.result(h)?;
+        uses.for_each_user(func, r, &mut |b, i| ok &= in_body(b, i));
+    }
+    if !ok {
+        return None;
+    }
+
+    // The body reads nothing of the loop but `iv`.
+    let body_reads_ok = |i: Inst| {
+        let mut ok = true;
+        func.inst(i).for_each_operand(|v| {
+            ok &= v == iv
+                || invariant(v)
+                || match func.value_def(v) {
+                    ValueDef::Result(d) if hoisted.contains(&d) => true,
+                    _ => uses.def_block(func, v).is_some_and(|b| td.contains(b)),
+                };
+        });
+        ok
+    };
+    let body = td
+        .blocks
+        .iter()
+        .flat_map(|&b| func.block_insts(b).iter().copied())
+        .chain(before.iter().copied());
+    for i in body {
+        if !body_reads_ok(i) {
             return None;
-        }
-        if (ops.contains(&cond) && i != br) || (ops.contains(&next) && i != latch_term) {
-            return None;
-        }
-        if !in_body && ops.iter().any(|v| hoisted.contains(v)) {
-            return None;
-        }
-        if in_body {
-            for v in ops {
-                let ok = v == iv
-                    || hoisted.contains(&v)
-                    || invariant(v)
-                    || def_block(v).is_some_and(in_task);
-                if !ok {
-                    return None;
-                }
-            }
         }
     }
 
-    Some(ParallelLoop {
+    Some(TapirLoop {
+        task_id: task,
         header,
         detach_block: spawn,
         task: td.entry,
@@ -312,15 +388,17 @@ fn match_task(func: &Function, an: &FunctionAnalyses, task: Task) -> Option<Para
         region: td.region,
         signed,
         inclusive,
+        cmp,
+        hoisted: before.to_vec(),
     })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use parc_ir::read::read_module;
+    use crate::read::read_module;
 
-    fn first(text: &str) -> Vec<ParallelLoop> {
+    fn first(text: &str) -> Vec<TapirLoop> {
         let m = read_module(text).unwrap();
         find(m.funcs.values().next().unwrap())
     }
@@ -370,7 +448,7 @@ block6:
             (l.iv, l.bound, l.step),
             (Value::from_u32(3), Value::from_u32(1), Value::from_u32(12))
         );
-        assert!(l.signed && !l.inclusive);
+        assert!(l.signed && !l.inclusive && l.hoisted.is_empty());
         assert_eq!(l.region, SyncRegion::from_u32(0));
     }
 
@@ -381,7 +459,22 @@ block6:
             "block2:\n    v20 = sext.i64 v3\n    detach",
         );
         let text = text.replace("v5 = sext.i64 v3", "v5 = iadd v20, v20");
-        assert_eq!(first(&text).len(), 1);
+        let loops = first(&text);
+        assert_eq!(loops.len(), 1);
+        assert_eq!(loops[0].hoisted.len(), 1);
+    }
+
+    #[test]
+    fn rejects_hoisted_code_used_after_the_loop() {
+        let text = SCALE.replace(
+            "block2:\n    detach",
+            "block2:\n    v20 = sext.i64 v3\n    detach",
+        );
+        let text = text.replace(
+            "block5:\n    sync",
+            "block5:\n    v30 = iadd v20, v20\n    sync",
+        );
+        assert!(first(&text).is_empty());
     }
 
     #[test]
