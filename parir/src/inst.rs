@@ -114,6 +114,21 @@ impl BinaryOp {
         )
     }
 
+    /// The operators `reduce_OP` combines lanes with: `iadd imul and or
+    /// xor fadd fmul`.
+    pub fn is_reduction(self) -> bool {
+        use BinaryOp::*;
+        matches!(self, Iadd | Imul | And | Or | Xor | Fadd | Fmul)
+    }
+
+    /// The operators that apply lane-wise to vectors: the reductions'
+    /// and `isub fsub fdiv` (no integer division: it may fault lane by lane;
+    /// no shifts).
+    pub fn is_lanewise(self) -> bool {
+        use BinaryOp::*;
+        self.is_reduction() || matches!(self, Isub | Fsub | Fdiv)
+    }
+
     pub fn is_commutative(self) -> bool {
         use BinaryOp::*;
         matches!(self, Iadd | Imul | And | Or | Xor | Fadd | Fmul)
@@ -326,6 +341,16 @@ pub enum InstKind {
     Cast(CastOp, Value),
     /// `select cond, a, b`: `a` if `cond` (an `i1`) else `b`.
     Select(Value, Value, Value),
+    /// `splat x`: the vector of the result's type with `x` in every lane.
+    Splat(Value),
+    /// `extract_lane v, n`: lane `n` of the vector `v`.
+    ExtractLane(Value, u8),
+    /// `insert_lane v, x, n`: the vector `v` with lane `n` replaced by `x`.
+    InsertLane(Value, Value, u8),
+    /// `reduce_OP v`: the lanes of the vector `v` combined by `OP` (one of
+    /// [`BinaryOp::is_reduction`]) in lane order, `((v0 OP v1) OP v2) OP
+    /// v3`, so a float reduction's rounding is fixed.
+    Reduce(BinaryOp, Value),
     /// Stack memory of `size` bytes, live until the function returns,
     /// zero-filled (ParC zero-initializes locals). Private to the invocation
     /// of the function and, inside a task, to that task if allocated there.
@@ -445,8 +470,14 @@ impl InstKind {
         match self {
             Iconst(_) | Fconst(_) | GlobalAddr(_) | FuncAddr(_) | Alloca { .. } | Unreachable => {}
             Detach { .. } | Reattach { .. } | Sync { .. } => {}
-            Unary(_, a) | Cast(_, a) | Load(a) => f(a),
-            Binary(_, a, b) | Icmp(_, a, b) | Fcmp(_, a, b) | PtrAdd(a, b) => {
+            Unary(_, a) | Cast(_, a) | Load(a) | Splat(a) | ExtractLane(a, _) | Reduce(_, a) => {
+                f(a)
+            }
+            Binary(_, a, b)
+            | Icmp(_, a, b)
+            | Fcmp(_, a, b)
+            | PtrAdd(a, b)
+            | InsertLane(a, b, _) => {
                 f(a);
                 f(b);
             }
@@ -486,8 +517,14 @@ impl InstKind {
         match self {
             Iconst(_) | Fconst(_) | GlobalAddr(_) | FuncAddr(_) | Alloca { .. } | Unreachable => {}
             Detach { .. } | Reattach { .. } | Sync { .. } => {}
-            Unary(_, a) | Cast(_, a) | Load(a) => f(a),
-            Binary(_, a, b) | Icmp(_, a, b) | Fcmp(_, a, b) | PtrAdd(a, b) => {
+            Unary(_, a) | Cast(_, a) | Load(a) | Splat(a) | ExtractLane(a, _) | Reduce(_, a) => {
+                f(a)
+            }
+            Binary(_, a, b)
+            | Icmp(_, a, b)
+            | Fcmp(_, a, b)
+            | PtrAdd(a, b)
+            | InsertLane(a, b, _) => {
                 f(a);
                 f(b);
             }

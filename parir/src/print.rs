@@ -61,6 +61,9 @@
 //! vN = ptradd p, a          vN = call @f(a, b)           call @g(a)
 //! vN = call_indirect.T p(a, b)                          call_indirect p(a)
 //! vN = sqrt.f64 a           vN = thread_idx.x            barrier   (intrinsics)
+//! vN = splat.f64x2 a        vN = extract_lane v, 1       vN = insert_lane v, a, 0
+//! vN = reduce_fadd v        (reduce_fmul reduce_iadd reduce_imul reduce_and
+//!                            reduce_or reduce_xor)
 //! launch @k(a, b) grid(a, b, c) block(a, b, c)
 //! jump B                    brif c, B, B
 //! return                    return a
@@ -73,9 +76,10 @@
 //! type as an opcode suffix (`load.f64`), except where it is implied (see
 //! `implied_type`): `icmp`/`fcmp` give `i1`; `global_addr`, `func_addr`, `alloca`
 //! and `ptradd` give `ptr`; a call gives its callee's return type; an intrinsic
-//! with a fixed result type gives that (`malloc` → `ptr`); and `fneg`,
-//! binary operators and `select` give the type of their first value operand
-//! (`a`), provided `a` is defined on an earlier line, so a reader can always
+//! with a fixed result type gives that (`malloc` → `ptr`); `fneg`,
+//! binary operators, `select` and `insert_lane` give the type of their
+//! first value operand (`a`), and `extract_lane` and `reduce_OP` its lane
+//! type, provided `a` is defined on an earlier line, so a reader can always
 //! rebuild every type in one pass. Where the stored type differs from the
 //! implied one (invalid IR), the suffix is printed anyway, so the verifier
 //! sees what was there.
@@ -374,7 +378,8 @@ pub(crate) fn implied_type(
     match kind {
         GlobalAddr(_) | FuncAddr(_) | Alloca { .. } | PtrAdd(..) => Some(Type::Ptr),
         Icmp(..) | Fcmp(..) => Some(Type::I1),
-        Unary(_, a) | Binary(_, a, _) | Select(_, a, _) => known(*a),
+        Unary(_, a) | Binary(_, a, _) | Select(_, a, _) | InsertLane(a, ..) => known(*a),
+        ExtractLane(a, _) | Reduce(_, a) => known(*a).map(Type::lane_type),
         Call { func, .. } => module.funcs.get(*func).and_then(|f| f.sig.ret),
         Intrinsic { op, .. } => match op.signature().1 {
             Some(OperandType::Fixed(t)) => Some(t),
@@ -400,6 +405,10 @@ pub(crate) fn opcode_name(kind: &InstKind) -> String {
         Fcmp(..) => "fcmp".into(),
         Cast(op, _) => op.name().into(),
         Select(..) => "select".into(),
+        Splat(_) => "splat".into(),
+        ExtractLane(..) => "extract_lane".into(),
+        InsertLane(..) => "insert_lane".into(),
+        Reduce(op, _) => format!("reduce_{}", op.name()),
         Alloca { .. } => "alloca".into(),
         Load(_) => "load".into(),
         Store { .. } => "store".into(),
@@ -478,8 +487,14 @@ fn write_operands(out: &mut String, module: &Module, kind: &InstKind) {
         FuncAddr(f) => {
             let _ = write!(out, " {}", func_name(module, *f));
         }
-        Unary(_, a) | Cast(_, a) | Load(a) => {
+        Unary(_, a) | Cast(_, a) | Load(a) | Splat(a) | Reduce(_, a) => {
             let _ = write!(out, " {a}");
+        }
+        ExtractLane(a, lane) => {
+            let _ = write!(out, " {a}, {lane}");
+        }
+        InsertLane(a, b, lane) => {
+            let _ = write!(out, " {a}, {b}, {lane}");
         }
         Binary(_, a, b) | PtrAdd(a, b) => {
             let _ = write!(out, " {a}, {b}");

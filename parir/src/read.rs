@@ -918,6 +918,10 @@ enum Op {
     Fcmp,
     Cast(CastOp),
     Select,
+    Splat,
+    ExtractLane,
+    InsertLane,
+    Reduce(BinaryOp),
     Alloca,
     Load,
     Store,
@@ -945,6 +949,9 @@ fn op_from_name(name: &str) -> Option<Op> {
         "icmp" => Op::Icmp,
         "fcmp" => Op::Fcmp,
         "select" => Op::Select,
+        "splat" => Op::Splat,
+        "extract_lane" => Op::ExtractLane,
+        "insert_lane" => Op::InsertLane,
         "alloca" => Op::Alloca,
         "load" => Op::Load,
         "store" => Op::Store,
@@ -962,6 +969,12 @@ fn op_from_name(name: &str) -> Option<Op> {
         _ => {
             if let Some(op) = BinaryOp::ALL.into_iter().find(|op| op.name() == name) {
                 Op::Binary(op)
+            } else if let Some(op) = name.strip_prefix("reduce_").and_then(|name| {
+                BinaryOp::ALL
+                    .into_iter()
+                    .find(|op| op.name() == name && op.is_reduction())
+            }) {
+                Op::Reduce(op)
             } else if let Some(op) = CastOp::ALL.into_iter().find(|op| op.name() == name) {
                 Op::Cast(op)
             } else {
@@ -1243,6 +1256,12 @@ impl Body<'_> {
         Ok(inst)
     }
 
+    /// A lane number (the verifier checks it against the vector's lanes).
+    fn lane(&mut self, cur: &mut Cur) -> Result<u8> {
+        let (n, pos) = cur.u64("a lane number")?;
+        u8::try_from(n).map_err(|_| pos.err(format!("lane {n} is out of range")))
+    }
+
     fn operands(&mut self, cur: &mut Cur, op: Op) -> Result<InstKind> {
         Ok(match op {
             Op::Iconst => {
@@ -1304,6 +1323,20 @@ impl Body<'_> {
                 cur.expect_punct(',')?;
                 InstKind::Select(c, a, self.value(cur)?)
             }
+            Op::Splat => InstKind::Splat(self.value(cur)?),
+            Op::ExtractLane => {
+                let v = self.value(cur)?;
+                cur.expect_punct(',')?;
+                InstKind::ExtractLane(v, self.lane(cur)?)
+            }
+            Op::InsertLane => {
+                let v = self.value(cur)?;
+                cur.expect_punct(',')?;
+                let x = self.value(cur)?;
+                cur.expect_punct(',')?;
+                InstKind::InsertLane(v, x, self.lane(cur)?)
+            }
+            Op::Reduce(op) => InstKind::Reduce(op, self.value(cur)?),
             Op::Alloca => {
                 let size = cur.u32("a size in bytes")?;
                 cur.expect_punct(',')?;

@@ -90,7 +90,20 @@
 //!   `sitofp`/`uitofp` integer to float; `fptosi`/`fptoui` float to integer;
 //!   `fpext` `f32` to `f64`; `fptrunc` `f64` to `f32`; `ptrtoint` `ptr` to
 //!   `i64`; `inttoptr` `i64` to `ptr`.
-//! - `select c, a, b`: `c` is `i1`, `a` and `b` have one type, `T` is it.
+//! - `select c, a, b`: `c` is `i1`, `a` and `b` have one scalar type, `T`
+//!   is it.
+//! - Vectors (`f64x2 f32x4 i64x2 i32x4`): `fneg` and the lane-wise binary
+//!   operators ([`BinaryOp::is_lanewise`](crate::BinaryOp::is_lanewise))
+//!   take two vectors of one type (a shift's amount is no exception) and
+//!   make that type; `splat x` makes a vector whose lane type is `x`'s;
+//!   `extract_lane v, n` makes `v`'s lane type, `insert_lane v, x, n`
+//!   takes `x` of `v`'s lane type and makes `v`'s type, `n` below the
+//!   number of lanes; `reduce_OP v` takes a vector whose lane class
+//!   (integer or float) is `OP`'s, `OP` one of `iadd imul and or xor fadd
+//!   fmul`, and makes its lane type. No other instruction takes or makes a
+//!   vector except `load`, `store` (as the value) and block parameters;
+//!   no signature has one (`[signature]`); only host functions have them
+//!   (`[gpu]`).
 //! - `alloca`: the alignment is a power of two; `T` is `ptr`. An `alloca`
 //!   may appear in any block: it is live until the function returns, and
 //!   one inside a task is private to that task (so is one in a loop to each
@@ -541,6 +554,20 @@ impl<'a> FuncVerifier<'a> {
                 "a kernel cannot return a value".into(),
             );
         }
+        if func
+            .sig
+            .params
+            .iter()
+            .chain(&func.sig.ret)
+            .any(|t| t.is_vector())
+        {
+            self.report(
+                "signature",
+                None,
+                None,
+                "vector types are not allowed in a signature".into(),
+            );
+        }
         if !has_body {
             return;
         }
@@ -898,6 +925,15 @@ impl<'a> FuncVerifier<'a> {
         let mut e = |rule: &'static str, msg: String| errs.push((rule, msg));
         let ty = |v: Value| self.func.values[v].ty;
         let is_host = self.func.kind == FuncKind::Host;
+        if !is_host
+            && (rt.is_some_and(Type::is_vector)
+                || kind.operands().iter().any(|&v| ty(v).is_vector()))
+        {
+            e(
+                "gpu",
+                format!("vector value in a kernel or device function (`{name}`)"),
+            );
+        }
         match kind {
             Iconst(imm) => match rt {
                 Some(t) if t.is_int() => {
@@ -947,7 +983,7 @@ impl<'a> FuncVerifier<'a> {
                 want_result(&mut e, &name, rt, Type::Ptr);
             }
             Unary(_, a) => {
-                if !ty(*a).is_float() {
+                if !ty(*a).lane_type().is_float() {
                     e(
                         "types",
                         format!("`{name}` needs a float operand, not {}", ty(*a)),
@@ -965,18 +1001,23 @@ impl<'a> FuncVerifier<'a> {
                 );
                 let class_ok = |t: Type| {
                     if op.is_float() {
-                        t.is_float()
+                        t.lane_type().is_float()
                     } else {
-                        t.is_int()
+                        t.lane_type().is_int()
                     }
                 };
                 let class = if op.is_float() { "float" } else { "integer" };
-                if !class_ok(ta) || !class_ok(tb) {
+                if (ta.is_vector() || tb.is_vector()) && !op.is_lanewise() {
+                    e(
+                        "types",
+                        format!("`{name}` does not work on vectors ({ta} and {tb})"),
+                    );
+                } else if !class_ok(ta) || !class_ok(tb) {
                     e(
                         "types",
                         format!("`{name}` needs {class} operands, not {ta} and {tb}"),
                     );
-                } else if ta != tb && !shift {
+                } else if ta != tb && (!shift || ta.is_vector() || tb.is_vector()) {
                     e(
                         "types",
                         format!("`{name}` operands have different types, {ta} and {tb}"),
@@ -1027,7 +1068,9 @@ impl<'a> FuncVerifier<'a> {
                         format!("`select` condition must be i1, not {}", ty(*c)),
                     );
                 }
-                if ty(*a) != ty(*bv) {
+                if ty(*a).is_vector() {
+                    e("types", format!("`select` of vectors ({})", ty(*a)));
+                } else if ty(*a) != ty(*bv) {
                     e(
                         "types",
                         format!(
@@ -1038,6 +1081,51 @@ impl<'a> FuncVerifier<'a> {
                     );
                 }
                 want_result(&mut e, &name, rt, ty(*a));
+            }
+            Splat(a) => match rt {
+                Some(v) if v.is_vector() && v.lane_type() == ty(*a) => {}
+                Some(v) => e("types", format!("`splat` of {} cannot make {v}", ty(*a))),
+                None => {}
+            },
+            ExtractLane(v, lane) => {
+                let tv = ty(*v);
+                if !tv.is_vector() {
+                    e("types", format!("`extract_lane` of {tv}, not a vector"));
+                } else if u32::from(*lane) >= tv.lanes() {
+                    e(
+                        "types",
+                        format!("lane {lane} of {tv}, which has {}", tv.lanes()),
+                    );
+                }
+                want_result(&mut e, &name, rt, tv.lane_type());
+            }
+            InsertLane(v, x, lane) => {
+                let (tv, tx) = (ty(*v), ty(*x));
+                if !tv.is_vector() || tv.lane_type() != tx {
+                    e(
+                        "types",
+                        format!("`insert_lane` of {tx} into {tv}: needs a vector of {tx}"),
+                    );
+                } else if u32::from(*lane) >= tv.lanes() {
+                    e(
+                        "types",
+                        format!("lane {lane} of {tv}, which has {}", tv.lanes()),
+                    );
+                }
+                want_result(&mut e, &name, rt, tv);
+            }
+            Reduce(op, v) => {
+                let tv = ty(*v);
+                let lane = tv.lane_type();
+                let class_ok = if op.is_float() {
+                    lane.is_float()
+                } else {
+                    lane.is_int()
+                };
+                if !tv.is_vector() || !op.is_reduction() || !class_ok {
+                    e("types", format!("`{name}` of {tv}"));
+                }
+                want_result(&mut e, &name, rt, lane);
             }
             Alloca { align, .. } => {
                 if !align.is_power_of_two() {

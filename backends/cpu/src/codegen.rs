@@ -352,6 +352,10 @@ pub(crate) fn clif_type(ty: Type) -> cl::Type {
         Type::I64 | Type::Ptr => types::I64,
         Type::F32 => types::F32,
         Type::F64 => types::F64,
+        Type::F64x2 => types::F64X2,
+        Type::F32x4 => types::F32X4,
+        Type::I64x2 => types::I64X2,
+        Type::I32x4 => types::I32X4,
     }
 }
 
@@ -477,6 +481,9 @@ fn to_slot(b: &mut FunctionBuilder, v: cl::Value, ty: Type) -> cl::Value {
             b.ins().uextend(types::I64, bits)
         }
         Type::F64 => b.ins().bitcast(types::I64, MemFlagsData::new(), v),
+        Type::F64x2 | Type::F32x4 | Type::I64x2 | Type::I32x4 => {
+            unreachable!("no signature has a vector type (verifier)")
+        }
     }
 }
 
@@ -1898,7 +1905,7 @@ fn promotable_allocas(f: &Function) -> Vec<(Value, Type)> {
         .filter(|(v, _)| !escaped.contains(v))
         .filter_map(|(v, (size, ty))| {
             let ty = ty?;
-            (ty.bytes() == size).then_some((v, ty))
+            (ty.bytes() == size && !ty.is_vector()).then_some((v, ty))
         })
         .collect();
     out.sort_by_key(|&(v, _)| v);
@@ -2303,6 +2310,35 @@ impl<'a, 'b, 'c, M: ClModule> FnTranslator<'a, 'b, 'c, M> {
                 let r = self.func_ref(id);
                 Some(self.b.ins().func_addr(types::I64, r))
             }
+            InstKind::Unary(UnaryOp::Fneg, a) if self.ty(*a).is_vector() => {
+                let a = self.val(*a)?;
+                Some(self.b.ins().fneg(a))
+            }
+            InstKind::Splat(a) => {
+                let ty = rty.ok_or_else(|| self.err("splat without a result"))?;
+                let a = self.val(*a)?;
+                Some(self.b.ins().splat(clif_type(ty), a))
+            }
+            InstKind::ExtractLane(v, lane) => {
+                let v = self.val(*v)?;
+                Some(self.b.ins().extractlane(v, *lane))
+            }
+            InstKind::InsertLane(v, x, lane) => {
+                let (v, x) = (self.val(*v)?, self.val(*x)?);
+                Some(self.b.ins().insertlane(v, x, *lane))
+            }
+            InstKind::Reduce(op, v) => {
+                // In lane order, as the interpreter: the rounding of a
+                // float reduction is part of its meaning.
+                let lanes = self.ty(*v).lanes();
+                let v = self.val(*v)?;
+                let mut acc = self.b.ins().extractlane(v, 0);
+                for i in 1..lanes {
+                    let x = self.b.ins().extractlane(v, i as u8);
+                    acc = self.lane_op(*op, acc, x);
+                }
+                Some(acc)
+            }
             InstKind::Unary(UnaryOp::Fneg, a) => {
                 // `x ^ -0.0` flips the sign bit, as `fneg` does; but x64's
                 // `fneg` materializes its mask with two instructions at
@@ -2468,8 +2504,33 @@ impl<'a, 'b, 'c, M: ClModule> FnTranslator<'a, 'b, 'c, M> {
         Ok(())
     }
 
+    /// A lane-wise operator ([`BinaryOp::is_lanewise`]) on CLIF values of
+    /// one (scalar or vector) type.
+    fn lane_op(&mut self, op: BinaryOp, x: cl::Value, y: cl::Value) -> cl::Value {
+        use BinaryOp::*;
+        match op {
+            Iadd => self.b.ins().iadd(x, y),
+            Isub => self.b.ins().isub(x, y),
+            Imul => self.b.ins().imul(x, y),
+            And => self.b.ins().band(x, y),
+            Or => self.b.ins().bor(x, y),
+            Xor => self.b.ins().bxor(x, y),
+            Fadd => self.b.ins().fadd(x, y),
+            Fsub => self.b.ins().fsub(x, y),
+            Fmul => self.b.ins().fmul(x, y),
+            _ => self.b.ins().fdiv(x, y),
+        }
+    }
+
     fn binary(&mut self, op: BinaryOp, a: Value, b: Value) -> Result<cl::Value, BackendError> {
         use BinaryOp::*;
+        if self.ty(a).is_vector() {
+            if !op.is_lanewise() {
+                return Err(self.err(format!("`{}` of vectors", op.name())));
+            }
+            let (x, y) = (self.val(a)?, self.val(b)?);
+            return Ok(self.lane_op(op, x, y));
+        }
         let ty = self.ty(a);
         let (x, y) = (self.val(a)?, self.val(b)?);
         let r = match op {
@@ -2598,7 +2659,7 @@ impl<'a, 'b, 'c, M: ClModule> FnTranslator<'a, 'b, 'c, M> {
                     let w = b.ins().ireduce(types::I8, w);
                     mask1(b, w)
                 }
-                Type::F32 | Type::F64 => return Err(self.err("fptosi to a float type")),
+                _ => return Err(self.err(format!("fptosi to {to}"))),
             },
             CastOp::FpToUi => match to {
                 Type::I32 | Type::I64 | Type::Ptr => b.ins().fcvt_to_uint_sat(ct, x),
@@ -2615,7 +2676,7 @@ impl<'a, 'b, 'c, M: ClModule> FnTranslator<'a, 'b, 'c, M> {
                     let w = b.ins().umin(w, hi);
                     b.ins().ireduce(types::I16, w)
                 }
-                Type::F32 | Type::F64 => return Err(self.err("fptoui to a float type")),
+                                _ => return Err(self.err(format!("fptoui to {to}"))),
             },
             CastOp::FpExt => {
                 if from == to {

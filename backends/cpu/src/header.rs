@@ -37,6 +37,9 @@ fn c_type(ty: Option<Type>) -> &'static str {
         Some(Type::F32) => "float",
         Some(Type::F64) => "double",
         Some(Type::Ptr) => "void *",
+        Some(Type::F64x2 | Type::F32x4 | Type::I64x2 | Type::I32x4) => {
+            unreachable!("no signature has a vector type (verifier)")
+        }
     }
 }
 

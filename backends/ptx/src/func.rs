@@ -49,6 +49,8 @@ impl Class {
             Type::I64 | Type::Ptr => Class::B64,
             Type::F32 => Class::F32,
             Type::F64 => Class::F64,
+            // Refused by `check` before any register is made.
+            Type::F64x2 | Type::F32x4 | Type::I64x2 | Type::I32x4 => Class::B64,
         }
     }
 
@@ -92,6 +94,9 @@ fn param_type(ty: Type) -> &'static str {
         Type::I64 | Type::Ptr => ".b64",
         Type::F32 => ".f32",
         Type::F64 => ".f64",
+        Type::F64x2 | Type::F32x4 | Type::I64x2 | Type::I32x4 => {
+            unreachable!("no signature has a vector type (verifier)")
+        }
     }
 }
 
@@ -123,6 +128,8 @@ fn mem_type(ty: Type) -> &'static str {
         Type::I64 | Type::Ptr => ".u64",
         Type::F32 => ".f32",
         Type::F64 => ".f64",
+        // Refused by `check` before any access is emitted.
+        Type::F64x2 | Type::F32x4 | Type::I64x2 | Type::I32x4 => ".b64",
     }
 }
 
@@ -249,6 +256,16 @@ impl FnCx<'_, '_> {
         let module = self.cx.module;
         for (_, i) in self.f.placed_insts() {
             let refuse = |what: &str| Err(self.error(i, what.to_string()));
+            // The verifier keeps vectors out of device code; the loop
+            // vectorizer, which makes them, leaves it alone.
+            let vector = |v: Value| self.f.value_type(v).is_vector();
+            if self.f.result(i).is_some_and(vector)
+                || self.f.inst(i).operands().into_iter().any(vector)
+            {
+                return refuse(
+                    "vector values (parc's loop vectorizer makes them for the CPU only)",
+                );
+            }
             match self.f.inst(i) {
                 InstKind::Detach { .. } | InstKind::Reattach { .. } | InstKind::Sync { .. } => {
                     return refuse("`spawn`, `sync` and `parallel_for` cannot run on the GPU");
@@ -696,6 +713,15 @@ impl FnCx<'_, '_> {
         let rt = res.map(|r| f.value_type(r));
         let d = res.map(|r| self.reg(r)).unwrap_or_default();
         match kind {
+            InstKind::Splat(_)
+            | InstKind::ExtractLane(..)
+            | InstKind::InsertLane(..)
+            | InstKind::Reduce(..) => {
+                return Err(self.error(
+                    i,
+                    "vector values (parc's loop vectorizer makes them for the CPU only)",
+                ));
+            }
             InstKind::Iconst(k) => {
                 let ty = rt.expect("iconst has a result");
                 if ty == Type::I1 {

@@ -8,7 +8,7 @@
 //! its call instruction — so an error can always name the faulting
 //! instruction and the call sites above it.
 
-use super::memory::{Kind, Site, State, mask};
+use super::memory::{Kind, Memory, Site, State, mask};
 use super::{CallSite, Fault, Interp, RunError, clib};
 use crate::entities::{Block, FuncId, Inst, Value};
 use crate::function::{AddrSpace, Function};
@@ -27,6 +27,10 @@ pub(crate) struct Frame {
     pub pos: usize,
     /// One register per SSA value of the function.
     pub regs: Vec<u64>,
+    /// The lanes of vector values, each in its scalar register form; empty
+    /// until the activation defines its first vector, then one entry per
+    /// SSA value (so functions without vectors pay nothing).
+    pub vregs: Vec<[u64; 4]>,
     /// Slots of the `alloca`s made by this activation; they die on return.
     pub allocas: Vec<u32>,
     /// The detaches whose tasks are running (innermost last): the serial
@@ -114,6 +118,7 @@ impl<'a> Interp<'a> {
             block: entry,
             pos: 0,
             regs: Vec::new(),
+            vregs: Vec::new(),
             allocas: Vec::new(),
             tasks: Vec::new(),
         });
@@ -123,6 +128,7 @@ impl<'a> Interp<'a> {
         // Registers are not cleared: in valid SSA every value is defined
         // before it is used, so stale contents are never read.
         frame.regs.resize(f.values.len(), 0);
+        frame.vregs.clear();
         for (p, a) in params.iter().zip(args) {
             frame.regs[p.index()] = a;
         }
@@ -313,6 +319,22 @@ impl<'a> Interp<'a> {
                         set!(a)
                     }
                     InstKind::FuncAddr(f) => set!(super::memory::func_address(*f)),
+                    InstKind::Unary(..) | InstKind::Binary(..)
+                        if data.result.is_some_and(|r| func.values[r].ty.is_vector()) =>
+                    {
+                        tri!(vector(frame, func, &data.kind, data.result))
+                    }
+                    InstKind::Load(_) | InstKind::Store { .. }
+                        if load_store_type(func, &data.kind, data.result).is_vector() =>
+                    {
+                        tri!(vector_memory(
+                            frame,
+                            func,
+                            &mut self.mem,
+                            &data.kind,
+                            data.result
+                        ))
+                    }
                     InstKind::Unary(UnaryOp::Fneg, a) => {
                         let x = get!(a);
                         let sign = if func.values[*a].ty == Type::F32 {
@@ -390,6 +412,12 @@ impl<'a> Interp<'a> {
                         tri!(self.mem.store(get!(ptr), ty, get!(value)));
                     }
                     InstKind::PtrAdd(p, off) => set!(get!(p).wrapping_add(get!(off))),
+                    InstKind::Splat(_)
+                    | InstKind::ExtractLane(..)
+                    | InstKind::InsertLane(..)
+                    | InstKind::Reduce(..) => {
+                        tri!(vector(frame, func, &data.kind, data.result))
+                    }
                     InstKind::Call { func: callee, args } => {
                         if depth >= max_depth {
                             fail!(
@@ -710,6 +738,14 @@ fn branch(
             params.len()
         )));
     }
+    if !frame.vregs.is_empty() {
+        // Vector lanes first, by the same rule (read all, then write).
+        let vregs = &mut frame.vregs;
+        let lanes: Vec<[u64; 4]> = dest.args.iter().map(|a| vregs[a.index()]).collect();
+        for (p, v) in params.iter().zip(lanes) {
+            vregs[p.index()] = v;
+        }
+    }
     match dest.args.as_slice() {
         [] => {}
         [a] => frame.regs[params[0].index()] = frame.regs[a.index()],
@@ -725,6 +761,125 @@ fn branch(
     }
     frame.block = dest.block;
     frame.pos = 0;
+    Ok(())
+}
+
+/// The type a `load` makes or a `store` writes.
+fn load_store_type(func: &Function, kind: &InstKind, result: Option<Value>) -> Type {
+    match (kind, result) {
+        (InstKind::Store { value, .. }, _) => func.values[*value].ty,
+        (_, Some(r)) => func.values[r].ty,
+        _ => Type::I64,
+    }
+}
+
+/// The lanes of vector `v` (zeros if the activation has defined no
+/// vector yet, which valid SSA never reads).
+fn lanes_of(frame: &Frame, v: Value) -> [u64; 4] {
+    frame.vregs.get(v.index()).copied().unwrap_or([0; 4])
+}
+
+fn set_lanes(frame: &mut Frame, func: &Function, r: Value, lanes: [u64; 4]) {
+    if frame.vregs.is_empty() {
+        frame.vregs.resize(func.values.len(), [0; 4]);
+    }
+    frame.vregs[r.index()] = lanes;
+}
+
+/// Vector instructions other than memory accesses: lane-wise `fneg` and
+/// binary operators, `splat`, `extract_lane`, `insert_lane`, `reduce_OP`.
+fn vector(
+    frame: &mut Frame,
+    func: &Function,
+    kind: &InstKind,
+    result: Option<Value>,
+) -> Result<(), Fault> {
+    let Some(r) = result else {
+        return Err(Fault::msg("vector instruction without a result"));
+    };
+    let rty = func.values[r].ty;
+    let lane_ty = rty.lane_type();
+    let n = rty.lanes() as usize;
+    match kind {
+        InstKind::Unary(UnaryOp::Fneg, a) => {
+            let mut x = lanes_of(frame, *a);
+            let sign = if lane_ty == Type::F32 {
+                1 << 31
+            } else {
+                1 << 63
+            };
+            x.iter_mut().take(n).for_each(|l| *l ^= sign);
+            set_lanes(frame, func, r, x);
+        }
+        InstKind::Binary(op, a, b) => {
+            let (x, y) = (lanes_of(frame, *a), lanes_of(frame, *b));
+            let mut z = [0; 4];
+            for i in 0..n {
+                z[i] = binary(*op, lane_ty, x[i], y[i])?;
+            }
+            set_lanes(frame, func, r, z);
+        }
+        InstKind::Splat(a) => {
+            let x = frame.regs[a.index()];
+            let mut z = [0; 4];
+            z.iter_mut().take(n).for_each(|l| *l = x);
+            set_lanes(frame, func, r, z);
+        }
+        InstKind::InsertLane(v, x, lane) => {
+            let mut z = lanes_of(frame, *v);
+            z[usize::from(*lane) & 3] = frame.regs[x.index()];
+            set_lanes(frame, func, r, z);
+        }
+        InstKind::ExtractLane(v, lane) => {
+            frame.regs[r.index()] = lanes_of(frame, *v)[usize::from(*lane) & 3];
+        }
+        InstKind::Reduce(op, v) => {
+            let vt = func.values[*v].ty;
+            let x = lanes_of(frame, *v);
+            let mut acc = x[0];
+            for &l in &x[1..vt.lanes() as usize] {
+                acc = binary(*op, vt.lane_type(), acc, l)?;
+            }
+            frame.regs[r.index()] = acc;
+        }
+        _ => return Err(Fault::msg("not a vector instruction")),
+    }
+    Ok(())
+}
+
+/// A vector `load` or `store`: one access per lane, lane 0 at the lowest
+/// address, each checked as a scalar access is.
+fn vector_memory(
+    frame: &mut Frame,
+    func: &Function,
+    mem: &mut Memory,
+    kind: &InstKind,
+    result: Option<Value>,
+) -> Result<(), Fault> {
+    let ty = load_store_type(func, kind, result);
+    let lane_ty = ty.lane_type();
+    let step = u64::from(lane_ty.bytes());
+    match kind {
+        InstKind::Load(p) => {
+            let Some(r) = result else {
+                return Err(Fault::msg("load without a result"));
+            };
+            let base = frame.regs[p.index()];
+            let mut z = [0; 4];
+            for (i, l) in z.iter_mut().take(ty.lanes() as usize).enumerate() {
+                *l = mem.load(base.wrapping_add(i as u64 * step), lane_ty)?;
+            }
+            set_lanes(frame, func, r, z);
+        }
+        InstKind::Store { value, ptr } => {
+            let base = frame.regs[ptr.index()];
+            let x = lanes_of(frame, *value);
+            for (i, &l) in x.iter().take(ty.lanes() as usize).enumerate() {
+                mem.store(base.wrapping_add(i as u64 * step), lane_ty, l)?;
+            }
+        }
+        _ => return Err(Fault::msg("not a vector memory access")),
+    }
     Ok(())
 }
 

@@ -420,10 +420,14 @@ impl Memory {
             Type::I64 | Type::F64 | Type::Ptr => {
                 u64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]])
             }
+            Type::F64x2 | Type::F32x4 | Type::I64x2 | Type::I32x4 => {
+                unreachable!("vectors are loaded lane by lane (exec::vector_memory)")
+            }
         })
     }
 
-    /// Stores the low `ty.bytes()` bytes of `bits`.
+    /// Stores the low `ty.bytes()` bytes of `bits` (`ty` scalar: vectors
+    /// are stored lane by lane).
     #[inline]
     pub fn store(&mut self, addr: u64, ty: Type, bits: u64) -> Result<(), MemFault> {
         let n = ty.bytes() as usize;

@@ -156,6 +156,9 @@ impl Val {
             Type::F32 => Val::F32(f32::from_bits(bits as u32)),
             Type::F64 => Val::F64(f64::from_bits(bits)),
             Type::Ptr => Val::Ptr(bits),
+            Type::F64x2 | Type::F32x4 | Type::I64x2 | Type::I32x4 => {
+                unreachable!("no signature has a vector type (verifier)")
+            }
         }
     }
 }
