@@ -139,7 +139,8 @@ pub fn prepare_pipeline(opt_level: u8) -> Vec<&'static str> {
         // hoist (a load in a loop body that now runs at least once, such as
         // a gradient's reload of `a[i][k]` in its reverse `j` loop), fold
         // guards whose test is constant and tidy the blocks. Unswitching
-        // before rotation: each copy of a loop is then rotated as any loop.
+        // before rotation: each copy of a loop is then rotated as any loop;
+        // so is each of the vectorizer's two (vector and remainder).
         // Forwarding stores to the next iteration's loads needs the rotated,
         // one-block loops and the preheaders LICM makes.
         _ => vec![
@@ -149,6 +150,7 @@ pub fn prepare_pipeline(opt_level: u8) -> Vec<&'static str> {
             "gvn",
             "adce",
             "loop-unswitch",
+            "vectorize",
             "loop-rotate",
             "licm",
             "loop-load-elim",

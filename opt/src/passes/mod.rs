@@ -28,6 +28,7 @@ pub mod split_offsets;
 pub mod sroa;
 pub mod sync_elim;
 pub mod tail_rec;
+pub mod vectorize;
 pub mod zero_memory;
 
 /// Every pass, by the name the pipeline and the command line use.
@@ -57,6 +58,7 @@ pub const ALL: &[(&str, Pass)] = &[
     ("loop-unroll", loop_unroll::run),
     ("loop-load-elim", loop_load_elim::run),
     ("split-offsets", split_offsets::run),
+    ("vectorize", vectorize::run),
     // Not in any `-O` pipeline: the driver runs it for `--serial`.
     ("serial-elision", serial_elision::run),
 ];
