@@ -13,11 +13,12 @@
 //!
 //! # What is vectorized
 //! An innermost natural loop of a host function such that
-//! - it is two blocks: a header `H` whose only instructions are the
-//!   counted loop's test ([`counted_loop`], exact, with a `<`/`<=` test
-//!   that cannot wrap and a positive step) and the `brif` on it, and a
-//!   body `B` that ends in the one back edge `jump H(..)`; the header has
-//!   a preheader that ends in `jump H(..)`;
+//! - it is two blocks: a header `H` that ends in the counted loop's test
+//!   ([`counted_loop`], exact, with a `<`/`<=` test that cannot wrap and
+//!   a positive step), whose other instructions are pure arithmetic
+//!   (treated as the body's first), and a body `B` that ends in the one
+//!   back edge `jump H(..)`; the header has a preheader that ends in
+//!   `jump H(..)`;
 //! - every parameter of `H` is an induction variable: the back edge
 //!   passes `p + c` for a constant `c` (reductions are not vectorized
 //!   yet);
@@ -28,7 +29,12 @@
 //!     by a constant, `ptradd`, and `sext`/`zext` of an induction variable
 //!     whose test has the same signedness) on induction variables and
 //!     uniform values, whose value grows by a constant *stride* per
-//!     iteration (kept: it computes lane 0's value);
+//!     iteration (kept: it computes lane 0's value); also `sext` of a
+//!     32-bit affine index (C's `a[i * n + j]` with `int`s) when the
+//!     counter is 32 bits, with a test before the loop that the index
+//!     does not wrap in the iterations the vector loop runs (and `trunc`
+//!     to 32 bits of an affine value, which only such an extension may
+//!     use);
 //!   - *varying*: a `load` of `f64 f32 i64 i32` from an affine address
 //!     whose stride is the loaded size (consecutive elements), or a
 //!     lane-wise operator ([`BinaryOp::is_lanewise`], `fneg`) on varying
@@ -56,7 +62,8 @@
 //! each other group, a test before the loop checks at run time that the
 //! bytes they touch in the iterations the vector loop runs do not
 //! overlap; if any may, the original loop runs all iterations (the scalar
-//! fallback). A loop with no store needs no test.
+//! fallback). A loop with no store needs no test. The no-wrap tests of
+//! 32-bit indices join them.
 //!
 //! # The rewrite
 //! ```text
@@ -89,6 +96,10 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 
 /// The most instructions a loop body may have (the pass copies it).
 pub const MAX_BODY_INSTS: usize = 80;
+
+/// The largest per-iteration step of a sign-extended 32-bit index that
+/// gets a no-wrap test (so that the test's 64-bit arithmetic is exact).
+const MAX_WRAP_STRIDE: i64 = 1 << 16;
 
 pub fn run(module: &mut Module, ctx: &mut PassContext) -> bool {
     let mut report = Report::default();
@@ -139,7 +150,7 @@ pub fn run_function(func: &mut Function, report: &mut Report) -> u64 {
         let vheader = rewrite(func, &p);
         done.insert(vheader);
         report.vectorized += 1;
-        report.checked += u64::from(!p.checks.is_empty());
+        report.checked += u64::from(!p.checks.is_empty() || !p.wraps.is_empty());
         count += 1;
     }
     count
@@ -191,11 +202,16 @@ struct Plan {
     preheader: Block,
     /// The header's parameters and each one's step.
     ivs: Vec<(Value, i64)>,
+    /// The header's instructions besides the test and the branch (pure).
+    header_extras: Vec<Inst>,
     inits: Vec<Value>,
     cmp: Inst,
     lanes: u32,
     shapes: HashMap<Value, Shape>,
     checks: Vec<Check>,
+    /// Sign-extended 32-bit indices and their steps, each tested before
+    /// the loop not to wrap in the vector loop's iterations.
+    wraps: Vec<(Value, i64)>,
     /// The byte stride of the accesses (their size), for the tests.
     stride: i64,
     counted: crate::analysis::tripcount::CountedLoop,
@@ -221,11 +237,10 @@ fn plan(func: &Function, an: &FunctionAnalyses, lp: Loop) -> Result<Plan, &'stat
     {
         return Err("not-counted");
     }
-    // The header: the test and the branch, nothing else.
+    // The header: the test, the branch, and pure arithmetic the body
+    // uses (such as the 32-bit copy of a widened counter).
     let hinsts = func.block_insts(header);
-    let [cmp, br] = hinsts else {
-        return Err("header-computes");
-    };
+    let br = hinsts.last().ok_or("control-flow")?;
     let InstKind::Brif {
         cond,
         then_dest,
@@ -234,6 +249,21 @@ fn plan(func: &Function, an: &FunctionAnalyses, lp: Loop) -> Result<Plan, &'stat
     else {
         return Err("control-flow");
     };
+    let cmp = &match func.value_def(*cond) {
+        ValueDef::Result(i) if hinsts.contains(&i) => i,
+        _ => return Err("header-computes"),
+    };
+    let header_extras: Vec<Inst> = hinsts
+        .iter()
+        .copied()
+        .filter(|i| i != cmp && i != br)
+        .collect();
+    for &i in &header_extras {
+        let k = func.inst(i);
+        if k.has_side_effects() || k.may_read_memory() || matches!(k, InstKind::Alloca { .. }) {
+            return Err("header-computes");
+        }
+    }
     if func.result(*cmp) != Some(*cond) || !matches!(func.inst(*cmp), InstKind::Icmp(..)) {
         return Err("header-computes");
     }
@@ -273,7 +303,11 @@ fn plan(func: &Function, an: &FunctionAnalyses, lp: Loop) -> Result<Plan, &'stat
     }
 
     // Shapes, in body order.
-    let binsts = func.block_insts(body);
+    let binsts: Vec<Inst> = header_extras
+        .iter()
+        .chain(func.block_insts(body))
+        .copied()
+        .collect();
     if binsts.len() > MAX_BODY_INSTS {
         return Err("too-large");
     }
@@ -300,6 +334,7 @@ fn plan(func: &Function, an: &FunctionAnalyses, lp: Loop) -> Result<Plan, &'stat
         }
     };
     let mut accesses: Vec<Access> = Vec::new();
+    let mut wraps: Vec<(Value, i64)> = Vec::new();
     let mut varying_memory = false;
     for (order, &i) in binsts.iter().enumerate() {
         if i == latch {
@@ -381,10 +416,32 @@ fn plan(func: &Function, an: &FunctionAnalyses, lp: Loop) -> Result<Plan, &'stat
                 // test keeps in range: extending them keeps the stride.
                 let signed = matches!(cl.cc, IntCC::Slt | IntCC::Sle);
                 let iv_step = ivs.iter().find(|&&(p, _)| p == *a && p == cl.iv);
-                match iv_step {
-                    Some(&(_, step)) if signed == (*op == CastOp::Sext) => Shape::Affine(step),
+                match (iv_step, sh(*a)) {
+                    (Some(&(_, step)), _) if signed == (*op == CastOp::Sext) => Shape::Affine(step),
+                    // A 32-bit index such as `i * n + j`: its lanes are
+                    // consecutive after sign extension unless it wraps in
+                    // the iterations the vector loop runs, which a test
+                    // before the loop rules out.
+                    (None, Shape::Affine(s))
+                        if *op == CastOp::Sext
+                            && func.value_type(*a) == Type::I32
+                            && (1..=MAX_WRAP_STRIDE).contains(&s)
+                            && rebuildable(func, &in_loop, *a) =>
+                    {
+                        if !wraps.iter().any(|&(v, _)| v == *a) {
+                            wraps.push((*a, s));
+                        }
+                        Shape::Affine(s)
+                    }
                     _ => return Err("index-cast"),
                 }
+            }
+            // Truncation keeps the stride modulo 2^32; only a sign
+            // extension with its no-wrap test uses such a value.
+            InstKind::Cast(CastOp::Trunc, a)
+                if matches!(sh(*a), Shape::Affine(_)) && rty == Some(Type::I32) =>
+            {
+                sh(*a)
             }
             InstKind::Iconst(_) | InstKind::Fconst(_) => Shape::Uniform,
             k if !k.has_side_effects()
@@ -404,14 +461,14 @@ fn plan(func: &Function, an: &FunctionAnalyses, lp: Loop) -> Result<Plan, &'stat
     // A varying value must not be needed as a scalar: by the back edge
     // (induction variables only, checked above) or outside the loop.
     for (b, i) in func.placed_insts() {
-        if b == body || b == header {
+        if b == body || (b == header && i != *br) {
             continue;
         }
         if func
             .inst(i)
             .operands()
             .iter()
-            .any(|&v| in_loop(v) && !params.contains(&v))
+            .any(|&v| in_loop(v) && !params.contains(&v) && v != *cond)
         {
             return Err("used-after");
         }
@@ -488,11 +545,13 @@ fn plan(func: &Function, an: &FunctionAnalyses, lp: Loop) -> Result<Plan, &'stat
         body,
         preheader,
         ivs,
+        header_extras,
         inits: entry.args.clone(),
         cmp: *cmp,
         lanes,
         shapes,
         checks,
+        wraps,
         stride,
         counted: cl,
     })
@@ -631,7 +690,11 @@ fn rebuild(
     let ValueDef::Result(i) = func.value_def(v) else {
         return v; // defined outside the loop
     };
-    if !func.block_insts(body).contains(&i) {
+    let header = match func.inst(*func.block_insts(body).last().expect("a body jumps")) {
+        InstKind::Jump(back) => back.block,
+        _ => body,
+    };
+    if !func.block_insts(body).contains(&i) && !func.block_insts(header).contains(&i) {
         return v; // defined outside the loop
     }
     let mut kind = func.inst(i).clone();
@@ -664,7 +727,7 @@ fn rewrite(func: &mut Function, p: &Plan) -> Block {
         .iter()
         .position(|&b| b == p.header)
         .unwrap_or(func.layout.len());
-    let check = (!p.checks.is_empty()).then(|| func.create_block());
+    let check = (!p.checks.is_empty() || !p.wraps.is_empty()).then(|| func.create_block());
     let vpre = func.create_block();
     let vheader = func.create_block();
     let vbody = func.create_block();
@@ -777,6 +840,77 @@ fn rewrite(func: &mut Function, p: &Plan) -> Block {
                 )),
             });
         }
+        if !p.wraps.is_empty() {
+            // At most 2^32 vector iterations, so that the products below
+            // (steps at most 2^16) cannot overflow.
+            let limit = val(add(func, cb, InstKind::Iconst(1 << 32), Some(Type::I64)));
+            let few = val(add(
+                func,
+                cb,
+                InstKind::Icmp(IntCC::Ule, nv, limit),
+                Some(Type::I1),
+            ));
+            ok = Some(match ok {
+                None => few,
+                Some(o) => val(add(
+                    func,
+                    cb,
+                    InstKind::Binary(BinaryOp::And, o, few),
+                    Some(Type::I1),
+                )),
+            });
+        }
+        for &(x, step) in &p.wraps {
+            // The last value the vector loop gives `x`, in 64 bits:
+            // sext(x0) + (nv - 1) * step, at most i32::MAX.
+            let x0 = rebuild(func, p.body, cb, &mut map, x);
+            let wide = val(add(
+                func,
+                cb,
+                InstKind::Cast(CastOp::Sext, x0),
+                Some(Type::I64),
+            ));
+            let s = val(add(func, cb, InstKind::Iconst(step), Some(Type::I64)));
+            let steps = val(add(
+                func,
+                cb,
+                InstKind::Binary(BinaryOp::Imul, nv, s),
+                Some(Type::I64),
+            ));
+            let end = val(add(
+                func,
+                cb,
+                InstKind::Binary(BinaryOp::Iadd, wide, steps),
+                Some(Type::I64),
+            ));
+            let last = val(add(
+                func,
+                cb,
+                InstKind::Binary(BinaryOp::Isub, end, s),
+                Some(Type::I64),
+            ));
+            let max = val(add(
+                func,
+                cb,
+                InstKind::Iconst(i64::from(i32::MAX)),
+                Some(Type::I64),
+            ));
+            let fits = val(add(
+                func,
+                cb,
+                InstKind::Icmp(IntCC::Sle, last, max),
+                Some(Type::I1),
+            ));
+            ok = Some(match ok {
+                None => fits,
+                Some(o) => val(add(
+                    func,
+                    cb,
+                    InstKind::Binary(BinaryOp::And, o, fits),
+                    Some(Type::I1),
+                )),
+            });
+        }
         let ok = ok.expect("at least one test");
         add(
             func,
@@ -850,7 +984,9 @@ fn rewrite(func: &mut Function, p: &Plan) -> Block {
         s
     };
     let body_insts = func.block_insts(p.body).to_vec();
-    let (latch, others) = body_insts.split_last().expect("a body ends in its jump");
+    let (latch, body_rest) = body_insts.split_last().expect("a body ends in its jump");
+    let others: Vec<Inst> = p.header_extras.iter().chain(body_rest).copied().collect();
+    let others = &others[..];
     // What only the back edge uses (the counters' increments) is not
     // copied: the vector loop has its own.
     let used: HashSet<Value> = others
