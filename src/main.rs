@@ -534,8 +534,8 @@ fn main() -> ExitCode {
         .and_then(|m| Cli::from_arg_matches(&m).map(|cli| (cli, m)));
     let cli = match parsed {
         Ok((mut cli, matches)) => {
-            if let Some((_, sub)) = matches.subcommand() {
-                cli.command.pp_mut().order(sub);
+            if let (Some((_, sub)), Some(pp)) = (matches.subcommand(), cli.command.pp_mut()) {
+                pp.order(sub);
             }
             cli
         }
@@ -560,11 +560,13 @@ fn main() -> ExitCode {
 }
 
 impl Command {
-    fn pp_mut(&mut self) -> &mut PpArgs {
+    /// The preprocessor's options of a command that compiles source.
+    fn pp_mut(&mut self) -> Option<&mut PpArgs> {
         match self {
-            Command::Check { pp, .. } => pp,
-            Command::Run(args) => &mut args.pp,
-            Command::Build(args) => &mut args.pp,
+            Command::Check { pp, .. } => Some(pp),
+            Command::Run(args) => Some(&mut args.pp),
+            Command::Build(args) => Some(&mut args.pp),
+            Command::Bench { .. } => None,
         }
     }
 }

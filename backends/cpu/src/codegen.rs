@@ -2676,7 +2676,7 @@ impl<'a, 'b, 'c, M: ClModule> FnTranslator<'a, 'b, 'c, M> {
                     let w = b.ins().umin(w, hi);
                     b.ins().ireduce(types::I16, w)
                 }
-                                _ => return Err(self.err(format!("fptoui to {to}"))),
+                _ => return Err(self.err(format!("fptoui to {to}"))),
             },
             CastOp::FpExt => {
                 if from == to {

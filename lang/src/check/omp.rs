@@ -722,7 +722,12 @@ impl Checker {
                     span,
                 )
             }
-            None => long(builtin(Builtin::Intrinsic(Intrinsic::NumWorkers), vec![], CType::Int, span)),
+            None => long(builtin(
+                Builtin::Intrinsic(Intrinsic::NumWorkers),
+                vec![],
+                CType::Int,
+                span,
+            )),
         };
         match &omp.if_cond {
             Some(c) => mk(
@@ -1123,7 +1128,10 @@ impl Checker {
         };
         if let Some(fx) = self.fx.as_mut() {
             fx.loops.push(LoopKind::ParallelBody);
+            fx.pfor_count += 1;
+            let serial = fx.pfor_count;
             fx.pfors.push(PforInfo {
+                serial,
                 span,
                 var: tid,
                 conditional: 0,
@@ -1401,7 +1409,12 @@ impl Checker {
             stmt.span,
         );
         vec![Stmt {
-            kind: StmtKind::Expr(builtin(Builtin::Intrinsic(Intrinsic::AtomicAdd), vec![addr, v], ty, stmt.span)),
+            kind: StmtKind::Expr(builtin(
+                Builtin::Intrinsic(Intrinsic::AtomicAdd),
+                vec![addr, v],
+                ty,
+                stmt.span,
+            )),
             span: stmt.span,
         }]
     }
@@ -1458,13 +1471,25 @@ impl Checker {
             self.check_only(args);
             return Some(super::expr::err_expr(span));
         }
-        let workers = || builtin(Builtin::Intrinsic(Intrinsic::NumWorkers), vec![], CType::Int, span);
+        let workers = || {
+            builtin(
+                Builtin::Intrinsic(Intrinsic::NumWorkers),
+                vec![],
+                CType::Int,
+                span,
+            )
+        };
         Some(match name {
             "omp_get_thread_num" | "omp_get_num_threads" | "omp_in_parallel" => {
                 self.omp_team_call(name, span)
             }
             "omp_get_max_threads" | "omp_get_num_procs" => workers(),
-            "omp_get_wtime" => builtin(Builtin::Intrinsic(Intrinsic::Wtime), vec![], CType::Double, span),
+            "omp_get_wtime" => builtin(
+                Builtin::Intrinsic(Intrinsic::Wtime),
+                vec![],
+                CType::Double,
+                span,
+            ),
             _ => {
                 // omp_set_num_threads(n): evaluated, without effect.
                 let n = self.rvalue(&args[0]);
