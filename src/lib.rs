@@ -134,7 +134,7 @@ pub fn decode_source(path: &str, bytes: &[u8], color: bool) -> Result<String, Co
 /// Source text to a verified (and, above `-O0`, optimized) module.
 pub fn compile(path: &str, source: &str, options: &Options) -> Result<Compiled, CompileError> {
     let lower_start = Instant::now();
-    let (module, rendered) = lowered(path, source, options.library, &options.grad, options)?;
+    let (module, rendered) = lowered(path, source, options.library, true, options)?;
     let lower_time = lower_start.elapsed();
     let origin = Origin::Source(source);
     let warnings =
@@ -164,7 +164,7 @@ pub fn compile_files(
     let mut failed = false;
     for (path, source) in files {
         // Each file is a library of the program: `main` is in one of them.
-        match lowered(path, source, true, &options.grad, options) {
+        match lowered(path, source, true, false, options) {
             Ok((module, warnings)) => {
                 rendered += &warnings;
                 modules.push((path.clone(), module));
@@ -243,13 +243,14 @@ impl Files<'_> {
 }
 
 /// Preprocessing, parsing, checking and lowering of one file, with
-/// `--grad` requests for the functions it defines: the module, and the
-/// rendered warnings.
+/// `--grad` requests for the functions it defines (and, when the file is
+/// the `whole_program`, for those it only declares, which the refusal rule
+/// then reports): the module, and the rendered warnings.
 fn lowered(
     path: &str,
     source: &str,
     library: bool,
-    grad: &[String],
+    whole_program: bool,
     options: &Options,
 ) -> Result<(Module, String), CompileError> {
     let pre = parc_lang::pp::preprocess(path, source, &options.pp);
@@ -261,14 +262,17 @@ fn lowered(
             internal: false,
         });
     };
-    // A function declared here and defined in another file is asked for
-    // there.
-    let grad: Vec<String> = grad
+    // Of several files, a function declared here and defined in another
+    // is asked for there.
+    let grad: Vec<String> = options
+        .grad
         .iter()
         .filter(|name| {
-            hir.funcs
-                .iter()
-                .any(|f| &f.name == *name && f.body.is_some())
+            whole_program
+                || hir
+                    .funcs
+                    .iter()
+                    .any(|f| &f.name == *name && f.body.is_some())
         })
         .cloned()
         .collect();

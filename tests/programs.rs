@@ -5,7 +5,7 @@
 //! - `samples/NAME.pc`: `parc run --interp` must print `samples/NAME.stdout`
 //!   and exit with the status named by a `// exit: N` line (default 0), given
 //!   the arguments of a `// args: ...` line; so must `parc run --interp
-//!   --O0` (the unoptimized program). For samples without kernels the
+//!   -O0` (the unoptimized program). For samples without kernels the
 //!   same program built by gcc through `include/parc.h` must print the same
 //!   (skipped with a message when gcc is missing), and so must its OpenMP
 //!   build (`-fopenmp`), except in files with an `// openmp: skip ...`
