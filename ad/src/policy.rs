@@ -565,10 +565,10 @@ fn loop_class(
                 )
             } else if stride >= size as u64 {
                 match conflicting_site(p, an, act, l, ptr) {
-                    Some(line) => (
+                    Some((line, what)) => (
                         AccumulationClass::Atomic,
                         format!(
-                            "`d_{name}`: affine in the loop index, but the access at line {line} may update the same shadow from other iterations"
+                            "`d_{name}`: affine in the loop index, but the {what} at line {line} may update the same shadow from other iterations"
                         ),
                     ),
                     None => (

@@ -373,6 +373,42 @@ fn normalize_gradient_is_linear_when_optimized_first() {
     );
 }
 
+/// Normalize without LICM (-O0, -O1): every iteration calls `mag`, whose
+/// reverse adds into all of `d_in` atomically, so the iteration's own
+/// `d_in[i]` update may not be a plain add (it would lose another
+/// iteration's atomic adds between its load and its store): it goes to
+/// per-worker copies or is atomic too (at -O1, where it is affine in the
+/// index, the reason names the call).
+#[test]
+fn an_update_beside_a_call_reaching_the_same_shadow_is_not_disjoint() {
+    let src = r#"
+        double mag(double *in, int n) {
+            double s = 0.0;
+            for (int i = 0; i < n; i++)
+                s += in[i] * in[i];
+            return sqrt(s);
+        }
+        void normalize(double *out, double *in, int n) {
+            parallel_for (int i = 0; i < n; i++)
+                out[i] = in[i] / mag(in, n);
+        }
+    "#;
+    let input: Vec<f64> = (0..9).map(|i| (i % 7) as f64 - 2.5).collect();
+    let args = [Arg::out(9, 1.0), Arg::dup(&input), Arg::I(9)];
+    for level in [0, 1] {
+        let r = check_par_at(src, "normalize", &args, &[level]);
+        let direct: Vec<_> = r.sites.iter().filter(|s| s.loc.line == 10).collect();
+        assert!(!direct.is_empty(), "-O{level}: {r:?}");
+        for s in direct {
+            assert_ne!(s.class, Disjoint, "-O{level}: {r:?}");
+            // At -O0 the address is not even affine; at -O1 it is.
+            if level == 1 {
+                assert!(s.reason.contains("call at line 10"), "-O{level}: {r:?}");
+            }
+        }
+    }
+}
+
 /// Row-major rows: `c[i*n + j]` with `0 <= j < n` stays in row `i`, so its
 /// adjoint updates need no atomics even though the row stride `n` is known
 /// only at run time; `b[k*n + j]` is the same region (all of `b`) in every

@@ -179,8 +179,9 @@ pub(super) fn rows_disjoint(
     index_bound(p, an, l, j, at).is_some_and(|(_, bound)| peel(p, bound) == sym)
 }
 
-/// The source line of another load in `l`'s task whose adjoint update may
-/// touch, from another iteration, the shadow bytes that `ptr` updates: a
+/// The source line (and `call` or `access`) of another access in `l`'s task whose adjoint update
+/// may touch, from another iteration, the shadow bytes that `ptr` updates:
+/// a call that may reach the same object (see [`overlapping_call`]), or a
 /// load through a different pointer that may point into the same object and
 /// is not the same address in every iteration (a reduction). Primal stores
 /// need no check: a store and a load of one location in different
@@ -191,7 +192,10 @@ pub(super) fn conflicting_site(
     act: &ActivityInfo,
     l: &PLoop,
     ptr: Value,
-) -> Option<u32> {
+) -> Option<(u32, &'static str)> {
+    if let Some(call) = overlapping_call(p, act, l, ptr) {
+        return Some((p.locs[call].line, "call"));
+    }
     overlapping_loads(p, act, l, ptr)
         .find(|&(b, _, q, q_size)| {
             // Updates through `q` go to per-worker copies (an array
@@ -205,7 +209,38 @@ pub(super) fn conflicting_site(
             let apart = array_reduced || same_stride_apart(p, l, ptr, q);
             !apart && affine(p, l, q, 0) != Some(0)
         })
-        .map(|(_, i, _, _)| p.locs[i].line)
+        .map(|(_, i, _, _)| (p.locs[i].line, "access"))
+}
+
+/// The first call of `l`'s task (of a function or an intrinsic) whose
+/// reverse may update the shadow object `ptr`'s update touches: one with a
+/// shadowed pointer argument whose roots and `ptr`'s share one (or either
+/// side's are unknown), or a function's call at all when `ptr` may be a
+/// global's (the callee reaches globals without arguments). A callee of
+/// parallel code updates shadows atomically, and a plain add of another
+/// iteration beside those atomic adds would lose some of them.
+fn overlapping_call(p: &Function, act: &ActivityInfo, l: &PLoop, ptr: Value) -> Option<Inst> {
+    let mine: Vec<Root> = act.roots(ptr).collect();
+    let vague = |r: &Root| matches!(r, Root::Unknown | Root::Loaded(_));
+    let mine_vague = mine.iter().any(vague);
+    let mine_global = mine.iter().any(|r| matches!(r, Root::Global));
+    let mut blocks: Vec<Block> = l.task_blocks.iter().copied().collect();
+    blocks.sort();
+    blocks.into_iter().find_map(|b| {
+        p.block_insts(b).iter().copied().find(|&i| {
+            let (args, function) = match p.inst(i) {
+                InstKind::Call { args, .. } => (args, true),
+                InstKind::CallIndirect { args, .. } => (args, true),
+                InstKind::Intrinsic { args, .. } => (args, false),
+                _ => return false,
+            };
+            (function && mine_global)
+                || args.iter().any(|&a| {
+                    act.is_shadowed(a)
+                        && (mine_vague || act.roots(a).any(|r| vague(&r) || mine.contains(&r)))
+                })
+        })
+    })
 }
 
 /// The other float loads of `l`'s task whose adjoint updates may touch the
