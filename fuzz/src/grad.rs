@@ -31,7 +31,7 @@ struct GradGen {
     next: u32,
     /// Helper functions: (name, text).
     helpers: Vec<Vec<String>>,
-    /// The helpers made so far (`one`, `part`, `val`, `kern`).
+    /// The helpers made so far (`one`, `part`, `val`, `kern`, `whole`).
     made: Vec<&'static str>,
     smooth: bool,
 }
@@ -347,6 +347,7 @@ impl GradGen {
             2,                          // a serial loop inside parallel_for iterations
             if nested { 2 } else { 0 }, // while loop around nested statements
             2,                          // a kernel launch
+            2,                          // parallel_for calling a reader of all of `x`
         ];
         match self.rng.weighted(&weights) {
             0 => {
@@ -504,10 +505,42 @@ impl GradGen {
                 out.push("}".into());
                 out
             }
-            _ => {
+            12 => {
                 self.need_kernel();
                 vec![format!("kern<<<1, {LEN}>>>(x, y, a, n);")]
             }
+            _ => {
+                // Tapir's normalize: every iteration reads its own `x[i]`
+                // and calls `whole`, which reads all of `x`, so `d_x[i]` is
+                // updated by the iteration and by every other iteration's
+                // reverse of the call.
+                self.need_whole();
+                let i = self.name("i");
+                let e = self.expr(&Reads::own(&i), 1);
+                let c = self.coef();
+                vec![
+                    format!("parallel_for (int {i} = 0; {i} < n; {i}++) {{"),
+                    format!("    y[{i}] = {c} * y[{i}] + tanh(x[{i}] * whole(x, a, n)) + {e};"),
+                    "}".into(),
+                ]
+            }
         }
+    }
+
+    /// `whole(x, a, n)`: a smooth mean over all of `x` (read by every
+    /// iteration of a `parallel_for`).
+    fn need_whole(&mut self) {
+        self.need("whole", |g| {
+            let c = g.coef();
+            vec![
+                "double whole(double *x, double a, int n)".into(),
+                "{".into(),
+                "    double s = 0.0;".into(),
+                "    for (int k = 0; k < n; k++)".into(),
+                format!("        s += sin({c} * x[k] + a);"),
+                "    return s / n;".into(),
+                "}".into(),
+            ]
+        });
     }
 }

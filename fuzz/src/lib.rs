@@ -28,7 +28,9 @@
 //!   (ParC defines it), divisors are `(x & 7) + 1`, shifts are by `x & 7`.
 //! - [`Family::Grad`] (`grad.rs`): `__enzyme_autodiff` of a function whose
 //!   `spawn`s and `parallel_for`s sit in `for` and `while` loops, nested
-//!   both ways, with race-free, smooth, bounded arithmetic; `main` prints
+//!   both ways (also iterations that read their own `x[i]` and call a
+//!   reader of all of `x`, as Tapir's normalize does), with race-free,
+//!   smooth, bounded arithmetic; `main` prints
 //!   `check NAME ANALYTIC FD` lines, and the reference's analytic values
 //!   must agree with the finite differences (within 1e-5 (1 + |FD|)) as
 //!   well as every configuration with the reference.

@@ -24,6 +24,11 @@ pub enum Status {
     Timeout,
     /// Could not be run: the gcc build failed, or the binary is missing.
     NotRun(String),
+    /// Left out of the comparison: the peer (gcc) did not finish building
+    /// the program within the time limit, which says nothing of parc and
+    /// happens on a loaded machine (a gcc build that fails is `NotRun`:
+    /// the generator wrote invalid C).
+    Skipped(String),
 }
 
 impl std::fmt::Display for Status {
@@ -33,6 +38,7 @@ impl std::fmt::Display for Status {
             Status::Signal(s) => write!(f, "killed by signal {s}"),
             Status::Timeout => write!(f, "timed out"),
             Status::NotRun(why) => write!(f, "not run: {why}"),
+            Status::Skipped(why) => write!(f, "skipped: {why}"),
         }
     }
 }
@@ -600,6 +606,14 @@ impl Oracles {
                     .arg("-o")
                     .arg(&exe);
                 let build = run_command(cmd, self.timeout);
+                if build.status == Status::Timeout {
+                    return Outcome {
+                        status: Status::Skipped("gcc did not finish building it".into()),
+                        stdout: String::new(),
+                        stderr: build.stderr,
+                        time: build.time,
+                    };
+                }
                 if build.status != Status::Exit(0) {
                     return Outcome {
                         status: Status::NotRun(format!("gcc failed ({})", build.status)),
@@ -658,6 +672,7 @@ impl Oracles {
         let reference = &outcomes[0].1;
         if outcomes
             .iter()
+            .filter(|(_, o)| !matches!(o.status, Status::Skipped(_)))
             .all(|(_, o)| agree(program.family, o, reference))
         {
             return Verdict::Agree { outcomes };
