@@ -636,6 +636,21 @@ fn pipeline(
         for (name, n) in &inst.context.stats {
             eprintln!("{n:>12}  {name}");
         }
+        if let Some(report) = &ad_report {
+            for t in report.tapes.iter().filter(|t| t.gradient) {
+                let (total, recursive) = parc_ad::tape_report::total(&report.tapes, &t.function);
+                eprintln!(
+                    "{:>12}  ad: bytes recorded per call of `{}`{}",
+                    parc_ad::tape_report::show_size(&total),
+                    t.function,
+                    if recursive {
+                        " and level of recursion"
+                    } else {
+                        ""
+                    }
+                );
+            }
+        }
     }
     result.map_err(|rendered| CompileError {
         rendered,
@@ -830,6 +845,7 @@ pub fn explain_ad_gpu(path: &str, report: &AdReport, module: &Module) -> String 
             path,
             &AdReport {
                 sites: vec![s.clone()],
+                tapes: Vec::new(),
             },
         );
         let on_device = module
@@ -1204,6 +1220,7 @@ mod tests {
                 site(3, 7, AccumulationClass::Reduction, "a"),
                 site(3, 7, AccumulationClass::Reduction, "a"),
             ],
+            tapes: Vec::new(),
         };
         assert_eq!(
             explain_ad("p.pc", &report),

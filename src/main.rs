@@ -292,6 +292,12 @@ struct AdArgs {
     /// `file:line:col: class: reason` lines in source order.
     #[arg(long)]
     explain_ad: bool,
+    /// Print what each gradient records on its tape, to stderr: every
+    /// recorded value with its source position, its bytes per execution
+    /// and in all (in the program's names, e.g. `8·(n - 2)·steps`), and
+    /// why it is recorded rather than recomputed.
+    #[arg(long)]
+    explain_tape: bool,
 }
 
 #[derive(Args)]
@@ -722,11 +728,7 @@ fn check(file: &Path, library: bool, pp: &parc_lang::pp::Options, color: bool) -
     }
 }
 
-fn compile(
-    files: &[PathBuf],
-    options: &Options,
-    explain_ad: bool,
-) -> Result<parc_ir::Module, ExitCode> {
+fn compile(files: &[PathBuf], options: &Options, ad: &AdArgs) -> Result<parc_ir::Module, ExitCode> {
     let file = &files[0];
     if files.len() > 1
         && let Some(other) = files.iter().find(|f| is_ir(f))
@@ -770,7 +772,13 @@ fn compile(
     }
     .map_err(report)?;
     eprint!("{}", compiled.warnings);
-    if explain_ad {
+    if ad.explain_tape {
+        match &compiled.ad_report {
+            Some(r) => eprint!("{}", parc_ad::tape_report::explain(&path, &r.tapes)),
+            None => eprintln!("{path}: no gradients to explain"),
+        }
+    }
+    if ad.explain_ad {
         // Positions in IR refer to the ParC file it was made from.
         let at = match &compiled.module.source_name {
             Some(name) if is_ir(file) => name.clone(),
@@ -788,7 +796,10 @@ fn compile(
                     if sites.is_empty() {
                         continue;
                     }
-                    let report = parc_ad::AdReport { sites };
+                    let report = parc_ad::AdReport {
+                        sites,
+                        tapes: Vec::new(),
+                    };
                     if options.gpu {
                         eprint!("{}", parc::explain_ad_gpu(&name, &report, &compiled.module))
                     } else {
@@ -820,7 +831,7 @@ fn run(args: RunArgs) -> ExitCode {
         pp: args.pp.options(),
         ..args.opt.options(args.diag.color(), &args.ad)
     };
-    let mut module = match compile(&args.files, &options, args.ad.explain_ad) {
+    let mut module = match compile(&args.files, &options, &args.ad) {
         Ok(m) => m,
         Err(code) => return code,
     };
@@ -935,7 +946,7 @@ fn build(mut args: BuildArgs) -> ExitCode {
         pp: args.pp.options(),
         ..args.opt.options(args.diag.color(), &args.ad)
     };
-    let mut module = match compile(&args.files, &options, args.ad.explain_ad) {
+    let mut module = match compile(&args.files, &options, &args.ad) {
         Ok(m) => m,
         Err(code) => return code,
     };

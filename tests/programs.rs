@@ -76,6 +76,9 @@
 //!   repeat `// repeat: N` times, as races show only now and then. While the
 //!   AD reports "reverse-mode differentiation is not implemented" (a probe
 //!   program tells), these tests are reported as ignored.
+//! - `tape::` tests: for each `tests/grad/NAME.pc` with a `NAME.tape`
+//!   beside it (blessing makes one for every program), `parc build
+//!   --explain-tape` must print exactly that file: the tape report.
 //! - `grad-lib::` tests: a sample built with `--grad F --emit lib`, whose
 //!   exported `grad_F` a C driver calls and compares with finite
 //!   differences of `F` from the same library; `grad-lib-serial::`, the
@@ -368,6 +371,30 @@ fn check_bad(path: &Path) -> Result<(), Failed> {
         return Err(format!("took {elapsed:?}").into());
     }
     compare_file(&path.with_extension("stderr"), &stderr, "the diagnostics")
+}
+
+/// `parc build --explain-tape` of a gradient program (`-O2`, the IR to
+/// standard output) must print `NAME.tape` on stderr: what each gradient
+/// records, per value, with its reason.
+fn check_tape(path: &Path) -> Result<(), Failed> {
+    let mut cmd = parc();
+    cmd.args([
+        "build",
+        "--emit",
+        "ir",
+        "-o",
+        "-",
+        "--explain-tape",
+        "--color=never",
+    ])
+    .args(flags_of(path))
+    .arg(path);
+    let (out, _) = run_with_timeout(cmd, Duration::from_secs(60))?;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    if status_of(&out) != 0 {
+        return Err(format!("exit status {}; stderr:\n{stderr}", status_of(&out)).into());
+    }
+    compare_file(&path.with_extension("tape"), &stderr, "the tape report")
 }
 
 fn check_runtime(path: &Path) -> Result<(), Failed> {
@@ -1261,6 +1288,14 @@ fn main() {
             trials.push(Trial::test(
                 format!("ir-jit-{workers}::{}", name_of(&path)),
                 move || check_sample_native(&p, Native::Jit(workers)),
+            ));
+        }
+    }
+    for path in programs("tests/grad") {
+        if root().join(path.with_extension("tape")).exists() || blessing() {
+            trials.push(Trial::test(
+                format!("tape::{}", name_of(&path)),
+                move || check_tape(&path),
             ));
         }
     }

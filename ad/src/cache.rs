@@ -885,7 +885,7 @@ impl Sweep<'_> {
     /// True if forward load `gv` reads memory that nothing writes before
     /// the reverse sweep runs: only in combined mode (in split mode the
     /// caller runs between `.aug` and `.rev`).
-    fn reloadable(&self, gv: Value) -> bool {
+    pub(crate) fn reloadable(&self, gv: Value) -> bool {
         if self.plan.mode != Mode::Combined {
             return false;
         }

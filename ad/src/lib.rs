@@ -195,6 +195,7 @@ pub mod policy;
 pub mod reverse;
 pub mod rules;
 pub mod tape;
+pub mod tape_report;
 
 pub use plan::Plan;
 pub use policy::AccumulationClass;
@@ -243,6 +244,9 @@ pub struct AccumulationSite {
 #[derive(Clone, Debug, Default)]
 pub struct AdReport {
     pub sites: Vec<AccumulationSite>,
+    /// What each generated function records (`--explain-tape`), in the
+    /// order they were generated.
+    pub tapes: Vec<tape_report::FunctionTape>,
 }
 
 /// A construct the AD cannot differentiate (never a wrong gradient).
@@ -298,6 +302,7 @@ pub fn differentiate(module: &mut Module, options: &AdOptions) -> Result<AdRepor
         block_threads: options.block_threads,
         queue: Vec::new(),
         sites: Vec::new(),
+        tapes: Vec::new(),
         shared_shadows: HashMap::new(),
     };
     for GradRequest {
@@ -356,5 +361,8 @@ pub fn differentiate(module: &mut Module, options: &AdOptions) -> Result<AdRepor
     // a barrier is a barrier) and call each other.
     parc_ir::convergent::infer(&mut m);
     *module = m;
-    Ok(AdReport { sites: ctx.sites })
+    Ok(AdReport {
+        sites: ctx.sites,
+        tapes: ctx.tapes,
+    })
 }

@@ -55,6 +55,7 @@ use crate::plan::{Facts, Mode, Plan, Request, TaskOf};
 use crate::policy::{Action, Context, SsaUpdate};
 use crate::rules::{self, AdjointBuilder};
 use crate::tape::{HEADER_BYTES, TapeFns};
+use crate::tape_report::{FunctionTape, Why};
 use parc_ir::{
     Activity, BinaryOp, Block, BlockCall, CastOp, FloatCC, FuncBuilder, FuncId, FuncKind, Function,
     GlobalId, Inst, InstKind, IntCC, Intrinsic, Linkage, Module, Signature, Type, UnaryOp, Value,
@@ -108,6 +109,8 @@ pub struct Ctx {
     /// Split pairs declared but not generated yet: `(primal, pair)`.
     pub queue: Vec<(FuncId, Pair)>,
     pub sites: Vec<crate::AccumulationSite>,
+    /// What each generated function records (`--explain-tape`).
+    pub tapes: Vec<FunctionTape>,
     /// The shadow of each `__shared__` array with a derivative, one per
     /// module, so that a function and its callees share it.
     pub shared_shadows: HashMap<GlobalId, GlobalId>,
@@ -183,6 +186,11 @@ pub fn combined(
     name: &str,
 ) -> Result<Function, AdError> {
     let g = generate(module, ctx, primal, acts, Mode::Combined)?;
+    ctx.tapes.push(FunctionTape {
+        function: name.to_string(),
+        gradient: true,
+        ..g.tape
+    });
     let mut f = g.g;
     f.name = name.to_string();
     f.noalias = derived_noalias(&module.funcs[primal], acts, 0);
@@ -243,6 +251,11 @@ pub fn split(
         },
     )?;
     let bound = gen_.records;
+    ctx.tapes.push(FunctionTape {
+        function: module.funcs[pair.aug].name.clone(),
+        gradient: false,
+        ..gen_.tape.clone()
+    });
     let rentry = gen_.rentry.expect("split mode has a reverse entry");
     let fentry = gen_.g.layout[0];
     // `.aug`: the forward blocks only.
@@ -333,6 +346,9 @@ struct Gen<'a> {
     fwd_inv: HashMap<Value, Value>,
     /// Values recomputed in a reverse block (of `g`).
     recomputed: HashMap<Block, HashMap<Value, Value>>,
+    /// Every record made, in order: the primal block whose frame holds it,
+    /// the forward value, and why (for the tape report).
+    tape_log: Vec<(Block, Value, Why)>,
 }
 
 /// The reverse of one parallel loop (see `parallel.rs`).
@@ -522,6 +538,8 @@ struct Generated {
     rentry: Option<Block>,
     /// What one call of a split pair's `.aug` records, where bounded.
     records: Option<Records>,
+    /// What the generated code records (its `function` not filled in).
+    tape: FunctionTape,
 }
 
 /// Plans and generates the derivative of `primal` under `acts`: the plan,
@@ -572,7 +590,9 @@ fn generate(
         fixed: gen_.frames_have_fixed_places(),
     });
     ctx.sites.extend(plan.accumulation.sites.iter().cloned());
+    let tape = gen_.tape_report(module);
     Ok(Generated {
+        tape,
         g: gen_.g,
         fwd_layout: gen_.fwd_layout,
         rev_layout: gen_.rev_layout,
@@ -631,6 +651,7 @@ impl<'a> Gen<'a> {
             indexed: (0..plan.counted.len()).map(|_| None).collect(),
             fwd_inv: HashMap::new(),
             recomputed: HashMap::new(),
+            tape_log: Vec::new(),
         }
     }
 

@@ -413,3 +413,225 @@ impl Gen<'_> {
         self.ev(InstKind::PtrAdd(data, bytes), Type::Ptr)
     }
 }
+
+impl Gen<'_> {
+    /// What this function's generated code records, from the records made
+    /// (`tape_log`), the calls of split pairs, and the per-iteration tape
+    /// headers of parallel loops that still record (see `tape_report.rs`).
+    pub(super) fn tape_report(&self, module: &Module) -> FunctionTape {
+        use crate::tape_report::{TapeCall, TapeRecord, runs};
+        let plan = self.plan;
+        let block_loc = |b: Block| {
+            plan.p
+                .terminator(b)
+                .map(|t| plan.p.locs[t])
+                .unwrap_or_default()
+        };
+        let mut records = Vec::new();
+        for &(at, gv, ref why) in &self.tape_log {
+            let pv = self.fwd_inv.get(&gv).copied();
+            let (what, loc) = match pv {
+                Some(pv) => (
+                    crate::tape_report::unwrapped(crate::explain::value_name(plan, pv)),
+                    match plan.p.value_def(pv) {
+                        ValueDef::Result(i) => plan.p.locs[i],
+                        ValueDef::Param(b, _) => block_loc(b),
+                    },
+                ),
+                None => (self.generated_value_name(gv), block_loc(at)),
+            };
+            let reason = match why {
+                Why::Invariant => {
+                    "loop-invariant: recorded once per run of the loop that needs it, at its exit"
+                        .to_string()
+                }
+                Why::CutFor(v) => {
+                    let name = self
+                        .fwd_inv
+                        .get(v)
+                        .map(|&p| crate::explain::value_name(plan, p))
+                        .unwrap_or_else(|| v.to_string());
+                    format!(
+                        "min cut: the cheapest record from which the reverse recomputes `{name}`"
+                    )
+                }
+                Why::NotRecomputable if pv.is_none() => {
+                    "kept for the reverse of the code that made it".to_string()
+                }
+                Why::NotRecomputable => self.why_not_recomputable(gv),
+            };
+            records.push(TapeRecord {
+                loc,
+                what,
+                bytes: 8,
+                runs: runs(plan, at),
+                reason,
+            });
+        }
+        for (i, l) in plan.ploops.iter().enumerate() {
+            let Some(tapes) = self.rl.get(i).and_then(|r| r.tapes_fwd) else {
+                continue;
+            };
+            let allocated = matches!(
+                self.g.value_def(tapes),
+                ValueDef::Result(a) if matches!(
+                    self.g.inst(a),
+                    InstKind::Intrinsic { op: Intrinsic::Calloc | Intrinsic::Malloc, .. }
+                )
+            );
+            if !allocated {
+                continue;
+            }
+            let reason = if self.rl[i].fixed_slots.is_some() {
+                "each iteration of a parallel loop records onto a tape of its own \
+                 (data, length, capacity), its records in one buffer of the loop's"
+            } else {
+                "each iteration of a parallel loop records onto a tape of its own \
+                 (data, length, capacity), grown by realloc (at least 16 slots)"
+            };
+            records.push(TapeRecord {
+                loc: block_loc(l.header),
+                what: "the tape of each iteration".into(),
+                bytes: u64::from(HEADER_BYTES),
+                runs: runs(plan, l.task_entry),
+                reason: reason.into(),
+            });
+        }
+        let mut calls = Vec::new();
+        let mut sites: Vec<(&Inst, &Pair)> = self.calls.iter().collect();
+        sites.sort_by_key(|(i, _)| **i);
+        for (&inst, pair) in sites {
+            let InstKind::Call { func, args } = plan.p.inst(inst) else {
+                continue;
+            };
+            let callee = &module.funcs[*func];
+            let args = args
+                .iter()
+                .enumerate()
+                .filter_map(|(k, &a)| {
+                    let p = callee.param_name(k)?;
+                    Some((p.to_string(), crate::explain::value_name(plan, a)))
+                })
+                .collect();
+            calls.push(TapeCall {
+                callee: module.funcs[pair.aug].name.clone(),
+                loc: plan.p.locs[inst],
+                runs: plan
+                    .inst_block
+                    .get(&inst)
+                    .map(|&b| runs(plan, b))
+                    .unwrap_or_default(),
+                args,
+            });
+        }
+        FunctionTape {
+            primal: plan.p.name.clone(),
+            function: String::new(),
+            gradient: false,
+            records,
+            calls,
+        }
+    }
+
+    /// A name for a recorded value the generator made (no primal value).
+    fn generated_value_name(&self, gv: Value) -> String {
+        if let Some(i) = self.counter_fwd.iter().position(|c| *c == Some(gv)) {
+            let line = self
+                .plan
+                .p
+                .terminator(self.plan.counted[i].header)
+                .map(|t| self.plan.p.locs[t].line)
+                .unwrap_or(0);
+            return format!("the iteration count of the loop at line {line}");
+        }
+        if self.edge_param.values().any(|&e| e == gv) {
+            return "the edge a join was entered by".into();
+        }
+        for r in &self.rl {
+            if r.tapes_fwd == Some(gv) {
+                return "a parallel loop's array of tapes".into();
+            }
+            if r.trip_fwd == Some(gv) {
+                return "a parallel loop's trip count".into();
+            }
+            if r.data_fwd == Some(gv) {
+                return "a parallel loop's record buffer".into();
+            }
+        }
+        "a value of the AD's own (a task's tapes or their count)".into()
+    }
+
+    /// Why `cache.rs` found no way to obtain forward value `gv` again: what
+    /// it is, or for a pure instruction, the values it is computed from
+    /// that the reverse cannot obtain again (the min cut over them chose
+    /// the value itself).
+    fn why_not_recomputable(&self, gv: Value) -> String {
+        if let Some(own) = self.unobtainable(gv) {
+            return own;
+        }
+        let mut from = Vec::new();
+        let mut stack = vec![(gv, 0u32)];
+        let mut seen = HashSet::new();
+        while let Some((v, depth)) = stack.pop() {
+            if !seen.insert(v) || depth > crate::cache::MAX_RECOMPUTE_DEPTH {
+                continue;
+            }
+            let ValueDef::Result(i) = self.g.value_def(v) else {
+                continue;
+            };
+            if v != gv
+                && let Some(why) = self.unobtainable(v)
+            {
+                let name = self
+                    .fwd_inv
+                    .get(&v)
+                    .map(|&p| crate::explain::value_name(self.plan, p))
+                    .unwrap_or_else(|| v.to_string());
+                let name = crate::tape_report::unwrapped(name);
+                let item = format!("`{name}` ({why})");
+                if !from.contains(&item) {
+                    from.push(item);
+                }
+                continue;
+            }
+            self.g.inst(i).clone().map_operands(|o| {
+                stack.push((o, depth + 1));
+                o
+            });
+        }
+        if from.is_empty() {
+            return "recomputing it needs a value that is not recorded".into();
+        }
+        format!(
+            "computed from {}: recording this value is the cheapest cut",
+            from.join(", ")
+        )
+    }
+
+    /// Why a value cannot be computed again at all, if it cannot.
+    fn unobtainable(&self, v: Value) -> Option<String> {
+        match self.g.value_def(v) {
+            ValueDef::Param(b, _) if b != self.g.layout[0] => {
+                Some("a block parameter: which value depends on the way taken".into())
+            }
+            ValueDef::Param(..) => None,
+            ValueDef::Result(i) => match self.g.inst(i) {
+                InstKind::Load(_) if !self.sweep().reloadable(v) => {
+                    Some("memory that may be overwritten before the reverse reads it".into())
+                }
+                InstKind::Call { .. } | InstKind::CallIndirect { .. } => {
+                    Some("the result of a call".into())
+                }
+                InstKind::Intrinsic { op, .. }
+                    if !op.is_cheap_arithmetic() && !is_position(self.g.inst(i)) =>
+                {
+                    Some(format!(
+                        "`{}` is not recomputed (a library call)",
+                        op.name()
+                    ))
+                }
+                _ => None,
+            },
+        }
+    }
+}

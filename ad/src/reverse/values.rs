@@ -14,18 +14,18 @@ impl Gen<'_> {
             Obtain::Free => self.free_value(gv).expect("a free value"),
             Obtain::Popped(v) => v,
             Obtain::Recompute => self.rebuild(b, gv),
-            Obtain::RecordAt(at) => self.record_in(at, b, gv),
+            Obtain::RecordAt(at) => self.record_in(at, b, gv, Why::Invariant),
             Obtain::RecordCut(cut) => {
                 for &v in &cut {
-                    self.record_in(b, b, v);
+                    self.record_in(b, b, v, Why::CutFor(gv));
                 }
                 if self.sweep().cheap(b, gv, 0) {
                     self.rebuild(b, gv)
                 } else {
-                    self.record_in(b, b, gv)
+                    self.record_in(b, b, gv, Why::NotRecomputable)
                 }
             }
-            Obtain::Record => self.record_in(b, b, gv),
+            Obtain::Record => self.record_in(b, b, gv, Why::NotRecomputable),
         }
     }
 
@@ -59,8 +59,8 @@ impl Gen<'_> {
     }
 
     /// Records `gv` in the frame of primal block `at` (whose reverse pops
-    /// it, and dominates the reverse of `b`).
-    pub(super) fn record_in(&mut self, at: Block, b: Block, gv: Value) -> Value {
+    /// it, and dominates the reverse of `b`); `why` goes to the tape report.
+    pub(super) fn record_in(&mut self, at: Block, b: Block, gv: Value, why: Why) -> Value {
         if let Some(&v) = self.pop_cache.get(&(at, gv)) {
             self.pop_cache.insert((b, gv), v);
             return v;
@@ -69,6 +69,7 @@ impl Gen<'_> {
         let l = self.g.make_inst(InstKind::Load(gv), Some(ty));
         let v = self.g.result(l).expect("load has a result");
         self.frames.entry(at).or_default().push((gv, l));
+        self.tape_log.push((at, gv, why));
         self.pop_cache.insert((at, gv), v);
         self.pop_cache.insert((b, gv), v);
         v
@@ -97,7 +98,7 @@ impl Gen<'_> {
             .hoist_target(b, gv)
             .filter(|_| !self.sweep().cheap_with(b, gv, 0, false))
         {
-            self.record_in(at, b, gv)
+            self.record_in(at, b, gv, Why::Invariant)
         } else if let Some((c, t, f)) = self.sweep().param_by_condition(gv) {
             let c = self.rebuild(b, c);
             let t = self.rebuild(b, t);

@@ -1,0 +1,366 @@
+//! What a gradient records (`--explain-tape`, `--stats`): every value the
+//! generator put on the tape, where it comes from, how many bytes it costs
+//! per execution of its block and in all (symbolically, in the function's
+//! own names: `8·(n - 2)·steps`), and why `cache.rs` recorded it rather
+//! than recomputing it.
+//!
+//! Invariant: the report is built from the generator's own records (each
+//! call of `Gen::record_in` that made a new one, with the reason `need`
+//! had) and from the per-iteration tape headers the generated code
+//! allocates; it re-derives no decision. A call of a split pair's `.aug`
+//! is listed with its runs and arguments, and [`total`] adds the callee's
+//! bytes with its parameters replaced by the arguments, so a gradient's
+//! total covers every function it calls.
+
+use crate::explain::value_name;
+use crate::plan::Plan;
+use parc_ir::{BinaryOp, Block, CastOp, InstKind, SrcLoc, Value, ValueDef};
+use std::collections::{BTreeMap, HashMap};
+use std::fmt::Write as _;
+
+/// Why the generator recorded a value (from the caller of `record_in`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Why {
+    /// `cache.rs` found no way to obtain it again in the reverse.
+    NotRecomputable,
+    /// Defined outside a loop whose reverse needs it: recorded once per
+    /// run of the loop, at its exit.
+    Invariant,
+    /// A member of the minimum cut chosen for this value (forward value).
+    CutFor(Value),
+}
+
+/// One value on the tape.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TapeRecord {
+    /// The source position of the primal instruction that computes it.
+    pub loc: SrcLoc,
+    /// A readable name (`x[..]`, `(x[..] - x[..])`, `n`).
+    pub what: String,
+    /// Bytes per execution of the block that records it.
+    pub bytes: u64,
+    /// How often that block runs per call: trip counts, outermost first
+    /// (an upper bound where the block is conditional).
+    pub runs: Vec<String>,
+    pub reason: String,
+}
+
+/// A call of a split pair's augmented forward, whose records count too.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TapeCall {
+    /// The generated `.aug` function.
+    pub callee: String,
+    pub loc: SrcLoc,
+    pub runs: Vec<String>,
+    /// The callee's parameter names and the caller's arguments for them.
+    pub args: Vec<(String, String)>,
+}
+
+/// The tape of one generated function (a gradient or a split pair).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct FunctionTape {
+    /// The primal function.
+    pub primal: String,
+    /// The generated function that records (`f.grad`, `f.aug`), filled in
+    /// by the caller of `generate`.
+    pub function: String,
+    /// A requested gradient (combined mode), not a callee's pair.
+    pub gradient: bool,
+    pub records: Vec<TapeRecord>,
+    pub calls: Vec<TapeCall>,
+}
+
+/// A sum of products of named sizes, in bytes: each product (sorted
+/// factor names) with its coefficient.
+pub type Size = BTreeMap<Vec<String>, u64>;
+
+/// The bytes one call of `function` records, its callees' included,
+/// and whether it is recursive (then each call of itself counts once:
+/// the total is per level of the recursion).
+pub fn total(tapes: &[FunctionTape], function: &str) -> (Size, bool) {
+    let mut recursive = false;
+    let size = total_depth(tapes, function, &mut Vec::new(), &mut recursive);
+    (size, recursive)
+}
+
+fn total_depth(
+    tapes: &[FunctionTape],
+    function: &str,
+    path: &mut Vec<String>,
+    recursive: &mut bool,
+) -> Size {
+    let mut size = Size::new();
+    let Some(t) = tapes.iter().find(|t| t.function == function) else {
+        return size;
+    };
+    for r in &t.records {
+        add(&mut size, &r.runs, r.bytes);
+    }
+    path.push(function.to_string());
+    for c in &t.calls {
+        if path.contains(&c.callee) {
+            *recursive = true;
+            continue;
+        }
+        let args: HashMap<&str, &str> = c
+            .args
+            .iter()
+            .map(|(p, a)| (p.as_str(), a.as_str()))
+            .collect();
+        for (factors, bytes) in total_depth(tapes, &c.callee, path, recursive) {
+            let mut runs = c.runs.clone();
+            runs.extend(factors.iter().map(|f| substitute(f, &args)));
+            add(&mut size, &runs, bytes);
+        }
+    }
+    path.pop();
+    size
+}
+
+fn add(size: &mut Size, runs: &[String], bytes: u64) {
+    let mut key = runs.to_vec();
+    key.sort();
+    *size.entry(key).or_default() += bytes;
+}
+
+/// `name` without the parentheses `value_name` puts around an element
+/// (`(x[..])` is `x[..]`).
+pub(crate) fn unwrapped(name: String) -> String {
+    match name.strip_prefix('(').and_then(|n| n.strip_suffix(')')) {
+        Some(inner) if inner.ends_with("[..]") && !inner.contains(' ') => inner.to_string(),
+        _ => name,
+    }
+}
+
+/// `factor` with each parameter name replaced by its argument.
+fn substitute(factor: &str, args: &HashMap<&str, &str>) -> String {
+    let mut out = String::new();
+    let mut word = String::new();
+    let flush = |word: &mut String, out: &mut String| {
+        match args.get(word.as_str()) {
+            Some(a)
+                if a.chars().all(|c| c.is_alphanumeric() || c == '_')
+                    || (a.starts_with('(') && a.ends_with(')')) =>
+            {
+                out.push_str(a)
+            }
+            Some(a) => {
+                out.push('(');
+                out.push_str(a);
+                out.push(')');
+            }
+            None => out.push_str(word),
+        }
+        word.clear();
+    };
+    for c in factor.chars() {
+        if c.is_alphanumeric() || c == '_' || c == '.' {
+            word.push(c);
+        } else {
+            flush(&mut word, &mut out);
+            out.push(c);
+        }
+    }
+    flush(&mut word, &mut out);
+    out
+}
+
+/// `8·(n - 2)·steps + 24·(n - 2)`, or `0`.
+pub fn show_size(size: &Size) -> String {
+    let terms: Vec<String> = size
+        .iter()
+        .filter(|(_, b)| **b > 0)
+        .map(|(factors, b)| {
+            let mut t = b.to_string();
+            for f in factors {
+                t.push('·');
+                t.push_str(f);
+            }
+            t
+        })
+        .collect();
+    if terms.is_empty() {
+        "0".into()
+    } else {
+        terms.join(" + ")
+    }
+}
+
+/// The text of `--explain-tape` for the tapes of one program: each
+/// requested gradient's total, then every generated function's records.
+pub fn explain(path: &str, tapes: &[FunctionTape]) -> String {
+    let at = |loc: &SrcLoc| {
+        if loc.is_known() {
+            format!("{path}:{}:{}", loc.line, loc.col)
+        } else {
+            path.to_string()
+        }
+    };
+    let mut out = String::new();
+    for t in tapes.iter().filter(|t| t.gradient) {
+        let (size, recursive) = total(tapes, &t.function);
+        let _ = writeln!(
+            out,
+            "{path}: gradient `{}` of `{}` records {} bytes per call{}",
+            t.function,
+            t.primal,
+            show_size(&size),
+            if recursive {
+                " and level of recursion"
+            } else {
+                ""
+            }
+        );
+    }
+    let mut sorted: Vec<&FunctionTape> = tapes.iter().collect();
+    sorted.sort_by_key(|t| (!t.gradient, t.function.clone()));
+    for t in sorted {
+        let own = {
+            let mut s = Size::new();
+            for r in &t.records {
+                add(&mut s, &r.runs, r.bytes);
+            }
+            s
+        };
+        let _ = writeln!(
+            out,
+            "{path}: `{}` ({}) records {} bytes per call{}",
+            t.function,
+            t.primal,
+            show_size(&own),
+            if t.calls.is_empty() {
+                ""
+            } else {
+                ", and its calls"
+            }
+        );
+        let mut records: Vec<&TapeRecord> = t.records.iter().collect();
+        records.sort_by_key(|r| (r.loc.line, r.loc.col));
+        for r in records {
+            let mut per = Size::new();
+            add(&mut per, &r.runs, r.bytes);
+            let _ = writeln!(
+                out,
+                "  {}: `{}`: {} B × {} = {}: {}",
+                at(&r.loc),
+                r.what,
+                r.bytes,
+                if r.runs.is_empty() {
+                    "1".to_string()
+                } else {
+                    r.runs.join("·")
+                },
+                show_size(&per),
+                r.reason
+            );
+        }
+        for c in &t.calls {
+            let args: Vec<String> = c.args.iter().map(|(p, a)| format!("{p} = {a}")).collect();
+            let _ = writeln!(
+                out,
+                "  {}: call of `{}` × {} ({})",
+                at(&c.loc),
+                c.callee,
+                if c.runs.is_empty() {
+                    "1".to_string()
+                } else {
+                    c.runs.join("·")
+                },
+                args.join(", ")
+            );
+        }
+    }
+    out
+}
+
+/// How many times primal block `b` runs per call of the function: the
+/// trip counts of the loops around it, outermost first.
+pub(crate) fn runs(plan: &Plan, b: Block) -> Vec<String> {
+    let mut around: Vec<(usize, String)> = Vec::new();
+    for (i, c) in plan.counted.iter().enumerate() {
+        if !c.blocks.contains(&b) {
+            continue;
+        }
+        let trip = plan.exit_tests[i]
+            .map(|t| trip(plan, t.lo, t.bound, t.inclusive, Ok(t.step)))
+            .unwrap_or_else(|| {
+                let line = plan
+                    .p
+                    .terminator(c.header)
+                    .map(|t| plan.p.locs[t].line)
+                    .unwrap_or(0);
+                format!("iterations(line {line})")
+            });
+        around.push((c.blocks.len(), trip));
+    }
+    for l in &plan.ploops {
+        if l.loop_blocks.contains(&b) || l.task_blocks.contains(&b) {
+            let step = match plan.p.value_def(l.step) {
+                ValueDef::Result(i) => match plan.p.inst(i) {
+                    InstKind::Iconst(s) => Ok(*s),
+                    _ => Err(value_name(plan, l.step)),
+                },
+                _ => Err(value_name(plan, l.step)),
+            };
+            let t = trip(plan, l.lo, l.hi, l.inclusive, step);
+            around.push((l.loop_blocks.len(), t));
+        }
+    }
+    around.sort_by_key(|a| std::cmp::Reverse(a.0));
+    around.into_iter().map(|a| a.1).collect()
+}
+
+/// `hi - lo` (`+ 1` inclusive, `/ step`) as text, constants folded.
+fn trip(plan: &Plan, lo: Value, hi: Value, inclusive: bool, step: Result<i64, String>) -> String {
+    let (hs, hc) = linear(plan, hi, 0);
+    let (ls, lc) = linear(plan, lo, 0);
+    let c = hc - lc + i64::from(inclusive);
+    let span = match (hs, ls) {
+        (Some(h), Some(l)) if h == l => c.to_string(),
+        (Some(h), Some(l)) => format!("({h} - {l}{})", signed(c)),
+        (Some(h), None) if c == 0 => h,
+        (Some(h), None) => format!("({h}{})", signed(c)),
+        (None, Some(l)) => format!("({c} - {l})"),
+        (None, None) => c.to_string(),
+    };
+    match step {
+        Ok(1) => span,
+        Ok(s) => format!("{span}/{s}"),
+        Err(s) => format!("{span}/{s}"),
+    }
+}
+
+fn signed(c: i64) -> String {
+    match c {
+        0 => String::new(),
+        c if c > 0 => format!(" + {c}"),
+        c => format!(" - {}", -c),
+    }
+}
+
+/// `v` as a name plus a constant, looking through sign extensions and
+/// additions of constants.
+fn linear(plan: &Plan, v: Value, depth: u32) -> (Option<String>, i64) {
+    if let ValueDef::Result(i) = plan.p.value_def(v)
+        && depth < 8
+    {
+        match plan.p.inst(i) {
+            InstKind::Iconst(c) => return (None, *c),
+            InstKind::Cast(CastOp::Sext | CastOp::Zext | CastOp::Trunc, x) => {
+                return linear(plan, *x, depth + 1);
+            }
+            InstKind::Binary(op @ (BinaryOp::Iadd | BinaryOp::Isub), a, b) => {
+                let (sa, ca) = linear(plan, *a, depth + 1);
+                let (sb, cb) = linear(plan, *b, depth + 1);
+                let sign = if *op == BinaryOp::Iadd { 1 } else { -1 };
+                match (sa, sb) {
+                    (s, None) => return (s, ca + sign * cb),
+                    (None, Some(s)) if sign == 1 => return (Some(s), ca + cb),
+                    _ => {}
+                }
+            }
+            _ => {}
+        }
+    }
+    (Some(value_name(plan, v)), 0)
+}
