@@ -364,3 +364,79 @@ fn linear(plan: &Plan, v: Value, depth: u32) -> (Option<String>, i64) {
     }
     (Some(value_name(plan, v)), 0)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(runs: &[&str], bytes: u64) -> TapeRecord {
+        TapeRecord {
+            loc: SrcLoc::default(),
+            what: "x[..]".into(),
+            bytes,
+            runs: runs.iter().map(|s| s.to_string()).collect(),
+            reason: String::new(),
+        }
+    }
+
+    #[test]
+    fn a_gradient_adds_its_callees_records_in_its_own_names() {
+        let tapes = vec![
+            FunctionTape {
+                primal: "simulate".into(),
+                function: "simulate.grad".into(),
+                gradient: true,
+                records: vec![record(&["steps"], 8)],
+                calls: vec![TapeCall {
+                    callee: "forces.aug".into(),
+                    loc: SrcLoc::default(),
+                    runs: vec!["steps".into()],
+                    args: vec![("m".into(), "n".into()), ("y".into(), "(a + 1)".into())],
+                }],
+            },
+            FunctionTape {
+                primal: "forces".into(),
+                function: "forces.aug".into(),
+                gradient: false,
+                records: vec![
+                    record(&["(m - 2)"], 16),
+                    record(&["m", "y"], 8),
+                    record(&[], 8),
+                ],
+                calls: vec![],
+            },
+        ];
+        let (size, recursive) = total(&tapes, "simulate.grad");
+        assert!(!recursive);
+        assert_eq!(
+            show_size(&size),
+            "8·(a + 1)·n·steps + 16·(n - 2)·steps + 16·steps"
+        );
+    }
+
+    #[test]
+    fn recursion_counts_each_level_once() {
+        let tapes = vec![FunctionTape {
+            primal: "f".into(),
+            function: "f.aug".into(),
+            gradient: true,
+            records: vec![record(&[], 8)],
+            calls: vec![TapeCall {
+                callee: "f.aug".into(),
+                loc: SrcLoc::default(),
+                runs: vec![],
+                args: vec![],
+            }],
+        }];
+        let (size, recursive) = total(&tapes, "f.aug");
+        assert!(recursive);
+        assert_eq!(show_size(&size), "8");
+    }
+
+    #[test]
+    fn parameters_are_replaced_as_whole_words() {
+        let args = HashMap::from([("n", "len"), ("lo", "(a + b)")]);
+        assert_eq!(substitute("(n - lo)", &args), "(len - (a + b))");
+        assert_eq!(substitute("(nn - n2)", &args), "(nn - n2)");
+    }
+}
