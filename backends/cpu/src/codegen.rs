@@ -130,7 +130,10 @@
 //! promoted —, 2 pointer) and calls `parc_rt_printf(fmt, slots, kinds, n)`.
 //! `malloc`/`calloc`/`realloc` call `parc_rt_malloc`/`parc_rt_calloc`/
 //! `parc_rt_realloc` (which fault instead of returning null); `free memcpy
-//! memset atoi atol atof strcmp` call the C library; `exit` calls
+//! memset atoi atol atof strcmp` call the C library, except that a
+//! `memset` of a constant byte and length up to [`INLINE_ZERO_MAX`] and a
+//! `memcpy` of a constant length up to `INLINE_COPY_MAX` are inline
+//! stores (loads first, for the copy); `exit` calls
 //! `parc_rt_exit`; `wtime`, `worker_id` and `num_workers` call
 //! `parc_rt_wtime`, `parc_rt_worker_id` and `parc_rt_num_workers`, the
 //! second once, in the CLIF entry block, in a function that makes no other
@@ -191,8 +194,32 @@ pub(crate) const DUMP_ENV: &str = "PARC_DUMP_CLIF";
 /// kernels for the GPU: the main entry registers it with the runtime.
 pub const PTX_GLOBAL: &str = "parc.ptx";
 
-/// `alloca`s up to this size are zeroed with inline stores.
+/// `alloca`s up to this size are zeroed with inline stores, and `memset`s
+/// of a constant byte and length up to this size are inline stores.
 pub(crate) const INLINE_ZERO_MAX: u32 = 128;
+
+/// `memcpy`s of a constant length up to this size are inline loads and
+/// stores (a small struct's copy, a local array's).
+const INLINE_COPY_MAX: u32 = 64;
+
+/// The pieces (offset, type) that cover `size` bytes with inline accesses:
+/// the widest first (x86-64 and AArch64 allow unaligned ones).
+fn inline_pieces(size: u32) -> Vec<(u32, cl::Type)> {
+    let mut pieces = Vec::new();
+    let mut off = 0u32;
+    for (width, ty) in [
+        (8, types::I64),
+        (4, types::I32),
+        (2, types::I16),
+        (1, types::I8),
+    ] {
+        while off + width <= size {
+            pieces.push((off, ty));
+            off += width;
+        }
+    }
+    pieces
+}
 
 /// Most threads in one block (CUDA's limit, and the runtime's).
 const MAX_THREADS_PER_BLOCK: i64 = 1024;
@@ -2695,6 +2722,33 @@ impl<'a, 'b, 'c, M: ClModule> FnTranslator<'a, 'b, 'c, M> {
         })
     }
 
+    /// `memset(dst, byte, size)` for a small constant `size`: inline
+    /// stores of the byte repeated (a call through the PLT costs more than
+    /// the stores, and ends the CPU's overlap of the loop around it: an
+    /// uninitialized local array in a loop body is zeroed at every
+    /// iteration).
+    fn inline_fill(&mut self, dst: cl::Value, byte: u8, size: u32) {
+        for (off, ty) in inline_pieces(size) {
+            let pattern = u64::from_ne_bytes([byte; 8]) >> (64 - ty.bits());
+            let v = self.b.ins().iconst(ty, pattern as i64);
+            self.b.ins().store(MemFlagsData::new(), v, dst, off as i32);
+        }
+    }
+
+    /// `memcpy(dst, src, size)` for a small constant `size`: every load
+    /// before the first store, so that overlapping blocks (undefined for
+    /// `memcpy`) still copy as `memmove` does.
+    fn inline_copy(&mut self, dst: cl::Value, src: cl::Value, size: u32) {
+        let pieces = inline_pieces(size);
+        let values: Vec<cl::Value> = pieces
+            .iter()
+            .map(|&(off, ty)| self.b.ins().load(ty, MemFlagsData::new(), src, off as i32))
+            .collect();
+        for (&(off, _), v) in pieces.iter().zip(values) {
+            self.b.ins().store(MemFlagsData::new(), v, dst, off as i32);
+        }
+    }
+
     fn alloca(&mut self, size: u32, align: u32) -> Result<cl::Value, BackendError> {
         let size = size.max(1);
         let align_shift = align.max(1).next_power_of_two().trailing_zeros() as u8;
@@ -2705,23 +2759,9 @@ impl<'a, 'b, 'c, M: ClModule> FnTranslator<'a, 'b, 'c, M> {
         ));
         let addr = self.b.ins().stack_addr(types::I64, slot, 0);
         if size <= INLINE_ZERO_MAX {
-            // Widest stores first; the slot is at least `align`-aligned,
-            // and x86-64 and AArch64 allow unaligned stores anyway.
-            let mut off = 0u32;
-            for (width, ty) in [
-                (8, types::I64),
-                (4, types::I32),
-                (2, types::I16),
-                (1, types::I8),
-            ] {
-                if off + width > size {
-                    continue;
-                }
+            for (off, ty) in inline_pieces(size) {
                 let zero = self.b.ins().iconst(ty, 0);
-                while off + width <= size {
-                    self.b.ins().stack_store(types::I64, zero, slot, off as i32);
-                    off += width;
-                }
+                self.b.ins().stack_store(types::I64, zero, slot, off as i32);
             }
         } else {
             let zero = self.b.ins().iconst(types::I32, 0);
@@ -2817,11 +2857,25 @@ impl<'a, 'b, 'c, M: ClModule> FnTranslator<'a, 'b, 'c, M> {
             Realloc => self.call_extern(&ix::RT_REALLOC, &a)?,
             Free => self.call_extern(&ix::C_FREE, &a)?,
             Memcpy => {
-                self.call_extern(&ix::C_MEMCPY, &a)?;
+                match self.f.const_int(args[2]) {
+                    Some(n) if (0..=i64::from(INLINE_COPY_MAX)).contains(&n) => {
+                        self.inline_copy(a[0], a[1], n as u32)
+                    }
+                    _ => {
+                        self.call_extern(&ix::C_MEMCPY, &a)?;
+                    }
+                }
                 None
             }
             Memset => {
-                self.call_extern(&ix::C_MEMSET, &a)?;
+                match (self.f.const_int(args[1]), self.f.const_int(args[2])) {
+                    (Some(byte), Some(n)) if (0..=i64::from(INLINE_ZERO_MAX)).contains(&n) => {
+                        self.inline_fill(a[0], byte as u8, n as u32)
+                    }
+                    _ => {
+                        self.call_extern(&ix::C_MEMSET, &a)?;
+                    }
+                }
                 None
             }
             Printf => Some(self.printf(args, &a)?),

@@ -568,6 +568,63 @@ fn allocas_are_zeroed_and_hold_every_type() {
     }
 }
 
+/// `memset` and `memcpy` of a constant length are inline stores (and
+/// loads) up to a size, calls beyond it: every length around the limits,
+/// at unaligned addresses, writes exactly the bytes the C library's would
+/// and none beside them.
+#[test]
+fn small_constant_memset_and_memcpy_write_exactly_their_bytes() {
+    let lengths: Vec<i64> = (0..=20)
+        .chain([31, 63, 64, 65, 127, 128, 129, 200])
+        .collect();
+    let mut m = Module::new();
+    for &n in &lengths {
+        define(&mut m, &format!("set{n}"), &[Type::Ptr], None, |b, p| {
+            let byte = b.iconst(Type::I32, 0x1a5);
+            let len = b.iconst(Type::I64, n);
+            b.intrinsic(Intrinsic::Memset, None, vec![p[0], byte, len]);
+            b.ret(None);
+        });
+        define(
+            &mut m,
+            &format!("copy{n}"),
+            &[Type::Ptr, Type::Ptr],
+            None,
+            |b, p| {
+                let len = b.iconst(Type::I64, n);
+                b.intrinsic(Intrinsic::Memcpy, None, vec![p[0], p[1], len]);
+                b.ret(None);
+            },
+        );
+    }
+    verified(&m);
+    let jit = JitProgram::compile(&m, parc_ir::OptLevel::O2).unwrap_or_else(|e| panic!("{e}"));
+    for &n in &lengths {
+        let n = n as usize;
+        let set = jit.function(&format!("set{n}")).expect("set compiled");
+        let copy = jit.function(&format!("copy{n}")).expect("copy compiled");
+        // SAFETY: the functions take one or two pointers and return nothing.
+        let set = unsafe { std::mem::transmute::<*const u8, extern "C" fn(*mut u8)>(set) };
+        // SAFETY: as above.
+        let copy =
+            unsafe { std::mem::transmute::<*const u8, extern "C" fn(*mut u8, *const u8)>(copy) };
+        for start in [1usize, 8] {
+            let mut buf = vec![7u8; n + 16];
+            set(buf[start..].as_mut_ptr());
+            let mut want = vec![7u8; n + 16];
+            want[start..start + n].fill(0xa5);
+            assert_eq!(buf, want, "memset of {n} bytes at offset {start}");
+
+            let src: Vec<u8> = (0..n as u32).map(|i| (i * 37 + 11) as u8).collect();
+            let mut buf = vec![7u8; n + 16];
+            copy(buf[start..].as_mut_ptr(), src.as_ptr());
+            let mut want = vec![7u8; n + 16];
+            want[start..start + n].copy_from_slice(&src);
+            assert_eq!(buf, want, "memcpy of {n} bytes to offset {start}");
+        }
+    }
+}
+
 /// A load or store through `ptradd q, c` addresses `q` displaced by `c`
 /// (see `address` in codegen): negative and positive displacements, a
 /// scaled index under them, an `i1` load, and displacements too large for
