@@ -19,6 +19,14 @@
 //! of the two, a paired measurement), and `// volatile: PREFIX | PREFIX`
 //! (lines left out of the verification: timings, sums whose last digits
 //! depend on the order of parallel accumulation).
+//!
+//! `--original NAME=EXE` times an original application (the C code a port
+//! was written from, built by the user) beside the port, on the port's
+//! primal arguments, at 1 and N threads: its output must equal the port's
+//! oracle's less the lines `// bench-original-volatile:` names (and, at N
+//! threads, `// bench-original-parallel-volatile:`: sums an OpenMP build
+//! adds in another order); `// bench-original-threads-flag: -t` names the
+//! flag that sets its thread count (else only `OMP_NUM_THREADS` does).
 
 use crate::process::run_measured;
 use crate::report::{Table, fmt_ms, fmt_ratio, median};
@@ -62,6 +70,19 @@ pub struct SuiteArgs {
     /// Kill a run after this many seconds (a hang is a failure).
     #[arg(long, value_name = "SECS", default_value_t = 600)]
     timeout: u64,
+    /// Time an original application beside the port NAME, on the port's
+    /// arguments, at 1 and N threads (e.g. `lulesh=/tmp/LULESH/lulesh2.0`;
+    /// repeatable). Its output must match the port's.
+    #[arg(long = "original", value_name = "NAME=EXE")]
+    originals: Vec<String>,
+    /// Run program NAME's primal with these arguments instead of its
+    /// `bench-args` (e.g. `lulesh=-s 20`; repeatable).
+    #[arg(long = "args", value_name = "NAME=ARGS")]
+    primal_args: Vec<String>,
+    /// Run program NAME's gradient with these arguments instead of its
+    /// `bench-grad-args` (repeatable).
+    #[arg(long = "grad-args", value_name = "NAME=ARGS")]
+    grad_args: Vec<String>,
 }
 
 /// The proxy-app ports, as `samples/P/P.pc`.
@@ -98,9 +119,14 @@ enum Config {
     Parc1,
     /// `parc build --O2` on N workers.
     ParcN,
-    /// `parc build --O0 --serial` (the oracle of gradient runs, and of
-    /// primal runs gcc cannot build).
+    /// `parc build --O0 --serial`, or the program's `// bench-oracle:`
+    /// flags (the oracle of gradient runs, and of primal runs gcc cannot
+    /// build).
     ParcOracle,
+    /// The original application (`--original`) on 1 thread.
+    Orig1,
+    /// The original application on N threads.
+    OrigN,
 }
 
 impl Config {
@@ -110,13 +136,15 @@ impl Config {
             Config::GccOmp => format!("gcc-omp{workers}"),
             Config::Parc1 => "parc-1w".into(),
             Config::ParcN => format!("parc-{workers}w"),
-            Config::ParcOracle => "parc-O0-serial".into(),
+            Config::ParcOracle => "parc-oracle".into(),
+            Config::Orig1 => "original-1t".into(),
+            Config::OrigN => format!("original-{workers}t"),
         }
     }
 
     fn threads(self, workers: usize) -> usize {
         match self {
-            Config::GccOmp | Config::ParcN => workers,
+            Config::GccOmp | Config::ParcN | Config::OrigN => workers,
             _ => 1,
         }
     }
@@ -137,6 +165,17 @@ struct Entry {
     volatile: Vec<String>,
     /// gcc can build it (no kernels) and its primal run needs no AD.
     gcc: bool,
+    /// `parc build`'s flags for the oracle (`// bench-oracle:`, default
+    /// `--O0 --serial`).
+    oracle_flags: Vec<String>,
+    /// The original application's executable (`--original`).
+    original: Option<PathBuf>,
+    /// Lines of the original's output left out of its verification, at
+    /// any number of threads and at more than one.
+    original_volatile: Vec<String>,
+    original_parallel_volatile: Vec<String>,
+    /// The original's flag that takes its thread count.
+    original_threads_flag: Option<String>,
 }
 
 impl Entry {
@@ -165,10 +204,31 @@ impl Entry {
     /// The timed configurations of a mode.
     fn configs(&self, mode: Mode) -> Vec<Config> {
         match mode {
-            Mode::Primal if self.gcc => {
-                vec![Config::Gcc, Config::GccOmp, Config::Parc1, Config::ParcN]
+            Mode::Primal => {
+                let mut c = Vec::new();
+                if self.original.is_some() {
+                    c.extend([Config::Orig1, Config::OrigN]);
+                }
+                if self.gcc {
+                    c.extend([Config::Gcc, Config::GccOmp]);
+                }
+                c.extend([Config::Parc1, Config::ParcN]);
+                c
             }
-            _ => vec![Config::Parc1, Config::ParcN],
+            Mode::Grad => vec![Config::Parc1, Config::ParcN],
+        }
+    }
+
+    /// The lines left out of a run's verification beyond `volatile`.
+    fn extra_volatile(&self, config: Config) -> Vec<String> {
+        match config {
+            Config::Orig1 => self.original_volatile.clone(),
+            Config::OrigN => [&self.original_volatile, &self.original_parallel_volatile]
+                .into_iter()
+                .flatten()
+                .cloned()
+                .collect(),
+            _ => Vec::new(),
         }
     }
 
@@ -200,6 +260,44 @@ fn directive_text(source: &str, key: &str) -> Option<String> {
 
 fn words(s: &str) -> Vec<String> {
     s.split_whitespace().map(str::to_string).collect()
+}
+
+/// The prefixes of a `PREFIX | PREFIX` directive.
+fn prefixes(text: Option<String>) -> Vec<String> {
+    text.map(|v| {
+        v.split('|')
+            .map(|p| p.trim().to_string())
+            .filter(|p| !p.is_empty())
+            .collect()
+    })
+    .unwrap_or_default()
+}
+
+/// `NAME=VALUE` options (`--original`, `--args`) by name.
+fn named_values(option: &str, values: &[String]) -> Result<HashMap<String, String>, String> {
+    let mut map = HashMap::new();
+    for v in values {
+        let Some((name, value)) = v.split_once('=') else {
+            return Err(format!(
+                "--{option} {v}: expected NAME=VALUE (a program's name in the tables)"
+            ));
+        };
+        if map.insert(name.to_string(), value.to_string()).is_some() {
+            return Err(format!("--{option} names `{name}` twice"));
+        }
+    }
+    Ok(map)
+}
+
+/// `args` with the value after `flag` set to `threads` (the flag and the
+/// value appended if `args` has no such flag).
+fn with_threads(args: &[String], flag: &str, threads: usize) -> Vec<String> {
+    let mut out = args.to_vec();
+    match out.iter().position(|a| a == flag) {
+        Some(i) if i + 1 < out.len() => out[i + 1] = threads.to_string(),
+        _ => out.extend([flag.to_string(), threads.to_string()]),
+    }
+    out
 }
 
 fn load_entry(name: String, path: PathBuf, quick: bool) -> Result<Entry, String> {
@@ -236,14 +334,12 @@ fn load_entry(name: String, path: PathBuf, quick: bool) -> Result<Entry, String>
         primal_time: get("bench-time"),
         grad_time: get("bench-grad-time"),
         grad_primal_time: get("bench-grad-primal-time"),
-        volatile: get("volatile")
-            .map(|v| {
-                v.split('|')
-                    .map(|p| p.trim().to_string())
-                    .filter(|p| !p.is_empty())
-                    .collect()
-            })
-            .unwrap_or_default(),
+        volatile: prefixes(get("volatile")),
+        oracle_flags: words(&get("bench-oracle").unwrap_or_else(|| "--O0 --serial".into())),
+        original: None,
+        original_volatile: prefixes(get("bench-original-volatile")),
+        original_parallel_volatile: prefixes(get("bench-original-parallel-volatile")),
+        original_threads_flag: get("bench-original-threads-flag"),
     })
 }
 
@@ -288,6 +384,50 @@ fn load_entries(root: &Path, args: &SuiteArgs) -> Result<Vec<Entry>, String> {
     if entries.is_empty() {
         return Err("nothing to run: name programs, or pass --ports or --samples".into());
     }
+    let originals = named_values("original", &args.originals)?;
+    let primal = named_values("args", &args.primal_args)?;
+    let grad = named_values("grad-args", &args.grad_args)?;
+    for (option, map) in [
+        ("original", &originals),
+        ("args", &primal),
+        ("grad-args", &grad),
+    ] {
+        if let Some(name) = map.keys().find(|n| !entries.iter().any(|e| &e.name == *n)) {
+            return Err(format!(
+                "--{option} {name}=...: no program `{name}` in this run (programs: {})",
+                entries
+                    .iter()
+                    .map(|e| e.name.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+        }
+    }
+    for e in &mut entries {
+        if let Some(exe) = originals.get(&e.name) {
+            let exe = PathBuf::from(exe);
+            if !exe.is_file() {
+                return Err(format!(
+                    "--original {}={}: no such file",
+                    e.name,
+                    exe.display()
+                ));
+            }
+            e.original = Some(std::path::absolute(&exe).unwrap_or(exe));
+        }
+        if let Some(a) = primal.get(&e.name) {
+            e.primal_args = words(a);
+        }
+        if let Some(a) = grad.get(&e.name) {
+            if e.grad_args.is_none() {
+                return Err(format!(
+                    "--grad-args {}=...: the program has no gradient mode (`// bench-grad-args:`)",
+                    e.name
+                ));
+            }
+            e.grad_args = Some(words(a));
+        }
+    }
     let mut seen = HashMap::new();
     for e in &entries {
         if let Some(other) = seen.insert(e.name.clone(), e.path.clone()) {
@@ -302,15 +442,18 @@ fn load_entries(root: &Path, args: &SuiteArgs) -> Result<Vec<Entry>, String> {
     Ok(entries)
 }
 
+/// Whether `line` starts (after indentation) with one of the prefixes.
+fn is_volatile(line: &str, volatile: &[String]) -> bool {
+    volatile
+        .iter()
+        .any(|v| line.trim_start().starts_with(v.as_str()))
+}
+
 /// The output without volatile lines.
 fn stable(stdout: &str, volatile: &[String]) -> Vec<String> {
     stdout
         .lines()
-        .filter(|l| {
-            !volatile
-                .iter()
-                .any(|v| l.trim_start().starts_with(v.as_str()))
-        })
+        .filter(|l| !is_volatile(l, volatile))
         .map(str::to_string)
         .collect()
 }
@@ -396,8 +539,15 @@ struct Suite {
 impl Suite {
     /// The executable of a configuration, built once: gcc's from the
     /// source through the prelude, parc's with `--O2` (both modes run the
-    /// same executable), the oracle's with `--O0 --serial`.
+    /// same executable), the oracle's with `--O0 --serial` (or the program's `bench-oracle`).
     fn build(&mut self, e: usize, config: Config) -> Result<PathBuf, String> {
+        if let Config::Orig1 | Config::OrigN = config {
+            // built by the user
+            return self.entries[e]
+                .original
+                .clone()
+                .ok_or_else(|| "no original (--original)".to_string());
+        }
         let build = match config {
             Config::ParcN => Config::Parc1,
             Config::GccOmp => Config::GccOmp,
@@ -423,13 +573,12 @@ impl Suite {
                 v.push("-lm".into());
                 v
             }
-            Config::ParcOracle => vec![
-                self.parc.display().to_string(),
-                "build".into(),
-                "--O0".into(),
-                "--serial".into(),
-                src,
-            ],
+            Config::ParcOracle => {
+                let mut v = vec![self.parc.display().to_string(), "build".into()];
+                v.extend(self.entries[e].oracle_flags.iter().cloned());
+                v.push(src);
+                v
+            }
             _ => vec![
                 self.parc.display().to_string(),
                 "build".into(),
@@ -460,9 +609,17 @@ impl Suite {
         [("PARC_NUM_THREADS", n.clone()), ("OMP_NUM_THREADS", n)]
     }
 
-    fn argv(&self, exe: &Path, e: usize, mode: Mode) -> Vec<String> {
+    fn argv(&self, exe: &Path, e: usize, mode: Mode, config: Config) -> Vec<String> {
+        let entry = &self.entries[e];
         let mut argv = vec![exe.display().to_string()];
-        argv.extend(self.entries[e].args(mode).iter().cloned());
+        match (config, &entry.original_threads_flag) {
+            (Config::Orig1 | Config::OrigN, Some(flag)) => argv.extend(with_threads(
+                entry.args(mode),
+                flag,
+                config.threads(self.workers),
+            )),
+            _ => argv.extend(entry.args(mode).iter().cloned()),
+        }
         argv
     }
 
@@ -477,7 +634,7 @@ impl Suite {
             config.label(self.workers)
         ));
         let result = built.and_then(|exe| {
-            let argv = self.argv(&exe, e, mode);
+            let argv = self.argv(&exe, e, mode, config);
             let f = run_measured(&argv, &self.root, &self.env(config), self.timeout)?;
             if f.stdout.trim().is_empty() {
                 return Err(format!(
@@ -515,9 +672,15 @@ impl Suite {
                 Some(Ok(x)) => x.clone(),
                 _ => return Err("no oracle output".to_string()),
             };
-            let argv = self.argv(&exe, e, mode);
+            let argv = self.argv(&exe, e, mode, config);
             let f = run_measured(&argv, &self.root, &self.env(config), self.timeout)?;
             let entry = &self.entries[e];
+            let extra = entry.extra_volatile(config);
+            let want: Vec<String> = want
+                .into_iter()
+                .filter(|l| !is_volatile(l, &extra))
+                .collect();
+            let volatile: Vec<String> = entry.volatile.iter().chain(&extra).cloned().collect();
             if f.code != status {
                 return Err(format!(
                     "exit status {} (the oracle's: {status}): {}",
@@ -526,7 +689,7 @@ impl Suite {
                 ));
             }
             let tolerance = (mode == Mode::Grad).then_some(GRAD_TOLERANCE);
-            same_output(&want, &stable(&f.stdout, &entry.volatile), tolerance)
+            same_output(&want, &stable(&f.stdout, &volatile), tolerance)
                 .map_err(|d| format!("OUTPUT MISMATCH with the oracle: {d}"))?;
             let time = match entry.time_line(mode) {
                 Some(prefix) => reported_seconds(&f.stdout, prefix).ok_or_else(|| {
@@ -771,6 +934,51 @@ impl Suite {
             "\nMedians in ms. A ratio below 1 means parc is faster; the issue's target for the serial ratio is at most 1.2, for the parallel one at most 1."
         );
 
+        if self.entries.iter().any(|e| e.original.is_some()) {
+            let _ = writeln!(
+                out,
+                "\n## Primal: the ports against the original applications\n"
+            );
+            let mut t = Table::new(&[
+                "program".to_string(),
+                "arguments".into(),
+                "original".into(),
+                "original 1t".into(),
+                "parc-1w".into(),
+                "parc-1w / original".into(),
+                format!("original {w}t"),
+                format!("parc-{w}w"),
+                format!("parc-{w}w / original {w}t"),
+                format!("speedup original 1t/{w}t"),
+                format!("speedup parc 1w/{w}w"),
+            ]);
+            for e in self.entries.iter().filter(|e| e.original.is_some()) {
+                let n = &e.name;
+                let m = |c| self.med(n, Mode::Primal, c);
+                t.row([
+                    n.clone(),
+                    format!("`{}`", e.primal_args.join(" ")),
+                    e.original
+                        .as_ref()
+                        .map(|p| format!("`{}`", p.display()))
+                        .unwrap_or_default(),
+                    self.cell(n, Mode::Primal, Config::Orig1),
+                    self.cell(n, Mode::Primal, Config::Parc1),
+                    ratio_text(ratio(m(Config::Parc1), m(Config::Orig1))),
+                    self.cell(n, Mode::Primal, Config::OrigN),
+                    self.cell(n, Mode::Primal, Config::ParcN),
+                    ratio_text(ratio(m(Config::ParcN), m(Config::OrigN))),
+                    ratio_text(ratio(m(Config::Orig1), m(Config::OrigN))),
+                    ratio_text(ratio(m(Config::Parc1), m(Config::ParcN))),
+                ]);
+            }
+            out.push_str(&t.render());
+            let _ = writeln!(
+                out,
+                "\nMedians in ms, the same time source as the first table. Every run of an original printed what the port's oracle printed, less the lines its `bench-original-volatile` directives name (the thread count; at {w} threads, sums its OpenMP build adds in another order). A ratio below 1 means the port built by parc is faster than the original."
+            );
+        }
+
         if !figures.overhead.is_empty() {
             let _ = writeln!(out, "\n## Gradients: overhead and speedup\n");
             let mut t = Table::new(&[
@@ -827,6 +1035,7 @@ impl Suite {
         let _ = writeln!(out, "\n## Memory: peak resident set (MiB)\n");
         let mut t = Table::new(&[
             "program",
+            "original 1t",
             "gcc",
             "parc-1w primal",
             "parc-1w grad",
@@ -838,6 +1047,7 @@ impl Suite {
             let g = self.peak_rss(n, Mode::Grad, Config::Parc1);
             t.row([
                 n.clone(),
+                mib(self.peak_rss(n, Mode::Primal, Config::Orig1)),
                 mib(self.peak_rss(n, Mode::Primal, Config::Gcc)),
                 mib(p),
                 mib(g),
@@ -847,7 +1057,7 @@ impl Suite {
         out.push_str(&t.render());
         let _ = writeln!(
             out,
-            "\nThe largest peak over the repetitions (`wait4`'s `ru_maxrss`): the gradient's includes its tape."
+            "\nThe largest peak over the repetitions (`wait4`'s `ru_maxrss`): the gradient's includes its tape. Where the gradient runs on other arguments than the primal (see the gradient table), the two peaks are of different problems."
         );
         if !self.failures.is_empty() {
             let _ = writeln!(out, "\n## FAILURES\n");
@@ -1191,9 +1401,15 @@ pub fn run(root: &Path, args: SuiteArgs) -> ExitCode {
         suite.parc.display(),
         started.elapsed().as_secs_f64()
     );
+    let wait_policy = std::env::var("OMP_WAIT_POLICY")
+        .unwrap_or_else(|_| "unset (libgomp spins, then sleeps)".into());
     let _ = writeln!(
         header,
-        "\nEvery timed run printed what the oracle printed (gcc -O2's serial build for primal runs, `parc build --O0 --serial` for gradients and for programs gcc cannot build; numbers in gradient output within {GRAD_TOLERANCE:e} relative), less the lines its `// volatile:` directive names. Times are medians; \"time\" says whether they are the program's own measurement (the last number on the named output line) or the whole process's wall time. Compare only within one report: the machine's load moves every number, the parallel ones most."
+        "\nOMP_WAIT_POLICY (gcc's OpenMP builds and the originals): {wait_policy}."
+    );
+    let _ = writeln!(
+        header,
+        "\nEvery timed run printed what the oracle printed (gcc -O2's serial build for primal runs, `parc build --O0 --serial`, or the flags of the program's `// bench-oracle:`, for gradients and for programs gcc cannot build; numbers in gradient output within {GRAD_TOLERANCE:e} relative), less the lines its `// volatile:` directive names. Times are medians; \"time\" says whether they are the program's own measurement (the last number on the named output line) or the whole process's wall time. Compare only within one report: the machine's load moves every number, the parallel ones most."
     );
     let report = suite.report(&header, &figures);
     let meta = serde_json::json!({
@@ -1257,6 +1473,27 @@ mod tests {
         let c = vec!["sum = 1.000001e+00 (4 entries)".to_string()];
         assert!(same_output(&a, &c, Some(1e-5)).is_err());
         assert!(same_output(&a, &[], Some(1e-5)).is_err());
+    }
+
+    #[test]
+    fn an_originals_thread_count_replaces_or_follows_its_flag() {
+        let args = words("-s small -t 1 -m event");
+        assert_eq!(
+            with_threads(&args, "-t", 2),
+            words("-s small -t 2 -m event")
+        );
+        assert_eq!(
+            with_threads(&words("-s small"), "-t", 2),
+            words("-s small -t 2")
+        );
+    }
+
+    #[test]
+    fn named_values_need_a_name_once() {
+        let ok = named_values("args", &["lulesh=-s 20".to_string()]).expect("parses");
+        assert_eq!(ok.get("lulesh").map(String::as_str), Some("-s 20"));
+        assert!(named_values("args", &["lulesh".to_string()]).is_err());
+        assert!(named_values("args", &["a=1".to_string(), "a=2".to_string()]).is_err());
     }
 
     #[test]
