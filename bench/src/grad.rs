@@ -487,6 +487,7 @@ impl GradResults {
         let legend_tools = Tools {
             parc: PathBuf::from("PARC"),
             cc: String::new(),
+            clang: String::new(),
         };
         let _ = writeln!(w, "## Gradients: configurations\n");
         let _ = writeln!(
