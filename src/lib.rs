@@ -74,6 +74,8 @@ pub struct Options {
     pub grad: Vec<String>,
     /// Differentiate before optimizing instead of after.
     pub ad_before_opt: bool,
+    /// AD ablations (`--ad-no-flat-tapes`): see `parc_ad::AdOptions`.
+    pub ad_task_tape_headers: bool,
     /// Compile the serial elision (`--serial`): `serial-elision` runs right
     /// after lowering, so the optimizer and the AD see serial code.
     pub serial: bool,
@@ -580,6 +582,7 @@ fn pipeline(
             } else {
                 parc_ad::BlockThreads::OneAtATime
             },
+            task_tape_headers: options.ad_task_tape_headers,
         };
         let report = parc_ad::differentiate(module, &ad_options).map_err(|e| match origin {
             Origin::Source(source) => ad_error(&e, path, source, options.color),

@@ -273,6 +273,7 @@ impl OptArgs {
             stats: self.stats,
             grad: Vec::new(),
             ad_before_opt: ad.ad_before_opt,
+            ad_task_tape_headers: ad.ad_no_flat_tapes,
             serial: false,
             library: false,
             gpu: false,
@@ -298,6 +299,12 @@ struct AdArgs {
     /// why it is recorded rather than recomputed.
     #[arg(long)]
     explain_tape: bool,
+    /// Ablation: keep a tape header (24 bytes) per iteration of every
+    /// parallel loop, even where the iterations' records have fixed places
+    /// in one buffer (tasks without loops or calls). For measuring what
+    /// the default saves (`--explain-tape` shows the bytes).
+    #[arg(long)]
+    ad_no_flat_tapes: bool,
 }
 
 #[derive(Args)]

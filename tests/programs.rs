@@ -391,10 +391,16 @@ fn check_tape(path: &Path) -> Result<(), Failed> {
     .arg(path);
     let (out, _) = run_with_timeout(cmd, Duration::from_secs(60))?;
     let stderr = String::from_utf8_lossy(&out.stderr);
+    let expected = path.with_extension("tape");
     if status_of(&out) != 0 {
+        // Blessing offers a report for every gradient program; one the AD
+        // refuses has none.
+        if blessing() && !root().join(&expected).exists() {
+            return Ok(());
+        }
         return Err(format!("exit status {}; stderr:\n{stderr}", status_of(&out)).into());
     }
-    compare_file(&path.with_extension("tape"), &stderr, "the tape report")
+    compare_file(&expected, &stderr, "the tape report")
 }
 
 fn check_runtime(path: &Path) -> Result<(), Failed> {

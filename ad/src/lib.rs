@@ -90,6 +90,11 @@
 //! iteration of a parallel loop records onto a tape of its own, kept in an
 //! array indexed by the iteration number `(iv - lo) / step` (the trip count
 //! is known before the loop starts, since the bounds are evaluated once).
+//! Where a task's records per iteration are known before the loop (no
+//! loops, calls or spawns in it), every iteration's records sit at fixed
+//! places of one buffer of the loop's, `data + k · slots · 8`, and no tape
+//! header is kept per iteration (`AdOptions::task_tape_headers` keeps
+//! them, an ablation).
 //! The reverse of a parallel loop is a parallel loop in the same Tapir shape
 //! (so Tapir lowering spawns it divide-and-conquer) whose iteration `k`
 //! replays tape `k`; adjoint slots of the task's values are allocas of the
@@ -209,6 +214,11 @@ pub struct AdOptions {
     /// How the code the gradient runs on executes the threads of a
     /// kernel block.
     pub block_threads: BlockThreads,
+    /// An ablation (`--ad-no-flat-tapes`): every iteration of a parallel
+    /// loop keeps a tape header (24 bytes) even where its records have
+    /// fixed places in one buffer of the loop's (a task without loops or
+    /// calls, whose records per iteration are known before the loop).
+    pub task_tape_headers: bool,
 }
 
 /// How a target runs the threads of one kernel block, which decides
@@ -300,6 +310,7 @@ pub fn differentiate(module: &mut Module, options: &AdOptions) -> Result<AdRepor
         one_d_bodies: std::collections::HashSet::new(),
         thread_phases: HashMap::new(),
         block_threads: options.block_threads,
+        flat_task_tapes: !options.task_tape_headers,
         queue: Vec::new(),
         sites: Vec::new(),
         tapes: Vec::new(),

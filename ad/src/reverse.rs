@@ -106,6 +106,8 @@ pub struct Ctx {
     pub thread_phases: HashMap<FuncId, u64>,
     /// How the target runs a kernel block's threads.
     pub block_threads: crate::BlockThreads,
+    /// Not [`crate::AdOptions::task_tape_headers`].
+    pub flat_task_tapes: bool,
     /// Split pairs declared but not generated yet: `(primal, pair)`.
     pub queue: Vec<(FuncId, Pair)>,
     pub sites: Vec<crate::AccumulationSite>,
@@ -349,6 +351,8 @@ struct Gen<'a> {
     /// Every record made, in order: the primal block whose frame holds it,
     /// the forward value, and why (for the tape report).
     tape_log: Vec<(Block, Value, Why)>,
+    /// Not [`crate::AdOptions::task_tape_headers`].
+    flat_task_tapes: bool,
 }
 
 /// The reverse of one parallel loop (see `parallel.rs`).
@@ -402,6 +406,16 @@ struct RevLoop {
     fixed_setup: Vec<Inst>,
     data_fwd: Option<Value>,
     data_rev: Option<Value>,
+    /// A sized task without loops (see `flat_frames`): each iteration's
+    /// records at fixed places of its part of the buffer, which is
+    /// `mine_fwd` in the forward and `mine_inst`'s result in the reverse
+    /// (`data + k · slots · 8`, placed at the start of `ibody`, `slots`
+    /// the placeholder `slots_rev`); no tape header per iteration.
+    flat: bool,
+    mine_fwd: Option<Value>,
+    mine_inst: Inst,
+    mine: Value,
+    slots_rev: Option<Inst>,
     reductions: Vec<Reduction>,
     arrays: Vec<ArrayReduction>,
     /// The regions of the loop's banded updates (plain adds): they set
@@ -652,6 +666,7 @@ impl<'a> Gen<'a> {
             fwd_inv: HashMap::new(),
             recomputed: HashMap::new(),
             tape_log: Vec::new(),
+            flat_task_tapes: ctx.flat_task_tapes,
         }
     }
 

@@ -11,6 +11,7 @@ use parc_ir::{Function, InstKind, Intrinsic};
 /// The options of a target that runs a block's threads concurrently.
 const CONCURRENT: AdOptions = AdOptions {
     block_threads: BlockThreads::Concurrent,
+    task_tape_headers: false,
 };
 
 /// The classes of the sites at source line `line`.

@@ -139,13 +139,26 @@ impl Gen<'_> {
                 self.plan.task_of(Some(b)) == Some(TaskOf::Loop(i)) && !in_loops(self, b)
             });
             *self.g.inst_mut(si) = InstKind::Iconst(fixed);
+            if let Some(sr) = self.rl[i].slots_rev {
+                *self.g.inst_mut(sr) = InstKind::Iconst(fixed);
+            }
             for &(j, sj) in &loops {
                 let per_iteration = self.frame_slots(|b| self.plan.counted[j].blocks.contains(&b));
                 *self.g.inst_mut(sj) = InstKind::Iconst(per_iteration);
             }
             // (A counted loop reads its tape's header even when it records
             // nothing, so a task with one keeps the header array.)
-            if fixed == 0 && loops.is_empty() {
+            if self.is_flat(i) && fixed > 0 {
+                // Every frame of the task has a fixed place in its part of
+                // the buffer (`flat_frame`): no tape header per iteration
+                // (its set-up goes once the frames are in place, which
+                // `frame_pos` counts with it).
+                if let Some(v) = self.rl[i].tapes_fwd
+                    && let ValueDef::Result(alloc) = self.g.value_def(v)
+                {
+                    *self.g.inst_mut(alloc) = InstKind::Iconst(0);
+                }
+            } else if fixed == 0 && loops.is_empty() {
                 // The task records nothing: no buffer, no tape array (null,
                 // which the reverse only frees), no per-iteration set-up.
                 let setup = std::mem::take(&mut self.rl[i].fixed_setup);
@@ -169,6 +182,7 @@ impl Gen<'_> {
     pub(super) fn finish_frames(&mut self) {
         let place = self.place_indexed_frames();
         let fixed = self.fixed_frames().unwrap_or_default();
+        let flat = self.flat_frames();
         // Sorted: the order decides the value numbers of the pushes and
         // pops, so of the output.
         let mut blocks: Vec<Block> = self.rpop.keys().copied().collect();
@@ -178,7 +192,9 @@ impl Gen<'_> {
             let body = self.rbody(b);
             let frame = self.frames.remove(&b).unwrap_or_default();
             self.cur = rp;
-            if let (false, Some(&(i, off, slots))) = (frame.is_empty(), place.get(&b)) {
+            if let (false, Some(&(i, off))) = (frame.is_empty(), flat.get(&b)) {
+                self.flat_frame(b, i, off, &frame);
+            } else if let (false, Some(&(i, off, slots))) = (frame.is_empty(), place.get(&b)) {
                 self.indexed_frame(b, i, off, slots, &frame);
             } else if let Some(&off) = fixed.get(&b) {
                 self.fixed_frame(b, off, &frame);
@@ -226,6 +242,72 @@ impl Gen<'_> {
             self.cur = rp;
             self.emit(InstKind::Jump(BlockCall::to(body)), None);
         }
+        // The flat tasks that record: their tape headers go (see
+        // `size_fixed_tapes`), now that no frame position counts them.
+        let mut flat_tasks: Vec<usize> = flat.values().map(|&(i, _)| i).collect();
+        flat_tasks.sort();
+        flat_tasks.dedup();
+        for i in flat_tasks {
+            let setup = std::mem::take(&mut self.rl[i].fixed_setup);
+            for b in self.g.layout.clone() {
+                self.g.blocks[b].insts.retain(|x| !setup.contains(x));
+            }
+        }
+    }
+
+    /// Whether parallel loop `i`'s task records at fixed places of its
+    /// iteration's part of the buffer (see `RevLoop::flat`): a sized task
+    /// without loops whose reverse exists.
+    fn is_flat(&self, i: usize) -> bool {
+        self.rl[i].flat && self.rl[i].slots_rev.is_some() && self.rl[i].mine_fwd.is_some()
+    }
+
+    /// The frames of flat tasks (see [`Self::is_flat`]): block -> (loop,
+    /// offset in slots within an iteration's records), in block order. Each
+    /// block of such a task runs at most once per iteration (`sized_task`).
+    fn flat_frames(&self) -> HashMap<Block, (usize, i64)> {
+        let mut out = HashMap::new();
+        for i in 0..self.rl.len() {
+            if !self.is_flat(i) {
+                continue;
+            }
+            let mut blocks: Vec<(Block, i64)> = self
+                .frames
+                .iter()
+                .filter(|(b, f)| {
+                    !f.is_empty() && self.plan.task_of(Some(**b)) == Some(TaskOf::Loop(i))
+                })
+                .map(|(&b, f)| (b, f.len() as i64))
+                .collect();
+            blocks.sort();
+            let mut next = 0;
+            for (b, n) in blocks {
+                out.insert(b, (i, next));
+                next += n;
+            }
+        }
+        out
+    }
+
+    /// Block `b`'s frame in flat task `i` (see [`Self::flat_frames`]): at
+    /// `mine + 8 off` in both sweeps, `mine` the iteration's part of the
+    /// buffer.
+    fn flat_frame(&mut self, b: Block, i: usize, off: i64, frame: &[(Value, Inst)]) {
+        let mine = self.rl[i].mine;
+        for (k, &(_, l)) in frame.iter().enumerate() {
+            let a = self.offset(mine, 8 * (off + k as i64));
+            *self.g.inst_mut(l) = InstKind::Load(a);
+            self.g.blocks[self.cur].insts.push(l);
+        }
+        let mine_fwd = self.rl[i].mine_fwd.expect("a flat task has its part");
+        let code = self.apart(|g| {
+            for (k, &(gv, _)) in frame.iter().enumerate() {
+                let a = g.offset(mine_fwd, 8 * (off + k as i64));
+                g.emit(InstKind::Store { value: gv, ptr: a }, None);
+            }
+        });
+        let pos = self.frame_pos[&b];
+        self.insert_forward(b, pos, code);
     }
 
     /// Block `b`'s frame at its fixed place (see [`Gen::fixed_frames`]):

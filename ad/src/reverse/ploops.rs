@@ -562,6 +562,7 @@ impl Gen<'_> {
         self.rl[i].tapes_fwd = Some(tapes);
         self.rl[i].trip_fwd = Some(trip);
         if let Some(loops) = self.plan.sized_tasks[i].clone() {
+            self.rl[i].flat = loops.is_empty() && self.flat_task_tapes;
             let (mut slots, si) = self.slots_placeholder();
             for (j, test) in loops {
                 let runs = self.header_runs(test);
@@ -607,6 +608,7 @@ impl Gen<'_> {
             let stride = self.binop(BinaryOp::Imul, slots, eight);
             let at = self.binop(BinaryOp::Imul, k, stride);
             let mine = self.ev(InstKind::PtrAdd(data, at), Type::Ptr);
+            self.rl[i].mine_fwd = Some(mine);
             self.emit(
                 InstKind::Store {
                     value: mine,
@@ -704,6 +706,8 @@ impl Gen<'_> {
         );
         let tape_inst = self.g.make_inst(InstKind::PtrAdd(k, k), Some(Type::Ptr));
         let tape = self.g.result(tape_inst).expect("ptradd");
+        let mine_inst = self.g.make_inst(InstKind::PtrAdd(k, k), Some(Type::Ptr));
+        let mine = self.g.result(mine_inst).expect("ptradd");
         self.rl.push(RevLoop {
             pre,
             header,
@@ -733,6 +737,11 @@ impl Gen<'_> {
             fixed_setup: Vec::new(),
             data_fwd: None,
             data_rev: None,
+            flat: false,
+            mine_fwd: None,
+            mine_inst,
+            mine,
+            slots_rev: None,
             reductions: Vec::new(),
             arrays: Vec::new(),
             bands: Vec::new(),
@@ -848,6 +857,16 @@ impl Gen<'_> {
         *self.g.inst_mut(self.rl[i].tape_inst) = InstKind::PtrAdd(tapes, off);
         let ti = self.rl[i].tape_inst;
         self.g.blocks[ibody].insts.push(ti);
+        if let (true, Some(data)) = (self.rl[i].flat, self.rl[i].data_rev) {
+            let (slots, si) = self.slots_placeholder();
+            let eight = self.iconst(Type::I64, 8);
+            let stride = self.binop(BinaryOp::Imul, slots, eight);
+            let at = self.binop(BinaryOp::Imul, k, stride);
+            *self.g.inst_mut(self.rl[i].mine_inst) = InstKind::PtrAdd(data, at);
+            let mi = self.rl[i].mine_inst;
+            self.g.blocks[ibody].insts.push(mi);
+            self.rl[i].slots_rev = Some(si);
+        }
         let start = self.rpop[&l.reattach];
         self.emit(InstKind::Jump(BlockCall::to(start)), None);
         // flush: the chunk's partial sums into its worker's slots.
