@@ -125,7 +125,15 @@ fn add(size: &mut Size, runs: &[String], bytes: u64) {
 
 /// `name` without the parentheses `value_name` puts around an element
 /// (`(x[..])` is `x[..]`).
+/// A value with no better name than its number (`v12`) is `a value`:
+/// numbers change with any change to the compiler, and say nothing.
 pub(crate) fn unwrapped(name: String) -> String {
+    if name
+        .strip_prefix('v')
+        .is_some_and(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()))
+    {
+        return "a value".into();
+    }
     match name.strip_prefix('(').and_then(|n| n.strip_suffix(')')) {
         Some(inner) if inner.ends_with("[..]") && !inner.contains(' ') => inner.to_string(),
         _ => name,

@@ -528,13 +528,20 @@ impl Gen<'_> {
                         .to_string()
                 }
                 Why::CutFor(v) => {
-                    let name = self
-                        .fwd_inv
-                        .get(v)
-                        .map(|&p| crate::explain::value_name(plan, p))
-                        .unwrap_or_else(|| v.to_string());
+                    let name = crate::tape_report::unwrapped(
+                        self.fwd_inv
+                            .get(v)
+                            .map(|&p| crate::explain::value_name(plan, p))
+                            .unwrap_or_else(|| v.to_string()),
+                    );
+                    let line = match self.fwd_inv.get(v).map(|&p| plan.p.value_def(p)) {
+                        Some(ValueDef::Result(i)) if plan.p.locs[i].is_known() => {
+                            format!(" (line {})", plan.p.locs[i].line)
+                        }
+                        _ => String::new(),
+                    };
                     format!(
-                        "min cut: the cheapest record from which the reverse recomputes `{name}`"
+                        "min cut: the cheapest record from which the reverse recomputes `{name}`{line}"
                     )
                 }
                 Why::NotRecomputable if pv.is_none() => {
