@@ -7,12 +7,19 @@
 //! runs its `check` mode once per worker count and size: a few gradient
 //! entries against central finite differences of the primal, computed by
 //! the program itself. See bench/README.md, "Gradients".
+//!
+//! The peer column: where the Enzyme plugin for clang is found (`--enzyme`
+//! or `PARC_BENCH_ENZYME`), every kernel-free program is also built by
+//! clang+Enzyme from the same source through `include/parc.h`, serial and
+//! with `-fopenmp`, and its gradient timed beside parc's, with the peak
+//! resident memory (`ru_maxrss`) of both.
 
+use crate::process::run_measured;
 use crate::report::{
     Align, Table, check_passed, directive, double_first, fmt_ms, fmt_ratio, geomean, growth_class,
     median, verdict,
 };
-use crate::{Samples, Tools, excerpt, ratio_cell, run_process};
+use crate::{Samples, Tools, excerpt, ratio_cell};
 use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -22,7 +29,56 @@ use std::time::Duration;
 const WORKERS: usize = crate::WORKERS;
 
 /// The order of the tables; programs not named here follow alphabetically.
-const ORDER: [&str; 6] = ["normalize", "stencil", "nbody", "matmul", "psum", "kernel"];
+const ORDER: [&str; 10] = [
+    "normalize",
+    "stencil",
+    "nbody",
+    "matmul",
+    "psum",
+    "timestep",
+    "mesh",
+    "tree",
+    "dense",
+    "kernel",
+];
+
+/// The Enzyme peer: clang with Enzyme's plugin.
+#[derive(Clone, Debug)]
+pub struct Enzyme {
+    /// `clang-16` (the plugin is built for one LLVM version).
+    pub clang: String,
+    /// `ClangEnzyme-16.so`.
+    pub plugin: PathBuf,
+}
+
+impl Enzyme {
+    /// The plugin named by `flag`, else by `$PARC_BENCH_ENZYME`; `Err` says
+    /// why the peer column is skipped.
+    pub fn find(flag: Option<&Path>, clang: &str) -> Result<Enzyme, String> {
+        let plugin = match flag {
+            Some(p) => p.to_path_buf(),
+            None => match std::env::var_os("PARC_BENCH_ENZYME") {
+                Some(p) if !p.is_empty() => PathBuf::from(p),
+                _ => {
+                    return Err(
+                        "no Enzyme plugin given (--enzyme PATH or PARC_BENCH_ENZYME=PATH to ClangEnzyme-16.so; ../shared/peers.md says how to build it)"
+                            .to_string(),
+                    );
+                }
+            },
+        };
+        if !plugin.is_file() {
+            return Err(format!(
+                "the Enzyme plugin {} does not exist",
+                plugin.display()
+            ));
+        }
+        Ok(Enzyme {
+            clang: clang.to_string(),
+            plugin: std::path::absolute(&plugin).unwrap_or(plugin),
+        })
+    }
+}
 
 /// The overhead target of the issue: T_grad / T_primal ≤ 3.
 const OVERHEAD_TARGET: f64 = 3.0;
@@ -60,6 +116,10 @@ enum GBuild {
     AdBeforeOpt,
     /// `--O2 --serial`: the oracle (spawn = call, 1 worker).
     Serial,
+    /// clang -O2 with the Enzyme plugin, serial.
+    Enzyme,
+    /// The same with `-fopenmp` (`parallel_for` as `omp parallel for`).
+    EnzymeOmp,
 }
 
 impl GBuild {
@@ -68,7 +128,13 @@ impl GBuild {
             GBuild::O2 => &["--O2"],
             GBuild::AdBeforeOpt => &["--O2", "--ad-before-opt"],
             GBuild::Serial => &["--O2", "--serial"],
+            GBuild::Enzyme => &["-O2", "-fwrapv"],
+            GBuild::EnzymeOmp => &["-O2", "-fwrapv", "-fopenmp"],
         }
+    }
+
+    fn is_peer(self) -> bool {
+        matches!(self, GBuild::Enzyme | GBuild::EnzymeOmp)
     }
 
     fn suffix(self) -> &'static str {
@@ -76,14 +142,41 @@ impl GBuild {
             GBuild::O2 => "O2",
             GBuild::AdBeforeOpt => "abo",
             GBuild::Serial => "serial",
+            GBuild::Enzyme => "enzyme",
+            GBuild::EnzymeOmp => "enzyme-omp",
         }
     }
 
-    fn command(self, tools: &Tools, src: &str, out: &str) -> Vec<String> {
+    /// The build command; `None` for a peer build without its peer.
+    fn command(
+        self,
+        tools: &Tools,
+        enzyme: Option<&Enzyme>,
+        src: &str,
+        out: &str,
+    ) -> Option<Vec<String>> {
+        let flags = self.flags().iter().map(|f| f.to_string());
+        if self.is_peer() {
+            let e = enzyme?;
+            let mut v = vec![e.clang.clone()];
+            v.extend(flags);
+            v.extend([
+                format!("-fplugin={}", e.plugin.display()),
+                "-include".into(),
+                "include/parc.h".into(),
+                "-x".into(),
+                "c".into(),
+                src.into(),
+                "-lm".into(),
+                "-o".into(),
+                out.into(),
+            ]);
+            return Some(v);
+        }
         let mut v = vec![tools.parc.display().to_string(), "build".to_string()];
-        v.extend(self.flags().iter().map(|f| f.to_string()));
+        v.extend(flags);
         v.extend([src, "-o", out].map(String::from));
-        v
+        Some(v)
     }
 }
 
@@ -155,8 +248,8 @@ impl GradProgram {
         }
     }
 
-    /// Every timed run of this program.
-    fn runs(&self) -> Vec<Run> {
+    /// Every timed run of this program (`peer`: with the Enzyme builds).
+    fn runs(&self, peer: bool) -> Vec<Run> {
         use GBuild::{AdBeforeOpt as A, O2};
         use Mode::{Grad as G, Primal as P};
         let mut v = vec![
@@ -177,7 +270,20 @@ impl GradProgram {
         } else {
             v.extend([run(A, G, 1, GSize::Main), run(A, G, WORKERS, GSize::Main)]);
         }
+        if peer && self.peer_builds() {
+            v.extend([
+                run(GBuild::Enzyme, P, 1, GSize::Main),
+                run(GBuild::Enzyme, G, 1, GSize::Main),
+                run(GBuild::EnzymeOmp, G, 1, GSize::Main),
+                run(GBuild::EnzymeOmp, G, WORKERS, GSize::Main),
+            ]);
+        }
         v
+    }
+
+    /// Whether clang can build it (no kernels).
+    fn peer_builds(&self) -> bool {
+        self.kind != "kernel launches"
     }
 }
 
@@ -236,6 +342,17 @@ pub struct GradResults {
     pub reps: usize,
     programs: Vec<GradProgram>,
     results: HashMap<Key, Samples>,
+    /// Peak resident set of every timed run, KiB.
+    rss: HashMap<Key, Vec<u64>>,
+    /// The Enzyme peer, or why its column is skipped.
+    enzyme: Result<Enzyme, String>,
+}
+
+/// A finished run: wall seconds, stdout, peak resident set (KiB).
+struct Finished {
+    secs: f64,
+    stdout: String,
+    rss_kib: u64,
 }
 
 struct Ctx<'a> {
@@ -254,21 +371,25 @@ impl Ctx<'_> {
         mode: Mode,
         args: &[String],
         workers: usize,
-    ) -> Result<(f64, String), String> {
+    ) -> Result<Finished, String> {
         let mut argv = vec![exe.display().to_string(), mode.arg().to_string()];
         argv.extend(args.iter().cloned());
         let n = workers.to_string();
         let env = [("PARC_NUM_THREADS", n.clone()), ("OMP_NUM_THREADS", n)];
-        let f = run_process(&argv, self.root, &env, self.timeout)?;
-        if !f.status.success() {
+        let f = run_measured(&argv, self.root, &env, self.timeout)?;
+        if !f.success() {
             return Err(format!(
-                "`{}` exited with {}: {}",
+                "`{}` exited with status {}: {}",
                 argv.join(" "),
-                f.status,
+                f.code,
                 excerpt(&format!("{}{}", f.stdout, f.stderr))
             ));
         }
-        Ok((f.secs, f.stdout))
+        Ok(Finished {
+            secs: f.wall,
+            stdout: f.stdout,
+            rss_kib: f.max_rss_kib,
+        })
     }
 }
 
@@ -283,6 +404,11 @@ pub fn run_all(
     reps: usize,
     failures: &mut Vec<String>,
 ) -> GradResults {
+    let enzyme = tools.enzyme.clone();
+    let peer = enzyme.as_ref().ok();
+    if let (Err(why), false) = (&enzyme, programs.is_empty()) {
+        eprintln!("parc-bench: the clang+Enzyme column is skipped: {why}");
+    }
     let cx = Ctx {
         root,
         scratch,
@@ -291,17 +417,34 @@ pub fn run_all(
         failures,
     };
     let mut results: HashMap<Key, Samples> = HashMap::new();
+    let mut rss: HashMap<Key, Vec<u64>> = HashMap::new();
     // ---- builds
     let mut exes: HashMap<(String, GBuild), Result<PathBuf, String>> = HashMap::new();
     for p in &programs {
-        for build in [GBuild::Serial, GBuild::O2, GBuild::AdBeforeOpt] {
+        for build in [
+            GBuild::Serial,
+            GBuild::O2,
+            GBuild::AdBeforeOpt,
+            GBuild::Enzyme,
+            GBuild::EnzymeOmp,
+        ] {
+            if build.is_peer() && !p.peer_builds() {
+                continue;
+            }
             let out = cx
                 .scratch
                 .join(format!("grad-{}.{}", p.name, build.suffix()));
-            let argv = build.command(cx.tools, &p.path, &out.display().to_string());
+            let Some(argv) = build.command(cx.tools, peer, &p.path, &out.display().to_string())
+            else {
+                continue;
+            };
             let result = crate::build(&argv, out, cx.root, cx.timeout);
             if let Err(e) = &result {
-                cx.failures.push(format!("grad/{}: {e}", p.name));
+                // A peer that cannot build a program is its cell's failure,
+                // not parc's.
+                if !build.is_peer() {
+                    cx.failures.push(format!("grad/{}: {e}", p.name));
+                }
             }
             exes.insert((p.name.clone(), build), result);
         }
@@ -316,7 +459,7 @@ pub fn run_all(
     // ---- oracles: the serial build, 1 worker, per (mode, size)
     let mut expected: HashMap<(String, Mode, GSize), Result<String, String>> = HashMap::new();
     for p in &programs {
-        for r in p.runs() {
+        for r in p.runs(peer.is_some()) {
             let key = (p.name.clone(), r.mode, r.size);
             if expected.contains_key(&key) {
                 continue;
@@ -329,7 +472,7 @@ pub fn run_all(
                 args.join(" ")
             );
             let out = exe(&p.name, GBuild::Serial).and_then(|e| {
-                let (_, stdout) = cx.run(&e, r.mode, &args, 1)?;
+                let stdout = cx.run(&e, r.mode, &args, 1)?.stdout;
                 if stdout.trim().is_empty() {
                     return Err("the oracle printed nothing".to_string());
                 }
@@ -356,7 +499,11 @@ pub fn run_all(
     // (and the oracle's build)
     for p in &programs {
         let mut checks: Vec<(GBuild, usize, GSize)> = Vec::new();
-        for r in p.runs().into_iter().filter(|r| r.mode == Mode::Grad) {
+        for r in p
+            .runs(peer.is_some())
+            .into_iter()
+            .filter(|r| r.mode == Mode::Grad)
+        {
             for c in [(GBuild::Serial, 1, r.size), (r.build, r.workers, r.size)] {
                 if !checks.contains(&c) {
                     checks.push(c);
@@ -373,11 +520,11 @@ pub fn run_all(
             );
             let outcome = exe(&p.name, build)
                 .and_then(|e| cx.run(&e, Mode::Check, &args, workers))
-                .and_then(|(_, stdout)| check_passed(&stdout));
+                .and_then(|f| check_passed(&f.stdout));
             if let Err(e) = outcome {
                 let why = format!("check ({} on {workers} worker(s)): {e}", build.suffix());
                 let affected: Vec<Run> = p
-                    .runs()
+                    .runs(peer.is_some())
                     .into_iter()
                     .filter(|r| {
                         r.mode == Mode::Grad
@@ -399,7 +546,7 @@ pub fn run_all(
     let jobs: Vec<(usize, Run)> = programs
         .iter()
         .enumerate()
-        .flat_map(|(i, p)| p.runs().into_iter().map(move |r| (i, r)))
+        .flat_map(|(i, p)| p.runs(peer.is_some()).into_iter().map(move |r| (i, r)))
         .collect();
     for rep in 0..if jobs.is_empty() { 0 } else { reps } {
         eprintln!("parc-bench: gradients, repetition {}/{reps}", rep + 1);
@@ -415,18 +562,19 @@ pub fn run_all(
                     Some(Ok(s)) => s.clone(),
                     _ => return Err("no oracle output".to_string()),
                 };
-                let (secs, stdout) = cx.run(&exe(&p.name, r.build)?, r.mode, &args, r.workers)?;
-                if stdout != want {
+                let f = cx.run(&exe(&p.name, r.build)?, r.mode, &args, r.workers)?;
+                if f.stdout != want {
                     return Err(format!(
                         "OUTPUT MISMATCH\n    expected (--serial, 1 worker): {}\n    got: {}",
                         excerpt(&want),
-                        excerpt(&stdout)
+                        excerpt(&f.stdout)
                     ));
                 }
-                Ok(secs)
+                Ok((f.secs, f.rss_kib))
             })();
             match outcome {
-                Ok(secs) => {
+                Ok((secs, rss_kib)) => {
+                    rss.entry(key.clone()).or_default().push(rss_kib);
                     eprintln!(
                         "parc-bench:   grad/{:<10} {:<16} {:?}: {} ms",
                         p.name,
@@ -452,6 +600,8 @@ pub fn run_all(
         reps,
         programs,
         results,
+        rss,
+        enzyme,
     }
 }
 
@@ -488,6 +638,7 @@ impl GradResults {
             parc: PathBuf::from("PARC"),
             cc: String::new(),
             clang: String::new(),
+            enzyme: Err(String::new()),
         };
         let _ = writeln!(w, "## Gradients: configurations\n");
         let _ = writeln!(
@@ -516,9 +667,39 @@ impl GradResults {
             let cmd = b
                 .command(
                     &legend_tools,
+                    None,
                     "bench/grad/B.pc",
                     &format!("B.{}", b.suffix()),
                 )
+                .unwrap_or_default()
+                .join(" ");
+            legend.row([format!("`{}`", b.suffix()), format!("`{cmd}`"), what]);
+        }
+        let legend_enzyme = Enzyme {
+            clang: self
+                .enzyme
+                .as_ref()
+                .map_or("clang-16".to_string(), |e| e.clang.clone()),
+            plugin: PathBuf::from("ENZYME"),
+        };
+        for (b, what) in [
+            (
+                GBuild::Enzyme,
+                "the peer: `primal` and `grad` on 1 thread".to_string(),
+            ),
+            (
+                GBuild::EnzymeOmp,
+                format!("the peer with OpenMP: `grad` on 1 and {WORKERS} threads"),
+            ),
+        ] {
+            let cmd = b
+                .command(
+                    &legend_tools,
+                    Some(&legend_enzyme),
+                    "bench/grad/B.pc",
+                    &format!("B.{}", b.suffix()),
+                )
+                .unwrap_or_default()
                 .join(" ");
             legend.row([format!("`{}`", b.suffix()), format!("`{cmd}`"), what]);
         }
@@ -609,6 +790,8 @@ impl GradResults {
             ]);
         }
         let _ = writeln!(w, "{}", t.render());
+
+        self.render_peer(w);
 
         // ---- 8. pipelines
         let _ = writeln!(
@@ -767,10 +950,106 @@ impl GradResults {
     }
 }
 
-/// Marks a timed run failed (the first reason is kept and reported).
+impl GradResults {
+    /// The median peak resident set of a run, MB.
+    fn rss_mb(&self, prog: &str, r: Run) -> Option<f64> {
+        self.med(prog, r)?;
+        let v: Vec<f64> = self
+            .rss
+            .get(&(prog.to_string(), r))?
+            .iter()
+            .map(|&k| k as f64 / 1024.0)
+            .collect();
+        median(&v)
+    }
+
+    /// Table 7b: parc's gradient against clang+Enzyme's, time and memory.
+    fn render_peer(&self, w: &mut String) {
+        use GBuild::{Enzyme as E, EnzymeOmp as EO, O2};
+        use Mode::{Grad as G, Primal as P};
+        let m = GSize::Main;
+        let _ = writeln!(
+            w,
+            "## 7b. Gradients against clang+Enzyme (time and peak memory)\n"
+        );
+        let enzyme = match &self.enzyme {
+            Ok(e) => e,
+            Err(why) => {
+                let _ = writeln!(w, "Skipped: {why}.\n");
+                return;
+            }
+        };
+        let _ = writeln!(
+            w,
+            "The same source built by `{} -O2 -fwrapv -fplugin={}` through `include/parc.h` (serial: `enzyme`; with `-fopenmp`: `enzyme-omp`, `OMP_NUM_THREADS=W`). Memory: the median peak resident set (`ru_maxrss`) of the whole process in MB, input arrays included. Ratios are parc / Enzyme: below 1 parc is faster or smaller. Programs with kernels are parc's alone.\n",
+            enzyme.clang,
+            enzyme.plugin.display()
+        );
+        let mut t = Table::new(&[
+            "benchmark".to_string(),
+            "parc grad 1w (ms)".to_string(),
+            "enzyme (ms)".to_string(),
+            "time parc/enzyme".to_string(),
+            "parc 1w (MB)".to_string(),
+            "enzyme (MB)".to_string(),
+            "mem parc/enzyme".to_string(),
+            "enzyme grad/primal".to_string(),
+            "enzyme-omp 1t (ms)".to_string(),
+            format!("parc {WORKERS}w (ms)"),
+            format!("enzyme-omp {WORKERS}t (ms)"),
+            format!("time parc/enzyme-omp {WORKERS}"),
+            format!("parc {WORKERS}w (MB)"),
+            format!("enzyme-omp {WORKERS}t (MB)"),
+        ]);
+        let mb = |x: Option<f64>| x.map_or("-".to_string(), |v| format!("{v:.0}"));
+        let mut notes = Vec::new();
+        for p in self.programs.iter().filter(|p| p.peer_builds()) {
+            let n = p.name.as_str();
+            let (pg1, eg1) = (run(O2, G, 1, m), run(E, G, 1, m));
+            let (pg2, eo2) = (run(O2, G, WORKERS, m), run(EO, G, WORKERS, m));
+            t.row([
+                p.name.clone(),
+                self.cell(n, pg1),
+                self.cell(n, eg1),
+                ratio_cell(self.med(n, pg1), self.med(n, eg1)).0,
+                mb(self.rss_mb(n, pg1)),
+                mb(self.rss_mb(n, eg1)),
+                ratio_cell(self.rss_mb(n, pg1), self.rss_mb(n, eg1)).0,
+                ratio_cell(self.med(n, eg1), self.med(n, run(E, P, 1, m))).0,
+                self.cell(n, run(EO, G, 1, m)),
+                self.cell(n, pg2),
+                self.cell(n, eo2),
+                ratio_cell(self.med(n, pg2), self.med(n, eo2)).0,
+                mb(self.rss_mb(n, pg2)),
+                mb(self.rss_mb(n, eo2)),
+            ]);
+            for r in p.runs(true).into_iter().filter(|r| r.build.is_peer()) {
+                if let Some(why) = self
+                    .results
+                    .get(&(p.name.clone(), r))
+                    .and_then(|s| s.failure.as_ref())
+                {
+                    notes.push(format!("- {n} {}: {}", r.label(), excerpt(why)));
+                }
+            }
+        }
+        let _ = writeln!(w, "{}", t.render());
+        if !notes.is_empty() {
+            let _ = writeln!(
+                w,
+                "The peer's failures (its cells read FAILED or MISMATCH; they do not fail the harness):\n\n{}\n",
+                notes.join("\n")
+            );
+        }
+    }
+}
+
+/// Marks a timed run failed (the first reason is kept and reported). A
+/// peer's failure shows in its cells and under the peer table, and does not
+/// fail the harness.
 fn poison(results: &mut HashMap<Key, Samples>, failures: &mut Vec<String>, key: Key, why: String) {
     let s = results.entry(key.clone()).or_default();
-    if s.failure.is_none() {
+    if s.failure.is_none() && !key.1.build.is_peer() {
         failures.push(format!(
             "grad/{} [{}, {:?}]: {why}",
             key.0,

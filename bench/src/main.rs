@@ -77,6 +77,14 @@ struct Cli {
     /// Kill a run after this many seconds (a hang is a failure).
     #[arg(long, value_name = "SECS", default_value_t = 300)]
     timeout: u64,
+    /// Enzyme's clang plugin (ClangEnzyme-16.so; default
+    /// $PARC_BENCH_ENZYME): adds the clang+Enzyme peer to the gradient
+    /// tables. Without it that column is skipped with a message.
+    #[arg(long, value_name = "PATH")]
+    enzyme: Option<PathBuf>,
+    /// The clang that loads the Enzyme plugin (its LLVM version).
+    #[arg(long, value_name = "CLANG", default_value = "clang-16")]
+    enzyme_clang: String,
 }
 
 #[derive(clap::Subcommand)]
@@ -327,6 +335,8 @@ struct Tools {
     parc: PathBuf,
     cc: String,
     clang: String,
+    /// The gradient tables' clang+Enzyme peer, or why it is skipped.
+    enzyme: Result<grad::Enzyme, String>,
 }
 
 /// `clang` if it is on the PATH, else the newest `clang-N` (Debian installs
@@ -1196,6 +1206,7 @@ fn render_main(
         parc: PathBuf::from("PARC"),
         cc: h.tools.cc.clone(),
         clang: h.tools.clang.clone(),
+        enzyme: Err(String::new()),
     };
     let mut legend = Table::new(&["config", "build", "run"]).with_align(&[Align::Left; 3]);
     for c in Config::ALL {
@@ -1842,6 +1853,7 @@ fn main() -> ExitCode {
             parc,
             cc: cli.cc.clone(),
             clang: cli.clang.clone().unwrap_or_else(default_clang),
+            enzyme: grad::Enzyme::find(cli.enzyme.as_deref(), &cli.enzyme_clang),
         },
         timeout: Duration::from_secs(cli.timeout.max(1)),
         reps,
