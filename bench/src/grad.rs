@@ -1029,7 +1029,9 @@ impl GradResults {
                     .get(&(p.name.clone(), r))
                     .and_then(|s| s.failure.as_ref())
                 {
-                    notes.push(format!("- {n} {}: {}", r.label(), excerpt(why)));
+                    let why = excerpt(why);
+                    let why: Vec<&str> = why.lines().map(str::trim).collect();
+                    notes.push(format!("- {n} {}: {}", r.label(), why.join(" / ")));
                 }
             }
         }
@@ -1049,15 +1051,18 @@ impl GradResults {
 /// fail the harness.
 fn poison(results: &mut HashMap<Key, Samples>, failures: &mut Vec<String>, key: Key, why: String) {
     let s = results.entry(key.clone()).or_default();
-    if s.failure.is_none() && !key.1.build.is_peer() {
+    if s.failure.is_some() {
+        return;
+    }
+    if !key.1.build.is_peer() {
         failures.push(format!(
             "grad/{} [{}, {:?}]: {why}",
             key.0,
             key.1.label(),
             key.1.size
         ));
-        s.failure = Some(why);
     }
+    s.failure = Some(why);
 }
 
 /// The values if every entry has one.
