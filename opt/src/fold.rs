@@ -1,8 +1,9 @@
 //! Constant folding: what one instruction computes when its operands are
 //! constants, exactly as the reference interpreter (`parc_ir::interp`)
-//! computes it at run time. SCCP, instcombine and any other pass that
-//! evaluates instructions share this one definition, and a test checks it
-//! against the interpreter on random operands.
+//! computes it at run time: both evaluate with `parc_ir::eval`, the one
+//! definition of the scalar instructions' semantics. SCCP, instcombine and
+//! any other pass that evaluates instructions fold here, and a test checks
+//! the result against the interpreter on random operands.
 //!
 //! Constants are kept in the interpreter's *register form* ([`Const::bits`]):
 //! an integer sign-extended from its width to 64 bits (an `i1` is 0 or 1,
@@ -25,33 +26,14 @@
 //! Rust's (IEEE, round to nearest), and float-to-integer conversions
 //! saturate with NaN giving 0, as the interpreter's do.
 
-use parc_ir::{BinaryOp, CastOp, FloatCC, InstKind, IntCC, Type, UnaryOp, sign_extend};
+use parc_ir::eval::{self, mask, signed};
+use parc_ir::{InstKind, Type, UnaryOp, sign_extend};
 
 /// A constant of type `ty` in register form (see the module doc).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Const {
     pub ty: Type,
     pub bits: u64,
-}
-
-/// All-ones in the low bits of `ty`'s register width.
-fn mask(ty: Type) -> u64 {
-    match ty {
-        Type::I1 => 1,
-        Type::I8 => 0xff,
-        Type::I16 => 0xffff,
-        Type::I32 | Type::F32 => 0xffff_ffff,
-        _ => u64::MAX,
-    }
-}
-
-/// The signed view of an integer register (`i1` true is -1).
-fn signed(bits: u64, ty: Type) -> i64 {
-    if ty == Type::I1 {
-        -(bits as i64)
-    } else {
-        bits as i64
-    }
 }
 
 impl Const {
@@ -121,23 +103,6 @@ impl Const {
     pub fn is_all_ones(self) -> bool {
         self.ty.is_int() && self.as_u64() == mask(self.ty)
     }
-
-    fn f32(self) -> f32 {
-        f32::from_bits(self.bits as u32)
-    }
-
-    fn f64(self) -> f64 {
-        f64::from_bits(self.bits)
-    }
-
-    /// A float operand widened to `f64` (exact).
-    fn float_value(self) -> f64 {
-        if self.ty == Type::F32 {
-            self.f32() as f64
-        } else {
-            self.f64()
-        }
-    }
 }
 
 /// The result of `kind` applied to the constant operands `args` (in
@@ -149,51 +114,31 @@ pub fn fold(kind: &InstKind, args: &[Const], result_ty: Type) -> Option<Const> {
         InstKind::Iconst(_) | InstKind::Fconst(_) => Const::of_inst(kind, result_ty)?,
         InstKind::Unary(UnaryOp::Fneg, _) => {
             let [a] = *args else { return None };
-            let sign = if a.ty == Type::F32 { 1 << 31 } else { 1 << 63 };
             Const {
                 ty: a.ty,
-                bits: a.bits ^ sign,
+                bits: eval::fneg(a.ty, a.bits),
             }
         }
         InstKind::Binary(op, ..) => {
             let [a, b] = *args else { return None };
-            binary(op, a, b)?
+            // By zero: it traps at run time, and the trap stays.
+            let bits = eval::binary(op, a.ty, a.bits, b.bits).ok()?;
+            Const { ty: a.ty, bits }
         }
         InstKind::Icmp(cc, ..) => {
             let [a, b] = *args else { return None };
-            let ty = a.ty;
-            let (x, y) = (a.bits, b.bits);
-            let r = match cc {
-                IntCC::Eq => x == y,
-                IntCC::Ne => x != y,
-                IntCC::Slt => signed(x, ty) < signed(y, ty),
-                IntCC::Sle => signed(x, ty) <= signed(y, ty),
-                IntCC::Sgt => signed(x, ty) > signed(y, ty),
-                IntCC::Sge => signed(x, ty) >= signed(y, ty),
-                // Sign extension keeps the unsigned order within a width.
-                IntCC::Ult => x < y,
-                IntCC::Ule => x <= y,
-                IntCC::Ugt => x > y,
-                IntCC::Uge => x >= y,
-            };
-            Const::int(Type::I1, r as i64)
+            Const::int(Type::I1, eval::icmp(cc, a.ty, a.bits, b.bits) as i64)
         }
         InstKind::Fcmp(cc, ..) => {
             let [a, b] = *args else { return None };
-            let (x, y) = (a.float_value(), b.float_value());
-            let r = match cc {
-                FloatCC::Eq => x == y,
-                FloatCC::Ne => x != y,
-                FloatCC::Lt => x < y,
-                FloatCC::Le => x <= y,
-                FloatCC::Gt => x > y,
-                FloatCC::Ge => x >= y,
-            };
-            Const::int(Type::I1, r as i64)
+            Const::int(Type::I1, eval::fcmp(cc, a.ty, a.bits, b.bits) as i64)
         }
         InstKind::Cast(op, _) => {
             let [a] = *args else { return None };
-            cast(op, a, result_ty)
+            Const {
+                ty: result_ty,
+                bits: eval::cast(op, a.ty, result_ty, a.bits),
+            }
         }
         InstKind::Select(..) => {
             let [c, a, b] = *args else { return None };
@@ -212,127 +157,6 @@ pub fn fold(kind: &InstKind, args: &[Const], result_ty: Type) -> Option<Const> {
     Some(c)
 }
 
-/// A binary operator on constants of one type (the interpreter's `binary`).
-fn binary(op: BinaryOp, x: Const, y: Const) -> Option<Const> {
-    use BinaryOp::*;
-    let ty = x.ty;
-    let (a, b) = (x.bits as i64, y.bits as i64);
-    let bits = ty.bits().max(1);
-    let amount = (y.bits as u32) & (bits - 1);
-    let r = match op {
-        Iadd => a.wrapping_add(b),
-        Isub => a.wrapping_sub(b),
-        Imul => a.wrapping_mul(b),
-        // Registers are sign-extended, so the 64-bit operation gives the
-        // narrow result once re-canonicalized (`INT_MIN / -1` wraps).
-        Sdiv if b != 0 => a.wrapping_div(b),
-        Srem if b != 0 => a.wrapping_rem(b),
-        Udiv | Urem => {
-            let (ua, ub) = (x.bits & mask(ty), y.bits & mask(ty));
-            if ub == 0 {
-                return None;
-            }
-            (if op == Udiv { ua / ub } else { ua % ub }) as i64
-        }
-        Sdiv | Srem => return None, // by zero: traps at run time
-        And => a & b,
-        Or => a | b,
-        Xor => a ^ b,
-        Shl => a.wrapping_shl(amount),
-        Lshr => ((x.bits & mask(ty)) >> amount) as i64,
-        Ashr => a >> amount,
-        Fadd | Fsub | Fmul | Fdiv => {
-            let bits = if ty == Type::F32 {
-                let (p, q) = (x.f32(), y.f32());
-                (match op {
-                    Fadd => p + q,
-                    Fsub => p - q,
-                    Fmul => p * q,
-                    _ => p / q,
-                })
-                .to_bits() as u64
-            } else {
-                let (p, q) = (x.f64(), y.f64());
-                (match op {
-                    Fadd => p + q,
-                    Fsub => p - q,
-                    Fmul => p * q,
-                    _ => p / q,
-                })
-                .to_bits()
-            };
-            return Some(Const { ty, bits });
-        }
-    };
-    Some(Const::int(ty, r))
-}
-
-/// A conversion of `x` to `to` (the interpreter's `cast`).
-fn cast(op: CastOp, x: Const, to: Type) -> Const {
-    let from = x.ty;
-    let bits = x.bits;
-    let float_bits = |v: f64| -> u64 {
-        if to == Type::F32 {
-            (v as f32).to_bits() as u64
-        } else {
-            v.to_bits()
-        }
-    };
-    let out = match op {
-        CastOp::Sext => sign_extend(signed(bits, from), to) as u64,
-        CastOp::Zext => sign_extend((bits & mask(from)) as i64, to) as u64,
-        CastOp::Trunc | CastOp::PtrToInt => sign_extend(bits as i64, to) as u64,
-        CastOp::IntToPtr => bits & mask(from),
-        // From the 64-bit integer straight to the target type, so an `f32`
-        // result is rounded once.
-        CastOp::SiToFp => {
-            let v = signed(bits, from);
-            if to == Type::F32 {
-                (v as f32).to_bits() as u64
-            } else {
-                (v as f64).to_bits()
-            }
-        }
-        CastOp::UiToFp => {
-            let v = bits & mask(from);
-            if to == Type::F32 {
-                (v as f32).to_bits() as u64
-            } else {
-                (v as f64).to_bits()
-            }
-        }
-        CastOp::FpToSi => {
-            let f = x.float_value();
-            match to {
-                Type::I1 => (f as i64 & 1) as u64,
-                Type::I8 => f as i8 as i64 as u64,
-                Type::I16 => f as i16 as i64 as u64,
-                Type::I32 => f as i32 as i64 as u64,
-                _ => f as i64 as u64,
-            }
-        }
-        CastOp::FpToUi => {
-            let f = x.float_value();
-            match to {
-                Type::I1 => (f as u8 & 1) as u64,
-                Type::I8 => sign_extend(f as u8 as i64, to) as u64,
-                Type::I16 => sign_extend(f as u16 as i64, to) as u64,
-                Type::I32 => sign_extend(f as u32 as i64, to) as u64,
-                _ => f as u64,
-            }
-        }
-        CastOp::FpExt => float_bits(x.float_value()),
-        CastOp::FpTrunc => {
-            if from == Type::F32 {
-                bits
-            } else {
-                (x.f64() as f32).to_bits() as u64
-            }
-        }
-    };
-    Const { ty: to, bits: out }
-}
-
 #[cfg(test)]
 mod tests {
     //! `fold` against the interpreter: for every foldable operation and
@@ -343,6 +167,7 @@ mod tests {
 
     use super::*;
     use parc_ir::interp::{Config, Interp, Val};
+    use parc_ir::{BinaryOp, CastOp, FloatCC, IntCC};
     use parc_ir::{FuncBuilder, Module, Signature, new_function};
 
     /// xorshift64*: deterministic, no dependency.

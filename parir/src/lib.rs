@@ -21,6 +21,7 @@ pub mod builder;
 pub mod cabi;
 pub mod convergent;
 pub mod entities;
+pub mod eval;
 pub mod function;
 pub mod gradient;
 pub mod inst;

@@ -8,14 +8,14 @@
 //! its call instruction — so an error can always name the faulting
 //! instruction and the call sites above it.
 
-use super::memory::{Kind, Memory, Site, State, mask};
+use super::memory::{Kind, Memory, Site, State};
 use super::{CallSite, Fault, Interp, RunError, clib};
 use crate::entities::{Block, FuncId, Inst, Value};
+use crate::eval::{self, canon};
 use crate::function::{AddrSpace, Function};
-use crate::inst::{BinaryOp, BlockCall, CastOp, FloatCC, InstKind, IntCC, UnaryOp};
+use crate::inst::{BinaryOp, BlockCall, InstKind, UnaryOp};
 use crate::intrinsic::Intrinsic;
 use crate::libm;
-use crate::sign_extend;
 use crate::types::Type;
 use cranelift_entity::EntityRef;
 
@@ -71,23 +71,6 @@ fn f32_of(bits: u64) -> f32 {
 #[inline]
 fn f32_bits(x: f32) -> u64 {
     x.to_bits() as u64
-}
-
-/// The register form of an integer of type `ty`.
-#[inline]
-fn canon(v: i64, ty: Type) -> u64 {
-    sign_extend(v, ty) as u64
-}
-
-/// The signed value of an integer register (`i1` true is -1, as LLVM's
-/// signed view of a one-bit integer).
-#[inline]
-fn signed(bits: u64, ty: Type) -> i64 {
-    if ty == Type::I1 {
-        -(bits as i64)
-    } else {
-        bits as i64
-    }
 }
 
 impl<'a> Interp<'a> {
@@ -336,13 +319,7 @@ impl<'a> Interp<'a> {
                         ))
                     }
                     InstKind::Unary(UnaryOp::Fneg, a) => {
-                        let x = get!(a);
-                        let sign = if func.values[*a].ty == Type::F32 {
-                            1 << 31
-                        } else {
-                            1 << 63
-                        };
-                        set!(x ^ sign)
+                        set!(eval::fneg(func.values[*a].ty, get!(a)))
                     }
                     InstKind::Binary(op, a, b) => {
                         let ty = func.values[*a].ty;
@@ -350,43 +327,16 @@ impl<'a> Interp<'a> {
                         set!(v)
                     }
                     InstKind::Icmp(cc, a, b) => {
-                        let ty = func.values[*a].ty;
-                        let (x, y) = (get!(a), get!(b));
-                        let r = match cc {
-                            IntCC::Eq => x == y,
-                            IntCC::Ne => x != y,
-                            IntCC::Slt => signed(x, ty) < signed(y, ty),
-                            IntCC::Sle => signed(x, ty) <= signed(y, ty),
-                            IntCC::Sgt => signed(x, ty) > signed(y, ty),
-                            IntCC::Sge => signed(x, ty) >= signed(y, ty),
-                            // Sign-extension preserves unsigned order within
-                            // a width, so registers compare directly.
-                            IntCC::Ult => x < y,
-                            IntCC::Ule => x <= y,
-                            IntCC::Ugt => x > y,
-                            IntCC::Uge => x >= y,
-                        };
+                        let r = eval::icmp(*cc, func.values[*a].ty, get!(a), get!(b));
                         set!(r as u64)
                     }
                     InstKind::Fcmp(cc, a, b) => {
-                        let (x, y) = if func.values[*a].ty == Type::F32 {
-                            (f32_of(get!(a)) as f64, f32_of(get!(b)) as f64)
-                        } else {
-                            (f64::from_bits(get!(a)), f64::from_bits(get!(b)))
-                        };
-                        let r = match cc {
-                            FloatCC::Eq => x == y,
-                            FloatCC::Ne => x != y,
-                            FloatCC::Lt => x < y,
-                            FloatCC::Le => x <= y,
-                            FloatCC::Gt => x > y,
-                            FloatCC::Ge => x >= y,
-                        };
+                        let r = eval::fcmp(*cc, func.values[*a].ty, get!(a), get!(b));
                         set!(r as u64)
                     }
                     InstKind::Cast(op, a) => {
                         let from = func.values[*a].ty;
-                        let v = cast(*op, from, result_ty!(), get!(a));
+                        let v = eval::cast(*op, from, result_ty!(), get!(a));
                         set!(v)
                     }
                     InstKind::Select(c, a, b) => {
@@ -803,12 +753,9 @@ fn vector(
     match kind {
         InstKind::Unary(UnaryOp::Fneg, a) => {
             let mut x = lanes_of(frame, *a);
-            let sign = if lane_ty == Type::F32 {
-                1 << 31
-            } else {
-                1 << 63
-            };
-            x.iter_mut().take(n).for_each(|l| *l ^= sign);
+            x.iter_mut()
+                .take(n)
+                .for_each(|l| *l = eval::fneg(lane_ty, *l));
             set_lanes(frame, func, r, x);
         }
         InstKind::Binary(op, a, b) => {
@@ -883,138 +830,11 @@ fn vector_memory(
     Ok(())
 }
 
-/// Integer and float arithmetic on registers of type `ty`.
+/// A binary operator on registers of type `ty` ([`crate::eval`]'s), a
+/// division by zero a fault.
 #[inline]
 fn binary(op: BinaryOp, ty: Type, x: u64, y: u64) -> Result<u64, Fault> {
-    use BinaryOp::*;
-    let (a, b) = (x as i64, y as i64);
-    let div_zero = || Fault::msg("integer division by zero");
-    let bits = ty.bits().max(1);
-    let amount = (y as u32) & (bits - 1);
-    let r = match op {
-        Iadd => a.wrapping_add(b),
-        Isub => a.wrapping_sub(b),
-        Imul => a.wrapping_mul(b),
-        // Registers are sign-extended, so 64-bit division gives the
-        // narrow result (INT_MIN / -1 overflows only the narrow type, and
-        // re-canonicalizing wraps it); 64-bit MIN / -1 wraps here.
-        Sdiv => {
-            if b == 0 {
-                return Err(div_zero());
-            }
-            a.wrapping_div(b)
-        }
-        Srem => {
-            if b == 0 {
-                return Err(div_zero());
-            }
-            a.wrapping_rem(b)
-        }
-        Udiv => {
-            let (ua, ub) = (x & mask(ty), y & mask(ty));
-            if ub == 0 {
-                return Err(div_zero());
-            }
-            (ua / ub) as i64
-        }
-        Urem => {
-            let (ua, ub) = (x & mask(ty), y & mask(ty));
-            if ub == 0 {
-                return Err(div_zero());
-            }
-            (ua % ub) as i64
-        }
-        And => a & b,
-        Or => a | b,
-        Xor => a ^ b,
-        Shl => a.wrapping_shl(amount),
-        Lshr => ((x & mask(ty)) >> amount) as i64,
-        Ashr => a >> amount,
-        Fadd | Fsub | Fmul | Fdiv => {
-            return Ok(if ty == Type::F32 {
-                let (p, q) = (f32_of(x), f32_of(y));
-                f32_bits(match op {
-                    Fadd => p + q,
-                    Fsub => p - q,
-                    Fmul => p * q,
-                    _ => p / q,
-                })
-            } else {
-                let (p, q) = (f64::from_bits(x), f64::from_bits(y));
-                (match op {
-                    Fadd => p + q,
-                    Fsub => p - q,
-                    Fmul => p * q,
-                    _ => p / q,
-                })
-                .to_bits()
-            });
-        }
-    };
-    Ok(canon(r, ty))
-}
-
-/// Conversions, as C's casts (float to integer saturates, NaN gives 0).
-fn cast(op: CastOp, from: Type, to: Type, x: u64) -> u64 {
-    let float = |x: u64| -> f64 {
-        if from == Type::F32 {
-            f32_of(x) as f64
-        } else {
-            f64::from_bits(x)
-        }
-    };
-    match op {
-        CastOp::Sext => canon(signed(x, from), to),
-        CastOp::Zext => canon((x & mask(from)) as i64, to),
-        CastOp::Trunc | CastOp::PtrToInt => canon(x as i64, to),
-        CastOp::IntToPtr => x & mask(from),
-        // Straight from the 64-bit integer, so an `f32` result is rounded
-        // once.
-        CastOp::SiToFp => {
-            let v = signed(x, from);
-            if to == Type::F32 {
-                f32_bits(v as f32)
-            } else {
-                (v as f64).to_bits()
-            }
-        }
-        CastOp::UiToFp => {
-            let v = x & mask(from);
-            if to == Type::F32 {
-                f32_bits(v as f32)
-            } else {
-                (v as f64).to_bits()
-            }
-        }
-        CastOp::FpToSi => {
-            let f = float(x);
-            match to {
-                Type::I1 => (f as i64 & 1) as u64,
-                Type::I8 => f as i8 as i64 as u64,
-                Type::I16 => f as i16 as i64 as u64,
-                Type::I32 => f as i32 as i64 as u64,
-                _ => f as i64 as u64,
-            }
-        }
-        CastOp::FpToUi => {
-            let f = float(x);
-            match to {
-                Type::I1 => (f as u8 & 1) as u64,
-                Type::I8 => canon(f as u8 as i64, to),
-                Type::I16 => canon(f as u16 as i64, to),
-                Type::I32 => canon(f as u32 as i64, to),
-                _ => f as u64,
-            }
-        }
-        CastOp::FpExt => float(x).to_bits(),
-        CastOp::FpTrunc => {
-            if from == Type::F32 {
-                x
-            } else {
-                f32_bits(f64::from_bits(x) as f32)
-            }
-        }
-    }
+    eval::binary(op, ty, x, y).map_err(|_| Fault::msg("integer division by zero"))
 }
 
 /// Monotonic seconds, computed as the ParC prelude's `wtime` does.

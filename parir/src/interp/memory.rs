@@ -178,18 +178,6 @@ pub(crate) fn func_address(f: FuncId) -> u64 {
     FUNC_BASE + 16 * f.index() as u64
 }
 
-/// All-ones in the low `ty.bits()` bits.
-#[inline]
-pub(crate) fn mask(ty: Type) -> u64 {
-    match ty {
-        Type::I1 => 1,
-        Type::I8 => 0xff,
-        Type::I16 => 0xffff,
-        Type::I32 | Type::F32 => 0xffff_ffff,
-        _ => u64::MAX,
-    }
-}
-
 impl Memory {
     pub fn new(max_memory: u64) -> Memory {
         Memory {
