@@ -36,7 +36,7 @@
 //! verifier after lowering, a pass or the AD is a bug in parc, reported as
 //! an internal error.
 
-use parc_ad::{AccumulationClass, AdError, AdReport};
+use parc_ad::{AdError, AdReport};
 use parc_ir::{FuncKind, Linkage, Module, OptLevel, SrcLoc};
 use parc_lang::ast::Span;
 use parc_lang::diag::{self, Diagnostic, Severity};
@@ -331,7 +331,7 @@ fn checked_requests(
         if let Some(r) = parc_ir::gradient::refusal(module, req) {
             found.push((
                 Severity::Error,
-                req.loc,
+                r.at.unwrap_or(req.loc),
                 r.message,
                 Some(r.help),
                 label,
@@ -609,17 +609,17 @@ fn pipeline(
     if wants_ad && options.ad_before_opt {
         differentiate(&mut module)?;
     }
-    let mut result = parc_opt::optimize(&mut module, options.opt_level.number(), &mut inst);
+    let mut result = parc_opt::optimize(&mut module, options.opt_level, &mut inst);
     if result.is_ok() && wants_ad && !options.ad_before_opt {
         verified(&module, "the optimization pipeline")?;
         differentiate(&mut module)?;
-        result = parc_opt::optimize(&mut module, options.opt_level.number(), &mut inst);
+        result = parc_opt::optimize(&mut module, options.opt_level, &mut inst);
     }
     // The final stage reshapes loops in ways the AD must not see, so it
     // runs once, after the last optimization.
     if result.is_ok() {
         verified(&module, "the optimization pipeline")?;
-        result = parc_opt::codegen_prepare(&mut module, options.opt_level.number(), &mut inst);
+        result = parc_opt::codegen_prepare(&mut module, options.opt_level, &mut inst);
         if result.is_ok() && dump("prepare") {
             eprint!("; after prepare\n{}", parc_ir::print::print_module(&module));
         }
@@ -824,17 +824,6 @@ pub fn link_device_math(module: &mut Module) -> Result<(), CompileError> {
     verified(module, "linking the device math library")
 }
 
-/// The lower-case name of an accumulation class, as `--explain-ad` prints it.
-pub fn class_name(class: AccumulationClass) -> &'static str {
-    match class {
-        AccumulationClass::Local => "local",
-        AccumulationClass::Disjoint => "disjoint",
-        AccumulationClass::Banded => "banded",
-        AccumulationClass::Reduction => "reduction",
-        AccumulationClass::Atomic => "atomic",
-    }
-}
-
 /// `--explain-ad` for code compiled for a GPU: as [`explain_ad`], and
 /// each site in device code (a function of `module` that is a kernel or
 /// `__device__`) followed by how the GPU makes the update (`on the GPU:
@@ -873,7 +862,7 @@ pub fn explain_ad(path: &str, report: &AdReport) -> String {
     sites.sort_by_key(|s| (!s.loc.is_known(), s.loc.line, s.loc.col));
     let mut lines: Vec<String> = Vec::new();
     for s in sites {
-        let class = class_name(s.class);
+        let class = s.class.name();
         let line = if s.loc.is_known() {
             format!(
                 "{path}:{}:{}: {class}: {}\n",
@@ -1209,7 +1198,7 @@ mod tests {
 
     #[test]
     fn explain_ad_sorts_by_position() {
-        use parc_ad::AccumulationSite;
+        use parc_ad::{AccumulationClass, AccumulationSite};
         let site = |line, col, class, reason: &str| AccumulationSite {
             function: "f".into(),
             loc: SrcLoc::new(line, col),

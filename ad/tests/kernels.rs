@@ -220,7 +220,12 @@ fn single_return_kernel_bodies_record_at_fixed_places() {
     let (mut m, _, _) = build(src, 2, "f", &args);
     // Optimized as the driver does after the AD: the tape headers (stack
     // slots) disappear, and what is left of them is what reaches memory.
-    parc_opt::optimize(&mut m, 2, &mut parc_opt::Instrumentation::default()).expect("optimize");
+    parc_opt::optimize(
+        &mut m,
+        parc_ir::OptLevel::O2,
+        &mut parc_opt::Instrumentation::default(),
+    )
+    .expect("optimize");
     // Stores of `i64`s: lengths (and return indices); records are `f64`.
     let length_stores = |name: &str| {
         let f = &m.funcs[m.func_by_name(name).expect("the launch's forward kernel")];

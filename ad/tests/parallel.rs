@@ -348,8 +348,12 @@ fn normalize_gradient_is_linear_when_optimized_first() {
         let a = args(n);
         let (m, grad) = if ad_first {
             let (mut m, grad, _) = build(src, 0, "normalize", &a);
-            parc_opt::optimize(&mut m, 2, &mut parc_opt::Instrumentation::default())
-                .expect("optimize");
+            parc_opt::optimize(
+                &mut m,
+                parc_ir::OptLevel::O2,
+                &mut parc_opt::Instrumentation::default(),
+            )
+            .expect("optimize");
             (m, grad)
         } else {
             let (m, grad, _) = build(src, 2, "normalize", &a);

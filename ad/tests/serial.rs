@@ -316,7 +316,12 @@ fn overhead_on_a_loop() {
     let (_, _, raw_steps) = gradient(&m, g, &args);
     // The driver optimizes again after the AD (mem2reg promotes the
     // adjoint slots).
-    parc_opt::optimize(&mut m, 2, &mut parc_opt::Instrumentation::default()).unwrap();
+    parc_opt::optimize(
+        &mut m,
+        parc_ir::OptLevel::O2,
+        &mut parc_opt::Instrumentation::default(),
+    )
+    .unwrap();
     parc_ir::verify::verify_module(&m).unwrap();
     let (_, _, grad_steps) = gradient(&m, g, &args);
     println!("gradient before re-optimizing: {raw_steps} steps");
@@ -448,7 +453,12 @@ fn counted_loop_reverse_recomputes_instead_of_recording() {
     check_at(src, 2, "mag", &[Arg::dup(&input[..9]), Arg::I(9)], 1e-6);
     let (mut m, grad, _) = build(src, 2, "mag", &args);
     assert_no_tape_call_in_loops(&m, grad, 1);
-    parc_opt::optimize(&mut m, 2, &mut parc_opt::Instrumentation::default()).expect("optimize");
+    parc_opt::optimize(
+        &mut m,
+        parc_ir::OptLevel::O2,
+        &mut parc_opt::Instrumentation::default(),
+    )
+    .expect("optimize");
     let grad_steps = gradient(&m, grad, &args).2;
     let primal_steps = {
         use parc_ir::interp::{Config, Interp, Val};

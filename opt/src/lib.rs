@@ -19,7 +19,7 @@ pub mod copy;
 pub mod fold;
 pub mod passes;
 
-use parc_ir::Module;
+use parc_ir::{Module, OptLevel};
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
@@ -51,10 +51,10 @@ pub fn pass_by_name(name: &str) -> Option<Pass> {
 }
 
 /// The passes of an optimization level, in order.
-pub fn pipeline(opt_level: u8) -> Vec<&'static str> {
+pub fn pipeline(opt_level: OptLevel) -> Vec<&'static str> {
     match opt_level {
-        0 => vec![],
-        1 => vec![
+        OptLevel::O0 => vec![],
+        OptLevel::O1 => vec![
             "simplify-cfg",
             "mem2reg",
             "sccp",
@@ -82,7 +82,7 @@ pub fn pipeline(opt_level: u8) -> Vec<&'static str> {
         // sweeps return the primal's) become theirs to remove.
         // `mark-parallel-loops` last: it changes nothing and reports the
         // loops the backend will run as chunked parallel loops.
-        _ => vec![
+        OptLevel::O2 | OptLevel::O3 => vec![
             "simplify-cfg",
             "sroa",
             "mem2reg",
@@ -128,9 +128,9 @@ pub fn pipeline(opt_level: u8) -> Vec<&'static str> {
 /// to such headers. Tapir lowering, which runs after this stage, recognizes
 /// parallel loops by their shape too, so both loop passes leave loops with
 /// a `detach`, `reattach` or `sync` alone.
-pub fn prepare_pipeline(opt_level: u8) -> Vec<&'static str> {
+pub fn prepare_pipeline(opt_level: OptLevel) -> Vec<&'static str> {
     match opt_level {
-        0 | 1 => vec![],
+        OptLevel::O0 | OptLevel::O1 => vec![],
         // Widen narrow counters (their extensions become 64-bit offsets),
         // move constant offsets out of indices into the addresses'
         // displacements and add up chains of them, merge the scaled
@@ -143,7 +143,7 @@ pub fn prepare_pipeline(opt_level: u8) -> Vec<&'static str> {
         // so is each of the vectorizer's two (vector and remainder).
         // Forwarding stores to the next iteration's loads needs the rotated,
         // one-block loops and the preheaders LICM makes.
-        _ => vec![
+        OptLevel::O2 | OptLevel::O3 => vec![
             "iv-widen",
             "split-offsets",
             "instcombine",
@@ -180,7 +180,7 @@ pub struct Instrumentation<'a> {
 /// any, with the pass's name.
 pub fn optimize(
     module: &mut Module,
-    opt_level: u8,
+    opt_level: OptLevel,
     inst: &mut Instrumentation<'_>,
 ) -> Result<(), String> {
     run_passes(module, &pipeline(opt_level), None, inst)
@@ -192,7 +192,7 @@ pub fn optimize(
 /// times are kept apart from the pipeline's, as `NAME (prepare)`.
 pub fn codegen_prepare(
     module: &mut Module,
-    opt_level: u8,
+    opt_level: OptLevel,
     inst: &mut Instrumentation<'_>,
 ) -> Result<(), String> {
     run_passes(module, &prepare_pipeline(opt_level), Some("prepare"), inst)

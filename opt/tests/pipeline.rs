@@ -16,9 +16,9 @@
 //! stage `codegen_prepare` (loop widening and rotation), both verified
 //! after every pass.
 
-use parc_ir::Module;
 use parc_ir::interp::{Config, run_main};
 use parc_ir::verify::verify_module;
+use parc_ir::{Module, OptLevel};
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
@@ -94,12 +94,12 @@ fn lower(path: &Path, source: &str) -> Result<Module, String> {
 
 /// Runs the pipeline of `level` and its final stage (`codegen_prepare`, as
 /// the driver does), verifying after every pass.
-fn optimize(module: &mut Module, level: u8) -> Result<(), String> {
+fn optimize(module: &mut Module, level: OptLevel) -> Result<(), String> {
     let mut verify = |pass: &str, m: &Module| -> Result<(), String> {
         verify_module(m).map_err(|errors| {
             let text: Vec<String> = errors.iter().map(|e| format!("  {e}")).collect();
             format!(
-                "-O{level}: the module does not verify after `{pass}`:\n{}\n{}",
+                "{level}: the module does not verify after `{pass}`:\n{}\n{}",
                 text.join("\n"),
                 parc_ir::print::print_module(m)
             )
@@ -152,7 +152,7 @@ fn check_program(path: &Path) -> Result<(), String> {
     if !base.grad_requests.is_empty() {
         // Its gradients come from the AD, downstream of this crate (the
         // root package's tests run it): here only the pipeline, verified.
-        for level in [0, 2] {
+        for level in [OptLevel::O0, OptLevel::O2] {
             optimize(&mut base.clone(), level)?;
         }
         return Ok(());
@@ -163,8 +163,8 @@ fn check_program(path: &Path) -> Result<(), String> {
     let serial_too = !directive(&source, "serial").is_some_and(|d| d.starts_with("skip"));
     let variants: &[bool] = if serial_too { &[false, true] } else { &[false] };
     for &serial in variants {
-        for level in [0, 2] {
-            let name = format!("-O{level}{}", if serial { " --serial" } else { "" });
+        for level in [OptLevel::O0, OptLevel::O2] {
+            let name = format!("{level}{}", if serial { " --serial" } else { "" });
             let mut module = base.clone();
             if serial {
                 elide(&mut module).map_err(|e| format!("{name}: {e}"))?;
@@ -289,7 +289,7 @@ fn check_parallel_loops(path: &Path) -> Result<(), String> {
         String::from_utf8_lossy(&std::fs::read(path).map_err(|e| e.to_string())?).into_owned();
     let mut module = lower(path, &source)?;
     let (_, before) = detach_sites(&module);
-    optimize(&mut module, 2)?;
+    optimize(&mut module, OptLevel::O2)?;
     let (detaches, after) = detach_sites(&module);
     let lost: Vec<String> = before
         .iter()

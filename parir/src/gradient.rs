@@ -12,6 +12,7 @@ use crate::entities::FuncId;
 use crate::function::{
     Activity, FuncKind, Function, GradRequest, Linkage, Module, SrcLoc, gradient_signature,
 };
+use crate::inst::InstKind;
 use crate::types::Type;
 
 /// The activity Enzyme gives a parameter of IR type `ty` when none is
@@ -37,6 +38,9 @@ pub struct Refusal {
     pub message: String,
     /// How to get what was meant.
     pub help: String,
+    /// Where the user asked for what is refused, when that is not the
+    /// request's own position (one call of its gradient among several).
+    pub at: Option<SrcLoc>,
 }
 
 /// The rule a gradient request must satisfy: `None` if the AD can fulfil
@@ -45,7 +49,13 @@ pub struct Refusal {
 pub fn refusal(module: &Module, req: &GradRequest) -> Option<Refusal> {
     let p = module.funcs.get(req.primal)?;
     let name = &p.name;
-    let refuse = |message: String, help: String| Some(Refusal { message, help });
+    let refuse = |message: String, help: String| {
+        Some(Refusal {
+            message,
+            help,
+            at: None,
+        })
+    };
     if p.kind == FuncKind::Kernel {
         return refuse(
             format!("cannot differentiate kernel `{name}`"),
@@ -67,6 +77,19 @@ pub fn refusal(module: &Module, req: &GradRequest) -> Option<Refusal> {
                 "call `__enzyme_autodiff({name}, ...)` inside a kernel, or drop `__device__` to differentiate `{name}` on the host"
             ),
         );
+    }
+    if p.kind == FuncKind::Device
+        && let Some(at) = host_call(module, req.grad)
+    {
+        return Some(Refusal {
+            message: format!(
+                "cannot differentiate `__device__` function `{name}` in host code: its gradient runs on GPU threads"
+            ),
+            help: format!(
+                "call `__enzyme_autodiff({name}, ...)` inside a kernel, or drop `__device__`"
+            ),
+            at: Some(at),
+        });
     }
     if p.c_sig.as_ref().is_some_and(|c| c.ret.is_some()) {
         return refuse(
@@ -95,6 +118,20 @@ pub fn refusal(module: &Module, req: &GradRequest) -> Option<Refusal> {
         );
     }
     None
+}
+
+/// The position of the first call of `grad` in host code, if any.
+fn host_call(module: &Module, grad: FuncId) -> Option<SrcLoc> {
+    module
+        .funcs
+        .values()
+        .filter(|f| f.kind == FuncKind::Host)
+        .find_map(|f| {
+            f.placed_insts().find_map(|(_, i)| match f.inst(i) {
+                InstKind::Call { func, .. } if *func == grad => Some(f.locs[i]),
+                _ => None,
+            })
+        })
 }
 
 /// Why a request asks for a gradient that computes nothing, if it does:

@@ -57,7 +57,8 @@ pub fn compile(src: &str) -> Module {
 
 pub fn compile_opt(src: &str, level: u8) -> Module {
     let mut m = compile(src);
-    if level > 0 {
+    let level = parc_ir::OptLevel::from_number(level).expect("an optimization level, 0 to 3");
+    if !level.is_none() {
         parc_opt::optimize(&mut m, level, &mut parc_opt::Instrumentation::default())
             .expect("optimize");
     }

@@ -362,25 +362,11 @@ impl Checker {
             return None;
         };
         match self.lookup(name) {
-            Some(Sym::Func(f)) => {
-                if self.funcs[f.0 as usize].kind == FuncKind::Device && !self.in_gpu_code() {
-                    self.push(
-                        Diagnostic::error(
-                            first.span,
-                            format!("`{name}` is a `__device__` function: its gradient runs on GPU threads"),
-                        )
-                        .with_label("differentiated in host code")
-                        .with_help(format!(
-                            "call `__enzyme_autodiff({name}, ...)` inside a kernel, or drop `__device__`"
-                        )),
-                    );
-                    self.check_only(rest);
-                    return None;
-                }
-                // Whether its body is in the program is known once the
-                // program's files are linked (`parc_ir::gradient::refusal`).
-                Some(f)
-            }
+            // Whether its body is in the program is known once the
+            // program's files are linked, and whether it may run where it
+            // is differentiated once its calls are lowered: both are
+            // `parc_ir::gradient::refusal`'s questions.
+            Some(Sym::Func(f)) => Some(f),
             Some(_) => bad(self, format!("`{name}` is a variable, not a function")),
             None if super::calls::is_builtin_name(name) => {
                 self.push(

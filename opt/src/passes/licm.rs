@@ -1045,7 +1045,7 @@ mod tests {
         let (hir, diags) = parc_lang::check::check(&ast);
         assert!(!diags.iter().any(|d| d.is_error()));
         let lowered = parc_lang::lower::lower(&hir.unwrap(), &path, &source);
-        let steps = |level: u8, n: usize| -> u64 {
+        let steps = |level: parc_ir::OptLevel, n: usize| -> u64 {
             let mut m = lowered.clone();
             let mut inst = crate::Instrumentation::default();
             crate::optimize(&mut m, level, &mut inst).unwrap();
@@ -1064,8 +1064,14 @@ mod tests {
             assert!((got[3] - data[3] / norm).abs() < 1e-12);
             it.steps() - before
         };
-        let (o0_n, o0_2n) = (steps(0, 200), steps(0, 400));
-        let (o2_n, o2_2n) = (steps(2, 200), steps(2, 400));
+        let (o0_n, o0_2n) = (
+            steps(parc_ir::OptLevel::O0, 200),
+            steps(parc_ir::OptLevel::O0, 400),
+        );
+        let (o2_n, o2_2n) = (
+            steps(parc_ir::OptLevel::O2, 200),
+            steps(parc_ir::OptLevel::O2, 400),
+        );
         println!(
             "normalize steps: -O0 n=200 {o0_n}, n=400 {o0_2n}; -O2 n=200 {o2_n}, n=400 {o2_2n}"
         );
