@@ -803,8 +803,9 @@ pub fn attach_ptx(module: &mut Module, ptx: &str) {
 }
 
 /// Links parc's device math library (`parc_ptx::math`, compiled here
-/// from its ParC source at `-O2`) into `module`: device code's `exp log
-/// pow sin cos tan tanh` become calls of its functions (see
+/// from its ParC source at `-O2`) into `module`: device code's math
+/// functions of the library (`parc_ptx::math::in_library`) become calls
+/// of its functions (see
 /// `parc_ptx::math::link`). A failure is parc's own bug.
 pub fn link_device_math(module: &mut Module) -> Result<(), CompileError> {
     let options = Options {

@@ -1,4 +1,5 @@
-//! The device math library: `exp log pow sin cos tan tanh` (and their
+//! The device math library: `exp log pow sin cos tan tanh exp2 log2
+//! log10 sinh cosh` (and their
 //! `float` versions), which PTX has no instructions for, written in ParC
 //! (`math.pc`, see its comment for the algorithms) and compiled by parc
 //! itself. The driver compiles [`SOURCE`] and [`link`]s it into a module
@@ -25,11 +26,15 @@ pub fn routine(op: Intrinsic, ty: Type) -> String {
 /// True for the math intrinsics the library computes.
 pub fn in_library(op: Intrinsic) -> bool {
     use Intrinsic::*;
-    matches!(op, Exp | Log | Pow | Sin | Cos | Tan | Tanh)
+    matches!(
+        op,
+        Exp | Log | Pow | Sin | Cos | Tan | Tanh | Exp2 | Log2 | Log10 | Sinh | Cosh
+    )
 }
 
 /// The library's functions, for diagnostics.
-pub const LIBRARY_NAMES: &str = "exp log pow sin cos tan tanh (and their float versions)";
+pub const LIBRARY_NAMES: &str =
+    "exp log pow sin cos tan tanh exp2 log2 log10 sinh cosh (and their float versions)";
 
 /// True for the math intrinsics device code can compute: the library's
 /// and those that are PTX instructions. The others (`cbrt`, `atan`,
