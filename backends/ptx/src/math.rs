@@ -1,5 +1,5 @@
 //! The device math library: `exp log pow sin cos tan tanh exp2 log2
-//! log10 sinh cosh cbrt hypot` (and their
+//! log10 sinh cosh cbrt hypot fmod` (and their
 //! `float` versions), which PTX has no instructions for, written in ParC
 //! (`math.pc`, see its comment for the algorithms) and compiled by parc
 //! itself. The driver compiles [`SOURCE`] and [`link`]s it into a module
@@ -28,16 +28,28 @@ pub fn in_library(op: Intrinsic) -> bool {
     use Intrinsic::*;
     matches!(
         op,
-        Exp | Log | Pow | Sin | Cos | Tan | Tanh | Exp2 | Log2 | Log10 | Sinh | Cosh | Cbrt | Hypot
+        Exp | Log
+            | Pow
+            | Sin
+            | Cos
+            | Tan
+            | Tanh
+            | Exp2
+            | Log2
+            | Log10
+            | Sinh
+            | Cosh
+            | Cbrt
+            | Hypot
+            | Fmod
     )
 }
 
 /// The library's functions, for diagnostics.
-pub const LIBRARY_NAMES: &str =
-    "exp log pow sin cos tan tanh exp2 log2 log10 sinh cosh cbrt hypot (and their float versions)";
+pub const LIBRARY_NAMES: &str = "exp log pow sin cos tan tanh exp2 log2 log10 sinh cosh cbrt hypot fmod (and their float versions)";
 
 /// True for the math intrinsics device code can compute: the library's
-/// and those that are PTX instructions. The others (`atan`, `fmod`,
+/// and those that are PTX instructions. The others (`atan`, `asin`,
 /// `erf` ...) are refused with a diagnostic until the library has them.
 pub fn on_the_gpu(op: Intrinsic) -> bool {
     use Intrinsic::*;
