@@ -1,5 +1,5 @@
 //! The device math library: `exp log pow sin cos tan tanh exp2 log2
-//! log10 sinh cosh cbrt hypot fmod` (and their
+//! log10 sinh cosh cbrt hypot fmod atan atan2 asin acos` (and their
 //! `float` versions), which PTX has no instructions for, written in ParC
 //! (`math.pc`, see its comment for the algorithms) and compiled by parc
 //! itself. The driver compiles [`SOURCE`] and [`link`]s it into a module
@@ -42,14 +42,18 @@ pub fn in_library(op: Intrinsic) -> bool {
             | Cbrt
             | Hypot
             | Fmod
+            | Atan
+            | Atan2
+            | Asin
+            | Acos
     )
 }
 
 /// The library's functions, for diagnostics.
-pub const LIBRARY_NAMES: &str = "exp log pow sin cos tan tanh exp2 log2 log10 sinh cosh cbrt hypot fmod (and their float versions)";
+pub const LIBRARY_NAMES: &str = "exp log pow sin cos tan tanh exp2 log2 log10 sinh cosh cbrt hypot fmod atan atan2 asin acos (and their float versions)";
 
 /// True for the math intrinsics device code can compute: the library's
-/// and those that are PTX instructions. The others (`atan`, `asin`,
+/// and those that are PTX instructions. The others (`asinh`, `atanh`,
 /// `erf` ...) are refused with a diagnostic until the library has them.
 pub fn on_the_gpu(op: Intrinsic) -> bool {
     use Intrinsic::*;
