@@ -654,13 +654,19 @@ impl Checker {
 
     /// Declares a loop's private copies and reduction accumulators
     /// (inside the loop's scope, after its index, so that the body's
-    /// writes to them are its own).
-    pub(super) fn omp_parts(&mut self, omp: &OmpLoop) -> OmpParts {
+    /// writes to them are its own). `private` of the loop's own `index`
+    /// (`#pragma omp parallel for private(i)` over `i`, as PolyBench
+    /// writes it) declares nothing: the index is already each
+    /// iteration's own.
+    pub(super) fn omp_parts(&mut self, omp: &OmpLoop, index: Option<&str>) -> OmpParts {
         let mut parts = OmpParts {
             prologue: Vec::new(),
             reductions: Vec::new(),
         };
         for (name, ty, outer, at) in &omp.privates {
+            if outer.is_none() && index == Some(name.as_str()) {
+                continue;
+            }
             let id = self.new_local(name, ty.clone(), false, *at);
             let init = outer.map(|o| Init::Expr(local(o, ty, *at)));
             parts.prologue.push(Stmt {
@@ -1143,7 +1149,7 @@ impl Checker {
             }
         }
         self.push_scope();
-        let parts = self.omp_parts(&omp);
+        let parts = self.omp_parts(&omp, None);
         let before = self.pending();
         let body = self.sub_stmt(stmt);
         *self.pending_mut() = before;
@@ -1322,7 +1328,7 @@ impl Checker {
         // One thread runs it: its writes happen once.
         self.enter_branch(1);
         self.push_scope();
-        let parts = self.omp_parts(&omp);
+        let parts = self.omp_parts(&omp, None);
         let mut body = parts.prologue;
         body.push(self.sub_stmt(stmt));
         self.pop_scope();

@@ -672,7 +672,7 @@ impl Checker {
                 });
             }
         }
-        let parts = omp.map(|o| self.omp_parts(o));
+        let parts = omp.map(|o| self.omp_parts(o, Some(var_name.as_str())));
         // An OpenMP loop is a team: its body may ask for thread numbers.
         let is_team = omp.is_some() && !worksharing;
         if is_team {
