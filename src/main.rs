@@ -175,11 +175,47 @@ struct GccArgs {
     /// parc emits no debug information yet, and says so.
     #[arg(short = 'g')]
     debug: bool,
+    /// Link with library LIB (`-lLIB`, as gcc spells it): executables and
+    /// shared libraries are linked with it; `parc run` has the C library's
+    /// own (`-lm`, `-lpthread`, `-ldl`, `-lrt`, `-lc`) already and refuses
+    /// others; `parc check` ignores it.
+    #[arg(short = 'l', value_name = "LIB", action = ArgAction::Append)]
+    libs: Vec<String>,
+    /// Search DIR for `-l` libraries (`-LDIR`) when linking.
+    #[arg(short = 'L', value_name = "DIR", action = ArgAction::Append)]
+    lib_dirs: Vec<PathBuf>,
 }
+
+/// The libraries every parc program is linked with (and the JIT has
+/// loaded): `-l` of these asks for nothing more.
+const SYSTEM_LIBS: [&str; 5] = ["m", "c", "pthread", "dl", "rt"];
 
 impl GccArgs {
     fn level(&self) -> OptLevel {
         self.opt_level.last().copied().unwrap_or_default()
+    }
+
+    /// The linker's arguments for `-L` and `-l`, in that order.
+    fn link_args(&self) -> Vec<String> {
+        let dirs = self.lib_dirs.iter().map(|d| format!("-L{}", d.display()));
+        dirs.chain(self.libs.iter().map(|l| format!("-l{l}")))
+            .collect()
+    }
+
+    /// The `-l` libraries that the JIT of `parc run` does not have.
+    fn refuse_libs_for_jit(&self) -> Result<(), ExitCode> {
+        match self
+            .libs
+            .iter()
+            .find(|l| !SYSTEM_LIBS.contains(&l.as_str()))
+        {
+            Some(lib) => Err(fail(&format!(
+                "`-l{lib}`: `parc run` runs the program in this process, which has only the C \
+                 library's own libraries (libm, libpthread, libdl, librt); build an executable \
+                 with `parc build ... -l{lib}` and run that"
+            ))),
+            None => Ok(()),
+        }
     }
 
     /// `-g`'s warning, once per command.
@@ -348,6 +384,7 @@ fn backend_options(tapir: &TapirArgs, opt: &OptArgs) -> parc_cpu::Options {
     parc_cpu::Options {
         opt_level: opt.level(),
         grain: tapir.grain,
+        link_args: opt.gcc.link_args(),
     }
 }
 
@@ -837,6 +874,11 @@ fn compile(files: &[PathBuf], options: &Options, ad: &AdArgs) -> Result<parc_ir:
 
 fn run(args: RunArgs) -> ExitCode {
     args.opt.gcc.warn();
+    if !args.interp
+        && let Err(code) = args.opt.gcc.refuse_libs_for_jit()
+    {
+        return code;
+    }
     // The interpreter runs kernels itself.
     let gpu = match args.device.wants_gpu(DeviceArg::Auto) {
         Ok(g) => g && !args.interp,
@@ -919,6 +961,13 @@ fn build(mut args: BuildArgs) -> ExitCode {
     args.opt.gcc.warn();
     if args.compile_only {
         args.emit = Emit::Obj;
+    }
+    let links = matches!(args.emit, Emit::Exe | Emit::Lib);
+    if !links && !args.opt.gcc.link_args().is_empty() {
+        eprintln!(
+            "parc: warning: `-l` and `-L` have no effect without linking (they are for \
+             executables and `--emit lib`)"
+        );
     }
     // Executables carry PTX only when asked (`--device gpu|auto`).
     let embeds_ptx = args.emit == Emit::Exe

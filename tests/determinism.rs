@@ -64,6 +64,7 @@ fn compile(path: &Path, source: &str, options: &Options, object: bool) -> Result
         let backend = parc_cpu::Options {
             opt_level: options.opt_level,
             grain: None,
+            link_args: Vec::new(),
         };
         parc_cpu::emit_object(module, &backend).ok()
     } else {

@@ -1408,6 +1408,7 @@ fn main() {
         check_output_is_not_the_input()
     }));
     trials.push(Trial::test("cli::gcc-spellings", check_gcc_spellings));
+    trials.push(Trial::test("cli::link-libraries", check_link_libraries));
     for dir in multi_file_programs() {
         for how in Multi::EVERY {
             if how == Multi::Gcc
@@ -1474,6 +1475,92 @@ fn check_gcc_spellings() -> Result<(), Failed> {
             )
             .into());
         }
+    }
+    Ok(())
+}
+
+/// `-l` and `-L` as gcc takes them: `-lm` is accepted everywhere (every
+/// program has libm), a user's static library is linked into an
+/// executable, and `parc run` refuses a library its process lacks.
+fn check_link_libraries() -> Result<(), Failed> {
+    let dir = scratch_dir()?.join("link-libraries");
+    std::fs::create_dir_all(&dir)?;
+    let sample = "samples/fib.pc";
+    let expected = std::fs::read_to_string(root().join("samples/fib.stdout"))?;
+    let mut cmd = parc();
+    cmd.args(["run", "-lm", "-lpthread", sample]);
+    let (out, _) = run_with_timeout(cmd, Duration::from_secs(120))?;
+    if status_of(&out) != 0 || String::from_utf8_lossy(&out.stdout) != expected {
+        return Err(format!(
+            "run -lm: status {}, stderr:\n{}",
+            status_of(&out),
+            String::from_utf8_lossy(&out.stderr)
+        )
+        .into());
+    }
+    let mut cmd = parc();
+    cmd.args(["run", "-lparc_no_such_lib", sample]);
+    let (out, _) = run_with_timeout(cmd, Duration::from_secs(120))?;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    if status_of(&out) != 1 || !stderr.contains("`-lparc_no_such_lib`: `parc run`") {
+        return Err(format!(
+            "run -lparc_no_such_lib: status {}, stderr:\n{stderr}",
+            status_of(&out)
+        )
+        .into());
+    }
+    // A C library of the user's, built by the system's C compiler.
+    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
+    std::fs::write(
+        dir.join("twice.c"),
+        "double twice(double x) { return 2.0 * x; }\n",
+    )?;
+    let object = dir.join("twice.o");
+    let built = Command::new(&cc)
+        .args(["-c", "-o"])
+        .arg(&object)
+        .arg(dir.join("twice.c"))
+        .status();
+    if !built.is_ok_and(|s| s.success()) {
+        eprintln!("cli::link-libraries: skipped the user library: `{cc}` cannot compile C");
+        return Ok(());
+    }
+    let archived = Command::new("ar")
+        .arg("rcs")
+        .arg(dir.join("libtwice.a"))
+        .arg(&object)
+        .status();
+    if !archived.is_ok_and(|s| s.success()) {
+        eprintln!("cli::link-libraries: skipped the user library: no `ar`");
+        return Ok(());
+    }
+    let program = dir.join("uses_twice.pc");
+    std::fs::write(
+        &program,
+        "double twice(double x);\nint main() { printf(\"%g\\n\", twice(21.0)); return 0; }\n",
+    )?;
+    let exe = dir.join("uses_twice");
+    let mut cmd = parc();
+    cmd.arg("build")
+        .arg(&program)
+        .arg("-L")
+        .arg(&dir)
+        .args(["-ltwice", "-lm", "-o"])
+        .arg(&exe);
+    let (out, _) = run_with_timeout(cmd, Duration::from_secs(120))?;
+    if status_of(&out) != 0 {
+        return Err(format!(
+            "build -L DIR -ltwice: status {}, stderr:\n{}",
+            status_of(&out),
+            String::from_utf8_lossy(&out.stderr)
+        )
+        .into());
+    }
+    let (out, _) = run_with_timeout(Command::new(&exe), Duration::from_secs(60))?;
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let _ = std::fs::remove_dir_all(&dir);
+    if stdout != "42\n" {
+        return Err(format!("the program linked with libtwice printed {stdout:?}").into());
     }
     Ok(())
 }

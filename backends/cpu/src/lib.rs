@@ -62,7 +62,7 @@ pub use link::{RUNTIME_LIB_ENV, find_runtime_lib};
 pub use parc_ir::OptLevel;
 
 /// How the CPU backend compiles a module.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Options {
     /// `-O0` compiles without optimizing in Cranelift (fast builds, frame
     /// pointers kept, no loop placement); any other level with
@@ -71,6 +71,9 @@ pub struct Options {
     /// Iterations per chunk of every parallel loop; `None` lets the
     /// runtime choose from the trip count and the number of workers.
     pub grain: Option<NonZeroU64>,
+    /// The linker's extra arguments for executables and shared libraries
+    /// (`-LDIR`, `-lNAME`), after the program's object.
+    pub link_args: Vec<String>,
 }
 
 /// Why the backend produced nothing.
@@ -184,12 +187,24 @@ pub fn build(
         ),
         OutputKind::Exe => {
             let obj = object::emit(&module, codegen::Flavor::Exe, opt)?;
-            link::link(&obj.bytes, link::LinkKind::Exe, &[], out)
+            link::link(
+                &obj.bytes,
+                link::LinkKind::Exe,
+                &[],
+                &options.link_args,
+                out,
+            )
         }
         OutputKind::Lib => {
             let obj = object::emit(&module, codegen::Flavor::Lib, opt)?;
             let names: Vec<&str> = obj.exports.iter().map(|e| e.name.as_str()).collect();
-            link::link(&obj.bytes, link::LinkKind::Lib, &names, out)?;
+            link::link(
+                &obj.bytes,
+                link::LinkKind::Lib,
+                &names,
+                &options.link_args,
+                out,
+            )?;
             let header_path = out.with_extension("h");
             let text = header::c_header(&module, &obj.exports, &header_path);
             write(&header_path, text.as_bytes())

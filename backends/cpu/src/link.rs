@@ -126,6 +126,7 @@ pub(crate) fn link(
     object: &[u8],
     kind: LinkKind,
     exports: &[&str],
+    extra: &[String],
     out: &Path,
 ) -> Result<(), BackendError> {
     let runtime = find_runtime_lib()?;
@@ -153,6 +154,7 @@ pub(crate) fn link(
     // differs from glibc's by an ulp (the interpreter and the JIT call
     // glibc's; see `parc_ir::libm`).
     cmd.arg(&obj_path)
+        .args(extra)
         .arg("-lm")
         .arg(&runtime)
         .arg("-Wl,--gc-sections")
