@@ -19,9 +19,15 @@
 //!   (treated as the body's first), and a body `B` that ends in the one
 //!   back edge `jump H(..)`; the header has a preheader that ends in
 //!   `jump H(..)`;
-//! - every parameter of `H` is an induction variable: the back edge
-//!   passes `p + c` for a constant `c` (reductions are not vectorized
-//!   yet);
+//! - every parameter of `H` is an induction variable (the back edge
+//!   passes `p + c` for a constant `c`) or an integer *reduction*: the
+//!   back edge passes `r = p OP x` (`OP` one of `iadd imul and or xor`,
+//!   either operand order), `r` is the back edge's alone and `p`'s one
+//!   use in the loop is `r`. Integer `OP`s are associative and
+//!   commutative (wrapping), so `W` partial results, one per lane,
+//!   combined after the vector loop give the scalar loop's value exactly.
+//!   Float sums and products are kept in order (their rounding depends on
+//!   it): such loops are left scalar (`float-reduction`);
 //! - every instruction of `B` is one of
 //!   - *uniform*: pure, all its operands defined outside the loop or
 //!     uniform (kept as it is: its value is the same for every lane);
@@ -70,10 +76,13 @@
 //! P:  n = trip count; nv = n & -W;  brif nv != 0, C, R(inits)
 //! C:  overlap tests;                brif ok, V, R(inits)   (no C without tests)
 //! V:  splats of outer values;       jump VH(inits, 0)
-//! VH(ivs, k):                       brif k <u nv, VB, R(ivs)
+//! VH(ivs, k):                       brif k <u nv, VB, X
 //! VB: the body on vectors; ivs + W*c, k + W; jump VH(..)
+//! X:  reductions' lanes combined;   jump R(ivs)
 //! R(ivs):                           jump H(ivs)            (the original loop)
 //! ```
+//! A reduction's vector starts as the splat of `OP`'s identity; `X`
+//! combines its lanes (`reduce_OP`) and the initial value.
 //! Each lane computes exactly the scalar iteration's value with the same
 //! operations, so the results are bit-identical to the scalar loop's
 //! (floats included: no reassociation). The remainder is the original
@@ -200,8 +209,11 @@ struct Plan {
     header: Block,
     body: Block,
     preheader: Block,
-    /// The header's parameters and each one's step.
+    /// The header's parameters and each one's step (0 for reductions).
     ivs: Vec<(Value, i64)>,
+    /// The reductions among them: the parameter, its operator and the
+    /// value the back edge passes.
+    reductions: HashMap<Value, (BinaryOp, Value)>,
     /// The header's instructions besides the test and the branch (pure).
     header_extras: Vec<Inst>,
     inits: Vec<Value>,
@@ -284,17 +296,24 @@ fn plan(func: &Function, an: &FunctionAnalyses, lp: Loop) -> Result<Plan, &'stat
     };
     // Induction variables.
     let params = func.block_params(header).to_vec();
-    let mut ivs = Vec::new();
-    for (k, &p) in params.iter().enumerate() {
-        let step = step_of(func, back.args[k], p).ok_or("reduction")?;
-        ivs.push((p, step));
-    }
     let in_loop = |v: Value| match func.value_def(v) {
         ValueDef::Param(b, _) => ld.contains(b),
         ValueDef::Result(i) => {
             func.block_insts(body).contains(&i) || func.block_insts(header).contains(&i)
         }
     };
+    let mut ivs = Vec::new();
+    let mut reductions = HashMap::new();
+    for (k, &p) in params.iter().enumerate() {
+        match step_of(func, back.args[k], p) {
+            Some(step) => ivs.push((p, step)),
+            None => {
+                let op = reduction(func, body, latch, p, back.args[k])?;
+                reductions.insert(p, (op, back.args[k]));
+                ivs.push((p, 0));
+            }
+        }
+    }
     // The test's value is used by the branch alone.
     for (_, i) in func.placed_insts() {
         if i != *br && func.inst(i).operands().contains(cond) {
@@ -313,7 +332,12 @@ fn plan(func: &Function, an: &FunctionAnalyses, lp: Loop) -> Result<Plan, &'stat
     }
     let mut shapes: HashMap<Value, Shape> = HashMap::new();
     for &(p, step) in &ivs {
-        shapes.insert(p, Shape::Affine(step));
+        let shape = if reductions.contains_key(&p) {
+            Shape::Varying
+        } else {
+            Shape::Affine(step)
+        };
+        shapes.insert(p, shape);
     }
     let shape_of = |shapes: &HashMap<Value, Shape>, v: Value| -> Shape {
         if in_loop(v) {
@@ -333,6 +357,9 @@ fn plan(func: &Function, an: &FunctionAnalyses, lp: Loop) -> Result<Plan, &'stat
             }
         }
     };
+    for &p in reductions.keys() {
+        want_lanes(func.value_type(p))?;
+    }
     let mut accesses: Vec<Access> = Vec::new();
     let mut wraps: Vec<(Value, i64)> = Vec::new();
     let mut varying_memory = false;
@@ -545,6 +572,7 @@ fn plan(func: &Function, an: &FunctionAnalyses, lp: Loop) -> Result<Plan, &'stat
         body,
         preheader,
         ivs,
+        reductions,
         header_extras,
         inits: entry.args.clone(),
         cmp: *cmp,
@@ -555,6 +583,69 @@ fn plan(func: &Function, an: &FunctionAnalyses, lp: Loop) -> Result<Plan, &'stat
         stride,
         counted: cl,
     })
+}
+
+/// The operator of the reduction `p` whose back-edge value is `r`, if it
+/// is one the vector loop may reassociate; else why not.
+fn reduction(
+    func: &Function,
+    body: Block,
+    latch: Inst,
+    p: Value,
+    r: Value,
+) -> Result<BinaryOp, &'static str> {
+    let ValueDef::Result(def) = func.value_def(r) else {
+        return Err("reduction");
+    };
+    let InstKind::Binary(op, a, b) = func.inst(def) else {
+        return Err("reduction");
+    };
+    if !func.block_insts(body).contains(&def) || (*a != p && *b != p) || a == b {
+        return Err("reduction");
+    }
+    if op.is_float() {
+        return Err("float-reduction");
+    }
+    if !op.is_reduction() || !matches!(func.value_type(p), Type::I32 | Type::I64) {
+        return Err("reduction");
+    }
+    // `p` feeds `r` alone in the loop (the header's test and any other
+    // use need its scalar value); `r` feeds the back edge alone.
+    let uses = |v: Value| {
+        func.placed_insts()
+            .filter(|&(_, i)| func.inst(i).operands().contains(&v))
+            .map(|(_, i)| i)
+            .collect::<Vec<Inst>>()
+    };
+    let p_uses = uses(p);
+    let in_body_or_header = |i: Inst| {
+        func.block_insts(body).contains(&i)
+            || matches!(func.value_def(p), ValueDef::Param(h, _) if func.block_insts(h).contains(&i))
+    };
+    if p_uses.iter().any(|&i| i != def && in_body_or_header(i)) {
+        return Err("reduction");
+    }
+    if uses(r) != [latch]
+        || func
+            .inst(latch)
+            .operands()
+            .iter()
+            .filter(|&&v| v == r)
+            .count()
+            != 1
+    {
+        return Err("reduction");
+    }
+    Ok(*op)
+}
+
+/// `OP`'s identity: `x OP identity = x`.
+fn identity(op: BinaryOp) -> i64 {
+    match op {
+        BinaryOp::Imul => 1,
+        BinaryOp::And => -1,
+        _ => 0,
+    }
 }
 
 fn stride(s: Shape) -> i64 {
@@ -731,10 +822,11 @@ fn rewrite(func: &mut Function, p: &Plan) -> Block {
     let vpre = func.create_block();
     let vheader = func.create_block();
     let vbody = func.create_block();
+    let vexit = func.create_block();
     let rem = func.create_block();
     let new_blocks: Vec<Block> = check
         .into_iter()
-        .chain([vpre, vheader, vbody, rem])
+        .chain([vpre, vheader, vbody, vexit, rem])
         .collect();
     for (k, &b) in new_blocks.iter().enumerate() {
         func.layout.insert(at + k, b);
@@ -927,6 +1019,11 @@ fn rewrite(func: &mut Function, p: &Plan) -> Block {
     // The vector loop's header.
     let mut vmap: HashMap<Value, Value> = HashMap::new();
     for (&(v, _), &t) in p.ivs.iter().zip(&iv_types) {
+        let t = if p.reductions.contains_key(&v) {
+            Type::vector_of(t).expect("a vectorizable type")
+        } else {
+            t
+        };
         let q = func.append_block_param(vheader, t);
         vmap.insert(v, q);
     }
@@ -937,18 +1034,40 @@ fn rewrite(func: &mut Function, p: &Plan) -> Block {
         InstKind::Icmp(IntCC::Ult, k, nv),
         Some(Type::I1),
     ));
-    let vivs: Vec<Value> = p.ivs.iter().map(|(v, _)| vmap[v]).collect();
     add(
         func,
         vheader,
         InstKind::Brif {
             cond: more,
             then_dest: BlockCall::to(vbody),
-            else_dest: BlockCall::new(rem, vivs.clone()),
+            else_dest: BlockCall::to(vexit),
         },
         None,
     );
-    let mut args = p.inits.clone();
+    // The exit: each reduction's lanes and its initial value combined.
+    let mut outs = Vec::new();
+    for ((&(v, _), &t), &init) in p.ivs.iter().zip(&iv_types).zip(&p.inits) {
+        outs.push(match p.reductions.get(&v) {
+            Some(&(op, _)) => {
+                let lanes = val(add(func, vexit, InstKind::Reduce(op, vmap[&v]), Some(t)));
+                val(add(func, vexit, InstKind::Binary(op, init, lanes), Some(t)))
+            }
+            None => vmap[&v],
+        });
+    }
+    add(func, vexit, InstKind::Jump(BlockCall::new(rem, outs)), None);
+    // The way in: reductions start from their identity in every lane.
+    let mut args = Vec::new();
+    for ((&(v, _), &t), &init) in p.ivs.iter().zip(&iv_types).zip(&p.inits) {
+        args.push(match p.reductions.get(&v) {
+            Some(&(op, _)) => {
+                let e = val(add(func, vpre, InstKind::Iconst(identity(op)), Some(t)));
+                let vt = Type::vector_of(t).expect("a vectorizable type");
+                val(add(func, vpre, InstKind::Splat(e), Some(vt)))
+            }
+            None => init,
+        });
+    }
     args.push(zero);
     add(
         func,
@@ -993,7 +1112,11 @@ fn rewrite(func: &mut Function, p: &Plan) -> Block {
         .iter()
         .flat_map(|&i| func.inst(i).operands())
         .collect();
-    let back_edge_only = |r: Value| !used.contains(&r) && func.inst(*latch).operands().contains(&r);
+    // (A reduction's new value is the back edge's alone, and copied.)
+    let reduced: HashSet<Value> = p.reductions.values().map(|&(_, r)| r).collect();
+    let back_edge_only = |r: Value| {
+        !used.contains(&r) && !reduced.contains(&r) && func.inst(*latch).operands().contains(&r)
+    };
     let back_edge_only: HashSet<Value> = others
         .iter()
         .filter_map(|&i| func.result(i))
@@ -1060,6 +1183,10 @@ fn rewrite(func: &mut Function, p: &Plan) -> Block {
     // The back edge: every counter advances `W` iterations.
     let mut next = Vec::new();
     for (&(v, step), &t) in p.ivs.iter().zip(&iv_types) {
+        if let Some(&(_, r)) = p.reductions.get(&v) {
+            next.push(vmap[&r]);
+            continue;
+        }
         let c = val(add(
             func,
             vbody,

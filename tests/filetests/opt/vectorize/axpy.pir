@@ -17,7 +17,7 @@
 ; nextln: v64 = and v62, v63
 ; nextln: v65 = iconst.i64 0
 ; nextln: v66 = icmp ne v64, v65
-; nextln: brif v66, block5, block9(v48)
+; nextln: brif v66, block5, block10(v48)
 ; nextln: block5:
 ; nextln: v67 = iconst.i64 8
 ; nextln: v68 = imul v64, v67
@@ -29,13 +29,13 @@
 ; nextln: v74 = icmp ule v71, v72
 ; nextln: v75 = icmp ule v73, v70
 ; nextln: v76 = or v74, v75
-; nextln: brif v76, block6, block9(v48)
+; nextln: brif v76, block6, block10(v48)
 ; nextln: block6:
 ; nextln: v85 = splat.f64x2 v2
 ; nextln: jump block7(v48, v65)
 ; nextln: block7(v77: i64, v78: i64):
 ; nextln: v79 = icmp ult v78, v64
-; nextln: brif v79, block8, block9(v77)
+; nextln: brif v79, block8, block9
 ; nextln: block8:
 ; nextln: v80 = shl v77, v45
 ; nextln: v81 = ptradd v0, v80
@@ -51,7 +51,9 @@
 ; nextln: v91 = iconst.i64 2
 ; nextln: v92 = iadd v78, v91
 ; nextln: jump block7(v90, v92)
-; nextln: block9(v53: i64):
+; nextln: block9:
+; nextln: jump block10(v77)
+; nextln: block10(v53: i64):
 ; nextln: jump block1(v53)
 ; nextln: block1(v49: i64):
 ; nextln: v12 = icmp slt v49, v52

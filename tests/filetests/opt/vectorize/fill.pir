@@ -17,13 +17,13 @@
 ; nextln: v43 = and v41, v42
 ; nextln: v44 = iconst.i64 0
 ; nextln: v45 = icmp ne v43, v44
-; nextln: brif v45, block5, block8(v27)
+; nextln: brif v45, block5, block9(v27)
 ; nextln: block5:
 ; nextln: v51 = splat.i64x2 v1
 ; nextln: jump block6(v27, v44)
 ; nextln: block6(v46: i64, v47: i64):
 ; nextln: v48 = icmp ult v47, v43
-; nextln: brif v48, block7, block8(v46)
+; nextln: brif v48, block7, block8
 ; nextln: block7:
 ; nextln: v49 = shl v46, v26
 ; nextln: v50 = ptradd v0, v49
@@ -34,7 +34,9 @@
 ; nextln: v55 = iconst.i64 2
 ; nextln: v56 = iadd v47, v55
 ; nextln: jump block6(v54, v56)
-; nextln: block8(v32: i64):
+; nextln: block8:
+; nextln: jump block9(v46)
+; nextln: block9(v32: i64):
 ; nextln: jump block1(v32)
 ; nextln: block1(v28: i64):
 ; nextln: v10 = icmp slt v28, v31

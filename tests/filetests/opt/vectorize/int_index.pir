@@ -26,7 +26,7 @@
 ; nextln: v86 = and v84, v85
 ; nextln: v87 = iconst.i64 0
 ; nextln: v88 = icmp ne v86, v87
-; nextln: brif v88, block7, block11(v69)
+; nextln: brif v88, block7, block12(v69)
 ; nextln: block7:
 ; nextln: v89 = iconst.i64 8
 ; nextln: v90 = imul v86, v89
@@ -60,13 +60,13 @@
 ; nextln: v118 = iconst.i64 2147483647
 ; nextln: v119 = icmp sle v117, v118
 ; nextln: v120 = and v112, v119
-; nextln: brif v120, block8, block11(v69)
+; nextln: brif v120, block8, block12(v69)
 ; nextln: block8:
 ; nextln: v134 = splat.f64x2 v48
 ; nextln: jump block9(v69, v87)
 ; nextln: block9(v121: i64, v122: i64):
 ; nextln: v123 = icmp ult v122, v86
-; nextln: brif v123, block10, block11(v121)
+; nextln: brif v123, block10, block11
 ; nextln: block10:
 ; nextln: v124 = trunc.i32 v121
 ; nextln: v125 = iadd v23, v124
@@ -87,7 +87,9 @@
 ; nextln: v140 = iconst.i64 2
 ; nextln: v141 = iadd v122, v140
 ; nextln: jump block9(v139, v141)
-; nextln: block11(v75: i64):
+; nextln: block11:
+; nextln: jump block12(v121)
+; nextln: block12(v75: i64):
 ; nextln: jump block5(v75)
 ; nextln: block5(v70: i64):
 ; nextln: v74 = trunc.i32 v70
