@@ -319,14 +319,9 @@ fn spawns_inside_parallel_loop_iterations() {
     );
 }
 
-/// Tapir's normalize, `out[i] = in[i] / mag(in)`: optimized first, its
-/// gradient does O(n) work (LICM hoisted `mag` out of the parallel loop,
-/// behind a guard); differentiated first (`--ad-before-opt`: the reverse
-/// of `mag` in every iteration, then optimized), O(n²). Interpreter steps
-/// of one gradient call at n and 2n (`-- --nocapture` prints them).
-#[test]
-fn normalize_gradient_is_linear_when_optimized_first() {
-    let src = r#"
+/// Tapir's normalize: `out[i] = in[i] / mag(in)`, `mag` called in every
+/// iteration (line 10).
+const NORMALIZE: &str = r#"
         double mag(double *in, int n) {
             double s = 0.0;
             for (int i = 0; i < n; i++)
@@ -338,6 +333,15 @@ fn normalize_gradient_is_linear_when_optimized_first() {
                 out[i] = in[i] / mag(in, n);
         }
     "#;
+
+/// Tapir's normalize, `out[i] = in[i] / mag(in)`: optimized first, its
+/// gradient does O(n) work (LICM hoisted `mag` out of the parallel loop,
+/// behind a guard); differentiated first (`--ad-before-opt`: the reverse
+/// of `mag` in every iteration, then optimized), O(n²). Interpreter steps
+/// of one gradient call at n and 2n (`-- --nocapture` prints them).
+#[test]
+fn normalize_gradient_is_linear_when_optimized_first() {
+    let src = NORMALIZE;
     let args = |n: usize| {
         let input: Vec<f64> = (0..n).map(|i| (i % 7) as f64 - 2.5).collect();
         vec![Arg::out(n, 1.0), Arg::dup(&input), Arg::I(n as i64)]
@@ -385,18 +389,7 @@ fn normalize_gradient_is_linear_when_optimized_first() {
 /// index, the reason names the call).
 #[test]
 fn an_update_beside_a_call_reaching_the_same_shadow_is_not_disjoint() {
-    let src = r#"
-        double mag(double *in, int n) {
-            double s = 0.0;
-            for (int i = 0; i < n; i++)
-                s += in[i] * in[i];
-            return sqrt(s);
-        }
-        void normalize(double *out, double *in, int n) {
-            parallel_for (int i = 0; i < n; i++)
-                out[i] = in[i] / mag(in, n);
-        }
-    "#;
+    let src = NORMALIZE;
     let input: Vec<f64> = (0..9).map(|i| (i % 7) as f64 - 2.5).collect();
     let args = [Arg::out(9, 1.0), Arg::dup(&input), Arg::I(9)];
     for level in [0, 1] {

@@ -53,13 +53,15 @@ pub fn signed(bits: u64, ty: Type) -> i64 {
     }
 }
 
+/// The `f32` a register holds in its low 32 bits.
 #[inline]
-fn f32_of(bits: u64) -> f32 {
+pub(crate) fn f32_of(bits: u64) -> f32 {
     f32::from_bits(bits as u32)
 }
 
+/// The register bits of an `f32` (zero-extended).
 #[inline]
-fn f32_bits(x: f32) -> u64 {
+pub(crate) fn f32_bits(x: f32) -> u64 {
     x.to_bits() as u64
 }
 

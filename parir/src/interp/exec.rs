@@ -11,7 +11,7 @@
 use super::memory::{Kind, Memory, Site, State};
 use super::{CallSite, Fault, Interp, RunError, clib};
 use crate::entities::{Block, FuncId, Inst, Value};
-use crate::eval::{self, canon};
+use crate::eval::{self, canon, f32_bits, f32_of};
 use crate::function::{AddrSpace, Function};
 use crate::inst::{BinaryOp, BlockCall, InstKind, UnaryOp};
 use crate::intrinsic::Intrinsic;
@@ -61,16 +61,6 @@ pub(crate) enum Stop {
 enum Action {
     Call(Frame),
     Return(Option<u64>),
-}
-
-#[inline]
-fn f32_of(bits: u64) -> f32 {
-    f32::from_bits(bits as u32)
-}
-
-#[inline]
-fn f32_bits(x: f32) -> u64 {
-    x.to_bits() as u64
 }
 
 impl<'a> Interp<'a> {
