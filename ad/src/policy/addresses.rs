@@ -220,27 +220,57 @@ pub(super) fn conflicting_site(
 /// parallel code updates shadows atomically, and a plain add of another
 /// iteration beside those atomic adds would lose some of them.
 fn overlapping_call(p: &Function, act: &ActivityInfo, l: &PLoop, ptr: Value) -> Option<Inst> {
-    let mine: Vec<Root> = act.roots(ptr).collect();
-    let vague = |r: &Root| matches!(r, Root::Unknown | Root::Loaded(_));
-    let mine_vague = mine.iter().any(vague);
-    let mine_global = mine.iter().any(|r| matches!(r, Root::Global));
+    let mine = RootsOf::new(act, ptr);
+    let mine_global = mine.roots.iter().any(|r| matches!(r, Root::Global));
+    task_insts(p, l).map(|(_, i)| i).find(|&i| {
+        let (args, function) = match p.inst(i) {
+            InstKind::Call { args, .. } => (args, true),
+            InstKind::CallIndirect { args, .. } => (args, true),
+            InstKind::Intrinsic { args, .. } => (args, false),
+            _ => return false,
+        };
+        (function && mine_global)
+            || args
+                .iter()
+                .any(|&a| act.is_shadowed(a) && mine.may_share(act, a))
+    })
+}
+
+/// The roots of an updated address, to ask whether another pointer may
+/// point into the same object: they share a root, or either side's roots
+/// are unknown (a loaded pointer, an `inttoptr`, a call's result).
+struct RootsOf {
+    roots: Vec<Root>,
+    vague: bool,
+}
+
+impl RootsOf {
+    fn new(act: &ActivityInfo, ptr: Value) -> RootsOf {
+        let roots: Vec<Root> = act.roots(ptr).collect();
+        let vague = roots.iter().any(Self::is_vague);
+        RootsOf { roots, vague }
+    }
+
+    fn is_vague(r: &Root) -> bool {
+        matches!(r, Root::Unknown | Root::Loaded(_))
+    }
+
+    fn may_share(&self, act: &ActivityInfo, q: Value) -> bool {
+        self.vague
+            || act
+                .roots(q)
+                .any(|r| Self::is_vague(&r) || self.roots.contains(&r))
+    }
+}
+
+/// The instructions of `l`'s task, block by block in block-number order
+/// (so that a reason names the same site every time).
+fn task_insts<'a>(p: &'a Function, l: &PLoop) -> impl Iterator<Item = (Block, Inst)> + 'a {
     let mut blocks: Vec<Block> = l.task_blocks.iter().copied().collect();
     blocks.sort();
-    blocks.into_iter().find_map(|b| {
-        p.block_insts(b).iter().copied().find(|&i| {
-            let (args, function) = match p.inst(i) {
-                InstKind::Call { args, .. } => (args, true),
-                InstKind::CallIndirect { args, .. } => (args, true),
-                InstKind::Intrinsic { args, .. } => (args, false),
-                _ => return false,
-            };
-            (function && mine_global)
-                || args.iter().any(|&a| {
-                    act.is_shadowed(a)
-                        && (mine_vague || act.roots(a).any(|r| vague(&r) || mine.contains(&r)))
-                })
-        })
-    })
+    blocks
+        .into_iter()
+        .flat_map(move |b| p.block_insts(b).iter().map(move |&i| (b, i)))
 }
 
 /// The other float loads of `l`'s task whose adjoint updates may touch the
@@ -252,25 +282,17 @@ fn overlapping_loads<'a>(
     l: &'a PLoop,
     ptr: Value,
 ) -> impl Iterator<Item = (Block, Inst, Value, u32)> + 'a {
-    let mine: Vec<Root> = act.roots(ptr).collect();
-    let vague = |r: &Root| matches!(r, Root::Unknown | Root::Loaded(_));
-    let mine_vague = mine.iter().any(vague);
-    // Sorted: `conflicting_site` names the first load found in its reason.
-    let mut blocks: Vec<Block> = l.task_blocks.iter().copied().collect();
-    blocks.sort();
-    blocks.into_iter().flat_map(move |b| {
-        let mine = mine.clone();
-        p.block_insts(b).iter().filter_map(move |&i| {
-            let InstKind::Load(q) = *p.inst(i) else {
-                return None;
-            };
-            let ty = p.value_type(p.result(i)?);
-            if q == ptr || !ty.is_float() || !act.is_shadowed(q) {
-                return None;
-            }
-            let overlap = mine_vague || act.roots(q).any(|r| vague(&r) || mine.contains(&r));
-            overlap.then_some((b, i, q, ty.bytes()))
-        })
+    let mine = RootsOf::new(act, ptr);
+    // In order: `conflicting_site` names the first load found in its reason.
+    task_insts(p, l).filter_map(move |(b, i)| {
+        let InstKind::Load(q) = *p.inst(i) else {
+            return None;
+        };
+        let ty = p.value_type(p.result(i)?);
+        if q == ptr || !ty.is_float() || !act.is_shadowed(q) {
+            return None;
+        }
+        mine.may_share(act, q).then_some((b, i, q, ty.bytes()))
     })
 }
 
