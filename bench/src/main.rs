@@ -22,8 +22,7 @@ use report::{
 use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
-use std::process::{Command, ExitCode, Stdio};
-use std::sync::mpsc;
+use std::process::{Command, ExitCode};
 use std::time::{Duration, Instant};
 
 #[derive(Parser)]
@@ -379,61 +378,15 @@ struct Harness {
     load_start: String,
 }
 
-/// A finished process.
-struct Finished {
-    secs: f64,
-    status: std::process::ExitStatus,
-    stdout: String,
-    stderr: String,
-}
-
 /// Runs `argv` in `cwd` with `env`, timing the whole process (spawn to
-/// exit) with the wall clock. A watchdog kills it after `timeout`.
+/// exit) with the wall clock ([`process::run_measured`]).
 fn run_process(
     argv: &[String],
     cwd: &Path,
     env: &[(&str, String)],
     timeout: Duration,
-) -> Result<Finished, String> {
-    let mut cmd = Command::new(&argv[0]);
-    cmd.args(&argv[1..])
-        .current_dir(cwd)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
-    let start = Instant::now();
-    let child = cmd
-        .spawn()
-        .map_err(|e| format!("cannot start `{}`: {e}", argv[0]))?;
-    let pid = child.id();
-    let (done, wait) = mpsc::channel::<()>();
-    let watchdog = std::thread::spawn(move || {
-        if let Err(mpsc::RecvTimeoutError::Timeout) = wait.recv_timeout(timeout) {
-            let _ = Command::new("kill")
-                .args(["-KILL", &pid.to_string()])
-                .status();
-            true
-        } else {
-            false
-        }
-    });
-    let output = child.wait_with_output();
-    let secs = start.elapsed().as_secs_f64();
-    let _ = done.send(());
-    let killed = watchdog.join().unwrap_or(false);
-    let output = output.map_err(|e| format!("waiting for `{}`: {e}", argv[0]))?;
-    if killed {
-        return Err(format!("killed after {} s (timeout)", timeout.as_secs()));
-    }
-    Ok(Finished {
-        secs,
-        status: output.status,
-        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
-    })
+) -> Result<process::Measured, String> {
+    process::run_measured(argv, cwd, env, timeout)
 }
 
 /// Runs the build command `argv` (announcing it on stderr), which makes
@@ -441,10 +394,10 @@ fn run_process(
 fn build(argv: &[String], out: PathBuf, cwd: &Path, timeout: Duration) -> Result<PathBuf, String> {
     eprintln!("parc-bench: build {}", argv.join(" "));
     match run_process(argv, cwd, &[], timeout) {
-        Ok(f) if f.status.success() => Ok(out),
+        Ok(f) if f.success() => Ok(out),
         Ok(f) => Err(format!(
             "build failed ({}): {}\n    {}",
-            f.status,
+            f.status(),
             argv.join(" "),
             excerpt(&f.stderr)
         )),
@@ -690,10 +643,10 @@ impl Harness {
                         ("OMP_NUM_THREADS", "1".to_string()),
                     ];
                     let f = run_process(&argv, &self.root, &env, self.timeout)?;
-                    if !f.status.success() {
+                    if !f.success() {
                         return Err(format!(
                             "oracle ({oracle:?}) exited with {}: {}",
-                            f.status,
+                            f.status(),
                             excerpt(&f.stderr)
                         ));
                     }
@@ -731,8 +684,12 @@ impl Harness {
             let n = config.threads().to_string();
             let env = [("PARC_NUM_THREADS", n.clone()), ("OMP_NUM_THREADS", n)];
             let f = run_process(&argv, &self.root, &env, self.timeout)?;
-            if !f.status.success() {
-                return Err(format!("exited with {}: {}", f.status, excerpt(&f.stderr)));
+            if !f.success() {
+                return Err(format!(
+                    "exited with {}: {}",
+                    f.status(),
+                    excerpt(&f.stderr)
+                ));
             }
             if f.stdout != expected {
                 return Err(format!(
@@ -742,7 +699,7 @@ impl Harness {
                     excerpt(&f.stdout)
                 ));
             }
-            Ok(f.secs)
+            Ok(f.wall)
         })();
         let samples = self.results.entry(key).or_default();
         match outcome {
@@ -1051,7 +1008,7 @@ fn time_compiles(h: &mut Harness) -> CompileTimes {
                 let out = h.scratch.join(format!("compile-{}-{job:?}", p.name));
                 let argv = job.command(&h.tools, &p.path, &out.display().to_string());
                 let r = match run_process(&argv, &h.root, &[], h.timeout) {
-                    Ok(f) if f.status.success() => Ok(f.secs),
+                    Ok(f) if f.success() => Ok(f.wall),
                     Ok(f) => Err(format!("{} failed: {}", argv.join(" "), excerpt(&f.stderr))),
                     Err(e) => Err(e),
                 };
@@ -1078,7 +1035,7 @@ fn time_compiles(h: &mut Harness) -> CompileTimes {
         let mut error = None;
         for _ in 0..h.reps {
             match run_process(&argv, &h.root, &[], h.timeout) {
-                Ok(f) if f.status.success() => {
+                Ok(f) if f.success() => {
                     for (pass, secs) in parse_time_passes(&f.stderr) {
                         match per_pass.iter_mut().find(|(n, _)| *n == pass) {
                             Some((_, v)) => v.push(secs),

@@ -30,6 +30,11 @@ impl Measured {
     pub fn success(&self) -> bool {
         self.code == 0
     }
+
+    /// How it ended, in words (a signal as the shell's 128 + signal).
+    pub fn status(&self) -> String {
+        format!("exit status {}", self.code)
+    }
 }
 
 /// Runs `argv` in `cwd` with `env` added, its output read through pipes,
