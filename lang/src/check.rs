@@ -209,6 +209,20 @@ struct PforInfo {
     conditional: u32,
 }
 
+impl FnCtx {
+    /// Enters the body of a `parallel_for` over `var` (numbered after every
+    /// earlier one of the function).
+    fn enter_pfor(&mut self, span: Span, var: LocalId) {
+        self.pfor_count += 1;
+        self.pfors.push(PforInfo {
+            serial: self.pfor_count,
+            span,
+            var,
+            conditional: 0,
+        });
+    }
+}
+
 struct LocalInfo {
     is_const: bool,
     /// How many `parallel_for` bodies enclose the declaration.

@@ -45,7 +45,7 @@
 //!   parallel code (`critical`, other atomics, `ordered`) is an error.
 
 use super::expr::mk;
-use super::{Checker, LoopKind, PforInfo, is_err};
+use super::{Checker, LoopKind, is_err};
 use crate::ast::{self, Span};
 use crate::diag::Diagnostic;
 use crate::hir::{BinaryOp, Builtin, CType, Expr, ExprKind, Init, LocalId, Stmt, StmtKind};
@@ -1134,14 +1134,7 @@ impl Checker {
         };
         if let Some(fx) = self.fx.as_mut() {
             fx.loops.push(LoopKind::ParallelBody);
-            fx.pfor_count += 1;
-            let serial = fx.pfor_count;
-            fx.pfors.push(PforInfo {
-                serial,
-                span,
-                var: tid,
-                conditional: 0,
-            });
+            fx.enter_pfor(span, tid);
             // The team's body is directly in the new parallel_for.
             if let Some(t) = fx.teams.last_mut() {
                 t.pfors = fx.pfors.len();

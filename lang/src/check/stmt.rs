@@ -7,7 +7,7 @@
 use super::expr::{ConvCtx, err_expr, int_const, keyword};
 use super::omp;
 use super::types::usual_arith;
-use super::{Checker, LoopKind, PforInfo, Sym, err_ty, is_err, var_is_const};
+use super::{Checker, LoopKind, Sym, err_ty, is_err, var_is_const};
 use crate::ast::{self, Span};
 use crate::diag::Diagnostic;
 use crate::hir::{CType, Expr, ExprKind, FuncKind, GlobalVar, LocalId, Stmt, StmtKind};
@@ -662,14 +662,7 @@ impl Checker {
         if let Some(fx) = self.fx.as_mut() {
             fx.loops.push(LoopKind::ParallelBody);
             if !worksharing {
-                fx.pfor_count += 1;
-                let serial = fx.pfor_count;
-                fx.pfors.push(PforInfo {
-                    serial,
-                    span,
-                    var,
-                    conditional: 0,
-                });
+                fx.enter_pfor(span, var);
             }
         }
         let parts = omp.map(|o| self.omp_parts(o, Some(var_name.as_str())));
