@@ -4,7 +4,7 @@
 //! A function from ParC source is declared as the source declares it
 //! (`parc_ir::cabi`'s prototype), after the definitions of the program's
 //! structs; the export follows the C convention for it (see
-//! `codegen::gen_c_wrapper`). Other functions (gradients, functions of
+//! `codegen::entries::gen_c_wrapper`). Other functions (gradients, functions of
 //! hand-written parir) are declared by their machine types, as follows.
 //!
 //! parir keeps only machine types, so the C types are chosen from them:
