@@ -388,6 +388,13 @@ fn backend_options(tapir: &TapirArgs, opt: &OptArgs) -> parc_cpu::Options {
     }
 }
 
+fn ptx_options(arch: parc_ptx::GpuArch, opt: &OptArgs) -> parc_ptx::PtxOptions {
+    parc_ptx::PtxOptions {
+        arch,
+        opt_level: opt.level(),
+    }
+}
+
 #[derive(Args)]
 struct RunArgs {
     /// Run in the reference interpreter (the serial projection, with every
@@ -518,13 +525,12 @@ impl DeviceArgs {
         gpu: bool,
         module: &mut parc_ir::Module,
         file: &Path,
-        arch: parc_ptx::GpuArch,
+        options: &parc_ptx::PtxOptions,
     ) -> Result<(), ExitCode> {
         if !gpu || !parc_ptx::has_kernels(module) {
             return Ok(());
         }
-        let options = parc_ptx::PtxOptions { arch };
-        match parc::emit_ptx(module, &options, &file.display().to_string()) {
+        match parc::emit_ptx(module, options, &file.display().to_string()) {
             Ok(text) => {
                 parc::attach_ptx(module, &text);
                 Ok(())
@@ -897,10 +903,12 @@ fn run(args: RunArgs) -> ExitCode {
     let mut argv = vec![args.files[0].display().to_string()];
     argv.extend(args.args);
     if !args.interp {
-        if let Err(code) =
-            args.device
-                .attach(gpu, &mut module, &args.files[0], parc_ptx::GpuArch::Sm70)
-        {
+        if let Err(code) = args.device.attach(
+            gpu,
+            &mut module,
+            &args.files[0],
+            &ptx_options(parc_ptx::GpuArch::Sm70, &args.opt),
+        ) {
             return code;
         }
         args.device.configure_runtime();
@@ -940,9 +948,7 @@ fn emit_ptx(module: &parc_ir::Module, args: &BuildArgs, output: &Path) -> ExitCo
             args.files[0].display()
         ));
     }
-    let options = parc_ptx::PtxOptions {
-        arch: args.gpu_arch.arch(),
-    };
+    let options = ptx_options(args.gpu_arch.arch(), &args.opt);
     let text = match parc::emit_ptx(module, &options, &args.files[0].display().to_string()) {
         Ok(text) => text,
         Err(err) => return report(err),
@@ -1041,7 +1047,7 @@ fn build(mut args: BuildArgs) -> ExitCode {
         embeds_ptx,
         &mut module,
         &args.files[0],
-        args.gpu_arch.arch(),
+        &ptx_options(args.gpu_arch.arch(), &args.opt),
     ) {
         return code;
     }

@@ -68,7 +68,11 @@ fn check(path: &Path, level: u8, ptxas: &Path, scratch: &Path) -> Result<(), Fai
     let compiled = parc::compile(&name, &source, &options)
         .map_err(|e| format!("{name}: does not compile:\n{}", e.rendered))?;
     for arch in [GpuArch::Sm70, GpuArch::Sm90] {
-        let text = parc::emit_ptx(&compiled.module, &PtxOptions { arch }, &name)
+        let ptx_options = PtxOptions {
+            arch,
+            opt_level: options.opt_level,
+        };
+        let text = parc::emit_ptx(&compiled.module, &ptx_options, &name)
             .map_err(|e| format!("no PTX for {}:\n{}", arch.name(), e.rendered))?;
         let file = scratch.join(format!(
             "{}.O{level}.{}.ptx",

@@ -222,7 +222,9 @@ pub(crate) fn emit_function(cx: &mut ModuleCx<'_>, id: FuncId) -> Result<String,
     fx.check()?;
     fx.layout_allocas();
     let slots: HashSet<Value> = fx.slots.keys().copied().collect();
-    fx.space = space::infer(module, f, is_kernel, &|v| !slots.contains(&v));
+    if !fx.cx.opt_level.is_none() {
+        fx.space = space::infer(module, f, is_kernel, &|v| !slots.contains(&v));
+    }
     fx.find_conversions();
     fx.emit_body()?;
     Ok(fx.finish())

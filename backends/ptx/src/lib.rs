@@ -23,7 +23,8 @@
 //!   `%f`/`%fd` for floats); block parameters are registers assigned on
 //!   each edge (PTX registers are not SSA). Memory accesses use the
 //!   state space that [`space`] proves (`ld.global`, `ld.shared`,
-//!   `ld.local`), generic addressing otherwise.
+//!   `ld.local`), generic addressing otherwise, and always at `-O0`
+//!   ([`PtxOptions::opt_level`]).
 //! - Floating arithmetic is IEEE with explicit rounding (`add.rn` ...),
 //!   which PTX never contracts into fused multiply-adds: results equal
 //!   the CPU's bit for bit. `sqrt fabs fmin fmax floor ceil` are
@@ -53,6 +54,7 @@ mod helpers;
 pub mod math;
 pub mod space;
 
+pub use parc_ir::OptLevel;
 use parc_ir::{AddrSpace, FuncId, FuncKind, GlobalId, InstKind, Linkage, Module, SrcLoc};
 use std::collections::{BTreeSet, HashMap};
 use std::fmt::{self, Write};
@@ -105,10 +107,20 @@ impl GpuArch {
     }
 }
 
-/// What shapes the PTX.
-#[derive(Clone, Debug, Default)]
+/// How the PTX backend translates a module (the shape of
+/// `parc_cpu::Options`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct PtxOptions {
     pub arch: GpuArch,
+    /// At `-O0` the backend translates without optimizing, as the CPU
+    /// backend does: it proves no state space, so every access through a
+    /// pointer is generic (`ld`, `st`, `atom` without `.global`,
+    /// `.shared` or `.local`; frame slots stay `.local`), the direct
+    /// translation against which the state-space proof (`space`) can be
+    /// checked. Any other level proves spaces. The level does not reach
+    /// the CUDA driver's JIT, which optimizes the PTX at its default
+    /// level either way.
+    pub opt_level: OptLevel,
 }
 
 /// A construct the PTX backend cannot emit, at its source position.
@@ -192,7 +204,7 @@ pub fn device_functions(module: &Module) -> Vec<FuncId> {
 /// entries; ask [`has_kernels`] first where that deserves a message.
 pub fn emit(module: &Module, options: &PtxOptions) -> Result<String, PtxError> {
     let funcs = device_functions(module);
-    let mut cx = ModuleCx::new(module);
+    let mut cx = ModuleCx::new(module, options.opt_level);
     let mut bodies = Vec::new();
     for &id in &funcs {
         let f = &module.funcs[id];
@@ -251,6 +263,7 @@ pub(crate) struct Needs {
 /// messages of run-time errors, the helpers needed.
 pub(crate) struct ModuleCx<'m> {
     pub module: &'m Module,
+    pub opt_level: OptLevel,
     pub used_globals: BTreeSet<GlobalId>,
     /// Run-time error messages, by text: their global's symbol.
     messages: HashMap<String, String>,
@@ -259,9 +272,10 @@ pub(crate) struct ModuleCx<'m> {
 }
 
 impl<'m> ModuleCx<'m> {
-    fn new(module: &'m Module) -> ModuleCx<'m> {
+    fn new(module: &'m Module, opt_level: OptLevel) -> ModuleCx<'m> {
         ModuleCx {
             module,
+            opt_level,
             used_globals: BTreeSet::new(),
             messages: HashMap::new(),
             message_order: Vec::new(),

@@ -127,10 +127,49 @@ fn a_kernel_is_an_entry_with_its_ids_barrier_and_spaces() {
         &parc_ir::read::read_module(KERNEL).expect("reads"),
         &PtxOptions {
             arch: GpuArch::Sm90,
+            ..PtxOptions::default()
         },
     )
     .expect("emits");
     assert!(arch.contains(".target sm_90"));
+}
+
+#[test]
+fn at_o0_no_state_space_is_proved() {
+    let module = parc_ir::read::read_module(KERNEL).expect("reads");
+    let o0 = PtxOptions {
+        opt_level: OptLevel::O0,
+        ..PtxOptions::default()
+    };
+    let out = emit(&module, &o0).expect("emits");
+    // The program's accesses are those of -O2, all generic (`ld.f64`
+    // where -O2 has `ld.global.f64` and `ld.shared.f64`); only the
+    // backend's own zeroing of shared memory at entry names its space.
+    assert_in_order(
+        &out,
+        &[
+            "st.shared.u32",
+            "barrier.sync 0;",
+            "ld.f64 %fd24",
+            "st.f64",
+            "atom.add.u32 %r37",
+            "red.add.u32",
+            "ld.f64 %fd54",
+            "st.f64",
+        ],
+    );
+    for qualified in [
+        "ld.global",
+        "st.global",
+        "ld.shared",
+        "st.shared.f64",
+        "atom.global",
+        "red.global",
+    ] {
+        assert!(!out.contains(qualified), "`{qualified}` at -O0:\n{out}");
+    }
+    let o2 = emit(&module, &PtxOptions::default()).expect("emits");
+    assert!(o2.contains("ld.global.f64") && o2.contains("ld.shared.f64"));
 }
 
 /// The bytes of `text` as the `.global` initializer lists them.
