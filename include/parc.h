@@ -14,6 +14,9 @@
  * Why each mapping exists:
  *   _POSIX_C_SOURCE   clock_gettime/CLOCK_MONOTONIC (for wtime) are POSIX, not
  *                     ISO C; request them before any system header is read.
+ *   _DEFAULT_SOURCE   what gcc's default mode declares besides POSIX (M_PI and
+ *                     the other M_ constants of parc's math.h, strcasecmp):
+ *                     defining _POSIX_C_SOURCE alone would hide them.
  *   the #includes     ParC's built-ins (printf, malloc/calloc/free, memcpy/memset,
  *                     atoi/atol/atof, strcmp, exit, abs/labs, sqrt...ceil and the
  *                     f versions, bool/true/false, NULL) are C library names.
@@ -53,6 +56,9 @@
 
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L
+#endif
+#ifndef _DEFAULT_SOURCE
+#define _DEFAULT_SOURCE 1
 #endif
 
 #include <stdio.h>

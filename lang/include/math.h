@@ -1,6 +1,41 @@
-/* <math.h> as parc provides it. Every function here is differentiable. */
+/* <math.h> as parc provides it. Every function here is differentiable.
+ * The classification macros and the constants are gcc's builtins, as in
+ * glibc's header, with gcc's values: `isinf` is -1 for -infinity,
+ * `signbit` is 1 for a negative double and INT_MIN for a negative float.
+ * `isnan(x)` and `isinf(x)` are ParC builtins, known without this header. */
 #ifndef _PARC_MATH_H
 #define _PARC_MATH_H
+
+#define INFINITY (__builtin_inff())
+#define NAN (__builtin_nanf(""))
+#define HUGE_VAL (__builtin_huge_val())
+#define HUGE_VALF (__builtin_huge_valf())
+#define HUGE_VALL HUGE_VAL
+
+#define FP_NAN 0
+#define FP_INFINITE 1
+#define FP_ZERO 2
+#define FP_SUBNORMAL 3
+#define FP_NORMAL 4
+#define fpclassify(x) __builtin_fpclassify(FP_NAN, FP_INFINITE, FP_NORMAL, FP_SUBNORMAL, FP_ZERO, x)
+#define isfinite(x) __builtin_isfinite(x)
+#define isnormal(x) __builtin_isnormal(x)
+#define signbit(x) __builtin_signbit(x)
+
+/* POSIX's (and glibc's default) constants, correctly rounded to double. */
+#define M_E 2.7182818284590452354
+#define M_LOG2E 1.4426950408889634074
+#define M_LOG10E 0.43429448190325182765
+#define M_LN2 0.69314718055994530942
+#define M_LN10 2.30258509299404568402
+#define M_PI 3.14159265358979323846
+#define M_PI_2 1.57079632679489661923
+#define M_PI_4 0.78539816339744830962
+#define M_1_PI 0.31830988618379067154
+#define M_2_PI 0.63661977236758134308
+#define M_2_SQRTPI 1.12837916709551257390
+#define M_SQRT2 1.41421356237309504880
+#define M_SQRT1_2 0.70710678118654752440
 
 double sqrt(double x);
 double exp(double x);

@@ -45,6 +45,7 @@ mod consts;
 mod decls;
 mod enzyme;
 mod expr;
+mod fpclass;
 mod init;
 mod jumps;
 mod omp;

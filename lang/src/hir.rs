@@ -406,12 +406,32 @@ pub enum Builtin {
     /// `void**`, and the size), `cudaMemcpy` (its `kind` argument folded
     /// into the intrinsic).
     Intrinsic(Intrinsic),
-    /// `isnan(x)`: `x` is a `float` or `double`; an `int`, 1 or 0. A macro
-    /// in C, so a comparison, not a call.
+    /// One of `<math.h>`'s classification macros on a `float` or `double`
+    /// operand, an `int`: comparisons, not a call.
+    FpTest(FpTest),
+}
+
+/// `<math.h>`'s classification macros, with the values gcc and glibc give
+/// them (so output matches gcc-built programs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FpTest {
+    /// `isnan(x)`: 1 or 0.
     IsNan,
     /// `isinf(x)`: 1 for +infinity, -1 for -infinity, else 0 (glibc's
-    /// `__builtin_isinf_sign`, so output matches gcc-built programs).
+    /// `__builtin_isinf_sign`).
     IsInf,
+    /// `isfinite(x)`: 1 or 0.
+    IsFinite,
+    /// `isnormal(x)`: 1 or 0.
+    IsNormal,
+    /// `signbit(x)`: the sign bit where it lies in the operand's top
+    /// 32 bits: 1 for a negative `double`, `INT_MIN` for a negative
+    /// `float` (gcc's `__builtin_signbit`); 0 for a positive one.
+    SignBit,
+    /// `__builtin_fpclassify(nan, infinite, normal, subnormal, zero, x)`:
+    /// the one of the five constants that names `x`'s class (`fpclassify`
+    /// passes glibc's `FP_NAN` ... `FP_ZERO`).
+    Classify([i32; 5]),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -11,14 +11,12 @@ use std::collections::HashMap;
 use std::sync::OnceLock;
 
 /// Builtins whose arguments are checked by special rules.
-const SPECIAL: [&str; 7] = [
+const SPECIAL: [&str; 5] = [
     "printf",
     "atomicAdd",
     "cudaMalloc",
     "cudaMemcpy",
     "__enzyme_autodiff",
-    "isnan",
-    "isinf",
 ];
 
 /// A C type in a builtin's declaration.
@@ -126,11 +124,16 @@ fn fixed_builtin(name: &str) -> Option<Decl> {
 /// Every builtin name, for suggestions.
 fn names() -> Vec<&'static str> {
     let fixed = fixed_builtins().keys().map(String::as_str);
-    fixed.chain(SPECIAL).collect()
+    fixed
+        .chain(SPECIAL)
+        .chain(super::fpclass::names())
+        .collect()
 }
 
 pub(super) fn is_builtin_name(name: &str) -> bool {
-    SPECIAL.contains(&name) || fixed_builtins().contains_key(name)
+    SPECIAL.contains(&name)
+        || fixed_builtins().contains_key(name)
+        || super::fpclass::names().any(|n| n == name)
 }
 
 /// A prototype is compatible with a builtin when it has as many parameters
@@ -367,7 +370,7 @@ impl Checker {
         }
     }
 
-    fn arity_error(
+    pub(super) fn arity_error(
         &mut self,
         what: &str,
         expected: usize,
@@ -506,9 +509,10 @@ impl Checker {
             "atomicAdd" => return self.atomic_add(args, span),
             "cudaMalloc" => return self.cuda_malloc(args, span),
             "cudaMemcpy" => return self.cuda_memcpy(args, span),
-            "isnan" => return self.classify(Builtin::IsNan, callee, args, span),
-            "isinf" => return self.classify(Builtin::IsInf, callee, args, span),
             _ => {}
+        }
+        if let Some(e) = self.fp_builtin(callee, args, span) {
+            return e;
         }
         let Some((b, params, ret)) = fixed_builtin(name) else {
             self.undeclared_function(callee);
@@ -534,47 +538,6 @@ impl Checker {
             Some(args) => mk(ExprKind::Builtin { func: b, args }, ret, span),
             None => err_expr(span),
         }
-    }
-
-    /// `isnan(x)` / `isinf(x)`: C's classification macros, on any
-    /// floating type.
-    fn classify(
-        &mut self,
-        b: Builtin,
-        callee: &ast::Ident,
-        args: &[ast::Expr],
-        span: Span,
-    ) -> Expr {
-        let name = callee.name.as_str();
-        if args.len() != 1 {
-            self.arity_error(&format!("`{name}`"), 1, args, span, None);
-            self.check_only(args);
-            return err_expr(span);
-        }
-        let x = self.rvalue(&args[0]);
-        if is_err(&x.ty) {
-            return err_expr(span);
-        }
-        if !x.ty.is_floating() {
-            let t = self.ty_name(&x.ty);
-            self.push(
-                Diagnostic::error(
-                    args[0].span,
-                    format!("`{name}` needs a `float` or `double`, but this has type `{t}`"),
-                )
-                .with_label("not a floating value")
-                .with_help(format!("convert it: `{name}((double)x)`")),
-            );
-            return err_expr(span);
-        }
-        mk(
-            ExprKind::Builtin {
-                func: b,
-                args: vec![x],
-            },
-            CType::Int,
-            span,
-        )
     }
 
     pub(super) fn undeclared_function(&mut self, callee: &ast::Ident) {

@@ -1264,7 +1264,19 @@ fn pc_files(dir: &str) -> Vec<std::path::PathBuf> {
 #[test]
 fn samples_check_cleanly() {
     for path in pc_files("samples") {
-        let src = std::fs::read_to_string(&path).unwrap_or_default();
+        let raw = std::fs::read_to_string(&path).unwrap_or_default();
+        // As `parc check` reads it: preprocessed (headers may define
+        // functions: <ctype.h>), with the file's flags.
+        let flags = raw.lines().find_map(|l| l.strip_prefix("// flags:"));
+        let options = crate::pp::Options::from_flags(flags.unwrap_or(""));
+        let pre = crate::pp::preprocess(&path.display().to_string(), &raw, &options);
+        assert!(
+            !pre.diags.iter().any(Diagnostic::is_error),
+            "{}: {:?}",
+            path.display(),
+            pre.diags
+        );
+        let src = pre.text;
         let (ast, pdiags) = parse(&src);
         if pdiags.iter().any(Diagnostic::is_error) {
             // The parser's own tests cover these.

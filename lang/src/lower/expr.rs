@@ -8,7 +8,9 @@
 
 use super::func::FnLowerer;
 use super::scalar_type;
-use crate::hir::{Activity, BinaryOp as HOp, Builtin, CType, Expr, ExprKind, GpuIndex, UnaryOp};
+use crate::hir::{
+    Activity, BinaryOp as HOp, Builtin, CType, Expr, ExprKind, FpTest, GpuIndex, UnaryOp,
+};
 use parc_ir::{
     BinaryOp, BlockCall, CastOp, Dim, FloatCC, IntCC, Intrinsic, OperandType, Type, Value,
 };
@@ -634,7 +636,7 @@ impl FnLowerer<'_, '_> {
         self.set_loc(loc);
         let op = match func {
             Builtin::Intrinsic(op) => op,
-            Builtin::IsNan | Builtin::IsInf => return Some(self.classify(func, values[0])),
+            Builtin::FpTest(test) => return Some(self.fp_test(test, values[0])),
         };
         let ret = match op.info().result {
             None => None,
@@ -686,23 +688,87 @@ impl FnLowerer<'_, '_> {
         if *ty == CType::Void { None } else { r }
     }
 
-    /// `isnan(x)` and `isinf(x)` as comparisons, with glibc's values
-    /// (`isinf` is -1 for -infinity), so output matches gcc-built programs.
-    fn classify(&mut self, func: Builtin, x: Value) -> Value {
+    /// `<math.h>`'s classification macros as comparisons of `x` (see
+    /// [`FpTest`] for the values).
+    fn fp_test(&mut self, test: FpTest, x: Value) -> Value {
         let t = self.b.func.value_type(x);
-        if func == Builtin::IsNan {
-            let nan = self.b.fcmp(FloatCC::Ne, x, x);
-            return self.b.cast(CastOp::Zext, nan, Type::I32);
-        }
         let inf = self.b.fconst(t, f64::INFINITY);
-        let neg_inf = self.b.fconst(t, f64::NEG_INFINITY);
-        let pos = self.b.fcmp(FloatCC::Eq, x, inf);
-        let neg = self.b.fcmp(FloatCC::Eq, x, neg_inf);
-        let one = self.b.iconst(Type::I32, 1);
-        let minus_one = self.b.iconst(Type::I32, -1);
-        let zero = self.b.iconst(Type::I32, 0);
-        let sign = self.b.select(neg, minus_one, zero);
-        self.b.select(pos, one, sign)
+        let min_normal = if t == Type::F32 {
+            f64::from(f32::MIN_POSITIVE)
+        } else {
+            f64::MIN_POSITIVE
+        };
+        let int = |this: &mut Self, k: i32| this.b.iconst(Type::I32, i64::from(k));
+        match test {
+            FpTest::IsNan => {
+                let nan = self.b.fcmp(FloatCC::Ne, x, x);
+                self.b.cast(CastOp::Zext, nan, Type::I32)
+            }
+            FpTest::IsInf => {
+                let neg_inf = self.b.fconst(t, f64::NEG_INFINITY);
+                let pos = self.b.fcmp(FloatCC::Eq, x, inf);
+                let neg = self.b.fcmp(FloatCC::Eq, x, neg_inf);
+                let (one, minus_one, zero) = (int(self, 1), int(self, -1), int(self, 0));
+                let sign = self.b.select(neg, minus_one, zero);
+                self.b.select(pos, one, sign)
+            }
+            FpTest::IsFinite => {
+                let a = self.fabs(x);
+                let finite = self.b.fcmp(FloatCC::Lt, a, inf);
+                self.b.cast(CastOp::Zext, finite, Type::I32)
+            }
+            FpTest::IsNormal => {
+                let a = self.fabs(x);
+                let min = self.b.fconst(t, min_normal);
+                let big_enough = self.b.fcmp(FloatCC::Ge, a, min);
+                let finite = self.b.fcmp(FloatCC::Lt, a, inf);
+                let finite = self.b.cast(CastOp::Zext, finite, Type::I32);
+                let zero = int(self, 0);
+                self.b.select(big_enough, finite, zero)
+            }
+            FpTest::SignBit => {
+                // The sign of a NaN is only in its bits: through memory, as
+                // C reads a union (parir has no bit cast).
+                let (bits_ty, size) = if t == Type::F32 {
+                    (Type::I32, 4)
+                } else {
+                    (Type::I64, 8)
+                };
+                let slot = self.frame_alloca(size, size);
+                self.b.store(x, slot);
+                let bits = self.b.load(bits_ty, slot);
+                if t == Type::F32 {
+                    let mask = int(self, i32::MIN);
+                    self.b.binary(BinaryOp::And, bits, mask)
+                } else {
+                    let shift = self.b.iconst(Type::I64, 63);
+                    let sign = self.b.binary(BinaryOp::Lshr, bits, shift);
+                    self.b.cast(CastOp::Trunc, sign, Type::I32)
+                }
+            }
+            FpTest::Classify([nan, infinite, normal, subnormal, zero]) => {
+                let a = self.fabs(x);
+                let min = self.b.fconst(t, min_normal);
+                let fzero = self.b.fconst(t, 0.0);
+                let is_nan = self.b.fcmp(FloatCC::Ne, x, x);
+                let is_inf = self.b.fcmp(FloatCC::Eq, a, inf);
+                let is_zero = self.b.fcmp(FloatCC::Eq, x, fzero);
+                let is_subnormal = self.b.fcmp(FloatCC::Lt, a, min);
+                let [nan, infinite, normal, subnormal, zero] =
+                    [nan, infinite, normal, subnormal, zero].map(|k| int(self, k));
+                let finite = self.b.select(is_subnormal, subnormal, normal);
+                let finite = self.b.select(is_zero, zero, finite);
+                let number = self.b.select(is_inf, infinite, finite);
+                self.b.select(is_nan, nan, number)
+            }
+        }
+    }
+
+    fn fabs(&mut self, x: Value) -> Value {
+        let t = self.b.func.value_type(x);
+        self.b
+            .intrinsic(Intrinsic::Fabs, Some(t), vec![x])
+            .expect("fabs has a result")
     }
 }
 

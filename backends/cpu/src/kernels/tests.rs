@@ -109,6 +109,14 @@ fn split_all(m: &Module) -> Fission {
 /// ParC source to a module ready for code generation, unoptimized (every
 /// local an `alloca`, every call kept).
 fn from_source(src: &str) -> Module {
+    // As `parc` reads it: preprocessed (headers may define functions).
+    let pre = parc_lang::pp::preprocess("test.pc", src, &Default::default());
+    assert!(
+        !pre.diags.iter().any(|d| d.is_error()),
+        "pp: {:?}",
+        pre.diags
+    );
+    let src = pre.text.as_str();
     let (ast, diags) = parc_lang::parse::parse(src);
     assert!(!diags.iter().any(|d| d.is_error()), "parse: {diags:?}");
     let (hir, diags) = parc_lang::check::check(&ast);
