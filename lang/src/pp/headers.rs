@@ -5,11 +5,11 @@
 /// Name (as written between `<` and `>`) and text of each shipped header.
 const HEADERS: [(&str, &str); 16] = [
     ("assert.h", include_str!("../../include/assert.h")),
+    ("ctype.h", include_str!("../../include/ctype.h")),
     (
         "cuda_runtime.h",
         include_str!("../../include/cuda_runtime.h"),
     ),
-    ("ctype.h", include_str!("../../include/ctype.h")),
     ("float.h", include_str!("../../include/float.h")),
     ("limits.h", include_str!("../../include/limits.h")),
     ("math.h", include_str!("../../include/math.h")),
