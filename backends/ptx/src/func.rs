@@ -1571,9 +1571,9 @@ impl FnCx<'_, '_> {
             | CudaDeviceSynchronize => {
                 unreachable!("refused by `check`")
             }
-            // The math functions PTX has no instruction for (`exp log pow
-            // sin cos tan tanh`): calls of the device math library; `check`
-            // refused the others.
+            // The math functions PTX has no instruction for (`exp log pow`
+            // ...: `math::in_library`): calls of the device math library;
+            // `check` refused the others.
             _ if crate::math::in_library(op) => {
                 let Some(ty) = rt.filter(|t| t.is_float()) else {
                     return Err(self.error(i, format!("`{}` has no GPU implementation", op.name())));

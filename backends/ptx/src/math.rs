@@ -1,5 +1,6 @@
 //! The device math library: `exp log pow sin cos tan tanh exp2 log2
-//! log10 sinh cosh cbrt hypot fmod atan atan2 asin acos` (and their
+//! log10 sinh cosh cbrt hypot fmod atan atan2 asin acos asinh acosh atanh
+//! erf` (and their
 //! `float` versions), which PTX has no instructions for, written in ParC
 //! (`math.pc`, see its comment for the algorithms) and compiled by parc
 //! itself. The driver compiles [`SOURCE`] and [`link`]s it into a module
@@ -46,15 +47,19 @@ pub fn in_library(op: Intrinsic) -> bool {
             | Atan2
             | Asin
             | Acos
+            | Asinh
+            | Acosh
+            | Atanh
+            | Erf
     )
 }
 
 /// The library's functions, for diagnostics.
-pub const LIBRARY_NAMES: &str = "exp log pow sin cos tan tanh exp2 log2 log10 sinh cosh cbrt hypot fmod atan atan2 asin acos (and their float versions)";
+pub const LIBRARY_NAMES: &str = "exp log pow sin cos tan tanh exp2 log2 log10 sinh cosh cbrt hypot fmod atan atan2 asin acos asinh acosh atanh erf (and their float versions)";
 
 /// True for the math intrinsics device code can compute: the library's
-/// and those that are PTX instructions. The others (`asinh`, `atanh`,
-/// `erf` ...) are refused with a diagnostic until the library has them.
+/// and those that are PTX instructions. Any other math intrinsic is
+/// refused with a diagnostic until the library has it.
 pub fn on_the_gpu(op: Intrinsic) -> bool {
     use Intrinsic::*;
     in_library(op) || matches!(op, Sqrt | Fabs | Fmin | Fmax | Floor | Ceil | Trunc | Round)

@@ -421,7 +421,7 @@ block0(v0: ptr, v1: ptr):
 }
 
 #[test]
-fn trunc_and_round_are_instructions_and_math_outside_the_library_is_named() {
+fn trunc_and_round_are_instructions_and_library_math_needs_the_library() {
     let out = ptx(r#"
 func kernel @k(ptr "a") {
 block0(v0: ptr):
@@ -455,5 +455,9 @@ block0(v0: ptr):
 "#,
     );
     assert_eq!(e.loc, SrcLoc::new(4, 14));
-    assert!(e.message.contains("`erf` cannot run on the GPU yet"), "{e}");
+    assert!(
+        e.message
+            .contains("`erf` on the GPU needs parc's device math library"),
+        "{e}"
+    );
 }
