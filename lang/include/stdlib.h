@@ -4,6 +4,7 @@
 
 #define EXIT_SUCCESS 0
 #define EXIT_FAILURE 1
+#define RAND_MAX 2147483647
 
 void *malloc(unsigned long size);
 void *calloc(unsigned long count, unsigned long size);
@@ -14,5 +15,7 @@ double atof(const char *s);
 void exit(int status);
 int abs(int x);
 long labs(long x);
+int rand(void);
+void srand(unsigned int seed);
 
 #endif

@@ -304,6 +304,10 @@ struct Checker {
     vla_lengths: Vec<(LocalId, hir::Expr)>,
     /// Inside parameter lists, whose variable lengths are not evaluated.
     params_unevaluated: u32,
+    /// The C library functions ([`parc_ir::CFn`]) declared so far, with
+    /// the C types of their prototypes (a shipped header's or the
+    /// program's own).
+    libc_decls: HashMap<String, calls::Decl>,
 }
 
 /// The edit distance of two names, for "did you mean" suggestions.

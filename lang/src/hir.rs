@@ -87,6 +87,28 @@ pub struct FuncType {
     pub variadic: bool,
 }
 
+/// The IR type of a scalar C type (`None` for `void` and aggregates).
+pub fn scalar_type(ty: &CType) -> Option<parc_ir::Type> {
+    use parc_ir::Type;
+    Some(match ty {
+        CType::Bool | CType::Char | CType::UChar => Type::I8,
+        CType::Short | CType::UShort => Type::I16,
+        CType::Int | CType::UInt => Type::I32,
+        CType::Long | CType::ULong => Type::I64,
+        CType::Float => Type::F32,
+        CType::Double => Type::F64,
+        CType::Ptr(_) => Type::Ptr,
+        CType::Void
+        | CType::Array(..)
+        | CType::VarArray(..)
+        | CType::Struct(_)
+        | CType::Dim3
+        | CType::Func(_) => {
+            return None;
+        }
+    })
+}
+
 impl CType {
     pub fn ptr_to(self) -> CType {
         CType::Ptr(Box::new(self))

@@ -124,7 +124,7 @@ mod expr;
 mod func;
 
 use crate::diag::Diagnostic;
-use crate::hir::{self, CType, ConstInit};
+use crate::hir::{self, CType, ConstInit, scalar_type};
 use crate::source_map::SourceMap;
 use parc_ir::{
     Activity, AddrSpace, FuncId, Function, GlobalData, GlobalId, GradRequest, Linkage, Module,
@@ -463,27 +463,6 @@ impl Layout<'_> {
             }
         }
     }
-}
-
-/// The IR type of a scalar C type (`None` for `void` and aggregates).
-fn scalar_type(ty: &CType) -> Option<Type> {
-    Some(match ty {
-        CType::Bool | CType::Char | CType::UChar => Type::I8,
-        CType::Short | CType::UShort => Type::I16,
-        CType::Int | CType::UInt => Type::I32,
-        CType::Long | CType::ULong => Type::I64,
-        CType::Float => Type::F32,
-        CType::Double => Type::F64,
-        CType::Ptr(_) => Type::Ptr,
-        CType::Void
-        | CType::Array(..)
-        | CType::VarArray(..)
-        | CType::Struct(_)
-        | CType::Dim3
-        | CType::Func(_) => {
-            return None;
-        }
-    })
 }
 
 /// Builds a global's initial image from its constant initializer.

@@ -33,7 +33,7 @@
 
 mod cond;
 mod expand;
-mod headers;
+pub(crate) mod headers;
 mod lexer;
 
 use crate::ast::Span;

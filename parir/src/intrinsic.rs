@@ -272,21 +272,48 @@ impl Info {
 
 /// A parameter of a family of intrinsics (`thread_idx.x`).
 trait Param: Copy + 'static {
-    const ALL: [Self; 3];
+    const ALL: &'static [Self];
     fn suffix(self) -> &'static str;
+
+    /// The row of the family member with this parameter: the family's
+    /// own, unless each member has its own ([`CFn`]).
+    fn row(self, family: &'static Info) -> &'static Info {
+        family
+    }
+
+    /// The member's name in the text form: `family.suffix`.
+    fn full_name(self, family: &str) -> String {
+        format!("{family}.{}", self.suffix())
+    }
 }
 
 impl Param for Dim {
-    const ALL: [Dim; 3] = Dim::ALL;
+    const ALL: &'static [Dim] = &Dim::ALL;
     fn suffix(self) -> &'static str {
         self.name()
     }
 }
 
 impl Param for CopyKind {
-    const ALL: [CopyKind; 3] = CopyKind::ALL;
+    const ALL: &'static [CopyKind] = &CopyKind::ALL;
     fn suffix(self) -> &'static str {
         self.name()
+    }
+}
+
+impl Param for CFn {
+    const ALL: &'static [CFn] = CFn::ALL;
+    fn suffix(self) -> &'static str {
+        self.name()
+    }
+
+    fn row(self, _: &'static Info) -> &'static Info {
+        self.info()
+    }
+
+    /// A C library function is named as in C (`strlen`, not `c.strlen`).
+    fn full_name(self, _: &str) -> String {
+        self.name().to_string()
     }
 }
 
@@ -314,9 +341,9 @@ macro_rules! intrinsics {
             /// This intrinsic's row of the table.
             pub fn info(self) -> &'static Info {
                 match self {
-                    $( Intrinsic::$variant $((intrinsics!(@any $param)))? => {
+                    $( Intrinsic::$variant $((intrinsics!(@bind p $param)))? => {
                         const INFO: Info = $info;
-                        &INFO
+                        intrinsics!(@row INFO $(p $param)?)
                     } )*
                 }
             }
@@ -329,22 +356,25 @@ macro_rules! intrinsics {
                 all
             }
 
-            /// The parameter's part of the name (`x` of `thread_idx.x`).
-            fn suffix(self) -> Option<&'static str> {
+            /// The name in the text form, e.g. `sqrt`, `thread_idx.x`,
+            /// `cuda_memcpy.h2d`, `strlen`.
+            pub fn name(self) -> String {
+                let base = self.info().name;
                 match self {
                     $( Intrinsic::$variant $((intrinsics!(@bind p $param)))? =>
-                        intrinsics!(@suffix $(p $param)?), )*
+                        intrinsics!(@name base $(p $param)?), )*
                 }
             }
         }
     };
-    (@any $param:ident) => { _ };
     (@bind $p:ident $param:ident) => { $p };
-    (@suffix) => { None };
-    (@suffix $p:ident $param:ident) => { Some(Param::suffix($p)) };
+    (@row $info:ident) => { &$info };
+    (@row $info:ident $p:ident $param:ident) => { Param::row($p, &$info) };
+    (@name $base:ident) => { $base.to_string() };
+    (@name $base:ident $p:ident $param:ident) => { Param::full_name($p, $base) };
     (@each $all:ident, $variant:ident) => { $all.extend([Intrinsic::$variant]) };
     (@each $all:ident, $variant:ident, $param:ident) => {
-        $all.extend(<$param as Param>::ALL.map(Intrinsic::$variant))
+        $all.extend(<$param as Param>::ALL.iter().map(|&p| Intrinsic::$variant(p)))
     };
 }
 
@@ -422,10 +452,9 @@ intrinsics! {
         Effects::reads(&[Pointers { first: 0 }]).observable(),
     )
     .variadic();
-    Atoi => row("atoi", &[PTR], Some(I32), Effects::reads(&[Unsized(0)]));
-    Atol => row("atol", &[PTR], Some(I64), Effects::reads(&[Unsized(0)]));
-    Atof => row("atof", &[PTR], Some(F64), Effects::reads(&[Unsized(0)]));
-    Strcmp => row("strcmp", &[PTR, PTR], Some(I32), Effects::reads(&[Unsized(0), Unsized(1)]));
+    /// A function of the C library that native code calls as it is, with
+    /// its row's signature (see [`CFn`]).
+    C(CFn) => row("c", &[], None, Effects::EVERYTHING);
     /// `exit(i32)`: ends the program, never returns.
     Exit => row("exit", &[I32], None, Effects::EVERYTHING);
     /// `runtime_error(ptr message)`: ends the program with a run-time error, the C
@@ -490,17 +519,90 @@ intrinsics! {
     );
 }
 
-impl Intrinsic {
-    /// The name in the text form, e.g. `sqrt`, `thread_idx.x`,
-    /// `cuda_memcpy.h2d`.
-    pub fn name(self) -> String {
-        let base = self.info().name;
-        match self.suffix() {
-            Some(s) => format!("{base}.{s}"),
-            None => base.to_string(),
+/// A row of the C library table: the function `name` of the C library,
+/// called as it is.
+const fn libc(
+    name: &'static str,
+    params: &'static [OperandType],
+    result: Option<OperandType>,
+    effects: Effects,
+) -> Info {
+    row(name, params, result, effects).c(name)
+}
+
+/// Defines [`CFn`] from its table.
+macro_rules! c_library {
+    ($(
+        $(#[$doc:meta])*
+        $variant:ident => $info:expr;
+    )*) => {
+        /// A function of the C library that native code calls under its C
+        /// name with its row's signature (fixed types only), on the host
+        /// only: `Intrinsic::C`. Adding one is its row here, its prototype
+        /// in parc's headers (`lang/include/`; the checker takes the C
+        /// types from it) and what it does in the interpreter
+        /// (`interp/clib.rs`); the backends read the row.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum CFn {
+            $( $(#[$doc])* $variant, )*
         }
+
+        impl CFn {
+            /// Every one, in table order.
+            pub const ALL: &'static [CFn] = &[$(CFn::$variant),*];
+
+            /// This function's row.
+            pub fn info(self) -> &'static Info {
+                match self {
+                    $( CFn::$variant => {
+                        const INFO: Info = $info;
+                        &INFO
+                    } )*
+                }
+            }
+        }
+    };
+}
+
+c_library! {
+    Atoi => libc("atoi", &[PTR], Some(I32), Effects::reads(&[Unsized(0)]));
+    Atol => libc("atol", &[PTR], Some(I64), Effects::reads(&[Unsized(0)]));
+    Atof => libc("atof", &[PTR], Some(F64), Effects::reads(&[Unsized(0)]));
+    Strcmp => libc("strcmp", &[PTR, PTR], Some(I32), Effects::reads(&[Unsized(0), Unsized(1)]));
+    /// `rand()`: the C library's generator (glibc's sequence).
+    Rand => libc("rand", &[], Some(I32), Effects::PURE.observable());
+    /// `srand(unsigned seed)`
+    Srand => libc("srand", &[I32], None, Effects::PURE.observable());
+}
+
+impl CFn {
+    /// The most parameters one has.
+    pub const MAX_PARAMS: usize = 6;
+
+    /// The C name (`strlen`).
+    pub fn name(self) -> &'static str {
+        self.info().name
     }
 
+    pub fn from_name(name: &str) -> Option<CFn> {
+        CFn::ALL.iter().copied().find(|f| f.name() == name)
+    }
+
+    /// The parameter and result types (every one fixed).
+    pub fn ir_signature(self) -> (Vec<Type>, Option<Type>) {
+        let fixed = |t: &OperandType| match *t {
+            Fixed(t) => t,
+            _ => unreachable!("a C library row has fixed types (tested)"),
+        };
+        let info = self.info();
+        (
+            info.params.iter().map(fixed).collect(),
+            info.result.as_ref().map(fixed),
+        )
+    }
+}
+
+impl Intrinsic {
     pub fn from_name(name: &str) -> Option<Intrinsic> {
         Intrinsic::all().into_iter().find(|i| i.name() == name)
     }
@@ -589,6 +691,13 @@ mod tests {
                 for p in ptrs {
                     assert_eq!(info.params[p], PTR, "{}: operand {p}", op.name());
                 }
+            }
+            if let Intrinsic::C(f) = op {
+                assert!(!info.variadic && info.c_name == Some(f.name()));
+                assert!(info.params.len() <= CFn::MAX_PARAMS, "{}", op.name());
+                let fixed = |t: &OperandType| matches!(t, Fixed(_));
+                assert!(info.params.iter().all(fixed), "{}", op.name());
+                assert!(info.result.iter().all(fixed), "{}", op.name());
             }
             if info.cost == Cost::Cheap {
                 assert!(fx.is_pure(), "{} is cheap but not pure", op.name());

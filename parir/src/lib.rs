@@ -42,6 +42,6 @@ pub use function::{
     Module, Signature, SrcLoc, ValueData, ValueDef, gradient_param_names, gradient_signature,
 };
 pub use inst::{BinaryOp, BlockCall, CastOp, FloatCC, InstKind, IntCC, UnaryOp};
-pub use intrinsic::{CopyKind, Cost, Dim, Effects, Extent, Info, Intrinsic, OperandType};
+pub use intrinsic::{CFn, CopyKind, Cost, Dim, Effects, Extent, Info, Intrinsic, OperandType};
 pub use opt_level::OptLevel;
 pub use types::Type;

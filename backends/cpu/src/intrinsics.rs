@@ -8,7 +8,8 @@
 //! [`is_reserved`]) and, for the JIT, the C library symbols it registers
 //! explicitly ([`c_library_symbols`]).
 
-use parc_ir::{Intrinsic, Type};
+use parc_ir::{CFn, Intrinsic, Type};
+use std::ffi::CString;
 
 /// An external function: its symbol and its C signature in parir types.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -68,10 +69,6 @@ pub(crate) const RT_SPAWNING: [&str; 2] = ["parc_rt_spawn", "parc_rt_sync"];
 pub(crate) const C_FREE: ExternFn = ext("free", &[Ptr], None);
 pub(crate) const C_MEMCPY: ExternFn = ext("memcpy", &[Ptr, Ptr, I64], Some(Ptr));
 pub(crate) const C_MEMSET: ExternFn = ext("memset", &[Ptr, I32, I64], Some(Ptr));
-pub(crate) const C_ATOI: ExternFn = ext("atoi", &[Ptr], Some(I32));
-pub(crate) const C_ATOL: ExternFn = ext("atol", &[Ptr], Some(I64));
-pub(crate) const C_ATOF: ExternFn = ext("atof", &[Ptr], Some(F64));
-pub(crate) const C_STRCMP: ExternFn = ext("strcmp", &[Ptr, Ptr], Some(I32));
 
 /// The C math function computing `op` on `ty` (`f32` picks the
 /// `f`-suffixed one; the symbols are `parc_ir::libm`'s, which the
@@ -128,7 +125,8 @@ pub(crate) fn is_reserved(name: &str) -> bool {
         || LIBCALLS.contains(&name)
         || parc_ir::libm::SYMBOLS.contains(&name)
         || ["sincos", "sincosf"].contains(&name)
-        || ["free", "atoi", "atol", "atof", "strcmp"].contains(&name)
+        || name == "free"
+        || CFn::from_name(name).is_some()
 }
 
 // The libm functions Cranelift or generated code calls besides the math
@@ -146,7 +144,8 @@ unsafe extern "C" {
 /// The C library functions generated code calls, with their addresses in
 /// this process, for the JIT's symbol table. Naming the math functions
 /// here also makes the linker keep libm in the `parc` binary, so the JIT
-/// never depends on `dlsym` finding them.
+/// never depends on `dlsym` finding them; the [`CFn`] rows' functions are
+/// the C library's own (`libc.so`'s, which `parc` links), found by name.
 pub(crate) fn c_library_symbols() -> Vec<(&'static str, *const u8)> {
     type F1 = unsafe extern "C" fn(f64) -> f64;
     type F1f = unsafe extern "C" fn(f32) -> f32;
@@ -171,10 +170,12 @@ pub(crate) fn c_library_symbols() -> Vec<(&'static str, *const u8)> {
         ("memset", libc::memset as *const u8),
         ("memmove", libc::memmove as *const u8),
         ("memcmp", libc::memcmp as *const u8),
-        ("atoi", libc::atoi as *const u8),
-        ("atol", libc::atol as *const u8),
-        ("atof", libc::atof as *const u8),
-        ("strcmp", libc::strcmp as *const u8),
     ]);
+    symbols.extend(CFn::ALL.iter().filter_map(|f| {
+        let name = CString::new(f.name()).ok()?;
+        // SAFETY: looking a symbol up by a C string name.
+        let p = unsafe { libc::dlsym(libc::RTLD_DEFAULT, name.as_ptr()) };
+        (!p.is_null()).then_some((f.name(), p as *const u8))
+    }));
     symbols
 }

@@ -12,7 +12,7 @@ use crate::jit::JitProgram;
 use crate::{BackendError, OutputKind};
 use parc_ir::interp::{Config, Interp, Val};
 use parc_ir::{
-    AddrSpace, BinaryOp, BlockCall, CastOp, Dim, FloatCC, FuncBuilder, FuncId, FuncKind,
+    AddrSpace, BinaryOp, BlockCall, CFn, CastOp, Dim, FloatCC, FuncBuilder, FuncId, FuncKind,
     GlobalData, GlobalId, IntCC, Intrinsic, Linkage, Module, Signature, SrcLoc, Type, UnaryOp,
     Value, new_function,
 };
@@ -847,7 +847,7 @@ fn scenario(name: &str) -> Module {
                     let slot = b.ptradd(p[1], eight);
                     let arg1 = b.load(Type::Ptr, slot);
                     let n = b
-                        .intrinsic(Intrinsic::Atoi, Some(Type::I32), vec![arg1])
+                        .intrinsic(Intrinsic::C(CFn::Atoi), Some(Type::I32), vec![arg1])
                         .unwrap();
                     printf(b, fmt, &[p[0], arg1, n]);
                     let r = b.binary(BinaryOp::Iadd, p[0], n);

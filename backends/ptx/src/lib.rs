@@ -44,7 +44,7 @@
 //! A construct device code cannot contain on the GPU is a [`PtxError`]
 //! naming it and its source position, never invalid PTX: a call of a
 //! function defined outside the module, function addresses, `exit`,
-//! string-to-number conversions, `strcmp`, the CUDA memory calls,
+//! the C library functions (`Intrinsic::C`), the CUDA memory calls,
 //! launches, Tapir terminators, the host runtime's worker ids,
 //! globals holding addresses, and vector values (which the verifier
 //! already keeps out of device code: the loop vectorizer is for the CPU).

@@ -5,8 +5,9 @@ use super::expr::{ConvCtx, MEMCPY_KINDS, err_expr, mk};
 use super::{Checker, Sym, is_err, plural};
 use crate::ast::{self, Span};
 use crate::diag::Diagnostic;
-use crate::hir::{Builtin, CType, Expr, ExprKind, FuncKind, FuncRef};
-use parc_ir::{CopyKind, Intrinsic};
+use crate::hir::{Builtin, CType, Expr, ExprKind, FuncKind, FuncRef, scalar_type};
+use crate::pp::headers;
+use parc_ir::{CFn, CopyKind, Intrinsic};
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
@@ -47,6 +48,9 @@ impl C {
 /// functions: name, parameters, result and the intrinsic each is. The
 /// math functions are every math intrinsic of parir under its C name, in
 /// `double` and (`f`-suffixed) `float`, so they are listed only there.
+/// The other C library functions ([`CFn`]) take their C types from their
+/// prototype (in parc's headers), so they need one before a call as C
+/// says; those listed here are ParC's own, usable without a header.
 const FIXED: &[(&str, &[C], C, Intrinsic)] = &[
     ("abs", &[C::Int], C::Int, Intrinsic::Abs),
     ("labs", &[C::Long], C::Long, Intrinsic::Labs),
@@ -67,14 +71,14 @@ const FIXED: &[(&str, &[C], C, Intrinsic)] = &[
         C::Void,
         Intrinsic::Memset,
     ),
-    ("atoi", &[C::CharPtr], C::Int, Intrinsic::Atoi),
-    ("atol", &[C::CharPtr], C::Long, Intrinsic::Atol),
-    ("atof", &[C::CharPtr], C::Double, Intrinsic::Atof),
+    ("atoi", &[C::CharPtr], C::Int, Intrinsic::C(CFn::Atoi)),
+    ("atol", &[C::CharPtr], C::Long, Intrinsic::C(CFn::Atol)),
+    ("atof", &[C::CharPtr], C::Double, Intrinsic::C(CFn::Atof)),
     (
         "strcmp",
         &[C::CharPtr, C::CharPtr],
         C::Int,
-        Intrinsic::Strcmp,
+        Intrinsic::C(CFn::Strcmp),
     ),
     ("exit", &[C::Int], C::Void, Intrinsic::Exit),
     ("wtime", &[], C::Double, Intrinsic::Wtime),
@@ -89,7 +93,7 @@ const FIXED: &[(&str, &[C], C, Intrinsic)] = &[
 ];
 
 /// A builtin's declaration: the builtin, its parameter types and result.
-type Decl = (Builtin, Vec<CType>, CType);
+pub(super) type Decl = (Builtin, Vec<CType>, CType);
 
 /// Every builtin with a fixed C declaration, by name.
 fn fixed_builtins() -> &'static HashMap<String, Decl> {
@@ -124,9 +128,11 @@ fn fixed_builtin(name: &str) -> Option<Decl> {
 /// Every builtin name, for suggestions.
 fn names() -> Vec<&'static str> {
     let fixed = fixed_builtins().keys().map(String::as_str);
+    let libc = CFn::ALL.iter().map(|f| f.name());
     fixed
         .chain(SPECIAL)
         .chain(super::fpclass::names())
+        .chain(libc)
         .collect()
 }
 
@@ -134,6 +140,20 @@ pub(super) fn is_builtin_name(name: &str) -> bool {
     SPECIAL.contains(&name)
         || fixed_builtins().contains_key(name)
         || super::fpclass::names().any(|n| n == name)
+        || CFn::from_name(name).is_some()
+}
+
+/// A prototype of C library function `f` fits its row when each type is
+/// passed as the row's IR type says (`size_t strlen(const char *)`: `ptr
+/// -> i64`).
+fn fits_row(f: CFn, ret: &CType, params: &[CType]) -> bool {
+    let (row_params, row_ret) = f.ir_signature();
+    scalar_type(ret) == row_ret
+        && params.len() == row_params.len()
+        && params
+            .iter()
+            .zip(&row_params)
+            .all(|(p, &t)| scalar_type(p) == Some(t))
 }
 
 /// A prototype is compatible with a builtin when it has as many parameters
@@ -157,14 +177,17 @@ impl Checker {
         params: &[CType],
         span: Span,
     ) {
+        if is_err(ret) || params.iter().any(is_err) {
+            return;
+        }
         let Some((_, bparams, bret)) = fixed_builtin(name) else {
+            if let Some(f) = CFn::from_name(name) {
+                self.libc_prototype(f, ret, params, span);
+            }
             // printf and friends cannot be declared exactly in ParC's syntax
             // (no `...`); any declaration of them is accepted.
             return;
         };
-        if is_err(ret) || params.iter().any(is_err) {
-            return;
-        }
         let ret_ok = compatible_decl(ret, &bret) || (bret == CType::Void && ret.is_pointer());
         let ok = ret_ok
             && params.len() == bparams.len()
@@ -188,6 +211,34 @@ impl Checker {
                     )),
             );
         }
+    }
+
+    /// A prototype of C library function `f`: its C types become the
+    /// builtin's when they fit the row.
+    fn libc_prototype(&mut self, f: CFn, ret: &CType, params: &[CType], span: Span) {
+        let name = f.name();
+        // Calls are checked against the prototype even when it does not
+        // fit (after this one error, the program is not lowered).
+        let decl = (
+            Builtin::Intrinsic(Intrinsic::C(f)),
+            params.to_vec(),
+            ret.clone(),
+        );
+        self.libc_decls.insert(name.to_string(), decl);
+        if fits_row(f, ret, params) {
+            return;
+        }
+        let mut d = Diagnostic::error(
+            span,
+            format!("conflicting types for C library function `{name}`"),
+        )
+        .with_label("this declaration does not match the C library's");
+        if let Some((header, proto)) = headers::declaring(name) {
+            d = d.with_help(format!(
+                "parc's <{header}> declares `{proto}`; include it instead, or make this declaration match"
+            ));
+        }
+        self.push(d);
     }
 
     pub(super) fn call(&mut self, callee: &ast::Ident, args: &[ast::Expr], span: Span) -> Expr {
@@ -514,7 +565,8 @@ impl Checker {
         if let Some(e) = self.fp_builtin(callee, args, span) {
             return e;
         }
-        let Some((b, params, ret)) = fixed_builtin(name) else {
+        let decl = fixed_builtin(name).or_else(|| self.libc_decls.get(name).cloned());
+        let Some((b, params, ret)) = decl else {
             self.undeclared_function(callee);
             self.check_only(args);
             return err_expr(span);
@@ -554,6 +606,12 @@ impl Checker {
                     "C needs a declaration before the call: move `{name}` above this function, \
                     or add a prototype of it there"
                 ));
+        } else if let Some((header, _)) =
+            headers::declaring(name).filter(|_| CFn::from_name(name).is_some())
+        {
+            d = d.with_help(format!(
+                "`{name}` is declared in <{header}>: add `#include <{header}>`"
+            ));
         } else if let Some(s) = self.suggest(name, &names()) {
             d = d.with_help(format!("did you mean `{s}`?"));
         }

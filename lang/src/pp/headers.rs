@@ -42,3 +42,17 @@ pub fn names() -> impl Iterator<Item = &'static str> {
 pub fn display_name(name: &str) -> String {
     format!("<parc>/{name}")
 }
+
+/// The shipped header declaring function `name`, and its prototype there,
+/// for diagnostics.
+pub fn declaring(name: &str) -> Option<(&'static str, &'static str)> {
+    let call = format!("{name}(");
+    HEADERS.iter().find_map(|(header, text)| {
+        let line = text.lines().map(str::trim).find(|l| {
+            l.ends_with(");")
+                && l.match_indices(&call)
+                    .any(|(i, _)| l[..i].ends_with([' ', '*']))
+        })?;
+        Some((*header, line))
+    })
+}

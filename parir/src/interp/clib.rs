@@ -7,6 +7,7 @@
 
 use super::Fault;
 use super::memory::Memory;
+use crate::intrinsic::CFn;
 use crate::types::Type;
 use parc_cformat::Slot;
 use std::ffi::CString;
@@ -78,26 +79,108 @@ pub(crate) fn message(mem: &Memory, addr: u64) -> Result<String, Fault> {
     Ok(c_string(mem, addr)?.to_string_lossy().into_owned())
 }
 
+/// What the C library keeps between calls, per interpreter (a program's
+/// run starts with C's initial state).
+#[derive(Default)]
+pub(crate) struct State {
+    rand: Option<Rand>,
+}
+
+/// Runs the C library function `f` on `args` (its operands' registers, as
+/// many as its row has, then zeros); returns its result's register.
+pub(crate) fn call(
+    mem: &mut Memory,
+    state: &mut State,
+    f: CFn,
+    args: &[u64; CFn::MAX_PARAMS],
+) -> Result<Option<u64>, Fault> {
+    let int = |v: i32| Some(v as i64 as u64);
+    Ok(match f {
+        CFn::Atoi => int(atoi(mem, args[0])?),
+        CFn::Atol => Some(atol(mem, args[0])? as u64),
+        CFn::Atof => Some(atof(mem, args[0])?.to_bits()),
+        CFn::Strcmp => int(strcmp(mem, args[0], args[1])?),
+        CFn::Rand => int(state.rand.get_or_insert_with(|| Rand::new(1)).next()),
+        CFn::Srand => {
+            state.rand = Some(Rand::new(args[0] as u32));
+            None
+        }
+    })
+}
+
+/// glibc's `rand`: the additive feedback generator of `random()` with its
+/// default 128-byte state (TYPE_3: `r[i] = r[i-3] + r[i-31]`, 310 values
+/// discarded after seeding), so a program's numbers are those of the
+/// gcc-built program and of parc's native code, which calls glibc's.
+struct Rand {
+    r: [u32; 34],
+    /// Index of `r[i-34]`, the oldest value kept (a ring of 34).
+    at: usize,
+}
+
+impl Rand {
+    fn new(seed: u32) -> Rand {
+        let mut r = [0u32; 34];
+        // glibc: a seed of 0 is taken as 1.
+        r[0] = if seed == 0 { 1 } else { seed };
+        for i in 1..31 {
+            // 16807 * r[i-1] mod (2^31 - 1), by Schrage's method on signed
+            // 32-bit words, as glibc computes it.
+            let prev = r[i - 1] as i32;
+            let (hi, lo) = (prev / 127773, prev % 127773);
+            let mut word = 16807i32
+                .wrapping_mul(lo)
+                .wrapping_sub(2836i32.wrapping_mul(hi));
+            if word < 0 {
+                word = word.wrapping_add(2147483647);
+            }
+            r[i] = word as u32;
+        }
+        for i in 31..34 {
+            r[i] = r[i - 31];
+        }
+        let mut g = Rand { r, at: 0 };
+        for _ in 34..344 {
+            g.step();
+        }
+        g
+    }
+
+    /// The next raw 32-bit value of the recurrence.
+    fn step(&mut self) -> u32 {
+        // Ring of the last 34 values: r[i-34] at `at`, so r[i-31] is 3 on
+        // and r[i-3] is 31 on.
+        let v = self.r[(self.at + 3) % 34].wrapping_add(self.r[(self.at + 31) % 34]);
+        self.r[self.at] = v;
+        self.at = (self.at + 1) % 34;
+        v
+    }
+
+    fn next(&mut self) -> i32 {
+        (self.step() >> 1) as i32
+    }
+}
+
 /// `atoi`: glibc's, i.e. `(int) strtol(s, NULL, 10)`.
-pub(crate) fn atoi(mem: &Memory, addr: u64) -> Result<i32, Fault> {
+fn atoi(mem: &Memory, addr: u64) -> Result<i32, Fault> {
     let s = c_string(mem, addr)?;
     // SAFETY: `s` is a valid NUL-terminated string.
     Ok(unsafe { libc::atoi(s.as_ptr()) })
 }
 
-pub(crate) fn atol(mem: &Memory, addr: u64) -> Result<i64, Fault> {
+fn atol(mem: &Memory, addr: u64) -> Result<i64, Fault> {
     let s = c_string(mem, addr)?;
     // SAFETY: as above.
     Ok(unsafe { libc::atol(s.as_ptr()) } as i64)
 }
 
-pub(crate) fn atof(mem: &Memory, addr: u64) -> Result<f64, Fault> {
+fn atof(mem: &Memory, addr: u64) -> Result<f64, Fault> {
     let s = c_string(mem, addr)?;
     // SAFETY: as above.
     Ok(unsafe { libc::atof(s.as_ptr()) })
 }
 
-pub(crate) fn strcmp(mem: &Memory, a: u64, b: u64) -> Result<i32, Fault> {
+fn strcmp(mem: &Memory, a: u64, b: u64) -> Result<i32, Fault> {
     let a = c_string(mem, a)?;
     let b = c_string(mem, b)?;
     // SAFETY: both are valid NUL-terminated strings.

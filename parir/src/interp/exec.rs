@@ -617,10 +617,13 @@ impl<'a> Interp<'a> {
                 self.printf_args = list;
                 Some(canon(n as i64, Type::I32))
             }
-            Atoi => Some(clib::atoi(&self.mem, arg(0)?)? as i64 as u64),
-            Atol => Some(clib::atol(&self.mem, arg(0)?)? as u64),
-            Atof => Some(clib::atof(&self.mem, arg(0)?)?.to_bits()),
-            Strcmp => Some(clib::strcmp(&self.mem, arg(0)?, arg(1)?)? as i64 as u64),
+            C(f) => {
+                let mut xs = [0u64; crate::CFn::MAX_PARAMS];
+                for (i, x) in xs.iter_mut().enumerate().take(f.info().params.len()) {
+                    *x = arg(i)?;
+                }
+                clib::call(&mut self.mem, &mut self.clib, f, &xs)?
+            }
             Wtime => Some(wtime().to_bits()),
             // The interpreter runs the serial projection: one worker.
             WorkerId => Some(0),

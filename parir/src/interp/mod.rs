@@ -290,6 +290,8 @@ pub struct Interp<'a> {
     /// `printf`'s output buffer and argument list, kept for their buffers.
     line: Vec<u8>,
     printf_args: Vec<parc_cformat::Slot>,
+    /// The C library's own state (`rand`'s).
+    clib: clib::State,
     /// The thread block being run, during a launch.
     gpu: Option<gpu::BlockCtx>,
 }
@@ -309,6 +311,7 @@ impl<'a> Interp<'a> {
             frame_pool: Vec::new(),
             line: Vec::new(),
             printf_args: Vec::new(),
+            clib: clib::State::default(),
             gpu: None,
         };
         interp.init_globals()?;

@@ -2,7 +2,7 @@
 
 use super::*;
 use crate::{
-    AddrSpace, BinaryOp, BlockCall, CastOp, Dim, FloatCC, FuncBuilder, FuncId, GlobalData,
+    AddrSpace, BinaryOp, BlockCall, CFn, CastOp, Dim, FloatCC, FuncBuilder, FuncId, GlobalData,
     GlobalId, IntCC, Intrinsic, Module, Signature, SrcLoc, Type, UnaryOp, Value, new_function,
 };
 
@@ -803,25 +803,25 @@ fn string_functions() {
     define(&mut m, "main", &[], Some(Type::I32), |b, _| {
         let p: Vec<Value> = strs.iter().map(|&g| b.global_addr(g)).collect();
         let a = b
-            .intrinsic(Intrinsic::Atoi, Some(Type::I32), vec![p[0]])
+            .intrinsic(Intrinsic::C(CFn::Atoi), Some(Type::I32), vec![p[0]])
             .unwrap();
         let l = b
-            .intrinsic(Intrinsic::Atol, Some(Type::I64), vec![p[1]])
+            .intrinsic(Intrinsic::C(CFn::Atol), Some(Type::I64), vec![p[1]])
             .unwrap();
         let f = b
-            .intrinsic(Intrinsic::Atof, Some(Type::F64), vec![p[2]])
+            .intrinsic(Intrinsic::C(CFn::Atof), Some(Type::F64), vec![p[2]])
             .unwrap();
         let c1 = b
-            .intrinsic(Intrinsic::Strcmp, Some(Type::I32), vec![p[3], p[5]])
+            .intrinsic(Intrinsic::C(CFn::Strcmp), Some(Type::I32), vec![p[3], p[5]])
             .unwrap();
         let c2 = b
-            .intrinsic(Intrinsic::Strcmp, Some(Type::I32), vec![p[3], p[4]])
+            .intrinsic(Intrinsic::C(CFn::Strcmp), Some(Type::I32), vec![p[3], p[4]])
             .unwrap();
         let z = i32c(b, 0);
         let neg = b.icmp(IntCC::Slt, c2, z);
         let neg = b.cast(CastOp::Zext, neg, Type::I32);
         let c3 = b
-            .intrinsic(Intrinsic::Strcmp, Some(Type::I32), vec![p[4], p[3]])
+            .intrinsic(Intrinsic::C(CFn::Strcmp), Some(Type::I32), vec![p[4], p[3]])
             .unwrap();
         let pos = b.icmp(IntCC::Sgt, c3, z);
         let pos = b.cast(CastOp::Zext, pos, Type::I32);
@@ -1016,7 +1016,7 @@ fn argc_and_argv() {
             let a2p = b.ptradd(p[1], sixteen);
             let a2 = b.load(Type::Ptr, a2p);
             let n = b
-                .intrinsic(Intrinsic::Atoi, Some(Type::I32), vec![a2])
+                .intrinsic(Intrinsic::C(CFn::Atoi), Some(Type::I32), vec![a2])
                 .unwrap();
             // argv[argc] is NULL.
             let argc = b.cast(CastOp::Sext, p[0], Type::I64);

@@ -300,7 +300,18 @@ impl<'a, 'b, 'c, M: ClModule> FnTranslator<'a, 'b, 'c, M> {
         e: &ExternFn,
         args: &[cl::Value],
     ) -> Result<Option<cl::Value>, BackendError> {
-        let id = self.cx.extern_fn(self.m, e)?;
+        self.call_symbol(e.name, e.params, e.ret, args)
+    }
+
+    /// Calls the external function `name` of C signature `params -> ret`.
+    pub(super) fn call_symbol(
+        &mut self,
+        name: &'static str,
+        params: &[Type],
+        ret: Option<Type>,
+        args: &[cl::Value],
+    ) -> Result<Option<cl::Value>, BackendError> {
+        let id = self.cx.extern_symbol(self.m, name, params, ret)?;
         let fref = self.func_ref(id);
         let call = self.b.ins().call(fref, args);
         Ok(self.b.inst_results(call).first().copied())

@@ -167,10 +167,10 @@ impl<'a, 'b, 'c, M: ClModule> FnTranslator<'a, 'b, 'c, M> {
                 None
             }
             Printf => Some(self.printf(args, &a)?),
-            Atoi => self.call_extern(&ix::C_ATOI, &a)?,
-            Atol => self.call_extern(&ix::C_ATOL, &a)?,
-            Atof => self.call_extern(&ix::C_ATOF, &a)?,
-            Strcmp => self.call_extern(&ix::C_STRCMP, &a)?,
+            C(f) => {
+                let (params, ret) = f.ir_signature();
+                self.call_symbol(f.name(), &params, ret, &a)?
+            }
             Exit => self.call_extern(&ix::RT_EXIT, &a)?,
             RuntimeError => {
                 let loc = self.loc();

@@ -283,14 +283,25 @@ impl Cx<'_> {
     }
 
     fn extern_fn(&mut self, m: &mut impl ClModule, e: &ExternFn) -> Result<ClFuncId, BackendError> {
-        if let Some(&id) = self.externs.get(e.name) {
+        self.extern_symbol(m, e.name, e.params, e.ret)
+    }
+
+    /// The import of external function `name` of C signature `params -> ret`.
+    fn extern_symbol(
+        &mut self,
+        m: &mut impl ClModule,
+        name: &'static str,
+        params: &[Type],
+        ret: Option<Type>,
+    ) -> Result<ClFuncId, BackendError> {
+        if let Some(&id) = self.externs.get(name) {
             return Ok(id);
         }
-        let sig = clif_signature(m, e.params, e.ret);
+        let sig = clif_signature(m, params, ret);
         let id = m
-            .declare_function(e.name, ClLinkage::Import, &sig)
-            .map_err(|err| module_err(&format!("declaring `{}`", e.name), err))?;
-        self.externs.insert(e.name, id);
+            .declare_function(name, ClLinkage::Import, &sig)
+            .map_err(|err| module_err(&format!("declaring `{name}`"), err))?;
+        self.externs.insert(name, id);
         Ok(id)
     }
 

@@ -184,10 +184,7 @@ impl FnCx<'_, '_> {
                 self.line(format!("bra {label};"));
             }
             Exit
-            | Atoi
-            | Atol
-            | Atof
-            | Strcmp
+            | C(_)
             | WorkerId
             | NumWorkers
             | CudaMalloc

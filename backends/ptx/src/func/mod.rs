@@ -291,10 +291,12 @@ impl FnCx<'_, '_> {
                     use Intrinsic::*;
                     let what = match op {
                         Exit => "`exit` (a GPU thread cannot end the program)",
-                        Atoi | Atol | Atof => {
-                            "string-to-number conversion (`atoi`, `atol`, `atof`)"
+                        C(f) => {
+                            return refuse(&format!(
+                                "`{}` (a C library function) cannot run on the GPU",
+                                f.name()
+                            ));
                         }
-                        Strcmp => "`strcmp`",
                         CudaMalloc | CudaMemcpy(_) | CudaFree | CudaDeviceSynchronize => {
                             "a CUDA memory call inside device code"
                         }
