@@ -208,6 +208,10 @@ struct PforInfo {
     /// statement being checked (a write under a condition may happen in
     /// one iteration only).
     conditional: u32,
+    /// How many constructs that one thread of a team runs once (`single`,
+    /// `master`, a section) enclose the statement directly in this body:
+    /// their writes to the team's shared variables are not races.
+    once: u32,
 }
 
 impl FnCtx {
@@ -220,6 +224,7 @@ impl FnCtx {
             span,
             var,
             conditional: 0,
+            once: 0,
         });
     }
 }

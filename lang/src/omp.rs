@@ -78,6 +78,8 @@ pub struct ClauseAt {
 pub struct Pragma {
     /// The construct, e.g. `parallel for`, `atomic`, `critical`.
     pub construct: String,
+    /// The name of a named `critical(name)`.
+    pub name: Option<String>,
     pub clauses: Vec<ClauseAt>,
     /// The whole line.
     pub span: Span,
@@ -132,15 +134,37 @@ pub fn parse_pragma(line: &str, at: usize) -> (Pragma, Vec<Diagnostic>) {
         _ => None,
     };
     let mut words = Vec::new();
+    // The first word is the construct's, even where it could start a
+    // clause (`ordered`, `critical(name)`).
     while let Some(w) = toks.get(i).and_then(|t| word(&t.1)) {
-        if CLAUSES.contains(&w.as_str()) || toks.get(i + 1).is_some_and(|t| t.1 == Token::LParen) {
+        let starts_clause =
+            CLAUSES.contains(&w.as_str()) || toks.get(i + 1).is_some_and(|t| t.1 == Token::LParen);
+        if !words.is_empty() && starts_clause {
             break;
         }
         words.push(w);
         i += 1;
     }
-    // `critical(name)` and `atomic update` keep their argument or word in
-    // the construct's clauses as `Other`.
+    let mut name = None;
+    if words.len() == 1
+        && words[0] == "critical"
+        && toks.get(i).is_some_and(|t| t.1 == Token::LParen)
+    {
+        match (toks.get(i + 1), toks.get(i + 2)) {
+            (Some((_, Token::Ident(n))), Some((_, Token::RParen))) => {
+                name = Some(n.clone());
+                i += 3;
+            }
+            _ => {
+                diags.push(
+                    Diagnostic::error(toks[i].0, "`critical(...)` takes a name")
+                        .with_label("expected `(name)`")
+                        .with_help("write `#pragma omp critical(name)`"),
+                );
+                i = toks.len();
+            }
+        }
+    }
     let mut clauses = Vec::new();
     while i < toks.len() {
         let (start, tok) = (&toks[i].0, &toks[i].1);
@@ -204,6 +228,7 @@ pub fn parse_pragma(line: &str, at: usize) -> (Pragma, Vec<Diagnostic>) {
     (
         Pragma {
             construct: words.join(" "),
+            name,
             clauses,
             span,
         },
@@ -364,6 +389,15 @@ mod tests {
         assert!(matches!(p.clauses[3].clause, Clause::Collapse(2)));
         let (p, _) = parse_pragma("#pragma omp atomic", 0);
         assert!(p.is("atomic"));
+        // Constructs whose first word could start a clause.
+        let (p, d) = parse_pragma("#pragma omp ordered", 0);
+        assert!(d.is_empty() && p.is("ordered") && p.clauses.is_empty());
+        let (p, d) = parse_pragma("#pragma omp critical (update_x)", 0);
+        assert!(d.is_empty(), "{d:?}");
+        assert!(p.is("critical") && p.clauses.is_empty());
+        assert_eq!(p.name.as_deref(), Some("update_x"));
+        let (p, d) = parse_pragma("#pragma omp parallel for ordered lastprivate(x)", 0);
+        assert!(d.is_empty() && p.is("parallel for") && p.clauses.len() == 2);
         let (p, d) = parse_pragma("#pragma omp parallel for reduction(max: m)", 0);
         assert!(d.is_empty());
         assert!(matches!(
@@ -380,6 +414,7 @@ mod tests {
             "#pragma omp parallel for private(1)",
             "#pragma omp parallel for collapse(n)",
             "#pragma omp parallel for private(x",
+            "#pragma omp critical(1)",
         ] {
             assert!(!parse_pragma(bad, 0).1.is_empty(), "{bad}");
         }

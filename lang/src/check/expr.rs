@@ -1083,6 +1083,13 @@ impl Checker {
                 if info.pfor_depth >= fx.pfors.len() {
                     return;
                 }
+                // Declared just outside a team's loop, written once by
+                // one of its threads.
+                if info.pfor_depth + 1 == fx.pfors.len()
+                    && fx.pfors.last().is_some_and(|pf| pf.once > 0)
+                {
+                    return;
+                }
                 let pf = &fx.pfors[info.pfor_depth];
                 if pf.var == l {
                     let d = Diagnostic::error(
@@ -1140,7 +1147,7 @@ impl Checker {
     fn check_invariant_write(&mut self, lv: &Expr, span: Span) {
         let Some(fx) = self.fx.as_ref() else { return };
         let Some(pf) = fx.pfors.last() else { return };
-        if pf.conditional > 0 || !self.invariant_addr(lv) {
+        if pf.conditional > 0 || pf.once > 0 || !self.invariant_addr(lv) {
             return;
         }
         let var = fx

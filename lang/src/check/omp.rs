@@ -37,6 +37,11 @@
 //!   which thread calls it, and the call is an error, as are the
 //!   constructs that bind to a team there (`for`, `single`, `critical`,
 //!   ...: "orphaned" constructs).
+//! - `lastprivate` copies are per block of iterations; the last block
+//!   copies them out after its loop ([`Checker::share`]). A loop with the
+//!   `ordered` clause is a team of one block (serial, in order), in which
+//!   `ordered` is its statement. `sections` in a region: thread `k %
+//!   threads` runs section `k`; `parallel sections` is a region of them.
 //! - Constructs parc runs serially (`task`, `simd`, `sections` outside a
 //!   region, ...) get a warning that says so; in serial code of `main`
 //!   `critical`, `single`, `master`, `barrier` and `flush` are what they
@@ -64,6 +69,10 @@ pub(super) struct OmpLoop {
     pub privates: Vec<(String, CType, Option<LocalId>, Span)>,
     /// Reductions: operator, name, the variable outside, its type.
     pub reductions: Vec<(RedOp, String, LocalId, CType, Span)>,
+    /// `lastprivate` variables: name, type, the variable outside, span.
+    pub lastprivates: Vec<(String, CType, LocalId, Span)>,
+    /// The `ordered` clause: the loop runs serially, in iteration order.
+    pub ordered: bool,
     /// An `omp for` inside a `parallel` region: the loop is shared out
     /// among the region's threads rather than run as a `parallel_for`.
     pub worksharing: bool,
@@ -79,6 +88,27 @@ pub(super) struct OmpLoop {
 pub(super) struct OmpParts {
     pub prologue: Vec<Stmt>,
     pub reductions: Vec<Reduction>,
+    pub last: LastPrivates,
+}
+
+/// `lastprivate` copies: declared once per block of iterations (a thread's
+/// own copy, as OpenMP's), and copied out by the block that runs the last
+/// iteration, after it.
+#[derive(Default)]
+pub(super) struct LastPrivates {
+    /// The copies' declarations.
+    pub decls: Vec<Stmt>,
+    /// Copy and the variable outside, with their type.
+    pub copies: Vec<(LocalId, LocalId, CType)>,
+    /// `lastprivate` of the loop's own index: the variable outside gets
+    /// the value the index has after the loop, as a serial loop leaves it.
+    pub index: Option<LocalId>,
+}
+
+impl LastPrivates {
+    fn is_empty(&self) -> bool {
+        self.copies.is_empty() && self.index.is_none()
+    }
 }
 
 /// The loop `parallel_for` checked, for [`Checker::omp_loop`].
@@ -117,6 +147,9 @@ pub(super) struct Team {
     /// Reductions of the `omp for` loops of a region, accumulated per
     /// thread over the whole region.
     pub reductions: Vec<Reduction>,
+    /// A loop with the `ordered` clause, which parc runs as a team of one
+    /// thread: an `ordered` construct directly in it is its statement.
+    pub ordered: bool,
 }
 
 /// Where an OpenMP construct or call is.
@@ -139,11 +172,12 @@ enum Construct {
     Region,
     For,
     Single,
+    Sections,
 }
 
 /// Constructs that bind to the innermost team: run by every thread of a
 /// region they would repeat, so parc runs them serially only in `main`.
-const TEAM_BOUND: [&str; 5] = ["sections", "workshare", "distribute", "loop", "scope"];
+const TEAM_BOUND: [&str; 4] = ["workshare", "distribute", "loop", "scope"];
 
 /// Most chunks a reduction loop is cut into: enough to keep 64 workers
 /// busy, and fixed, so that a floating-point reduction adds in the same
@@ -334,7 +368,41 @@ impl Checker {
                     Some(&omp),
                 )
             }
-            "parallel" => self.omp_region(pragma, stmt),
+            "parallel" => self.omp_region(pragma, stmt, false),
+            "parallel sections" => self.omp_region(pragma, stmt, true),
+            "sections" => match place {
+                Place::Region => self.omp_sections(pragma, stmt),
+                Place::Parallel => self.omp_in_parallel(pragma),
+                Place::Main => {
+                    self.push(
+                        Diagnostic::warning(
+                            pragma.span,
+                            "`#pragma omp sections` outside a `parallel` region runs serially (a \
+                             team of one thread, as in OpenMP)",
+                        )
+                        .with_label("runs serially")
+                        .with_help("`#pragma omp parallel sections` runs its sections in parallel"),
+                    );
+                    self.sections_serial(pragma, stmt)
+                }
+                Place::Unknown => {
+                    self.orphaned(pragma);
+                    self.sections_serial(pragma, stmt)
+                }
+            },
+            "section" => {
+                self.push(
+                    Diagnostic::error(
+                        pragma.span,
+                        "`#pragma omp section` outside a `sections` construct",
+                    )
+                    .with_label("not directly in the block of `#pragma omp sections`")
+                    .with_help("put the sections in `#pragma omp parallel sections { ... }`"),
+                );
+                self.stmt(stmt)
+            }
+            // In a loop with the `ordered` clause, which runs serially.
+            "ordered" if self.in_ordered_loop() => self.stmt(stmt),
             "for" | "for simd" => match place {
                 Place::Region => self.omp_for(pragma, stmt),
                 Place::Parallel => self.omp_in_parallel(pragma),
@@ -428,7 +496,13 @@ impl Checker {
                 "end the `parallel` region here and begin another (its end waits for every thread)"
                     .to_string(),
             ),
-            "for" | "for simd" | "single" | "master" | "masked" => (
+            "ordered" => (
+                "parc runs `ordered` blocks only directly in a loop with the `ordered` clause",
+                "add `ordered` to the loop's `#pragma omp parallel for` (parc then runs the loop \
+                 serially, in order)"
+                    .to_string(),
+            ),
+            "for" | "for simd" | "single" | "master" | "masked" | "sections" => (
                 "parc runs these only directly in a `parallel` region",
                 format!(
                     "put `#pragma omp {c}` directly in the `parallel` region, not in a parallel loop"
@@ -455,6 +529,11 @@ impl Checker {
     /// A construct that binds to a team, outside any in a function other
     /// than `main`: parc cannot tell whether a region calls it.
     fn omp_orphan(&mut self, pragma: &Pragma, stmt: &ast::Stmt) -> Vec<Stmt> {
+        self.orphaned(pragma);
+        self.stmt(stmt)
+    }
+
+    fn orphaned(&mut self, pragma: &Pragma) {
         let f = self.fx.as_ref().map(|f| f.name.clone()).unwrap_or_default();
         self.push(
             Diagnostic::error(
@@ -471,7 +550,137 @@ impl Checker {
                  region (in `main` outside any region it runs serially)",
             ),
         );
-        self.stmt(stmt)
+    }
+
+    /// Directly in the body of a loop with the `ordered` clause.
+    fn in_ordered_loop(&self) -> bool {
+        self.fx.as_ref().is_some_and(|f| {
+            f.teams
+                .last()
+                .is_some_and(|t| t.ordered && t.pfors == f.pfors.len())
+        })
+    }
+
+    /// The sections of a `sections` construct's block: each `#pragma omp
+    /// section`'s statement, and the statements before the first (whose
+    /// pragma OpenMP lets one omit).
+    fn sections_of<'a>(&mut self, pragma: &Pragma, stmt: &'a ast::Stmt) -> Vec<Vec<&'a ast::Stmt>> {
+        let ast::StmtKind::Block(b) = &stmt.kind else {
+            self.push(
+                Diagnostic::error(
+                    pragma.span,
+                    format!(
+                        "`#pragma omp {}` must be followed by a `{{ ... }}` block",
+                        pragma.construct
+                    ),
+                )
+                .with_label("no block follows")
+                .with_help("write `{ #pragma omp section { ... } #pragma omp section { ... } }`"),
+            );
+            return vec![vec![stmt]];
+        };
+        let mut out: Vec<Vec<&ast::Stmt>> = Vec::new();
+        for s in &b.stmts {
+            match &s.kind {
+                ast::StmtKind::Omp {
+                    pragma: p,
+                    stmt: inner,
+                } if p.is("section") => {
+                    out.push(vec![inner.as_ref()]);
+                }
+                _ => match out.last_mut() {
+                    Some(section) => section.push(s),
+                    None => out.push(vec![s]),
+                },
+            }
+        }
+        out
+    }
+
+    fn section(&mut self, section: &[&ast::Stmt], span: Span) -> Stmt {
+        self.push_scope();
+        let mut body = Vec::new();
+        for s in section {
+            body.extend(self.stmt(s));
+        }
+        self.pop_scope();
+        Stmt {
+            kind: StmtKind::Block(body),
+            span,
+        }
+    }
+
+    /// `sections` on one thread: each section in order.
+    fn sections_serial(&mut self, pragma: &Pragma, stmt: &ast::Stmt) -> Vec<Stmt> {
+        let sections = self.sections_of(pragma, stmt);
+        sections
+            .iter()
+            .map(|sec| self.section(sec, stmt.span))
+            .collect()
+    }
+
+    /// The sections of a construct in a team (thread `tid` of `nc`):
+    /// thread `k % nc` runs section `k`, once.
+    fn sections_shared(
+        &mut self,
+        pragma: &Pragma,
+        stmt: &ast::Stmt,
+        tid: LocalId,
+        nc: LocalId,
+    ) -> Vec<Stmt> {
+        let span = stmt.span;
+        let lng = CType::Long;
+        let sections = self.sections_of(pragma, stmt);
+        let mut out = Vec::new();
+        for (k, sec) in sections.iter().enumerate() {
+            // One thread runs it: its writes happen once.
+            self.enter_once(1);
+            let body = self.section(sec, span);
+            self.enter_once(-1);
+            let owner = bin(
+                BinaryOp::Rem,
+                long(int(k as i64, span)),
+                local(nc, &lng, span),
+            );
+            out.push(Stmt {
+                kind: StmtKind::If {
+                    cond: bin(BinaryOp::Eq, local(tid, &lng, span), owner),
+                    then: Box::new(body),
+                    els: None,
+                },
+                span,
+            });
+        }
+        out
+    }
+
+    /// `#pragma omp sections` directly in a `parallel` region: its
+    /// sections shared out among the region's threads; reductions as an
+    /// `omp for`'s, and the same implicit barrier.
+    fn omp_sections(&mut self, pragma: &Pragma, stmt: &ast::Stmt) -> Vec<Stmt> {
+        let Some((tid, nc)) = self
+            .fx
+            .as_ref()
+            .and_then(|f| f.teams.last())
+            .map(|t| (t.tid, t.size))
+        else {
+            return Vec::new();
+        };
+        let (omp, _) = self.omp_clauses(pragma, Construct::Sections);
+        self.omp_barrier_in_loop(pragma, omp.nowait);
+        self.push_scope();
+        let parts = self.omp_parts(&omp, None);
+        self.team_reductions(&parts.reductions);
+        let mut out = parts.prologue;
+        out.extend(self.sections_shared(pragma, stmt, tid, nc));
+        self.pop_scope();
+        if !omp.nowait {
+            self.omp_set_barrier(pragma);
+        }
+        vec![Stmt {
+            kind: StmtKind::Block(out),
+            span: stmt.span,
+        }]
     }
 
     /// Reports a statement after a construct whose barrier parc cannot
@@ -517,9 +726,12 @@ impl Checker {
                 Clause::Shared(_) | Clause::Default | Clause::NumThreads(_) | Clause::If(_) => {
                     is_parallel
                 }
-                Clause::Schedule | Clause::Collapse(_) => is_loop,
-                Clause::Nowait => matches!(construct, C::For | C::Single),
-                Clause::LastPrivate(_) | Clause::Ordered | Clause::Other(_) => true,
+                Clause::Schedule | Clause::Collapse(_) | Clause::Ordered => is_loop,
+                Clause::Nowait => matches!(construct, C::For | C::Single | C::Sections),
+                Clause::LastPrivate(_) => {
+                    is_loop || construct == C::Sections || pragma.is("parallel sections")
+                }
+                Clause::Other(_) => true,
             };
             if !applies {
                 let name = pragma_clause_name(&c.clause);
@@ -594,7 +806,52 @@ impl Checker {
                         .with_label("the loops are not merged")
                         .with_help("the result is the same; write `parallel_for` on an inner loop to run it in parallel too"),
                 ),
-                Clause::LastPrivate(_) | Clause::Ordered | Clause::Other(_) => {
+                Clause::LastPrivate(vars) if is_loop => {
+                    for v in vars {
+                        let Some((id, ty)) = self.omp_var(v, "lastprivate") else {
+                            ok = false;
+                            continue;
+                        };
+                        if matches!(ty, CType::Array(..)) {
+                            self.push(
+                                Diagnostic::error(
+                                    v.span,
+                                    format!("`lastprivate({})`: parc does not copy arrays out of a loop", v.name),
+                                )
+                                .with_label("an array")
+                                .with_help("make the loop write the array's elements directly (each iteration its own)"),
+                            );
+                            ok = false;
+                            continue;
+                        }
+                        omp.lastprivates.push((v.name.clone(), ty, id, v.span));
+                    }
+                }
+                Clause::Ordered if construct == C::ParallelFor => {
+                    omp.ordered = true;
+                    self.push(
+                        Diagnostic::warning(c.span, "parc runs a loop with the `ordered` clause serially, in iteration order")
+                            .with_label("this loop runs on one thread")
+                            .with_help("its `#pragma omp ordered` blocks then run in order, as OpenMP requires; without `ordered` the loop runs in parallel"),
+                    );
+                }
+                Clause::Ordered => {
+                    self.push(
+                        Diagnostic::error(c.span, "the `ordered` clause on `#pragma omp for` in a `parallel` region is not supported")
+                            .with_label("parc cannot order the iterations of a region's threads")
+                            .with_help("write `#pragma omp parallel for ordered` on the loop instead (parc runs it serially, in order)"),
+                    );
+                    ok = false;
+                }
+                Clause::LastPrivate(_) => {
+                    self.push(
+                        Diagnostic::error(c.span, "`lastprivate` on `sections` is not supported")
+                            .with_label("parc copies out only from loops")
+                            .with_help("declare the variable before the construct and assign it in the last section"),
+                    );
+                    ok = false;
+                }
+                Clause::Other(_) => {
                     let name = pragma_clause_name(&c.clause);
                     self.push(
                         Diagnostic::error(c.span, format!("the `{name}` clause is not supported"))
@@ -662,6 +919,7 @@ impl Checker {
         let mut parts = OmpParts {
             prologue: Vec::new(),
             reductions: Vec::new(),
+            last: LastPrivates::default(),
         };
         for (name, ty, outer, at) in &omp.privates {
             if outer.is_none() && index == Some(name.as_str()) {
@@ -677,6 +935,18 @@ impl Checker {
         for (op, name, outer, ty, at) in &omp.reductions {
             let acc = self.new_local(name, ty.clone(), false, *at);
             parts.reductions.push((*op, acc, *outer, ty.clone(), *at));
+        }
+        for (name, ty, outer, at) in &omp.lastprivates {
+            if index == Some(name.as_str()) {
+                parts.last.index = Some(*outer);
+                continue;
+            }
+            let id = self.new_local(name, ty.clone(), false, *at);
+            parts.last.decls.push(Stmt {
+                kind: StmtKind::Decl(id, None),
+                span: *at,
+            });
+            parts.last.copies.push((id, *outer, ty.clone()));
         }
         parts
     }
@@ -697,6 +967,7 @@ impl Checker {
                 loops: fx.loops.len(),
                 barrier: None,
                 reductions: Vec::new(),
+                ordered: false,
             });
         }
     }
@@ -822,6 +1093,10 @@ impl Checker {
 
     /// Block `c` of `nc`'s share of the loop's iterations, in order:
     /// `for (k = c*n/nc; k < (c+1)*n/nc; k++) { T i = lo + k*step; body }`.
+    ///
+    /// The block's `lastprivate` copies are declared before its loop; the
+    /// block that runs the last iteration (the last block: the blocks
+    /// reach `n`) copies them out after it.
     fn share(
         &mut self,
         c: LocalId,
@@ -829,6 +1104,7 @@ impl Checker {
         trip: &Trip,
         l: &CheckedLoop,
         body: Vec<Stmt>,
+        lastprivate: LastPrivates,
     ) -> Vec<Stmt> {
         let span = l.span;
         let lng = CType::Long;
@@ -848,23 +1124,28 @@ impl Checker {
             &mut out,
         );
         let k = self.new_local("", lng.clone(), false, span);
-        let index = bin(
-            BinaryOp::Add,
-            local(trip.lo, &l.var_ty, span),
+        // Iteration `k`'s index: lo + k*step.
+        let index_at = |k: LocalId| {
             bin(
-                BinaryOp::Mul,
-                mk(
-                    ExprKind::Convert(Box::new(local(k, &lng, span))),
-                    l.var_ty.clone(),
-                    span,
+                BinaryOp::Add,
+                local(trip.lo, &l.var_ty, span),
+                bin(
+                    BinaryOp::Mul,
+                    mk(
+                        ExprKind::Convert(Box::new(local(k, &lng, span))),
+                        l.var_ty.clone(),
+                        span,
+                    ),
+                    local(trip.step, &l.var_ty, span),
                 ),
-                local(trip.step, &l.var_ty, span),
-            ),
-        );
+            )
+        };
         let mut iteration = vec![Stmt {
-            kind: StmtKind::Decl(l.var, Some(Init::Expr(index))),
+            kind: StmtKind::Decl(l.var, Some(Init::Expr(index_at(k)))),
             span,
         }];
+        let copy_out = !lastprivate.is_empty();
+        out.extend(lastprivate.decls);
         iteration.extend(body);
         out.push(Stmt {
             kind: StmtKind::For {
@@ -885,7 +1166,54 @@ impl Checker {
             },
             span,
         });
+        if copy_out {
+            let mut copies = Vec::new();
+            for (copy, outer, ty) in &lastprivate.copies {
+                copies.push(assign(local(*outer, ty, span), local(*copy, ty, span)));
+            }
+            if let Some(outer) = lastprivate.index {
+                // The index after the loop: lo + n*step.
+                let ty = self.local_ty(outer);
+                let after = self.convert(index_at(trip.n), &ty);
+                copies.push(assign(local(outer, &ty, span), after));
+            }
+            let is_last = mk(
+                ExprKind::Logical {
+                    is_and: true,
+                    lhs: Box::new(bin(
+                        BinaryOp::Eq,
+                        local(c, &lng, span),
+                        bin(BinaryOp::Sub, local(nc, &lng, span), long(int(1, span))),
+                    )),
+                    rhs: Box::new(bin(
+                        BinaryOp::Gt,
+                        local(trip.n, &lng, span),
+                        long(int(0, span)),
+                    )),
+                },
+                CType::Int,
+                span,
+            );
+            out.push(Stmt {
+                kind: StmtKind::If {
+                    cond: is_last,
+                    then: Box::new(Stmt {
+                        kind: StmtKind::Block(copies),
+                        span,
+                    }),
+                    els: None,
+                },
+                span,
+            });
+        }
         out
+    }
+
+    fn local_ty(&self, id: LocalId) -> CType {
+        self.fx
+            .as_ref()
+            .and_then(|f| f.locals.get(id.0 as usize))
+            .map_or(CType::Int, |l| l.ty.clone())
     }
 
     /// Appends to `out` `parallel_for (c = 0; c < nc; c += step) {
@@ -1030,7 +1358,7 @@ impl Checker {
             },
         ));
         let used = team.as_ref().is_some_and(|t| t.used);
-        if parts.reductions.is_empty() && !used {
+        if parts.reductions.is_empty() && parts.last.is_empty() && !used && !omp.ordered {
             return vec![Stmt {
                 kind: StmtKind::ParallelFor {
                     var: l.var,
@@ -1057,7 +1385,9 @@ impl Checker {
                 self.new_local("", lng.clone(), false, span),
             ),
         };
-        let blocks = if used {
+        let blocks = if omp.ordered {
+            long(int(1, span))
+        } else if used {
             let nested = team.as_ref().is_some_and(|t| t.nested);
             self.team_size(omp, nested, span)
         } else {
@@ -1080,7 +1410,7 @@ impl Checker {
             kind: StmtKind::Decl(nc, Some(Init::Expr(blocks))),
             span,
         });
-        let body = self.share(c, nc, &trip, &l, inner_body);
+        let body = self.share(c, nc, &trip, &l, inner_body, parts.last);
         // A step not known to be positive is checked at run time as
         // `parallel_for` checks it: the blocks' loop steps by 1, or by the
         // user's step when that is not positive, which the check reports.
@@ -1117,7 +1447,9 @@ impl Checker {
 
     /// `#pragma omp parallel`: a team of threads, each running the region
     /// (see the module's documentation).
-    fn omp_region(&mut self, pragma: &Pragma, stmt: &ast::Stmt) -> Vec<Stmt> {
+    /// `parallel sections` is a region whose body is the sections, shared
+    /// out among its threads.
+    fn omp_region(&mut self, pragma: &Pragma, stmt: &ast::Stmt, sections: bool) -> Vec<Stmt> {
         let span = pragma.span;
         let nested = self.fx.as_ref().is_some_and(|f| !f.pfors.is_empty());
         let (omp, _) = self.omp_clauses(pragma, Construct::Region);
@@ -1144,7 +1476,14 @@ impl Checker {
         self.push_scope();
         let parts = self.omp_parts(&omp, None);
         let before = self.pending();
-        let body = self.sub_stmt(stmt);
+        let body = if sections {
+            Stmt {
+                kind: StmtKind::Block(self.sections_shared(pragma, stmt, tid, nc)),
+                span: stmt.span,
+            }
+        } else {
+            self.sub_stmt(stmt)
+        };
         *self.pending_mut() = before;
         self.pop_scope();
         let team = self.pop_team();
@@ -1250,11 +1589,11 @@ impl Checker {
     /// end (the loop's barrier, which parc keeps only there).
     pub(super) fn omp_share(&mut self, parts: OmpParts, mut l: CheckedLoop) -> Vec<Stmt> {
         let span = l.span;
-        let Some((tid, nc, pfors)) = self
+        let Some((tid, nc)) = self
             .fx
             .as_ref()
             .and_then(|f| f.teams.last())
-            .map(|t| (t.tid, t.size, t.pfors))
+            .map(|t| (t.tid, t.size))
         else {
             return Vec::new();
         };
@@ -1269,26 +1608,7 @@ impl Checker {
             );
             return Vec::new();
         }
-        for (_, _, outer, _, at) in &parts.reductions {
-            let private = self.fx.as_ref().is_some_and(|f| {
-                f.local_info
-                    .get(outer.0 as usize)
-                    .is_some_and(|i| i.pfor_depth >= pfors)
-            });
-            if private {
-                self.push(
-                    Diagnostic::error(
-                        *at,
-                        "a reduction variable of `omp for` must be shared in its `parallel` region",
-                    )
-                    .with_label("declared inside the region: each thread has its own")
-                    .with_help("declare it before the region, or accumulate without `reduction`"),
-                );
-            }
-        }
-        if let Some(t) = self.fx.as_mut().and_then(|f| f.teams.last_mut()) {
-            t.reductions.extend(parts.reductions.iter().cloned());
-        }
+        self.team_reductions(&parts.reductions);
         let mut out = Vec::new();
         let trip = self.trip(&mut l, &mut out);
         let mut body = parts.prologue;
@@ -1299,11 +1619,46 @@ impl Checker {
                 span,
             },
         ));
-        out.extend(self.share(tid, nc, &trip, &l, body));
+        out.extend(self.share(tid, nc, &trip, &l, body, parts.last));
         vec![Stmt {
             kind: StmtKind::Block(out),
             span,
         }]
+    }
+
+    /// The reductions of a worksharing construct in a region (`omp for`,
+    /// `sections`): each thread accumulates over the whole region, and the
+    /// threads' values combine at its end.
+    fn team_reductions(&mut self, reductions: &[Reduction]) {
+        let Some(pfors) = self
+            .fx
+            .as_ref()
+            .and_then(|f| f.teams.last())
+            .map(|t| t.pfors)
+        else {
+            return;
+        };
+        for (_, _, outer, _, at) in reductions {
+            let private = self.fx.as_ref().is_some_and(|f| {
+                f.local_info
+                    .get(outer.0 as usize)
+                    .is_some_and(|i| i.pfor_depth >= pfors)
+            });
+            if private {
+                self.push(
+                    Diagnostic::error(
+                        *at,
+                        "a reduction variable of a worksharing construct must be shared in its \
+                         `parallel` region",
+                    )
+                    .with_label("declared inside the region: each thread has its own")
+                    .with_help("declare it before the region, or accumulate without `reduction`"),
+                );
+            }
+        }
+        if let Some(t) = self.fx.as_mut().and_then(|f| f.teams.last_mut()) {
+            t.reductions.extend(reductions.iter().cloned());
+        }
     }
 
     /// `single` and `master` directly in a region: thread 0 runs them.
@@ -1319,13 +1674,13 @@ impl Checker {
             self.omp_barrier_in_loop(pragma, false);
         }
         // One thread runs it: its writes happen once.
-        self.enter_branch(1);
+        self.enter_once(1);
         self.push_scope();
         let parts = self.omp_parts(&omp, None);
         let mut body = parts.prologue;
         body.push(self.sub_stmt(stmt));
         self.pop_scope();
-        self.enter_branch(-1);
+        self.enter_once(-1);
         if barrier {
             self.omp_set_barrier(pragma);
         }

@@ -257,6 +257,14 @@ impl Checker {
         }
     }
 
+    /// Enters (+1) or leaves (-1) code that one thread of the innermost
+    /// team runs once (see `PforInfo::once`).
+    pub(super) fn enter_once(&mut self, delta: i32) {
+        if let Some(pf) = self.fx.as_mut().and_then(|f| f.pfors.last_mut()) {
+            pf.once = pf.once.saturating_add_signed(delta);
+        }
+    }
+
     fn loop_body(&mut self, body: &ast::Stmt, kind: LoopKind) -> Stmt {
         if let Some(fx) = self.fx.as_mut() {
             fx.loops.push(kind);
@@ -670,6 +678,9 @@ impl Checker {
         let is_team = omp.is_some() && !worksharing;
         if is_team {
             self.push_team(false, nested, span);
+            if let Some(t) = self.fx.as_mut().and_then(|f| f.teams.last_mut()) {
+                t.ordered = omp.is_some_and(|o| o.ordered);
+            }
         }
         // Each iteration syncs its own spawns when it ends.
         let before = self.pending();

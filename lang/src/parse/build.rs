@@ -290,6 +290,7 @@ pub(crate) fn reduce_clause(
     use crate::omp::{Clause, ClauseAt, Pragma};
     Pragma {
         construct: "parallel for".to_string(),
+        name: None,
         clauses: op
             .map(|op| ClauseAt {
                 clause: Clause::Reduction(op, vars),
