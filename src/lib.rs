@@ -41,6 +41,7 @@ use parc_ir::{FuncKind, Linkage, Module, OptLevel, SrcLoc};
 use parc_lang::ast::Span;
 use parc_lang::diag::{self, Diagnostic, Severity};
 use parc_lang::hir;
+use parc_opt::remarks::Style;
 use std::time::Instant;
 
 /// How far the pipeline got when it stopped with errors.
@@ -90,6 +91,8 @@ pub struct Options {
     pub gpu: bool,
     /// The preprocessor's `-D`, `-U`, `-I` and `-fopenmp`.
     pub pp: parc_lang::pp::Options,
+    /// What the optimizer may do (`-fno-vectorize`, ...).
+    pub passes: parc_opt::PassOptions,
 }
 
 /// What a successful front end hands on: the module and any warnings.
@@ -101,6 +104,9 @@ pub struct Compiled {
     /// For a program of several files ([`compile_files`]), the file each
     /// function came from, by name; empty for one file.
     pub file_of: std::collections::HashMap<String, String>,
+    /// The optimizer's remarks (what the vectorizer did to each loop), in
+    /// the order the passes made them.
+    pub remarks: Vec<parc_opt::remarks::Remark>,
 }
 
 /// Turns raw file bytes into text, or a diagnostic pointing at the first
@@ -563,6 +569,7 @@ fn pipeline(
         after_pass: Some(&mut after_pass),
         ..Default::default()
     };
+    inst.context.options = options.passes.clone();
     if options.serial {
         elide_parallelism(&mut module, &mut inst)?;
     }
@@ -665,6 +672,7 @@ fn pipeline(
         warnings: rendered,
         ad_report,
         file_of: Default::default(),
+        remarks: std::mem::take(&mut inst.context.remarks),
     })
 }
 
@@ -879,6 +887,33 @@ pub fn explain_ad(path: &str, report: &AdReport) -> String {
         }
     }
     lines.concat()
+}
+
+/// The optimizer's remarks in each of `styles` that reports them, as
+/// lines `FILE:LINE:COL: ...` sorted by file and position (remarks whose
+/// position is unknown, as in loops the AD made, last, naming the
+/// function that holds them). A loop inlined into several callers is
+/// reported where it is written, each different line once. `path`: the
+/// file of a program of one file (or the source an IR file came from).
+pub fn render_remarks(compiled: &Compiled, path: &str, styles: &[Style]) -> String {
+    let mut lines: Vec<((String, bool, u32, u32), String)> = Vec::new();
+    for r in &compiled.remarks {
+        let file = compiled
+            .file_of
+            .get(&r.function)
+            .map_or(path, String::as_str);
+        for &style in styles {
+            if let Some(line) = r.render(file, style) {
+                let key = (file.to_string(), !r.loc.is_known(), r.loc.line, r.loc.col);
+                if !lines.iter().any(|(_, l)| *l == line) {
+                    lines.push((key, line));
+                }
+            }
+        }
+    }
+    // Stable: the styles' order is kept at each position.
+    lines.sort_by(|a, b| a.0.cmp(&b.0));
+    lines.into_iter().map(|(_, l)| l).collect()
 }
 
 fn format_duration(d: std::time::Duration) -> String {

@@ -10,6 +10,7 @@ use clap::{ArgAction, Args, Parser, Subcommand, ValueEnum};
 use parc::{CompileError, Options};
 use parc_cpu::{BackendError, OutputKind};
 use parc_ir::OptLevel;
+use parc_opt::remarks::Style;
 use std::ffi::OsString;
 use std::io::{IsTerminal, Write};
 use std::num::NonZeroU64;
@@ -85,10 +86,18 @@ struct PpArgs {
     /// Search DIR for `#include` files, before the headers parc ships.
     #[arg(short = 'I', value_name = "DIR")]
     include: Vec<PathBuf>,
-    /// `-fopenmp`: honour `#pragma omp` (parallel loops and regions) and
-    /// define `_OPENMP`; without it the pragmas are ignored with a
-    /// warning, as gcc runs them.
-    #[arg(short = 'f', value_name = "FEATURE", value_parser = ["openmp", "no-openmp"])]
+    /// gcc's and clang's `-f` flags. `-fopenmp`: honour `#pragma omp`
+    /// (parallel loops and regions) and define `_OPENMP`; without it the
+    /// pragmas are ignored with a warning, as gcc runs them.
+    /// `-fno-vectorize` (gcc: `-fno-tree-vectorize`): no loop vectorizer.
+    /// `-fopt-info-vec` (`-optimized`, `-missed`, `-all`): gcc's remarks
+    /// on the vectorized loops, the others, or both (see `--explain-vec`).
+    /// The last of `-fX` and `-fno-X` wins.
+    #[arg(short = 'f', value_name = "FEATURE", value_parser = [
+        "openmp", "no-openmp",
+        "vectorize", "no-vectorize", "tree-vectorize", "no-tree-vectorize",
+        "opt-info-vec", "opt-info-vec-optimized", "opt-info-vec-missed", "opt-info-vec-all",
+    ])]
     feature: Vec<String>,
     /// Every `-D` and `-U`, in command-line order (clap keeps each flag's
     /// values apart; `main` merges them by position).
@@ -128,12 +137,42 @@ impl PpArgs {
                     .collect()
             },
             include_dirs: self.include.clone(),
-            openmp: self.feature.iter().rev().find_map(|f| match f.as_str() {
-                "openmp" => Some(true),
-                "no-openmp" => Some(false),
-                _ => None,
-            }) == Some(true),
+            openmp: self.last_of(&["openmp"]).unwrap_or(false),
         }
+    }
+
+    /// Whether the last `-fX` or `-fno-X` of the names given was `-fX`
+    /// (`None`: neither was given).
+    fn last_of(&self, names: &[&str]) -> Option<bool> {
+        self.feature.iter().rev().find_map(|f| {
+            let (on, name) = match f.strip_prefix("no-") {
+                Some(name) => (false, name),
+                None => (true, f.as_str()),
+            };
+            names.contains(&name).then_some(on)
+        })
+    }
+
+    /// What the optimizer may do.
+    fn passes(&self) -> parc_opt::PassOptions {
+        let defaults = parc_opt::PassOptions::default();
+        parc_opt::PassOptions {
+            vectorize: (self.last_of(&["vectorize", "tree-vectorize"]))
+                .unwrap_or(defaults.vectorize),
+        }
+    }
+
+    /// gcc's `-fopt-info-vec` remarks asked for.
+    fn opt_info(&self) -> Vec<Style> {
+        let has = |f: &str| self.feature.iter().any(|g| g == f);
+        let mut styles = Vec::new();
+        if has("opt-info-vec") || has("opt-info-vec-optimized") || has("opt-info-vec-all") {
+            styles.push(Style::GccOptimized);
+        }
+        if has("opt-info-vec-missed") || has("opt-info-vec-all") {
+            styles.push(Style::GccMissed);
+        }
+        styles
     }
 }
 
@@ -184,6 +223,56 @@ struct GccArgs {
     /// Search DIR for `-l` libraries (`-LDIR`) when linking.
     #[arg(short = 'L', value_name = "DIR", action = ArgAction::Append)]
     lib_dirs: Vec<PathBuf>,
+    /// clang's optimization remarks, to stderr: `-Rpass=REGEX` for what
+    /// passes whose name REGEX matches did, `-Rpass-missed=REGEX` (and
+    /// `-Rpass-analysis=REGEX`) for what they did not do and why. parc's
+    /// one pass with remarks is the loop vectorizer, `loop-vectorize` as
+    /// clang names it (see `--explain-vec`); `parc check` ignores them.
+    #[arg(short = 'R', value_name = "pass=REGEX", value_parser = parse_remark_flag, action = ArgAction::Append)]
+    remarks: Vec<RemarkFlag>,
+}
+
+/// One `-Rpass...=REGEX`.
+#[derive(Clone, Debug)]
+struct RemarkFlag {
+    /// `pass-missed` or `pass-analysis`, not `pass`.
+    missed: bool,
+    passes: regex::Regex,
+}
+
+/// The name clang gives its loop vectorizer, which `-R` flags match.
+const VECTORIZER_NAME: &str = "loop-vectorize";
+
+/// `-Rpass=REGEX`, `-Rpass-missed=REGEX`, `-Rpass-analysis=REGEX`.
+fn parse_remark_flag(text: &str) -> Result<RemarkFlag, String> {
+    let (kind, pattern) = text.split_once('=').ok_or_else(|| {
+        format!(
+            "expected `-Rpass=REGEX`, `-Rpass-missed=REGEX` or `-Rpass-analysis=REGEX` \
+             (as in `-Rpass={VECTORIZER_NAME}`), found `-R{text}`"
+        )
+    })?;
+    let missed = match kind {
+        "pass" => false,
+        "pass-missed" | "pass-analysis" => true,
+        _ => {
+            return Err(format!(
+                "`-R{kind}`: parc knows `-Rpass=`, `-Rpass-missed=` and `-Rpass-analysis=` \
+                 (as in `-Rpass={VECTORIZER_NAME}`)"
+            ));
+        }
+    };
+    let passes = regex::Regex::new(pattern).map_err(|e| {
+        // The regex crate's message is several lines with the last the
+        // reason.
+        let e = e.to_string();
+        let why = e
+            .lines()
+            .last()
+            .unwrap_or_default()
+            .trim_start_matches("error: ");
+        format!("`-R{kind}={pattern}`: not a regular expression ({why})")
+    })?;
+    Ok(RemarkFlag { missed, passes })
 }
 
 /// The libraries every parc program is linked with (and the JIT has
@@ -302,11 +391,44 @@ struct OptArgs {
     /// Print the passes' statistics counters, to stderr.
     #[arg(long)]
     stats: bool,
+    /// Print what the loop vectorizer did to each loop, to stderr, as
+    /// `file:line:col: vectorized: ...` or `file:line:col: not
+    /// vectorized: why [reason]` lines in source order (clang:
+    /// `-Rpass=loop-vectorize -Rpass-missed=loop-vectorize`; gcc:
+    /// `-fopt-info-vec-all`).
+    #[arg(long)]
+    explain_vec: bool,
 }
 
 impl OptArgs {
     fn level(&self) -> OptLevel {
         self.gcc.level()
+    }
+
+    /// The remarks asked for (`--explain-vec`, `-R`, `-fopt-info-vec`),
+    /// each style once.
+    fn remark_styles(&self, pp: &PpArgs) -> Vec<Style> {
+        let mut styles = Vec::new();
+        if self.explain_vec {
+            styles.push(Style::Parc);
+        }
+        for r in &self.gcc.remarks {
+            if r.passes.is_match(VECTORIZER_NAME) {
+                styles.push(if r.missed {
+                    Style::ClangMissed
+                } else {
+                    Style::ClangPassed
+                });
+            }
+        }
+        styles.extend(pp.opt_info());
+        let mut unique = Vec::new();
+        for s in styles {
+            if !unique.contains(&s) {
+                unique.push(s);
+            }
+        }
+        unique
     }
 
     fn options(&self, color: bool, ad: &AdArgs) -> Options {
@@ -324,6 +446,7 @@ impl OptArgs {
             library: false,
             gpu: false,
             pp: parc_lang::pp::Options::default(),
+            passes: parc_opt::PassOptions::default(),
         }
     }
 }
@@ -788,7 +911,12 @@ fn check(file: &Path, library: bool, pp: &parc_lang::pp::Options, color: bool) -
     }
 }
 
-fn compile(files: &[PathBuf], options: &Options, ad: &AdArgs) -> Result<parc_ir::Module, ExitCode> {
+fn compile(
+    files: &[PathBuf],
+    options: &Options,
+    ad: &AdArgs,
+    remarks: &[Style],
+) -> Result<parc_ir::Module, ExitCode> {
     let file = &files[0];
     if files.len() > 1
         && let Some(other) = files.iter().find(|f| is_ir(f))
@@ -875,6 +1003,21 @@ fn compile(files: &[PathBuf], options: &Options, ad: &AdArgs) -> Result<parc_ir:
             None => eprintln!("{path}: no gradients to explain"),
         }
     }
+    if remarks.contains(&Style::Parc) {
+        if options.opt_level.number() < 2 {
+            eprintln!("{path}: the loop vectorizer runs at -O2 and -O3 only");
+        } else if !options.passes.vectorize {
+            eprintln!("{path}: the loop vectorizer is off (`-fno-vectorize`)");
+        }
+    }
+    if !remarks.is_empty() {
+        // Positions in IR refer to the ParC file it was made from.
+        let at = match &compiled.module.source_name {
+            Some(name) if is_ir(file) => name.clone(),
+            _ => path.clone(),
+        };
+        eprint!("{}", parc::render_remarks(&compiled, &at, remarks));
+    }
     Ok(compiled.module)
 }
 
@@ -894,9 +1037,11 @@ fn run(args: RunArgs) -> ExitCode {
         serial: args.tapir.serial,
         gpu,
         pp: args.pp.options(),
+        passes: args.pp.passes(),
         ..args.opt.options(args.diag.color(), &args.ad)
     };
-    let mut module = match compile(&args.files, &options, &args.ad) {
+    let remarks = args.opt.remark_styles(&args.pp);
+    let mut module = match compile(&args.files, &options, &args.ad, &remarks) {
         Ok(m) => m,
         Err(code) => return code,
     };
@@ -1016,9 +1161,11 @@ fn build(mut args: BuildArgs) -> ExitCode {
         library: args.emit != Emit::Exe,
         gpu: args.emit == Emit::Ptx || embeds_ptx,
         pp: args.pp.options(),
+        passes: args.pp.passes(),
         ..args.opt.options(args.diag.color(), &args.ad)
     };
-    let mut module = match compile(&args.files, &options, &args.ad) {
+    let remarks = args.opt.remark_styles(&args.pp);
+    let mut module = match compile(&args.files, &options, &args.ad, &remarks) {
         Ok(m) => m,
         Err(code) => return code,
     };

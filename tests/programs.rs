@@ -76,6 +76,12 @@
 //!   repeat `// repeat: N` times, as races show only now and then. While the
 //!   AD reports "reverse-mode differentiation is not implemented" (a probe
 //!   program tells), these tests are reported as ignored.
+//! - `tests/vec/NAME.pc`: loops for the vectorizer, run as the samples
+//!   are (every engine and level, and gcc); `vec-remarks::` tests: `parc
+//!   build --explain-vec` must print `NAME.remarks` on stderr, and where
+//!   `NAME.rpass` or `NAME.optinfo` exist, clang's `-Rpass=loop-vectorize
+//!   -Rpass-missed=loop-vectorize` and gcc's `-fopt-info-vec-all` must
+//!   print them (`vec-rpass::`, `vec-optinfo::`).
 //! - `tape::` tests: for each `tests/grad/NAME.pc` with a `NAME.tape`
 //!   beside it (blessing makes one for every program), `parc build
 //!   --explain-tape` must print exactly that file: the tape report.
@@ -401,6 +407,34 @@ fn check_tape(path: &Path) -> Result<(), Failed> {
         return Err(format!("exit status {}; stderr:\n{stderr}", status_of(&out)).into());
     }
     compare_file(&expected, &stderr, "the tape report")
+}
+
+/// The spellings of the vectorizer's remarks a `tests/vec/` program may
+/// have expected output for: the file's extension and parc's flags.
+const REMARK_SPELLINGS: [(&str, &[&str]); 3] = [
+    ("remarks", &["--explain-vec"]),
+    (
+        "rpass",
+        &["-Rpass=loop-vectorize", "-Rpass-missed=loop-vectorize"],
+    ),
+    ("optinfo", &["-fopt-info-vec-all"]),
+];
+
+/// `parc build --emit ir` of a `tests/vec/` program with a spelling's
+/// remark flags must print `NAME.EXT` on stderr: what the vectorizer did
+/// to each loop.
+fn check_remarks(path: &Path, ext: &str, flags: &[&str]) -> Result<(), Failed> {
+    let mut cmd = parc();
+    cmd.args(["build", "--emit", "ir", "-o", "-", "--color=never"])
+        .args(flags_of(path))
+        .args(flags)
+        .arg(path);
+    let (out, _) = run_with_timeout(cmd, Duration::from_secs(60))?;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    if status_of(&out) != 0 {
+        return Err(format!("exit status {}; stderr:\n{stderr}", status_of(&out)).into());
+    }
+    compare_file(&path.with_extension(ext), &stderr, "the remarks")
 }
 
 fn check_runtime(path: &Path) -> Result<(), Failed> {
@@ -1237,7 +1271,20 @@ fn main() {
     let args = Arguments::from_args();
     let gcc = gcc_available();
     let mut trials = Vec::new();
-    for path in programs("samples") {
+    for path in programs("tests/vec") {
+        for (ext, flags) in REMARK_SPELLINGS {
+            // Blessing makes `--explain-vec`'s file for every program.
+            if root().join(path.with_extension(ext)).exists() || (blessing() && ext == "remarks") {
+                let p = path.clone();
+                trials.push(Trial::test(
+                    format!("vec-{ext}::{}", name_of(&path)),
+                    move || check_remarks(&p, ext, flags),
+                ));
+            }
+        }
+    }
+    // `tests/vec/` programs run as samples do.
+    for path in programs("samples").into_iter().chain(programs("tests/vec")) {
         let p = path.clone();
         trials.push(Trial::test(
             format!("interp::{}", name_of(&path)),

@@ -18,6 +18,7 @@ pub mod analysis;
 pub mod copy;
 pub mod fold;
 pub mod passes;
+pub mod remarks;
 
 use parc_ir::{Module, OptLevel};
 use std::collections::BTreeMap;
@@ -28,6 +29,25 @@ use std::time::{Duration, Instant};
 pub struct PassContext {
     /// Named counters (`--stats`), e.g. `mem2reg.promoted`.
     pub stats: BTreeMap<String, u64>,
+    /// What the command line allows the passes.
+    pub options: PassOptions,
+    /// What passes did or did not do, by source position, for the user.
+    pub remarks: Vec<remarks::Remark>,
+}
+
+/// What the command line allows the passes: gcc's and clang's `-f` flags
+/// that change what the optimizer may do.
+#[derive(Clone, Debug)]
+pub struct PassOptions {
+    /// Run the loop vectorizer (`-fno-vectorize`, gcc's
+    /// `-fno-tree-vectorize`: off).
+    pub vectorize: bool,
+}
+
+impl Default for PassOptions {
+    fn default() -> PassOptions {
+        PassOptions { vectorize: true }
+    }
 }
 
 impl PassContext {

@@ -91,15 +91,21 @@
 //!
 //! Statistics: `vectorize.loops` (vectorized), `vectorize.checked`
 //! (vectorized with run-time overlap tests), and
-//! `vectorize.missed.REASON` for each innermost loop of a host function
-//! that was not, by the first reason found.
+//! `vectorize.missed.REASON` for each loop of a host function that was
+//! not, by the first reason found (`outer-loop` and `parallel-loop` for
+//! loops that are not candidates). Each loop also gets one
+//! [`Remark`] (its exit test's position; vectorized with its width, or
+//! the reason and [`explain`]'s words for it), which `--explain-vec`,
+//! `-Rpass=loop-vectorize` and `-fopt-info-vec` print. `-fno-vectorize`
+//! ([`PassOptions::vectorize`](crate::PassOptions)) turns the pass off.
 
 use crate::PassContext;
 use crate::analysis::tripcount::{counted_loop, step_of};
+use crate::remarks::{Outcome, Remark};
 use parc_ir::analysis::{FunctionAnalyses, Loop};
 use parc_ir::{
-    BinaryOp, Block, BlockCall, CastOp, FuncKind, Function, Inst, InstKind, IntCC, Module, Type,
-    UnaryOp, Value, ValueDef,
+    BinaryOp, Block, BlockCall, CastOp, FuncId, FuncKind, Function, Inst, InstKind, IntCC, Module,
+    SrcLoc, Type, UnaryOp, Value, ValueDef,
 };
 use std::collections::{BTreeMap, HashMap, HashSet};
 
@@ -111,15 +117,34 @@ pub const MAX_BODY_INSTS: usize = 80;
 const MAX_WRAP_STRIDE: i64 = 1 << 16;
 
 pub fn run(module: &mut Module, ctx: &mut PassContext) -> bool {
+    if !ctx.options.vectorize {
+        return false;
+    }
+    let names: HashMap<FuncId, String> = module
+        .funcs
+        .iter()
+        .map(|(id, f)| (id, f.name.clone()))
+        .collect();
     let mut report = Report::default();
-    let changed = crate::for_each_function(module, |f| {
-        f.kind == FuncKind::Host && run_function(f, &mut report) > 0
-    });
+    let mut changed = false;
+    for func in module.funcs.values_mut() {
+        if func.is_declaration() || func.kind != FuncKind::Host {
+            continue;
+        }
+        let before = report.loops.len();
+        changed |= run_function(func, &mut report) > 0;
+        for l in &mut report.loops[before..] {
+            let source = l.loc.func.and_then(|f| names.get(&f));
+            l.function = source.unwrap_or(&func.name).clone();
+            l.holder = func.name.clone();
+        }
+    }
     ctx.count("vectorize.loops", report.vectorized);
     ctx.count("vectorize.checked", report.checked);
-    for (reason, n) in report.missed {
-        ctx.count(&format!("vectorize.missed.{reason}"), n);
+    for (reason, n) in &report.missed {
+        ctx.count(&format!("vectorize.missed.{reason}"), *n);
     }
+    ctx.remarks.extend(report.loops);
     changed
 }
 
@@ -129,8 +154,26 @@ pub struct Report {
     pub vectorized: u64,
     /// Of those, how many got run-time overlap tests.
     pub checked: u64,
-    /// Innermost loops left alone, by reason.
+    /// Loops left alone, by reason.
     pub missed: BTreeMap<&'static str, u64>,
+    /// One remark per loop (`function` and `holder` left empty, for the
+    /// caller, who knows the module, to fill).
+    pub loops: Vec<Remark>,
+}
+
+impl Report {
+    fn missed(&mut self, loc: SrcLoc, reason: &'static str) {
+        *self.missed.entry(reason).or_default() += 1;
+        self.loops.push(Remark {
+            loc,
+            function: String::new(),
+            holder: String::new(),
+            outcome: Outcome::Missed {
+                reason,
+                why: explain(reason),
+            },
+        });
+    }
 }
 
 /// Vectorizes the loops of `func` it can; returns how many.
@@ -143,26 +186,157 @@ pub fn run_function(func: &mut Function, report: &mut Report) -> u64 {
         let mut found = None;
         for lp in an.loops.loops() {
             let header = an.loops.data(lp).header;
-            if done.contains(&header) || !an.loops.is_innermost(lp) {
+            if done.contains(&header) {
                 continue;
             }
             done.insert(header);
+            let loc = loop_loc(func, &an, lp);
+            if is_parallel(func, &an, lp) {
+                report.missed(loc, "parallel-loop");
+                continue;
+            }
+            if !an.loops.is_innermost(lp) {
+                report.missed(loc, "outer-loop");
+                continue;
+            }
             match plan(func, &an, lp) {
                 Ok(p) => {
-                    found = Some(p);
+                    found = Some((p, loc));
                     break;
                 }
-                Err(reason) => *report.missed.entry(reason).or_default() += 1,
+                Err(reason) => report.missed(loc, reason),
             }
         }
-        let Some(p) = found else { break };
+        let Some((p, loc)) = found else { break };
         let vheader = rewrite(func, &p);
         done.insert(vheader);
+        let checked = !p.checks.is_empty() || !p.wraps.is_empty();
         report.vectorized += 1;
-        report.checked += u64::from(!p.checks.is_empty() || !p.wraps.is_empty());
+        report.checked += u64::from(checked);
+        report.loops.push(Remark {
+            loc,
+            function: String::new(),
+            holder: String::new(),
+            outcome: Outcome::Vectorized {
+                vector: p.vector,
+                lanes: p.lanes,
+                checked,
+            },
+        });
         count += 1;
     }
     count
+}
+
+/// Whether the loop is a `parallel_for`'s: it spawns its iterations
+/// (loops inside a task's body are serial loops of their own).
+fn is_parallel(func: &Function, an: &FunctionAnalyses, lp: Loop) -> bool {
+    an.loops.data(lp).blocks.iter().any(|&b| {
+        func.terminator(b)
+            .is_some_and(|t| matches!(func.inst(t), InstKind::Detach { .. }))
+    })
+}
+
+/// Where a loop is in the source: its exit test's position, else the
+/// first known position in its header, else in its other blocks.
+fn loop_loc(func: &Function, an: &FunctionAnalyses, lp: Loop) -> SrcLoc {
+    let ld = an.loops.data(lp);
+    let header = ld.header;
+    let test = func.terminator(header).and_then(|br| match func.inst(br) {
+        InstKind::Brif { cond, .. } => match func.value_def(*cond) {
+            ValueDef::Result(i) => Some(i),
+            ValueDef::Param(..) => None,
+        },
+        _ => None,
+    });
+    let blocks = std::iter::once(header).chain(ld.blocks.iter().copied().filter(|&b| b != header));
+    test.into_iter()
+        .chain(blocks.flat_map(|b| func.block_insts(b).iter().copied()))
+        .map(|i| func.locs[i])
+        .find(|l| l.is_known())
+        .unwrap_or_default()
+}
+
+/// What a `vectorize.missed.REASON` means, in words for the user.
+pub fn explain(reason: &str) -> &'static str {
+    match reason {
+        "outer-loop" => "not an innermost loop (loops inside it are considered instead)",
+        "parallel-loop" => {
+            "the loop of a `parallel_for`, whose iterations run as tasks (serial loops \
+             inside its body are considered on their own)"
+        }
+        "control-flow" => {
+            "its body branches (an `if`, `break`, `continue` or `&&`/`||` inside it); \
+             only loops whose body is one straight block are vectorized"
+        }
+        "no-preheader" => "the loop is entered from more than one place",
+        "not-counted" => {
+            "its trip count is not known when it starts (the test must be `i < n` or \
+             `i <= n` on a counter with a constant positive step that cannot wrap)"
+        }
+        "header-computes" => "its exit test's block computes values used elsewhere",
+        "too-large" => "its body has more instructions than the vectorizer copies (80)",
+        "element-type" => {
+            "it computes on a type with no 128-bit vector form here (only double, float, \
+             64-bit and 32-bit integer lanes are)"
+        }
+        "mixed-widths" => {
+            "it mixes element sizes (say float and double, or int and long), and a \
+             vectorized loop has one number of lanes"
+        }
+        "invariant-load" => {
+            "it loads from the same address in every iteration, which a store in the loop \
+             may change"
+        }
+        "invariant-store" => "it stores to the same address in every iteration",
+        "stride" => {
+            "an access is not to consecutive elements (as `a[2*i]` or `a[i*n]`): \
+             strided accesses are not vectorized"
+        }
+        "stores-index" => {
+            "it stores a value computed from the counter (as `a[i] = i`): vectors of \
+             indices are not made"
+        }
+        "operation" => {
+            "an operation has no lane-wise vector form here (integer division, shifts, \
+             comparisons, conversions, selects)"
+        }
+        "index-arithmetic" => {
+            "it computes with the counter other than by adding it or multiplying it by \
+             a constant (as `i % 3`, `i / 2` or `i * n`)"
+        }
+        "gather" => {
+            "an address depends on a loaded value (as `a[idx[i]]`): gathers are not \
+             vectorized"
+        }
+        "index-cast" => {
+            "an index is converted in a way that may wrap (a narrower counter or an \
+             unsigned/signed mix)"
+        }
+        "call" => "it calls a function or a math routine",
+        "used-after" => {
+            "a value computed in the loop (other than a counter or a reduction) is used \
+             after it"
+        }
+        "no-memory" => "it reads and writes no array element",
+        "short-trip-count" => "its trip count is below the vector width",
+        "dependence" => {
+            "a store and another access to the same array are less than one vector apart \
+             (as `a[i+1] = a[i]`): a dependence between iterations"
+        }
+        "check-address" => {
+            "the run-time overlap test would need an address the loop computes from memory"
+        }
+        "reduction" => {
+            "a value carried from one iteration to the next is neither a counter nor a \
+             reduction the vectorizer knows (integer + * & | ^)"
+        }
+        "float-reduction" => {
+            "a floating-point sum or product would be reassociated, which changes its \
+             rounding"
+        }
+        _ => "the vectorizer cannot handle its shape",
+    }
 }
 
 /// How a value of the loop varies from iteration to iteration.
@@ -219,6 +393,8 @@ struct Plan {
     inits: Vec<Value>,
     cmp: Inst,
     lanes: u32,
+    /// A vector type of `lanes` lanes the loop uses (for remarks).
+    vector: Type,
     shapes: HashMap<Value, Shape>,
     checks: Vec<Check>,
     /// Sign-extended 32-bit indices and their steps, each tested before
@@ -346,13 +522,15 @@ fn plan(func: &Function, an: &FunctionAnalyses, lp: Loop) -> Result<Plan, &'stat
             Shape::Uniform
         }
     };
-    let mut lanes: Option<u32> = None;
+    // The number of lanes, and the first vector type that has it.
+    let mut lanes: Option<(u32, Type)> = None;
     let mut want_lanes = |ty: Type| -> Result<(), &'static str> {
         let v = Type::vector_of(ty).ok_or("element-type")?;
         match lanes {
-            Some(l) if l != v.lanes() => Err("mixed-widths"),
-            _ => {
-                lanes = Some(v.lanes());
+            Some((l, _)) if l != v.lanes() => Err("mixed-widths"),
+            Some(_) => Ok(()),
+            None => {
+                lanes = Some((v.lanes(), v));
                 Ok(())
             }
         }
@@ -460,6 +638,9 @@ fn plan(func: &Function, an: &FunctionAnalyses, lp: Loop) -> Result<Plan, &'stat
                         }
                         Shape::Affine(s)
                     }
+                    // Lane-wise conversions are not made (an `int` loaded
+                    // as an index: a gather).
+                    (_, Shape::Varying) => return Err("operation"),
                     _ => return Err("index-cast"),
                 }
             }
@@ -503,7 +684,7 @@ fn plan(func: &Function, an: &FunctionAnalyses, lp: Loop) -> Result<Plan, &'stat
     if !varying_memory {
         return Err("no-memory");
     }
-    let lanes = lanes.ok_or("no-memory")?;
+    let (lanes, vector) = lanes.ok_or("no-memory")?;
     if let Some(n) = cl.constant(func)
         && n < u64::from(lanes)
     {
@@ -577,6 +758,7 @@ fn plan(func: &Function, an: &FunctionAnalyses, lp: Loop) -> Result<Plan, &'stat
         inits: entry.args.clone(),
         cmp: *cmp,
         lanes,
+        vector,
         shapes,
         checks,
         wraps,

@@ -1,0 +1,105 @@
+//! Optimization remarks: what a pass did or did not do to a piece of the
+//! program, by source position, for the user (`--explain-vec`, clang's
+//! `-Rpass=loop-vectorize` and `-Rpass-missed=loop-vectorize`, gcc's
+//! `-fopt-info-vec`). Passes push them onto [`PassContext::remarks`]
+//! (crate::PassContext::remarks); the driver sorts them, finds each one's
+//! file and prints them in the spelling asked for ([`Remark::render`]).
+
+use parc_ir::{SrcLoc, Type};
+
+/// One remark about one loop.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Remark {
+    /// Where the loop is: its exit test's position (`line == 0`: unknown,
+    /// as in code the AD made without a position).
+    pub loc: SrcLoc,
+    /// The function the position is in, as the programmer wrote it (the
+    /// callee for a loop inlined elsewhere), for finding its file.
+    pub function: String,
+    /// The function that now holds the loop (a gradient's name for its
+    /// reverse loops), said when the position is unknown.
+    pub holder: String,
+    pub outcome: Outcome,
+}
+
+/// What the vectorizer did to a loop.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Outcome {
+    /// Runs `lanes` iterations at once in vectors of `vector`; `checked`:
+    /// behind run-time tests (overlap of arrays, wrapping of indices).
+    Vectorized {
+        vector: Type,
+        lanes: u32,
+        checked: bool,
+    },
+    /// Left as it is, for the reason named (`vectorize.missed.REASON` in
+    /// `--stats`), explained in words.
+    Missed {
+        reason: &'static str,
+        why: &'static str,
+    },
+}
+
+/// How remarks are spelt.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Style {
+    /// `--explain-vec`: every loop, vectorized or why not.
+    Parc,
+    /// clang's `-Rpass=loop-vectorize`: vectorized loops.
+    ClangPassed,
+    /// clang's `-Rpass-missed=loop-vectorize` (and `-Rpass-analysis`):
+    /// loops not vectorized, with the reason.
+    ClangMissed,
+    /// gcc's `-fopt-info-vec` (`-optimized`): vectorized loops.
+    GccOptimized,
+    /// gcc's `-fopt-info-vec-missed`: loops not vectorized.
+    GccMissed,
+}
+
+impl Remark {
+    /// The remark as a line in `style` (`None` when the style does not
+    /// report this outcome), with `path` the file of [`Remark::function`].
+    pub fn render(&self, path: &str, style: Style) -> Option<String> {
+        let at = if self.loc.is_known() {
+            format!("{path}:{}:{}: ", self.loc.line, self.loc.col)
+        } else {
+            format!("{path}: in `{}`: ", self.holder)
+        };
+        let text = match (&self.outcome, style) {
+            (
+                Outcome::Vectorized {
+                    vector,
+                    lanes,
+                    checked,
+                },
+                Style::Parc,
+            ) => format!(
+                "vectorized: {lanes} iterations at once ({vector}){}",
+                if *checked {
+                    ", behind run-time tests (else the scalar loop runs)"
+                } else {
+                    ""
+                }
+            ),
+            (Outcome::Vectorized { lanes, .. }, Style::ClangPassed) => format!(
+                "remark: vectorized loop (vectorization width: {lanes}, interleaved count: 1) \
+                 [-Rpass=loop-vectorize]"
+            ),
+            (Outcome::Vectorized { vector, .. }, Style::GccOptimized) => format!(
+                "optimized: loop vectorized using {} byte vectors",
+                vector.bytes()
+            ),
+            (Outcome::Missed { reason, why }, Style::Parc) => {
+                format!("not vectorized: {why} [{reason}]")
+            }
+            (Outcome::Missed { why, .. }, Style::ClangMissed) => {
+                format!("remark: loop not vectorized: {why} [-Rpass-missed=loop-vectorize]")
+            }
+            (Outcome::Missed { why, .. }, Style::GccMissed) => {
+                format!("missed: couldn't vectorize loop: {why}")
+            }
+            _ => return None,
+        };
+        Some(format!("{at}{text}\n"))
+    }
+}
