@@ -1065,6 +1065,7 @@ fn run(args: RunArgs) -> ExitCode {
     }
     let config = parc_ir::interp::Config {
         args: argv,
+        ad_stats: std::env::var_os("PARC_AD_STATS").is_some_and(|v| !v.is_empty() && v != "0"),
         ..parc_ir::interp::Config::default()
     };
     // Line buffering (what a locked stdout does) costs a system call per

@@ -85,6 +85,10 @@
 //! - `tape::` tests: for each `tests/grad/NAME.pc` with a `NAME.tape`
 //!   beside it (blessing makes one for every program), `parc build
 //!   --explain-tape` must print exactly that file: the tape report.
+//! - `tape-stats::` tests: for each `tests/grad/NAME.pc` with a `//
+//!   tape-peak:` line, the tape bytes `PARC_AD_STATS=1` prints at run
+//!   time must be what `--stats` predicts, in the interpreter, the JIT and
+//!   executables at every level (see `tape_stats/mod.rs`).
 //! - `grad-lib::` tests: a sample built with `--grad F --emit lib`, whose
 //!   exported `grad_F` a C driver calls and compares with finite
 //!   differences of `F` from the same library; `grad-lib-serial::`, the
@@ -102,6 +106,7 @@
 
 mod corpus;
 mod ports;
+mod tape_stats;
 
 use corpus::{files, programs, root};
 use libtest_mimic::{Arguments, Completion, Failed, Trial};
@@ -1341,6 +1346,15 @@ fn main() {
             trials.push(Trial::test(
                 format!("ir-jit-{workers}::{}", name_of(&path)),
                 move || check_sample_native(&p, Native::Jit(workers)),
+            ));
+        }
+    }
+    for path in programs("tests/grad") {
+        if let Some(values) = tape_stats::values(&path) {
+            let p = path.clone();
+            trials.push(Trial::test(
+                format!("tape-stats::{}", name_of(&path)),
+                move || tape_stats::check(&p, &values?),
             ));
         }
     }

@@ -416,6 +416,12 @@ struct RevLoop {
     mine_inst: Inst,
     mine: Value,
     slots_rev: Option<Inst>,
+    /// Placeholders of the tape notes (`note_loop_tapes`), patched by
+    /// `size_fixed_tapes`: 1 where the task is flat (its buffer holds its
+    /// records), and the slots per iteration where the buffer's size is
+    /// that (a task without loops).
+    note_flat: Vec<Inst>,
+    note_slots: Vec<Inst>,
     reductions: Vec<Reduction>,
     arrays: Vec<ArrayReduction>,
     /// The regions of the loop's banded updates (plain adds): they set
@@ -689,6 +695,18 @@ impl<'a> Gen<'a> {
     /// An intrinsic with no result (`memset`, `free`, a barrier, ...).
     fn effect(&mut self, op: Intrinsic, args: Vec<Value>) {
         self.emit(InstKind::Intrinsic { op, args }, None);
+    }
+
+    /// Notes `count · per` bytes recorded and `allocated` bytes of tape
+    /// heap (see `crate::tape::note`).
+    fn note_tape(&mut self, count: Value, per: i64, allocated: Option<Value>) {
+        let k = self.iconst(Type::I64, per);
+        let recorded = self.binop(BinaryOp::Imul, count, k);
+        let allocated = match allocated {
+            Some(a) => a,
+            None => self.iconst(Type::I64, 0),
+        };
+        self.effect(Intrinsic::AdTapeNote, vec![recorded, allocated]);
     }
 
     fn iconst(&mut self, ty: Type, v: i64) -> Value {

@@ -101,6 +101,7 @@ fn build_push(name: &str) -> parc_ir::Function {
     tape_helper(name, Some(Type::Ptr), |b, tape, n| {
         let (len, need) = ensure_room(b, tape, n);
         let slot = take(b, tape, len, need);
+        note_slots(b, n, 8);
         b.ret(Some(slot));
     })
 }
@@ -151,6 +152,10 @@ fn ensure_room(
         .expect("realloc has a result");
     b.store(new, data_p);
     b.store(newcap, cap_p);
+    let grown = b.binary(BinaryOp::Isub, newcap, cap);
+    let grown = b.binary(BinaryOp::Imul, grown, eight);
+    let zero = b.iconst(Type::I64, 0);
+    note(b, zero, grown);
     b.jump(done, vec![]);
     b.switch_to(done);
     (len, need)
@@ -179,6 +184,7 @@ fn build_pop(name: &str) -> parc_ir::Function {
         let len = b.load(Type::I64, len_p);
         let new_len = b.binary(BinaryOp::Isub, len, n);
         let slot = take(b, tape, new_len, new_len);
+        note_slots(b, n, -8);
         b.ret(Some(slot));
     })
 }
@@ -197,15 +203,42 @@ fn build_free(name: &str) -> parc_ir::Function {
     let data_p = field(&mut b, tape, DATA);
     let data = b.load(Type::Ptr, data_p);
     b.intrinsic(Intrinsic::Free, None, vec![data]);
+    // What is still recorded (normally nothing: every frame was popped)
+    // and the capacity go.
+    let len_p = field(&mut b, tape, LEN);
+    let len = b.load(Type::I64, len_p);
+    let cap_p = field(&mut b, tape, CAP);
+    let cap = b.load(Type::I64, cap_p);
+    let minus8 = b.iconst(Type::I64, -8);
+    let recorded = b.binary(BinaryOp::Imul, len, minus8);
+    let allocated = b.binary(BinaryOp::Imul, cap, minus8);
+    note(&mut b, recorded, allocated);
     let zero = b.iconst(Type::I64, 0);
     let null = b.null();
     b.store(null, data_p);
-    let len_p = field(&mut b, tape, LEN);
     b.store(zero, len_p);
-    let cap_p = field(&mut b, tape, CAP);
     b.store(zero, cap_p);
     b.ret(None);
     f
+}
+
+/// `ad_tape_note(recorded, allocated)` (see `parc_ir::Intrinsic::AdTapeNote`):
+/// what `PARC_AD_STATS` counts. Every change of tape memory the generated
+/// code makes is noted where it is made: here for tapes that grow, and
+/// where the reverse allocates a parallel loop's tape headers or record
+/// buffer (`reverse/ploops.rs`) or moves an indexed loop's length
+/// (`reverse/frames.rs`), so that the run-time peak of `recorded` is what
+/// `tape_report.rs` predicts.
+pub(crate) fn note(b: &mut FuncBuilder, recorded: parc_ir::Value, allocated: parc_ir::Value) {
+    b.intrinsic(Intrinsic::AdTapeNote, None, vec![recorded, allocated]);
+}
+
+/// Notes `n` slots recorded (`per_slot` 8) or released (-8).
+fn note_slots(b: &mut FuncBuilder, n: parc_ir::Value, per_slot: i64) {
+    let k = b.iconst(Type::I64, per_slot);
+    let recorded = b.binary(BinaryOp::Imul, n, k);
+    let zero = b.iconst(Type::I64, 0);
+    note(b, recorded, zero);
 }
 
 /// Helpers for the reverse of `memcpy`: `acc(dsrc, ddst, bytes)` adds the

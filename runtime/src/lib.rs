@@ -35,6 +35,7 @@
 //! | `parc_rt_flush` | `()` | flushes the program's stdout |
 //! | `parc_rt_exit` | `(i32 status) -> !` | C `exit`: flushes and ends the process |
 //! | `parc_rt_wtime` | `() -> f64` | monotonic seconds |
+//! | `parc_rt_ad_tape_note` | `(i64 recorded, i64 allocated)` | a gradient's tape grew or shrank by these bytes (counted only with `PARC_AD_STATS`, see [`adstats`]) |
 //! | `parc_rt_malloc` | `(i64 bytes) -> ptr` | `malloc` that faults ("out of memory") instead of returning null |
 //! | `parc_rt_calloc` | `(i64 count, i64 size) -> ptr` | `calloc`, likewise |
 //! | `parc_rt_realloc` | `(ptr p, i64 bytes) -> ptr` | `realloc` (null: `malloc`), likewise |
@@ -89,8 +90,10 @@
 //! threads and work stealing), [`task`] (spawned tasks' memory and
 //! completion), [`parfor`], [`gpu`], [`printf`], [`output`] (stdout
 //! buffer, exit), [`clib`] (allocation, clock), [`atomics`], [`fault`],
-//! [`signals`] (crashes of generated code as run-time errors).
+//! [`signals`] (crashes of generated code as run-time errors), [`adstats`]
+//! (`PARC_AD_STATS`: gradient tape bytes).
 
+pub mod adstats;
 pub mod atomics;
 pub mod clib;
 pub mod cuda;
@@ -135,6 +138,7 @@ pub fn symbols() -> Vec<(&'static str, *const u8)> {
         output::parc_rt_flush,
         output::parc_rt_exit,
         clib::parc_rt_wtime,
+        adstats::parc_rt_ad_tape_note,
         clib::parc_rt_malloc,
         clib::parc_rt_calloc,
         clib::parc_rt_realloc,

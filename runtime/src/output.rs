@@ -91,6 +91,7 @@ pub extern "C" fn parc_rt_flush() {
 #[unsafe(no_mangle)]
 pub extern "C" fn parc_rt_exit(status: i32) -> ! {
     parc_rt_flush();
+    crate::adstats::print();
     // SAFETY: `_exit` never returns and takes no pointers.
     unsafe { libc::_exit(status) }
 }

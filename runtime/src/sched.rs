@@ -451,6 +451,7 @@ pub unsafe extern "C" fn parc_rt_main(main_fn: MainFn, argc: i32, argv: *mut *mu
         in_pool(move || on_big_stack(MAIN_STACK, move || main_fn(argc, argv.get())))
     });
     crate::output::flush();
+    crate::adstats::print();
     status
 }
 

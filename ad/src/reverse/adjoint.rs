@@ -241,6 +241,7 @@ impl Gen<'_> {
                     },
                     None,
                 );
+                self.note_tape(used, -8, None);
                 let dp = self.offset(tape, crate::tape::DATA);
                 let data = self.ev(InstKind::Load(dp), Type::Ptr);
                 let ix = self.indexed[i].as_mut().expect("checked above");
@@ -291,6 +292,9 @@ impl Gen<'_> {
                 None,
             );
             self.effect(Intrinsic::Free, vec![tape]);
+            let zero = self.iconst(Type::I64, 0);
+            let header = self.iconst(Type::I64, -i64::from(HEADER_BYTES));
+            self.note_tape(zero, 0, Some(header));
             let (rsr, next) = (self.rs[i].rsr, self.rs[i].next);
             self.emit(
                 InstKind::Reattach {

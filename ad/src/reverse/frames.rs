@@ -146,6 +146,13 @@ impl Gen<'_> {
                 let per_iteration = self.frame_slots(|b| self.plan.counted[j].blocks.contains(&b));
                 *self.g.inst_mut(sj) = InstKind::Iconst(per_iteration);
             }
+            let flat = self.is_flat(i) && fixed > 0;
+            for si in self.rl[i].note_slots.clone() {
+                *self.g.inst_mut(si) = InstKind::Iconst(fixed);
+            }
+            for fi in self.rl[i].note_flat.clone() {
+                *self.g.inst_mut(fi) = InstKind::Iconst(i64::from(flat));
+            }
             // (A counted loop reads its tape's header even when it records
             // nothing, so a task with one keeps the header array.)
             if self.is_flat(i) && fixed > 0 {
@@ -400,6 +407,7 @@ impl Gen<'_> {
                     },
                     None,
                 );
+                g.note_tape(used, 8, None);
             });
             if let Some(pos) = self.frame_pos.get_mut(&exit) {
                 *pos += code.len();

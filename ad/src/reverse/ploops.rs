@@ -585,6 +585,73 @@ impl Gen<'_> {
             self.rl[i].fixed_slots = Some(si);
             self.rl[i].data_fwd = Some(data);
         }
+        self.note_loop_tapes(i, tapes, trip, true);
+    }
+
+    /// Notes parallel loop `i`'s tape memory, given its tape array
+    /// `tapes` and trip count: allocated in the forward (`forward`), freed
+    /// in the reverse. The headers (`24 · trip`, unless the array went:
+    /// null) are records and heap; the buffer of a sized task (`8 · trip
+    /// · slots`) is heap, and records too when the task is flat (pushes
+    /// onto its iterations' tapes note them otherwise). For a task
+    /// without loops, slots and flatness are known only once every frame
+    /// is: placeholders (`note_slots`, `note_flat`); a task with counted
+    /// loops has its slots in the forward, and the reverse reads them
+    /// back from the capacity of the first iteration's tape.
+    fn note_loop_tapes(&mut self, i: usize, tapes: Value, trip: Value, forward: bool) {
+        let sign = if forward { 1 } else { -1 };
+        let null = self.iconst(Type::Ptr, 0);
+        let some = self.ev(InstKind::Icmp(IntCC::Ne, tapes, null), Type::I1);
+        let h = self.iconst(Type::I64, sign * i64::from(HEADER_BYTES));
+        let hb = self.binop(BinaryOp::Imul, trip, h);
+        let zero = self.iconst(Type::I64, 0);
+        let headers = self.ev(InstKind::Select(some, hb, zero), Type::I64);
+        let (recorded, allocated) = if self.rl[i].fixed_slots.is_some() {
+            let (slots, flat) = if self.rl[i].loop_slots.is_empty() {
+                let (slots, si) = self.slots_placeholder();
+                let (flat, fi) = self.slots_placeholder();
+                self.rl[i].note_slots.push(si);
+                self.rl[i].note_flat.push(fi);
+                (slots, flat)
+            } else {
+                let slots = match self.rl[i].slots_fwd.filter(|_| forward) {
+                    Some(s) => s,
+                    None => self.first_tape_capacity(tapes, trip),
+                };
+                (slots, zero)
+            };
+            let b = self.iconst(Type::I64, sign * 8);
+            let per = self.binop(BinaryOp::Imul, slots, b);
+            let buffer = self.binop(BinaryOp::Imul, trip, per);
+            let records = self.binop(BinaryOp::Imul, buffer, flat);
+            (
+                self.binop(BinaryOp::Iadd, headers, records),
+                self.binop(BinaryOp::Iadd, headers, buffer),
+            )
+        } else {
+            (headers, headers)
+        };
+        self.effect(Intrinsic::AdTapeNote, vec![recorded, allocated]);
+    }
+
+    /// In the reverse: the capacity of the first iteration's tape (a sized
+    /// task's slots per iteration), 0 if the loop ran no iteration.
+    fn first_tape_capacity(&mut self, tapes: Value, trip: Value) -> Value {
+        let zero = self.iconst(Type::I64, 0);
+        let ran = self.ev(InstKind::Icmp(IntCC::Sgt, trip, zero), Type::I1);
+        let read = self.new_block(false);
+        let skip = self.new_block(false);
+        let join = self.new_block(false);
+        let cap = self.g.append_block_param(join, Type::I64);
+        self.brif(ran, read, skip);
+        self.cur = skip;
+        self.emit(InstKind::Jump(BlockCall::new(join, vec![zero])), None);
+        self.cur = read;
+        let p = self.offset(tapes, crate::tape::CAP);
+        let c = self.ev(InstKind::Load(p), Type::I64);
+        self.emit(InstKind::Jump(BlockCall::new(join, vec![c])), None);
+        self.cur = join;
+        cap
     }
 
     /// At the start of the forward copy of the task: this iteration's tape.
@@ -735,6 +802,8 @@ impl Gen<'_> {
             loop_slots: Vec::new(),
             slots_fwd: None,
             fixed_setup: Vec::new(),
+            note_flat: Vec::new(),
+            note_slots: Vec::new(),
             data_fwd: None,
             data_rev: None,
             flat: false,
@@ -934,6 +1003,7 @@ impl Gen<'_> {
                 }
             }
         }
+        self.note_loop_tapes(i, tapes, trip, false);
         self.effect(Intrinsic::Free, vec![tapes]);
         if let Some(data) = self.rl[i].data_rev {
             self.effect(Intrinsic::Free, vec![data]);

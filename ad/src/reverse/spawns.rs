@@ -76,6 +76,11 @@ impl Gen<'_> {
             },
             Type::Ptr,
         );
+        // The header is heap of the tape, not a record (`--explain-tape`
+        // does not count it).
+        let zero = self.iconst(Type::I64, 0);
+        let header = self.iconst(Type::I64, i64::from(HEADER_BYTES));
+        self.note_tape(zero, 0, Some(header));
         let slot = self.rs[i].slot.expect("slots are made at the entry");
         let at = if self.plan.spawns[i].multi {
             let one = self.iconst(Type::I64, 1);
@@ -109,6 +114,15 @@ impl Gen<'_> {
             let len = self.offset(slot, crate::tape::LEN);
             let len = self.ev(InstKind::Load(len), Type::I64);
             self.rs[i].taken_len_fwd = Some(len);
+            // The list of the tasks' tapes leaves the tape counters here
+            // (`PARC_AD_STATS`): it is the AD's bookkeeping, not a record
+            // `--explain-tape` counts, and the reverse frees it as plain
+            // memory.
+            let cap = self.offset(slot, crate::tape::CAP);
+            let cap = self.ev(InstKind::Load(cap), Type::I64);
+            let m8 = self.iconst(Type::I64, -8);
+            let heap = self.binop(BinaryOp::Imul, cap, m8);
+            self.note_tape(len, -8, Some(heap));
         }
         self.clear_slot(i, slot);
         self.rs[i].taken_fwd = Some(taken);

@@ -36,6 +36,7 @@ pub(crate) const RT_PRINTF: ExternFn = ext("parc_rt_printf", &[Ptr, Ptr, Ptr, I3
 pub(crate) const RT_FLUSH: ExternFn = ext("parc_rt_flush", &[], None);
 pub(crate) const RT_EXIT: ExternFn = ext("parc_rt_exit", &[I32], None);
 pub(crate) const RT_WTIME: ExternFn = ext("parc_rt_wtime", &[], Some(F64));
+pub(crate) const RT_AD_TAPE_NOTE: ExternFn = ext("parc_rt_ad_tape_note", &[I64, I64], None);
 pub(crate) const RT_MALLOC: ExternFn = ext("parc_rt_malloc", &[I64], Some(Ptr));
 pub(crate) const RT_CALLOC: ExternFn = ext("parc_rt_calloc", &[I64, I64], Some(Ptr));
 pub(crate) const RT_REALLOC: ExternFn = ext("parc_rt_realloc", &[Ptr, I64], Some(Ptr));

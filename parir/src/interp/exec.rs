@@ -625,6 +625,11 @@ impl<'a> Interp<'a> {
                 clib::call(&mut self.mem, &mut self.clib, f, &xs)?
             }
             Wtime => Some(wtime().to_bits()),
+            AdTapeNote => {
+                let (recorded, allocated) = (arg(0)? as i64, arg(1)? as i64);
+                self.tape.get_or_insert_default().note(recorded, allocated);
+                None
+            }
             // The interpreter runs the serial projection: one worker.
             WorkerId => Some(0),
             NumWorkers => Some(1),

@@ -89,6 +89,9 @@ pub struct Config {
     pub max_call_depth: usize,
     /// Most bytes live at once, all objects together.
     pub max_memory: u64,
+    /// Print the gradient tape's peak bytes on stderr when `main` ends
+    /// (`PARC_AD_STATS`; see [`TapeStats`]).
+    pub ad_stats: bool,
 }
 
 impl Default for Config {
@@ -98,6 +101,7 @@ impl Default for Config {
             max_steps: None,
             max_call_depth: 1_000_000,
             max_memory: 4 << 30,
+            ad_stats: false,
         }
     }
 }
@@ -261,10 +265,48 @@ pub fn run_main(module: &Module, config: &Config, out: &mut dyn Write) -> Result
             ));
         }
     };
-    match interp.call(main, &args)? {
-        Completion::Returned(Some(Val::I(v))) => Ok(v as i32),
-        Completion::Returned(_) => Ok(0),
-        Completion::Exited(code) => Ok(code),
+    let status = match interp.call(main, &args)? {
+        Completion::Returned(Some(Val::I(v))) => v as i32,
+        Completion::Returned(_) => 0,
+        Completion::Exited(code) => code,
+    };
+    if let Some(stats) = interp.tape_stats().filter(|_| config.ad_stats) {
+        eprintln!("{}", stats.line());
+    }
+    Ok(status)
+}
+
+/// The bytes of gradient tapes over a run, from the `ad_tape_note`s the
+/// AD emits where tape memory changes: records (8-byte slots and the
+/// per-iteration tape headers of parallel loops, what `--explain-tape`
+/// counts) and heap (capacity included). The native runtime keeps the
+/// same counters (`parc-runtime`'s `adstats.rs`) and prints the same line.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TapeStats {
+    pub live_recorded: i64,
+    pub peak_recorded: i64,
+    pub live_allocated: i64,
+    pub peak_allocated: i64,
+    /// Every byte recorded over the run (the sum of the growths).
+    pub total_recorded: i64,
+}
+
+impl TapeStats {
+    fn note(&mut self, recorded: i64, allocated: i64) {
+        self.live_recorded += recorded;
+        self.peak_recorded = self.peak_recorded.max(self.live_recorded);
+        self.total_recorded += recorded.max(0);
+        self.live_allocated += allocated;
+        self.peak_allocated = self.peak_allocated.max(self.live_allocated);
+    }
+
+    /// The line `PARC_AD_STATS` prints (the runtime's words exactly).
+    pub fn line(&self) -> String {
+        format!(
+            "PARC_AD_STATS: gradient tape peak {} bytes recorded \
+             ({} bytes allocated), {} bytes recorded in all",
+            self.peak_recorded, self.peak_allocated, self.total_recorded
+        )
     }
 }
 
@@ -294,6 +336,8 @@ pub struct Interp<'a> {
     clib: clib::State,
     /// The thread block being run, during a launch.
     gpu: Option<gpu::BlockCtx>,
+    /// Gradient tape bytes; `None` until the first `ad_tape_note`.
+    tape: Option<TapeStats>,
 }
 
 impl<'a> Interp<'a> {
@@ -313,9 +357,15 @@ impl<'a> Interp<'a> {
             printf_args: Vec::new(),
             clib: clib::State::default(),
             gpu: None,
+            tape: None,
         };
         interp.init_globals()?;
         Ok(interp)
+    }
+
+    /// The gradient tape's bytes so far, if any gradient noted its tape.
+    pub fn tape_stats(&self) -> Option<&TapeStats> {
+        self.tape.as_ref()
     }
 
     /// An interpreter that writes the program's output to `out`.

@@ -21,7 +21,7 @@
 //! `parc_rt_exit`; `wtime`, `worker_id` and `num_workers` call
 //! `parc_rt_wtime`, `parc_rt_worker_id` and `parc_rt_num_workers`, the
 //! second once, in the CLIF entry block, in a function that makes no other
-//! call;
+//! call; `ad_tape_note` calls `parc_rt_ad_tape_note`;
 //! `abs`/`labs` are inline (wrapping: `abs(INT_MIN)` is `INT_MIN`); the
 //! `cuda_*` calls go to `parc_rt_cuda_*`.
 
@@ -184,6 +184,7 @@ impl<'a, 'b, 'c, M: ClModule> FnTranslator<'a, 'b, 'c, M> {
                 self.call_extern(&ix::RT_FAULT_MSG, &[message, name, line, col])?
             }
             Wtime => self.call_extern(&ix::RT_WTIME, &[])?,
+            AdTapeNote => self.call_extern(&ix::RT_AD_TAPE_NOTE, &a)?,
             WorkerId => match self.worker_id {
                 Some(w) => Some(w),
                 None => self.call_extern(&ix::RT_WORKER_ID, &[])?,

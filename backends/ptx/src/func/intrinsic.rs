@@ -165,6 +165,10 @@ impl FnCx<'_, '_> {
                 self.line(format!("cvt.u16.u32 {b}, {byte};"));
                 self.fill_with(&dst, &b, &n);
             }
+            // The host counts tape bytes (`PARC_AD_STATS`); a kernel's
+            // per-thread tapes live in memory the host allocated, and a
+            // note from every thread would serialize the grid: none here.
+            AdTapeNote => {}
             Wtime => {
                 let t = self.temp(Class::B64);
                 self.line(format!("mov.u64 {t}, %globaltimer;"));

@@ -1,0 +1,100 @@
+//! `PARC_AD_STATS=1`: the gradient tape's bytes at run time, printed on
+//! stderr when the program ends.
+//!
+//! Generated gradients call [`parc_rt_ad_tape_note`] wherever their tape
+//! memory changes (`parc-ad`'s `tape.rs` and the sites that allocate a
+//! parallel loop's or a spawned task's tape memory): `recorded` is the
+//! change in bytes of records (8-byte slots and the per-iteration tape
+//! headers of parallel loops: what `--explain-tape` and `--stats` count),
+//! `allocated` the change in bytes of heap the tapes hold (capacity that
+//! doubling left unused included). The line gives the peak of each and
+//! the records of the whole run.
+//!
+//! Invariant: without `PARC_AD_STATS` (read once, on the first note) a
+//! note is one relaxed load and a branch; with it, relaxed atomic adds and
+//! maxima (the peak is exact as long as notes of concurrent tasks do not
+//! interleave between an add and its maximum: a peak may be missed by at
+//! most what tasks note at the same instant, never overstated). The
+//! interpreter keeps the same counters (`parc_ir::interp`) and prints the
+//! same line.
+
+use std::sync::atomic::{AtomicI64, AtomicU8, Ordering::Relaxed};
+
+/// 0: not read yet, 1: off, 2: on.
+static STATE: AtomicU8 = AtomicU8::new(0);
+static LIVE_RECORDED: AtomicI64 = AtomicI64::new(0);
+static PEAK_RECORDED: AtomicI64 = AtomicI64::new(0);
+static LIVE_ALLOCATED: AtomicI64 = AtomicI64::new(0);
+static PEAK_ALLOCATED: AtomicI64 = AtomicI64::new(0);
+static TOTAL_RECORDED: AtomicI64 = AtomicI64::new(0);
+static PRINTED: AtomicU8 = AtomicU8::new(0);
+
+/// Whether `PARC_AD_STATS` asks for the line (set and not `0`).
+pub fn requested() -> bool {
+    std::env::var_os("PARC_AD_STATS").is_some_and(|v| !v.is_empty() && v != "0")
+}
+
+/// The line both the runtime and the interpreter print.
+pub fn line(peak_recorded: i64, peak_allocated: i64, total_recorded: i64) -> String {
+    format!(
+        "PARC_AD_STATS: gradient tape peak {peak_recorded} bytes recorded \
+         ({peak_allocated} bytes allocated), {total_recorded} bytes recorded in all"
+    )
+}
+
+/// Adds `recorded` and `allocated` bytes (negative: released) to the
+/// tape counters when `PARC_AD_STATS` is set.
+#[unsafe(no_mangle)]
+pub extern "C" fn parc_rt_ad_tape_note(recorded: i64, allocated: i64) {
+    match STATE.load(Relaxed) {
+        1 => {}
+        2 => note(recorded, allocated),
+        _ => {
+            let on = requested();
+            STATE.store(if on { 2 } else { 1 }, Relaxed);
+            if on {
+                // A library called from C ends by returning from C's
+                // `main`: print then too.
+                // SAFETY: `print_at_exit` is an `extern "C" fn()` that
+                // does not unwind.
+                unsafe { libc::atexit(print_at_exit) };
+                note(recorded, allocated);
+            }
+        }
+    }
+}
+
+fn note(recorded: i64, allocated: i64) {
+    if recorded != 0 {
+        let now = LIVE_RECORDED.fetch_add(recorded, Relaxed) + recorded;
+        PEAK_RECORDED.fetch_max(now, Relaxed);
+        if recorded > 0 {
+            TOTAL_RECORDED.fetch_add(recorded, Relaxed);
+        }
+    }
+    if allocated != 0 {
+        let now = LIVE_ALLOCATED.fetch_add(allocated, Relaxed) + allocated;
+        PEAK_ALLOCATED.fetch_max(now, Relaxed);
+    }
+}
+
+/// Prints the line once, if any gradient noted its tape with
+/// `PARC_AD_STATS` set (called when the program ends: `parc_rt_main`
+/// returning, `parc_rt_exit`, or C's `exit` after a library's caller).
+pub fn print() {
+    if STATE.load(Relaxed) != 2 || PRINTED.swap(1, Relaxed) != 0 {
+        return;
+    }
+    eprintln!(
+        "{}",
+        line(
+            PEAK_RECORDED.load(Relaxed),
+            PEAK_ALLOCATED.load(Relaxed),
+            TOTAL_RECORDED.load(Relaxed)
+        )
+    );
+}
+
+extern "C" fn print_at_exit() {
+    print();
+}
