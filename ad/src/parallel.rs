@@ -482,7 +482,7 @@ pub fn find_loops(p: &Function, an: &FunctionAnalyses) -> Result<Vec<PLoop>, AdE
             signed: l.signed,
             inclusive: l.inclusive,
             loop_blocks: ld.blocks.iter().copied().collect(),
-            task_blocks: td.blocks.iter().copied().collect(),
+            task_blocks: an.tasks.blocks(l.task_id).iter().copied().collect(),
             parent: None,
         });
     }
@@ -600,7 +600,7 @@ pub fn find_spawns(
             cont: td.cont,
             sync,
             region: td.region,
-            task_blocks: td.blocks.iter().copied().collect(),
+            task_blocks: an.tasks.blocks(t).iter().copied().collect(),
             cont_blocks,
             multi,
         });

@@ -514,7 +514,11 @@ impl<'a> LoopLicm<'a> {
         let Some(memory) = self.memory(func) else {
             return false;
         };
-        td.blocks.iter().all(|&b| self.ld.contains(b))
+        self.an
+            .tasks
+            .blocks(task)
+            .iter()
+            .all(|&b| self.ld.contains(b))
             && self
                 .an
                 .tasks
@@ -522,7 +526,10 @@ impl<'a> LoopLicm<'a> {
                 .syncs
                 .iter()
                 .all(|&b| !self.ld.contains(b))
-            && memory.syncs.iter().all(|&b| td.contains(b))
+            && memory
+                .syncs
+                .iter()
+                .all(|&b| self.an.tasks.contains(task, b))
     }
 
     fn is_invariant(&self, func: &Function, v: Value) -> bool {
@@ -692,8 +699,7 @@ impl<'a> LoopLicm<'a> {
         // chain.
         let chain = self.chains.iter().find(|c| c.blocks.contains(&b))?;
         let (_, task) = chain.parallel?;
-        let td = self.an.tasks.data(task);
-        if !td.contains(b) {
+        if !self.an.tasks.contains(task, b) {
             return None;
         }
         let mut before: HashSet<Inst> = HashSet::new();
@@ -710,7 +716,7 @@ impl<'a> LoopLicm<'a> {
         }
         let ok = conflicts
             .iter()
-            .all(|(w, wb, _)| td.contains(*wb) && !before.contains(w));
+            .all(|(w, wb, _)| self.an.tasks.contains(task, *wb) && !before.contains(w));
         ok.then_some(Rule::Parallel)
     }
 

@@ -384,16 +384,16 @@ impl<'a> Round<'a> {
             return false;
         };
         let (func, home) = (self.func, &self.home);
-        let data = self.an.tasks.data(task);
+        let tasks = &self.an.tasks;
         self.outside_reads
             .entry(task)
             .or_insert_with(|| {
                 let outside = |v: Value| match func.value_def(v) {
-                    ValueDef::Param(b, _) => !data.contains(b),
-                    ValueDef::Result(i) => home.get(&i).is_none_or(|&b| !data.contains(b)),
+                    ValueDef::Param(b, _) => !tasks.contains(task, b),
+                    ValueDef::Result(i) => home.get(&i).is_none_or(|&b| !tasks.contains(task, b)),
                 };
                 let mut set = HashSet::new();
-                for &b in &data.blocks {
+                for &b in tasks.blocks(task) {
                     for &i in func.block_insts(b) {
                         func.inst(i).for_each_operand(|v| {
                             if outside(v) {

@@ -99,7 +99,7 @@ fn run_function(func: &mut Function, counts: &mut Counts) -> u64 {
                 kept_loop_task += 1;
                 continue;
             }
-            match task_cost(func, &an, td) {
+            match task_cost(func, &an, t) {
                 Some(c) if c <= MAX_COST => {}
                 _ => {
                     kept_cost += 1;
@@ -127,13 +127,9 @@ fn run_function(func: &mut Function, counts: &mut Counts) -> u64 {
 
 /// The cost of a task, or `None` if it has a call, a nested detach, a loop
 /// or anything else whose cost is unknown.
-fn task_cost(
-    func: &Function,
-    an: &FunctionAnalyses,
-    td: &parc_ir::analysis::TaskData,
-) -> Option<u32> {
+fn task_cost(func: &Function, an: &FunctionAnalyses, task: Task) -> Option<u32> {
     let mut cost = 0u32;
-    for &b in &td.blocks {
+    for &b in an.tasks.blocks(task) {
         if an.loops.loop_headed_by(b).is_some() {
             return None;
         }

@@ -27,6 +27,9 @@ pub struct DominatorTree {
     /// blocks in long straight-line functions).
     pre: SecondaryMap<Block, u32>,
     last: SecondaryMap<Block, u32>,
+    /// The reachable blocks in that preorder: each block's subtree is the
+    /// range `pre..=last` of it.
+    preorder: Vec<Block>,
 }
 
 impl DominatorTree {
@@ -84,6 +87,7 @@ impl DominatorTree {
             rpo,
             pre: SecondaryMap::new(),
             last: SecondaryMap::new(),
+            preorder: Vec::new(),
         };
         for &b in tree.rpo.iter().skip(1) {
             if let Some(d) = doms[b].expand() {
@@ -104,12 +108,14 @@ impl DominatorTree {
         let mut next = 0u32;
         let mut stack: Vec<(Block, usize)> = vec![(root, 0)];
         self.pre[root] = next;
+        self.preorder.push(root);
         while let Some(top) = stack.last_mut() {
             let (b, i) = *top;
             if let Some(&c) = self.children[b].get(i) {
                 top.1 += 1;
                 next += 1;
                 self.pre[c] = next;
+                self.preorder.push(c);
                 stack.push((c, 0));
             } else {
                 self.last[b] = next;
@@ -151,6 +157,22 @@ impl DominatorTree {
     /// dominator tree).
     pub fn rpo(&self) -> &[Block] {
         &self.rpo
+    }
+
+    /// The reachable blocks in a preorder of the tree (children in reverse
+    /// postorder), so that the blocks `block` dominates are one range of
+    /// it: [`subtree`](Self::subtree).
+    pub fn preorder(&self) -> &[Block] {
+        &self.preorder
+    }
+
+    /// The positions in [`preorder`](Self::preorder) of the blocks `block`
+    /// dominates (itself first); empty if `block` is unreachable.
+    pub fn subtree(&self, block: Block) -> std::ops::Range<usize> {
+        if self.rpo_number[block] == 0 {
+            return 0..0;
+        }
+        self.pre[block] as usize..self.last[block] as usize + 1
     }
 }
 

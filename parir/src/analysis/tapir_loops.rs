@@ -279,7 +279,7 @@ pub fn match_task(
     if ld.latches != [latch] || ld.contains(exit) {
         return None;
     }
-    let mut expected: HashSet<Block> = td.blocks.iter().copied().collect();
+    let mut expected: HashSet<Block> = an.tasks.blocks(task).iter().copied().collect();
     expected.extend([header, spawn, latch]);
     if expected.len() != ld.blocks.len() || !ld.blocks.iter().all(|b| expected.contains(b)) {
         return None;
@@ -333,7 +333,7 @@ pub fn match_task(
         }
     }
     let hoisted: HashSet<Inst> = before.iter().copied().collect();
-    let in_body = |b: Block, i: Inst| td.contains(b) || hoisted.contains(&i);
+    let in_body = |b: Block, i: Inst| an.tasks.contains(task, b) || hoisted.contains(&i);
 
     // `iv`, `c` and `iv'` are used only where the shape uses them, and
     // what the hoisted code computes only in the body.
@@ -359,13 +359,16 @@ pub fn match_task(
                 || invariant(v)
                 || match func.value_def(v) {
                     ValueDef::Result(d) if hoisted.contains(&d) => true,
-                    _ => uses.def_block(func, v).is_some_and(|b| td.contains(b)),
+                    _ => uses
+                        .def_block(func, v)
+                        .is_some_and(|b| an.tasks.contains(task, b)),
                 };
         });
         ok
     };
-    let body = td
-        .blocks
+    let body = an
+        .tasks
+        .blocks(task)
         .iter()
         .flat_map(|&b| func.block_insts(b).iter().copied())
         .chain(before.iter().copied());

@@ -83,7 +83,7 @@ pub(crate) fn sink_into_task(
     let mut outside_users: HashMap<Value, Vec<Inst>> = HashMap::new();
     for r in candidates.iter().filter_map(|&i| func.result(i)) {
         for (b, u) in places.users(func, r) {
-            if !td.contains(b) {
+            if !an.tasks.contains(task, b) {
                 outside_users.entry(r).or_default().push(u);
             }
         }
@@ -312,7 +312,7 @@ fn build_body(
     let bmap = clone_blocks(
         func,
         &mut body,
-        &td.blocks,
+        &an.tasks.blocks_in_layout(shape.task_id),
         merge.then_some((td.entry, iter)),
         &td.reattaches,
         &InstKind::Jump(BlockCall::to(next)),

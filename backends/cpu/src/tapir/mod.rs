@@ -235,13 +235,13 @@ fn lower_function(
             if let Some(shape) = loops::match_parallel_for(func, &an, task, &places) {
                 let mark = places.mark(func, shape.header);
                 loops::lower_parallel_for(module, func, &an, &shape, &places, target, names)?;
-                let mut removed = td.blocks.clone();
+                let mut removed = an.tasks.blocks(task).to_vec();
                 removed.extend([shape.detach_block, shape.latch]);
                 places.record_step(func, mark, &removed);
             } else {
                 let mark = places.mark(func, td.detach_block);
                 outline::lower_detach(module, func, &an, task, &places, target, &mut state, names)?;
-                places.record_step(func, mark, &td.blocks);
+                places.record_step(func, mark, an.tasks.blocks(task));
             }
         }
         Ok(())

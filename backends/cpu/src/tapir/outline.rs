@@ -309,8 +309,10 @@ pub(crate) fn task_values(
             format!("the task returns (in {b}) instead of reattaching"),
         ));
     }
-    let inside: HashSet<Block> = td.blocks.iter().copied().collect();
-    let defined = defined_values(func, &td.blocks);
+    let inside: HashSet<Block> = an.tasks.blocks(task).iter().copied().collect();
+    // In layout order: the order of the free values is the context's.
+    let blocks = an.tasks.blocks_in_layout(task);
+    let defined = defined_values(func, &blocks);
     if let Some((b, v)) = escaping_use(func, places, &inside, &defined) {
         return Err(TapirError::new(
             &func.name,
@@ -318,7 +320,7 @@ pub(crate) fn task_values(
             format!("{v} is defined in the task but used outside it, in {b}"),
         ));
     }
-    let free = free_values(func, &td.blocks, &defined);
+    let free = free_values(func, &blocks, &defined);
     Ok(free
         .into_iter()
         .partition(|&v| remat_def(func, v).is_none()))
@@ -330,7 +332,10 @@ pub(crate) fn task_values(
 /// the other case keeps unverified input working.
 pub(crate) fn entry_mergeable(an: &FunctionAnalyses, task: Task) -> bool {
     let td = an.tasks.data(task);
-    an.cfg.preds(td.entry).iter().all(|&p| !td.contains(p))
+    an.cfg
+        .preds(td.entry)
+        .iter()
+        .all(|&p| !an.tasks.contains(task, p))
 }
 
 /// Lowers one detach of the function body generically: outline its task
@@ -372,7 +377,7 @@ pub(crate) fn lower_detach(
     let bmap = clone_blocks(
         func,
         &mut helper,
-        &td.blocks,
+        &an.tasks.blocks_in_layout(task),
         merge.then_some((td.entry, entry)),
         &td.reattaches,
         &InstKind::Return(None),
