@@ -90,11 +90,19 @@ struct PpArgs {
     /// (parallel loops and regions) and define `_OPENMP`; without it the
     /// pragmas are ignored with a warning, as gcc runs them.
     /// `-fno-vectorize` (gcc: `-fno-tree-vectorize`): no loop vectorizer.
+    /// `-ffast-math` (defines `__FAST_MATH__`) and `-fassociative-math`:
+    /// float sums and products may be reassociated, so the vectorizer
+    /// sums float reductions in lanes (results round differently);
+    /// parc relaxes nothing else of IEEE arithmetic under them, and takes
+    /// `-fno-signed-zeros` and `-fno-trapping-math`, which gcc wants
+    /// beside `-fassociative-math`, as given (they change nothing here).
     /// `-fopt-info-vec` (`-optimized`, `-missed`, `-all`): gcc's remarks
     /// on the vectorized loops, the others, or both (see `--explain-vec`).
     /// The last of `-fX` and `-fno-X` wins.
     #[arg(short = 'f', value_name = "FEATURE", value_parser = [
         "openmp", "no-openmp",
+        "fast-math", "no-fast-math", "associative-math", "no-associative-math",
+        "signed-zeros", "no-signed-zeros", "trapping-math", "no-trapping-math",
         "vectorize", "no-vectorize", "tree-vectorize", "no-tree-vectorize",
         "opt-info-vec", "opt-info-vec-optimized", "opt-info-vec-missed", "opt-info-vec-all",
     ])]
@@ -128,14 +136,21 @@ impl PpArgs {
     fn options(&self) -> parc_lang::pp::Options {
         use parc_lang::pp::Define;
         let given = self.define.len() + self.undef.len();
+        // gcc's predefined macro of `-ffast-math`, before the user's `-D`
+        // and `-U`, which may undefine it.
+        let fast_math = (self.last_of(&["fast-math"]) == Some(true))
+            .then(|| Define::Set("__FAST_MATH__".to_string()));
         parc_lang::pp::Options {
-            defines: if self.in_order.len() == given {
-                self.in_order.clone()
-            } else {
-                (self.define.iter().cloned().map(Define::Set))
-                    .chain(self.undef.iter().cloned().map(Define::Unset))
-                    .collect()
-            },
+            defines: fast_math
+                .into_iter()
+                .chain(if self.in_order.len() == given {
+                    self.in_order.clone()
+                } else {
+                    (self.define.iter().cloned().map(Define::Set))
+                        .chain(self.undef.iter().cloned().map(Define::Unset))
+                        .collect()
+                })
+                .collect(),
             include_dirs: self.include.clone(),
             openmp: self.last_of(&["openmp"]).unwrap_or(false),
         }
@@ -159,6 +174,8 @@ impl PpArgs {
         parc_opt::PassOptions {
             vectorize: (self.last_of(&["vectorize", "tree-vectorize"]))
                 .unwrap_or(defaults.vectorize),
+            reassociate_floats: (self.last_of(&["fast-math", "associative-math"]))
+                .unwrap_or(defaults.reassociate_floats),
         }
     }
 

@@ -243,13 +243,33 @@ fn diff(expected: &str, actual: &str) -> String {
 
 /// The compiler flags of a program's `// flags: ...` line (say,
 /// `-fopenmp`), given to every parc command that compiles it (not to
-/// gcc, whose OpenMP build gets `-fopenmp` anyway).
+/// gcc, whose OpenMP build gets `-fopenmp` anyway, except the float
+/// flags: [`float_flags_of`]).
 fn flags_of(path: &Path) -> Vec<String> {
     std::fs::read_to_string(root().join(path))
         .ok()
         .and_then(|s| directive(&s, "flags"))
         .map(|f| f.split_whitespace().map(str::to_string).collect())
         .unwrap_or_default()
+}
+
+/// The flags of a program's `// flags:` line that say what float
+/// arithmetic may do, which gcc spells as parc does and gets too
+/// (`-ffast-math`: gcc then reassociates as parc's vectorizer does).
+fn float_flags_of(path: &Path) -> Vec<String> {
+    const FLOAT: [&str; 4] = [
+        "fast-math",
+        "associative-math",
+        "signed-zeros",
+        "trapping-math",
+    ];
+    flags_of(path)
+        .into_iter()
+        .filter(|f| {
+            let name = f.trim_start_matches("-f").trim_start_matches("no-");
+            f.starts_with("-f") && FLOAT.contains(&name)
+        })
+        .collect()
 }
 
 /// `parc run --interp PATH -- ARGS`, within `limit`.
@@ -305,6 +325,7 @@ fn check_against_gcc(path: &Path, openmp: bool) -> Result<(), Failed> {
     let mut gcc = Command::new("gcc");
     gcc.current_dir(root())
         .args(["-O2", "-fwrapv", "-include", "include/parc.h", "-x", "c"])
+        .args(float_flags_of(path))
         .arg(path)
         .arg("-o")
         .arg(&exe)

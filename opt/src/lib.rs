@@ -42,11 +42,18 @@ pub struct PassOptions {
     /// Run the loop vectorizer (`-fno-vectorize`, gcc's
     /// `-fno-tree-vectorize`: off).
     pub vectorize: bool,
+    /// Floating-point sums and products may be reassociated
+    /// (`-fassociative-math`, implied by `-ffast-math`): the vectorizer
+    /// then sums a float reduction in lanes, which changes its rounding.
+    pub reassociate_floats: bool,
 }
 
 impl Default for PassOptions {
     fn default() -> PassOptions {
-        PassOptions { vectorize: true }
+        PassOptions {
+            vectorize: true,
+            reassociate_floats: false,
+        }
     }
 }
 

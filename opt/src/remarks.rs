@@ -27,10 +27,13 @@ pub struct Remark {
 pub enum Outcome {
     /// Runs `lanes` iterations at once in vectors of `vector`; `checked`:
     /// behind run-time tests (overlap of arrays, wrapping of indices).
+    /// `reassociated`: a float reduction sums in lanes (allowed by
+    /// `-ffast-math`), so its rounding differs from the scalar loop's.
     Vectorized {
         vector: Type,
         lanes: u32,
         checked: bool,
+        reassociated: bool,
     },
     /// Left as it is, for the reason named (`vectorize.missed.REASON` in
     /// `--stats`), explained in words.
@@ -71,12 +74,18 @@ impl Remark {
                     vector,
                     lanes,
                     checked,
+                    reassociated,
                 },
                 Style::Parc,
             ) => format!(
-                "vectorized: {lanes} iterations at once ({vector}){}",
+                "vectorized: {lanes} iterations at once ({vector}){}{}",
                 if *checked {
                     ", behind run-time tests (else the scalar loop runs)"
+                } else {
+                    ""
+                },
+                if *reassociated {
+                    ", a float reduction summed in lanes (reassociated: rounds unlike the loop in order)"
                 } else {
                     ""
                 }

@@ -22,12 +22,18 @@
 //! - every parameter of `H` is an induction variable (the back edge
 //!   passes `p + c` for a constant `c`) or an integer *reduction*: the
 //!   back edge passes `r = p OP x` (`OP` one of `iadd imul and or xor`,
-//!   either operand order), `r` is the back edge's alone and `p`'s one
-//!   use in the loop is `r`. Integer `OP`s are associative and
+//!   either operand order, or `isub` with `p` on the left), `r` is the
+//!   back edge's alone and `p`'s one use in the loop is `r` (the header's
+//!   exit edge may pass `p` out). Integer `OP`s are associative and
 //!   commutative (wrapping), so `W` partial results, one per lane,
-//!   combined after the vector loop give the scalar loop's value exactly.
-//!   Float sums and products are kept in order (their rounding depends on
-//!   it): such loops are left scalar (`float-reduction`);
+//!   combined after the vector loop give the scalar loop's value exactly
+//!   (a difference's lanes hold what they subtracted, negated, and are
+//!   added). Float sums and products (`fadd fmul`, `fsub` as `isub`) are
+//!   kept in order (their rounding depends on it), so such loops are left
+//!   scalar (`float-reduction`) unless reassociation is allowed
+//!   ([`PassOptions::reassociate_floats`]: `-ffast-math`,
+//!   `-fassociative-math`); then they are summed in lanes as integers are,
+//!   each lane starting from `-0.0` (sums) or `1.0` (products);
 //! - every instruction of `B` is one of
 //!   - *uniform*: pure, all its operands defined outside the loop or
 //!     uniform (kept as it is: its value is the same for every lane);
@@ -85,7 +91,8 @@
 //! combines its lanes (`reduce_OP`) and the initial value.
 //! Each lane computes exactly the scalar iteration's value with the same
 //! operations, so the results are bit-identical to the scalar loop's
-//! (floats included: no reassociation). The remainder is the original
+//! (floats included), except for float reductions under
+//! `reassociate_floats`. The remainder is the original
 //! loop, entered from `R` (its new preheader) with the induction
 //! variables where the vector loop left them.
 //!
@@ -99,9 +106,9 @@
 //! `-Rpass=loop-vectorize` and `-fopt-info-vec` print. `-fno-vectorize`
 //! ([`PassOptions::vectorize`](crate::PassOptions)) turns the pass off.
 
-use crate::PassContext;
 use crate::analysis::tripcount::{counted_loop, step_of};
 use crate::remarks::{Outcome, Remark};
+use crate::{PassContext, PassOptions};
 use parc_ir::analysis::{FunctionAnalyses, Loop};
 use parc_ir::{
     BinaryOp, Block, BlockCall, CastOp, FuncId, FuncKind, Function, Inst, InstKind, IntCC, Module,
@@ -132,7 +139,7 @@ pub fn run(module: &mut Module, ctx: &mut PassContext) -> bool {
             continue;
         }
         let before = report.loops.len();
-        changed |= run_function(func, &mut report) > 0;
+        changed |= run_function(func, &ctx.options, &mut report) > 0;
         for l in &mut report.loops[before..] {
             let source = l.loc.func.and_then(|f| names.get(&f));
             l.function = source.unwrap_or(&func.name).clone();
@@ -177,7 +184,7 @@ impl Report {
 }
 
 /// Vectorizes the loops of `func` it can; returns how many.
-pub fn run_function(func: &mut Function, report: &mut Report) -> u64 {
+pub fn run_function(func: &mut Function, options: &PassOptions, report: &mut Report) -> u64 {
     let mut done: HashSet<Block> = HashSet::new();
     let mut count = 0;
     let limit = FunctionAnalyses::compute(func).loops.len();
@@ -199,7 +206,7 @@ pub fn run_function(func: &mut Function, report: &mut Report) -> u64 {
                 report.missed(loc, "outer-loop");
                 continue;
             }
-            match plan(func, &an, lp) {
+            match plan(func, &an, lp, options) {
                 Ok(p) => {
                     found = Some((p, loc));
                     break;
@@ -221,6 +228,7 @@ pub fn run_function(func: &mut Function, report: &mut Report) -> u64 {
                 vector: p.vector,
                 lanes: p.lanes,
                 checked,
+                reassociated: p.reductions.values().any(|(op, _)| op.is_float()),
             },
         });
         count += 1;
@@ -329,11 +337,12 @@ pub fn explain(reason: &str) -> &'static str {
         }
         "reduction" => {
             "a value carried from one iteration to the next is neither a counter nor a \
-             reduction the vectorizer knows (integer + * & | ^)"
+             reduction the vectorizer knows (`s = s OP x` with OP one of + - * & | ^ on \
+             integers, + - * on floats under -ffast-math)"
         }
         "float-reduction" => {
             "a floating-point sum or product would be reassociated, which changes its \
-             rounding"
+             rounding; allow it with -ffast-math or -fassociative-math"
         }
         _ => "the vectorizer cannot handle its shape",
     }
@@ -405,7 +414,12 @@ struct Plan {
     counted: crate::analysis::tripcount::CountedLoop,
 }
 
-fn plan(func: &Function, an: &FunctionAnalyses, lp: Loop) -> Result<Plan, &'static str> {
+fn plan(
+    func: &Function,
+    an: &FunctionAnalyses,
+    lp: Loop,
+    options: &PassOptions,
+) -> Result<Plan, &'static str> {
     let ld = an.loops.data(lp);
     let header = ld.header;
     if ld.blocks.len() != 2 || ld.latches.len() != 1 {
@@ -484,7 +498,7 @@ fn plan(func: &Function, an: &FunctionAnalyses, lp: Loop) -> Result<Plan, &'stat
         match step_of(func, back.args[k], p) {
             Some(step) => ivs.push((p, step)),
             None => {
-                let op = reduction(func, body, latch, p, back.args[k])?;
+                let op = reduction(func, body, latch, (p, back.args[k]), options)?;
                 reductions.insert(p, (op, back.args[k]));
                 ivs.push((p, 0));
             }
@@ -773,8 +787,8 @@ fn reduction(
     func: &Function,
     body: Block,
     latch: Inst,
-    p: Value,
-    r: Value,
+    (p, r): (Value, Value),
+    options: &PassOptions,
 ) -> Result<BinaryOp, &'static str> {
     let ValueDef::Result(def) = func.value_def(r) else {
         return Err("reduction");
@@ -785,10 +799,19 @@ fn reduction(
     if !func.block_insts(body).contains(&def) || (*a != p && *b != p) || a == b {
         return Err("reduction");
     }
-    if op.is_float() {
-        return Err("float-reduction");
+    // `p - x` subtracts each `x` from the lanes' sum: `p` must be the left
+    // operand.
+    let sub = matches!(op, BinaryOp::Isub | BinaryOp::Fsub);
+    if !(op.is_reduction() || sub) || (sub && *a != p) {
+        return Err("reduction");
     }
-    if !op.is_reduction() || !matches!(func.value_type(p), Type::I32 | Type::I64) {
+    let ty = func.value_type(p);
+    let lane_type = if op.is_float() {
+        matches!(ty, Type::F32 | Type::F64)
+    } else {
+        matches!(ty, Type::I32 | Type::I64)
+    };
+    if !lane_type {
         return Err("reduction");
     }
     // `p` feeds `r` alone in the loop (the header's test and any other
@@ -800,9 +823,13 @@ fn reduction(
             .collect::<Vec<Inst>>()
     };
     let p_uses = uses(p);
+    // The header's branch may pass `p` out of the loop (its exit edge: the
+    // edge into the body passes nothing): the value after the last
+    // iteration, which the remainder loop computes as the scalar loop does.
     let in_body_or_header = |i: Inst| {
         func.block_insts(body).contains(&i)
-            || matches!(func.value_def(p), ValueDef::Param(h, _) if func.block_insts(h).contains(&i))
+            || matches!(func.value_def(p), ValueDef::Param(h, _)
+                if func.block_insts(h).contains(&i) && func.terminator(h) != Some(i))
     };
     if p_uses.iter().any(|&i| i != def && in_body_or_header(i)) {
         return Err("reduction");
@@ -818,15 +845,34 @@ fn reduction(
     {
         return Err("reduction");
     }
+    // A reduction in every other respect: whether its rounding may change.
+    if op.is_float() && !options.reassociate_floats {
+        return Err("float-reduction");
+    }
     Ok(*op)
 }
 
-/// `OP`'s identity: `x OP identity = x`.
-fn identity(op: BinaryOp) -> i64 {
+/// What each lane of a reduction by `OP` starts from: `OP`'s identity
+/// (`x OP e = x`; for `isub`/`fsub`, `e - x = -x`), `-0.0` for float sums
+/// (`-0.0 + x` is `x` for every `x`, zeros included).
+fn identity(op: BinaryOp) -> InstKind {
     match op {
-        BinaryOp::Imul => 1,
-        BinaryOp::And => -1,
-        _ => 0,
+        BinaryOp::Imul => InstKind::Iconst(1),
+        BinaryOp::And => InstKind::Iconst(-1),
+        BinaryOp::Fmul => InstKind::Fconst(1.0),
+        BinaryOp::Fadd | BinaryOp::Fsub => InstKind::Fconst(-0.0),
+        _ => InstKind::Iconst(0),
+    }
+}
+
+/// How the lanes of a reduction by `OP` combine after the loop, with each
+/// other and with the initial value: a difference's lanes hold minus
+/// what they subtracted, so they are added.
+fn combiner(op: BinaryOp) -> BinaryOp {
+    match op {
+        BinaryOp::Isub => BinaryOp::Iadd,
+        BinaryOp::Fsub => BinaryOp::Fadd,
+        op => op,
     }
 }
 
@@ -1231,6 +1277,7 @@ fn rewrite(func: &mut Function, p: &Plan) -> Block {
     for ((&(v, _), &t), &init) in p.ivs.iter().zip(&iv_types).zip(&p.inits) {
         outs.push(match p.reductions.get(&v) {
             Some(&(op, _)) => {
+                let op = combiner(op);
                 let lanes = val(add(func, vexit, InstKind::Reduce(op, vmap[&v]), Some(t)));
                 val(add(func, vexit, InstKind::Binary(op, init, lanes), Some(t)))
             }
@@ -1243,7 +1290,7 @@ fn rewrite(func: &mut Function, p: &Plan) -> Block {
     for ((&(v, _), &t), &init) in p.ivs.iter().zip(&iv_types).zip(&p.inits) {
         args.push(match p.reductions.get(&v) {
             Some(&(op, _)) => {
-                let e = val(add(func, vpre, InstKind::Iconst(identity(op)), Some(t)));
+                let e = val(add(func, vpre, identity(op), Some(t)));
                 let vt = Type::vector_of(t).expect("a vectorizable type");
                 val(add(func, vpre, InstKind::Splat(e), Some(vt)))
             }
