@@ -40,7 +40,8 @@
 //! - `lastprivate` copies are per block of iterations; the last block
 //!   copies them out after its loop ([`Checker::share`]). A loop with the
 //!   `ordered` clause is a team of one block (serial, in order), in which
-//!   `ordered` is its statement. `sections` in a region: thread `k %
+//!   `ordered` is its statement. `collapse(n)` is one loop over the nest's
+//!   product space ([`Checker::collapsed`]). `sections` in a region: thread `k %
 //!   threads` runs section `k`; `parallel sections` is a region of them.
 //! - Constructs parc runs serially (`task`, `simd`, `sections` outside a
 //!   region, ...) get a warning that says so; in serial code of `main`
@@ -73,6 +74,9 @@ pub(super) struct OmpLoop {
     pub lastprivates: Vec<(String, CType, LocalId, Span)>,
     /// The `ordered` clause: the loop runs serially, in iteration order.
     pub ordered: bool,
+    /// `collapse(n)`: the loop and the `n - 1` loops nested in it are one
+    /// loop over their iterations' product.
+    pub collapse: u32,
     /// An `omp for` inside a `parallel` region: the loop is shared out
     /// among the region's threads rather than run as a `parallel_for`.
     pub worksharing: bool,
@@ -122,6 +126,16 @@ pub(super) struct CheckedLoop {
     pub step_check: Option<usize>,
     pub body: Stmt,
     pub span: Span,
+}
+
+/// A loop nested in a `collapse(n)` loop, its header checked.
+pub(super) struct Level {
+    pub var: LocalId,
+    pub var_ty: CType,
+    pub lo: Expr,
+    pub hi: Expr,
+    pub inclusive: bool,
+    pub step: Expr,
 }
 
 /// An OpenMP team being checked: a `parallel` region's threads, or the
@@ -669,7 +683,7 @@ impl Checker {
         let (omp, _) = self.omp_clauses(pragma, Construct::Sections);
         self.omp_barrier_in_loop(pragma, omp.nowait);
         self.push_scope();
-        let parts = self.omp_parts(&omp, None);
+        let parts = self.omp_parts(&omp, &[]);
         self.team_reductions(&parts.reductions);
         let mut out = parts.prologue;
         out.extend(self.sections_shared(pragma, stmt, tid, nc));
@@ -755,10 +769,7 @@ impl Checker {
                             ok = false;
                             continue;
                         };
-                        let int_only = matches!(
-                            op,
-                            RedOp::BitAnd | RedOp::BitOr | RedOp::BitXor
-                        );
+                        let int_only = matches!(op, RedOp::BitAnd | RedOp::BitOr | RedOp::BitXor);
                         let fits = match ty {
                             CType::Int | CType::UInt | CType::Long | CType::ULong => true,
                             CType::Float | CType::Double => !int_only,
@@ -783,11 +794,14 @@ impl Checker {
                 Clause::Private(vars) | Clause::FirstPrivate(vars) => {
                     let first = matches!(c.clause, Clause::FirstPrivate(_));
                     for v in vars {
-                        let Some((id, ty)) = self.omp_var(v, if first { "firstprivate" } else { "private" }) else {
+                        let Some((id, ty)) =
+                            self.omp_var(v, if first { "firstprivate" } else { "private" })
+                        else {
                             ok = false;
                             continue;
                         };
-                        omp.privates.push((v.name.clone(), ty, first.then_some(id), v.span));
+                        omp.privates
+                            .push((v.name.clone(), ty, first.then_some(id), v.span));
                     }
                 }
                 Clause::Shared(_) | Clause::Default | Clause::Schedule => {}
@@ -800,12 +814,7 @@ impl Checker {
                     Some(v) => omp.if_cond = Some(bin(BinaryOp::Ne, v, long(int(0, e.span)))),
                     None => ok = false,
                 },
-                Clause::Collapse(1) => {}
-                Clause::Collapse(n) => self.push(
-                    Diagnostic::warning(c.span, format!("`collapse({n})`: parc runs the outer loop in parallel and the {} inner in each of its iterations", if *n == 2 { "loop" } else { "loops" }))
-                        .with_label("the loops are not merged")
-                        .with_help("the result is the same; write `parallel_for` on an inner loop to run it in parallel too"),
-                ),
+                Clause::Collapse(n) => omp.collapse = *n,
                 Clause::LastPrivate(vars) if is_loop => {
                     for v in vars {
                         let Some((id, ty)) = self.omp_var(v, "lastprivate") else {
@@ -915,14 +924,15 @@ impl Checker {
     /// (`#pragma omp parallel for private(i)` over `i`, as PolyBench
     /// writes it) declares nothing: the index is already each
     /// iteration's own.
-    pub(super) fn omp_parts(&mut self, omp: &OmpLoop, index: Option<&str>) -> OmpParts {
+    pub(super) fn omp_parts(&mut self, omp: &OmpLoop, indices: &[String]) -> OmpParts {
+        let index = indices.first().map(String::as_str);
         let mut parts = OmpParts {
             prologue: Vec::new(),
             reductions: Vec::new(),
             last: LastPrivates::default(),
         };
         for (name, ty, outer, at) in &omp.privates {
-            if outer.is_none() && index == Some(name.as_str()) {
+            if outer.is_none() && indices.contains(name) {
                 continue;
             }
             let id = self.new_local(name, ty.clone(), false, *at);
@@ -1089,6 +1099,110 @@ impl Checker {
         );
         let n = self.decl_temp(&CType::Long, trip, out);
         Trip { lo, step, n }
+    }
+
+    /// `collapse(n)`: the loop `outer` and the loops `inner` nested in it
+    /// (checked; their bounds do not depend on each other's indices) as
+    /// one loop over `k` in `0..n0*n1*...`, whose iteration declares each
+    /// index from `k` (the last loop varying fastest, as the serial nest
+    /// runs them) before the body. Returns the declarations of the bounds,
+    /// steps and trip counts, evaluated once before the loop, and the loop.
+    pub(super) fn collapsed(
+        &mut self,
+        mut outer: CheckedLoop,
+        inner: Vec<Level>,
+    ) -> (Vec<Stmt>, CheckedLoop) {
+        let span = outer.span;
+        let lng = CType::Long;
+        let body = std::mem::replace(
+            &mut outer.body,
+            Stmt {
+                kind: StmtKind::Block(Vec::new()),
+                span,
+            },
+        );
+        let mut levels = vec![Level {
+            var: outer.var,
+            var_ty: outer.var_ty.clone(),
+            lo: outer.lo,
+            hi: outer.hi,
+            inclusive: outer.inclusive,
+            step: outer.step,
+        }];
+        levels.extend(inner);
+        let mut out = Vec::new();
+        let mut trips = Vec::new();
+        for lv in levels {
+            let mut l = CheckedLoop {
+                var: lv.var,
+                var_ty: lv.var_ty,
+                lo: lv.lo,
+                hi: lv.hi,
+                inclusive: lv.inclusive,
+                step: lv.step,
+                step_check: None,
+                body: Stmt {
+                    kind: StmtKind::Block(Vec::new()),
+                    span,
+                },
+                span,
+            };
+            let t = self.trip(&mut l, &mut out);
+            trips.push((t, l.var, l.var_ty));
+        }
+        // stride[l]: how many iterations of `k` one of loop l's takes.
+        let mut strides = vec![None; trips.len()];
+        let mut total: Option<LocalId> = None;
+        for (l, (t, _, _)) in trips.iter().enumerate().rev() {
+            strides[l] = total;
+            let n = local(t.n, &lng, span);
+            let product = match total {
+                Some(s) => bin(BinaryOp::Mul, local(s, &lng, span), n),
+                None => n,
+            };
+            total = Some(self.decl_temp(&lng, product, &mut out));
+        }
+        let k = self.new_local("", lng.clone(), false, span);
+        let mut iteration = Vec::new();
+        for (l, (t, var, ty)) in trips.iter().enumerate() {
+            let mut idx = local(k, &lng, span);
+            if let Some(s) = strides[l] {
+                idx = bin(BinaryOp::Div, idx, local(s, &lng, span));
+            }
+            if l > 0 {
+                idx = bin(BinaryOp::Rem, idx, local(t.n, &lng, span));
+            }
+            let value = bin(
+                BinaryOp::Add,
+                local(t.lo, ty, span),
+                bin(
+                    BinaryOp::Mul,
+                    mk(ExprKind::Convert(Box::new(idx)), ty.clone(), span),
+                    local(t.step, ty, span),
+                ),
+            );
+            iteration.push(Stmt {
+                kind: StmtKind::Decl(*var, Some(Init::Expr(value))),
+                span,
+            });
+        }
+        iteration.push(body);
+        let total = total.map_or_else(|| long(int(0, span)), |t| local(t, &lng, span));
+        let l = CheckedLoop {
+            var: k,
+            var_ty: lng.clone(),
+            lo: mk(ExprKind::IntConst(0), lng.clone(), span),
+            hi: total,
+            inclusive: false,
+            step: mk(ExprKind::IntConst(1), lng, span),
+            step_check: None,
+            body: Stmt {
+                kind: StmtKind::Block(iteration),
+                span,
+            },
+            span,
+        };
+        (out, l)
     }
 
     /// Block `c` of `nc`'s share of the loop's iterations, in order:
@@ -1474,7 +1588,7 @@ impl Checker {
             }
         }
         self.push_scope();
-        let parts = self.omp_parts(&omp, None);
+        let parts = self.omp_parts(&omp, &[]);
         let before = self.pending();
         let body = if sections {
             Stmt {
@@ -1676,7 +1790,7 @@ impl Checker {
         // One thread runs it: its writes happen once.
         self.enter_once(1);
         self.push_scope();
-        let parts = self.omp_parts(&omp, None);
+        let parts = self.omp_parts(&omp, &[]);
         let mut body = parts.prologue;
         body.push(self.sub_stmt(stmt));
         self.pop_scope();

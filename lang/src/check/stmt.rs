@@ -667,13 +667,55 @@ impl Checker {
         } else {
             None
         };
+        // `collapse(n)`: the nested loops' headers, checked here too.
+        let mut indices = vec![var_name.clone()];
+        let mut inner = Vec::new();
+        let mut body = body;
+        let collapse = omp.map_or(1, |o| o.collapse.max(1));
+        let mut collapse_ok = true;
+        for _ in 1..collapse {
+            match self.collapsed_level(body, &indices) {
+                Some((level, name, inner_body)) => {
+                    inner.push(level);
+                    indices.push(name);
+                    body = inner_body;
+                }
+                None => {
+                    collapse_ok = false;
+                    break;
+                }
+            }
+        }
+        if collapse > 1
+            && let Some(o) = omp
+            && let Some((_, _, _, at)) = o.lastprivates.first()
+        {
+            self.push(
+                Diagnostic::error(*at, "`lastprivate` with `collapse` is not supported")
+                    .with_label("parc cannot copy out of collapsed loops")
+                    .with_help("assign the variable after the loops instead"),
+            );
+            collapse_ok = false;
+        }
+        if collapse > 1
+            && stepv
+                .as_ref()
+                .is_some_and(|s| !matches!(s.kind, ExprKind::IntConst(_)))
+        {
+            self.push(
+                Diagnostic::error(span, "the step of a `collapse`d loop must be a constant")
+                    .with_label("the loop's step is known only at run time")
+                    .with_help("write a constant step, such as `i++`"),
+            );
+            collapse_ok = false;
+        }
         if let Some(fx) = self.fx.as_mut() {
             fx.loops.push(LoopKind::ParallelBody);
             if !worksharing {
                 fx.enter_pfor(span, var);
             }
         }
-        let parts = omp.map(|o| self.omp_parts(o, Some(var_name.as_str())));
+        let parts = omp.map(|o| self.omp_parts(o, &indices));
         // An OpenMP loop is a team: its body may ask for thread numbers.
         let is_team = omp.is_some() && !worksharing;
         if is_team {
@@ -702,7 +744,7 @@ impl Checker {
                 let step_check = (!matches!(step.kind, ExprKind::IntConst(_)))
                     .then(|| self.intern_string(b"the step of this parallel_for is not positive"));
                 if let (Some(parts), Some(o)) = (parts, omp) {
-                    let l = omp::CheckedLoop {
+                    let mut l = omp::CheckedLoop {
                         var,
                         var_ty,
                         lo,
@@ -713,11 +755,26 @@ impl Checker {
                         body: *body,
                         span,
                     };
-                    return if worksharing {
+                    if !collapse_ok {
+                        return Vec::new();
+                    }
+                    let mut prelude = Vec::new();
+                    if !inner.is_empty() {
+                        (prelude, l) = self.collapsed(l, inner);
+                    }
+                    let out = if worksharing {
                         self.omp_share(parts, l)
                     } else {
                         self.omp_loop(parts, l, team, o)
                     };
+                    if prelude.is_empty() {
+                        return out;
+                    }
+                    prelude.extend(out);
+                    return vec![Stmt {
+                        kind: StmtKind::Block(prelude),
+                        span,
+                    }];
                 }
                 vec![Stmt {
                     kind: StmtKind::ParallelFor {
@@ -734,6 +791,103 @@ impl Checker {
             }
             _ => Vec::new(),
         }
+    }
+
+    /// The loop nested in a `collapse`d loop (`body`, alone in it or in a
+    /// block): its header checked (its index declared in the current
+    /// scope), its index's name and its body. Its header may not mention
+    /// the indices of the loops around it (OpenMP's rectangular nests).
+    fn collapsed_level<'a>(
+        &mut self,
+        body: &'a ast::Stmt,
+        indices: &[String],
+    ) -> Option<(omp::Level, String, &'a ast::Stmt)> {
+        let mut s = body;
+        while let ast::StmtKind::Block(b) = &s.kind {
+            let mut items = b
+                .stmts
+                .iter()
+                .filter(|s| !matches!(s.kind, ast::StmtKind::Empty));
+            match (items.next(), items.next()) {
+                (Some(one), None) => s = one,
+                _ => break,
+            }
+        }
+        let ast::StmtKind::For {
+            parallel: false,
+            init,
+            cond,
+            step,
+            body,
+        } = &s.kind
+        else {
+            let at = match &s.kind {
+                ast::StmtKind::Block(b) => b.stmts.first().map_or(s.span, |f| f.span),
+                _ => s.span,
+            };
+            self.push(
+                Diagnostic::error(
+                    at,
+                    format!(
+                        "`collapse({})` needs that many perfectly nested `for` loops",
+                        indices.len() + 1
+                    ),
+                )
+                .with_label("not a `for` loop alone in the loop around it")
+                .with_help(
+                    "lower the `collapse` count, or nest the loops with nothing between them",
+                ),
+            );
+            return None;
+        };
+        let init_expr = init.as_deref().and_then(|i| match &i.kind {
+            ast::StmtKind::Expr(e) => Some(e),
+            ast::StmtKind::Decl(d) => d.declarators.iter().find_map(|v| match &v.init {
+                Some(ast::Init::Expr(e)) => Some(e),
+                _ => None,
+            }),
+            _ => None,
+        });
+        let dependent = [init_expr, cond.as_ref(), step.as_ref()]
+            .into_iter()
+            .flatten()
+            .find(|e| indices.iter().any(|n| mentions(e, n)));
+        if let Some(e) = dependent {
+            self.push(
+                Diagnostic::error(
+                    e.span,
+                    "the bounds of a `collapse`d loop depend on the index of a loop around it",
+                )
+                .with_label("parc collapses only rectangular loop nests")
+                .with_help(
+                    "lower the `collapse` count so that this loop runs inside each iteration",
+                ),
+            );
+            return None;
+        }
+        let (var, name, ty, lo) = self.pfor_index(init.as_deref(), s.span, true)?;
+        let (hi, inclusive) = self.pfor_bound(cond.as_ref(), &name, &ty, s.span)?;
+        let step = self.pfor_step(step.as_ref(), &name, &ty, s.span)?;
+        if !matches!(step.kind, ExprKind::IntConst(_)) {
+            self.push(
+                Diagnostic::error(
+                    step.span,
+                    "the step of a `collapse`d loop must be a constant",
+                )
+                .with_label("known only at run time")
+                .with_help("write a constant step, such as `j++`"),
+            );
+            return None;
+        }
+        let level = omp::Level {
+            var,
+            var_ty: ty,
+            lo,
+            hi,
+            inclusive,
+            step,
+        };
+        Some((level, name, body))
     }
 
     /// The index declaration `T i = lo` (for an OpenMP loop, `omp`, also
