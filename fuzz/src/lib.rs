@@ -10,7 +10,7 @@
 //! from all of them (gradients: the same numbers within 1e-9, relative).
 //!
 //! # Families
-//! - [`Family::Plain`] (`generate.rs`, 50–300 lines): C with structs,
+//! - [`Family::Plain`] (`generate/`, 50–300 lines): C with structs,
 //!   pointers, recursion, `spawn` and `parallel_for`; no kernels and no
 //!   gradients, so gcc is an oracle too. The guarantees below are its.
 //! - [`Family::Kernel`] (`kernel.rs`): integer kernels whose barriers sit
