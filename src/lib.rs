@@ -77,6 +77,9 @@ pub struct Options {
     pub ad_before_opt: bool,
     /// AD ablations (`--ad-no-flat-tapes`): see `parc_ad::AdOptions`.
     pub ad_task_tape_headers: bool,
+    /// `--checkpoint N` / `--tape-budget BYTES` (see
+    /// `parc_ad::checkpoint`).
+    pub ad_checkpoint: Option<parc_ad::checkpoint::Request>,
     /// Compile the serial elision (`--serial`): `serial-elision` runs right
     /// after lowering, so the optimizer and the AD see serial code.
     pub serial: bool,
@@ -590,6 +593,7 @@ fn pipeline(
                 parc_ad::BlockThreads::OneAtATime
             },
             task_tape_headers: options.ad_task_tape_headers,
+            checkpoint: options.ad_checkpoint,
         };
         let report = parc_ad::differentiate(module, &ad_options).map_err(|e| match origin {
             Origin::Source(source) => ad_error(&e, path, source, options.color),

@@ -459,6 +459,7 @@ impl OptArgs {
             grad: Vec::new(),
             ad_before_opt: ad.ad_before_opt,
             ad_task_tape_headers: ad.ad_no_flat_tapes,
+            ad_checkpoint: ad.checkpoint(),
             serial: false,
             library: false,
             gpu: false,
@@ -491,6 +492,55 @@ struct AdArgs {
     /// the default saves (`--explain-tape` shows the bytes).
     #[arg(long)]
     ad_no_flat_tapes: bool,
+    /// Checkpoint each gradient's outer serial loop, a snapshot every N
+    /// iterations, recomputing the iterations in between in the reverse.
+    /// Not implemented yet: refused at the first loop it would apply to
+    /// (`--explain-tape` lists them as checkpoint candidates).
+    #[arg(long, value_name = "N", value_parser = parse_grain)]
+    checkpoint: Option<NonZeroU64>,
+    /// Checkpoint the serial loops whose tape would exceed BYTES (a
+    /// number, or with a K, M or G suffix: powers of 1024). Not
+    /// implemented yet: refused at the first loop whose tape is not known
+    /// to fit (`--explain-tape` lists the candidates).
+    #[arg(long, value_name = "BYTES", value_parser = parse_bytes, conflicts_with = "checkpoint")]
+    tape_budget: Option<u64>,
+}
+
+impl AdArgs {
+    fn checkpoint(&self) -> Option<parc_ad::checkpoint::Request> {
+        use parc_ad::checkpoint::Request;
+        match (self.checkpoint, self.tape_budget) {
+            (Some(n), _) => Some(Request::Every(n.get())),
+            (None, Some(b)) => Some(Request::Budget(b)),
+            (None, None) => None,
+        }
+    }
+}
+
+/// `--tape-budget BYTES`: `4096`, `64K`, `512M`, `2G`.
+fn parse_bytes(text: &str) -> Result<u64, String> {
+    let (digits, unit) = match text.char_indices().find(|(_, c)| !c.is_ascii_digit()) {
+        Some((i, _)) => text.split_at(i),
+        None => (text, ""),
+    };
+    let scale: u64 = match unit {
+        "" => 1,
+        "K" | "k" => 1 << 10,
+        "M" | "m" => 1 << 20,
+        "G" | "g" => 1 << 30,
+        _ => {
+            return Err(format!(
+                "unknown unit `{unit}`: use K, M or G (powers of 1024)"
+            ));
+        }
+    };
+    digits
+        .parse::<u64>()
+        .ok()
+        .and_then(|n| n.checked_mul(scale))
+        .ok_or_else(|| {
+            format!("expected a number of bytes such as 4096, 64K, 512M or 2G, not `{text}`")
+        })
 }
 
 #[derive(Args)]

@@ -192,6 +192,7 @@
 
 pub mod activity;
 pub mod cache;
+pub mod checkpoint;
 pub mod explain;
 pub mod mincut;
 pub mod parallel;
@@ -219,6 +220,9 @@ pub struct AdOptions {
     /// fixed places in one buffer of the loop's (a task without loops or
     /// calls, whose records per iteration are known before the loop).
     pub task_tape_headers: bool,
+    /// Checkpointing asked for (`--checkpoint N`, `--tape-budget BYTES`):
+    /// refused where it would apply (see `checkpoint.rs`).
+    pub checkpoint: Option<checkpoint::Request>,
 }
 
 /// How a target runs the threads of one kernel block, which decides
@@ -367,6 +371,26 @@ pub fn differentiate(module: &mut Module, options: &AdOptions) -> Result<AdRepor
     }
     while let Some((primal, pair)) = ctx.queue.pop() {
         reverse::split(&mut m, &mut ctx, primal, &pair)?;
+    }
+    if let Some(request) = options.checkpoint {
+        let refused = checkpoint::candidates(&ctx.tapes)
+            .into_iter()
+            .find(|c| match request {
+                checkpoint::Request::Every(_) => true,
+                // A loop whose records are a constant within the budget
+                // needs no checkpoint.
+                checkpoint::Request::Budget(b) => !matches!(
+                    c.total.iter().collect::<Vec<_>>()[..],
+                    [(factors, &bytes)] if factors.is_empty() && bytes <= b
+                ),
+            });
+        if let Some(c) = refused {
+            return Err(AdError {
+                function: c.primal.clone(),
+                loc: c.loc,
+                message: c.refusal(request),
+            });
+        }
     }
     // The functions made here reach the primals' barriers (the reverse of
     // a barrier is a barrier) and call each other.

@@ -56,6 +56,24 @@ pub struct TapeCall {
     pub args: Vec<(String, String)>,
 }
 
+/// A serial counted loop of a generated function that lies in no
+/// parallel task and no other counted loop: a loop checkpointing would
+/// cut into segments (see `checkpoint.rs`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct SerialLoop {
+    /// The position of its exit test.
+    pub loc: SrcLoc,
+    /// Its trip count, as [`TapeRecord::runs`] names it.
+    pub trip: String,
+    /// What its iterations record: indices into the function's
+    /// `records` and `calls`.
+    pub records: Vec<usize>,
+    pub calls: Vec<usize>,
+    /// What its iterations may overwrite: the memory they store to
+    /// (`x[..]`) and the functions they call (`forces`).
+    pub writes: Vec<String>,
+}
+
 /// The tape of one generated function (a gradient or a split pair).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct FunctionTape {
@@ -68,6 +86,7 @@ pub struct FunctionTape {
     pub gradient: bool,
     pub records: Vec<TapeRecord>,
     pub calls: Vec<TapeCall>,
+    pub loops: Vec<SerialLoop>,
 }
 
 /// A sum of products of named sizes, in bytes: each product (sorted
@@ -98,23 +117,68 @@ fn total_depth(
     }
     path.push(function.to_string());
     for c in &t.calls {
-        if path.contains(&c.callee) {
-            *recursive = true;
-            continue;
-        }
-        let args: HashMap<&str, &str> = c
-            .args
-            .iter()
-            .map(|(p, a)| (p.as_str(), a.as_str()))
-            .collect();
-        for (factors, bytes) in total_depth(tapes, &c.callee, path, recursive) {
-            let mut runs = c.runs.clone();
-            runs.extend(factors.iter().map(|f| substitute(f, &args)));
-            add(&mut size, &runs, bytes);
-        }
+        call_size(tapes, c, &c.runs, &mut size, path, recursive);
     }
     path.pop();
     size
+}
+
+/// Adds to `size` what call `c` records when it runs `runs` times: its
+/// callee's bytes with the callee's parameters replaced by the arguments.
+fn call_size(
+    tapes: &[FunctionTape],
+    c: &TapeCall,
+    runs: &[String],
+    size: &mut Size,
+    path: &mut Vec<String>,
+    recursive: &mut bool,
+) {
+    if path.contains(&c.callee) {
+        *recursive = true;
+        return;
+    }
+    let args: HashMap<&str, &str> = c
+        .args
+        .iter()
+        .map(|(p, a)| (p.as_str(), a.as_str()))
+        .collect();
+    for (factors, bytes) in total_depth(tapes, &c.callee, path, recursive) {
+        let mut all = runs.to_vec();
+        all.extend(factors.iter().map(|f| substitute(f, &args)));
+        add(size, &all, bytes);
+    }
+}
+
+/// What one iteration of serial loop `l` of `t` records, its calls'
+/// callees included (the loop's own trip count left out of every
+/// record's runs, where it is the outermost), and whether a callee is
+/// recursive.
+pub fn per_iteration(tapes: &[FunctionTape], t: &FunctionTape, l: &SerialLoop) -> (Size, bool) {
+    let inner = |runs: &[String]| -> Vec<String> {
+        match runs.split_first() {
+            Some((first, rest)) if *first == l.trip => rest.to_vec(),
+            _ => runs.to_vec(),
+        }
+    };
+    let mut size = Size::new();
+    for &r in &l.records {
+        let r = &t.records[r];
+        add(&mut size, &inner(&r.runs), r.bytes);
+    }
+    let mut recursive = false;
+    let mut path = vec![t.function.clone()];
+    for &c in &l.calls {
+        let c = &t.calls[c];
+        call_size(
+            tapes,
+            c,
+            &inner(&c.runs),
+            &mut size,
+            &mut path,
+            &mut recursive,
+        );
+    }
+    (size, recursive)
 }
 
 fn add(size: &mut Size, runs: &[String], bytes: u64) {
@@ -220,6 +284,14 @@ pub fn explain(path: &str, tapes: &[FunctionTape]) -> String {
             }
         );
     }
+    for c in crate::checkpoint::candidates(tapes) {
+        let _ = writeln!(
+            out,
+            "{}: checkpoint candidate: {}",
+            at(&c.loc),
+            c.describe()
+        );
+    }
     let mut sorted: Vec<&FunctionTape> = tapes.iter().collect();
     sorted.sort_by_key(|t| (!t.gradient, t.function.clone()));
     for t in sorted {
@@ -286,20 +358,9 @@ pub fn explain(path: &str, tapes: &[FunctionTape]) -> String {
 pub(crate) fn runs(plan: &Plan, b: Block) -> Vec<String> {
     let mut around: Vec<(usize, String)> = Vec::new();
     for (i, c) in plan.counted.iter().enumerate() {
-        if !c.blocks.contains(&b) {
-            continue;
+        if c.blocks.contains(&b) {
+            around.push((c.blocks.len(), counted_trip(plan, i)));
         }
-        let trip = plan.exit_tests[i]
-            .map(|t| trip(plan, t.lo, t.bound, t.inclusive, Ok(t.step)))
-            .unwrap_or_else(|| {
-                let line = plan
-                    .p
-                    .terminator(c.header)
-                    .map(|t| plan.p.locs[t].line)
-                    .unwrap_or(0);
-                format!("iterations(line {line})")
-            });
-        around.push((c.blocks.len(), trip));
     }
     for l in &plan.ploops {
         if l.loop_blocks.contains(&b) || l.task_blocks.contains(&b) {
@@ -316,6 +377,21 @@ pub(crate) fn runs(plan: &Plan, b: Block) -> Vec<String> {
     }
     around.sort_by_key(|a| std::cmp::Reverse(a.0));
     around.into_iter().map(|a| a.1).collect()
+}
+
+/// The trip count of counted loop `i`: from its bounds, or
+/// `iterations(line N)` where its exit test gives none.
+pub(crate) fn counted_trip(plan: &Plan, i: usize) -> String {
+    plan.exit_tests[i]
+        .map(|t| trip(plan, t.lo, t.bound, t.inclusive, Ok(t.step)))
+        .unwrap_or_else(|| {
+            let line = plan
+                .p
+                .terminator(plan.counted[i].header)
+                .map(|t| plan.p.locs[t].line)
+                .unwrap_or(0);
+            format!("iterations(line {line})")
+        })
 }
 
 /// `hi - lo` (`+ 1` inclusive, `/ step`) as text, constants folded.
@@ -401,6 +477,13 @@ mod tests {
                     runs: vec!["steps".into()],
                     args: vec![("m".into(), "n".into()), ("y".into(), "(a + 1)".into())],
                 }],
+                loops: vec![SerialLoop {
+                    loc: SrcLoc::default(),
+                    trip: "steps".into(),
+                    records: vec![0],
+                    calls: vec![0],
+                    writes: vec!["`forces`".into()],
+                }],
             },
             FunctionTape {
                 primal: "forces".into(),
@@ -412,6 +495,7 @@ mod tests {
                     record(&[], 8),
                 ],
                 calls: vec![],
+                loops: vec![],
             },
         ];
         let (size, recursive) = total(&tapes, "simulate.grad");
@@ -420,6 +504,13 @@ mod tests {
             show_size(&size),
             "8·(a + 1)·n·steps + 16·(n - 2)·steps + 16·steps"
         );
+        // One iteration of the time loop: its own record and one call.
+        let (per, recursive) = per_iteration(&tapes, &tapes[0], &tapes[0].loops[0]);
+        assert!(!recursive);
+        assert_eq!(show_size(&per), "16 + 8·(a + 1)·n + 16·(n - 2)");
+        let found = crate::checkpoint::candidates(&tapes);
+        assert_eq!(found.len(), 1);
+        assert_eq!(show_size(&found[0].total), show_size(&size));
     }
 
     #[test]
@@ -435,6 +526,7 @@ mod tests {
                 runs: vec![],
                 args: vec![],
             }],
+            loops: vec![],
         }];
         let (size, recursive) = total(&tapes, "f.aug");
         assert!(recursive);

@@ -12,6 +12,7 @@ use parc_ir::{Function, InstKind, Intrinsic};
 const CONCURRENT: AdOptions = AdOptions {
     block_threads: BlockThreads::Concurrent,
     task_tape_headers: false,
+    checkpoint: None,
 };
 
 /// The classes of the sites at source line `line`.

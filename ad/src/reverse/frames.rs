@@ -518,7 +518,11 @@ impl Gen<'_> {
                 .unwrap_or_default()
         };
         let mut records = Vec::new();
+        // The block each record and call is made in, for `serial_loops`.
+        let mut record_blocks = Vec::new();
+        let mut call_blocks = Vec::new();
         for &(at, gv, ref why) in &self.tape_log {
+            record_blocks.push(at);
             let pv = self.fwd_inv.get(&gv).copied();
             let (what, loc) = match pv {
                 Some(pv) => (
@@ -586,6 +590,7 @@ impl Gen<'_> {
                 "each iteration of a parallel loop records onto a tape of its own \
                  (data, length, capacity), grown by realloc (at least 16 slots)"
             };
+            record_blocks.push(l.task_entry);
             records.push(TapeRecord {
                 loc: block_loc(l.header),
                 what: "the tape of each iteration".into(),
@@ -610,14 +615,12 @@ impl Gen<'_> {
                     Some((p.to_string(), crate::explain::value_name(plan, a)))
                 })
                 .collect();
+            let block = plan.inst_block.get(&inst).copied();
+            call_blocks.push(block);
             calls.push(TapeCall {
                 callee: module.funcs[pair.aug].name.clone(),
                 loc: plan.p.locs[inst],
-                runs: plan
-                    .inst_block
-                    .get(&inst)
-                    .map(|&b| runs(plan, b))
-                    .unwrap_or_default(),
+                runs: block.map(|b| runs(plan, b)).unwrap_or_default(),
                 args,
             });
         }
@@ -627,7 +630,66 @@ impl Gen<'_> {
             gradient: false,
             records,
             calls,
+            loops: self.serial_loops(module, &record_blocks, &call_blocks),
         }
+    }
+
+    /// The outermost serial counted loops outside parallel tasks (see
+    /// `tape_report::SerialLoop`), with what their iterations record
+    /// (the records and calls made in `record_blocks`, `call_blocks`) and
+    /// overwrite.
+    fn serial_loops(
+        &self,
+        module: &Module,
+        record_blocks: &[Block],
+        call_blocks: &[Option<Block>],
+    ) -> Vec<crate::tape_report::SerialLoop> {
+        let plan = self.plan;
+        let mut out = Vec::new();
+        for (i, c) in plan.counted.iter().enumerate() {
+            let nested = plan
+                .counted
+                .iter()
+                .any(|o| o.blocks.len() > c.blocks.len() && o.blocks.contains(&c.header));
+            if nested || plan.task_of(Some(c.header)).is_some() {
+                continue;
+            }
+            let records = (0..record_blocks.len())
+                .filter(|&k| c.blocks.contains(&record_blocks[k]))
+                .collect();
+            let calls = (0..call_blocks.len())
+                .filter(|&k| call_blocks[k].is_some_and(|b| c.blocks.contains(&b)))
+                .collect();
+            let mut blocks: Vec<Block> = c.blocks.iter().copied().collect();
+            blocks.sort();
+            let mut writes = Vec::new();
+            for b in blocks {
+                for &inst in &plan.p.blocks[b].insts {
+                    let what = match plan.p.inst(inst) {
+                        InstKind::Store { ptr, .. } => {
+                            crate::tape_report::unwrapped(crate::explain::value_name(plan, *ptr))
+                        }
+                        InstKind::Call { func, .. } => format!("`{}`", module.funcs[*func].name),
+                        _ => continue,
+                    };
+                    if !writes.contains(&what) {
+                        writes.push(what);
+                    }
+                }
+            }
+            out.push(crate::tape_report::SerialLoop {
+                loc: plan
+                    .p
+                    .terminator(c.header)
+                    .map(|t| plan.p.locs[t])
+                    .unwrap_or_default(),
+                trip: crate::tape_report::counted_trip(plan, i),
+                records,
+                calls,
+                writes,
+            });
+        }
+        out
     }
 
     /// A name for a recorded value the generator made (no primal value).
