@@ -1,5 +1,7 @@
 //! Tests of the lexer and parser: tokens, literals, the tree built for each
 //! construct (as a compact S-expression), diagnostics and limits.
+//!
+//! Length: one test per construct and diagnostic; a list, not logic.
 
 use parc_lang::ast::*;
 use parc_lang::diag::{Diagnostic, Severity, line_col, render};

@@ -7,6 +7,8 @@
 //! Programs that print, exit or fault run in a child process (this test
 //! binary re-executed with [`CHILD_ENV`] naming the scenario), whose
 //! stdout, stderr and status are checked.
+//!
+//! Length: a list of independent scenarios, one test each.
 
 use crate::jit::JitProgram;
 use crate::{BackendError, OutputKind};

@@ -2,6 +2,8 @@
 //! the message and the line:column of its primary span, plus the sample
 //! programs (which must check cleanly) and the bad-program corpus (each
 //! file must get at least one error).
+//!
+//! Length: one test per rule; a list, not logic.
 
 use super::check;
 use crate::diag::{Diagnostic, line_col};

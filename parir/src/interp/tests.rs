@@ -1,4 +1,6 @@
 //! Tests of the reference interpreter on IR built with `FuncBuilder`.
+//!
+//! Length: a list of independent scenarios, one test each.
 
 use super::*;
 use crate::{
