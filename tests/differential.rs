@@ -7,8 +7,8 @@
 //! OpenMP, for programs without kernels or gradients (skipped without
 //! gcc). See `fuzz/src/oracle.rs` for the list.
 //!
-//! One test per program (`fuzz_FAMILY_N`): [`COUNTS`] plain, kernel and
-//! gradient programs. The test lives in the root package so that cargo
+//! One test per program (`fuzz_FAMILY_N`): [`COUNTS`] plain, kernel,
+//! gradient and vector-loop programs. The test lives in the root package so that cargo
 //! builds the `parc` binary for it (`CARGO_BIN_EXE_parc`).
 //! `PARC_FUZZ_COUNT` (programs of each family) and `PARC_FUZZ_SEED` (the
 //! first seed) choose other programs; many more run with `cargo run
@@ -27,10 +27,11 @@ const KNOWN_FAILURES: &[(Family, u64, &str)] = &[];
 /// Programs of each family the suite checks. Plain programs run through
 /// eleven configurations, kernels twelve, gradients fifteen; these counts
 /// keep the test a few minutes long on two cores.
-const COUNTS: [(Family, u64); 3] = [
+const COUNTS: [(Family, u64); 4] = [
     (Family::Plain, 120),
     (Family::Kernel, 40),
     (Family::Grad, 40),
+    (Family::Vector, 20),
 ];
 const DEFAULT_FIRST_SEED: u64 = 1;
 

@@ -35,6 +35,12 @@
 //!   must agree with the finite differences (within 1e-5 (1 + |FD|)) as
 //!   well as every configuration with the reference.
 //!
+//! - [`Family::Vector`] (`vector.rs`): loops for the vectorizer (element-
+//!   wise updates and reductions over `int`, `long`, `float`, `double`)
+//!   called with distinct and overlapping arrays and trip counts around
+//!   the vector widths; run as the plain family is, gcc included. Its
+//!   module doc says how it keeps the guarantees below.
+//!
 //! # What every generated program guarantees
 //!
 //! A mismatch is only worth something if the program has exactly one
@@ -126,6 +132,7 @@ mod kernel;
 pub mod oracle;
 pub mod reduce;
 mod rng;
+mod vector;
 
 pub use oracle::{Oracles, Outcome, Verdict};
 pub use rng::Rng;
@@ -136,16 +143,18 @@ pub enum Family {
     Plain,
     Kernel,
     Grad,
+    Vector,
 }
 
 impl Family {
-    pub const ALL: [Family; 3] = [Family::Plain, Family::Kernel, Family::Grad];
+    pub const ALL: [Family; 4] = [Family::Plain, Family::Kernel, Family::Grad, Family::Vector];
 
     pub fn name(self) -> &'static str {
         match self {
             Family::Plain => "plain",
             Family::Kernel => "kernel",
             Family::Grad => "grad",
+            Family::Vector => "vector",
         }
     }
 
@@ -173,6 +182,7 @@ impl Program {
             Family::Plain => generate::generate(seed),
             Family::Kernel => kernel::generate(seed),
             Family::Grad => grad::generate(seed),
+            Family::Vector => vector::generate(seed),
         };
         Program {
             family,

@@ -144,7 +144,8 @@ pub struct Config {
 const ALL: &[Family] = &Family::ALL;
 const GRAD: &[Family] = &[Family::Grad];
 const KERNEL: &[Family] = &[Family::Kernel];
-const PLAIN: &[Family] = &[Family::Plain];
+/// The families gcc runs too (no kernels, no gradients).
+const PLAIN: &[Family] = &[Family::Plain, Family::Vector];
 
 const fn interp_config(
     name: &'static str,
