@@ -171,11 +171,68 @@ pub fn compile_files(
     if let [(path, source)] = files {
         return compile(path, source, options);
     }
+    compile_linked(files, files.iter().map(|_| None).collect(), options)
+}
+
+/// The first line of a parc object ([`parc_object`]).
+pub const PARC_OBJECT_MAGIC: &str = "parc object 1";
+
+/// One source file through the front end (every diagnostic reported now,
+/// as a C compiler's `-c` reports them), to a *parc object*: the file's
+/// path and text and its module before optimization, as parir text. A
+/// program's objects are linked as its source files are
+/// ([`compile_linked`]): the optimizer and the AD then see the whole
+/// program, as clang's `-flto` objects let the linker's optimizer see it.
+/// Returns the object's text and the rendered warnings.
+pub fn parc_object(
+    path: &str,
+    source: &str,
+    options: &Options,
+) -> Result<(String, String), CompileError> {
+    let (module, warnings) = lowered(path, source, true, false, options)?;
+    let ir = parc_ir::print::print_module(&module);
+    let object = format!(
+        "{PARC_OBJECT_MAGIC}\n{path}\n{}\n{source}{ir}",
+        source.len()
+    );
+    Ok((object, warnings))
+}
+
+/// Reads what [`parc_object`] wrote: the source's path and text, and the
+/// module.
+pub fn read_parc_object(text: &str) -> Result<(String, String, Module), String> {
+    let rest = text
+        .strip_prefix(PARC_OBJECT_MAGIC)
+        .and_then(|r| r.strip_prefix('\n'))
+        .ok_or("not a parc object")?;
+    let (path, rest) = rest.split_once('\n').ok_or("no source path")?;
+    let (len, rest) = rest.split_once('\n').ok_or("no source length")?;
+    let len: usize = len.parse().map_err(|_| "a bad source length")?;
+    let (source, ir) = (rest.get(..len), rest.get(len..));
+    let (Some(source), Some(ir)) = (source, ir) else {
+        return Err("the source is cut short".into());
+    };
+    let module = parc_ir::read::read_module(ir).map_err(|e| format!("its parir: {e}"))?;
+    Ok((path.to_string(), source.to_string(), module))
+}
+
+/// [`compile_files`], where some files' modules are made already (`Some`:
+/// read from parc objects); `files` has the path and text of each, for
+/// messages.
+pub fn compile_linked(
+    files: &[(String, String)],
+    premade: Vec<Option<Module>>,
+    options: &Options,
+) -> Result<Compiled, CompileError> {
     let lower_start = Instant::now();
     let mut modules = Vec::new();
     let mut rendered = String::new();
     let mut failed = false;
-    for (path, source) in files {
+    for ((path, source), made) in files.iter().zip(premade) {
+        if let Some(module) = made {
+            modules.push((path.clone(), module));
+            continue;
+        }
         // Each file is a library of the program: `main` is in one of them.
         match lowered(path, source, true, false, options) {
             Ok((module, warnings)) => {

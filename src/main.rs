@@ -6,6 +6,8 @@
 //! run-time error in the interpreted program; for `run`, otherwise the
 //! program's own exit status; 101 an internal compiler error.
 
+mod cc;
+
 use clap::{ArgAction, Args, Parser, Subcommand, ValueEnum};
 use parc::{CompileError, Options};
 use parc_cpu::{BackendError, OutputKind};
@@ -62,6 +64,18 @@ enum Command {
     Run(RunArgs),
     /// Compile a program to an output file.
     Build(BuildArgs),
+    /// A drop-in for `cc` in a Makefile: gcc's options (`-c`, `-o`, `-O`,
+    /// `-g`, `-D`, `-U`, `-I`, `-l`, `-L`, `-Wl,`, `-fopenmp`; warning,
+    /// `-std=`, `-m`/`-f` code-generation and dependency options are
+    /// accepted and do nothing), several files. `-c` writes parc objects
+    /// (`--emit parc-obj`), which a later `parc cc -o prog *.o` links with
+    /// native objects and archives into one program, optimized whole.
+    #[command(disable_help_flag = true)]
+    Cc {
+        /// gcc's arguments.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<OsString>,
+    },
     /// Benchmark programs (the proxy-app ports, the samples, your own
     /// files), primal and gradient, against gcc: tables, CSV/JSON and SVG
     /// plots. Runs the harness `parc-bench` found beside this parc
@@ -247,6 +261,12 @@ struct GccArgs {
     /// clang names it (see `--explain-vec`); `parc check` ignores them.
     #[arg(short = 'R', value_name = "pass=REGEX", value_parser = parse_remark_flag, action = ArgAction::Append)]
     remarks: Vec<RemarkFlag>,
+    /// Given to the linker as is (`parc cc`'s `-Wl,...`).
+    #[arg(long = "link-arg", hide = true, value_name = "ARG", action = ArgAction::Append)]
+    linker: Vec<String>,
+    /// Native objects and archives among the inputs, linked as given.
+    #[arg(skip)]
+    objects: Vec<PathBuf>,
 }
 
 /// One `-Rpass...=REGEX`.
@@ -303,8 +323,12 @@ impl GccArgs {
 
     /// The linker's arguments for `-L` and `-l`, in that order.
     fn link_args(&self) -> Vec<String> {
+        let objects = self.objects.iter().map(|o| o.display().to_string());
         let dirs = self.lib_dirs.iter().map(|d| format!("-L{}", d.display()));
-        dirs.chain(self.libs.iter().map(|l| format!("-l{l}")))
+        objects
+            .chain(self.linker.iter().cloned())
+            .chain(dirs)
+            .chain(self.libs.iter().map(|l| format!("-l{l}")))
             .collect()
     }
 
@@ -627,6 +651,12 @@ enum Emit {
     Ptx,
     /// The control-flow graphs in Graphviz dot.
     Dot,
+    /// A parc object (what `parc cc -c` writes): one source file, checked,
+    /// as parir before optimization, with its source. `parc build` and
+    /// `parc cc` link such objects with other files into one program, which
+    /// is then optimized (and differentiated) whole, as clang's `-flto`
+    /// objects are; the system's linker cannot read them.
+    ParcObj,
 }
 
 #[derive(Args)]
@@ -784,34 +814,64 @@ impl GpuArchArg {
 const COMPILER_STACK: usize = 256 << 20;
 
 fn main() -> ExitCode {
+    let argv: Vec<OsString> = std::env::args_os().collect();
+    // `parc cc ARGS`: one `parc build` per output (see `cc.rs`).
+    let commands = if argv.get(1).is_some_and(|a| a == "cc") {
+        match cc::builds(&argv[2..]) {
+            Ok(builds) => builds,
+            Err(message) => return fail(&format!("cc: {message}")),
+        }
+    } else {
+        vec![argv]
+    };
+    let mut clis = Vec::new();
+    for argv in commands {
+        match parse_cli(argv) {
+            Ok(cli) => clis.push(cli),
+            Err(code) => return code,
+        }
+    }
+    let worker = std::thread::Builder::new()
+        .name("parc".into())
+        .stack_size(COMPILER_STACK)
+        .spawn(move || {
+            for cli in clis {
+                let code = dispatch(cli);
+                if code != ExitCode::SUCCESS {
+                    return code;
+                }
+            }
+            ExitCode::SUCCESS
+        });
+    match worker.map(|handle| handle.join()) {
+        Ok(Ok(code)) => code,
+        // A panic has already printed its message; it is parc's bug.
+        Ok(Err(_)) => ExitCode::from(101),
+        Err(e) => fail(&format!("cannot start the compiler thread: {e}")),
+    }
+}
+
+/// Parses a command line (after [`gcc_spellings`]); `Err` after printing
+/// clap's message (or help) with the status to exit with.
+fn parse_cli(argv: Vec<OsString>) -> Result<Cli, ExitCode> {
     use clap::{CommandFactory, FromArgMatches};
     let parsed = Cli::command()
-        .try_get_matches_from(gcc_spellings(std::env::args_os()))
+        .try_get_matches_from(gcc_spellings(argv))
         .and_then(|m| Cli::from_arg_matches(&m).map(|cli| (cli, m)));
-    let cli = match parsed {
+    match parsed {
         Ok((mut cli, matches)) => {
             if let (Some((_, sub)), Some(pp)) = (matches.subcommand(), cli.command.pp_mut()) {
                 pp.order(sub);
             }
-            cli
+            Ok(cli)
         }
         Err(e) => {
             let _ = e.print();
             // `--help` and `--version` succeed; a bad command line is the
             // user's error, status 1 as gcc and clang give it (clap's
             // default is 2).
-            return ExitCode::from(if e.use_stderr() { 1 } else { 0 });
+            Err(ExitCode::from(if e.use_stderr() { 1 } else { 0 }))
         }
-    };
-    let worker = std::thread::Builder::new()
-        .name("parc".into())
-        .stack_size(COMPILER_STACK)
-        .spawn(move || dispatch(cli));
-    match worker.map(|handle| handle.join()) {
-        Ok(Ok(code)) => code,
-        // A panic has already printed its message; it is parc's bug.
-        Ok(Err(_)) => ExitCode::from(101),
-        Err(e) => fail(&format!("cannot start the compiler thread: {e}")),
     }
 }
 
@@ -822,7 +882,7 @@ impl Command {
             Command::Check { pp, .. } => Some(pp),
             Command::Run(args) => Some(&mut args.pp),
             Command::Build(args) => Some(&mut args.pp),
-            Command::Bench { .. } => None,
+            Command::Bench { .. } | Command::Cc { .. } => None,
         }
     }
 }
@@ -842,6 +902,8 @@ fn dispatch(cli: Cli) -> ExitCode {
         Command::Run(args) => run(args),
         Command::Build(args) => build(args),
         Command::Bench { args } => bench(&args),
+        // `main` turns `parc cc` into `parc build` command lines.
+        Command::Cc { .. } => fail("cc: nothing to do"),
     }
 }
 
@@ -951,6 +1013,69 @@ fn is_object(file: &Path) -> bool {
         .is_some_and(|e| e == "o" || e == "a" || e == "so")
 }
 
+/// True for a parc object (`parc cc -c`): an object file that starts
+/// with [`parc::PARC_OBJECT_MAGIC`].
+fn is_parc_object(file: &Path) -> bool {
+    use std::io::Read;
+    let magic = parc::PARC_OBJECT_MAGIC.as_bytes();
+    let mut head = vec![0; magic.len()];
+    is_object(file)
+        && std::fs::File::open(file)
+            .and_then(|mut f| f.read_exact(&mut head))
+            .is_ok()
+        && head == magic
+}
+
+fn read_parc_object(file: &Path) -> Result<(String, String, parc_ir::Module), ExitCode> {
+    let text = std::fs::read_to_string(file)
+        .map_err(|e| fail(&format!("cannot read `{}`: {e}", file.display())))?;
+    parc::read_parc_object(&text).map_err(|e| {
+        fail(&format!(
+            "`{}`: a damaged parc object ({e}); compile its source again with `parc cc -c`",
+            file.display()
+        ))
+    })
+}
+
+/// `--emit parc-obj` (`parc cc -c`): one source file to a parc object.
+fn parc_object(args: &BuildArgs) -> ExitCode {
+    let [file] = args.files.as_slice() else {
+        return fail("a parc object is made of one source file; compile each with its own `-c`");
+    };
+    if is_ir(file) || is_object(file) {
+        return fail(&format!(
+            "`{}`: a parc object is made of a source file (`.c`, `.pc`)",
+            file.display()
+        ));
+    }
+    let output = args
+        .output
+        .clone()
+        .unwrap_or_else(|| PathBuf::from(file.file_name().unwrap_or_default()).with_extension("o"));
+    if let Err(code) = not_the_input(&output, file).and_then(|()| writable(&output)) {
+        return code;
+    }
+    let options = Options {
+        library: true,
+        pp: args.pp.options(),
+        ..args.opt.options(args.diag.color(), &args.ad)
+    };
+    let source = match read_source(file, options.color) {
+        Ok(s) => s,
+        Err(code) => return code,
+    };
+    match parc::parc_object(&file.display().to_string(), &source, &options) {
+        Ok((object, warnings)) => {
+            eprint!("{warnings}");
+            match std::fs::write(&output, object) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => fail(&format!("cannot write `{}`: {e}", output.display())),
+            }
+        }
+        Err(e) => report(e),
+    }
+}
+
 /// True for parir text (`.pir`), read by `parc_ir::read` instead of the
 /// ParC front end.
 fn is_ir(file: &Path) -> bool {
@@ -994,10 +1119,11 @@ fn compile(
             other.display()
         )));
     }
-    if let Some(object) = files.iter().find(|f| is_object(f)) {
+    if let Some(object) = files.iter().find(|f| is_object(f) && !is_parc_object(f)) {
         return Err(fail(&format!(
-            "`{}` is an object or archive: parc compiles source files (`.pc`, `.c`) and parir \
-             text (`.pir`); linking objects into a program is not supported yet",
+            "`{}` is a native object or archive: parc compiles source files (`.pc`, `.c`), \
+             parc objects (`parc cc -c`) and parir text (`.pir`), and links native objects \
+             into executables and libraries only",
             object.display()
         )));
     }
@@ -1018,6 +1144,20 @@ fn compile(
     let compiled = if is_ir(file) {
         let source = read_source(file, options.color)?;
         parc::compile_ir(&path, &source, options)
+    } else if files.iter().any(|f| is_parc_object(f)) {
+        let mut sources = Vec::new();
+        let mut premade = Vec::new();
+        for f in files {
+            if is_parc_object(f) {
+                let (path, source, module) = read_parc_object(f)?;
+                sources.push((path, source));
+                premade.push(Some(module));
+            } else {
+                sources.push((f.display().to_string(), read_source(f, options.color)?));
+                premade.push(None);
+            }
+        }
+        parc::compile_linked(&sources, premade, options)
     } else {
         let mut sources = Vec::new();
         for f in files {
@@ -1181,6 +1321,28 @@ fn build(mut args: BuildArgs) -> ExitCode {
     if args.compile_only {
         args.emit = Emit::Obj;
     }
+    // Native objects and archives go to the linker as they are.
+    let (native, files): (Vec<PathBuf>, Vec<PathBuf>) = std::mem::take(&mut args.files)
+        .into_iter()
+        .partition(|f| is_object(f) && !is_parc_object(f));
+    args.files = files;
+    if !native.is_empty() && !matches!(args.emit, Emit::Exe | Emit::Lib) {
+        return fail(&format!(
+            "`{}`: native objects and archives are only linked (into an executable or a \
+             library), not compiled",
+            native[0].display()
+        ));
+    }
+    if args.files.is_empty() {
+        return fail(
+            "no source file or parc object to compile: parc links native objects and archives \
+             only into a program it compiles (give the source files or parc objects too)",
+        );
+    }
+    args.opt.gcc.objects = native;
+    if args.emit == Emit::ParcObj {
+        return parc_object(&args);
+    }
     let links = matches!(args.emit, Emit::Exe | Emit::Lib);
     if !links && !args.opt.gcc.link_args().is_empty() {
         eprintln!(
@@ -1198,6 +1360,7 @@ fn build(mut args: BuildArgs) -> ExitCode {
         Emit::Ir => "pir",
         Emit::Dot => "dot",
         Emit::Ptx => "ptx",
+        Emit::ParcObj => "o",
     };
     let text_output = matches!(args.emit, Emit::Ir | Emit::Dot | Emit::Ptx);
     let output = args
@@ -1257,6 +1420,7 @@ fn build(mut args: BuildArgs) -> ExitCode {
         Emit::Exe => OutputKind::Exe,
         Emit::Obj => OutputKind::Obj,
         Emit::Lib => OutputKind::Lib,
+        Emit::ParcObj => return parc_object(&args),
     };
     if let Err(code) = args.device.attach(
         embeds_ptx,

@@ -1680,17 +1680,21 @@ enum Multi {
     Jit(u32),
     O0,
     Exe,
+    /// As a Makefile builds it: `parc cc -c` each file to a parc object,
+    /// then `parc cc -o prog` of the objects.
+    Cc,
     /// gcc on the same files through `include/parc.h`.
     Gcc,
 }
 
 impl Multi {
-    const EVERY: [Multi; 6] = [
+    const EVERY: [Multi; 7] = [
         Multi::Interp,
         Multi::Jit(1),
         Multi::Jit(8),
         Multi::O0,
         Multi::Exe,
+        Multi::Cc,
         Multi::Gcc,
     ];
 
@@ -1700,6 +1704,7 @@ impl Multi {
             Multi::Jit(w) => format!("jit-{w}"),
             Multi::O0 => "O0".into(),
             Multi::Exe => "exe".into(),
+            Multi::Cc => "cc".into(),
             Multi::Gcc => "gcc".into(),
         }
     }
@@ -1734,6 +1739,36 @@ fn check_multi(dir: &Path, how: Multi) -> Result<(), Failed> {
         }
         Multi::Exe => {
             build(parc().arg("build").args(&files).arg("-o").arg(&exe))?;
+            Command::new(&exe)
+        }
+        Multi::Cc => {
+            let objects = scratch_dir()?.join(format!("multi-{stem}-objects"));
+            std::fs::create_dir_all(&objects)?;
+            // gcc's flags, as a Makefile passes them.
+            let cflags = ["-O2", "-Wall", "-std=c99", "-MMD", "-MP"];
+            build(
+                parc()
+                    .current_dir(&objects)
+                    .arg("cc")
+                    .args(cflags)
+                    .arg("-c")
+                    .args(files.iter().map(|f| root().join(f))),
+            )?;
+            let mut linked: Vec<PathBuf> = files
+                .iter()
+                .map(|f| objects.join(f.with_extension("o").file_name().unwrap_or_default()))
+                .collect();
+            linked.sort();
+            build(
+                parc()
+                    .arg("cc")
+                    .args(cflags)
+                    .arg("-o")
+                    .arg(&exe)
+                    .args(&linked)
+                    .arg("-lm"),
+            )?;
+            let _ = std::fs::remove_dir_all(&objects);
             Command::new(&exe)
         }
         Multi::Gcc => {
