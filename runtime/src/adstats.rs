@@ -7,7 +7,9 @@
 //! change in bytes of records (8-byte slots and the per-iteration tape
 //! headers of parallel loops: what `--explain-tape` and `--stats` count),
 //! `allocated` the change in bytes of heap the tapes hold (capacity that
-//! doubling left unused included). The line gives the peak of each and
+//! doubling left unused included, and a kernel launch's per-thread tape
+//! buffer, in device memory where the launch may run on a GPU; the
+//! records device code makes there are not noted). The line gives the peak of each and
 //! the records of the whole run.
 //!
 //! Invariant: without `PARC_AD_STATS` (read once, on the first note) a

@@ -423,26 +423,12 @@ impl Gen<'_> {
         };
         let grid = grid.map(|v| self.fv(v));
         let block = block.map(|v| self.fv(v));
-        let mut threads = self.iconst(Type::I64, 1);
-        for &d in grid.iter().chain(&block) {
-            let d = self.widen_i64(d, true);
-            threads = self.binop(BinaryOp::Imul, threads, d);
-        }
-        let bytes = match plan.slots {
-            // Per thread, the length it records (unless its frames have
-            // fixed places) and its records.
-            Some(slots) => {
-                let per_thread =
-                    self.iconst(Type::I64, 8 * (slots as i64 + i64::from(!plan.fixed)));
-                (self.binop(BinaryOp::Imul, threads, per_thread), false)
-            }
-            // Zeroed headers: empty tapes that grow as they need.
-            None => {
-                let size = self.iconst(Type::I64, HEADER_BYTES as i64);
-                (self.binop(BinaryOp::Imul, threads, size), true)
-            }
-        };
+        let bytes = self.launch_tape_bytes(&grid, &block, plan);
         let tapes = self.kernel_memory(bytes.0, bytes.1);
+        // Heap of the tapes (`PARC_AD_STATS`); the records in it are
+        // noted by the threads' pushes (on the CPU).
+        let zero = self.iconst(Type::I64, 0);
+        self.note_tape(zero, 0, Some(bytes.0));
         let mut largs = Vec::new();
         for (&a, &act) in args.iter().zip(&plan.pair.acts) {
             largs.push(self.fv(a));
@@ -462,6 +448,35 @@ impl Gen<'_> {
         );
         debug_assert!(placed.is_none());
         self.launch_tapes.insert(inst, tapes);
+    }
+
+    /// The bytes of a launch's tapes on a grid of `grid` × `block`
+    /// threads, and whether they are zeroed.
+    fn launch_tape_bytes(
+        &mut self,
+        grid: &[Value; 3],
+        block: &[Value; 3],
+        plan: &LaunchPlan,
+    ) -> (Value, bool) {
+        let mut threads = self.iconst(Type::I64, 1);
+        for &d in grid.iter().chain(block) {
+            let d = self.widen_i64(d, true);
+            threads = self.binop(BinaryOp::Imul, threads, d);
+        }
+        match plan.slots {
+            // Per thread, the length it records (unless its frames have
+            // fixed places) and its records.
+            Some(slots) => {
+                let per_thread =
+                    self.iconst(Type::I64, 8 * (slots as i64 + i64::from(!plan.fixed)));
+                (self.binop(BinaryOp::Imul, threads, per_thread), false)
+            }
+            // Zeroed headers: empty tapes that grow as they need.
+            None => {
+                let size = self.iconst(Type::I64, HEADER_BYTES as i64);
+                (self.binop(BinaryOp::Imul, threads, size), true)
+            }
+        }
     }
 
     /// The reverse of a planned launch: `k.bwd` on the same grid, then
@@ -537,6 +552,10 @@ impl Gen<'_> {
         } else {
             launch(self, largs);
         }
+        let (bytes, _) = self.launch_tape_bytes(&grid, &block, plan);
+        let zero = self.iconst(Type::I64, 0);
+        let released = self.binop(BinaryOp::Isub, zero, bytes);
+        self.note_tape(zero, 0, Some(released));
         self.free_kernel_memory(tapes);
         // The sums where the host reads them.
         let (dacc, dacc_kernels) = if self.concurrent() {
