@@ -599,6 +599,28 @@ impl Gen<'_> {
                 reason: reason.into(),
             });
         }
+        // A loop that places iteration `k`'s records at `k · S` moves the
+        // tape's length past its exit test's last run, which has a place
+        // of `S` slots too (see `place_indexed_frames`).
+        for (i, ix) in self.indexed.iter().enumerate() {
+            let Some(ix) = ix else { continue };
+            let slots = match ix.slot_consts.first().map(|&si| self.g.inst(si)) {
+                Some(InstKind::Iconst(s)) if *s > 0 => *s as u64,
+                _ => continue,
+            };
+            let c = &plan.counted[i];
+            record_blocks.push(c.pre.0);
+            records.push(TapeRecord {
+                loc: block_loc(c.header),
+                what: "the place of the exit test's last run".into(),
+                bytes: 8 * slots,
+                runs: runs(plan, c.pre.0),
+                reason: "a loop that reserves its records places them by the runs of its exit \
+                         test, one more than its iterations: the run that leaves the loop has a \
+                         place too"
+                    .into(),
+            });
+        }
         let mut calls = Vec::new();
         let mut sites: Vec<(&Inst, &Pair)> = self.calls.iter().collect();
         sites.sort_by_key(|(i, _)| **i);
