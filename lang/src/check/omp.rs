@@ -47,8 +47,9 @@
 //!   region, ...) get a warning that says so; in serial code of `main`
 //!   `critical`, `single`, `master`, `barrier` and `flush` are what they
 //!   are on one thread. An `atomic` `x += e` (or `-=`, `++`, `--`) is an
-//!   atomic add wherever it may run in parallel; what parc cannot do in
-//!   parallel code (`critical`, other atomics, `ordered`) is an error.
+//!   atomic add wherever it may run in parallel, as is a `critical`
+//!   section that is one such update; what parc cannot do in parallel
+//!   code (other `critical` sections, other atomics) is an error.
 
 use super::expr::mk;
 use super::{Checker, LoopKind, is_err};
@@ -443,6 +444,12 @@ impl Checker {
             // An atomic add is right on one thread too: wherever the code
             // may run in parallel, it is one.
             "atomic" | "atomic update" if place != Place::Main => self.omp_atomic(pragma, stmt),
+            // A critical section that is one update `x += e` is that
+            // update done atomically: the same effect, and no lock.
+            "critical" if place != Place::Main && atomic_add_form(stmt).is_some() => {
+                let update = atomic_add_form(stmt).unwrap_or(stmt);
+                self.omp_atomic(pragma, update)
+            }
             "critical" | "atomic" | "atomic update" | "atomic read" | "atomic write"
             | "atomic capture" | "ordered" | "barrier" => match place {
                 Place::Region | Place::Parallel => self.omp_in_parallel(pragma),
@@ -521,6 +528,13 @@ impl Checker {
                 format!(
                     "put `#pragma omp {c}` directly in the `parallel` region, not in a parallel loop"
                 ),
+            ),
+            "critical" => (
+                "parc runs a `critical` section in parallel code only when it is one update \
+                 `x += e`, `x -= e`, `x++` or `x--` (as an atomic add)",
+                "accumulate with `reduction(...)` on the loop or region (also for `min` and \
+                 `max`), or make the section one `x += e`"
+                    .to_string(),
             ),
             _ => (
                 "parc cannot run this in parallel code",
@@ -1817,7 +1831,7 @@ impl Checker {
     fn omp_atomic(&mut self, pragma: &Pragma, stmt: &ast::Stmt) -> Vec<Stmt> {
         let unsupported = |c: &mut Checker| {
             c.push(
-                Diagnostic::error(stmt.span, "parc supports `#pragma omp atomic` only on `x += e`, `x -= e`, `x++` and `x--`")
+                Diagnostic::error(stmt.span, format!("parc supports `#pragma omp {}` in parallel code only on `x += e`, `x -= e`, `x++` and `x--`", pragma.construct))
                     .with_label("not an atomic add")
                     .with_secondary(pragma.span, "the pragma")
                     .with_help("use a `reduction(...)` clause on the loop for other operators"),
@@ -1885,6 +1899,27 @@ impl Checker {
             )),
             span: stmt.span,
         }]
+    }
+}
+
+/// The update `x += e`, `x -= e`, `x++` or `x--` that `stmt` is (alone
+/// in braces, too), if it is one.
+fn atomic_add_form(stmt: &ast::Stmt) -> Option<&ast::Stmt> {
+    use ast::UnaryOp::{PostDec, PostInc, PreDec, PreInc};
+    match &stmt.kind {
+        ast::StmtKind::Block(b) => match b.stmts.as_slice() {
+            [one] => atomic_add_form(one),
+            _ => None,
+        },
+        ast::StmtKind::Expr(e) => match &e.kind {
+            ast::ExprKind::Assign {
+                op: Some(ast::BinaryOp::Add | ast::BinaryOp::Sub),
+                ..
+            }
+            | ast::ExprKind::Unary(PreInc | PreDec | PostInc | PostDec, _) => Some(stmt),
+            _ => None,
+        },
+        _ => None,
     }
 }
 
