@@ -945,8 +945,10 @@ impl Checker {
             reductions: Vec::new(),
             last: LastPrivates::default(),
         };
+        let is_last = |name: &String| omp.lastprivates.iter().any(|l| &l.0 == name);
         for (name, ty, outer, at) in &omp.privates {
-            if outer.is_none() && indices.contains(name) {
+            // A `lastprivate` variable is private to its block already.
+            if (outer.is_none() && indices.contains(name)) || is_last(name) {
                 continue;
             }
             let id = self.new_local(name, ty.clone(), false, *at);
@@ -966,8 +968,15 @@ impl Checker {
                 continue;
             }
             let id = self.new_local(name, ty.clone(), false, *at);
+            // Also `firstprivate`: the block's copy starts from the
+            // variable outside.
+            let first = omp
+                .privates
+                .iter()
+                .any(|(n, _, from, _)| n == name && from.is_some());
+            let init = first.then(|| Init::Expr(local(*outer, ty, *at)));
             parts.last.decls.push(Stmt {
-                kind: StmtKind::Decl(id, None),
+                kind: StmtKind::Decl(id, init),
                 span: *at,
             });
             parts.last.copies.push((id, *outer, ty.clone()));
