@@ -16,6 +16,13 @@
 //!   through a shadowed pointer;
 //! - a pointer is shadowed if one of its roots is active memory. Roots that
 //!   are not active give a null shadow (their memory has no derivative);
+//! - a pointer a call returns has its own root: it becomes active memory
+//!   like an allocation does, and also when a pointer argument of the call
+//!   is shadowed (the result may point into that memory); the callee's
+//!   augmented forward then returns the result's shadow beside it (as
+//!   Enzyme's augmented forward returns a shadow return), which makes
+//!   every pointer the callee returns active memory in its own analysis
+//!   (`ret_shadow`), so that an allocating helper allocates a shadow;
 //! - a pointer loaded from a *slot* (an `alloca` whose address is only
 //!   loaded from and stored to, as every local is before `mem2reg`) has the
 //!   roots of the pointers stored into the slot, as it would once promoted:
@@ -45,7 +52,10 @@ pub enum Root {
     /// stored into it.
     Shared(GlobalId),
     Global,
-    /// `inttoptr`, a call's result, a constant address.
+    /// The pointer a call returns (the call): where it points is the
+    /// callee's, which returns its shadow when it is active memory.
+    Returned(Inst),
+    /// `inttoptr`, a constant address, a pointer from an intrinsic.
     Unknown,
 }
 
@@ -61,19 +71,26 @@ pub struct ActivityInfo {
     /// The pointers stored into each slot (see the module doc), by the
     /// slot's address.
     slots: std::collections::HashMap<Value, Vec<Value>>,
+    /// The function returns its pointer result's shadow (a split pair
+    /// made for a call whose result is active memory): the memory of
+    /// every pointer it returns is active.
+    ret_shadow: bool,
 }
 
 impl ActivityInfo {
-    /// Runs the fixpoint. `acts` has one entry per parameter of `func`.
+    /// Runs the fixpoint. `acts` has one entry per parameter of `func`;
+    /// `ret_shadow` asks for the shadow of the pointer it returns.
     pub fn compute(
         func: &Function,
         acts: &[Activity],
+        ret_shadow: bool,
         cfg: &ControlFlowGraph,
         shared: HashSet<GlobalId>,
     ) -> ActivityInfo {
         let mut a = ActivityInfo {
             shared,
             slots: pointer_slots(func),
+            ret_shadow,
             ..ActivityInfo::default()
         };
         let Some(entry) = func.entry() else {
@@ -164,6 +181,17 @@ impl ActivityInfo {
             match r {
                 Root::Alloca(_) | Root::Heap(_) | Root::Shared(_) => {
                     changed |= self.active_roots.insert(r)
+                }
+                Root::Returned(call) if seen.insert(call) => {
+                    changed |= self.active_roots.insert(r);
+                    // The result may point into an argument's memory.
+                    if let InstKind::Call { args, .. } = func.inst(call) {
+                        for &x in args {
+                            if func.value_type(x) == Type::Ptr {
+                                changed |= self.activate_rec(func, x, seen);
+                            }
+                        }
+                    }
                 }
                 Root::Loaded(l) if !self.active_roots.contains(&r) && seen.insert(l) => {
                     if let InstKind::Load(from) = func.inst(l) {
@@ -336,8 +364,14 @@ impl ActivityInfo {
                 if let Some(r) = res
                     && func.value_type(r) == Type::Ptr
                 {
-                    changed |= self.add_roots(r, [Root::Unknown]);
+                    changed |= self.add_roots(r, [Root::Returned(inst)]);
+                    if args.iter().any(|&x| self.is_shadowed(x)) {
+                        changed |= self.active_roots.insert(Root::Returned(inst));
+                    }
                 }
+            }
+            InstKind::Return(Some(v)) if self.ret_shadow && func.value_type(*v) == Type::Ptr => {
+                changed |= self.activate_roots_of(func, *v);
             }
             InstKind::Jump(_) | InstKind::Brif { .. } => {
                 for (dest, args) in branch_dests(func.inst(inst)) {

@@ -292,7 +292,7 @@ impl Writes {
         if roots.iter().any(|r| {
             matches!(
                 r,
-                Root::Param(_) | Root::Global | Root::Loaded(_) | Root::Unknown
+                Root::Param(_) | Root::Global | Root::Loaded(_) | Root::Returned(_) | Root::Unknown
             )
         }) {
             external = true;
@@ -319,7 +319,7 @@ impl Writes {
                 Root::Param(k) if self.restricted.contains(&k) => true,
                 Root::Param(_) | Root::Global => !self.external,
                 Root::Alloca(_) | Root::Heap(_) | Root::Shared(_) => !self.roots.contains(&r),
-                Root::Loaded(_) | Root::Unknown => false,
+                Root::Loaded(_) | Root::Returned(_) | Root::Unknown => false,
             }
         });
         any && ok

@@ -146,9 +146,14 @@ impl fmt::Display for Plan {
         let p = &self.p;
         let mode = match self.mode {
             Mode::Combined => "combined".to_string(),
-            Mode::Split { ret_active, atomic } => format!(
-                "split{}{}",
+            Mode::Split {
+                ret_active,
+                atomic,
+                ret_shadow,
+            } => format!(
+                "split{}{}{}",
                 if ret_active { ", active return" } else { "" },
+                if ret_shadow { ", shadow return" } else { "" },
                 if atomic { ", atomic" } else { "" }
             ),
         };
@@ -267,11 +272,12 @@ impl fmt::Display for Plan {
             match r {
                 Request::Call(i, c) => writeln!(
                     f,
-                    "  call {i}{}: pair of fn{} ({}){}{}",
+                    "  call {i}{}: pair of fn{} ({}){}{}{}",
                     at_line(self, *i),
                     c.callee.as_u32(),
                     list(c.acts.iter().map(|&a| activity_name(a))),
                     if c.ret_active { ", active return" } else { "" },
+                    if c.ret_shadow { ", shadow return" } else { "" },
                     if c.atomic { ", atomic" } else { "" }
                 )?,
                 Request::Launch(i, l) => writeln!(

@@ -48,16 +48,39 @@ pub enum Mode {
     /// The requested gradient: forward and reverse in one function.
     Combined,
     /// An augmented forward and a reverse (`f.aug`/`f.rev`) of a callee;
-    /// `atomic` for calls from parallel code.
-    Split { ret_active: bool, atomic: bool },
+    /// `atomic` for calls from parallel code; `ret_shadow` where the
+    /// pointer it returns is active memory in the caller: `.aug` stores
+    /// that pointer's shadow where its last parameter points.
+    Split {
+        ret_active: bool,
+        atomic: bool,
+        ret_shadow: bool,
+    },
 }
 
-/// A call with differentiable arguments: the split pair it calls.
+impl Mode {
+    /// The function returns the shadow of its pointer result.
+    pub fn ret_shadow(self) -> bool {
+        matches!(
+            self,
+            Mode::Split {
+                ret_shadow: true,
+                ..
+            }
+        )
+    }
+}
+
+/// A call with differentiable arguments, or whose pointer result is
+/// active memory: the split pair it calls.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CallPlan {
     pub callee: FuncId,
     pub acts: Vec<Activity>,
     pub ret_active: bool,
+    /// The result is a pointer to active memory: the pair returns its
+    /// shadow too (an allocating helper allocates one).
+    pub ret_shadow: bool,
     /// Called from parallel code: the pair's updates of memory it does
     /// not own are atomic (see `policy.rs`).
     pub atomic: bool,
@@ -257,7 +280,7 @@ impl Plan {
             .filter(|(_, g)| g.space == parc_ir::AddrSpace::Shared)
             .map(|(id, _)| id)
             .collect();
-        let act = ActivityInfo::compute(&p, acts, &an.cfg, shared_globals);
+        let act = ActivityInfo::compute(&p, acts, mode.ret_shadow(), &an.cfg, shared_globals);
         let mut shared: Vec<SharedArray> = Vec::new();
         for (_, i) in p.placed_insts() {
             if let InstKind::GlobalAddr(g) = *p.inst(i)
@@ -435,33 +458,27 @@ impl Plan {
                         }
                     }
                     InstKind::Call { func, args } => {
-                        if !args.iter().any(|&a| act.is_active_value(a)) {
+                        // A result used as a pointer to active memory needs
+                        // its shadow from the callee.
+                        let ret_shadow = res.is_some_and(|r| {
+                            p.value_type(r) == Type::Ptr
+                                && act.is_shadowed(r)
+                                && uses.contains_key(&r)
+                        });
+                        if !ret_shadow && !args.iter().any(|&a| act.is_active_value(a)) {
                             continue;
                         }
                         let callee = &module.funcs[*func];
                         if callee.is_declaration() {
+                            let what = if ret_shadow {
+                                "whose result points to memory with a derivative"
+                            } else {
+                                "with differentiable arguments"
+                            };
                             return Err(err(
                                 p,
                                 Some(inst),
-                                format!(
-                                    "a call to `extern` function `{}` with differentiable arguments",
-                                    callee.name
-                                ),
-                            ));
-                        }
-                        // A returned pointer may alias anything; one that is
-                        // not used (a struct result, which the caller reads
-                        // from the buffer it passed) does not matter.
-                        if callee.sig.ret == Some(Type::Ptr)
-                            && res.is_some_and(|r| uses.contains_key(&r))
-                        {
-                            return Err(err(
-                                p,
-                                Some(inst),
-                                format!(
-                                    "a call to `{}`, which returns a pointer, with differentiable arguments",
-                                    callee.name
-                                ),
+                                format!("a call to `extern` function `{}` {what}", callee.name),
                             ));
                         }
                         self.requests.push(Request::Call(
@@ -470,9 +487,40 @@ impl Plan {
                                 callee: *func,
                                 acts: self.call_activities(args),
                                 ret_active: res.is_some_and(|r| act.is_varied(r)),
+                                ret_shadow,
                                 atomic: crate::policy::in_parallel_code(self, b),
                             },
                         ));
+                    }
+                    InstKind::Return(Some(v))
+                        if self.mode.ret_shadow() && p.value_type(*v) == Type::Ptr =>
+                    {
+                        // Every root must have a shadow to return: the
+                        // caller adds into it.
+                        let mut roots = act.roots(*v).peekable();
+                        let bad = if roots.peek().is_none() {
+                            Some(Root::Unknown)
+                        } else {
+                            roots.find(|&r| !act.is_active_root(r))
+                        };
+                        if let Some(r) = bad {
+                            let what = match r {
+                                Root::Global => "a global variable".to_string(),
+                                Root::Param(k) => format!(
+                                    "parameter `{}`, whose argument has no derivative",
+                                    p.param_name(k as usize).unwrap_or("?")
+                                ),
+                                _ => "memory without a derivative".to_string(),
+                            };
+                            return Err(err(
+                                p,
+                                Some(inst),
+                                format!(
+                                    "the caller adds derivatives into the memory this returns, \
+                                     which may be {what}"
+                                ),
+                            ));
+                        }
                     }
                     _ => {}
                 }

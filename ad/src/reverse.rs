@@ -83,17 +83,25 @@ pub struct Pair {
     pub rev: FuncId,
     pub acts: Vec<Activity>,
     pub ret_active: bool,
+    /// `.aug` takes one more parameter, where it stores the shadow of the
+    /// pointer it returns (see [`Mode::Split`]).
+    pub ret_shadow: bool,
     /// Generated for calls from parallel code: every adjoint update of
     /// memory the callee does not own is an atomic add (the callee cannot
     /// know which other tasks update the same shadow).
     pub atomic: bool,
 }
 
+/// What a split pair is made for: the callee, its parameters' activities,
+/// whether it returns its result's shadow and whether it is atomic.
+pub type PairKey = (FuncId, Vec<Activity>, bool, bool);
+
 /// State shared by all functions of one `differentiate` call.
 pub struct Ctx {
     pub tape: TapeFns,
     pub acc: crate::tape::AccFns,
-    pub pairs: HashMap<(FuncId, Vec<Activity>, bool), Pair>,
+    /// By callee, activities, `ret_shadow` and `atomic`.
+    pub pairs: HashMap<PairKey, Pair>,
     /// The generated kernels of launches, per kernel, activities and
     /// whether the launch's grid and blocks are 1-D.
     pub launch_plans: HashMap<(FuncId, Vec<Activity>, bool), LaunchPlan>,
@@ -119,18 +127,15 @@ pub struct Ctx {
 }
 
 impl Ctx {
-    /// The pair for `callee` under `acts`, declared (and queued) if new.
-    fn pair(
-        &mut self,
-        module: &mut Module,
-        callee: FuncId,
-        acts: Vec<Activity>,
-        ret_active: bool,
-        atomic: bool,
-    ) -> Pair {
-        if let Some(p) = self.pairs.get(&(callee, acts.clone(), atomic)) {
+    /// The pair of call `c`, declared (and queued) if new.
+    fn pair(&mut self, module: &mut Module, c: &crate::plan::CallPlan) -> Pair {
+        let key = (c.callee, c.acts.clone(), c.ret_shadow, c.atomic);
+        if let Some(p) = self.pairs.get(&key) {
             return p.clone();
         }
+        let (callee, ret_active, ret_shadow, atomic) =
+            (c.callee, c.ret_active, c.ret_shadow, c.atomic);
+        let acts = c.acts.clone();
         let f = &module.funcs[callee];
         let mut params = vec![Type::Ptr];
         for (&ty, &a) in f.sig.params.iter().zip(&acts) {
@@ -138,6 +143,9 @@ impl Ctx {
             if matches!(a, Activity::Dup | Activity::DupNoNeed) {
                 params.push(Type::Ptr);
             }
+        }
+        if ret_shadow {
+            params.push(Type::Ptr);
         }
         let aug_sig = Signature {
             params: params.clone(),
@@ -168,11 +176,12 @@ impl Ctx {
         let pair = Pair {
             aug,
             rev,
-            acts: acts.clone(),
+            acts,
             ret_active,
+            ret_shadow,
             atomic,
         };
-        self.pairs.insert((callee, acts, atomic), pair.clone());
+        self.pairs.insert(key, pair.clone());
         self.queue.push((callee, pair.clone()));
         pair
     }
@@ -250,6 +259,7 @@ pub fn split(
         Mode::Split {
             ret_active: pair.ret_active,
             atomic: pair.atomic,
+            ret_shadow: pair.ret_shadow,
         },
     )?;
     let bound = gen_.records;
@@ -353,6 +363,9 @@ struct Gen<'a> {
     tape_log: Vec<(Block, Value, Why)>,
     /// Not [`crate::AdOptions::task_tape_headers`].
     flat_task_tapes: bool,
+    /// Split mode with a shadow return: where `.aug` stores the shadow of
+    /// the pointer it returns (its last parameter).
+    ret_shadow_out: Option<Value>,
 }
 
 /// The reverse of one parallel loop (see `parallel.rs`).
@@ -593,7 +606,7 @@ fn generate(
                 launches.insert(*i, lp);
             }
             Request::Call(i, c) => {
-                let pair = ctx.pair(module, c.callee, c.acts.clone(), c.ret_active, c.atomic);
+                let pair = ctx.pair(module, c);
                 calls.insert(*i, pair);
             }
         }
@@ -673,6 +686,7 @@ impl<'a> Gen<'a> {
             recomputed: HashMap::new(),
             tape_log: Vec::new(),
             flat_task_tapes: ctx.flat_task_tapes,
+            ret_shadow_out: None,
         }
     }
 
@@ -795,6 +809,9 @@ impl<'a> Gen<'a> {
                 let s = self.g.append_block_param(entry, Type::Ptr);
                 self.shadow.insert(pp, s);
             }
+        }
+        if self.plan.mode.ret_shadow() {
+            self.ret_shadow_out = Some(self.g.append_block_param(entry, Type::Ptr));
         }
         self.g.sig.params = self.g.blocks[entry]
             .params

@@ -23,7 +23,8 @@
 //! Engines: `interp` (the reference interpreter; small runs only), `jit-N`
 //! (`parc run` at N workers), `exe-N` (a `parc build` executable at N
 //! workers), `O0-N` (a `parc build --O0` executable at N workers: the AD
-//! sees unoptimized IR), `serial` (the `--serial` build), `gcc` and `gcc-omp2` (gcc
+//! sees unoptimized IR), `O1-N` (the same at `--O1`: optimized, but no
+//! helper inlined), `serial` (the `--serial` build), `gcc` and `gcc-omp2` (gcc
 //! -O2 through `include/parc.h`, serially and with `-fopenmp` at 2
 //! threads; skipped without gcc). Executables are built once per port and
 //! engine kind, shared by the runs, in the harness's scratch folder
@@ -54,6 +55,7 @@ enum Engine {
     Jit(u32),
     Exe(u32),
     ExeO0(u32),
+    ExeO1(u32),
     Serial,
     Gcc,
     GccOmp2,
@@ -72,6 +74,8 @@ impl Engine {
                     workers(n).map(Engine::Jit)
                 } else if let Some(n) = s.strip_prefix("O0-") {
                     workers(n).map(Engine::ExeO0)
+                } else if let Some(n) = s.strip_prefix("O1-") {
+                    workers(n).map(Engine::ExeO1)
                 } else {
                     s.strip_prefix("exe-").and_then(workers).map(Engine::Exe)
                 }
@@ -85,6 +89,7 @@ impl Engine {
             Engine::Jit(n) => format!("jit-{n}"),
             Engine::Exe(n) => format!("exe-{n}"),
             Engine::ExeO0(n) => format!("O0-{n}"),
+            Engine::ExeO1(n) => format!("O1-{n}"),
             Engine::Serial => "serial".into(),
             Engine::Gcc => "gcc".into(),
             Engine::GccOmp2 => "gcc-omp2".into(),
@@ -177,6 +182,7 @@ fn executable(port: &str, kind: Engine) -> Result<PathBuf, String> {
     let kind = match kind {
         Engine::Exe(_) => Engine::Exe(1),
         Engine::ExeO0(_) => Engine::ExeO0(1),
+        Engine::ExeO1(_) => Engine::ExeO1(1),
         other => other,
     };
     type Cell = Arc<OnceLock<Result<PathBuf, String>>>;
@@ -218,6 +224,9 @@ fn build(port: &str, kind: Engine) -> Result<PathBuf, String> {
             if kind == Engine::ExeO0(1) {
                 cmd.arg("--O0");
             }
+            if kind == Engine::ExeO1(1) {
+                cmd.arg("--O1");
+            }
             cmd
         }
     };
@@ -252,7 +261,7 @@ fn run(port: &str, run: &Run, engine: Engine) -> Result<Output, Failed> {
             let mut cmd = Command::new(exe);
             cmd.current_dir(root());
             match engine {
-                Engine::Exe(n) | Engine::ExeO0(n) => {
+                Engine::Exe(n) | Engine::ExeO0(n) | Engine::ExeO1(n) => {
                     cmd.env("PARC_NUM_THREADS", n.to_string());
                 }
                 Engine::GccOmp2 => {

@@ -252,7 +252,7 @@ impl RootsOf {
     }
 
     fn is_vague(r: &Root) -> bool {
-        matches!(r, Root::Unknown | Root::Loaded(_))
+        matches!(r, Root::Unknown | Root::Loaded(_) | Root::Returned(_))
     }
 
     fn may_share(&self, act: &ActivityInfo, q: Value) -> bool {

@@ -617,6 +617,11 @@ impl Gen<'_> {
                 cargs.push(s);
             }
         }
+        if pair.ret_shadow {
+            // `.rev` takes `.aug`'s parameters; it has no use for this one.
+            let null = self.iconst(Type::Ptr, 0);
+            cargs.push(null);
+        }
         if pair.ret_active {
             let r = res.expect("an active result exists");
             let d = self.take_adj(r);

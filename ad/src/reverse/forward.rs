@@ -53,6 +53,17 @@ impl Gen<'_> {
                     cargs.push(s);
                 }
             }
+            // The callee stores its result's shadow into a slot of ours.
+            // (The slot is the task's own where the call is in one.)
+            let out = pair.ret_shadow.then(|| {
+                let home = match self.plan.task_of(self.cur_fwd) {
+                    Some(TaskOf::Loop(i)) => self.fblock[&self.plan.ploops[i].task_entry],
+                    Some(TaskOf::Spawn(i)) => self.fblock[&self.plan.spawns[i].task],
+                    None => self.g.layout[0],
+                };
+                self.slot_in(home, Type::Ptr, None)
+            });
+            cargs.extend(out);
             let ty = res.map(|r| self.plan.p.value_type(r));
             let r = self.emit(
                 InstKind::Call {
@@ -63,6 +74,10 @@ impl Gen<'_> {
             );
             if let (Some(r), Some(pr)) = (r, res) {
                 self.fwd.insert(pr, r);
+                if let Some(out) = out {
+                    let s = self.ev(InstKind::Load(out), Type::Ptr);
+                    self.shadow.insert(pr, s);
+                }
             }
             return Ok(());
         }
@@ -266,6 +281,10 @@ impl Gen<'_> {
                             },
                             None,
                         );
+                    }
+                    if let (Some(out), Some(v)) = (self.ret_shadow_out, v) {
+                        let s = self.sh(*v);
+                        self.emit(InstKind::Store { value: s, ptr: out }, None);
                     }
                     let rv = v.map(|v| self.fv(v));
                     self.emit(InstKind::Return(rv), None);

@@ -92,7 +92,14 @@ impl Ctx {
         if one_d {
             self.one_d_bodies.insert(body);
         }
-        let pair = self.pair(module, body, acts.clone(), false, true);
+        let call = crate::plan::CallPlan {
+            callee: body,
+            acts: acts.clone(),
+            ret_active: false,
+            ret_shadow: false,
+            atomic: true,
+        };
+        let pair = self.pair(module, &call);
         // Generated now rather than from the queue: what a thread records
         // sizes the launch's tapes.
         self.queue.retain(|(_, p)| p.aug != pair.aug);
