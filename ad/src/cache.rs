@@ -883,12 +883,10 @@ impl Sweep<'_> {
     }
 
     /// True if forward load `gv` reads memory that nothing writes before
-    /// the reverse sweep runs: only in combined mode (in split mode the
-    /// caller runs between `.aug` and `.rev`).
+    /// the reverse sweep runs: memory no code of the run writes
+    /// (`readonly.rs`), or, in combined mode, memory this function does
+    /// not write (in split mode the caller runs between `.aug` and `.rev`).
     pub(crate) fn reloadable(&self, gv: Value) -> bool {
-        if self.plan.mode != Mode::Combined {
-            return false;
-        }
         let Some(&r) = self.fwd_inv.get(&gv) else {
             return false;
         };
@@ -898,7 +896,11 @@ impl Sweep<'_> {
         let InstKind::Load(ptr) = self.plan.p.inst(i) else {
             return false;
         };
-        self.plan.writes.unchanged(&self.plan.act, *ptr)
+        self.plan
+            .readonly
+            .unchanged(&self.plan.p, &self.plan.act, *ptr)
+            || (self.plan.mode == Mode::Combined
+                && self.plan.writes.unchanged(&self.plan.act, *ptr))
     }
 
     /// The join `b`'s way in as the plan recomputes it from a branch

@@ -29,7 +29,11 @@
 //! (`ptradd`, loads of pointers from shadowed memory) carry a *shadow*
 //! pointer computed alongside the primal one; `malloc`/`calloc` results
 //! whose memory becomes active get a zeroed shadow allocation, freed when
-//! the primal is.
+//! the primal is. A pointer a called function returns gets its shadow from
+//! the callee, as Enzyme's shadow return: the call's split pair is made
+//! with `ret_shadow`, and its `.aug` stores the shadow of what it returns
+//! through one more parameter (an allocating helper thereby allocates the
+//! shadow; an accessor returns its argument's shadow plus the offset).
 //!
 //! **Gradient functions: combined and split modes.** The function asked for
 //! is generated in *combined* mode: one function whose forward sweep is a
@@ -198,6 +202,7 @@ pub mod mincut;
 pub mod parallel;
 pub mod plan;
 pub mod policy;
+pub mod readonly;
 pub mod reverse;
 pub mod rules;
 pub mod tape;
@@ -306,7 +311,9 @@ pub fn differentiate(module: &mut Module, options: &AdOptions) -> Result<AdRepor
     }
     let mut m = module.clone();
     let requests = std::mem::take(&mut m.grad_requests);
+    let primals: Vec<_> = requests.iter().map(|r| r.primal).collect();
     let mut ctx = reverse::Ctx {
+        readonly: readonly::analyze(&m, &primals),
         tape: tape::ensure_helpers(&mut m),
         acc: tape::ensure_acc(&mut m),
         pairs: HashMap::new(),

@@ -34,6 +34,7 @@ use crate::activity::{ActivityInfo, Root, branch_dests};
 use crate::cache::{CountedLoop, ExitTest, Writes};
 use crate::parallel::{PLoop, SpawnSite};
 use crate::policy::{Accumulation, ThreadBand};
+use crate::readonly::ReadOnly;
 use crate::{AdError, BlockThreads};
 use parc_ir::analysis::FunctionAnalyses;
 use parc_ir::{
@@ -135,6 +136,9 @@ pub struct Plan {
     pub launch_body: bool,
     /// The body of launches on 1-D grids of 1-D blocks only.
     pub one_d_body: bool,
+    /// The memory no code of the run writes: loads of it can be repeated
+    /// in the reverse, in split mode too.
+    pub readonly: ReadOnly,
 
     // ----- control
     /// Reachable blocks in reverse post-order.
@@ -203,13 +207,15 @@ pub struct Plan {
 }
 
 /// What the plan needs to know about the function's callers.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct Facts {
     pub block_threads: BlockThreads,
     /// The function is the body of kernel launches (`k.body`).
     pub launch_body: bool,
     /// ... launched on 1-D grids of 1-D blocks only.
     pub one_d_body: bool,
+    /// The memory no code of the run writes (`readonly.rs`).
+    pub readonly: ReadOnly,
 }
 
 pub(crate) fn err(p: &Function, inst: Option<Inst>, message: impl Into<String>) -> AdError {
@@ -318,6 +324,7 @@ impl Plan {
             block_threads: facts.block_threads,
             launch_body: facts.launch_body,
             one_d_body: facts.one_d_body,
+            readonly: facts.readonly,
             rpo,
             edges: HashMap::new(),
             returns: Vec::new(),

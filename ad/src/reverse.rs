@@ -114,6 +114,8 @@ pub struct Ctx {
     pub thread_phases: HashMap<FuncId, u64>,
     /// How the target runs a kernel block's threads.
     pub block_threads: crate::BlockThreads,
+    /// The memory no code of the run writes, per function (`readonly.rs`).
+    pub readonly: HashMap<FuncId, crate::readonly::ReadOnly>,
     /// Not [`crate::AdOptions::task_tape_headers`].
     pub flat_task_tapes: bool,
     /// Split pairs declared but not generated yet: `(primal, pair)`.
@@ -590,6 +592,7 @@ fn generate(
         block_threads: ctx.block_threads,
         launch_body: launches::kernel_of_body(&module.funcs[primal].name).is_some(),
         one_d_body: ctx.one_d_bodies.contains(&primal),
+        readonly: ctx.readonly.get(&primal).cloned().unwrap_or_default(),
     };
     let plan = Plan::build(module, primal, acts, mode, facts)?;
     let shared_shadow = plan

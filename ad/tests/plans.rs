@@ -20,6 +20,7 @@ fn plan_of(src: &str, level: u8, f: &str, acts: &[Activity]) -> Result<Plan, par
             block_threads: BlockThreads::OneAtATime,
             launch_body: false,
             one_d_body: false,
+            readonly: Default::default(),
         },
     )
 }
