@@ -237,8 +237,9 @@ impl DiagArgs {
 struct GccArgs {
     /// Optimization level, as gcc spells it: `-O0`; `-O1` (also `-O` and
     /// `-Og`); `-O2`, the default (also `-Os` and `-Oz`: parc has no
-    /// size-tuned pipeline); `-O3` (also `-Ofast`, which does not relax
-    /// floating point in parc). The last one given wins.
+    /// size-tuned pipeline); `-O3` (also `-Ofast`, which adds
+    /// `-ffast-math` as in gcc when it is the last `-O`, written as one
+    /// word). The last one given wins.
     #[arg(short = 'O', value_name = "LEVEL", value_parser = parse_opt_level, action = ArgAction::Append)]
     opt_level: Vec<OptLevel>,
     /// Accepted as gcc spells it (`-g`, `-g3`, `-ggdb`; `-g0` is no `-g`):
@@ -390,6 +391,20 @@ fn gcc_spellings(args: impl IntoIterator<Item = OsString>) -> Vec<OsString> {
         out.extend(args);
         return out;
     }
+    let args: Vec<OsString> = args.collect();
+    out.extend(args.first().cloned());
+    // gcc's `-Ofast` is `-O3 -ffast-math` when it is the last `-O`; an
+    // explicit `-fno-fast-math` anywhere still wins, as in gcc, so the
+    // implied flag goes first.
+    let options = args.iter().skip(1).take_while(|a| *a != "--");
+    let last_level = options
+        .filter_map(|a| a.to_str())
+        .filter(|a| a.starts_with("-O") || a.starts_with("--O"))
+        .last();
+    if last_level == Some("-Ofast") {
+        out.push("-ffast-math".into());
+    }
+    let mut args = args.into_iter().skip(1);
     for arg in args.by_ref() {
         let Some(text) = arg.to_str() else {
             out.push(arg);

@@ -255,7 +255,8 @@ fn flags_of(path: &Path) -> Vec<String> {
 
 /// The flags of a program's `// flags:` line that say what float
 /// arithmetic may do, which gcc spells as parc does and gets too
-/// (`-ffast-math`: gcc then reassociates as parc's vectorizer does).
+/// (`-ffast-math`: gcc then reassociates as parc's vectorizer does), and
+/// `-Ofast`, which implies `-ffast-math`.
 fn float_flags_of(path: &Path) -> Vec<String> {
     const FLOAT: [&str; 4] = [
         "fast-math",
@@ -267,7 +268,7 @@ fn float_flags_of(path: &Path) -> Vec<String> {
         .into_iter()
         .filter(|f| {
             let name = f.trim_start_matches("-f").trim_start_matches("no-");
-            f.starts_with("-f") && FLOAT.contains(&name)
+            (f.starts_with("-f") && FLOAT.contains(&name)) || f == "-Ofast"
         })
         .collect()
 }
