@@ -61,7 +61,9 @@
 //! dominate every return outside loops, induction variables (from the
 //! iteration number), pure instructions over such values (`sqrt` and the
 //! other one-instruction intrinsics included), loads of memory nothing
-//! writes (`restrict` parameters nothing writes through included), the
+//! writes (`restrict` parameters nothing writes through included; in any
+//! function of the run, memory `readonly.rs` finds no code of the run
+//! writes), the
 //! way into an `if`'s join from its condition, and a join's parameter as
 //! `select(condition, a, b)` of its two edges' arguments (C's `a && b`)
 //! when recomputing the argument of the way not taken cannot fault (no
