@@ -295,8 +295,15 @@ fn run_interp_with(
     Ok(run_with_timeout(cmd, limit)?.0)
 }
 
+/// The exit status as a shell reports it: 128 + the signal for a process
+/// a signal ended (`abort`: 134, as the interpreter reports it).
 fn status_of(output: &Output) -> i32 {
-    output.status.code().unwrap_or(-1)
+    use std::os::unix::process::ExitStatusExt;
+    match (output.status.code(), output.status.signal()) {
+        (Some(code), _) => code,
+        (None, Some(signal)) => 128 + signal,
+        (None, None) => -1,
+    }
 }
 
 fn check_sample(path: &Path) -> Result<(), Failed> {

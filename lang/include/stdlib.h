@@ -13,6 +13,8 @@ int atoi(const char *s);
 long atol(const char *s);
 double atof(const char *s);
 void exit(int status);
+void abort(void);
+int posix_memalign(void **memptr, unsigned long alignment, unsigned long size);
 int abs(int x);
 long labs(long x);
 int rand(void);

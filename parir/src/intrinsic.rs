@@ -459,6 +459,16 @@ intrinsics! {
         Effects::reads(&[Pointers { first: 0 }]).observable(),
     )
     .variadic();
+    /// `fprintf(ptr stream, ptr format, args...) -> i32`: `printf` to a
+    /// C stream (`FILE *`, whose first field is the `int` file descriptor:
+    /// 1 for `stdout`, 2 for `stderr`, as parc's `<stdio.h>` defines them).
+    Fprintf => row(
+        "fprintf",
+        &[PTR, PTR],
+        Some(I32),
+        Effects::reads(&[Pointers { first: 0 }]).observable(),
+    )
+    .variadic();
     /// A function of the C library that native code calls as it is, with
     /// its row's signature (see [`CFn`]).
     C(CFn) => row("c", &[], None, Effects::EVERYTHING);
@@ -580,6 +590,46 @@ c_library! {
     Rand => libc("rand", &[], Some(I32), Effects::PURE.observable());
     /// `srand(unsigned seed)`
     Srand => libc("srand", &[I32], None, Effects::PURE.observable());
+    /// `abort()`: ends the program with `SIGABRT`, streams not flushed.
+    Abort => libc("abort", &[], None, Effects::EVERYTHING);
+    /// `__assert_fail(expr, file, line, function)`: glibc's report of a
+    /// failed `assert` (`PROG: FILE:LINE: FUNCTION: Assertion `EXPR'
+    /// failed.` on stderr), then `abort()`.
+    AssertFail => libc("__assert_fail", &[PTR, PTR, I32, PTR], None, Effects::EVERYTHING);
+    /// `posix_memalign(ptr *out, i64 alignment, i64 size) -> i32`: stores a
+    /// new block (freed by `free`) in `*out`; 0, or `EINVAL` for an
+    /// alignment that is not a power of two times `sizeof(void *)`.
+    PosixMemalign => libc(
+        "posix_memalign",
+        &[PTR, I64, I64],
+        Some(I32),
+        Effects::PURE.writes(&[Extent::Fixed { ptr: 0, size: 8 }]).allocating(),
+    );
+    /// `sched_get_priority_max(policy) -> i32`
+    SchedGetPriorityMax => libc("sched_get_priority_max", &[I32], Some(I32), Effects::PURE);
+    /// `sched_get_priority_min(policy) -> i32`
+    SchedGetPriorityMin => libc("sched_get_priority_min", &[I32], Some(I32), Effects::PURE);
+    /// `sched_setscheduler(pid, policy, const struct sched_param *) -> i32`
+    SchedSetscheduler => libc(
+        "sched_setscheduler",
+        &[I32, I32, PTR],
+        Some(I32),
+        Effects::reads(&[Extent::Fixed { ptr: 2, size: 4 }]).observable(),
+    );
+    /// `getrlimit(resource, struct rlimit *) -> i32`
+    Getrlimit => libc(
+        "getrlimit",
+        &[I32, PTR],
+        Some(I32),
+        Effects::PURE.writes(&[Extent::Fixed { ptr: 1, size: 16 }]).observable(),
+    );
+    /// `setrlimit(resource, const struct rlimit *) -> i32`
+    Setrlimit => libc(
+        "setrlimit",
+        &[I32, PTR],
+        Some(I32),
+        Effects::reads(&[Extent::Fixed { ptr: 1, size: 16 }]).observable(),
+    );
 }
 
 impl CFn {
@@ -627,6 +677,12 @@ impl Intrinsic {
 
     pub fn effects(self) -> &'static Effects {
         &self.info().effects
+    }
+
+    /// True for the `printf` family, which formats its arguments after the
+    /// fixed ones.
+    pub fn is_printf(self) -> bool {
+        matches!(self, Intrinsic::Printf | Intrinsic::Fprintf)
     }
 
     /// True for intrinsics that only read their operands and touch no memory

@@ -4,10 +4,14 @@
 //! Memory from [`parc_rt_malloc`], [`parc_rt_calloc`] and
 //! [`parc_rt_realloc`] comes from the C library's allocator, so generated
 //! code frees it with `free`.
-//! Everything else of the C library (`free memcpy memset atoi atol atof
-//! strcmp` and the math functions) is called directly by generated code.
+//! `abort` and `assert`'s report go through [`parc_rt_abort`] and
+//! [`parc_rt_assert_fail`], which end the program as C's do despite the
+//! runtime's `SIGABRT` handler. Everything else of the C library (`free
+//! memcpy memset`, parir's `CFn` rows and the math functions) is called
+//! directly by generated code.
 
 use crate::fault::{self, FAULT_OOM};
+use std::ffi::c_char;
 use std::sync::OnceLock;
 use std::time::Instant;
 
@@ -190,4 +194,47 @@ mod tests {
             assert_eq!(apart, STAGGER_STEP);
         }
     }
+}
+
+unsafe extern "C" {
+    fn __assert_fail(
+        assertion: *const c_char,
+        file: *const c_char,
+        line: u32,
+        function: *const c_char,
+    ) -> !;
+}
+
+/// Gives `SIGABRT` back its default action, so that the program's own
+/// `abort` ends it as a C program's does (killed by the signal, status 134
+/// from a shell) rather than as a fault of the C library (see
+/// [`crate::signals`]).
+fn default_abort_action() {
+    // SAFETY: setting a signal's disposition to its default.
+    unsafe { libc::signal(libc::SIGABRT, libc::SIG_DFL) };
+}
+
+/// The program's `abort()`: as C's (streams are not flushed).
+#[unsafe(no_mangle)]
+pub extern "C" fn parc_rt_abort() -> ! {
+    default_abort_action();
+    // SAFETY: `abort` takes nothing and never returns.
+    unsafe { libc::abort() }
+}
+
+/// A failed `assert`: glibc's report (`PROG: FILE:LINE: FUNCTION:
+/// Assertion `EXPR' failed.`) and `abort()`, as [`parc_rt_abort`].
+///
+/// # Safety
+/// The pointers are NUL-terminated strings (`function` may be null).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn parc_rt_assert_fail(
+    assertion: *const c_char,
+    file: *const c_char,
+    line: u32,
+    function: *const c_char,
+) -> ! {
+    default_abort_action();
+    // SAFETY: the caller's contract.
+    unsafe { __assert_fail(assertion, file, line, function) }
 }

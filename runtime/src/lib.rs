@@ -32,10 +32,13 @@
 //! | `parc_rt_atomic_add_f32` | `(ptr, f32) -> f32` | 〃 (CAS loop) |
 //! | `parc_rt_atomic_add_f64` | `(ptr, f64) -> f64` | 〃 (CAS loop) |
 //! | `parc_rt_printf` | `(ptr fmt, ptr args, ptr kinds, i32 nargs) -> i32` | `printf` with arguments as 64-bit slots (kinds in [`printf`]) |
+//! | `parc_rt_fprintf` | `(ptr stream, ptr fmt, ptr args, ptr kinds, i32 nargs) -> i32` | `fprintf` to a stream: the address fd + 1 for the standard ones, else a pointer to its `int` file descriptor (fd 1: the buffered stdout, 2: stderr, unbuffered) |
 //! | `parc_rt_flush` | `()` | flushes the program's stdout |
 //! | `parc_rt_exit` | `(i32 status) -> !` | C `exit`: flushes and ends the process |
 //! | `parc_rt_wtime` | `() -> f64` | monotonic seconds |
 //! | `parc_rt_ad_tape_note` | `(i64 recorded, i64 allocated)` | a gradient's tape grew or shrank by these bytes (counted only with `PARC_AD_STATS`, see [`adstats`]) |
+//! | `parc_rt_abort` | `() -> !` | C `abort` (ends the program by `SIGABRT`, not as a fault) |
+//! | `parc_rt_assert_fail` | `(ptr expr, ptr file, i32 line, ptr function) -> !` | glibc's `__assert_fail`, then as `parc_rt_abort` |
 //! | `parc_rt_malloc` | `(i64 bytes) -> ptr` | `malloc` that faults ("out of memory") instead of returning null |
 //! | `parc_rt_calloc` | `(i64 count, i64 size) -> ptr` | `calloc`, likewise |
 //! | `parc_rt_realloc` | `(ptr p, i64 bytes) -> ptr` | `realloc` (null: `malloc`), likewise |
@@ -55,7 +58,7 @@
 //! | `parc_rt_set_ptx` | `(ptr text, i64 len)` | registers the program's PTX (before `main`) |
 //! | `parc_rt_gpu_launch` | `(ptr desc, ptr args, ptr grid, ptr block) -> i32` | runs a launch on the GPU if one is chosen and can take it (1), else 0: the caller runs it on the CPU (see [`cuda`]) |
 //!
-//! Other C library functions (`free memcpy memset atoi atol atof strcmp`,
+//! Other C library functions (`free memcpy memset`, parir's `CFn` rows,
 //! `sqrt` and the other math functions) are called directly.
 //!
 //! # Invariants generated code must keep
@@ -135,10 +138,13 @@ pub fn symbols() -> Vec<(&'static str, *const u8)> {
         atomics::parc_rt_atomic_add_f32,
         atomics::parc_rt_atomic_add_f64,
         printf::parc_rt_printf,
+        printf::parc_rt_fprintf,
         output::parc_rt_flush,
         output::parc_rt_exit,
         clib::parc_rt_wtime,
         adstats::parc_rt_ad_tape_note,
+        clib::parc_rt_abort,
+        clib::parc_rt_assert_fail,
         clib::parc_rt_malloc,
         clib::parc_rt_calloc,
         clib::parc_rt_realloc,

@@ -56,6 +56,17 @@ pub fn write(bytes: &[u8]) {
     }
 }
 
+/// Writes `bytes` to the program's file descriptor `fd`: 1 is the
+/// buffered stdout ([`write()`]); any other is written at once (stderr,
+/// which C does not buffer).
+pub fn write_fd_of_program(fd: i32, bytes: &[u8]) {
+    if fd == 1 {
+        write(bytes);
+    } else {
+        write_fd(fd, bytes);
+    }
+}
+
 /// Writes out everything buffered so far.
 pub fn flush() {
     let mut buf = lock();

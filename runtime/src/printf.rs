@@ -88,23 +88,77 @@ pub unsafe extern "C" fn parc_rt_printf(
     kinds: *const u8,
     nargs: i32,
 ) -> i32 {
-    fault::guard("printf", || {
-        if fmt.is_null() {
-            fault::die("printf: the format is a null pointer");
-        }
-        // SAFETY: the caller passes a NUL-terminated format.
-        let fmt = unsafe { CStr::from_ptr(fmt) }.to_bytes();
-        let n = nargs.max(0) as usize;
-        let pairs: Vec<(u64, u8)> = (0..n)
-            // SAFETY: `args` and `kinds` hold `nargs` elements.
-            .map(|i| unsafe { (*args.add(i), *kinds.add(i)) })
-            .collect();
-        let mut bytes = Vec::with_capacity(fmt.len() + 16 * n);
-        // SAFETY: `%s` arguments are valid strings (caller's contract).
-        if let Err(e) = unsafe { format(fmt, &pairs, &mut bytes) } {
-            fault::die(&format!("printf: {e}"));
-        }
-        crate::output::write(&bytes);
-        bytes.len().min(i32::MAX as usize) as i32
+    // SAFETY: the caller's contract.
+    fault::guard("printf", || unsafe {
+        print("printf", 1, fmt, args, kinds, nargs)
     })
+}
+
+/// `fprintf(stream, fmt, ...)`: as [`parc_rt_printf`], to the stream's
+/// file descriptor (the standard streams are the addresses fd + 1; other
+/// streams point to a `FILE` whose first field is the descriptor, as
+/// parc's `<stdio.h>` says): 1 appends to the buffered stdout, 2 writes to
+/// stderr at once (C's stderr is unbuffered). Another descriptor, or a
+/// null stream, is a fault.
+///
+/// # Safety
+/// As [`parc_rt_printf`]; `stream` is null or points to a `FILE`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn parc_rt_fprintf(
+    stream: *const i32,
+    fmt: *const c_char,
+    args: *const u64,
+    kinds: *const u8,
+    nargs: i32,
+) -> i32 {
+    fault::guard("fprintf", || {
+        if stream.is_null() {
+            fault::die("fprintf: the stream is a null pointer");
+        }
+        // A standard stream is the address fd + 1; another points to a
+        // `FILE` whose first field is its descriptor.
+        let fd = match stream as usize {
+            1..=3 => stream as i32 - 1,
+            // SAFETY: any other stream points to a `FILE`.
+            _ => unsafe { stream.read() },
+        };
+        // SAFETY: the caller's contract.
+        unsafe { print("fprintf", fd, fmt, args, kinds, nargs) }
+    })
+}
+
+/// Formats and writes one `printf`-family call to file descriptor `fd`.
+///
+/// # Safety
+/// As [`parc_rt_printf`].
+unsafe fn print(
+    name: &str,
+    fd: i32,
+    fmt: *const c_char,
+    args: *const u64,
+    kinds: *const u8,
+    nargs: i32,
+) -> i32 {
+    if fmt.is_null() {
+        fault::die(&format!("{name}: the format is a null pointer"));
+    }
+    if fd != 1 && fd != 2 {
+        fault::die(&format!(
+            "{name}: file descriptor {fd} is not an open stream"
+        ));
+    }
+    // SAFETY: the caller passes a NUL-terminated format.
+    let fmt = unsafe { CStr::from_ptr(fmt) }.to_bytes();
+    let n = nargs.max(0) as usize;
+    let pairs: Vec<(u64, u8)> = (0..n)
+        // SAFETY: `args` and `kinds` hold `nargs` elements.
+        .map(|i| unsafe { (*args.add(i), *kinds.add(i)) })
+        .collect();
+    let mut bytes = Vec::with_capacity(fmt.len() + 16 * n);
+    // SAFETY: `%s` arguments are valid strings (caller's contract).
+    if let Err(e) = unsafe { format(fmt, &pairs, &mut bytes) } {
+        fault::die(&format!("{name}: {e}"));
+    }
+    crate::output::write_fd_of_program(fd, &bytes);
+    bytes.len().min(i32::MAX as usize) as i32
 }

@@ -33,6 +33,8 @@ pub(crate) const RT_FAULT_MSG: ExternFn = ext("parc_rt_fault_msg", &[Ptr, Ptr, I
 pub(crate) const RT_SET_LINES: ExternFn = ext("parc_rt_set_lines", &[Ptr, I64], None);
 pub(crate) const RT_SET_LINES_ONCE: ExternFn = ext("parc_rt_set_lines_once", &[Ptr, I64], None);
 pub(crate) const RT_PRINTF: ExternFn = ext("parc_rt_printf", &[Ptr, Ptr, Ptr, I32], Some(I32));
+pub(crate) const RT_FPRINTF: ExternFn =
+    ext("parc_rt_fprintf", &[Ptr, Ptr, Ptr, Ptr, I32], Some(I32));
 pub(crate) const RT_FLUSH: ExternFn = ext("parc_rt_flush", &[], None);
 pub(crate) const RT_EXIT: ExternFn = ext("parc_rt_exit", &[I32], None);
 pub(crate) const RT_WTIME: ExternFn = ext("parc_rt_wtime", &[], Some(F64));
@@ -70,6 +72,17 @@ pub(crate) const RT_SPAWNING: [&str; 2] = ["parc_rt_spawn", "parc_rt_sync"];
 pub(crate) const C_FREE: ExternFn = ext("free", &[Ptr], None);
 pub(crate) const C_MEMCPY: ExternFn = ext("memcpy", &[Ptr, Ptr, I64], Some(Ptr));
 pub(crate) const C_MEMSET: ExternFn = ext("memset", &[Ptr, I32, I64], Some(Ptr));
+
+/// The symbol native code calls for C library function `f`: its own,
+/// but for `abort` and `assert`'s report, which the runtime wraps so that
+/// they end the program as C's do despite its `SIGABRT` handler.
+pub(crate) fn c_symbol(f: CFn) -> &'static str {
+    match f {
+        CFn::Abort => "parc_rt_abort",
+        CFn::AssertFail => "parc_rt_assert_fail",
+        _ => f.name(),
+    }
+}
 
 /// The C math function computing `op` on `ty` (`f32` picks the
 /// `f`-suffixed one; the symbols are `parc_ir::libm`'s, which the
@@ -172,7 +185,8 @@ pub(crate) fn c_library_symbols() -> Vec<(&'static str, *const u8)> {
         ("memmove", libc::memmove as *const u8),
         ("memcmp", libc::memcmp as *const u8),
     ]);
-    symbols.extend(CFn::ALL.iter().filter_map(|f| {
+    let called_directly = CFn::ALL.iter().filter(|&&f| c_symbol(f) == f.name());
+    symbols.extend(called_directly.filter_map(|f| {
         let name = CString::new(f.name()).ok()?;
         // SAFETY: looking a symbol up by a C string name.
         let p = unsafe { libc::dlsym(libc::RTLD_DEFAULT, name.as_ptr()) };

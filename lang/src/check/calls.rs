@@ -12,8 +12,9 @@ use std::collections::HashMap;
 use std::sync::OnceLock;
 
 /// Builtins whose arguments are checked by special rules.
-const SPECIAL: [&str; 5] = [
+const SPECIAL: [&str; 6] = [
     "printf",
+    "fprintf",
     "atomicAdd",
     "cudaMalloc",
     "cudaMemcpy",
@@ -557,6 +558,7 @@ impl Checker {
             "dim3" => return self.dim3_value(args, span),
             "__enzyme_autodiff" => return self.autodiff(args, span),
             "printf" => return self.printf(args, span),
+            "fprintf" => return self.fprintf(args, span),
             "atomicAdd" => return self.atomic_add(args, span),
             "cudaMalloc" => return self.cuda_malloc(args, span),
             "cudaMemcpy" => return self.cuda_memcpy(args, span),

@@ -182,6 +182,15 @@ impl Checker {
             // `true`/`false` are the `int` constants 1 and 0 of <stdbool.h>.
             ast::ExprKind::BoolLit(b) => int_const(i64::from(*b), CType::Int, span),
             ast::ExprKind::Null => mk(ExprKind::Null, CType::Void.ptr_to(), span),
+            // C99's `__func__`: the enclosing function's name (as a
+            // string, not an array: `sizeof(__func__)` is a pointer's).
+            ast::ExprKind::Ident(name)
+                if name == "__func__" && self.fx.is_some() && self.lookup(name).is_none() =>
+            {
+                let func = self.fx.as_ref().map(|f| f.name.clone()).unwrap_or_default();
+                let i = self.intern_string(func.as_bytes());
+                mk(ExprKind::Str(i), CType::Char.ptr_to(), span)
+            }
             ast::ExprKind::Ident(name) => self.ident(name, span),
             ast::ExprKind::Unary(op, x) => self.unary(*op, x, span),
             ast::ExprKind::Binary(op, a, b) => self.binary(*op, a, b, span),

@@ -10,6 +10,7 @@ use crate::ast::{self, Span};
 use crate::diag::Diagnostic;
 use crate::hir::{Builtin, CType, Expr, ExprKind};
 use parc_cformat::Arg;
+use parc_ir::Intrinsic;
 
 /// True if a promoted argument of type `t` fits what a conversion reads.
 fn accepts(want: Arg, t: &CType) -> bool {
@@ -64,28 +65,67 @@ fn suggestion(t: &CType) -> Option<&'static str> {
 
 impl Checker {
     pub(super) fn printf(&mut self, args: &[ast::Expr], span: Span) -> Expr {
-        let Some(fmt_arg) = args.first() else {
+        self.printf_family(Intrinsic::Printf, args, span)
+    }
+
+    pub(super) fn fprintf(&mut self, args: &[ast::Expr], span: Span) -> Expr {
+        self.printf_family(Intrinsic::Fprintf, args, span)
+    }
+
+    /// `printf(fmt, ...)` or `fprintf(stream, fmt, ...)`.
+    fn printf_family(&mut self, op: Intrinsic, args: &[ast::Expr], span: Span) -> Expr {
+        let name = op.name();
+        let fixed = op.info().params.len();
+        if args.len() < fixed {
+            let (what, example) = match op {
+                Intrinsic::Fprintf => (
+                    "a stream and a format string",
+                    "fprintf(stderr, \"...\\n\", ...)",
+                ),
+                _ => ("a format string", "printf(\"...\\n\", ...)"),
+            };
             self.push(
-                Diagnostic::error(span, "`printf` needs a format string")
-                    .with_label("no format string")
-                    .with_help("write `printf(\"...\\n\", ...)`"),
+                Diagnostic::error(span, format!("`{name}` needs {what}"))
+                    .with_label(format!("no {what}"))
+                    .with_help(format!("write `{example}`")),
             );
+            self.check_only(args);
             return err_expr(span);
-        };
+        }
+        let mut out = Vec::new();
+        let mut ok = true;
+        if op == Intrinsic::Fprintf {
+            let stream = self.rvalue(&args[0]);
+            if !is_err(&stream.ty) && !stream.ty.is_pointer() {
+                let t = self.ty_name(&stream.ty);
+                self.push(
+                    Diagnostic::error(
+                        args[0].span,
+                        format!("`fprintf` writes to a stream (`FILE *`), but this has type `{t}`"),
+                    )
+                    .with_label("not a stream")
+                    .with_help("pass `stdout` or `stderr` (from <stdio.h>)"),
+                );
+                ok = false;
+            }
+            ok &= !is_err(&stream.ty);
+            out.push(stream);
+        }
+        let fmt_arg = &args[fixed - 1];
         let fmt = self.rvalue(fmt_arg);
         let fmt = self.assign_conv(
             fmt,
             &CType::Char.ptr_to(),
             ConvCtx::Arg {
-                func: "printf",
-                index: 1,
+                func: &name,
+                index: fixed,
                 param: None,
             },
         );
-        let mut ok = !is_err(&fmt.ty);
-        let mut out = vec![fmt];
+        ok &= !is_err(&fmt.ty);
+        out.push(fmt);
         let mut values = Vec::new();
-        for a in &args[1..] {
+        for a in &args[fixed..] {
             let v = self.rvalue(a);
             if is_err(&v.ty) {
                 ok = false;
@@ -95,7 +135,7 @@ impl Checker {
                 let t = self.ty_name(&v.ty);
                 let mut d = Diagnostic::error(
                     a.span,
-                    format!("a value of type `{t}` cannot be printed with `printf`"),
+                    format!("a value of type `{t}` cannot be printed with `{name}`"),
                 )
                 .with_label("not printable");
                 if v.ty == CType::Void {
@@ -120,7 +160,7 @@ impl Checker {
         out.extend(values.into_iter().map(|(v, _)| v));
         mk(
             ExprKind::Builtin {
-                func: Builtin::Intrinsic(parc_ir::Intrinsic::Printf),
+                func: Builtin::Intrinsic(op),
                 args: out,
             },
             CType::Int,

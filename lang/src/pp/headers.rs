@@ -3,7 +3,7 @@
 //! in those files; see `lang/include/README.md` for how to extend them.
 
 /// Name (as written between `<` and `>`) and text of each shipped header.
-const HEADERS: [(&str, &str); 16] = [
+const HEADERS: [(&str, &str); 18] = [
     ("assert.h", include_str!("../../include/assert.h")),
     ("ctype.h", include_str!("../../include/ctype.h")),
     (
@@ -14,12 +14,17 @@ const HEADERS: [(&str, &str); 16] = [
     ("limits.h", include_str!("../../include/limits.h")),
     ("math.h", include_str!("../../include/math.h")),
     ("omp.h", include_str!("../../include/omp.h")),
+    ("sched.h", include_str!("../../include/sched.h")),
     ("stdbool.h", include_str!("../../include/stdbool.h")),
     ("stddef.h", include_str!("../../include/stddef.h")),
     ("stdint.h", include_str!("../../include/stdint.h")),
     ("stdio.h", include_str!("../../include/stdio.h")),
     ("stdlib.h", include_str!("../../include/stdlib.h")),
     ("string.h", include_str!("../../include/string.h")),
+    (
+        "sys/resource.h",
+        include_str!("../../include/sys/resource.h"),
+    ),
     ("sys/time.h", include_str!("../../include/sys/time.h")),
     ("time.h", include_str!("../../include/time.h")),
     ("unistd.h", include_str!("../../include/unistd.h")),

@@ -904,7 +904,9 @@ fn always_returns(func: &Function, kind: &InstKind) -> bool {
     match kind {
         InstKind::Call { .. } | InstKind::CallIndirect { .. } | InstKind::Launch { .. } => false,
         InstKind::Binary(op, _, d) if is_division(*op) => nonzero_const(func, *d),
-        InstKind::Intrinsic { op, .. } => !matches!(op, Exit | RuntimeError | Barrier | Printf),
+        InstKind::Intrinsic { op, .. } => {
+            !matches!(op, Exit | RuntimeError | Barrier | Printf | Fprintf)
+        }
         InstKind::Jump(_) | InstKind::Detach { .. } => true,
         k => !k.is_terminator(),
     }

@@ -6,7 +6,7 @@
 //! checked memory.
 
 use super::Fault;
-use super::memory::Memory;
+use super::memory::{Kind, Memory, Site};
 use crate::intrinsic::CFn;
 use crate::types::Type;
 use parc_cformat::Slot;
@@ -65,6 +65,17 @@ pub(crate) fn format(
     })
 }
 
+/// The file descriptor of the C stream (`FILE *`) `addr`: a standard
+/// stream is the address fd + 1, another points to a `FILE` whose first
+/// field is its descriptor (see parc's `<stdio.h>`).
+pub(crate) fn stream_fd(mem: &Memory, addr: u64, func: &str) -> Result<i32, Fault> {
+    match addr {
+        0 => Err(Fault::msg(format!("{func}: the stream is a null pointer"))),
+        1..=3 => Ok(addr as i32 - 1),
+        _ => Ok(mem.load(addr, Type::I32)? as i32),
+    }
+}
+
 /// A copy of the C string at `addr`, for the libc string functions.
 fn c_string(mem: &Memory, addr: u64) -> Result<CString, Fault> {
     if addr == 0 {
@@ -72,6 +83,24 @@ fn c_string(mem: &Memory, addr: u64) -> Result<CString, Fault> {
     }
     let s = mem.read_cstr(addr, None)?;
     Ok(CString::new(s).expect("read_cstr stops at the first NUL"))
+}
+
+/// glibc's report of a failed `assert` (`__assert_fail`'s operands), with
+/// the program's name as glibc gives it (the running process's: `parc`).
+pub(crate) fn assert_message(mem: &Memory, args: &[u64]) -> Result<Vec<u8>, Fault> {
+    let text =
+        |a: u64| -> Result<String, Fault> { Ok(c_string(mem, a)?.to_string_lossy().into_owned()) };
+    let prog = std::env::args()
+        .next()
+        .and_then(|p| p.rsplit('/').next().map(str::to_string))
+        .unwrap_or_default();
+    let (expr, file, line) = (text(args[0])?, text(args[1])?, args[2] as u32);
+    let func = if args[3] == 0 {
+        String::new()
+    } else {
+        format!("{}: ", text(args[3])?)
+    };
+    Ok(format!("{prog}: {file}:{line}: {func}Assertion `{expr}' failed.\n").into_bytes())
 }
 
 /// The text of a `runtime_error`'s message (a string the front end made).
@@ -93,9 +122,54 @@ pub(crate) fn call(
     state: &mut State,
     f: CFn,
     args: &[u64; CFn::MAX_PARAMS],
+    site: Site,
 ) -> Result<Option<u64>, Fault> {
     let int = |v: i32| Some(v as i64 as u64);
     Ok(match f {
+        // Ending the program: the interpreter's step loop.
+        CFn::Abort | CFn::AssertFail => unreachable!("handled by the step loop"),
+        CFn::PosixMemalign => {
+            let (out, align, size) = (args[0], args[1], args[2]);
+            if !align.is_power_of_two() || align % 8 != 0 {
+                return Ok(int(libc::EINVAL));
+            }
+            // Every object's base is aligned to 2^31 (see `memory`).
+            let p = mem.alloc(size, Kind::Heap, site)?;
+            mem.store(out, Type::Ptr, p)?;
+            int(0)
+        }
+        // SAFETY: scheduling queries and requests about this process,
+        // with a `sched_param` copied out of checked memory.
+        CFn::SchedGetPriorityMax => int(unsafe { libc::sched_get_priority_max(args[0] as i32) }),
+        CFn::SchedGetPriorityMin => int(unsafe { libc::sched_get_priority_min(args[0] as i32) }),
+        CFn::SchedSetscheduler => {
+            let param = libc::sched_param {
+                sched_priority: mem.load(args[2], Type::I32)? as i32,
+            };
+            // SAFETY: as above.
+            int(unsafe { libc::sched_setscheduler(args[0] as i32, args[1] as i32, &param) })
+        }
+        CFn::Getrlimit => {
+            let mut lim = libc::rlimit {
+                rlim_cur: 0,
+                rlim_max: 0,
+            };
+            // SAFETY: `lim` is a valid `rlimit` to write.
+            let r = unsafe { libc::getrlimit(args[0] as _, &mut lim) };
+            if r == 0 {
+                mem.store(args[1], Type::I64, lim.rlim_cur)?;
+                mem.store(args[1] + 8, Type::I64, lim.rlim_max)?;
+            }
+            int(r)
+        }
+        CFn::Setrlimit => {
+            let lim = libc::rlimit {
+                rlim_cur: mem.load(args[1], Type::I64)?,
+                rlim_max: mem.load(args[1] + 8, Type::I64)?,
+            };
+            // SAFETY: `lim` is a valid `rlimit`.
+            int(unsafe { libc::setrlimit(args[0] as _, &lim) })
+        }
         CFn::Atoi => int(atoi(mem, args[0])?),
         CFn::Atol => Some(atol(mem, args[0])? as u64),
         CFn::Atof => Some(atof(mem, args[0])?.to_bits()),

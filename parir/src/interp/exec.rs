@@ -14,7 +14,7 @@ use crate::entities::{Block, FuncId, Inst, Value};
 use crate::eval::{self, canon, f32_bits, f32_of};
 use crate::function::{AddrSpace, Function};
 use crate::inst::{BinaryOp, BlockCall, InstKind, UnaryOp};
-use crate::intrinsic::Intrinsic;
+use crate::intrinsic::{CFn, Intrinsic};
 use crate::libm;
 use crate::types::Type;
 use cranelift_entity::EntityRef;
@@ -389,6 +389,16 @@ impl<'a> Interp<'a> {
                             frame.pos += 1;
                             return Ok(Stop::Barrier(fid, inst));
                         }
+                        Intrinsic::C(CFn::Abort) => {
+                            // SIGABRT's status as a shell reports it.
+                            return Ok(Stop::Exit(ABORT_STATUS));
+                        }
+                        Intrinsic::C(CFn::AssertFail) => {
+                            let ops: Vec<u64> = args.iter().map(|a| get!(a)).collect();
+                            let report = tri!(clib::assert_message(&self.mem, &ops));
+                            tri!(self.emit_to(2, &report));
+                            return Ok(Stop::Exit(ABORT_STATUS));
+                        }
                         Intrinsic::Exit => {
                             let code = match args.first() {
                                 Some(a) => get!(a) as i32,
@@ -599,19 +609,24 @@ impl<'a> Interp<'a> {
                 self.mem.fill(arg(0)?, arg(1)? as u8, arg(2)?)?;
                 None
             }
-            Printf => {
-                let fmt = arg(0)?;
+            Printf | Fprintf => {
+                let fixed = op.info().params.len();
+                let fd = match op {
+                    Fprintf => clib::stream_fd(&self.mem, arg(0)?, "fprintf")?,
+                    _ => 1,
+                };
+                let fmt = arg(fixed - 1)?;
                 let mut list = std::mem::take(&mut self.printf_args);
                 list.clear();
                 list.extend(
-                    args[1..]
+                    args[fixed..]
                         .iter()
                         .map(|a| clib::slot(regs[a.index()], func.values[*a].ty)),
                 );
                 let mut line = std::mem::take(&mut self.line);
                 line.clear();
-                clib::format("printf", &self.mem, fmt, &list, &mut line)?;
-                self.emit(&line)?;
+                clib::format(&op.name(), &self.mem, fmt, &list, &mut line)?;
+                self.emit_to(fd, &line)?;
                 let n = line.len();
                 self.line = line;
                 self.printf_args = list;
@@ -622,7 +637,7 @@ impl<'a> Interp<'a> {
                 for (i, x) in xs.iter_mut().enumerate().take(f.info().params.len()) {
                     *x = arg(i)?;
                 }
-                clib::call(&mut self.mem, &mut self.clib, f, &xs)?
+                clib::call(&mut self.mem, &mut self.clib, f, &xs, site)?
             }
             Wtime => Some(wtime().to_bits()),
             AdTapeNote => {
@@ -668,6 +683,10 @@ impl<'a> Interp<'a> {
         })
     }
 }
+
+/// The exit status of a program `abort()` ended, as a shell reports one
+/// killed by `SIGABRT` (128 + 6).
+const ABORT_STATUS: i32 = 134;
 
 /// Passes a branch's arguments to its target's parameters and moves there.
 #[inline]

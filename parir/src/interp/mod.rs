@@ -323,6 +323,8 @@ pub struct Interp<'a> {
     globals: Vec<u64>,
     out: Option<&'a mut dyn Write>,
     captured: Vec<u8>,
+    /// The program's stderr, captured when its stdout is.
+    captured_err: Vec<u8>,
     steps: u64,
     /// Block-argument staging (a branch's arguments are read before any
     /// parameter is written).
@@ -350,6 +352,7 @@ impl<'a> Interp<'a> {
             globals: Vec::new(),
             out: None,
             captured: Vec::new(),
+            captured_err: Vec::new(),
             steps: 0,
             scratch: Vec::new(),
             frame_pool: Vec::new(),
@@ -658,6 +661,12 @@ impl<'a> Interp<'a> {
         &self.captured
     }
 
+    /// What the program wrote to stderr, captured with its stdout (empty
+    /// when writing to a writer: stderr is then the process's).
+    pub fn stderr(&self) -> &[u8] {
+        &self.captured_err
+    }
+
     /// Takes the captured output.
     pub fn take_stdout(&mut self) -> Vec<u8> {
         std::mem::take(&mut self.captured)
@@ -666,6 +675,25 @@ impl<'a> Interp<'a> {
     /// Instructions executed so far.
     pub fn steps(&self) -> u64 {
         self.steps
+    }
+
+    /// Writes `bytes` to the program's file descriptor `fd`: 1 is its
+    /// stdout (captured or the writer), 2 its stderr (captured when stdout
+    /// is, else the process's, unbuffered as C's).
+    fn emit_to(&mut self, fd: i32, bytes: &[u8]) -> Result<(), Fault> {
+        match fd {
+            1 => self.emit(bytes),
+            2 if self.out.is_none() => {
+                self.captured_err.extend_from_slice(bytes);
+                Ok(())
+            }
+            2 => std::io::stderr()
+                .write_all(bytes)
+                .map_err(|e| Fault::msg(format!("cannot write the program's stderr: {e}"))),
+            _ => Err(Fault::msg(format!(
+                "file descriptor {fd} is not an open stream"
+            ))),
+        }
     }
 
     fn emit(&mut self, bytes: &[u8]) -> Result<(), Fault> {

@@ -166,10 +166,10 @@ impl<'a, 'b, 'c, M: ClModule> FnTranslator<'a, 'b, 'c, M> {
                 }
                 None
             }
-            Printf => Some(self.printf(args, &a)?),
+            Printf | Fprintf => Some(self.printf(op, args, &a)?),
             C(f) => {
                 let (params, ret) = f.ir_signature();
-                self.call_symbol(f.name(), &params, ret, &a)?
+                self.call_symbol(ix::c_symbol(f), &params, ret, &a)?
             }
             Exit => self.call_extern(&ix::RT_EXIT, &a)?,
             RuntimeError => {
@@ -256,10 +256,12 @@ impl<'a, 'b, 'c, M: ClModule> FnTranslator<'a, 'b, 'c, M> {
     /// `printf` through `parc_rt_printf` (see the module doc).
     pub(super) fn printf(
         &mut self,
+        op: Intrinsic,
         args: &[Value],
         a: &[cl::Value],
     ) -> Result<cl::Value, BackendError> {
-        let n = args.len() - 1;
+        let fixed = op.info().params.len();
+        let n = args.len() - fixed;
         let (slots, kinds) = if n == 0 {
             let null = self.b.ins().iconst(types::I64, 0);
             (null, null)
@@ -275,8 +277,8 @@ impl<'a, 'b, 'c, M: ClModule> FnTranslator<'a, 'b, 'c, M> {
                 0,
             ));
             for k in 0..n {
-                let ty = self.ty(args[k + 1]);
-                let v = a[k + 1];
+                let ty = self.ty(args[k + fixed]);
+                let v = a[k + fixed];
                 let (bits, kind) = match ty {
                     Type::F32 => {
                         let d = self.b.ins().fpromote(types::F64, v);
@@ -298,7 +300,11 @@ impl<'a, 'b, 'c, M: ClModule> FnTranslator<'a, 'b, 'c, M> {
             )
         };
         let count = self.b.ins().iconst(types::I32, n as i64);
-        let r = self.call_extern(&ix::RT_PRINTF, &[a[0], slots, kinds, count])?;
+        let r = if op == Intrinsic::Fprintf {
+            self.call_extern(&ix::RT_FPRINTF, &[a[0], a[1], slots, kinds, count])?
+        } else {
+            self.call_extern(&ix::RT_PRINTF, &[a[0], slots, kinds, count])?
+        };
         Ok(r.expect("printf returns a value"))
     }
 }

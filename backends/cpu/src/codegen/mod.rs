@@ -104,9 +104,7 @@ use cranelift_module::{
     DataDescription, DataId, FuncId as ClFuncId, Linkage as ClLinkage, Module as ClModule,
     ModuleError,
 };
-use parc_ir::{
-    FuncId, FuncKind, Function, InstKind, Intrinsic, Linkage, Module, Signature, SrcLoc, Type,
-};
+use parc_ir::{FuncId, FuncKind, Function, InstKind, Linkage, Module, Signature, SrcLoc, Type};
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
@@ -681,10 +679,7 @@ impl Effects {
                     }
                     InstKind::CallIndirect { .. } => edges[i].extend(&taken),
                     InstKind::Launch { kernel, .. } => edges[i].push(kernel.as_u32() as usize),
-                    InstKind::Intrinsic {
-                        op: Intrinsic::Printf,
-                        ..
-                    } => prints[i] = true,
+                    InstKind::Intrinsic { op, .. } if op.is_printf() => prints[i] = true,
                     _ => {}
                 }
             }

@@ -188,6 +188,7 @@ impl FnCx<'_, '_> {
                 self.line(format!("bra {label};"));
             }
             Exit
+            | Fprintf
             | C(_)
             | WorkerId
             | NumWorkers

@@ -291,6 +291,7 @@ impl FnCx<'_, '_> {
                     use Intrinsic::*;
                     let what = match op {
                         Exit => "`exit` (a GPU thread cannot end the program)",
+                        Fprintf => "`fprintf` (GPU code prints with `printf`)",
                         C(f) => {
                             return refuse(&format!(
                                 "`{}` (a C library function) cannot run on the GPU",
