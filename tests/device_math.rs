@@ -41,7 +41,7 @@ fn device_math_is_within_2_ulp_of_glibc() {
     let text = String::from_utf8(out).expect("text");
     eprint!("{text}");
     let mut seen = 0;
-    for line in text.lines() {
+    for line in text.lines().filter(|l| !l.starts_with('#')) {
         let mut words = line.split_whitespace();
         let name = words.next().expect("a name");
         let ulp: u64 = words
@@ -57,12 +57,12 @@ fn device_math_is_within_2_ulp_of_glibc() {
         // `fmod` is exact in C: the library must give glibc's bits.
         let bound = match name {
             "cbrt" => 4,
-            "fmod" | "fmodf" => 0,
+            "fmod" | "fmodf" | "signed_zeros" => 0,
             _ => 2,
         };
         if name != "pow_large_y" {
             assert!(ulp <= bound, "{line}");
         }
     }
-    assert_eq!(seen, 46, "{text}");
+    assert_eq!(seen, 47, "{text}");
 }
