@@ -13,7 +13,8 @@
 //! the records of the whole run.
 //!
 //! Invariant: without `PARC_AD_STATS` (read once, on the first note) a
-//! note is one relaxed load and a branch; with it, relaxed atomic adds and
+//! note is one load and a branch in the generated code; with it, a call
+//! and relaxed atomic adds and
 //! maxima (the peak is exact as long as notes of concurrent tasks do not
 //! interleave between an add and its maximum: a peak may be missed by at
 //! most what tasks note at the same instant, never overstated). The
@@ -22,8 +23,16 @@
 
 use std::sync::atomic::{AtomicI64, AtomicU8, Ordering::Relaxed};
 
-/// 0: not read yet, 1: off, 2: on.
-static STATE: AtomicU8 = AtomicU8::new(0);
+/// `PARC_AD_STATS`: 0 not read yet, [`OFF`], [`ON`]. Generated code
+/// reads it (the symbol `parc_rt_ad_stats_state`) and calls
+/// [`parc_rt_ad_tape_note`] only unless it is `OFF`: a run without the
+/// variable pays a load and a branch per note.
+#[unsafe(no_mangle)]
+#[allow(non_upper_case_globals)]
+pub static parc_rt_ad_stats_state: AtomicU8 = AtomicU8::new(0);
+use parc_rt_ad_stats_state as STATE;
+pub const OFF: u8 = 1;
+pub const ON: u8 = 2;
 static LIVE_RECORDED: AtomicI64 = AtomicI64::new(0);
 static PEAK_RECORDED: AtomicI64 = AtomicI64::new(0);
 static LIVE_ALLOCATED: AtomicI64 = AtomicI64::new(0);
@@ -49,11 +58,11 @@ pub fn line(peak_recorded: i64, peak_allocated: i64, total_recorded: i64) -> Str
 #[unsafe(no_mangle)]
 pub extern "C" fn parc_rt_ad_tape_note(recorded: i64, allocated: i64) {
     match STATE.load(Relaxed) {
-        1 => {}
-        2 => note(recorded, allocated),
+        OFF => {}
+        ON => note(recorded, allocated),
         _ => {
             let on = requested();
-            STATE.store(if on { 2 } else { 1 }, Relaxed);
+            STATE.store(if on { ON } else { OFF }, Relaxed);
             if on {
                 // A library called from C ends by returning from C's
                 // `main`: print then too.
@@ -84,7 +93,7 @@ fn note(recorded: i64, allocated: i64) {
 /// `PARC_AD_STATS` set (called when the program ends: `parc_rt_main`
 /// returning, `parc_rt_exit`, or C's `exit` after a library's caller).
 pub fn print() {
-    if STATE.load(Relaxed) != 2 || PRINTED.swap(1, Relaxed) != 0 {
+    if STATE.load(Relaxed) != ON || PRINTED.swap(1, Relaxed) != 0 {
         return;
     }
     eprintln!(

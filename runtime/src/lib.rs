@@ -39,6 +39,7 @@
 //! | `parc_rt_ad_tape_note` | `(i64 recorded, i64 allocated)` | a gradient's tape grew or shrank by these bytes (counted only with `PARC_AD_STATS`, see [`adstats`]) |
 //! | `parc_rt_abort` | `() -> !` | C `abort` (ends the program by `SIGABRT`, not as a fault) |
 //! | `parc_rt_assert_fail` | `(ptr expr, ptr file, i32 line, ptr function) -> !` | glibc's `__assert_fail`, then as `parc_rt_abort` |
+//! | `parc_rt_ad_stats_state` | a `u8` (data) | `PARC_AD_STATS`: 0 not read yet, 1 off, 2 on; generated code skips the note when it is 1 |
 //! | `parc_rt_malloc` | `(i64 bytes) -> ptr` | `malloc` that faults ("out of memory") instead of returning null |
 //! | `parc_rt_calloc` | `(i64 count, i64 size) -> ptr` | `calloc`, likewise |
 //! | `parc_rt_realloc` | `(ptr p, i64 bytes) -> ptr` | `realloc` (null: `malloc`), likewise |
@@ -120,7 +121,11 @@ pub fn symbols() -> Vec<(&'static str, *const u8)> {
             vec![$((stringify!($name), $module::$name as *const u8)),*]
         };
     }
-    table![
+    let data = [(
+        "parc_rt_ad_stats_state",
+        adstats::parc_rt_ad_stats_state.as_ptr() as *const u8,
+    )];
+    let mut all = table![
         sched::parc_rt_main,
         sched::parc_rt_enter,
         sched::parc_rt_group_init,
@@ -163,5 +168,7 @@ pub fn symbols() -> Vec<(&'static str, *const u8)> {
         gpu::parc_rt_cuda_device_synchronize,
         cuda::parc_rt_set_ptx,
         cuda::parc_rt_gpu_launch,
-    ]
+    ];
+    all.extend(data);
+    all
 }

@@ -39,6 +39,9 @@ pub(crate) const RT_FLUSH: ExternFn = ext("parc_rt_flush", &[], None);
 pub(crate) const RT_EXIT: ExternFn = ext("parc_rt_exit", &[I32], None);
 pub(crate) const RT_WTIME: ExternFn = ext("parc_rt_wtime", &[], Some(F64));
 pub(crate) const RT_AD_TAPE_NOTE: ExternFn = ext("parc_rt_ad_tape_note", &[I64, I64], None);
+/// The runtime's `PARC_AD_STATS` state byte, which generated code reads
+/// before a note (see `parc_runtime::adstats`).
+pub(crate) const RT_AD_STATS_STATE: &str = "parc_rt_ad_stats_state";
 pub(crate) const RT_MALLOC: ExternFn = ext("parc_rt_malloc", &[I64], Some(Ptr));
 pub(crate) const RT_CALLOC: ExternFn = ext("parc_rt_calloc", &[I64, I64], Some(Ptr));
 pub(crate) const RT_REALLOC: ExternFn = ext("parc_rt_realloc", &[Ptr, I64], Some(Ptr));

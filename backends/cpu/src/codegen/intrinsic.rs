@@ -58,7 +58,37 @@ pub(crate) fn sincos_pairs(f: &Function, block: Block) -> HashSet<Value> {
     sin.intersection(&cos).copied().collect()
 }
 
+/// `parc_rt_ad_stats_state`'s value when `PARC_AD_STATS` is off
+/// (`parc_runtime::adstats::OFF`).
+const AD_STATS_OFF: i64 = 1;
+
 impl<'a, 'b, 'c, M: ClModule> FnTranslator<'a, 'b, 'c, M> {
+    /// `ad_tape_note`: calls `parc_rt_ad_tape_note` unless the runtime's
+    /// state byte says `PARC_AD_STATS` is off (1; 0 until the first note
+    /// reads the variable), so that a gradient run without it pays a load
+    /// and a branch per note, not a call (which would also make the
+    /// registers live across it spill in the tape helpers' loops).
+    fn ad_tape_note(&mut self, a: &[cl::Value]) -> Result<(), BackendError> {
+        let state = self.cx.ad_stats_state(self.m)?;
+        let addr = self.data_addr(state);
+        let byte = self
+            .b
+            .ins()
+            .load(types::I8, MemFlagsData::trusted(), addr, 0);
+        let off = self
+            .b
+            .ins()
+            .icmp_imm_u(condcodes::IntCC::Equal, byte, AD_STATS_OFF);
+        let call = self.b.create_block();
+        let done = self.b.create_block();
+        self.b.ins().brif(off, done, &[], call, &[]);
+        self.b.switch_to_block(call);
+        self.call_extern(&ix::RT_AD_TAPE_NOTE, a)?;
+        self.b.ins().jump(done, &[]);
+        self.b.switch_to_block(done);
+        Ok(())
+    }
+
     /// `sincos(x, &s, &c)` (`sincosf` for `f32`) through two stack slots:
     /// glibc computes both with the code of `sin` and `cos` (the same
     /// results, bit for bit) in little more than the time of one.
@@ -184,7 +214,10 @@ impl<'a, 'b, 'c, M: ClModule> FnTranslator<'a, 'b, 'c, M> {
                 self.call_extern(&ix::RT_FAULT_MSG, &[message, name, line, col])?
             }
             Wtime => self.call_extern(&ix::RT_WTIME, &[])?,
-            AdTapeNote => self.call_extern(&ix::RT_AD_TAPE_NOTE, &a)?,
+            AdTapeNote => {
+                self.ad_tape_note(&a)?;
+                None
+            }
             WorkerId => match self.worker_id {
                 Some(w) => Some(w),
                 None => self.call_extern(&ix::RT_WORKER_ID, &[])?,

@@ -229,6 +229,8 @@ struct Cx<'a> {
     block_launches: HashMap<FuncId, crate::kernels::BlockLaunch>,
     /// Runtime and C library functions declared so far.
     externs: HashMap<&'static str, ClFuncId>,
+    /// The runtime's `PARC_AD_STATS` state byte, once declared.
+    ad_stats_state: Option<DataId>,
     /// For every variadic import that is called, the stub its calls go
     /// through (see `define_variadic_stub`).
     va_stubs: HashMap<FuncId, ClFuncId>,
@@ -278,6 +280,18 @@ impl Cx<'_> {
         }
         self.taken.insert(name.clone());
         name
+    }
+
+    /// The runtime's `PARC_AD_STATS` state byte (`parc_rt_ad_stats_state`).
+    fn ad_stats_state(&mut self, m: &mut impl ClModule) -> Result<DataId, BackendError> {
+        if let Some(id) = self.ad_stats_state {
+            return Ok(id);
+        }
+        let id = m
+            .declare_data(ix::RT_AD_STATS_STATE, ClLinkage::Import, false, false)
+            .map_err(|err| module_err("declaring the PARC_AD_STATS state", err))?;
+        self.ad_stats_state = Some(id);
+        Ok(id)
     }
 
     fn extern_fn(&mut self, m: &mut impl ClModule, e: &ExternFn) -> Result<ClFuncId, BackendError> {
@@ -362,6 +376,7 @@ pub(crate) fn compile<M: ClModule>(
         kernel_entries: HashMap::new(),
         block_launches: fission.launches.clone(),
         externs: HashMap::new(),
+        ad_stats_state: None,
         va_stubs: HashMap::new(),
         names: HashMap::new(),
         taken: HashSet::new(),
