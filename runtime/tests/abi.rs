@@ -8,8 +8,9 @@ use parc_runtime::{ParcGroup, symbols, with_workers};
 use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-/// Every `extern "C"` entry point defined in `src/` is in `symbols()`,
-/// exactly once, with a non-null address.
+/// Every `extern "C"` entry point and exported static (`parc_rt_*`)
+/// defined in `src/` is in `symbols()`, exactly once, with a non-null
+/// address.
 #[test]
 fn symbol_table_is_complete() {
     let table = symbols();
@@ -21,8 +22,11 @@ fn symbol_table_is_complete() {
     for entry in std::fs::read_dir(src).unwrap() {
         let text = std::fs::read_to_string(entry.unwrap().path()).unwrap();
         for line in text.lines() {
-            if let Some(i) = line.find("extern \"C\" fn parc_rt_") {
-                let rest = &line[i + "extern \"C\" fn ".len()..];
+            let found = ["extern \"C\" fn ", "pub static "]
+                .iter()
+                .find_map(|k| line.find(&format!("{k}parc_rt_")).map(|i| i + k.len()));
+            if let Some(i) = found {
+                let rest = &line[i..];
                 let name: String = rest
                     .chars()
                     .take_while(|c| c.is_alphanumeric() || *c == '_')
