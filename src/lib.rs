@@ -252,6 +252,24 @@ pub fn compile_linked(
         });
     }
     let linked = parc_ir::link::link(modules).map_err(|e| usage_error(e.to_string()))?;
+    // A function no file defines is C's: it may not take or return a
+    // struct by value (each file's checker left this to the linked
+    // program, where a ParC definition in another file is known).
+    let module = &linked.module;
+    if let Some((_, f)) = module.funcs.iter().find(|(id, f)| {
+        f.is_declaration()
+            && !module.grad_requests.iter().any(|r| r.grad == *id)
+            && f.c_sig
+                .as_ref()
+                .is_some_and(|c| c.params.iter().any(Option::is_some) || c.ret.is_some())
+    }) {
+        return Err(usage_error(format!(
+            "`{}` is defined in none of the files and takes or returns a struct by value: parc \
+             cannot call a C function that does (pass and return a pointer to the struct instead, \
+             or define it in one of the files)",
+            f.name
+        )));
+    }
     let lower_time = lower_start.elapsed();
     let module = linked.module;
     let by_function = linked
@@ -324,7 +342,7 @@ fn lowered(
     options: &Options,
 ) -> Result<(Module, String), CompileError> {
     let pre = parc_lang::pp::preprocess(path, source, &options.pp);
-    let (hir, diags) = front_end(&pre, library);
+    let (hir, diags) = front_end(&pre, library, !whole_program);
     let rendered = diag::render_mapped(&pre.map, &diags, options.color);
     let Some(hir) = hir.filter(|_| !diags.iter().any(Diagnostic::is_error)) else {
         return Err(CompileError {
@@ -483,6 +501,7 @@ fn checked_requests(
 fn front_end(
     pre: &parc_lang::pp::Preprocessed,
     library: bool,
+    part: bool,
 ) -> (Option<hir::Program>, Vec<Diagnostic>) {
     let mut diags = pre.diags.clone();
     if diags.iter().any(Diagnostic::is_error) {
@@ -493,7 +512,9 @@ fn front_end(
     if diags.iter().any(Diagnostic::is_error) {
         return (None, diags);
     }
-    let (hir, check_diags) = if library {
+    let (hir, check_diags) = if part {
+        parc_lang::check::check_part(&ast)
+    } else if library {
         parc_lang::check::check_library(&ast)
     } else {
         parc_lang::check::check(&ast)
@@ -993,7 +1014,7 @@ pub fn check(
     color: bool,
 ) -> Result<String, CompileError> {
     let pre = parc_lang::pp::preprocess(path, source, pp);
-    let (hir, diags) = front_end(&pre, library);
+    let (hir, diags) = front_end(&pre, library, false);
     let rendered = diag::render_mapped(&pre.map, &diags, color);
     if diags.iter().any(Diagnostic::is_error) {
         return Err(CompileError {

@@ -67,18 +67,27 @@ use crate::hir::{self, CType, FuncKind, FuncRef, GlobalVarId, LocalId, StructId}
 /// Checks a parsed program. Returns the HIR when no error was reported
 /// (warnings may be present).
 pub fn check(program: &ast::Program) -> (Option<hir::Program>, Vec<Diagnostic>) {
-    check_program(program, true)
+    check_program(program, true, false)
 }
 
 /// [`check`] for a library or an object file: the program need not define
 /// `main` (one it does define is checked as always).
 pub fn check_library(program: &ast::Program) -> (Option<hir::Program>, Vec<Diagnostic>) {
-    check_program(program, false)
+    check_program(program, false, false)
+}
+
+/// [`check_library`] for one file of a program of several: a function it
+/// declares may be defined, as ParC, by another file, so the rule on
+/// struct-by-value C functions (`check_extern_signatures`) is left to the
+/// driver, which sees the linked program.
+pub fn check_part(program: &ast::Program) -> (Option<hir::Program>, Vec<Diagnostic>) {
+    check_program(program, false, true)
 }
 
 fn check_program(
     program: &ast::Program,
     require_main: bool,
+    part: bool,
 ) -> (Option<hir::Program>, Vec<Diagnostic>) {
     // The walks recurse once per nesting level, and the parser allows deep
     // trees (`parse::MAX_CHAIN` statements, each with as many operators);
@@ -88,7 +97,7 @@ fn check_program(
         let handle = std::thread::Builder::new()
             .name("parc-check".into())
             .stack_size(CHECK_STACK)
-            .spawn_scoped(s, || check_here(program, require_main));
+            .spawn_scoped(s, || check_here(program, require_main, part));
         match handle {
             Ok(h) => Some(h.join().unwrap_or_else(|_| {
                 let d = Diagnostic::error(Span::default(), "internal error: the checker failed");
@@ -98,7 +107,7 @@ fn check_program(
         }
     });
     // Without a thread (no memory for its stack), check on this one.
-    spawned.unwrap_or_else(|| check_here(program, require_main))
+    spawned.unwrap_or_else(|| check_here(program, require_main, part))
 }
 
 /// Stack for the checker's thread (see [`check`]): 10,000 nested
@@ -109,9 +118,11 @@ const CHECK_STACK: usize = 256 << 20;
 fn check_here(
     program: &ast::Program,
     require_main: bool,
+    part: bool,
 ) -> (Option<hir::Program>, Vec<Diagnostic>) {
     let mut c = Checker {
         require_main,
+        part,
         ..Checker::default()
     };
     c.program(program);
@@ -268,6 +279,8 @@ struct FnCtx {
 struct Checker {
     /// A program without `main` is an error (not for libraries, objects).
     require_main: bool,
+    /// One file of a program of several (see [`check_part`]).
+    part: bool,
     diags: Vec<Diagnostic>,
     structs: Vec<StructInfo>,
     /// File-scope struct, union and enum tags.
@@ -507,7 +520,9 @@ impl Checker {
         }
         self.check_main();
         self.check_gpu_calls();
-        self.check_extern_signatures();
+        if !self.part {
+            self.check_extern_signatures();
+        }
     }
 
     /// The type a typedef name stands for.

@@ -265,7 +265,9 @@ pub fn lower_mapped(
         } else {
             Linkage::Export
         };
-        if f.kind == hir::FuncKind::Host && f.body.is_some() {
+        // Declarations too: the driver refuses a struct by value in one
+        // that no file of the program defines.
+        if f.kind == hir::FuncKind::Host {
             func.c_sig = cabi::c_signature(&cx.layout, f).map(Box::new);
         }
         cx.funcs.push(module.funcs.push(func));
