@@ -174,6 +174,18 @@ pub fn compile_files(
     compile_linked(files, files.iter().map(|_| None).collect(), options)
 }
 
+/// A parc object read back ([`read_parc_object`]).
+pub struct ParcObject {
+    pub path: String,
+    pub source: String,
+    pub module: Module,
+    /// Functions the file declares (without defining) that take or return
+    /// a struct by value: the text form does not keep C signatures, and
+    /// the linked program must still refuse them when no file defines
+    /// them.
+    pub struct_decls: Vec<String>,
+}
+
 /// The first line of a parc object ([`parc_object`]).
 pub const PARC_OBJECT_MAGIC: &str = "parc object 1";
 
@@ -191,21 +203,36 @@ pub fn parc_object(
 ) -> Result<(String, String), CompileError> {
     let (module, warnings) = lowered(path, source, true, false, options)?;
     let ir = parc_ir::print::print_module(&module);
+    let struct_decls: Vec<&str> = module
+        .funcs
+        .values()
+        .filter(|f| f.is_declaration() && passes_struct(f))
+        .map(|f| f.name.as_str())
+        .collect();
     let object = format!(
-        "{PARC_OBJECT_MAGIC}\n{path}\n{}\n{source}{ir}",
+        "{PARC_OBJECT_MAGIC}\n{path}\n{}\n{}\n{source}{ir}",
+        struct_decls.join(" "),
         source.len()
     );
     Ok((object, warnings))
 }
 
+/// Takes or returns a struct by value in C.
+fn passes_struct(f: &parc_ir::Function) -> bool {
+    f.c_sig
+        .as_ref()
+        .is_some_and(|c| c.params.iter().any(Option::is_some) || c.ret.is_some())
+}
+
 /// Reads what [`parc_object`] wrote: the source's path and text, and the
 /// module.
-pub fn read_parc_object(text: &str) -> Result<(String, String, Module), String> {
+pub fn read_parc_object(text: &str) -> Result<ParcObject, String> {
     let rest = text
         .strip_prefix(PARC_OBJECT_MAGIC)
         .and_then(|r| r.strip_prefix('\n'))
         .ok_or("not a parc object")?;
     let (path, rest) = rest.split_once('\n').ok_or("no source path")?;
+    let (decls, rest) = rest.split_once('\n').ok_or("no declarations")?;
     let (len, rest) = rest.split_once('\n').ok_or("no source length")?;
     let len: usize = len.parse().map_err(|_| "a bad source length")?;
     let (source, ir) = (rest.get(..len), rest.get(len..));
@@ -213,7 +240,12 @@ pub fn read_parc_object(text: &str) -> Result<(String, String, Module), String> 
         return Err("the source is cut short".into());
     };
     let module = parc_ir::read::read_module(ir).map_err(|e| format!("its parir: {e}"))?;
-    Ok((path.to_string(), source.to_string(), module))
+    Ok(ParcObject {
+        path: path.to_string(),
+        source: source.to_string(),
+        module,
+        struct_decls: decls.split_whitespace().map(str::to_string).collect(),
+    })
 }
 
 /// [`compile_files`], where some files' modules are made already (`Some`:
@@ -221,15 +253,17 @@ pub fn read_parc_object(text: &str) -> Result<(String, String, Module), String> 
 /// messages.
 pub fn compile_linked(
     files: &[(String, String)],
-    premade: Vec<Option<Module>>,
+    premade: Vec<Option<(Module, Vec<String>)>>,
     options: &Options,
 ) -> Result<Compiled, CompileError> {
     let lower_start = Instant::now();
     let mut modules = Vec::new();
     let mut rendered = String::new();
     let mut failed = false;
+    let mut struct_decls = std::collections::HashSet::new();
     for ((path, source), made) in files.iter().zip(premade) {
-        if let Some(module) = made {
+        if let Some((module, decls)) = made {
+            struct_decls.extend(decls);
             modules.push((path.clone(), module));
             continue;
         }
@@ -259,9 +293,7 @@ pub fn compile_linked(
     if let Some((_, f)) = module.funcs.iter().find(|(id, f)| {
         f.is_declaration()
             && !module.grad_requests.iter().any(|r| r.grad == *id)
-            && f.c_sig
-                .as_ref()
-                .is_some_and(|c| c.params.iter().any(Option::is_some) || c.ret.is_some())
+            && (passes_struct(f) || struct_decls.contains(&f.name))
     }) {
         return Err(usage_error(format!(
             "`{}` is defined in none of the files and takes or returns a struct by value: parc \

@@ -1041,7 +1041,7 @@ fn is_parc_object(file: &Path) -> bool {
         && head == magic
 }
 
-fn read_parc_object(file: &Path) -> Result<(String, String, parc_ir::Module), ExitCode> {
+fn read_parc_object(file: &Path) -> Result<parc::ParcObject, ExitCode> {
     let text = std::fs::read_to_string(file)
         .map_err(|e| fail(&format!("cannot read `{}`: {e}", file.display())))?;
     parc::read_parc_object(&text).map_err(|e| {
@@ -1164,9 +1164,9 @@ fn compile(
         let mut premade = Vec::new();
         for f in files {
             if is_parc_object(f) {
-                let (path, source, module) = read_parc_object(f)?;
-                sources.push((path, source));
-                premade.push(Some(module));
+                let object = read_parc_object(f)?;
+                sources.push((object.path, object.source));
+                premade.push(Some((object.module, object.struct_decls)));
             } else {
                 sources.push((f.display().to_string(), read_source(f, options.color)?));
                 premade.push(None);
