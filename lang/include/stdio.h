@@ -16,4 +16,21 @@ typedef struct __parc_file {
 int printf(const char *format, ...);
 int fprintf(FILE *stream, const char *format, ...);
 
+#define EOF (-1)
+
+/* The character and string writers, on fprintf (so they share its
+ * streams and buffers); results as glibc's. */
+static inline int fputs(const char *s, FILE *stream) {
+    return fprintf(stream, "%s", s) < 0 ? EOF : 1;
+}
+static inline int puts(const char *s) {
+    int n = printf("%s\n", s);
+    return n < 0 ? EOF : n;
+}
+static inline int fputc(int c, FILE *stream) {
+    return fprintf(stream, "%c", c) < 0 ? EOF : (unsigned char)c;
+}
+static inline int putc(int c, FILE *stream) { return fputc(c, stream); }
+static inline int putchar(int c) { return fputc(c, stdout); }
+
 #endif
