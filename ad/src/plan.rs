@@ -435,6 +435,23 @@ impl Plan {
                                 "CUDA memory functions on differentiable memory cannot be differentiated yet",
                             ));
                         }
+                        // The C library's functions have no adjoint rules:
+                        // one that writes differentiable memory (`memmove`
+                        // of doubles) would lose the derivatives it moves.
+                        Intrinsic::C(f)
+                            if f.info().effects.writes.iter().any(|x| {
+                                written_operand(x).is_some_and(|i| act.is_shadowed(args[i]))
+                            }) =>
+                        {
+                            return Err(err(
+                                p,
+                                Some(inst),
+                                format!(
+                                    "`{}` on differentiable memory cannot be differentiated yet",
+                                    f.name()
+                                ),
+                            ));
+                        }
                         Intrinsic::Memcpy | Intrinsic::Memset if act.is_shadowed(args[0]) => {
                             let ptrs = if *op == Intrinsic::Memcpy {
                                 vec![args[0], args[1]]
@@ -940,5 +957,17 @@ pub(crate) fn kind_name(kind: &InstKind) -> String {
             .next()
             .unwrap_or("?")
             .to_lowercase(),
+    }
+}
+
+/// The operand through which an intrinsic writes `x`, where one is named.
+fn written_operand(x: &parc_ir::Extent) -> Option<usize> {
+    use parc_ir::Extent;
+    match *x {
+        Extent::Sized { ptr, .. }
+        | Extent::Fixed { ptr, .. }
+        | Extent::TypeOf { ptr, .. }
+        | Extent::Unsized(ptr) => Some(ptr),
+        Extent::Pointers { .. } => None,
     }
 }

@@ -165,6 +165,13 @@ impl Effects {
         }
     }
 
+    const fn capturing(self) -> Effects {
+        Effects {
+            captures: true,
+            ..self
+        }
+    }
+
     pub fn is_pure(&self) -> bool {
         *self == Effects::PURE
     }
@@ -629,6 +636,108 @@ c_library! {
         &[I32, PTR],
         Some(I32),
         Effects::reads(&[Extent::Fixed { ptr: 1, size: 16 }]).observable(),
+    );
+    /// `strlen(s) -> size_t`
+    Strlen => libc("strlen", &[PTR], Some(I64), Effects::reads(&[Unsized(0)]));
+    /// `strncmp(a, b, n)`: at most `n` bytes of each.
+    Strncmp => libc("strncmp", &[PTR, PTR, I64], Some(I32), Effects::reads(&[Unsized(0), Unsized(1)]));
+    /// `strcasecmp(a, b)`: ASCII letters compared as lower case.
+    Strcasecmp => libc("strcasecmp", &[PTR, PTR], Some(I32), Effects::reads(&[Unsized(0), Unsized(1)]));
+    Strncasecmp => libc(
+        "strncasecmp",
+        &[PTR, PTR, I64],
+        Some(I32),
+        Effects::reads(&[Unsized(0), Unsized(1)]),
+    );
+    /// `memcmp(a, b, n)`
+    Memcmp => libc(
+        "memcmp",
+        &[PTR, PTR, I64],
+        Some(I32),
+        Effects::reads(&[Sized { ptr: 0, len: 2 }, Sized { ptr: 1, len: 2 }]),
+    );
+    /// `memchr(s, c, n)`: the first byte `(unsigned char)c` among `n`
+    /// (null if none).
+    Memchr => libc(
+        "memchr",
+        &[PTR, I32, I64],
+        Some(PTR),
+        Effects::reads(&[Sized { ptr: 0, len: 2 }]).capturing(),
+    );
+    /// `strchr(s, c)`: the first `(char)c` in `s` (its NUL included), or null.
+    Strchr => libc("strchr", &[PTR, I32], Some(PTR), Effects::reads(&[Unsized(0)]).capturing());
+    /// `strrchr(s, c)`: the last one.
+    Strrchr => libc("strrchr", &[PTR, I32], Some(PTR), Effects::reads(&[Unsized(0)]).capturing());
+    /// `strstr(haystack, needle)`
+    Strstr => libc(
+        "strstr",
+        &[PTR, PTR],
+        Some(PTR),
+        Effects::reads(&[Unsized(0), Unsized(1)]).capturing(),
+    );
+    /// `strcpy(dst, src) -> dst`
+    Strcpy => libc(
+        "strcpy",
+        &[PTR, PTR],
+        Some(PTR),
+        Effects::reads(&[Unsized(1)]).writes(&[Unsized(0)]).capturing(),
+    );
+    /// `strncpy(dst, src, n) -> dst`: exactly `n` bytes, NUL-padded.
+    Strncpy => libc(
+        "strncpy",
+        &[PTR, PTR, I64],
+        Some(PTR),
+        Effects::reads(&[Unsized(1)]).writes(&[Sized { ptr: 0, len: 2 }]).capturing(),
+    );
+    /// `strcat(dst, src) -> dst`
+    Strcat => libc(
+        "strcat",
+        &[PTR, PTR],
+        Some(PTR),
+        Effects::reads(&[Unsized(0), Unsized(1)]).writes(&[Unsized(0)]).capturing(),
+    );
+    /// `strncat(dst, src, n) -> dst`: at most `n` bytes of `src`, then a NUL.
+    Strncat => libc(
+        "strncat",
+        &[PTR, PTR, I64],
+        Some(PTR),
+        Effects::reads(&[Unsized(0), Unsized(1)]).writes(&[Unsized(0)]).capturing(),
+    );
+    /// `memmove(dst, src, n) -> dst`: the ranges may overlap.
+    Memmove => libc(
+        "memmove",
+        &[PTR, PTR, I64],
+        Some(PTR),
+        Effects::reads(&[Sized { ptr: 1, len: 2 }])
+            .writes(&[Sized { ptr: 0, len: 2 }])
+            .capturing(),
+    );
+    /// `strdup(s)`: a copy in memory from `malloc`.
+    Strdup => libc("strdup", &[PTR], Some(PTR), Effects::reads(&[Unsized(0)]).allocating());
+    /// `clock() -> clock_t`: the process's CPU time, in microseconds.
+    Clock => libc("clock", &[], Some(I64), Effects::PURE.observable());
+    /// `time(t) -> time_t`: seconds since 1970, also stored at `t` unless null.
+    Time => libc(
+        "time",
+        &[PTR],
+        Some(I64),
+        Effects::PURE.writes(&[Extent::Fixed { ptr: 0, size: 8 }]).observable(),
+    );
+    /// `gettimeofday(struct timeval *tv, void *tz) -> int`
+    Gettimeofday => libc(
+        "gettimeofday",
+        &[PTR, PTR],
+        Some(I32),
+        Effects::PURE
+            .writes(&[Extent::Fixed { ptr: 0, size: 16 }, Extent::Fixed { ptr: 1, size: 8 }])
+            .observable(),
+    );
+    /// `clock_gettime(clockid_t clock, struct timespec *ts) -> int`
+    ClockGettime => libc(
+        "clock_gettime",
+        &[I32, PTR],
+        Some(I32),
+        Effects::PURE.writes(&[Extent::Fixed { ptr: 1, size: 16 }]).observable(),
     );
 }
 

@@ -7,6 +7,7 @@
 
 use super::Fault;
 use super::memory::{Kind, Memory, Site};
+use super::{clock, cstring};
 use crate::intrinsic::CFn;
 use crate::types::Type;
 use parc_cformat::Slot;
@@ -179,6 +180,25 @@ pub(crate) fn call(
             state.rand = Some(Rand::new(args[0] as u32));
             None
         }
+        CFn::Strlen => Some(cstring::strlen(mem, args[0])?),
+        CFn::Strncmp => int(cstring::strncmp(mem, args[0], args[1], args[2])?),
+        CFn::Strcasecmp => int(cstring::strcasecmp(mem, args[0], args[1])?),
+        CFn::Strncasecmp => int(cstring::strncasecmp(mem, args[0], args[1], args[2])?),
+        CFn::Memcmp => int(cstring::memcmp(mem, args[0], args[1], args[2])?),
+        CFn::Memchr => Some(cstring::memchr(mem, args[0], args[1], args[2])?),
+        CFn::Strchr => Some(cstring::strchr(mem, args[0], args[1])?),
+        CFn::Strrchr => Some(cstring::strrchr(mem, args[0], args[1])?),
+        CFn::Strstr => Some(cstring::strstr(mem, args[0], args[1])?),
+        CFn::Strcpy => Some(cstring::strcpy(mem, args[0], args[1])?),
+        CFn::Strncpy => Some(cstring::strncpy(mem, args[0], args[1], args[2])?),
+        CFn::Strcat => Some(cstring::strcat(mem, args[0], args[1])?),
+        CFn::Strncat => Some(cstring::strncat(mem, args[0], args[1], args[2])?),
+        CFn::Memmove => Some(cstring::memmove(mem, args[0], args[1], args[2])?),
+        CFn::Strdup => Some(cstring::strdup(mem, args[0], site)?),
+        CFn::Clock => Some(clock::clock() as u64),
+        CFn::Time => Some(clock::time(mem, args[0])? as u64),
+        CFn::Gettimeofday => int(clock::gettimeofday(mem, args[0], args[1])?),
+        CFn::ClockGettime => int(clock::clock_gettime(mem, args[0] as i32, args[1])?),
     })
 }
 

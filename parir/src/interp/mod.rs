@@ -62,6 +62,8 @@
 //! [`Interp::with_output`], or is captured ([`Interp::stdout`]).
 
 mod clib;
+mod clock;
+mod cstring;
 mod exec;
 mod gpu;
 mod memory;
