@@ -18,6 +18,8 @@ int fprintf(FILE *stream, const char *format, ...);
 
 #define EOF (-1)
 
+int fflush(FILE *stream);
+
 /* The character and string writers, on fprintf (so they share its
  * streams and buffers); results as glibc's. */
 static inline int fputs(const char *s, FILE *stream) {

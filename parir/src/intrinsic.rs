@@ -603,6 +603,9 @@ c_library! {
     /// failed `assert` (`PROG: FILE:LINE: FUNCTION: Assertion `EXPR'
     /// failed.` on stderr), then `abort()`.
     AssertFail => libc("__assert_fail", &[PTR, PTR, I32, PTR], None, Effects::EVERYTHING);
+    /// `fflush(ptr stream) -> i32`: writes out what the program's stdout
+    /// holds (every stream for null); 0.
+    Fflush => libc("fflush", &[PTR], Some(I32), Effects::PURE.observable());
     /// `posix_memalign(ptr *out, i64 alignment, i64 size) -> i32`: stores a
     /// new block (freed by `free`) in `*out`; 0, or `EINVAL` for an
     /// alignment that is not a power of two times `sizeof(void *)`.

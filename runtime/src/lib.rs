@@ -34,6 +34,7 @@
 //! | `parc_rt_printf` | `(ptr fmt, ptr args, ptr kinds, i32 nargs) -> i32` | `printf` with arguments as 64-bit slots (kinds in [`printf`]) |
 //! | `parc_rt_fprintf` | `(ptr stream, ptr fmt, ptr args, ptr kinds, i32 nargs) -> i32` | `fprintf` to a stream: the address fd + 1 for the standard ones, else a pointer to its `int` file descriptor (fd 1: the buffered stdout, 2: stderr, unbuffered) |
 //! | `parc_rt_flush` | `()` | flushes the program's stdout |
+//! | `parc_rt_fflush` | `(ptr stream) -> i32` | C `fflush`: flushes the program's stdout, returns 0 |
 //! | `parc_rt_exit` | `(i32 status) -> !` | C `exit`: flushes and ends the process |
 //! | `parc_rt_wtime` | `() -> f64` | monotonic seconds |
 //! | `parc_rt_ad_tape_note` | `(i64 recorded, i64 allocated)` | a gradient's tape grew or shrank by these bytes (counted only with `PARC_AD_STATS`, see [`adstats`]) |
@@ -145,6 +146,7 @@ pub fn symbols() -> Vec<(&'static str, *const u8)> {
         printf::parc_rt_printf,
         printf::parc_rt_fprintf,
         output::parc_rt_flush,
+        output::parc_rt_fflush,
         output::parc_rt_exit,
         clib::parc_rt_wtime,
         adstats::parc_rt_ad_tape_note,

@@ -96,6 +96,14 @@ pub extern "C" fn parc_rt_flush() {
     unsafe { libc::fflush(std::ptr::null_mut()) };
 }
 
+/// C's `fflush(stream)`: the program's stdout is the runtime's buffer
+/// (stderr is not buffered); returns 0.
+#[unsafe(no_mangle)]
+pub extern "C" fn parc_rt_fflush(_stream: *const u8) -> i32 {
+    flush();
+    0
+}
+
 /// C's `exit(status)`: flushes stdout and ends the process with `status`.
 /// Other workers are not waited for (`_exit`), as in a C program whose
 /// threads are still running when one calls `exit`.

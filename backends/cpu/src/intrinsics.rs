@@ -78,11 +78,13 @@ pub(crate) const C_MEMSET: ExternFn = ext("memset", &[Ptr, I32, I64], Some(Ptr))
 
 /// The symbol native code calls for C library function `f`: its own,
 /// but for `abort` and `assert`'s report, which the runtime wraps so that
-/// they end the program as C's do despite its `SIGABRT` handler.
+/// they end the program as C's do despite its `SIGABRT` handler, and
+/// `fflush`, whose stdout buffer is the runtime's.
 pub(crate) fn c_symbol(f: CFn) -> &'static str {
     match f {
         CFn::Abort => "parc_rt_abort",
         CFn::AssertFail => "parc_rt_assert_fail",
+        CFn::Fflush => "parc_rt_fflush",
         _ => f.name(),
     }
 }

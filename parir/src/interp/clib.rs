@@ -129,6 +129,7 @@ pub(crate) fn call(
     Ok(match f {
         // Ending the program: the interpreter's step loop.
         CFn::Abort | CFn::AssertFail => unreachable!("handled by the step loop"),
+        CFn::Fflush => unreachable!("handled by `exec`, which owns the output"),
         CFn::PosixMemalign => {
             let (out, align, size) = (args[0], args[1], args[2]);
             if !align.is_power_of_two() || align % 8 != 0 {

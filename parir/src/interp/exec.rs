@@ -632,6 +632,10 @@ impl<'a> Interp<'a> {
                 self.printf_args = list;
                 Some(canon(n as i64, Type::I32))
             }
+            C(CFn::Fflush) => {
+                self.flush_output()?;
+                Some(0)
+            }
             C(f) => {
                 let mut xs = [0u64; crate::CFn::MAX_PARAMS];
                 for (i, x) in xs.iter_mut().enumerate().take(f.info().params.len()) {

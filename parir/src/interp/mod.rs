@@ -710,6 +710,16 @@ impl<'a> Interp<'a> {
         }
     }
 
+    /// `fflush`: writes out the program's stdout writer.
+    fn flush_output(&mut self) -> Result<(), Fault> {
+        match &mut self.out {
+            Some(out) => out
+                .flush()
+                .map_err(|e| Fault::msg(format!("cannot write the program's output: {e}"))),
+            None => Ok(()),
+        }
+    }
+
     fn flush(&mut self) -> Result<(), RunError> {
         if let Some(out) = &mut self.out
             && let Err(e) = out.flush()
