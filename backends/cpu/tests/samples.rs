@@ -185,7 +185,15 @@ fn check(output: &Output, expect: &Expect) -> Result<(), Failed> {
         )
         .into());
     }
-    let code = output.status.code();
+    // As a shell reports it: 128 + the signal for a process a signal
+    // ended (`abort`: 134, as the interpreter and tests/programs.rs say).
+    let code = {
+        use std::os::unix::process::ExitStatusExt;
+        output
+            .status
+            .code()
+            .or_else(|| output.status.signal().map(|signal| 128 + signal))
+    };
     if code != Some(expect.exit) {
         return Err(format!(
             "exit status {code:?}, expected {}\nstderr: {stderr}",
