@@ -389,14 +389,10 @@ impl Checker {
                 Place::Region => self.omp_sections(pragma, stmt),
                 Place::Parallel => self.omp_in_parallel(pragma),
                 Place::Main => {
-                    self.push(
-                        Diagnostic::warning(
-                            pragma.span,
-                            "`#pragma omp sections` outside a `parallel` region runs serially (a \
-                             team of one thread, as in OpenMP)",
-                        )
-                        .with_label("runs serially")
-                        .with_help("`#pragma omp parallel sections` runs its sections in parallel"),
+                    self.serial_outside_region(
+                        pragma,
+                        "sections",
+                        "`#pragma omp parallel sections` runs its sections in parallel",
                     );
                     self.sections_serial(pragma, stmt)
                 }
@@ -422,14 +418,10 @@ impl Checker {
                 Place::Region => self.omp_for(pragma, stmt),
                 Place::Parallel => self.omp_in_parallel(pragma),
                 Place::Main => {
-                    self.push(
-                        Diagnostic::warning(
-                            pragma.span,
-                            "`#pragma omp for` outside a `parallel` region runs serially (a \
-                             team of one thread, as in OpenMP)",
-                        )
-                        .with_label("runs serially")
-                        .with_help("`#pragma omp parallel for` on a loop runs it in parallel"),
+                    self.serial_outside_region(
+                        pragma,
+                        "for",
+                        "`#pragma omp parallel for` on a loop runs it in parallel",
                     );
                     self.stmt(stmt)
                 }
@@ -509,6 +501,22 @@ impl Checker {
     }
 
     /// A construct parc cannot run in parallel code.
+    /// The warning for a worksharing construct met outside any `parallel`
+    /// region: as in OpenMP, a team of one thread runs it.
+    fn serial_outside_region(&mut self, pragma: &Pragma, construct: &str, help: &str) {
+        self.push(
+            Diagnostic::warning(
+                pragma.span,
+                format!(
+                    "`#pragma omp {construct}` outside a `parallel` region runs serially (a \
+                     team of one thread, as in OpenMP)"
+                ),
+            )
+            .with_label("runs serially")
+            .with_help(help.to_string()),
+        );
+    }
+
     fn omp_in_parallel(&mut self, pragma: &Pragma) -> Vec<Stmt> {
         let c = &pragma.construct;
         let (label, help) = match c.as_str() {
