@@ -1,5 +1,5 @@
 //! The generator of loops for the vectorizer (issue 25): the shapes
-//! `opt/src/passes/vectorize.rs` rewrites, or nearly does, in functions
+//! `opt/src/passes/vectorize/` rewrites, or nearly does, in functions
 //! called with pointers into distinct arrays and into one array at
 //! offsets (so the run-time overlap tests must pick the scalar loop
 //! whenever a vector iteration would read what an earlier one wrote),

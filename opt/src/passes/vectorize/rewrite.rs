@@ -1,0 +1,467 @@
+//! The rewrite of the pass's module doc: from a [`Plan`], the vector
+//! loop's blocks, its run-time tests, its body on vectors and its exit,
+//! with the original loop left as the remainder.
+
+use super::plan::{Plan, Shape};
+use super::reduction::{combiner, identity};
+use parc_ir::{
+    BinaryOp, Block, BlockCall, CastOp, Function, Inst, InstKind, IntCC, Type, Value, ValueDef,
+};
+use std::collections::{HashMap, HashSet};
+
+/// Appends to `block` the computation of the loop value `v` for the first
+/// iteration (`map` gives the header parameters' initial values and
+/// collects what was built).
+fn rebuild(
+    func: &mut Function,
+    body: Block,
+    block: Block,
+    map: &mut HashMap<Value, Value>,
+    v: Value,
+) -> Value {
+    if let Some(&m) = map.get(&v) {
+        return m;
+    }
+    let ValueDef::Result(i) = func.value_def(v) else {
+        return v; // defined outside the loop
+    };
+    let header = match func.inst(*func.block_insts(body).last().expect("a body jumps")) {
+        InstKind::Jump(back) => back.block,
+        _ => body,
+    };
+    if !func.block_insts(body).contains(&i) && !func.block_insts(header).contains(&i) {
+        return v; // defined outside the loop
+    }
+    let mut kind = func.inst(i).clone();
+    let ops = kind.operands();
+    for o in ops {
+        rebuild(func, body, block, map, o);
+    }
+    kind.map_operands(|o| map.get(&o).copied().unwrap_or(o));
+    let new = func.append_inst(block, kind, Some(func.value_type(v)));
+    func.locs[new] = func.locs[i];
+    let r = func.result(new).expect("made with a result");
+    map.insert(v, r);
+    r
+}
+
+/// Performs the rewrite of the module doc; returns the vector loop's header.
+pub(super) fn rewrite(func: &mut Function, p: &Plan) -> Block {
+    let w = p.lanes;
+    let loc = func.locs[p.cmp];
+    let add = |func: &mut Function, b: Block, kind: InstKind, ty: Option<Type>| {
+        let i = func.append_inst(b, kind, ty);
+        func.locs[i] = loc;
+        func.result(i)
+    };
+    let val = |r: Option<Value>| r.expect("made with a result");
+
+    // New blocks, placed before the header.
+    let at = func
+        .layout
+        .iter()
+        .position(|&b| b == p.header)
+        .unwrap_or(func.layout.len());
+    let check = (!p.checks.is_empty() || !p.wraps.is_empty()).then(|| func.create_block());
+    let vpre = func.create_block();
+    let vheader = func.create_block();
+    let vbody = func.create_block();
+    let vexit = func.create_block();
+    let rem = func.create_block();
+    let new_blocks: Vec<Block> = check
+        .into_iter()
+        .chain([vpre, vheader, vbody, vexit, rem])
+        .collect();
+    for (k, &b) in new_blocks.iter().enumerate() {
+        func.layout.insert(at + k, b);
+    }
+    let iv_types: Vec<Type> = p.ivs.iter().map(|&(v, _)| func.value_type(v)).collect();
+    let rem_params: Vec<Value> = iv_types
+        .iter()
+        .map(|&t| func.append_block_param(rem, t))
+        .collect();
+    add(
+        func,
+        rem,
+        InstKind::Jump(BlockCall::new(p.header, rem_params)),
+        None,
+    );
+
+    // The preheader: the trip count (emitted before its jump), the vector
+    // part, the way in.
+    let n = p.counted.emit(func, p.preheader);
+    let pre_term = func.blocks[p.preheader]
+        .insts
+        .pop()
+        .expect("a preheader jumps");
+    let mask = val(add(
+        func,
+        p.preheader,
+        InstKind::Iconst(-i64::from(w)),
+        Some(Type::I64),
+    ));
+    let nv = val(add(
+        func,
+        p.preheader,
+        InstKind::Binary(BinaryOp::And, n, mask),
+        Some(Type::I64),
+    ));
+    let zero = val(add(func, p.preheader, InstKind::Iconst(0), Some(Type::I64)));
+    let any = val(add(
+        func,
+        p.preheader,
+        InstKind::Icmp(IntCC::Ne, nv, zero),
+        Some(Type::I1),
+    ));
+    let first = check.unwrap_or(vpre);
+    let brif = InstKind::Brif {
+        cond: any,
+        then_dest: BlockCall::to(first),
+        else_dest: BlockCall::new(rem, p.inits.clone()),
+    };
+    func.insts[pre_term].kind = brif;
+    func.blocks[p.preheader].insts.push(pre_term);
+
+    // The overlap tests.
+    if let Some(cb) = check {
+        let mut map: HashMap<Value, Value> = p
+            .ivs
+            .iter()
+            .zip(&p.inits)
+            .map(|(&(v, _), &i)| (v, i))
+            .collect();
+        let size = val(add(func, cb, InstKind::Iconst(p.stride), Some(Type::I64)));
+        let span = val(add(
+            func,
+            cb,
+            InstKind::Binary(BinaryOp::Imul, nv, size),
+            Some(Type::I64),
+        ));
+        let mut ok: Option<Value> = None;
+        for c in &p.checks {
+            let range =
+                |func: &mut Function, map: &mut HashMap<Value, Value>, (lo, hi): (Value, Value)| {
+                    let lo = rebuild(func, p.body, cb, map, lo);
+                    let hi = rebuild(func, p.body, cb, map, hi);
+                    let i = func.append_inst(cb, InstKind::PtrAdd(hi, span), Some(Type::Ptr));
+                    (lo, func.result(i).expect("a result"))
+                };
+            let (a_lo, a_end) = range(func, &mut map, c.a);
+            let (b_lo, b_end) = range(func, &mut map, c.b);
+            let before = val(add(
+                func,
+                cb,
+                InstKind::Icmp(IntCC::Ule, a_end, b_lo),
+                Some(Type::I1),
+            ));
+            let after = val(add(
+                func,
+                cb,
+                InstKind::Icmp(IntCC::Ule, b_end, a_lo),
+                Some(Type::I1),
+            ));
+            let apart = val(add(
+                func,
+                cb,
+                InstKind::Binary(BinaryOp::Or, before, after),
+                Some(Type::I1),
+            ));
+            ok = Some(match ok {
+                None => apart,
+                Some(o) => val(add(
+                    func,
+                    cb,
+                    InstKind::Binary(BinaryOp::And, o, apart),
+                    Some(Type::I1),
+                )),
+            });
+        }
+        if !p.wraps.is_empty() {
+            // At most 2^32 vector iterations, so that the products below
+            // (steps at most 2^16) cannot overflow.
+            let limit = val(add(func, cb, InstKind::Iconst(1 << 32), Some(Type::I64)));
+            let few = val(add(
+                func,
+                cb,
+                InstKind::Icmp(IntCC::Ule, nv, limit),
+                Some(Type::I1),
+            ));
+            ok = Some(match ok {
+                None => few,
+                Some(o) => val(add(
+                    func,
+                    cb,
+                    InstKind::Binary(BinaryOp::And, o, few),
+                    Some(Type::I1),
+                )),
+            });
+        }
+        for &(x, step) in &p.wraps {
+            // The last value the vector loop gives `x`, in 64 bits:
+            // sext(x0) + (nv - 1) * step, at most i32::MAX.
+            let x0 = rebuild(func, p.body, cb, &mut map, x);
+            let wide = val(add(
+                func,
+                cb,
+                InstKind::Cast(CastOp::Sext, x0),
+                Some(Type::I64),
+            ));
+            let s = val(add(func, cb, InstKind::Iconst(step), Some(Type::I64)));
+            let steps = val(add(
+                func,
+                cb,
+                InstKind::Binary(BinaryOp::Imul, nv, s),
+                Some(Type::I64),
+            ));
+            let end = val(add(
+                func,
+                cb,
+                InstKind::Binary(BinaryOp::Iadd, wide, steps),
+                Some(Type::I64),
+            ));
+            let last = val(add(
+                func,
+                cb,
+                InstKind::Binary(BinaryOp::Isub, end, s),
+                Some(Type::I64),
+            ));
+            let max = val(add(
+                func,
+                cb,
+                InstKind::Iconst(i64::from(i32::MAX)),
+                Some(Type::I64),
+            ));
+            let fits = val(add(
+                func,
+                cb,
+                InstKind::Icmp(IntCC::Sle, last, max),
+                Some(Type::I1),
+            ));
+            ok = Some(match ok {
+                None => fits,
+                Some(o) => val(add(
+                    func,
+                    cb,
+                    InstKind::Binary(BinaryOp::And, o, fits),
+                    Some(Type::I1),
+                )),
+            });
+        }
+        let ok = ok.expect("at least one test");
+        add(
+            func,
+            cb,
+            InstKind::Brif {
+                cond: ok,
+                then_dest: BlockCall::to(vpre),
+                else_dest: BlockCall::new(rem, p.inits.clone()),
+            },
+            None,
+        );
+    }
+
+    // The vector loop's header.
+    let mut vmap: HashMap<Value, Value> = HashMap::new();
+    for (&(v, _), &t) in p.ivs.iter().zip(&iv_types) {
+        let t = if p.reductions.contains_key(&v) {
+            Type::vector_of(t).expect("a vectorizable type")
+        } else {
+            t
+        };
+        let q = func.append_block_param(vheader, t);
+        vmap.insert(v, q);
+    }
+    let k = func.append_block_param(vheader, Type::I64);
+    let more = val(add(
+        func,
+        vheader,
+        InstKind::Icmp(IntCC::Ult, k, nv),
+        Some(Type::I1),
+    ));
+    add(
+        func,
+        vheader,
+        InstKind::Brif {
+            cond: more,
+            then_dest: BlockCall::to(vbody),
+            else_dest: BlockCall::to(vexit),
+        },
+        None,
+    );
+    // The exit: each reduction's lanes and its initial value combined.
+    let mut outs = Vec::new();
+    for ((&(v, _), &t), &init) in p.ivs.iter().zip(&iv_types).zip(&p.inits) {
+        outs.push(match p.reductions.get(&v) {
+            Some(&(op, _)) => {
+                let op = combiner(op);
+                let lanes = val(add(func, vexit, InstKind::Reduce(op, vmap[&v]), Some(t)));
+                val(add(func, vexit, InstKind::Binary(op, init, lanes), Some(t)))
+            }
+            None => vmap[&v],
+        });
+    }
+    add(func, vexit, InstKind::Jump(BlockCall::new(rem, outs)), None);
+    // The way in: reductions start from their identity in every lane.
+    let mut args = Vec::new();
+    for ((&(v, _), &t), &init) in p.ivs.iter().zip(&iv_types).zip(&p.inits) {
+        args.push(match p.reductions.get(&v) {
+            Some(&(op, _)) => {
+                let e = val(add(func, vpre, identity(op), Some(t)));
+                let vt = Type::vector_of(t).expect("a vectorizable type");
+                val(add(func, vpre, InstKind::Splat(e), Some(vt)))
+            }
+            None => init,
+        });
+    }
+    args.push(zero);
+    add(
+        func,
+        vpre,
+        InstKind::Jump(BlockCall::new(vheader, args)),
+        None,
+    );
+
+    // The vector body.
+    let shape = |v: Value| p.shapes.get(&v).copied().unwrap_or(Shape::Uniform);
+    let mut splats: HashMap<Value, Value> = HashMap::new();
+    let mut splat = |func: &mut Function, v: Value, vmap: &HashMap<Value, Value>| -> Value {
+        if let Some(&s) = splats.get(&v) {
+            return s;
+        }
+        let ty = Type::vector_of(func.value_type(v)).expect("a vectorizable type");
+        // Values from outside the loop are splatted once, before it.
+        let (block, x) = match vmap.get(&v) {
+            Some(&x) => (vbody, x),
+            None => (vpre, v),
+        };
+        let i = func.make_inst(InstKind::Splat(x), Some(ty));
+        func.locs[i] = loc;
+        let insts = &mut func.blocks[block].insts;
+        if block == vpre {
+            let at = insts.len().saturating_sub(1);
+            insts.insert(at, i);
+        } else {
+            insts.push(i);
+        }
+        let s = func.result(i).expect("a result");
+        splats.insert(v, s);
+        s
+    };
+    let body_insts = func.block_insts(p.body).to_vec();
+    let (latch, body_rest) = body_insts.split_last().expect("a body ends in its jump");
+    let others: Vec<Inst> = p.header_extras.iter().chain(body_rest).copied().collect();
+    let others = &others[..];
+    // What only the back edge uses (the counters' increments) is not
+    // copied: the vector loop has its own.
+    let used: HashSet<Value> = others
+        .iter()
+        .flat_map(|&i| func.inst(i).operands())
+        .collect();
+    // (A reduction's new value is the back edge's alone, and copied.)
+    let reduced: HashSet<Value> = p.reductions.values().map(|&(_, r)| r).collect();
+    let back_edge_only = |r: Value| {
+        !used.contains(&r) && !reduced.contains(&r) && func.inst(*latch).operands().contains(&r)
+    };
+    let back_edge_only: HashSet<Value> = others
+        .iter()
+        .filter_map(|&i| func.result(i))
+        .filter(|&r| back_edge_only(r))
+        .collect();
+    for &i in others {
+        if func.result(i).is_some_and(|r| back_edge_only.contains(&r)) {
+            continue;
+        }
+        let kind = func.inst(i).clone();
+        let result = func.result(i);
+        let srcloc = func.locs[i];
+        let varying = result.is_some_and(|r| shape(r) == Shape::Varying)
+            || matches!(kind, InstKind::Store { .. });
+        let mapped = |v: Value, vmap: &HashMap<Value, Value>| vmap.get(&v).copied().unwrap_or(v);
+        let new_kind = if varying {
+            match kind {
+                InstKind::Load(a) => InstKind::Load(mapped(a, &vmap)),
+                InstKind::Store { value, ptr } => {
+                    let value = if shape(value) == Shape::Varying {
+                        vmap[&value]
+                    } else {
+                        splat(func, value, &vmap)
+                    };
+                    InstKind::Store {
+                        value,
+                        ptr: mapped(ptr, &vmap),
+                    }
+                }
+                InstKind::Binary(op, a, b) => {
+                    let mut lane = |v: Value, func: &mut Function| {
+                        if shape(v) == Shape::Varying {
+                            vmap[&v]
+                        } else {
+                            splat(func, v, &vmap)
+                        }
+                    };
+                    let a = lane(a, func);
+                    let b = lane(b, func);
+                    InstKind::Binary(op, a, b)
+                }
+                InstKind::Unary(op, a) => InstKind::Unary(op, vmap[&a]),
+                other => other,
+            }
+        } else {
+            let mut k = kind;
+            k.map_operands(|v| mapped(v, &vmap));
+            k
+        };
+        let ty = result.map(|r| {
+            let t = func.value_type(r);
+            if shape(r) == Shape::Varying {
+                Type::vector_of(t).expect("a vectorizable type")
+            } else {
+                t
+            }
+        });
+        let new = func.append_inst(vbody, new_kind, ty);
+        func.locs[new] = srcloc;
+        if let (Some(r), Some(n)) = (result, func.result(new)) {
+            vmap.insert(r, n);
+        }
+    }
+    // The back edge: every counter advances `W` iterations.
+    let mut next = Vec::new();
+    for (&(v, step), &t) in p.ivs.iter().zip(&iv_types) {
+        if let Some(&(_, r)) = p.reductions.get(&v) {
+            next.push(vmap[&r]);
+            continue;
+        }
+        let c = val(add(
+            func,
+            vbody,
+            InstKind::Iconst(parc_ir::sign_extend(step.wrapping_mul(i64::from(w)), t)),
+            Some(t),
+        ));
+        next.push(val(add(
+            func,
+            vbody,
+            InstKind::Binary(BinaryOp::Iadd, vmap[&v], c),
+            Some(t),
+        )));
+    }
+    let wc = val(add(
+        func,
+        vbody,
+        InstKind::Iconst(i64::from(w)),
+        Some(Type::I64),
+    ));
+    next.push(val(add(
+        func,
+        vbody,
+        InstKind::Binary(BinaryOp::Iadd, k, wc),
+        Some(Type::I64),
+    )));
+    add(
+        func,
+        vbody,
+        InstKind::Jump(BlockCall::new(vheader, next)),
+        None,
+    );
+    vheader
+}
