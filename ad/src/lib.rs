@@ -18,7 +18,7 @@
 //! parallel loops and tasks, the counted loops, the calls needing pairs,
 //! and the accumulation class of every adjoint update (`policy.rs`). The
 //! generator (`reverse.rs` and its modules) follows the plan and asks
-//! `cache.rs` whether to record or recompute each value its reverse code
+//! `cache/` whether to record or recompute each value its reverse code
 //! needs; it decides nothing itself.
 //!
 //! **Activity** (`activity.rs`). A value is *varied* if it depends on an
@@ -55,7 +55,7 @@
 //! with. LIFO order makes this correct for any CFG — loops with unknown trip
 //! counts, early returns, break/continue — and for recursion.
 //!
-//! **Caching vs recomputation** (`cache.rs`). Values a reverse block needs
+//! **Caching vs recomputation** (`cache/`). Values a reverse block needs
 //! are popped from the tape unless the reverse can get them without a new
 //! record: constants, parameters, in combined mode values of blocks that
 //! dominate every return outside loops, induction variables (from the

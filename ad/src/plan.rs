@@ -13,7 +13,7 @@
 //!   uses directly;
 //! - **parallelism** (`parallel.rs`): parallel loops and spawn sites, and
 //!   which task each block is in;
-//! - **record or recompute** (`cache.rs`): counted loops, how each is
+//! - **record or recompute** (`cache/`): counted loops, how each is
 //!   reversed and whether it reserves its records, the memory the
 //!   function writes, the joins whose way in follows from a condition;
 //! - **memory**: the element type of each `memcpy`/`memset` of
@@ -27,7 +27,7 @@
 //! A plan is read-only once built. The generator (`reverse.rs`) consumes
 //! it; `explain.rs` prints it (`--explain-ad` prints its accumulation
 //! sites, `ad/tests/plans.rs` the whole of it). Which values the reverse
-//! records is decided as it is generated (`cache.rs`), from the facts
+//! records is decided as it is generated (`cache/`), from the facts
 //! here: what the reverse needs, and in which order, is known only then.
 
 use crate::activity::{ActivityInfo, Root, branch_dests};
@@ -168,7 +168,7 @@ pub struct Plan {
     /// and their continuations).
     pub spawn_par: HashSet<Block>,
 
-    // ----- record or recompute (see `cache.rs`)
+    // ----- record or recompute (see `cache/`)
     pub counted: Vec<CountedLoop>,
     /// Per counted loop: its exit test where the header tests `iv <
     /// bound` (the reverse may count its iterations from the bounds).

@@ -6,7 +6,7 @@
 //! writes (or frees) holds, in the reverse sweep, what it held when the
 //! forward read it, so the reverse may load it again instead of recording
 //! the value: in any function of the run, also in a split pair's `.rev`,
-//! which runs after its caller went on (where `cache.rs` cannot see the
+//! which runs after its caller went on (where `cache/` cannot see the
 //! code in between). A pointer to such memory is a parameter of the run
 //! (of a requested function) that the run never writes through, passed
 //! down from call to call; or, where the run writes nothing but memory it

@@ -15,7 +15,7 @@
 //!
 //! It decides nothing: it follows the function's [`Plan`] (`plan.rs`:
 //! activity, control, loops, tasks, accumulation classes) and asks
-//! `cache.rs` how to get each forward value the reverse needs. Here are
+//! `cache/` how to get each forward value the reverse needs. Here are
 //! the generator's state, its set-up and the order of the sweeps; its
 //! methods live in submodules: `forward` (the forward sweep), `adjoint`
 //! (the reverse sweep: adjoint slots, reversed instructions and edges,
@@ -50,7 +50,7 @@
 
 use crate::AdError;
 use crate::activity::{Root, branch_dests};
-use crate::cache::{Iv, Obtain, Sweep, is_position};
+use crate::cache::{Iv, Obtain, Rebuild, Sweep, is_position};
 use crate::plan::{Facts, Mode, Plan, Request, TaskOf};
 use crate::policy::{Action, Context, SsaUpdate};
 use crate::rules::{self, AdjointBuilder};
@@ -349,7 +349,7 @@ struct Gen<'a> {
     rl: Vec<RevLoop>,
     /// The reverse of each spawn site.
     rs: Vec<RevSpawn>,
-    /// Counted loops (see `cache.rs`): their forward iteration counters
+    /// Counted loops (see `cache/loops.rs`): their forward iteration counters
     /// and the reverse's slots holding the iteration being reversed.
     counter_fwd: Vec<Option<Value>>,
     counter_slot: Vec<Option<Value>>,

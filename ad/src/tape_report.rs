@@ -1,7 +1,7 @@
 //! What a gradient records (`--explain-tape`, `--stats`): every value the
 //! generator put on the tape, where it comes from, how many bytes it costs
 //! per execution of its block and in all (symbolically, in the function's
-//! own names: `8·(n - 2)·steps`), and why `cache.rs` recorded it rather
+//! own names: `8·(n - 2)·steps`), and why `cache/` recorded it rather
 //! than recomputing it.
 //!
 //! Invariant: the report is built from the generator's own records (each
@@ -21,7 +21,7 @@ use std::fmt::Write as _;
 /// Why the generator recorded a value (from the caller of `record_in`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) enum Why {
-    /// `cache.rs` found no way to obtain it again in the reverse.
+    /// `cache/` found no way to obtain it again in the reverse.
     NotRecomputable,
     /// Defined outside a loop whose reverse needs it: recorded once per
     /// run of the loop, at its exit.

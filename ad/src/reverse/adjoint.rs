@@ -338,8 +338,8 @@ impl Gen<'_> {
             let t = self.rpop[&edges[0].0];
             self.emit(InstKind::Jump(BlockCall::to(t)), None);
         } else {
-            let idx = match self.sweep().join(b) {
-                Some((cond, on_true, on_false)) if self.sweep().cheap(b, cond, 0) => {
+            let idx = match self.sweep().way_in_by_condition(b) {
+                Some((cond, on_true, on_false)) => {
                     let c = self.rebuild(b, cond);
                     let t = self.iconst(Type::I32, on_true as i64);
                     let f = self.iconst(Type::I32, on_false as i64);

@@ -559,7 +559,7 @@ impl Gen<'_> {
                 Why::NotRecomputable if pv.is_none() => {
                     "kept for the reverse of the code that made it".to_string()
                 }
-                Why::NotRecomputable => self.why_not_recomputable(gv),
+                Why::NotRecomputable => self.sweep().why_not_recomputable(gv),
             };
             records.push(TapeRecord {
                 loc,
@@ -740,79 +740,5 @@ impl Gen<'_> {
             }
         }
         "a value of the AD's own (a task's tapes or their count)".into()
-    }
-
-    /// Why `cache.rs` found no way to obtain forward value `gv` again: what
-    /// it is, or for a pure instruction, the values it is computed from
-    /// that the reverse cannot obtain again (the min cut over them chose
-    /// the value itself).
-    fn why_not_recomputable(&self, gv: Value) -> String {
-        if let Some(own) = self.unobtainable(gv) {
-            return own;
-        }
-        let mut from = Vec::new();
-        let mut stack = vec![(gv, 0u32)];
-        let mut seen = HashSet::new();
-        while let Some((v, depth)) = stack.pop() {
-            if !seen.insert(v) || depth > crate::cache::MAX_RECOMPUTE_DEPTH {
-                continue;
-            }
-            let ValueDef::Result(i) = self.g.value_def(v) else {
-                continue;
-            };
-            if v != gv
-                && let Some(why) = self.unobtainable(v)
-            {
-                let name = self
-                    .fwd_inv
-                    .get(&v)
-                    .map(|&p| crate::explain::value_name(self.plan, p))
-                    .unwrap_or_else(|| v.to_string());
-                let name = crate::tape_report::unwrapped(name);
-                let item = format!("`{name}` ({why})");
-                if !from.contains(&item) {
-                    from.push(item);
-                }
-                continue;
-            }
-            self.g.inst(i).clone().map_operands(|o| {
-                stack.push((o, depth + 1));
-                o
-            });
-        }
-        if from.is_empty() {
-            return "recomputing it needs a value that is not recorded".into();
-        }
-        format!(
-            "computed from {}: recording this value is the cheapest cut",
-            from.join(", ")
-        )
-    }
-
-    /// Why a value cannot be computed again at all, if it cannot.
-    fn unobtainable(&self, v: Value) -> Option<String> {
-        match self.g.value_def(v) {
-            ValueDef::Param(b, _) if b != self.g.layout[0] => {
-                Some("a block parameter: which value depends on the way taken".into())
-            }
-            ValueDef::Param(..) => None,
-            ValueDef::Result(i) => match self.g.inst(i) {
-                InstKind::Load(_) if !self.sweep().reloadable(v) => {
-                    Some("memory that may be overwritten before the reverse reads it".into())
-                }
-                InstKind::Call { .. } | InstKind::CallIndirect { .. } => {
-                    Some("the result of a call".into())
-                }
-                InstKind::Intrinsic { op, .. }
-                    if !op.is_cheap_arithmetic() && !is_position(self.g.inst(i)) =>
-                {
-                    Some(format!(
-                        "`{}` is not recomputed (a library call)",
-                        op.name()
-                    ))
-                }
-                _ => None,
-            },
-        }
     }
 }

@@ -38,7 +38,7 @@
 //! The two run in different launches, on the same threads: the reverse
 //! recomputes where the thread is (`threadIdx` and friends) and the
 //! addresses of `__shared__` arrays, which differ between launches,
-//! instead of recording them (`is_position` in `cache.rs`).
+//! instead of recording them (`is_position` in `cache/`).
 
 use super::*;
 

@@ -1,12 +1,12 @@
 //! How the reverse code gets the forward values it needs: as
-//! `cache.rs` decides ([`Sweep::obtain`]), emitted here — a pop from a
+//! `cache/` decides ([`Sweep::obtain`]), emitted here — a pop from a
 //! block's frame, a record at a loop's exit, or a recomputation.
 
 use super::*;
 
 impl Gen<'_> {
     /// `gv` (a value of the forward sweep) in the reverse code of the
-    /// current block, recorded or recomputed as `cache.rs` decides: see
+    /// current block, recorded or recomputed as `cache/` decides: see
     /// the module doc's frame invariant.
     pub(super) fn need(&mut self, gv: Value) -> Value {
         let b = self.cur_rev.expect("need() is only called in reverse code");
@@ -76,7 +76,7 @@ impl Gen<'_> {
     }
 
     /// Emits `gv`'s recomputation (which `cheap` allowed) in the current
-    /// reverse block.
+    /// reverse block, as [`Sweep::rebuild`] says.
     pub(super) fn rebuild(&mut self, b: Block, gv: Value) -> Value {
         if let Some(v) = self.free_value(gv) {
             return v;
@@ -87,43 +87,36 @@ impl Gen<'_> {
         if let Some(&v) = self.recomputed.get(&self.cur).and_then(|m| m.get(&gv)) {
             return v;
         }
-        // A value that can be recomputed from values needing no record is
-        // recomputed even where a record at a loop's exit would do: the
-        // optimizer hoists an invariant recomputation out of the reverse
-        // loop, and no tape slot is spent.
-        let v = if let Some(iv) = self.sweep().iv_of(b, gv) {
-            self.rebuild_iv(iv)
-        } else if let Some(at) = self
-            .sweep()
-            .hoist_target(b, gv)
-            .filter(|_| !self.sweep().cheap_with(b, gv, 0, false))
-        {
-            self.record_in(at, b, gv, Why::Invariant)
-        } else if let Some((c, t, f)) = self.sweep().param_by_condition(gv) {
-            let c = self.rebuild(b, c);
-            let t = self.rebuild(b, t);
-            let f = self.rebuild(b, f);
-            let ty = self.g.value_type(gv);
-            self.ev(InstKind::Select(c, t, f), ty)
-        } else {
-            let ValueDef::Result(i) = self.g.value_def(gv) else {
-                unreachable!("cheap() accepted only instruction results here")
-            };
-            let mut kind = self.g.inst(i).clone();
-            let mut ops = Vec::new();
-            kind.map_operands(|v| {
-                ops.push(v);
-                v
-            });
-            let mut new_ops = Vec::new();
-            for op in ops {
-                let v = self.rebuild(b, op);
-                new_ops.push(v);
+        let v = match self.sweep().rebuild(b, gv) {
+            Rebuild::Iv(iv) => self.rebuild_iv(iv),
+            Rebuild::RecordAt(at) => self.record_in(at, b, gv, Why::Invariant),
+            Rebuild::Select(c, t, f) => {
+                let c = self.rebuild(b, c);
+                let t = self.rebuild(b, t);
+                let f = self.rebuild(b, f);
+                let ty = self.g.value_type(gv);
+                self.ev(InstKind::Select(c, t, f), ty)
             }
-            let mut it = new_ops.into_iter();
-            kind.map_operands(|v| it.next().unwrap_or(v));
-            let ty = self.g.value_type(gv);
-            self.ev(kind, ty)
+            Rebuild::Operands => {
+                let ValueDef::Result(i) = self.g.value_def(gv) else {
+                    unreachable!("cheap() accepted only instruction results here")
+                };
+                let mut kind = self.g.inst(i).clone();
+                let mut ops = Vec::new();
+                kind.map_operands(|v| {
+                    ops.push(v);
+                    v
+                });
+                let mut new_ops = Vec::new();
+                for op in ops {
+                    let v = self.rebuild(b, op);
+                    new_ops.push(v);
+                }
+                let mut it = new_ops.into_iter();
+                kind.map_operands(|v| it.next().unwrap_or(v));
+                let ty = self.g.value_type(gv);
+                self.ev(kind, ty)
+            }
         };
         self.recomputed.entry(self.cur).or_default().insert(gv, v);
         v
