@@ -2,6 +2,7 @@
 //! reasons of accumulation decisions), and the text of a [`Plan`]
 //! (its `Display`: every decision of the plan, one a line).
 
+use crate::cache::Recompute;
 use crate::plan::{Mode, Plan, Request};
 use crate::policy::{Action, ReductionOf};
 use parc_ir::print::activity_name;
@@ -251,6 +252,30 @@ impl fmt::Display for Plan {
                 "  join {b}: entered by edge {t} if {} holds, else edge {e}",
                 value_name(self, cond)
             )?;
+        }
+        // Record or recompute, as far as the primal says: every value
+        // that is not free, in block order.
+        for &b in &self.rpo {
+            let params = p.blocks[b].params.iter().map(|&v| (v, None));
+            let results = p
+                .block_insts(b)
+                .iter()
+                .filter_map(|&i| p.result(i).map(|v| (v, Some(i))));
+            for (v, inst) in params.chain(results) {
+                let Some(how) = self.recompute.get(&v) else {
+                    continue;
+                };
+                if *how == Recompute::Free {
+                    continue;
+                }
+                writeln!(
+                    f,
+                    "  value {v} `{}`{}: {}",
+                    value_name(self, v),
+                    inst.map_or(String::new(), |i| at_line(self, i)),
+                    how.describe()
+                )?;
+            }
         }
         let in_place: Vec<String> = sorted(self.in_place.iter().copied())
             .into_iter()

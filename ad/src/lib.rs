@@ -15,11 +15,14 @@
 //! **Plan, then generation.** Every decision about a derivative that the
 //! primal alone determines is made first, into a read-only [`Plan`]
 //! (`plan.rs`, printable, tested in `ad/tests/plans.rs`): the activity, the
-//! parallel loops and tasks, the counted loops, the calls needing pairs,
-//! and the accumulation class of every adjoint update (`policy.rs`). The
+//! parallel loops and tasks, the counted loops, how the reverse can get
+//! each value again (free, recomputed, read again, or recorded where
+//! needed: `cache/recompute.rs`), the calls needing pairs, and the
+//! accumulation class of every adjoint update (`policy.rs`). The
 //! generator (`reverse.rs` and its modules) follows the plan and asks
 //! `cache/` whether to record or recompute each value its reverse code
-//! needs; it decides nothing itself.
+//! needs (what depends on the reverse block asking: its loops, what it
+//! has popped, the cheapest cut); it decides nothing itself.
 //!
 //! **Activity** (`activity.rs`). A value is *varied* if it depends on an
 //! `Active` parameter or on memory reachable from a `Dup` parameter, and

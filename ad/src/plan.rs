@@ -15,7 +15,10 @@
 //!   which task each block is in;
 //! - **record or recompute** (`cache/`): counted loops, how each is
 //!   reversed and whether it reserves its records, the memory the
-//!   function writes, the joins whose way in follows from a condition;
+//!   function writes, the joins whose way in follows from a condition,
+//!   and how the reverse can get each value again (`recompute`: free,
+//!   an induction variable, a join's select, recomputed from its operands,
+//!   read again, or recorded where needed, with the reason);
 //! - **memory**: the element type of each `memcpy`/`memset` of
 //!   differentiable memory, the in-place updates, the `__shared__` arrays
 //!   with derivatives;
@@ -27,11 +30,14 @@
 //! A plan is read-only once built. The generator (`reverse.rs`) consumes
 //! it; `explain.rs` prints it (`--explain-ad` prints its accumulation
 //! sites, `ad/tests/plans.rs` the whole of it). Which values the reverse
-//! records is decided as it is generated (`cache/`), from the facts
-//! here: what the reverse needs, and in which order, is known only then.
+//! records, and where, is decided as it is generated (`cache/`'s `Sweep`),
+//! from the facts here: which values each reverse block needs, and in
+//! which order (a record made for one need is reused by the next, and the
+//! minimum cut leaves out what the block has popped already), is known
+//! only then.
 
 use crate::activity::{ActivityInfo, Root, branch_dests};
-use crate::cache::{CountedLoop, ExitTest, Writes};
+use crate::cache::{CountedLoop, ExitTest, Recompute, Writes};
 use crate::parallel::{PLoop, SpawnSite};
 use crate::policy::{Accumulation, ThreadBand};
 use crate::readonly::ReadOnly;
@@ -185,6 +191,9 @@ pub struct Plan {
     /// the condition and the indices (into `edges`) of the true and false
     /// edges.
     pub joins: HashMap<Block, (Value, usize, usize)>,
+    /// How the reverse gets each value of the reachable blocks again, as
+    /// far as the primal says (see `cache/recompute.rs`).
+    pub recompute: HashMap<Value, Recompute>,
 
     // ----- memory
     /// The element type of each `memcpy`/`memset` of differentiable
@@ -341,6 +350,7 @@ impl Plan {
             counted,
             writes,
             joins: HashMap::new(),
+            recompute: HashMap::new(),
             memcpy_ty: HashMap::new(),
             shared,
             requests: Vec::new(),
@@ -351,6 +361,7 @@ impl Plan {
         plan.control()?;
         plan.check_rules()?;
         crate::cache::plan_loops(&mut plan);
+        plan.recompute = crate::cache::plan_recompute(&plan);
         plan.thread_band = crate::policy::threads::thread_band(&plan);
         plan.accumulation = crate::policy::plan(&plan);
         Ok(plan)

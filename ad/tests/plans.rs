@@ -178,3 +178,158 @@ fn what_cannot_be_differentiated_is_refused_before_any_code() {
         e.message
     );
 }
+
+/// The lines of a plan's text about record or recompute.
+fn recompute_lines(plan: &Plan) -> Vec<String> {
+    plan.to_string()
+        .lines()
+        .filter(|l| l.starts_with("  value "))
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn record_or_recompute_is_planned_per_value_before_any_code() {
+    let src = "double sumexp(double *a, int n) { double s = 0; for (int i = 0; i < n; i++) s += exp(a[i]) * a[i]; return s; }";
+    let p = plan(src, 2, "sumexp", &[Dup, Const]);
+    let lines = recompute_lines(&p);
+    let text = lines.join("\n");
+    // The function writes no memory: its loads are read again in the
+    // reverse; the library call's result is recorded; the product is
+    // computed again; the loop index comes from the reverse's iteration.
+    assert!(
+        lines.iter().any(|l| l.contains("`(a[..])`")
+            && l.ends_with("read again: the function does not write its memory")),
+        "{text}"
+    );
+    assert!(
+        lines.iter().any(|l| l.contains("`(exp(")
+            && l.ends_with(
+                "recorded where the reverse needs it: `exp` is not recomputed (a library call)"
+            )),
+        "{text}"
+    );
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.ends_with(": recomputed from its operands")),
+        "{text}"
+    );
+    assert!(
+        lines
+            .iter()
+            .any(|l| l
+                .ends_with(": an induction variable: from the iteration its loop's reverse is in")),
+        "{text}"
+    );
+    // The parameters are free: no line names them alone.
+    assert!(
+        !lines.iter().any(|l| l.contains("`a`") || l.contains("`n`")),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_load_of_memory_the_function_writes_is_recorded() {
+    let src = "void square(double *a, int n) { for (int i = 0; i < n; i++) a[i] = a[i] * a[i]; }";
+    let p = plan(src, 2, "square", &[Dup, Const]);
+    let lines = recompute_lines(&p);
+    let text = lines.join("\n");
+    let load = lines
+        .iter()
+        .find(|l| l.contains("`(a[..])`"))
+        .unwrap_or_else(|| panic!("no line for the load of a[i]:\n{text}"));
+    assert!(
+        load.ends_with(
+            "recorded where the reverse needs it: memory that may be overwritten before the reverse reads it"
+        ),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_split_pair_records_what_its_caller_may_overwrite() {
+    // In split mode the caller runs between `.aug` and `.rev`: a load the
+    // combined gradient reads again is recorded, unless the run's
+    // read-only memory says otherwise.
+    let src = "double dot(double *a, double *b, int n) { double s = 0; for (int i = 0; i < n; i++) s += a[i] * b[i]; return s; }";
+    let m = compile_opt(src, 2);
+    let primal = m.func_by_name("dot").expect("function exists");
+    let facts = || Facts {
+        block_threads: BlockThreads::OneAtATime,
+        launch_body: false,
+        one_d_body: false,
+        readonly: Default::default(),
+    };
+    let acts = [Dup, Dup, Const];
+    let combined = Plan::build(&m, primal, &acts, Mode::Combined, facts()).expect("plan");
+    let split = Plan::build(
+        &m,
+        primal,
+        &acts,
+        Mode::Split {
+            ret_active: true,
+            atomic: false,
+            ret_shadow: false,
+        },
+        facts(),
+    )
+    .expect("plan");
+    let reloads = |p: &Plan| {
+        recompute_lines(p)
+            .iter()
+            .filter(|l| l.contains("read again"))
+            .count()
+    };
+    let records = |p: &Plan| {
+        recompute_lines(p)
+            .iter()
+            .filter(|l| l.ends_with("memory that may be overwritten before the reverse reads it"))
+            .count()
+    };
+    assert_eq!(
+        (reloads(&combined), records(&combined)),
+        (2, 0),
+        "{combined}"
+    );
+    assert_eq!((reloads(&split), records(&split)), (0, 2), "{split}");
+}
+
+#[test]
+fn a_join_chosen_by_a_condition_is_a_select_in_the_reverse() {
+    let src = "double f(double *x, int n) { double s = 0; for (int i = 0; i < n; i++) { double y; if (x[i] > 0) y = x[i] * x[i]; else y = x[i] * 3.0; s += sin(y); } return s; }";
+    for level in [1, 2] {
+        let p = plan(src, level, "f", &[Dup, Const]);
+        let text = p.to_string();
+        assert_eq!(
+            p.joins.len(),
+            1,
+            "-O{level}: one join decided by `x[i] > 0`\n{text}"
+        );
+        let lines = recompute_lines(&p);
+        let with = |end: &str| lines.iter().filter(|l| l.ends_with(end)).count();
+        assert_eq!(
+            with(": a join's parameter: a select on the condition that chose the way in"),
+            1,
+            "-O{level}: `y`\n{text}"
+        );
+        // `sin y` is varied and its rule computes `cos y`: computed again.
+        assert_eq!(
+            with(": recomputed beside its adjoint's call of the other of sin and cos"),
+            1,
+            "-O{level}\n{text}"
+        );
+        // `s` is carried around the loop: recorded where needed (its
+        // adjoint needs no value of it, so the reverse never asks).
+        assert_eq!(
+            with("a block parameter: which value depends on the way taken"),
+            1,
+            "-O{level}\n{text}"
+        );
+        assert_eq!(
+            with(": an induction variable: from the iteration its loop's reverse is in"),
+            1,
+            "-O{level}\n{text}"
+        );
+    }
+}

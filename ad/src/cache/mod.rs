@@ -41,9 +41,13 @@
 //! reverse counts its iterations records no edge per iteration.
 
 mod loops;
+mod recompute;
 
 pub(crate) use loops::plan_loops;
 pub use loops::{CountedLoop, ExitTest, counted_loops, split_loop_exits};
+pub use recompute::Recompute;
+pub(crate) use recompute::plan_recompute;
+use recompute::{reload_why, repeats};
 
 use crate::activity::{ActivityInfo, Root, branch_dests};
 use crate::plan::{Mode, Plan};
@@ -313,47 +317,53 @@ impl Sweep<'_> {
     }
 
     /// The operands from which the reverse may compute forward value `v`
-    /// again (the instructions `cheap` accepts), or `None`.
+    /// again (the instructions `cheap` accepts), or `None`: for a copy of
+    /// a primal value, as the plan's `recompute` table says; for a value
+    /// of the generator's own, pure instructions and cheap intrinsics.
     fn recompute_operands(&self, v: Value) -> Option<Vec<Value>> {
         let ValueDef::Result(i) = self.g.value_def(v) else {
             return None;
         };
-        match self.g.inst(i) {
+        let kind = self.g.inst(i);
+        let repeated = match self.planned(v) {
+            Some(how) => repeats(how),
+            None => match kind {
+                InstKind::Intrinsic { op, .. } => op.is_cheap_arithmetic(),
+                InstKind::Load(_) => false,
+                _ => true,
+            },
+        };
+        if !repeated {
+            return None;
+        }
+        match kind {
             InstKind::Binary(_, x, y)
             | InstKind::PtrAdd(x, y)
             | InstKind::Icmp(_, x, y)
             | InstKind::Fcmp(_, x, y) => Some(vec![*x, *y]),
             InstKind::Unary(_, x) | InstKind::Cast(_, x) => Some(vec![*x]),
             InstKind::Select(c, x, y) => Some(vec![*c, *x, *y]),
-            InstKind::Load(ptr) if self.reloadable(v) => Some(vec![*ptr]),
-            InstKind::Intrinsic { op, args } if op.is_cheap_arithmetic() => Some(args.clone()),
-            InstKind::Intrinsic { args, .. } if self.paired_trig(v) => Some(args.clone()),
+            InstKind::Load(ptr) => Some(vec![*ptr]),
+            InstKind::Intrinsic { args, .. } => Some(args.clone()),
             _ => None,
         }
     }
 
-    /// True if forward value `gv` is a `sin x` or `cos x` whose adjoint
-    /// rule computes the other of the two in the reverse: computed again
-    /// there, beside the rule's call, it costs little (the backend makes one
-    /// `sincos` call of a `sin` and a `cos` of one value in one block) and
-    /// saves a record — and the forward may then not need it at all.
-    fn paired_trig(&self, gv: Value) -> bool {
-        let ValueDef::Result(i) = self.g.value_def(gv) else {
-            return false;
-        };
-        matches!(
-            self.g.inst(i),
-            InstKind::Intrinsic {
-                op: Intrinsic::Sin | Intrinsic::Cos,
-                ..
-            }
-        ) && self
-            .fwd_inv
+    /// The plan's [`Recompute`] of the primal value forward value `gv`
+    /// copies, if it copies one.
+    fn planned(&self, gv: Value) -> Option<&Recompute> {
+        self.fwd_inv
             .get(&gv)
-            .is_some_and(|&pv| self.plan.act.is_varied(pv))
+            .and_then(|pv| self.plan.recompute.get(pv))
     }
 
+    /// True if the reverse needs no record of forward value `gv`: as the
+    /// plan's `recompute` table says for a copy of a primal value; for a
+    /// value of the generator's own, the same rule on `g`.
     pub(crate) fn is_free(&self, gv: Value) -> bool {
+        if let Some(how) = self.planned(gv) {
+            return *how == Recompute::Free;
+        }
         let fentry = self.g.layout[0];
         match self.g.value_def(gv) {
             ValueDef::Param(b, _) if b == fentry || Some(b) == self.rentry => return true,
@@ -475,41 +485,10 @@ impl Sweep<'_> {
                     self.cheap_memo(b, a, depth + 1, hoist, memo) && !self.may_trap(b, a, depth + 1)
                 });
         }
-        let ValueDef::Result(i) = self.g.value_def(gv) else {
-            return false;
-        };
-        match self.g.inst(i) {
-            InstKind::Binary(_, x, y) => {
-                self.cheap_memo(b, *x, depth + 1, hoist, memo)
-                    && self.cheap_memo(b, *y, depth + 1, hoist, memo)
-            }
-            InstKind::Unary(_, x) | InstKind::Cast(_, x) => {
-                self.cheap_memo(b, *x, depth + 1, hoist, memo)
-            }
-            InstKind::PtrAdd(x, y) => {
-                self.cheap_memo(b, *x, depth + 1, hoist, memo)
-                    && self.cheap_memo(b, *y, depth + 1, hoist, memo)
-            }
-            InstKind::Icmp(_, x, y) | InstKind::Fcmp(_, x, y) => {
-                self.cheap_memo(b, *x, depth + 1, hoist, memo)
-                    && self.cheap_memo(b, *y, depth + 1, hoist, memo)
-            }
-            InstKind::Select(c, x, y) => {
-                self.cheap_memo(b, *c, depth + 1, hoist, memo)
-                    && self.cheap_memo(b, *x, depth + 1, hoist, memo)
-                    && self.cheap_memo(b, *y, depth + 1, hoist, memo)
-            }
-            InstKind::Load(ptr) => {
-                self.reloadable(gv) && self.cheap_memo(b, *ptr, depth + 1, hoist, memo)
-            }
-            InstKind::Intrinsic { op, args }
-                if op.is_cheap_arithmetic() || self.paired_trig(gv) =>
-            {
-                args.iter()
-                    .all(|&a| self.cheap_memo(b, a, depth + 1, hoist, memo))
-            }
-            _ => false,
-        }
+        self.recompute_operands(gv).is_some_and(|ops| {
+            ops.into_iter()
+                .all(|a| self.cheap_memo(b, a, depth + 1, hoist, memo))
+        })
     }
 
     /// A parameter of a join with two incoming edges that the latest
@@ -594,11 +573,7 @@ impl Sweep<'_> {
         let InstKind::Load(ptr) = self.plan.p.inst(i) else {
             return false;
         };
-        self.plan
-            .readonly
-            .unchanged(&self.plan.p, &self.plan.act, *ptr)
-            || (self.plan.mode == Mode::Combined
-                && self.plan.writes.unchanged(&self.plan.act, *ptr))
+        reload_why(self.plan, *ptr).is_some()
     }
 
     /// The join `b`'s way in as the plan recomputes it from a branch

@@ -1,0 +1,159 @@
+//! What the primal alone says about getting each of its values again in
+//! the reverse ([`Recompute`], the plan's `recompute` table): whether a
+//! value needs no record at all, can be computed again from its operands
+//! or read again from memory nothing overwrites, or must be recorded
+//! where the reverse needs it (and why). The generator's record-or-recompute
+//! decisions ([`super::Sweep`]) read this table for every forward copy of a
+//! primal value; what is left to them is what depends on the reverse block
+//! asking (which loop it is in, what it has popped already) and the
+//! minimum cut over what a recorded value is computed from.
+
+use super::is_position;
+use crate::plan::{Mode, Plan};
+use parc_ir::{InstKind, Intrinsic, Value};
+use std::collections::HashMap;
+
+/// How the reverse gets a primal value again, wherever it needs it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Recompute {
+    /// No record: a parameter of the entry, a constant, an address of a
+    /// global or function, where the thread is in its grid, or (combined
+    /// mode) a value of a block that dominates every return outside any
+    /// loop, which the reverse uses directly.
+    Free,
+    /// An induction variable of a counted or parallel loop: `lo + k·step`
+    /// from the iteration its loop's reverse is in (elsewhere a block
+    /// parameter, recorded).
+    Induction,
+    /// A parameter of a join whose way in follows from a branch condition
+    /// (`Plan::joins`): `select` on that condition, where both arguments
+    /// can be computed again without faulting.
+    ByCondition,
+    /// Computed again from its operands, where they can be obtained:
+    /// integer and float arithmetic, casts, compares, selects, address
+    /// arithmetic and the intrinsics that are a few machine instructions.
+    FromOperands,
+    /// A `sin x` or `cos x` whose adjoint rule computes the other of the
+    /// two in the reverse anyway: computed again beside it (one `sincos`).
+    PairedTrig,
+    /// A load of memory that nothing writes before the reverse reads it:
+    /// read again (its address obtained as any value).
+    Reload(&'static str),
+    /// Recorded where the reverse needs it (or the values of a cheapest cut
+    /// it is computed from): the reason, where the value has one of its own.
+    Record(Option<String>),
+}
+
+impl Recompute {
+    /// The words `Plan`'s text prints.
+    pub fn describe(&self) -> String {
+        match self {
+            Recompute::Free => "free".into(),
+            Recompute::Induction => {
+                "an induction variable: from the iteration its loop's reverse is in".into()
+            }
+            Recompute::ByCondition => {
+                "a join's parameter: a select on the condition that chose the way in".into()
+            }
+            Recompute::FromOperands => "recomputed from its operands".into(),
+            Recompute::PairedTrig => {
+                "recomputed beside its adjoint's call of the other of sin and cos".into()
+            }
+            Recompute::Reload(why) => format!("read again: {why}"),
+            Recompute::Record(None) => "recorded where the reverse needs it".into(),
+            Recompute::Record(Some(why)) => format!("recorded where the reverse needs it: {why}"),
+        }
+    }
+}
+
+/// The plan's `recompute` table: every parameter and result of the
+/// plan's reachable blocks. Needs the plan's activity, control (`avail`,
+/// `joins`), loops and memory facts.
+pub(crate) fn plan_recompute(plan: &Plan) -> HashMap<Value, Recompute> {
+    let p = &plan.p;
+    let entry = p.layout[0];
+    let combined = plan.mode == Mode::Combined;
+    let mut out = HashMap::new();
+    for &b in &plan.rpo {
+        let direct = combined && plan.avail.contains(&b);
+        for &v in &p.blocks[b].params {
+            let how = if b == entry || direct {
+                Recompute::Free
+            } else if plan.counted.iter().any(|c| c.ivs.contains_key(&v))
+                || plan.ploops.iter().any(|l| l.iv == v)
+            {
+                Recompute::Induction
+            } else if plan.joins.contains_key(&b) {
+                Recompute::ByCondition
+            } else {
+                Recompute::Record(Some(
+                    "a block parameter: which value depends on the way taken".into(),
+                ))
+            };
+            out.insert(v, how);
+        }
+        for &i in p.block_insts(b) {
+            let Some(r) = p.result(i) else { continue };
+            let kind = p.inst(i);
+            let how = if is_position(kind) || direct {
+                Recompute::Free
+            } else {
+                match kind {
+                    InstKind::Binary(..)
+                    | InstKind::Unary(..)
+                    | InstKind::Cast(..)
+                    | InstKind::PtrAdd(..)
+                    | InstKind::Icmp(..)
+                    | InstKind::Fcmp(..)
+                    | InstKind::Select(..) => Recompute::FromOperands,
+                    InstKind::Load(ptr) => match reload_why(plan, *ptr) {
+                        Some(why) => Recompute::Reload(why),
+                        None => Recompute::Record(Some(
+                            "memory that may be overwritten before the reverse reads it".into(),
+                        )),
+                    },
+                    InstKind::Intrinsic { op, .. } if op.is_cheap_arithmetic() => {
+                        Recompute::FromOperands
+                    }
+                    InstKind::Intrinsic {
+                        op: Intrinsic::Sin | Intrinsic::Cos,
+                        ..
+                    } if plan.act.is_varied(r) => Recompute::PairedTrig,
+                    InstKind::Intrinsic { op, .. } => Recompute::Record(Some(format!(
+                        "`{}` is not recomputed (a library call)",
+                        op.name()
+                    ))),
+                    InstKind::Call { .. } | InstKind::CallIndirect { .. } => {
+                        Recompute::Record(Some("the result of a call".into()))
+                    }
+                    _ => Recompute::Record(None),
+                }
+            };
+            out.insert(r, how);
+        }
+    }
+    out
+}
+
+/// Whether primal value `v` ([`Recompute`] `how`) has an instruction the
+/// reverse may repeat on its operands.
+pub(crate) fn repeats(how: &Recompute) -> bool {
+    matches!(
+        how,
+        Recompute::FromOperands | Recompute::PairedTrig | Recompute::Reload(_)
+    )
+}
+
+/// Why a load through primal pointer `ptr` may be read again in the
+/// reverse, if it may: memory no code of the run writes (`readonly.rs`),
+/// or, in combined mode, memory this function does not write (in split
+/// mode the caller runs between `.aug` and `.rev`).
+pub(crate) fn reload_why(plan: &Plan, ptr: Value) -> Option<&'static str> {
+    if plan.readonly.unchanged(&plan.p, &plan.act, ptr) {
+        Some("no code of the run writes its memory")
+    } else if plan.mode == Mode::Combined && plan.writes.unchanged(&plan.act, ptr) {
+        Some("the function does not write its memory")
+    } else {
+        None
+    }
+}
