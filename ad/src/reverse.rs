@@ -17,7 +17,8 @@
 //! activity, control, loops, tasks, accumulation classes) and asks
 //! `cache/` how to get each forward value the reverse needs. Here are
 //! the generator's state, its set-up and the order of the sweeps; its
-//! methods live in submodules: `forward` (the forward sweep), `adjoint`
+//! methods live in submodules: `emit` (appending instructions, constants,
+//! forward copies and shadows), `forward` (the forward sweep), `adjoint`
 //! (the reverse sweep: adjoint slots, reversed instructions and edges,
 //! shadow-memory updates), `values` (records, pops and recomputations),
 //! `frames` (the tape frames, reserved and indexed loops), `ploops` (the
@@ -64,6 +65,7 @@ use parc_ir::{
 use std::collections::{HashMap, HashSet};
 
 mod adjoint;
+mod emit;
 mod forward;
 mod frames;
 mod launches;
@@ -693,101 +695,6 @@ impl<'a> Gen<'a> {
         }
     }
 
-    // ----- emission helpers ----------------------------------------------
-
-    fn emit(&mut self, kind: InstKind, ty: Option<Type>) -> Option<Value> {
-        let inst = self.g.append_inst(self.cur, kind, ty);
-        let r = self.g.result(inst);
-        if let (Some(r), Some(b)) = (r, self.cur_fwd) {
-            self.origin.insert(r, b);
-        }
-        r
-    }
-
-    fn ev(&mut self, kind: InstKind, ty: Type) -> Value {
-        self.emit(kind, Some(ty))
-            .expect("typed instruction has a result")
-    }
-
-    /// An intrinsic with no result (`memset`, `free`, a barrier, ...).
-    fn effect(&mut self, op: Intrinsic, args: Vec<Value>) {
-        self.emit(InstKind::Intrinsic { op, args }, None);
-    }
-
-    /// Notes `count · per` bytes recorded and `allocated` bytes of tape
-    /// heap (see `crate::tape::note`).
-    fn note_tape(&mut self, count: Value, per: i64, allocated: Option<Value>) {
-        let k = self.iconst(Type::I64, per);
-        let recorded = self.binop(BinaryOp::Imul, count, k);
-        let allocated = match allocated {
-            Some(a) => a,
-            None => self.iconst(Type::I64, 0),
-        };
-        self.effect(Intrinsic::AdTapeNote, vec![recorded, allocated]);
-    }
-
-    fn iconst(&mut self, ty: Type, v: i64) -> Value {
-        self.ev(InstKind::Iconst(parc_ir::sign_extend(v, ty)), ty)
-    }
-
-    fn fconst_(&mut self, ty: Type, v: f64) -> Value {
-        let v = if ty == Type::F32 { v as f32 as f64 } else { v };
-        self.ev(InstKind::Fconst(v), ty)
-    }
-
-    fn binop(&mut self, op: BinaryOp, a: Value, b: Value) -> Value {
-        let ty = self.g.value_type(a);
-        self.ev(InstKind::Binary(op, a, b), ty)
-    }
-
-    /// `*p += x`, a plain read-modify-write.
-    fn add_to(&mut self, p: Value, x: Value) {
-        let ty = self.g.value_type(x);
-        let old = self.ev(InstKind::Load(p), ty);
-        let new = self.ev(InstKind::Binary(BinaryOp::Fadd, old, x), ty);
-        self.emit(InstKind::Store { value: new, ptr: p }, None);
-    }
-
-    /// `*p += x`, atomically.
-    fn atomic_add_to(&mut self, p: Value, x: Value) {
-        let ty = self.g.value_type(x);
-        self.emit(
-            InstKind::Intrinsic {
-                op: Intrinsic::AtomicAdd,
-                args: vec![p, x],
-            },
-            Some(ty),
-        );
-    }
-
-    fn offset(&mut self, base: Value, off: i64) -> Value {
-        let o = self.iconst(Type::I64, off);
-        self.ev(InstKind::PtrAdd(base, o), Type::Ptr)
-    }
-
-    fn new_block(&mut self, forward: bool) -> Block {
-        let b = self.g.create_block();
-        self.g.append_block(b);
-        if forward {
-            self.fwd_layout.push(b);
-        } else {
-            self.rev_layout.push(b);
-        }
-        b
-    }
-
-    fn fv(&self, v: Value) -> Value {
-        self.fwd[&v]
-    }
-
-    /// The forward shadow of primal pointer `v` (null if it has none).
-    fn sh(&mut self, v: Value) -> Value {
-        match self.shadow.get(&v) {
-            Some(&s) => s,
-            None => self.iconst(Type::Ptr, 0),
-        }
-    }
-
     // ----- the generation -------------------------------------------------
 
     fn build(&mut self) -> Result<(), AdError> {
@@ -1077,30 +984,6 @@ impl<'a> Gen<'a> {
             Some(TaskOf::Loop(i)) => self.rl[i].tape,
             Some(TaskOf::Spawn(i)) => self.rs[i].tape,
             None => self.tape,
-        }
-    }
-
-    /// Primal integer `v`'s forward value as an `i64` (sign- or
-    /// zero-extended).
-    fn fwd_i64(&mut self, v: Value, signed: bool) -> Value {
-        // A loop's bound or step may be a constant left inside the loop
-        // (`find_loops` accepts it), used before the forward copy of its
-        // block exists: constants are made where they are needed.
-        let f = match self.plan.p.const_int(v) {
-            Some(k) => self.iconst(self.plan.p.value_type(v), k),
-            None => self.fv(v),
-        };
-        self.widen_i64(f, signed)
-    }
-
-    /// Integer `v` (of the forward sweep) as an `i64`.
-    fn widen_i64(&mut self, v: Value, signed: bool) -> Value {
-        match self.g.value_type(v) {
-            Type::I64 => v,
-            _ => {
-                let op = if signed { CastOp::Sext } else { CastOp::Zext };
-                self.ev(InstKind::Cast(op, v), Type::I64)
-            }
         }
     }
 }
