@@ -47,7 +47,7 @@ pub(crate) use loops::plan_loops;
 pub use loops::{CountedLoop, ExitTest, counted_loops, split_loop_exits};
 pub use recompute::Recompute;
 pub(crate) use recompute::plan_recompute;
-use recompute::{reload_why, repeats};
+use recompute::{BLOCK_PARAMETER, reload_why, repeats};
 
 use crate::activity::{ActivityInfo, Root, branch_dests};
 use crate::plan::{Mode, Plan};
@@ -617,10 +617,10 @@ impl Sweep<'_> {
     }
 
     /// Why [`Self::obtain`] found no way to obtain forward value `gv` again
-    /// (for the tape report): what
-    /// it is, or for a pure instruction, the values it is computed from
-    /// that the reverse cannot obtain again (the min cut over them chose
-    /// the value itself).
+    /// (for the tape report): the plan's reason for it (`Plan::recompute`),
+    /// or for a value computed again from its operands, the values it is
+    /// computed from that the reverse cannot obtain again (the min cut
+    /// over them chose the value itself); free values are not among them.
     pub(crate) fn why_not_recomputable(&self, gv: Value) -> String {
         if let Some(own) = self.unobtainable(gv) {
             return own;
@@ -635,6 +635,9 @@ impl Sweep<'_> {
             let ValueDef::Result(i) = self.g.value_def(v) else {
                 continue;
             };
+            if v != gv && self.is_free(v) {
+                continue;
+            }
             if v != gv
                 && let Some(why) = self.unobtainable(v)
             {
@@ -664,12 +667,19 @@ impl Sweep<'_> {
         )
     }
 
-    /// Why a value cannot be computed again at all, if it cannot.
+    /// Why a value cannot be computed again at all, if it cannot: for a
+    /// copy of a primal value, the plan's reason; for a value of the
+    /// generator's own, the same rule on `g`.
     fn unobtainable(&self, v: Value) -> Option<String> {
+        if let Some(how) = self.planned(v) {
+            return match how {
+                Recompute::Record(why) => why.clone(),
+                Recompute::Induction | Recompute::ByCondition => Some(BLOCK_PARAMETER.into()),
+                _ => None,
+            };
+        }
         match self.g.value_def(v) {
-            ValueDef::Param(b, _) if b != self.g.layout[0] => {
-                Some("a block parameter: which value depends on the way taken".into())
-            }
+            ValueDef::Param(b, _) if b != self.g.layout[0] => Some(BLOCK_PARAMETER.into()),
             ValueDef::Param(..) => None,
             ValueDef::Result(i) => match self.g.inst(i) {
                 InstKind::Load(_) if !self.reloadable(v) => {

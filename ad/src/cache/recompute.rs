@@ -13,6 +13,9 @@ use crate::plan::{Mode, Plan};
 use parc_ir::{InstKind, Intrinsic, Value};
 use std::collections::HashMap;
 
+/// Why a block parameter the reverse needs is recorded.
+pub(crate) const BLOCK_PARAMETER: &str = "a block parameter: which value depends on the way taken";
+
 /// How the reverse gets a primal value again, wherever it needs it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Recompute {
@@ -86,9 +89,7 @@ pub(crate) fn plan_recompute(plan: &Plan) -> HashMap<Value, Recompute> {
             } else if plan.joins.contains_key(&b) {
                 Recompute::ByCondition
             } else {
-                Recompute::Record(Some(
-                    "a block parameter: which value depends on the way taken".into(),
-                ))
+                Recompute::Record(Some(BLOCK_PARAMETER.into()))
             };
             out.insert(v, how);
         }
