@@ -333,3 +333,60 @@ fn a_join_chosen_by_a_condition_is_a_select_in_the_reverse() {
         );
     }
 }
+
+#[test]
+fn a_value_an_inner_loop_needs_is_recorded_at_its_exit() {
+    // `t` changes with `i` but not with `j`: the reverse of the inner loop
+    // needs it in every iteration (d_b[j] += t · d_s), and records it once
+    // per run of the inner loop, at its exit, not once per iteration.
+    let src = "double f(double *a, double *b, int n, int m) { double s = 0; for (int i = 0; i < n; i++) { double t = exp(a[i]); for (int j = 0; j < m; j++) s += t * b[j]; } return s; }";
+    for level in [0, 2] {
+        let p = plan(src, level, "f", &[Dup, Dup, Const, Const]);
+        let text = p.to_string();
+        assert_eq!(p.counted.len(), 2, "-O{level}\n{text}");
+        let inner = if p.counted[0].blocks.len() < p.counted[1].blocks.len() {
+            0
+        } else {
+            1
+        };
+        let (inner, outer) = (&p.counted[inner], &p.counted[1 - inner]);
+        let def =
+            p.p.placed_insts()
+                .find(|&(_, i)| {
+                    matches!(
+                        p.p.inst(i),
+                        parc_ir::InstKind::Intrinsic {
+                            op: parc_ir::Intrinsic::Exp,
+                            ..
+                        }
+                    )
+                })
+                .map(|(b, _)| b)
+                .expect("exp(a[i]) is computed");
+        assert!(
+            outer.blocks.contains(&def) && !inner.blocks.contains(&def),
+            "-O{level}\n{text}"
+        );
+        assert_eq!(
+            p.record_site(inner.header, def),
+            Some(inner.exit),
+            "-O{level}\n{text}"
+        );
+        // Needed where it is computed: in that block's own frame.
+        assert_eq!(p.record_site(def, def), None, "-O{level}\n{text}");
+        if level == 0 {
+            // `j` lives in memory: no induction variable.
+            continue;
+        }
+        // `j` is recomputed from the iteration in the inner loop's
+        // reverse, and nowhere else.
+        let (&j, _) = inner.ivs.iter().next().expect("the inner loop counts j");
+        let k = p.counted.iter().position(|c| c.header == inner.header);
+        assert_eq!(
+            p.induction(inner.header, j),
+            k.map(|k| parc_ad::cache::Iv::Counted(k, j)),
+            "-O{level}\n{text}"
+        );
+        assert_eq!(p.induction(def, j), None, "-O{level}\n{text}");
+    }
+}

@@ -182,7 +182,7 @@ pub(crate) fn is_position(kind: &InstKind) -> bool {
 
 /// An induction variable the reverse recomputes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Iv {
+pub enum Iv {
     /// Header parameter `p` of counted loop `i`.
     Counted(usize, Value),
     /// The index of parallel loop `i`.
@@ -377,59 +377,18 @@ impl Sweep<'_> {
                 .is_some_and(|b| self.plan.avail.contains(b))
     }
 
-    /// Where a value needed by the reverse of `b` is better recorded: at
-    /// the exit of the outermost loop around `b` that does not define it
-    /// (once per execution of the loop instead of once per iteration).
-    /// Spawned tasks are a barrier: their reverse runs on a tape of their
-    /// own while the parent's is in use.
+    /// Where a value needed by the reverse of `b` is better recorded (see
+    /// `Plan::record_site`), for a forward value the generator knows the
+    /// primal block of.
     pub(crate) fn hoist_target(&self, b: Block, gv: Value) -> Option<Block> {
-        let d = *self.origin.get(&gv)?;
-        let mut around: Vec<(usize, Option<Block>, bool)> = Vec::new();
-        for c in &self.plan.counted {
-            if c.blocks.contains(&b) {
-                around.push((c.blocks.len(), Some(c.exit), c.blocks.contains(&d)));
-            }
-        }
-        for l in &self.plan.ploops {
-            if l.task_blocks.contains(&b) {
-                around.push((
-                    l.loop_blocks.len(),
-                    Some(l.exit),
-                    l.loop_blocks.contains(&d),
-                ));
-            }
-        }
-        for sp in &self.plan.spawns {
-            if sp.task_blocks.contains(&b) {
-                around.push((sp.task_blocks.len(), None, true));
-            }
-        }
-        around.sort_by_key(|a| a.0);
-        let mut target = None;
-        for (_, exit, defines) in around {
-            match exit {
-                Some(x) if !defines => target = Some(x),
-                _ => break,
-            }
-        }
-        target
+        self.plan.record_site(b, *self.origin.get(&gv)?)
     }
 
     /// The counted loop or parallel loop of which `gv` (a forward value)
-    /// is an induction variable that the reverse of `b` can recompute.
+    /// is an induction variable that the reverse of `b` can recompute (see
+    /// `Plan::induction`).
     pub(crate) fn iv_of(&self, b: Block, gv: Value) -> Option<Iv> {
-        let p = *self.fwd_inv.get(&gv)?;
-        for (i, c) in self.plan.counted.iter().enumerate() {
-            if c.ivs.contains_key(&p) && c.blocks.contains(&b) {
-                return Some(Iv::Counted(i, p));
-            }
-        }
-        for (i, l) in self.plan.ploops.iter().enumerate() {
-            if l.iv == p && l.task_blocks.contains(&b) {
-                return Some(Iv::Parallel(i));
-            }
-        }
-        None
+        self.plan.induction(b, *self.fwd_inv.get(&gv)?)
     }
 
     /// True if the reverse of `b` can obtain `gv` without a new record in

@@ -4,13 +4,16 @@
 //! or read again from memory nothing overwrites, or must be recorded
 //! where the reverse needs it (and why). The generator's record-or-recompute
 //! decisions ([`super::Sweep`]) read this table for every forward copy of a
-//! primal value; what is left to them is what depends on the reverse block
-//! asking (which loop it is in, what it has popped already) and the
-//! minimum cut over what a recorded value is computed from.
+//! primal value. Which loop's exit records a value a reverse block needs
+//! ([`Plan::record_site`]) and which induction variables a reverse block
+//! recomputes ([`Plan::induction`]) are plan queries by block. What is
+//! left to the generator is what depends on the order of the reverse's
+//! needs: what a block has popped already, and the minimum cut over what
+//! a recorded value is computed from (which leaves those out).
 
-use super::is_position;
+use super::{Iv, is_position};
 use crate::plan::{Mode, Plan};
-use parc_ir::{InstKind, Intrinsic, Value};
+use parc_ir::{Block, InstKind, Intrinsic, Value};
 use std::collections::HashMap;
 
 /// Why a block parameter the reverse needs is recorded.
@@ -155,6 +158,63 @@ pub(crate) fn reload_why(plan: &Plan, ptr: Value) -> Option<&'static str> {
     } else if plan.mode == Mode::Combined && plan.writes.unchanged(&plan.act, ptr) {
         Some("the function does not write its memory")
     } else {
+        None
+    }
+}
+
+impl Plan {
+    /// Where a value defined in primal block `def` and needed by the
+    /// reverse of `b` is better recorded: at the exit of the outermost
+    /// loop around `b` that does not define it (once per execution of the
+    /// loop instead of once per iteration); `None` for the frame of `b`.
+    /// Spawned tasks are a barrier: their reverse runs on a tape of their
+    /// own while the parent's is in use.
+    pub fn record_site(&self, b: Block, def: Block) -> Option<Block> {
+        let mut around: Vec<(usize, Option<Block>, bool)> = Vec::new();
+        for c in &self.counted {
+            if c.blocks.contains(&b) {
+                around.push((c.blocks.len(), Some(c.exit), c.blocks.contains(&def)));
+            }
+        }
+        for l in &self.ploops {
+            if l.task_blocks.contains(&b) {
+                around.push((
+                    l.loop_blocks.len(),
+                    Some(l.exit),
+                    l.loop_blocks.contains(&def),
+                ));
+            }
+        }
+        for sp in &self.spawns {
+            if sp.task_blocks.contains(&b) {
+                around.push((sp.task_blocks.len(), None, true));
+            }
+        }
+        around.sort_by_key(|a| a.0);
+        let mut target = None;
+        for (_, exit, defines) in around {
+            match exit {
+                Some(x) if !defines => target = Some(x),
+                _ => break,
+            }
+        }
+        target
+    }
+
+    /// The counted loop or parallel loop of which primal value `v` is an
+    /// induction variable that the reverse of `b` recomputes (`b` is in
+    /// the loop).
+    pub fn induction(&self, b: Block, v: Value) -> Option<Iv> {
+        for (i, c) in self.counted.iter().enumerate() {
+            if c.ivs.contains_key(&v) && c.blocks.contains(&b) {
+                return Some(Iv::Counted(i, v));
+            }
+        }
+        for (i, l) in self.ploops.iter().enumerate() {
+            if l.iv == v && l.task_blocks.contains(&b) {
+                return Some(Iv::Parallel(i));
+            }
+        }
         None
     }
 }
