@@ -2,12 +2,12 @@
 //! text for the lexer and a [`SourceMap`] out.
 //!
 //! Translation phases 1-4 of C99 on preprocessing tokens ([`lexer`]):
-//! `#include` (`"..."` beside the including file, then `-I` directories;
+//! `#include` ([`include`]: `"..."` beside the including file, then `-I` directories;
 //! `<...>` in the `-I` directories, then the headers parc ships,
 //! [`headers`]), `#define`/`#undef` with object-like, function-like and
-//! variadic macros ([`expand`]), `#if`/`#ifdef`/`#ifndef`/`#elif`/`#else`/
+//! variadic macros ([`define`], [`expand`]), `#if`/`#ifdef`/`#ifndef`/`#elif`/`#else`/
 //! `#endif` with `defined` ([`cond`]), `#line`, `#error`, `#warning`,
-//! `#pragma` (`once`; `omp` lines go on to the lexer under `-fopenmp` and
+//! `#pragma` ([`pragma`]: `once`; `omp` lines go on to the lexer under `-fopenmp` and
 //! are reported, once, without it; others are reported when ignoring them
 //! would change the program), `__FILE__`,
 //! `__LINE__`, include guards and `#pragma once`.
@@ -32,14 +32,18 @@
 //! macros make; past a limit the preprocessor stops with one error.
 
 mod cond;
+mod define;
 mod expand;
 pub(crate) mod headers;
+mod include;
 mod lexer;
+mod pragma;
 
 use crate::ast::Span;
 use crate::diag::Diagnostic;
 use crate::source_map::{FILE_SPACE, SourceMap};
 use expand::{Builtin, Ctx, Expander, Macro, Macros, Out};
+use include::header_name;
 use lexer::{Kind, PpTok};
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -163,20 +167,6 @@ struct Pp<'o> {
     read: usize,
     /// Pragma namespaces already warned about (once per namespace).
     pragma_warned: HashSet<String>,
-}
-
-/// A header `#include` found.
-struct Header {
-    /// How diagnostics and `__FILE__` name it.
-    display: String,
-    /// Its identity (`#pragma once`, guards, cycles).
-    key: String,
-    /// `None` if it is not UTF-8 text.
-    text: Option<String>,
-    /// Where its own `#include "..."` look first.
-    dir: Option<PathBuf>,
-    /// One of parc's.
-    builtin: bool,
 }
 
 /// One level of `#if` nesting.
@@ -325,38 +315,6 @@ impl Pp<'_> {
         self.out.push_str(&t.text);
         self.map
             .push_token(out, t.text.len() as u32, t.pos, t.expansion);
-    }
-
-    /// Appends a `#pragma` line for the lexer, its tokens mapped to where
-    /// they were written.
-    fn emit_pragma(&mut self, at: u32, toks: &[PpTok]) {
-        if !self.out.is_empty() && !self.out.ends_with('\n') {
-            self.out.push('\n');
-        }
-        let out = self.out.len() as u32;
-        self.out.push_str("#pragma");
-        self.map.push_token(out, 7, at, None);
-        for t in toks {
-            let mut t = t.clone();
-            t.space = true;
-            self.emit_token(&t);
-        }
-        self.out.push('\n');
-        // Stand-alone directives apply to no statement: an empty one
-        // follows them, so that the grammar's `pragma statement` holds
-        // (`#pragma omp barrier` before a `}` too).
-        let standalone = toks.get(1).is_some_and(|t| {
-            matches!(
-                &*t.text,
-                "barrier" | "flush" | "taskwait" | "taskyield" | "cancel" | "cancellation"
-            )
-        });
-        if standalone {
-            let out = self.out.len() as u32;
-            self.out.push(';');
-            self.map.push_token(out, 1, at, None);
-            self.out.push('\n');
-        }
     }
 
     /// Reads file `file` into the output (or, with `emit` false, only its
@@ -725,312 +683,6 @@ impl Pp<'_> {
         }
     }
 
-    fn define(&mut self, rest: &[PpTok], at: Span) {
-        let Some(name) = rest.first().filter(|t| t.is_ident()) else {
-            self.error(
-                Diagnostic::error(span_over(rest, at), "`#define` needs a macro name")
-                    .with_label("expected an identifier")
-                    .with_help("write `#define NAME value`"),
-            );
-            return;
-        };
-        if name.is("defined") || name.is("__VA_ARGS__") {
-            self.error(
-                Diagnostic::error(
-                    span_of(name),
-                    format!("`{}` cannot be a macro name", name.text),
-                )
-                .with_label("reserved"),
-            );
-            return;
-        }
-        let mut i = 1;
-        let mut params = None;
-        let mut variadic = false;
-        if rest.get(1).is_some_and(|t| t.is("(") && !t.space) {
-            let mut ps: Vec<Rc<str>> = Vec::new();
-            i = 2;
-            let mut ok = false;
-            if rest.get(i).is_some_and(|t| t.is(")")) {
-                ok = true;
-                i += 1;
-            } else {
-                while let Some(t) = rest.get(i) {
-                    if t.is("...") {
-                        variadic = true;
-                        ps.push("__VA_ARGS__".into());
-                        i += 1;
-                    } else if t.is_ident() && !t.is("__VA_ARGS__") {
-                        if ps.contains(&t.text) {
-                            self.error(
-                                Diagnostic::error(
-                                    span_of(t),
-                                    format!("duplicate macro parameter `{}`", t.text),
-                                )
-                                .with_label("already a parameter"),
-                            );
-                            return;
-                        }
-                        ps.push(t.text.clone());
-                        i += 1;
-                        // GNU named variadic parameter: `args...`.
-                        if rest.get(i).is_some_and(|t| t.is("...")) {
-                            variadic = true;
-                            i += 1;
-                        }
-                    } else {
-                        break;
-                    }
-                    match rest.get(i) {
-                        Some(t) if t.is(",") && !variadic => i += 1,
-                        Some(t) if t.is(")") => {
-                            ok = true;
-                            i += 1;
-                            break;
-                        }
-                        _ => break,
-                    }
-                }
-            }
-            if !ok {
-                let bad = rest.get(i).map_or(at, span_of);
-                self.error(
-                    Diagnostic::error(
-                        bad,
-                        format!("malformed parameter list of macro `{}`", name.text),
-                    )
-                    .with_label("expected a parameter name, `...` or `)`")
-                    .with_help("write `#define NAME(a, b) ...` (no space before the `(`)"),
-                );
-                return;
-            }
-            params = Some(ps);
-        }
-        let mut body: Vec<PpTok> = rest[i..].to_vec();
-        if let Some(first) = body.first_mut() {
-            first.space = false;
-        }
-        for t in &mut body {
-            t.bol = false;
-        }
-        if let Some(ps) = &params {
-            for (k, t) in body.iter().enumerate() {
-                if t.is("#") {
-                    let next = body.get(k + 1);
-                    let is_param = next.is_some_and(|n| {
-                        n.is_ident() && (ps.contains(&n.text) || (variadic && n.is("__VA_ARGS__")))
-                    });
-                    if !is_param {
-                        self.error(
-                            Diagnostic::error(
-                                span_of(t),
-                                "`#` is not followed by a macro parameter",
-                            )
-                            .with_label("`#` makes a string of a parameter")
-                            .with_help("write `#param`, or `##` to paste tokens"),
-                        );
-                        return;
-                    }
-                }
-            }
-        }
-        if body.first().is_some_and(|t| t.is("##")) || body.last().is_some_and(|t| t.is("##")) {
-            let t = if body.first().is_some_and(|t| t.is("##")) {
-                &body[0]
-            } else {
-                &body[body.len() - 1]
-            };
-            self.error(
-                Diagnostic::error(span_of(t), "`##` cannot be at either end of a macro")
-                    .with_label("nothing to paste on this side"),
-            );
-            return;
-        }
-        if !variadic && body.iter().any(|t| t.is("__VA_ARGS__")) {
-            let t = body.iter().find(|t| t.is("__VA_ARGS__")).cloned();
-            if let Some(t) = t {
-                self.error(
-                    Diagnostic::error(span_of(&t), "`__VA_ARGS__` outside a variadic macro")
-                        .with_label("only in the body of a macro declared with `...`"),
-                );
-                return;
-            }
-        }
-        let m = Macro {
-            params,
-            variadic,
-            body,
-            def: name.pos,
-            builtin: None,
-        };
-        if let Some(old) = self.macros.get(&name.text) {
-            if old.builtin.is_some() {
-                self.error(
-                    Diagnostic::warning(
-                        span_of(name),
-                        format!("redefining builtin macro `{}`", name.text),
-                    )
-                    .with_label("redefined here"),
-                );
-            } else if !old.same_as(&m) {
-                let prev = Span::new(old.def as usize, old.def as usize + name.text.len());
-                self.error(
-                    Diagnostic::warning(span_of(name), format!("`{}` redefined", name.text))
-                        .with_label("this definition replaces the earlier one")
-                        .with_secondary(prev, "the earlier definition")
-                        .with_help("`#undef` it first if the change is meant"),
-                );
-            }
-        }
-        self.macros.insert(name.text.clone(), m);
-    }
-
-    /// Finds a header.
-    fn find_header(&self, name: &str, quoted: bool, dir: Option<&Path>) -> Option<Header> {
-        let mut candidates: Vec<PathBuf> = Vec::new();
-        if quoted {
-            candidates.push(dir.map_or_else(|| PathBuf::from(name), |d| d.join(name)));
-        }
-        candidates.extend(self.options.include_dirs.iter().map(|d| d.join(name)));
-        for path in candidates {
-            if path.is_file() {
-                let text = std::fs::read(&path)
-                    .ok()
-                    .map(|b| String::from_utf8(b).map_err(|_| ()));
-                let text = match text {
-                    Some(Ok(t)) => Some(t),
-                    _ => None,
-                };
-                let display = path.display().to_string();
-                let display = display.strip_prefix("./").unwrap_or(&display).to_string();
-                return Some(Header {
-                    display,
-                    key: key_of(&path),
-                    text,
-                    dir: path.parent().map(Path::to_path_buf),
-                    builtin: false,
-                });
-            }
-        }
-        headers::find(name).map(|text| {
-            let display = headers::display_name(name);
-            Header {
-                key: display.clone(),
-                display,
-                text: Some(text.to_string()),
-                dir: None,
-                builtin: true,
-            }
-        })
-    }
-
-    fn include(&mut self, file: usize, dir: Option<&Path>, rest: &[PpTok], at: Span, emit: bool) {
-        let parsed = header_name(rest).or_else(|| {
-            let expanded = self.expand_tokens(rest.to_vec());
-            header_name(&expanded)
-        });
-        let Some((name, quoted)) = parsed else {
-            self.error(
-                Diagnostic::error(at, "`#include` expects \"FILE\" or <FILE>")
-                    .with_label("no file name here")
-                    .with_help("write `#include \"file.h\"` or `#include <stdio.h>`"),
-            );
-            return;
-        };
-        let Some(Header {
-            display,
-            key,
-            text,
-            dir: new_dir,
-            builtin,
-        }) = self.find_header(&name, quoted, dir)
-        else {
-            let mut d =
-                Diagnostic::error(at, format!("cannot find `{name}`")).with_label("no such header");
-            d = if !quoted && !name.contains('/') && headers::find(&name).is_none() {
-                let shipped: Vec<&str> = headers::names().collect();
-                d.with_help(format!(
-                    "parc ships {} (it does not read the system's headers); for your own headers use `#include \"{name}\"` or `-I DIR`",
-                    shipped.join(" ")
-                ))
-            } else {
-                d.with_help(format!(
-                    "looked beside the including file{}; add the directory with `-I DIR`",
-                    if self.options.include_dirs.is_empty() {
-                        ""
-                    } else {
-                        " and in the -I directories"
-                    }
-                ))
-            };
-            self.error(d);
-            return;
-        };
-        if self.once.contains(&key) {
-            return;
-        }
-        if let Some(g) = self.guards.get(&key)
-            && self.macros.contains_key(g)
-        {
-            return;
-        }
-        let Some(text) = text else {
-            self.error(
-                Diagnostic::error(at, format!("cannot read `{display}` as UTF-8 text"))
-                    .with_label("included here"),
-            );
-            return;
-        };
-        if self.include_stack.len() >= MAX_INCLUDE_DEPTH {
-            let message = match self.include_stack.iter().rposition(|k| *k == key) {
-                Some(p) => {
-                    let cycle: Vec<String> = self.include_stack[p..]
-                        .iter()
-                        .chain(std::iter::once(&key))
-                        .map(|k| short_name(k))
-                        .collect();
-                    format!("#include cycle: {}", cycle.join(" → "))
-                }
-                None => format!("#include nested more than {MAX_INCLUDE_DEPTH} deep"),
-            };
-            self.error(
-                Diagnostic::error(at, message)
-                    .with_label("included here")
-                    .with_help("guard the header with `#ifndef NAME_H` / `#define NAME_H` / `#endif`, or `#pragma once`"),
-            );
-            self.fatal = true;
-            return;
-        }
-        self.read += text.len();
-        if self.read > MAX_SOURCE_BYTES
-            || self.map.file_space_used() as usize + text.len() >= (u32::MAX - FILE_SPACE) as usize
-        {
-            self.error(
-                Diagnostic::error(
-                    at,
-                    format!(
-                        "more than {} MiB of source included",
-                        MAX_SOURCE_BYTES >> 20
-                    ),
-                )
-                .with_label("included here"),
-            );
-            self.fatal = true;
-            return;
-        }
-        let _ = file;
-        let new = self.map.add_file(&display, &text, Some(at.start), builtin);
-        self.include_stack.push(key);
-        if emit && !self.out.is_empty() && !self.out.ends_with('\n') {
-            self.out.push('\n');
-        }
-        self.process(new, new_dir.as_deref(), emit);
-        if emit && !self.out.ends_with('\n') {
-            self.out.push('\n');
-        }
-        self.include_stack.pop();
-    }
-
     /// `#line N ["file"]` (also gcc's `# N "file"` line markers).
     fn line(&mut self, file: usize, hash: &PpTok, rest: &[PpTok], at: Span) {
         let toks = if rest.first().is_some_and(|t| t.kind == Kind::Number) {
@@ -1060,95 +712,6 @@ impl Pp<'_> {
         self.map
             .add_line_directive(file, physical as u32 + 1, number, name);
     }
-
-    /// `#pragma` (and `_Pragma`): `once` is the preprocessor's; `omp`
-    /// lines go on to the lexer under `-fopenmp` (macro-expanded, as
-    /// OpenMP says) and are ignored with one warning without it, as gcc
-    /// runs them; the rest are ignored, with a warning (once per kind)
-    /// where that runs the program otherwise than a C compiler would
-    /// (OpenACC's, unknown ones), an error for those that change data
-    /// layout.
-    fn pragma(&mut self, at: u32, toks: &[PpTok], emit: bool) {
-        let Some(first) = toks.first() else {
-            return;
-        };
-        let span = Span::new(at as usize, span_over(toks, span_of(first)).end as usize);
-        match &*first.text {
-            "once" => {
-                if let Some(key) = self.include_stack.last() {
-                    self.once.insert(key.clone());
-                }
-            }
-            "omp" if self.options.openmp => {
-                // OpenMP pragmas are macro-expanded (OpenMP 5.2, 3.1); the
-                // checker decides what each means.
-                let expanded = self.expand_tokens(toks.to_vec());
-                if emit {
-                    self.emit_pragma(at, &expanded);
-                }
-            }
-            "omp" => {
-                if self.pragma_warned.insert("omp".to_string()) {
-                    self.error(
-                        Diagnostic::warning(
-                            span,
-                            "`#pragma omp` is ignored without `-fopenmp`: the program runs \
-                             serially, as gcc runs it without `-fopenmp`",
-                        )
-                        .with_label("ignored")
-                        .with_help("build with `-fopenmp` to run OpenMP loops in parallel"),
-                    );
-                }
-            }
-            // Hints and diagnostics control that do not change what the
-            // program computes.
-            "GCC" | "clang" | "STDC" | "unroll" | "nounroll" | "ivdep" | "scop" | "endscop"
-            | "region" | "endregion" | "message" | "ident" | "vector" | "novector" => {}
-            "pack" | "weak" | "redefine_extname" => self.error(
-                Diagnostic::error(span, format!("`#pragma {}` is not supported", first.text))
-                    .with_label("this would change the program's layout or linking")
-                    .with_help("remove it; parc lays out structs as C's default does"),
-            ),
-            other => {
-                if self.pragma_warned.insert(other.to_string()) {
-                    let what = if other == "acc" {
-                        "OpenACC directives are not supported: the code runs serially on the host as written"
-                            .to_string()
-                    } else {
-                        format!("unknown pragma `#pragma {other}` ignored")
-                    };
-                    self.error(Diagnostic::warning(span, what).with_label("ignored"));
-                }
-            }
-        }
-    }
-}
-
-/// `"name"` or `<name>` from directive tokens: the name and whether quoted.
-fn header_name(toks: &[PpTok]) -> Option<(String, bool)> {
-    let first = toks.first()?;
-    if first.kind == Kind::Str && first.text.starts_with('"') {
-        return Some((first.text.trim_matches('"').to_string(), true));
-    }
-    if first.is("<") {
-        let close = toks.iter().position(|t| t.is(">"))?;
-        let mut name = String::new();
-        for (k, t) in toks[1..close].iter().enumerate() {
-            if k > 0 && t.space {
-                name.push(' ');
-            }
-            name.push_str(&t.text);
-        }
-        return (!name.is_empty()).then_some((name, false));
-    }
-    None
-}
-
-/// A file key shortened for a message: its last path component.
-fn short_name(key: &str) -> String {
-    Path::new(key)
-        .file_name()
-        .map_or_else(|| key.to_string(), |n| n.to_string_lossy().into_owned())
 }
 
 #[cfg(test)]
