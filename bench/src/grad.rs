@@ -14,12 +14,13 @@
 //! with `-fopenmp`, and its gradient timed beside parc's, with the peak
 //! resident memory (`ru_maxrss`) of both.
 
+use crate::excerpt;
+use crate::harness::{Samples, Tools, ratio_cell};
 use crate::process::run_measured;
 use crate::report::{
     Align, Table, check_passed, directive, double_first, fmt_ms, fmt_ratio, geomean, growth_class,
     median, verdict,
 };
-use crate::{Samples, Tools, excerpt, ratio_cell};
 use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};

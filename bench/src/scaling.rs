@@ -16,9 +16,10 @@
 //! shown beside them. Peak RSS is the largest resident set of that process
 //! tree.
 
+use crate::excerpt;
+use crate::harness::Tools;
 use crate::process::{Measured, run_measured};
 use crate::report::{Table, fmt_ratio, median, verdict};
-use crate::{Tools, excerpt};
 use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::path::Path;
