@@ -47,7 +47,7 @@ pub(crate) use loops::plan_loops;
 pub use loops::{CountedLoop, ExitTest, counted_loops, split_loop_exits};
 pub use recompute::Recompute;
 pub(crate) use recompute::plan_recompute;
-use recompute::{BLOCK_PARAMETER, reload_why, repeats};
+use recompute::{BLOCK_PARAMETER, is_pure, reload_why, repeats};
 
 use crate::activity::{ActivityInfo, Root, branch_dests};
 use crate::plan::{Mode, Plan};
@@ -329,8 +329,7 @@ impl Sweep<'_> {
             Some(how) => repeats(how),
             None => match kind {
                 InstKind::Intrinsic { op, .. } => op.is_cheap_arithmetic(),
-                InstKind::Load(_) => false,
-                _ => true,
+                _ => is_pure(kind),
             },
         };
         if !repeated {
@@ -502,14 +501,8 @@ impl Sweep<'_> {
                 op,
                 BinaryOp::Sdiv | BinaryOp::Udiv | BinaryOp::Srem | BinaryOp::Urem
             ),
-            InstKind::Unary(..)
-            | InstKind::Cast(..)
-            | InstKind::PtrAdd(..)
-            | InstKind::Icmp(..)
-            | InstKind::Fcmp(..)
-            | InstKind::Select(..)
-            | InstKind::Iconst(_)
-            | InstKind::Fconst(_) => false,
+            InstKind::Iconst(_) | InstKind::Fconst(_) => false,
+            _ if is_pure(kind) => false,
             InstKind::Intrinsic { op, .. } => !op.is_cheap_arithmetic(),
             _ => true,
         };

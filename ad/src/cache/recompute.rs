@@ -16,6 +16,22 @@ use crate::plan::{Mode, Plan};
 use parc_ir::{Block, InstKind, Intrinsic, Value};
 use std::collections::HashMap;
 
+/// True for the instructions the reverse computes again on their operands
+/// whatever they are: integer and float arithmetic, casts, compares,
+/// selects and address arithmetic (no memory, no call).
+pub(crate) fn is_pure(kind: &InstKind) -> bool {
+    matches!(
+        kind,
+        InstKind::Binary(..)
+            | InstKind::Unary(..)
+            | InstKind::Cast(..)
+            | InstKind::PtrAdd(..)
+            | InstKind::Icmp(..)
+            | InstKind::Fcmp(..)
+            | InstKind::Select(..)
+    )
+}
+
 /// Why a block parameter the reverse needs is recorded.
 pub(crate) const BLOCK_PARAMETER: &str = "a block parameter: which value depends on the way taken";
 
@@ -103,13 +119,7 @@ pub(crate) fn plan_recompute(plan: &Plan) -> HashMap<Value, Recompute> {
                 Recompute::Free
             } else {
                 match kind {
-                    InstKind::Binary(..)
-                    | InstKind::Unary(..)
-                    | InstKind::Cast(..)
-                    | InstKind::PtrAdd(..)
-                    | InstKind::Icmp(..)
-                    | InstKind::Fcmp(..)
-                    | InstKind::Select(..) => Recompute::FromOperands,
+                    _ if is_pure(kind) => Recompute::FromOperands,
                     InstKind::Load(ptr) => match reload_why(plan, *ptr) {
                         Some(why) => Recompute::Reload(why),
                         None => Recompute::Record(Some(
