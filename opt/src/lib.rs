@@ -169,7 +169,9 @@ pub fn prepare_pipeline(opt_level: OptLevel) -> Vec<&'static str> {
         // before rotation: each copy of a loop is then rotated as any loop;
         // so is each of the vectorizer's two (vector and remainder).
         // Forwarding stores to the next iteration's loads needs the rotated,
-        // one-block loops and the preheaders LICM makes.
+        // one-block loops and the preheaders LICM makes. Scalar promotion
+        // before the vectorizer: a sum into `c[i]` over `j` becomes a
+        // reduction it knows.
         OptLevel::O2 | OptLevel::O3 => vec![
             "iv-widen",
             "split-offsets",
@@ -177,6 +179,7 @@ pub fn prepare_pipeline(opt_level: OptLevel) -> Vec<&'static str> {
             "gvn",
             "adce",
             "loop-unswitch",
+            "scalar-promotion",
             "vectorize",
             "loop-rotate",
             "licm",

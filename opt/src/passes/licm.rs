@@ -899,7 +899,7 @@ fn nonzero_const(func: &Function, v: Value) -> bool {
 /// that faults must not hide output the original printed first). A load
 /// or store that faults is undefined behaviour, so those count as
 /// returning.
-fn always_returns(func: &Function, kind: &InstKind) -> bool {
+pub(crate) fn always_returns(func: &Function, kind: &InstKind) -> bool {
     use Intrinsic::*;
     match kind {
         InstKind::Call { .. } | InstKind::CallIndirect { .. } | InstKind::Launch { .. } => false,

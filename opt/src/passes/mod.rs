@@ -20,6 +20,7 @@ pub mod loop_unroll;
 pub mod loop_unswitch;
 pub mod mark_parallel_loops;
 pub mod mem2reg;
+pub mod scalar_promotion;
 pub mod sccp;
 pub mod serial_elision;
 pub mod serialize_tasks;
@@ -49,6 +50,7 @@ pub const ALL: &[(&str, Pass)] = &[
     ("gvn", gvn::run),
     ("dse", dse::run),
     ("licm", licm::run),
+    ("scalar-promotion", scalar_promotion::run),
     ("tail-rec", tail_rec::run),
     ("loop-deletion", loop_deletion::run),
     ("zero-memory", zero_memory::run),
