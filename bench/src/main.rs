@@ -8,7 +8,7 @@
 //! Modules: `configs` (builds, configurations, sizes), `harness` (the
 //! programs, builds, oracle and timed runs of tables 1–6), `tables` (their
 //! Markdown), `compile_times` (table 5), `rayon_peer` (table 4's rayon
-//! rows), `grad` (tables 7–9), `scaling` (table 10, compile-time scaling), `suite` (the
+//! rows), `grad` (tables 7–9; `grad/tables.rs` their Markdown), `scaling` (table 10, compile-time scaling), `suite` (the
 //! `suite` subcommand behind `parc bench`), `process` (timed child
 //! processes) and `report` (pure helpers: statistics, tables, formats).
 //!
