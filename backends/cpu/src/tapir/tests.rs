@@ -2,6 +2,8 @@
 //! reference interpreter (output and status must not change); the runtime
 //! target, which the interpreter cannot run, is checked for verifying and
 //! for its shape in the printed IR.
+//!
+//! Length: a list of independent scenarios, one test each.
 
 use super::*;
 use parc_ir::interp::{Config, run_main};
