@@ -30,8 +30,9 @@
 //! - `consts`: integer constant expressions and constant initializers.
 //! - `init`: initializers (scalars, nested brace lists with elision, strings
 //!   for `char` arrays, `dim3` constructors).
-//! - `stmt` (and `stmt/`): statements, loops, `break`/`continue`/`return` placement,
-//!   `spawn`/`sync`, the canonical form of `parallel_for`, `__shared__`.
+//! - `stmt` (and `stmt/`): statements, loops, `break`/`continue`/`return`
+//!   placement, `spawn`/`sync`, the canonical form of `parallel_for`,
+//!   `__shared__`.
 //! - `calls`: calls of user functions and builtins, kernel launches and the
 //!   CUDA runtime calls.
 //! - `printf`: `printf` format strings against their arguments.

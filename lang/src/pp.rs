@@ -2,14 +2,14 @@
 //! text for the lexer and a [`SourceMap`] out.
 //!
 //! Translation phases 1-4 of C99 on preprocessing tokens ([`lexer`]):
-//! `#include` ([`include`]: `"..."` beside the including file, then `-I` directories;
-//! `<...>` in the `-I` directories, then the headers parc ships,
-//! [`headers`]), `#define`/`#undef` with object-like, function-like and
-//! variadic macros ([`define`], [`expand`]), `#if`/`#ifdef`/`#ifndef`/`#elif`/`#else`/
-//! `#endif` with `defined` ([`cond`]), `#line`, `#error`, `#warning`,
-//! `#pragma` ([`pragma`]: `once`; `omp` lines go on to the lexer under `-fopenmp` and
-//! are reported, once, without it; others are reported when ignoring them
-//! would change the program), `__FILE__`,
+//! `#include` ([`include`]: `"..."` beside the including file, then `-I`
+//! directories; `<...>` in the `-I` directories, then the headers parc
+//! ships, [`headers`]), `#define`/`#undef` with object-like, function-like
+//! and variadic macros ([`define`], [`expand`]), `#if`/`#ifdef`/`#ifndef`/
+//! `#elif`/`#else`/`#endif` with `defined` ([`cond`]), `#line`, `#error`,
+//! `#warning`, `#pragma` ([`pragma`]: `once`; `omp` lines go on to the
+//! lexer under `-fopenmp` and are reported, once, without it; others are
+//! reported when ignoring them would change the program), `__FILE__`,
 //! `__LINE__`, include guards and `#pragma once`.
 //!
 //! Why not a crate: the preprocessors on crates.io either run an external
