@@ -21,7 +21,7 @@ use std::process::ExitCode;
 
 /// The compiler allocates and frees many small vectors per function and
 /// pass (CFG edges, operand lists, side tables); on a module of thousands
-/// of functions glibc's `malloc` spent a third of the compile time in its
+/// of functions glibc's `malloc` spends much of the compile time in its
 /// slow path (`_int_malloc`) sorting its bins. mimalloc's per-size free
 /// lists make those allocations cheap. It serves the compiler's own
 /// allocations only: programs that `parc run` JITs allocate through the

@@ -18,7 +18,7 @@ use std::time::Instant;
 /// Keeps freed memory for reuse instead of returning it to the system at
 /// once. Gradients allocate a tape of megabytes per call and free it at the
 /// end; with glibc's defaults each call would map fresh pages and fault
-/// every one of them in again (most of a gradient's time, measured). Done
+/// every one of them in again. Done
 /// once, before the first allocation of generated code.
 fn tune_allocator() {
     static TUNED: std::sync::Once = std::sync::Once::new();
@@ -52,8 +52,7 @@ const PAGE: usize = 4096;
 /// `src[j + 1]`) otherwise have addresses that agree in their low 12 bits,
 /// which the CPU's store-to-load check takes for a dependence (4K
 /// aliasing); jemalloc offsets large blocks within a page for the same
-/// reason. Measured: `bench/programs/stencil.pc` 5–8% faster at 1 and 2
-/// workers, matmul, n-body, kernel and two gradients unchanged. The
+/// reason. The
 /// padding is under 4.2 KiB, under 2% of a staggered block. Only the
 /// layout depends on glibc's chunk format; any other allocator just gets
 /// slightly bigger blocks.

@@ -30,12 +30,11 @@
 //! spin-wait is of the same order. A worker that blocks leaves its CPU
 //! idle, and the OS then moves threads: a thread preempted by another
 //! process on the other CPU is pulled over (cold caches), the sleeper
-//! wakes somewhere else, and an idle vCPU takes tens of µs to wake. On
-//! the 2-vCPU benchmark machine, with a process taking 2 ms of every 10
-//! on one CPU, the stencil (500 fork-joins of ~0.4 ms) had 100–180
-//! context switches and 10–30 migrations per run against OpenMP's ~40
-//! and 0, and was 10–20% slower than OpenMP; staying awake brought both
-//! counts to OpenMP's and the time below it. The yield in each round
+//! wakes somewhere else, and an idle vCPU takes a while to wake. On a
+//! machine shared with other processes, a program of many short
+//! fork-joins then switches and migrates its workers far more often than
+//! OpenMP's spinning threads; staying awake brings both counts to
+//! OpenMP's. The yield in each round
 //! lets a thread that waits for this CPU have it. With more workers than
 //! CPUs (`PARC_NUM_THREADS=8` on 2), spinning would take CPU from the
 //! busy workers, so workers search only `YIELD_ROUNDS` rounds past the

@@ -29,13 +29,13 @@
 //! non-empty deque needs no fence (see [`pool`](crate::pool)); what
 //! remains is the `SeqCst` fence of the Chase-Lev pop, which no
 //! owner-side protocol without one can replace (thieves could take the
-//! job concurrently). That is about 15-20 ns per queued spawn and its
-//! sync, against about 10 for `rayon_core::join`, whose job lives on
-//! the stack (`cargo bench -p parc-runtime`); a spawn that runs at once
-//! (below) costs a call and two loads. A loop that spawns many small tasks has a single
-//! producer that the thieves contend with (1 µs tasks: 9 times faster on
-//! 16 workers than on one; empty tasks get slower), where work-first
-//! would let thieves take over the loop itself; `parallel_for` splits
+//! job concurrently), so a queued spawn and its sync cost more than
+//! `rayon_core::join`, whose job lives on the stack (`cargo bench -p
+//! parc-runtime` compares them); a spawn that runs at once (below) costs
+//! a call and two loads. A loop that spawns many small tasks has a single
+//! producer that the thieves contend with (the smaller the tasks, the
+//! less they scale), where work-first would let thieves take over the
+//! loop itself; `parallel_for` splits
 //! recursively and does not have this problem. And a loop that spawns `n`
 //! tasks before syncing keeps up to `n` jobs queued at once (work-first
 //! would keep one). The second cost is bounded by **throttling**: when a

@@ -5,18 +5,10 @@
 //! Cranelift lays a function's code out from byte 0 and places functions
 //! one after another, so where a hot loop starts depends on everything
 //! emitted before it. On the machines we measure (AMD EPYC, Zen 3) a small
-//! loop that straddles a 64-byte boundary runs at half the speed of the
-//! same bytes inside one block: matmul's 34-byte inner product, built with
-//! `nop` padding before its function so that the loop starts at each
-//! offset `s` modulo 64 (1 worker, 3 interleaved runs each, seconds):
-//!
-//! | `s` | 0 | 8 | 16 | 24 | 32 | 40 | 48 | 56 |
-//! |---|---|---|---|---|---|---|---|---|
-//! | time | 0.32–0.46 | 0.31–0.44 | 0.31–0.38 | 0.31–0.44 | 0.60–0.67 | 0.62–0.84 | 0.61–0.67 | 0.60–0.65 |
-//!
-//! (fast exactly where `s + 34 ≤ 64`), and gcc's build of the same source
-//! shows the same split (its loop at 48 mod 64 without `-falign-loops=64`,
-//! 0.58–0.85 s; at 0, 0.31–0.35 s). So a function with loops starts on a
+//! loop that straddles a 64-byte boundary runs at about half the speed of
+//! the same bytes inside one block: a loop of `L` bytes starting at offset
+//! `s` modulo 64 is fast exactly where `s + L ≤ 64`, in parc's code and in
+//! gcc's alike (gcc without `-falign-loops=64`). So a function with loops starts on a
 //! 64-byte boundary after `P < 64` bytes of `nop`s (executed once per
 //! call, a cycle or two), with `P` chosen so that its innermost loops
 //! span as few 64-byte blocks as their lengths allow, then as small as
@@ -27,8 +19,8 @@
 //!
 //! Only the span is asked for, not a start on a 32-byte boundary (what
 //! gcc's `-falign-loops=32` would do): aligning every innermost loop's start
-//! made `programs/stencil.pc` 30% slower here, whose 52-byte loop had
-//! straddled no boundary before (see `bench/README.md`).
+//! can make a loop straddle a boundary it did not straddle before (a
+//! 52-byte loop starting at 32), see `bench/README.md`.
 //!
 //! Loops are read from the machine code's block layout (Cranelift's
 //! `machine_code_cfg_info`): an edge to a block at or before its source is

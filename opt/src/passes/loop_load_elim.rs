@@ -7,8 +7,7 @@
 //! its neighbours' adjoints, `d[k+1] += ..; d[k-1] += ..; d[k] += ..`, and
 //! with `k` counting down, the next iteration's `d[k'+1]` is this one's
 //! `d[k]`. Through memory, each of those adds waits for a store to be
-//! forwarded to a load; through a register it waits for the add alone
-//! (the stencil's gradient ran about 6% faster).
+//! forwarded to a load; through a register it waits for the add alone.
 //!
 //! # Not part of `pipeline()`
 //! It runs in [`codegen_prepare`](crate::codegen_prepare), after

@@ -34,8 +34,8 @@
 //!   but `H`;
 //! - the loop has one latch: with several (a `continue`), each would get
 //!   a copy of the test and become a critical edge carrying the loop's
-//!   values, whose moves cost more than the test saved in the reverse of
-//!   n-body's inner loop (its gradient ran 2.5% slower);
+//!   values, whose moves cost more than the test saved (the reverse of
+//!   n-body's inner loop);
 //! - `H` is not the header a rotation made (each loop rotates once);
 //! - no value the loop reads from outside it or leaves behind is live
 //!   across a call (see below).
@@ -48,7 +48,7 @@
 //! iteration in the code we measured (the sum of `normalize`'s forward
 //! loop, the scale factor of its reverse), where the top-tested loop's
 //! back edge, a plain jump, stored nothing: a store-to-load round trip per
-//! iteration, and the gradient of `normalize` ran 2.2 times slower. Values
+//! iteration. Values
 //! are spilled above all when they live across a call, which clobbers
 //! every vector register, so a loop whose values do is left as it is.
 //! Calls here are the instructions the backend makes into calls (`call`,

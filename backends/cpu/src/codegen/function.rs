@@ -181,12 +181,8 @@ impl<'a, 'b, 'c, M: ClModule> FnTranslator<'a, 'b, 'c, M> {
         // only the parameters are live across it; at its place in a task
         // or chunk body, every value loaded from the context would be, and
         // the register allocator would spill them (and reload them in the
-        // loops that follow). (This was once done only where it was the
-        // function's one call, because moving it made the stencil
-        // gradient's reverse loop 10% slower; that was where the loop fell
-        // in the instruction cache's 64-byte blocks, see `placement.rs`.
-        // With loops placed, hoisting it from a kernel's thread loop makes
-        // the kernel gradient 8% faster, the stencil's a little.)
+        // loops that follow). Where loops then fall relative to the
+        // instruction cache's 64-byte blocks is `placement.rs`'s concern.
         let uses_worker_id = self.f.placed_insts().any(|(_, i)| {
             matches!(
                 self.f.inst(i),
