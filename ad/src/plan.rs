@@ -448,9 +448,10 @@ impl Plan {
                         }
                         // The C library's functions have no adjoint rules:
                         // one that writes differentiable memory (`memmove`
-                        // of doubles) would lose the derivatives it moves.
-                        Intrinsic::C(f)
-                            if f.info().effects.writes.iter().any(|x| {
+                        // of doubles, `qsort` of them) would lose the
+                        // derivatives it moves.
+                        Intrinsic::C(_) | Intrinsic::Sprintf | Intrinsic::Snprintf
+                            if op.effects().writes.iter().any(|x| {
                                 written_operand(x).is_some_and(|i| act.is_shadowed(args[i]))
                             }) =>
                         {
@@ -459,7 +460,7 @@ impl Plan {
                                 Some(inst),
                                 format!(
                                     "`{}` on differentiable memory cannot be differentiated yet",
-                                    f.name()
+                                    op.name()
                                 ),
                             ));
                         }

@@ -4,9 +4,11 @@
 
 /* A stream. The standard ones are the small addresses fd + 1, which no
  * object has (the same value in every file of a program); other streams
- * point to a FILE, whose first field is the file descriptor. */
+ * (fopen's) point to a FILE: the file descriptor, then the C library's
+ * stream. */
 typedef struct __parc_file {
     int fd;
+    void *__stream;
 } FILE;
 
 #define stdin ((FILE *)1)
@@ -15,10 +17,20 @@ typedef struct __parc_file {
 
 int printf(const char *format, ...);
 int fprintf(FILE *stream, const char *format, ...);
+int sprintf(char *str, const char *format, ...);
+int snprintf(char *str, unsigned long size, const char *format, ...);
 
 #define EOF (-1)
 
 int fflush(FILE *stream);
+
+FILE *fopen(const char *path, const char *mode);
+int fclose(FILE *stream);
+unsigned long fread(void *ptr, unsigned long size, unsigned long n, FILE *stream);
+unsigned long fwrite(const void *ptr, unsigned long size, unsigned long n, FILE *stream);
+char *fgets(char *s, int n, FILE *stream);
+int feof(FILE *stream);
+int remove(const char *path);
 
 /* The character and string writers, on fprintf (so they share its
  * streams and buffers); results as glibc's. */

@@ -12,11 +12,23 @@ void free(void *p);
 int atoi(const char *s);
 long atol(const char *s);
 double atof(const char *s);
+long long atoll(const char *s);
+long strtol(const char *s, char **end, int base);
+unsigned long strtoul(const char *s, char **end, int base);
+long long strtoll(const char *s, char **end, int base);
+unsigned long long strtoull(const char *s, char **end, int base);
+double strtod(const char *s, char **end);
+float strtof(const char *s, char **end);
+char *getenv(const char *name);
 void exit(int status);
 void abort(void);
 int posix_memalign(void **memptr, unsigned long alignment, unsigned long size);
 int abs(int x);
 long labs(long x);
+void qsort(void *base, unsigned long nmemb, unsigned long size,
+           int (*compar)(const void *, const void *));
+void *bsearch(const void *key, const void *base, unsigned long nmemb,
+              unsigned long size, int (*compar)(const void *, const void *));
 int rand(void);
 void srand(unsigned int seed);
 

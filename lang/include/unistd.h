@@ -3,4 +3,6 @@
 #ifndef _PARC_UNISTD_H
 #define _PARC_UNISTD_H
 
+int getpid(void);
+
 #endif

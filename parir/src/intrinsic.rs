@@ -216,6 +216,7 @@ use OperandType::{Arith, Fixed, Result as R};
 
 const I32: OperandType = Fixed(Type::I32);
 const I64: OperandType = Fixed(Type::I64);
+const F32: OperandType = Fixed(Type::F32);
 const F64: OperandType = Fixed(Type::F64);
 const PTR: OperandType = Fixed(Type::Ptr);
 
@@ -474,6 +475,26 @@ intrinsics! {
         &[PTR, PTR],
         Some(I32),
         Effects::reads(&[Pointers { first: 0 }]).observable(),
+    )
+    .variadic();
+    /// `sprintf(ptr buffer, ptr format, args...) -> i32`: `printf` into
+    /// memory, NUL-terminated (the buffer must hold it all); the number of
+    /// bytes before the NUL.
+    Sprintf => row(
+        "sprintf",
+        &[PTR, PTR],
+        Some(I32),
+        Effects::reads(&[Pointers { first: 1 }]).writes(&[Unsized(0)]),
+    )
+    .variadic();
+    /// `snprintf(ptr buffer, i64 size, ptr format, args...) -> i32`: at most
+    /// `size - 1` bytes of `sprintf`'s and a NUL (nothing when `size` is 0);
+    /// the length the whole would have.
+    Snprintf => row(
+        "snprintf",
+        &[PTR, I64, PTR],
+        Some(I32),
+        Effects::reads(&[Pointers { first: 2 }]).writes(&[Sized { ptr: 0, len: 1 }]),
     )
     .variadic();
     /// A function of the C library that native code calls as it is, with
@@ -735,6 +756,102 @@ c_library! {
             .writes(&[Extent::Fixed { ptr: 0, size: 16 }, Extent::Fixed { ptr: 1, size: 8 }])
             .observable(),
     );
+    /// `strtol(s, char **end, base) -> long`: the number at the start of
+    /// `s` (after white space) in `base` (2 to 36, or 0: C's prefixes);
+    /// where it ends is stored at `end` unless null.
+    Strtol => libc(
+        "strtol",
+        &[PTR, PTR, I32],
+        Some(I64),
+        Effects::reads(&[Unsized(0)]).writes(&[Extent::Fixed { ptr: 1, size: 8 }]).capturing(),
+    );
+    Strtoul => libc(
+        "strtoul",
+        &[PTR, PTR, I32],
+        Some(I64),
+        Effects::reads(&[Unsized(0)]).writes(&[Extent::Fixed { ptr: 1, size: 8 }]).capturing(),
+    );
+    Strtoll => libc(
+        "strtoll",
+        &[PTR, PTR, I32],
+        Some(I64),
+        Effects::reads(&[Unsized(0)]).writes(&[Extent::Fixed { ptr: 1, size: 8 }]).capturing(),
+    );
+    Strtoull => libc(
+        "strtoull",
+        &[PTR, PTR, I32],
+        Some(I64),
+        Effects::reads(&[Unsized(0)]).writes(&[Extent::Fixed { ptr: 1, size: 8 }]).capturing(),
+    );
+    /// `strtod(s, char **end) -> double`: decimal, hexadecimal, `inf` and
+    /// `nan` as glibc reads them.
+    Strtod => libc(
+        "strtod",
+        &[PTR, PTR],
+        Some(F64),
+        Effects::reads(&[Unsized(0)]).writes(&[Extent::Fixed { ptr: 1, size: 8 }]).capturing(),
+    );
+    Strtof => libc(
+        "strtof",
+        &[PTR, PTR],
+        Some(F32),
+        Effects::reads(&[Unsized(0)]).writes(&[Extent::Fixed { ptr: 1, size: 8 }]).capturing(),
+    );
+    Atoll => libc("atoll", &[PTR], Some(I64), Effects::reads(&[Unsized(0)]));
+    /// `getenv(name) -> char *`: the variable's value (the same string on
+    /// every call), or null.
+    Getenv => libc("getenv", &[PTR], Some(PTR), Effects::reads(&[Unsized(0)]));
+    /// `fopen(path, mode) -> FILE *`: a new stream, or null.
+    Fopen => libc(
+        "fopen",
+        &[PTR, PTR],
+        Some(PTR),
+        Effects::reads(&[Unsized(0), Unsized(1)]).allocating().observable(),
+    );
+    /// `fclose(stream) -> int`
+    Fclose => libc(
+        "fclose",
+        &[PTR],
+        Some(I32),
+        Effects::reads(&[Unsized(0)]).writes(&[Unsized(0)]).allocating().observable(),
+    );
+    /// `fread(ptr, size, n, stream) -> size_t`: whole elements read.
+    Fread => libc(
+        "fread",
+        &[PTR, I64, I64, PTR],
+        Some(I64),
+        Effects::reads(&[Unsized(3)]).writes(&[Unsized(0), Unsized(3)]).observable(),
+    );
+    /// `fwrite(ptr, size, n, stream) -> size_t`: whole elements written.
+    Fwrite => libc(
+        "fwrite",
+        &[PTR, I64, I64, PTR],
+        Some(I64),
+        Effects::reads(&[Unsized(0), Unsized(3)]).writes(&[Unsized(3)]).observable(),
+    );
+    /// `fgets(buf, n, stream) -> buf`: a line (or `n - 1` bytes), or null
+    /// at the end.
+    Fgets => libc(
+        "fgets",
+        &[PTR, I32, PTR],
+        Some(PTR),
+        Effects::reads(&[Unsized(2)])
+            .writes(&[Unsized(0), Unsized(2)])
+            .observable()
+            .capturing(),
+    );
+    /// `feof(stream) -> int`
+    Feof => libc("feof", &[PTR], Some(I32), Effects::reads(&[Unsized(0)]).observable());
+    /// `remove(path) -> int`: deletes a file; 0, or -1.
+    Remove => libc("remove", &[PTR], Some(I32), Effects::reads(&[Unsized(0)]).observable());
+    /// `getpid() -> pid_t`
+    Getpid => libc("getpid", &[], Some(I32), Effects::PURE);
+    /// `qsort(base, n, size, cmp)`: glibc's stable merge sort, calling the
+    /// program's comparator (a function pointer) back; it may do anything.
+    Qsort => libc("qsort", &[PTR, I64, I64, PTR], None, Effects::EVERYTHING.writes(&[Unsized(0)]));
+    /// `bsearch(key, base, n, size, cmp) -> ptr`: glibc's binary search,
+    /// calling the comparator back; the element found (in `base`) or null.
+    Bsearch => libc("bsearch", &[PTR, PTR, I64, I64, PTR], Some(PTR), Effects::EVERYTHING);
     /// `clock_gettime(clockid_t clock, struct timespec *ts) -> int`
     ClockGettime => libc(
         "clock_gettime",
@@ -791,10 +908,16 @@ impl Intrinsic {
         &self.info().effects
     }
 
-    /// True for the `printf` family, which formats its arguments after the
-    /// fixed ones.
+    /// True for the `printf` family that writes to a stream, which formats
+    /// its arguments after the fixed ones.
     pub fn is_printf(self) -> bool {
         matches!(self, Intrinsic::Printf | Intrinsic::Fprintf)
+    }
+
+    /// True for the `printf` family that writes to memory (`sprintf`,
+    /// `snprintf`).
+    pub fn is_sprintf(self) -> bool {
+        matches!(self, Intrinsic::Sprintf | Intrinsic::Snprintf)
     }
 
     /// True for intrinsics that only read their operands and touch no memory

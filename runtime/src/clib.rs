@@ -6,12 +6,14 @@
 //! code frees it with `free`.
 //! `abort` and `assert`'s report go through [`parc_rt_abort`] and
 //! [`parc_rt_assert_fail`], which end the program as C's do despite the
-//! runtime's `SIGABRT` handler. Everything else of the C library (`free
-//! memcpy memset`, parir's `CFn` rows and the math functions) is called
-//! directly by generated code.
+//! runtime's `SIGABRT` handler; `qsort` and `bsearch` through
+//! [`parc_rt_qsort`] and [`parc_rt_bsearch`], which report a null
+//! comparator. Everything else of the C library (`free memcpy memset`,
+//! parir's `CFn` rows and the math functions) is called directly by
+//! generated code.
 
 use crate::fault::{self, FAULT_OOM};
-use std::ffi::c_char;
+use std::ffi::{c_char, c_int, c_void};
 use std::sync::OnceLock;
 use std::time::Instant;
 
@@ -236,4 +238,56 @@ pub unsafe extern "C" fn parc_rt_assert_fail(
     default_abort_action();
     // SAFETY: the caller's contract.
     unsafe { __assert_fail(assertion, file, line, function) }
+}
+
+/// A `qsort`/`bsearch` comparator: a function of the program.
+pub type Comparator = unsafe extern "C" fn(*const c_void, *const c_void) -> c_int;
+
+/// C's `qsort`: the C library's, after the checks C leaves undefined (a
+/// null comparator or array is a fault; fewer than two elements call
+/// nothing, as in glibc).
+///
+/// # Safety
+/// `base` points to `n * size` bytes; `cmp` is a comparator for them.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn parc_rt_qsort(
+    base: *mut c_void,
+    n: u64,
+    size: u64,
+    cmp: Option<Comparator>,
+) {
+    if n <= 1 || size == 0 {
+        return;
+    }
+    let Some(cmp) = cmp else {
+        fault::die("qsort: the comparator is a null pointer")
+    };
+    if base.is_null() {
+        fault::die("qsort: the array is a null pointer");
+    }
+    // SAFETY: the caller's contract.
+    unsafe { libc::qsort(base, n as usize, size as usize, Some(cmp)) }
+}
+
+/// C's `bsearch`, with `qsort`'s check of the comparator.
+///
+/// # Safety
+/// As for `qsort`; `key` is what the comparator takes as its first
+/// argument.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn parc_rt_bsearch(
+    key: *const c_void,
+    base: *const c_void,
+    n: u64,
+    size: u64,
+    cmp: Option<Comparator>,
+) -> *mut c_void {
+    if n == 0 {
+        return std::ptr::null_mut();
+    }
+    let Some(cmp) = cmp else {
+        fault::die("bsearch: the comparator is a null pointer")
+    };
+    // SAFETY: the caller's contract.
+    unsafe { libc::bsearch(key, base, n as usize, size as usize, Some(cmp)) }
 }

@@ -33,11 +33,20 @@
 //! | `parc_rt_atomic_add_f64` | `(ptr, f64) -> f64` | 〃 (CAS loop) |
 //! | `parc_rt_printf` | `(ptr fmt, ptr args, ptr kinds, i32 nargs) -> i32` | `printf` with arguments as 64-bit slots (kinds in [`printf`]) |
 //! | `parc_rt_fprintf` | `(ptr stream, ptr fmt, ptr args, ptr kinds, i32 nargs) -> i32` | `fprintf` to a stream: the address fd + 1 for the standard ones, else a pointer to its `int` file descriptor (fd 1: the buffered stdout, 2: stderr, unbuffered) |
+//! | `parc_rt_snprintf` | `(ptr buf, i64 size, ptr fmt, ptr args, ptr kinds, i32 nargs) -> i32` | `snprintf`; `sprintf` is `size` -1 (no limit) |
+//! | `parc_rt_fopen` | `(ptr path, ptr mode) -> ptr` | `fopen`: a parc `FILE` (fd, C library stream) or null |
+//! | `parc_rt_fclose` | `(ptr stream) -> i32` | `fclose` (a standard stream is only flushed) |
+//! | `parc_rt_fread` | `(ptr p, i64 size, i64 n, ptr stream) -> i64` | `fread` (`stdin` or a file) |
+//! | `parc_rt_fwrite` | `(ptr p, i64 size, i64 n, ptr stream) -> i64` | `fwrite` (stdout's bytes go to the program's stdout buffer) |
+//! | `parc_rt_fgets` | `(ptr buf, i32 n, ptr stream) -> ptr` | `fgets` |
+//! | `parc_rt_feof` | `(ptr stream) -> i32` | `feof` |
 //! | `parc_rt_flush` | `()` | flushes the program's stdout |
 //! | `parc_rt_fflush` | `(ptr stream) -> i32` | C `fflush`: flushes the program's stdout, returns 0 |
 //! | `parc_rt_exit` | `(i32 status) -> !` | C `exit`: flushes and ends the process |
 //! | `parc_rt_wtime` | `() -> f64` | monotonic seconds |
 //! | `parc_rt_ad_tape_note` | `(i64 recorded, i64 allocated)` | a gradient's tape grew or shrank by these bytes (counted only with `PARC_AD_STATS`, see [`adstats`]) |
+//! | `parc_rt_qsort` | `(ptr base, i64 n, i64 size, fn(ptr, ptr) -> i32 cmp)` | C `qsort` (glibc's), a null comparator or array a fault |
+//! | `parc_rt_bsearch` | `(ptr key, ptr base, i64 n, i64 size, fn(ptr, ptr) -> i32 cmp) -> ptr` | C `bsearch` (glibc's), a null comparator a fault |
 //! | `parc_rt_abort` | `() -> !` | C `abort` (ends the program by `SIGABRT`, not as a fault) |
 //! | `parc_rt_assert_fail` | `(ptr expr, ptr file, i32 line, ptr function) -> !` | glibc's `__assert_fail`, then as `parc_rt_abort` |
 //! | `parc_rt_ad_stats_state` | a `u8` (data) | `PARC_AD_STATS`: 0 not read yet, 1 off, 2 on; generated code skips the note when it is 1 |
@@ -94,7 +103,7 @@
 //! [`sched`] (groups, spawn/sync, main, worker ids), [`pool`] (worker
 //! threads and work stealing), [`task`] (spawned tasks' memory and
 //! completion), [`parfor`], [`gpu`], [`printf`], [`output`] (stdout
-//! buffer, exit), [`clib`] (allocation, clock), [`atomics`], [`fault`],
+//! buffer, exit), [`files`] (`fopen` and the rest), [`clib`] (allocation, clock), [`atomics`], [`fault`],
 //! [`signals`] (crashes of generated code as run-time errors), [`adstats`]
 //! (`PARC_AD_STATS`: gradient tape bytes).
 
@@ -103,6 +112,7 @@ pub mod atomics;
 pub mod clib;
 pub mod cuda;
 pub mod fault;
+pub mod files;
 pub mod gpu;
 pub mod lines;
 pub mod output;
@@ -145,12 +155,21 @@ pub fn symbols() -> Vec<(&'static str, *const u8)> {
         atomics::parc_rt_atomic_add_f64,
         printf::parc_rt_printf,
         printf::parc_rt_fprintf,
+        printf::parc_rt_snprintf,
+        files::parc_rt_fopen,
+        files::parc_rt_fclose,
+        files::parc_rt_fread,
+        files::parc_rt_fwrite,
+        files::parc_rt_fgets,
+        files::parc_rt_feof,
         output::parc_rt_flush,
         output::parc_rt_fflush,
         output::parc_rt_exit,
         clib::parc_rt_wtime,
         adstats::parc_rt_ad_tape_note,
         clib::parc_rt_abort,
+        clib::parc_rt_qsort,
+        clib::parc_rt_bsearch,
         clib::parc_rt_assert_fail,
         clib::parc_rt_malloc,
         clib::parc_rt_calloc,

@@ -94,18 +94,17 @@ pub unsafe extern "C" fn parc_rt_printf(
     })
 }
 
-/// `fprintf(stream, fmt, ...)`: as [`parc_rt_printf`], to the stream's
-/// file descriptor (the standard streams are the addresses fd + 1; other
-/// streams point to a `FILE` whose first field is the descriptor, as
-/// parc's `<stdio.h>` says): 1 appends to the buffered stdout, 2 writes to
-/// stderr at once (C's stderr is unbuffered). Another descriptor, or a
-/// null stream, is a fault.
+/// `fprintf(stream, fmt, ...)`: as [`parc_rt_printf`], to the stream
+/// (the standard streams are the addresses fd + 1, as parc's `<stdio.h>`
+/// says: `stdout` appends to the buffered stdout, `stderr` writes at once,
+/// as C's stderr is unbuffered; other streams are files, see
+/// [`crate::files`]). `stdin`, or a null stream, is a fault.
 ///
 /// # Safety
 /// As [`parc_rt_printf`]; `stream` is null or points to a `FILE`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn parc_rt_fprintf(
-    stream: *const i32,
+    stream: *const u8,
     fmt: *const c_char,
     args: *const u64,
     kinds: *const u8,
@@ -115,16 +114,88 @@ pub unsafe extern "C" fn parc_rt_fprintf(
         if stream.is_null() {
             fault::die("fprintf: the stream is a null pointer");
         }
-        // A standard stream is the address fd + 1; another points to a
-        // `FILE` whose first field is its descriptor.
-        let fd = match stream as usize {
-            1..=3 => stream as i32 - 1,
-            // SAFETY: any other stream points to a `FILE`.
-            _ => unsafe { stream.read() },
-        };
-        // SAFETY: the caller's contract.
-        unsafe { print("fprintf", fd, fmt, args, kinds, nargs) }
+        // A standard stream is the address fd + 1; another is a file.
+        match stream as usize {
+            // SAFETY: the caller's contract.
+            1..=3 => unsafe { print("fprintf", stream as i32 - 1, fmt, args, kinds, nargs) },
+            _ => {
+                // SAFETY: the caller's contract.
+                let bytes = unsafe { format_call("fprintf", fmt, args, kinds, nargs) };
+                // SAFETY: any other stream is a file `fopen` made.
+                unsafe { crate::files::write_file(stream as *mut crate::files::File, &bytes) };
+                bytes.len().min(i32::MAX as usize) as i32
+            }
+        }
     })
+}
+
+/// `snprintf(buf, size, fmt, ...)` (and `sprintf`, as `size` `u64::MAX`):
+/// formats as [`parc_rt_printf`] and stores at most `size - 1` bytes and
+/// a NUL at `buf` (nothing when `size` is 0). Returns the length of the
+/// whole text.
+///
+/// # Safety
+/// As [`parc_rt_printf`]; `buf` has room for `min(size, length + 1)`
+/// bytes.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn parc_rt_snprintf(
+    buf: *mut u8,
+    size: u64,
+    fmt: *const c_char,
+    args: *const u64,
+    kinds: *const u8,
+    nargs: i32,
+) -> i32 {
+    let name = if size == u64::MAX {
+        "sprintf"
+    } else {
+        "snprintf"
+    };
+    fault::guard(name, || {
+        // SAFETY: the caller's contract.
+        let bytes = unsafe { format_call(name, fmt, args, kinds, nargs) };
+        if size > 0 {
+            if buf.is_null() {
+                fault::die(&format!("{name}: the buffer is a null pointer"));
+            }
+            let len = (bytes.len() as u64).min(size - 1) as usize;
+            // SAFETY: the caller's contract: `buf` holds `len + 1` bytes.
+            unsafe {
+                std::ptr::copy_nonoverlapping(bytes.as_ptr(), buf, len);
+                buf.add(len).write(0);
+            }
+        }
+        bytes.len().min(i32::MAX as usize) as i32
+    })
+}
+
+/// Formats one `printf`-family call.
+///
+/// # Safety
+/// As [`parc_rt_printf`].
+unsafe fn format_call(
+    name: &str,
+    fmt: *const c_char,
+    args: *const u64,
+    kinds: *const u8,
+    nargs: i32,
+) -> Vec<u8> {
+    if fmt.is_null() {
+        fault::die(&format!("{name}: the format is a null pointer"));
+    }
+    // SAFETY: the caller passes a NUL-terminated format.
+    let fmt = unsafe { CStr::from_ptr(fmt) }.to_bytes();
+    let n = nargs.max(0) as usize;
+    let pairs: Vec<(u64, u8)> = (0..n)
+        // SAFETY: `args` and `kinds` hold `nargs` elements.
+        .map(|i| unsafe { (*args.add(i), *kinds.add(i)) })
+        .collect();
+    let mut bytes = Vec::with_capacity(fmt.len() + 16 * n);
+    // SAFETY: `%s` arguments are valid strings (caller's contract).
+    if let Err(e) = unsafe { format(fmt, &pairs, &mut bytes) } {
+        fault::die(&format!("{name}: {e}"));
+    }
+    bytes
 }
 
 /// Formats and writes one `printf`-family call to file descriptor `fd`.
@@ -139,26 +210,13 @@ unsafe fn print(
     kinds: *const u8,
     nargs: i32,
 ) -> i32 {
-    if fmt.is_null() {
-        fault::die(&format!("{name}: the format is a null pointer"));
-    }
     if fd != 1 && fd != 2 {
         fault::die(&format!(
             "{name}: file descriptor {fd} is not an open stream"
         ));
     }
-    // SAFETY: the caller passes a NUL-terminated format.
-    let fmt = unsafe { CStr::from_ptr(fmt) }.to_bytes();
-    let n = nargs.max(0) as usize;
-    let pairs: Vec<(u64, u8)> = (0..n)
-        // SAFETY: `args` and `kinds` hold `nargs` elements.
-        .map(|i| unsafe { (*args.add(i), *kinds.add(i)) })
-        .collect();
-    let mut bytes = Vec::with_capacity(fmt.len() + 16 * n);
-    // SAFETY: `%s` arguments are valid strings (caller's contract).
-    if let Err(e) = unsafe { format(fmt, &pairs, &mut bytes) } {
-        fault::die(&format!("{name}: {e}"));
-    }
+    // SAFETY: the caller's contract.
+    let bytes = unsafe { format_call(name, fmt, args, kinds, nargs) };
     crate::output::write_fd_of_program(fd, &bytes);
     bytes.len().min(i32::MAX as usize) as i32
 }

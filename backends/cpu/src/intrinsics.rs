@@ -35,6 +35,11 @@ pub(crate) const RT_SET_LINES_ONCE: ExternFn = ext("parc_rt_set_lines_once", &[P
 pub(crate) const RT_PRINTF: ExternFn = ext("parc_rt_printf", &[Ptr, Ptr, Ptr, I32], Some(I32));
 pub(crate) const RT_FPRINTF: ExternFn =
     ext("parc_rt_fprintf", &[Ptr, Ptr, Ptr, Ptr, I32], Some(I32));
+pub(crate) const RT_SNPRINTF: ExternFn = ext(
+    "parc_rt_snprintf",
+    &[Ptr, I64, Ptr, Ptr, Ptr, I32],
+    Some(I32),
+);
 pub(crate) const RT_FLUSH: ExternFn = ext("parc_rt_flush", &[], None);
 pub(crate) const RT_EXIT: ExternFn = ext("parc_rt_exit", &[I32], None);
 pub(crate) const RT_WTIME: ExternFn = ext("parc_rt_wtime", &[], Some(F64));
@@ -79,12 +84,22 @@ pub(crate) const C_MEMSET: ExternFn = ext("memset", &[Ptr, I32, I64], Some(Ptr))
 /// The symbol native code calls for C library function `f`: its own,
 /// but for `abort` and `assert`'s report, which the runtime wraps so that
 /// they end the program as C's do despite its `SIGABRT` handler, and
-/// `fflush`, whose stdout buffer is the runtime's.
+/// `fflush` and the file functions, whose stdout buffer and `FILE` are
+/// the runtime's, and `qsort` and `bsearch`, whose null comparator the
+/// runtime reports.
 pub(crate) fn c_symbol(f: CFn) -> &'static str {
     match f {
         CFn::Abort => "parc_rt_abort",
         CFn::AssertFail => "parc_rt_assert_fail",
         CFn::Fflush => "parc_rt_fflush",
+        CFn::Fopen => "parc_rt_fopen",
+        CFn::Fclose => "parc_rt_fclose",
+        CFn::Fread => "parc_rt_fread",
+        CFn::Fwrite => "parc_rt_fwrite",
+        CFn::Fgets => "parc_rt_fgets",
+        CFn::Feof => "parc_rt_feof",
+        CFn::Qsort => "parc_rt_qsort",
+        CFn::Bsearch => "parc_rt_bsearch",
         _ => f.name(),
     }
 }

@@ -120,6 +120,25 @@ impl Drop for TempDir {
     }
 }
 
+/// The C compiler that links, with its arguments: `$CC` split at white
+/// space as make splits it (`CC="gcc -m64"`), or `cc` when it is unset or
+/// names parc itself (`make CC="parc cc"` exports `CC` to the `parc cc`
+/// it runs, which must not run itself to link).
+fn linker() -> Vec<String> {
+    let words: Vec<String> = std::env::var("CC")
+        .map(|cc| cc.split_whitespace().map(str::to_string).collect())
+        .unwrap_or_default();
+    let is_parc = words
+        .first()
+        .and_then(|w| Path::new(w).file_name())
+        .is_some_and(|name| name == "parc");
+    if words.is_empty() || is_parc {
+        vec!["cc".to_string()]
+    } else {
+        words
+    }
+}
+
 /// Links `object` with the runtime into `out`; a library exports exactly
 /// `exports`.
 pub(crate) fn link(
@@ -134,9 +153,10 @@ pub(crate) fn link(
     let obj_path = tmp.0.join("program.o");
     std::fs::write(&obj_path, object)?;
 
-    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".to_string());
-    let mut cmd = Command::new(&cc);
-    cmd.arg("-o").arg(out);
+    let words = linker();
+    let cc = words.join(" ");
+    let mut cmd = Command::new(&words[0]);
+    cmd.args(&words[1..]).arg("-o").arg(out);
     if kind == LinkKind::Lib {
         let script = tmp.0.join("exports.map");
         let mut text = String::from("{\n  global:\n");

@@ -12,9 +12,11 @@ use std::collections::HashMap;
 use std::sync::OnceLock;
 
 /// Builtins whose arguments are checked by special rules.
-const SPECIAL: [&str; 6] = [
+const SPECIAL: [&str; 8] = [
     "printf",
     "fprintf",
+    "sprintf",
+    "snprintf",
     "atomicAdd",
     "cudaMalloc",
     "cudaMemcpy",
@@ -559,6 +561,8 @@ impl Checker {
             "__enzyme_autodiff" => return self.autodiff(args, span),
             "printf" => return self.printf(args, span),
             "fprintf" => return self.fprintf(args, span),
+            "sprintf" => return self.sprintf(args, span),
+            "snprintf" => return self.snprintf(args, span),
             "atomicAdd" => return self.atomic_add(args, span),
             "cudaMalloc" => return self.cuda_malloc(args, span),
             "cudaMemcpy" => return self.cuda_memcpy(args, span),

@@ -72,7 +72,16 @@ impl Checker {
         self.printf_family(Intrinsic::Fprintf, args, span)
     }
 
-    /// `printf(fmt, ...)` or `fprintf(stream, fmt, ...)`.
+    pub(super) fn sprintf(&mut self, args: &[ast::Expr], span: Span) -> Expr {
+        self.printf_family(Intrinsic::Sprintf, args, span)
+    }
+
+    pub(super) fn snprintf(&mut self, args: &[ast::Expr], span: Span) -> Expr {
+        self.printf_family(Intrinsic::Snprintf, args, span)
+    }
+
+    /// `printf(fmt, ...)`, `fprintf(stream, fmt, ...)`, `sprintf(buffer,
+    /// fmt, ...)` or `snprintf(buffer, size, fmt, ...)`.
     fn printf_family(&mut self, op: Intrinsic, args: &[ast::Expr], span: Span) -> Expr {
         let name = op.name();
         let fixed = op.info().params.len();
@@ -82,11 +91,18 @@ impl Checker {
                     "a stream and a format string",
                     "fprintf(stderr, \"...\\n\", ...)",
                 ),
+                Intrinsic::Sprintf => {
+                    ("a buffer and a format string", "sprintf(buf, \"...\", ...)")
+                }
+                Intrinsic::Snprintf => (
+                    "a buffer, its size and a format string",
+                    "snprintf(buf, sizeof buf, \"...\", ...)",
+                ),
                 _ => ("a format string", "printf(\"...\\n\", ...)"),
             };
             self.push(
                 Diagnostic::error(span, format!("`{name}` needs {what}"))
-                    .with_label(format!("no {what}"))
+                    .with_label("too few arguments")
                     .with_help(format!("write `{example}`")),
             );
             self.check_only(args);
@@ -110,6 +126,34 @@ impl Checker {
             }
             ok &= !is_err(&stream.ty);
             out.push(stream);
+        }
+        if op.is_sprintf() {
+            let buf = self.rvalue(&args[0]);
+            let buf = self.assign_conv(
+                buf,
+                &CType::Char.ptr_to(),
+                ConvCtx::Arg {
+                    func: &name,
+                    index: 1,
+                    param: None,
+                },
+            );
+            ok &= !is_err(&buf.ty);
+            out.push(buf);
+        }
+        if op == Intrinsic::Snprintf {
+            let size = self.rvalue(&args[1]);
+            let size = self.assign_conv(
+                size,
+                &CType::ULong,
+                ConvCtx::Arg {
+                    func: &name,
+                    index: 2,
+                    param: None,
+                },
+            );
+            ok &= !is_err(&size.ty);
+            out.push(size);
         }
         let fmt_arg = &args[fixed - 1];
         let fmt = self.rvalue(fmt_arg);
@@ -152,7 +196,7 @@ impl Checker {
             values.push((v, a.span));
         }
         if ok && let ast::ExprKind::StrLit(bytes) = &fmt_arg.kind {
-            ok = self.check_format(bytes, fmt_arg.span, &values, span);
+            ok = self.check_format(bytes, fmt_arg.span, &values, fixed + 1, span);
         }
         if !ok {
             return err_expr(span);
@@ -168,13 +212,15 @@ impl Checker {
         )
     }
 
-    /// Checks the promoted arguments against a literal format; reports and
+    /// Checks the promoted arguments (the first is argument `first` of the
+    /// call, counting from 1) against a literal format; reports and
     /// returns false on a mismatch.
     fn check_format(
         &mut self,
         fmt: &[u8],
         fmt_span: Span,
         values: &[(Expr, Span)],
+        first: usize,
         call: Span,
     ) -> bool {
         let specs = match specs(fmt) {
@@ -225,7 +271,7 @@ impl Checker {
                 format!(
                     "{what} expects {} argument, but argument {} has type `{t}`",
                     spec.want.describe(),
-                    k + 2
+                    k + first
                 ),
             )
             .with_label(format!("this has type `{t}`"))

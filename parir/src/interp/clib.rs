@@ -66,6 +66,29 @@ pub(crate) fn format(
     })
 }
 
+/// Stores what `sprintf` (`limit` `None`) or `snprintf(buf, limit, ...)`
+/// formatted: as much of `text` as fits before a NUL.
+pub(crate) fn store_string(
+    func: &str,
+    mem: &mut Memory,
+    buf: u64,
+    limit: Option<u64>,
+    text: &[u8],
+) -> Result<(), Fault> {
+    let len = match limit {
+        Some(0) => return Ok(()),
+        Some(size) => (text.len() as u64).min(size - 1),
+        None => text.len() as u64,
+    };
+    if buf == 0 {
+        return Err(Fault::msg(format!("{func}: the buffer is a null pointer")));
+    }
+    let dst = mem.write(buf, len + 1)?;
+    dst[..len as usize].copy_from_slice(&text[..len as usize]);
+    dst[len as usize] = 0;
+    Ok(())
+}
+
 /// The file descriptor of the C stream (`FILE *`) `addr`: a standard
 /// stream is the address fd + 1, another points to a `FILE` whose first
 /// field is its descriptor (see parc's `<stdio.h>`).
@@ -114,6 +137,8 @@ pub(crate) fn message(mem: &Memory, addr: u64) -> Result<String, Fault> {
 #[derive(Default)]
 pub(crate) struct State {
     rand: Option<Rand>,
+    /// The strings `getenv` returned, by name.
+    environment: std::collections::HashMap<String, u64>,
 }
 
 /// Runs the C library function `f` on `args` (its operands' registers, as
@@ -130,6 +155,10 @@ pub(crate) fn call(
         // Ending the program: the interpreter's step loop.
         CFn::Abort | CFn::AssertFail => unreachable!("handled by the step loop"),
         CFn::Fflush => unreachable!("handled by `exec`, which owns the output"),
+        CFn::Qsort | CFn::Bsearch => unreachable!("handled by the step loop (`callback.rs`)"),
+        CFn::Fopen | CFn::Fclose | CFn::Fread | CFn::Fwrite | CFn::Fgets | CFn::Feof => {
+            unreachable!("handled by `exec` (`files.rs`), which owns the output")
+        }
         CFn::PosixMemalign => {
             let (out, align, size) = (args[0], args[1], args[2]);
             if !align.is_power_of_two() || align % 8 != 0 {
@@ -176,6 +205,35 @@ pub(crate) fn call(
         CFn::Atol => Some(atol(mem, args[0])? as u64),
         CFn::Atof => Some(atof(mem, args[0])?.to_bits()),
         CFn::Strcmp => int(strcmp(mem, args[0], args[1])?),
+        // SAFETY (each `strto*`): `s` and `end` are what `parse` promises.
+        CFn::Strtol => Some(parse(mem, args[0], args[1], |s, end| unsafe {
+            libc::strtol(s, end, args[2] as i32) as u64
+        })?),
+        CFn::Strtoul => Some(parse(mem, args[0], args[1], |s, end| unsafe {
+            libc::strtoul(s, end, args[2] as i32) as u64
+        })?),
+        CFn::Strtoll => Some(parse(mem, args[0], args[1], |s, end| unsafe {
+            libc::strtoll(s, end, args[2] as i32) as u64
+        })?),
+        CFn::Strtoull => Some(parse(mem, args[0], args[1], |s, end| unsafe {
+            libc::strtoull(s, end, args[2] as i32) as u64
+        })?),
+        CFn::Strtod => Some(parse(mem, args[0], args[1], |s, end| unsafe {
+            libc::strtod(s, end).to_bits()
+        })?),
+        CFn::Strtof => Some(parse(mem, args[0], args[1], |s, end| unsafe {
+            u64::from(libc::strtof(s, end).to_bits())
+        })?),
+        CFn::Atoll => Some(parse(mem, args[0], 0, |s, _| unsafe {
+            libc::atoll(s) as u64
+        })?),
+        CFn::Getenv => Some(state.getenv(mem, args[0])?),
+        CFn::Remove => {
+            let path = c_string(mem, args[0])?;
+            // SAFETY: a valid NUL-terminated path.
+            int(unsafe { libc::remove(path.as_ptr()) })
+        }
+        CFn::Getpid => int(std::process::id() as i32),
         CFn::Rand => int(state.rand.get_or_insert_with(|| Rand::new(1)).next()),
         CFn::Srand => {
             state.rand = Some(Rand::new(args[0] as u32));
@@ -201,6 +259,47 @@ pub(crate) fn call(
         CFn::Gettimeofday => int(clock::gettimeofday(mem, args[0], args[1])?),
         CFn::ClockGettime => int(clock::clock_gettime(mem, args[0] as i32, args[1])?),
     })
+}
+
+/// A `strto*` function of the C library run as `parse(s, &end)` on a copy
+/// of the string at `addr`; where it stopped is stored at `end_at` (a
+/// `char **`) unless that is null, as the same offset into the original.
+fn parse(
+    mem: &mut Memory,
+    addr: u64,
+    end_at: u64,
+    parse: impl FnOnce(*const libc::c_char, *mut *mut libc::c_char) -> u64,
+) -> Result<u64, Fault> {
+    let s = c_string(mem, addr)?;
+    let mut end = s.as_ptr().cast_mut();
+    let v = parse(s.as_ptr(), &mut end);
+    if end_at != 0 {
+        let used = end as u64 - s.as_ptr() as u64;
+        mem.store(end_at, Type::Ptr, addr.wrapping_add(used))?;
+    }
+    Ok(v)
+}
+
+impl State {
+    /// `getenv(name)`: the host environment's value, in an object of the
+    /// program's memory made at the first call for that name (later calls
+    /// return the same one, as glibc's do), or null.
+    fn getenv(&mut self, mem: &mut Memory, name: u64) -> Result<u64, Fault> {
+        let name = c_string(mem, name)?;
+        let key = name.to_string_lossy().into_owned();
+        if let Some(&at) = self.environment.get(&key) {
+            return Ok(at);
+        }
+        let Some(value) = std::env::var_os(&key) else {
+            return Ok(0);
+        };
+        let mut bytes = std::os::unix::ffi::OsStrExt::as_bytes(value.as_os_str()).to_vec();
+        bytes.push(0);
+        let at = mem.alloc(bytes.len() as u64, Kind::Env, Site::Unknown)?;
+        mem.write_init(at, &bytes)?;
+        self.environment.insert(key, at);
+        Ok(at)
+    }
 }
 
 /// glibc's `rand`: the additive feedback generator of `random()` with its

@@ -8,6 +8,7 @@
 //! its call instruction — so an error can always name the faulting
 //! instruction and the call sites above it.
 
+use super::callback::Interrupt;
 use super::memory::{Kind, Memory, Site, State};
 use super::{CallSite, Fault, Interp, RunError, clib};
 use crate::entities::{Block, FuncId, Inst, Value};
@@ -112,7 +113,12 @@ impl<'a> Interp<'a> {
     /// `args` (and a result of type `ret`, if used) points to; calling
     /// anything else, or a function of another signature, is undefined in
     /// C and reported here.
-    fn pointer_target(&self, addr: u64, args: &[Type], ret: Option<Type>) -> Result<FuncId, Fault> {
+    pub(crate) fn pointer_target(
+        &self,
+        addr: u64,
+        args: &[Type],
+        ret: Option<Type>,
+    ) -> Result<FuncId, Fault> {
         use cranelift_entity::EntityRef;
         let offset = addr.wrapping_sub(super::memory::FUNC_BASE);
         let index = (offset / 16) as usize;
@@ -399,6 +405,18 @@ impl<'a> Interp<'a> {
                             tri!(self.emit_to(2, &report));
                             return Ok(Stop::Exit(ABORT_STATUS));
                         }
+                        Intrinsic::C(f @ (CFn::Qsort | CFn::Bsearch)) => {
+                            let ops: Vec<u64> = args.iter().map(|a| get!(a)).collect();
+                            match self.call_back(*f, &ops) {
+                                Ok(v) => set!(v.unwrap_or(0)),
+                                Err(Interrupt::Exit(code)) => return Ok(Stop::Exit(code)),
+                                Err(Interrupt::Fault(e)) => return Err(self.error(th, e)),
+                                Err(Interrupt::Error(inner)) => {
+                                    let outer = self.error(th, Fault::msg(String::new()));
+                                    return Err(self.error_below(inner, outer));
+                                }
+                            }
+                        }
                         Intrinsic::Exit => {
                             let code = match args.first() {
                                 Some(a) => get!(a) as i32,
@@ -609,9 +627,11 @@ impl<'a> Interp<'a> {
                 self.mem.fill(arg(0)?, arg(1)? as u8, arg(2)?)?;
                 None
             }
-            Printf | Fprintf => {
+            Printf | Fprintf | Sprintf | Snprintf => {
                 let fixed = op.info().params.len();
                 let fd = match op {
+                    // A file's: see below.
+                    Fprintf if arg(0)? > 3 => -1,
                     Fprintf => clib::stream_fd(&self.mem, arg(0)?, "fprintf")?,
                     _ => 1,
                 };
@@ -626,7 +646,18 @@ impl<'a> Interp<'a> {
                 let mut line = std::mem::take(&mut self.line);
                 line.clear();
                 clib::format(&op.name(), &self.mem, fmt, &list, &mut line)?;
-                self.emit_to(fd, &line)?;
+                match op {
+                    Sprintf => clib::store_string("sprintf", &mut self.mem, arg(0)?, None, &line)?,
+                    Snprintf => clib::store_string(
+                        "snprintf",
+                        &mut self.mem,
+                        arg(0)?,
+                        Some(arg(1)?),
+                        &line,
+                    )?,
+                    Fprintf if fd < 0 => self.files.write(arg(0)?, &line)?,
+                    _ => self.emit_to(fd, &line)?,
+                }
                 let n = line.len();
                 self.line = line;
                 self.printf_args = list;
@@ -641,7 +672,15 @@ impl<'a> Interp<'a> {
                 for (i, x) in xs.iter_mut().enumerate().take(f.info().params.len()) {
                     *x = arg(i)?;
                 }
-                clib::call(&mut self.mem, &mut self.clib, f, &xs, site)?
+                match f {
+                    CFn::Fopen
+                    | CFn::Fclose
+                    | CFn::Fread
+                    | CFn::Fwrite
+                    | CFn::Fgets
+                    | CFn::Feof => Some(self.file_call(f, &xs, site)?),
+                    _ => clib::call(&mut self.mem, &mut self.clib, f, &xs, site)?,
+                }
             }
             Wtime => Some(wtime().to_bits()),
             AdTapeNote => {

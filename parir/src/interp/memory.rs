@@ -61,6 +61,8 @@ pub(crate) enum Kind {
     Shared,
     /// An argument string or the `argv` array.
     Argv,
+    /// A string `getenv` returned.
+    Env,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -61,10 +61,12 @@
 //! libm. Output goes to the writer given to [`run_main`] /
 //! [`Interp::with_output`], or is captured ([`Interp::stdout`]).
 
+mod callback;
 mod clib;
 mod clock;
 mod cstring;
 mod exec;
+mod files;
 mod gpu;
 mod memory;
 #[cfg(test)]
@@ -338,6 +340,11 @@ pub struct Interp<'a> {
     printf_args: Vec<parc_cformat::Slot>,
     /// The C library's own state (`rand`'s).
     clib: clib::State,
+    /// How many `qsort`/`bsearch` comparators are running, one inside
+    /// another.
+    callback_depth: u32,
+    /// The files the program opened.
+    files: files::Files,
     /// The thread block being run, during a launch.
     gpu: Option<gpu::BlockCtx>,
     /// Gradient tape bytes; `None` until the first `ad_tape_note`.
@@ -361,6 +368,8 @@ impl<'a> Interp<'a> {
             line: Vec::new(),
             printf_args: Vec::new(),
             clib: clib::State::default(),
+            callback_depth: 0,
+            files: files::Files::default(),
             gpu: None,
             tape: None,
         };
@@ -815,6 +824,7 @@ impl<'a> Interp<'a> {
             ),
             (Kind::Argv, Site::Argv(u32::MAX)) => format!("the {size}-byte argv array"),
             (Kind::Argv, Site::Argv(i)) => format!("the {size}-byte string argv[{i}]"),
+            (Kind::Env, _) => format!("the {size}-byte environment string from `getenv`"),
             _ => format!("a {size}-byte object"),
         }
     }

@@ -196,7 +196,7 @@ impl<'a, 'b, 'c, M: ClModule> FnTranslator<'a, 'b, 'c, M> {
                 }
                 None
             }
-            Printf | Fprintf => Some(self.printf(op, args, &a)?),
+            Printf | Fprintf | Sprintf | Snprintf => Some(self.printf(op, args, &a)?),
             C(f) => {
                 let (params, ret) = f.ir_signature();
                 self.call_symbol(ix::c_symbol(f), &params, ret, &a)?
@@ -286,7 +286,8 @@ impl<'a, 'b, 'c, M: ClModule> FnTranslator<'a, 'b, 'c, M> {
         self.b.ins().bitcast(ft, MemFlagsData::new(), old)
     }
 
-    /// `printf` through `parc_rt_printf` (see the module doc).
+    /// The `printf` family through `parc_rt_printf`, `parc_rt_fprintf` and
+    /// `parc_rt_snprintf` (see the module doc).
     pub(super) fn printf(
         &mut self,
         op: Intrinsic,
@@ -333,10 +334,21 @@ impl<'a, 'b, 'c, M: ClModule> FnTranslator<'a, 'b, 'c, M> {
             )
         };
         let count = self.b.ins().iconst(types::I32, n as i64);
-        let r = if op == Intrinsic::Fprintf {
-            self.call_extern(&ix::RT_FPRINTF, &[a[0], a[1], slots, kinds, count])?
-        } else {
-            self.call_extern(&ix::RT_PRINTF, &[a[0], slots, kinds, count])?
+        let r = match op {
+            Intrinsic::Fprintf => {
+                self.call_extern(&ix::RT_FPRINTF, &[a[0], a[1], slots, kinds, count])?
+            }
+            Intrinsic::Sprintf => {
+                let unlimited = self.b.ins().iconst(types::I64, -1);
+                self.call_extern(
+                    &ix::RT_SNPRINTF,
+                    &[a[0], unlimited, a[1], slots, kinds, count],
+                )?
+            }
+            Intrinsic::Snprintf => {
+                self.call_extern(&ix::RT_SNPRINTF, &[a[0], a[1], a[2], slots, kinds, count])?
+            }
+            _ => self.call_extern(&ix::RT_PRINTF, &[a[0], slots, kinds, count])?,
         };
         Ok(r.expect("printf returns a value"))
     }

@@ -189,6 +189,8 @@ impl FnCx<'_, '_> {
             }
             Exit
             | Fprintf
+            | Sprintf
+            | Snprintf
             | C(_)
             | WorkerId
             | NumWorkers

@@ -292,6 +292,8 @@ impl FnCx<'_, '_> {
                     let what = match op {
                         Exit => "`exit` (a GPU thread cannot end the program)",
                         Fprintf => "`fprintf` (GPU code prints with `printf`)",
+                        Sprintf => "`sprintf` (a C library function)",
+                        Snprintf => "`snprintf` (a C library function)",
                         C(f) => {
                             return refuse(&format!(
                                 "`{}` (a C library function) cannot run on the GPU",
