@@ -21,6 +21,7 @@ double strtod(const char *s, char **end);
 float strtof(const char *s, char **end);
 char *getenv(const char *name);
 void exit(int status);
+int atexit(void (*function)(void));
 void abort(void);
 int posix_memalign(void **memptr, unsigned long alignment, unsigned long size);
 int abs(int x);

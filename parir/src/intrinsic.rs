@@ -842,6 +842,9 @@ c_library! {
     );
     /// `feof(stream) -> int`
     Feof => libc("feof", &[PTR], Some(I32), Effects::reads(&[Unsized(0)]).observable());
+    /// `atexit(void (*f)(void)) -> int`: `f` runs when the program ends
+    /// (`main` returns or `exit`), the last registered first; 0.
+    Atexit => libc("atexit", &[PTR], Some(I32), Effects::PURE.observable());
     /// `remove(path) -> int`: deletes a file; 0, or -1.
     Remove => libc("remove", &[PTR], Some(I32), Effects::reads(&[Unsized(0)]).observable());
     /// `getpid() -> pid_t`

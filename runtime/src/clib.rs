@@ -291,3 +291,31 @@ pub unsafe extern "C" fn parc_rt_bsearch(
     // SAFETY: the caller's contract.
     unsafe { libc::bsearch(key, base, n as usize, size as usize, Some(cmp)) }
 }
+
+/// The functions `atexit` registered, in order.
+static AT_EXIT: std::sync::Mutex<Vec<extern "C" fn()>> = std::sync::Mutex::new(Vec::new());
+
+/// C's `atexit(f)`: `f` runs when the program ends by returning from
+/// `main` or by `exit` (not by `abort` or a fault), the last registered
+/// first, before the output is flushed; 0. A null `f` is a fault.
+#[unsafe(no_mangle)]
+pub extern "C" fn parc_rt_atexit(f: Option<extern "C" fn()>) -> c_int {
+    let Some(f) = f else {
+        fault::die("atexit: the function is a null pointer")
+    };
+    AT_EXIT.lock().unwrap_or_else(|e| e.into_inner()).push(f);
+    0
+}
+
+/// Runs the `atexit` functions, each once, the last registered first (one
+/// registered meanwhile runs too, as in glibc).
+pub(crate) fn run_at_exit() {
+    loop {
+        // Not holding the lock while `f` runs: it may call `atexit`.
+        let next = AT_EXIT.lock().unwrap_or_else(|e| e.into_inner()).pop();
+        match next {
+            Some(f) => f(),
+            None => return,
+        }
+    }
+}

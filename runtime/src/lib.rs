@@ -15,7 +15,7 @@
 //!
 //! | symbol | signature | semantics |
 //! |---|---|---|
-//! | `parc_rt_main` | `(fn(i32, ptr) -> i32 main, i32 argc, ptr argv) -> i32` | runs `main` on a worker with a 64 MiB stack, flushes stdout, returns main's status |
+//! | `parc_rt_main` | `(fn(i32, ptr) -> i32 main, i32 argc, ptr argv) -> i32` | runs `main` on a worker with a 64 MiB stack, then the `atexit` functions, flushes stdout, returns main's status |
 //! | `parc_rt_enter` | `(fn(ptr) f, ptr ctx)` | runs `f(ctx)` on a worker (for entry points exported to C) |
 //! | `parc_rt_group_init` | `(ptr group)` | empties a 32-byte, 8-aligned group (zero-filling is equivalent) |
 //! | `parc_rt_spawn` | `(ptr group, fn(ptr) task, ptr ctx, u64 ctx_size)` | copies `ctx_size` bytes of `ctx` and makes `task(copy)` runnable in parallel |
@@ -47,6 +47,7 @@
 //! | `parc_rt_ad_tape_note` | `(i64 recorded, i64 allocated)` | a gradient's tape grew or shrank by these bytes (counted only with `PARC_AD_STATS`, see [`adstats`]) |
 //! | `parc_rt_qsort` | `(ptr base, i64 n, i64 size, fn(ptr, ptr) -> i32 cmp)` | C `qsort` (glibc's), a null comparator or array a fault |
 //! | `parc_rt_bsearch` | `(ptr key, ptr base, i64 n, i64 size, fn(ptr, ptr) -> i32 cmp) -> ptr` | C `bsearch` (glibc's), a null comparator a fault |
+//! | `parc_rt_atexit` | `(fn() f) -> i32` | C `atexit`: `f` runs when `main` returns (in `parc_rt_main`) or at `parc_rt_exit`, last registered first |
 //! | `parc_rt_abort` | `() -> !` | C `abort` (ends the program by `SIGABRT`, not as a fault) |
 //! | `parc_rt_assert_fail` | `(ptr expr, ptr file, i32 line, ptr function) -> !` | glibc's `__assert_fail`, then as `parc_rt_abort` |
 //! | `parc_rt_ad_stats_state` | a `u8` (data) | `PARC_AD_STATS`: 0 not read yet, 1 off, 2 on; generated code skips the note when it is 1 |
@@ -169,6 +170,7 @@ pub fn symbols() -> Vec<(&'static str, *const u8)> {
         adstats::parc_rt_ad_tape_note,
         clib::parc_rt_abort,
         clib::parc_rt_qsort,
+        clib::parc_rt_atexit,
         clib::parc_rt_bsearch,
         clib::parc_rt_assert_fail,
         clib::parc_rt_malloc,

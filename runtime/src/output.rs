@@ -104,11 +104,13 @@ pub extern "C" fn parc_rt_fflush(_stream: *const u8) -> i32 {
     0
 }
 
-/// C's `exit(status)`: flushes stdout and ends the process with `status`.
+/// C's `exit(status)`: runs the `atexit` functions, flushes stdout and
+/// ends the process with `status`.
 /// Other workers are not waited for (`_exit`), as in a C program whose
 /// threads are still running when one calls `exit`.
 #[unsafe(no_mangle)]
 pub extern "C" fn parc_rt_exit(status: i32) -> ! {
+    crate::clib::run_at_exit();
     parc_rt_flush();
     crate::adstats::print();
     // SAFETY: `_exit` never returns and takes no pointers.

@@ -448,7 +448,13 @@ pub unsafe extern "C" fn parc_rt_main(main_fn: MainFn, argc: i32, argv: *mut *mu
     crate::signals::install();
     let argv = SendPtr(argv);
     let status = fault::guard("main", || {
-        in_pool(move || on_big_stack(MAIN_STACK, move || main_fn(argc, argv.get())))
+        in_pool(move || {
+            on_big_stack(MAIN_STACK, move || {
+                let status = main_fn(argc, argv.get());
+                crate::clib::run_at_exit();
+                status
+            })
+        })
     });
     crate::output::flush();
     crate::adstats::print();

@@ -85,8 +85,8 @@ pub(crate) const C_MEMSET: ExternFn = ext("memset", &[Ptr, I32, I64], Some(Ptr))
 /// but for `abort` and `assert`'s report, which the runtime wraps so that
 /// they end the program as C's do despite its `SIGABRT` handler, and
 /// `fflush` and the file functions, whose stdout buffer and `FILE` are
-/// the runtime's, and `qsort` and `bsearch`, whose null comparator the
-/// runtime reports.
+/// the runtime's, `qsort` and `bsearch`, whose null comparator the
+/// runtime reports, and `atexit`, whose functions the runtime runs.
 pub(crate) fn c_symbol(f: CFn) -> &'static str {
     match f {
         CFn::Abort => "parc_rt_abort",
@@ -99,6 +99,7 @@ pub(crate) fn c_symbol(f: CFn) -> &'static str {
         CFn::Fgets => "parc_rt_fgets",
         CFn::Feof => "parc_rt_feof",
         CFn::Qsort => "parc_rt_qsort",
+        CFn::Atexit => "parc_rt_atexit",
         CFn::Bsearch => "parc_rt_bsearch",
         _ => f.name(),
     }

@@ -156,6 +156,7 @@ pub(crate) fn call(
         CFn::Abort | CFn::AssertFail => unreachable!("handled by the step loop"),
         CFn::Fflush => unreachable!("handled by `exec`, which owns the output"),
         CFn::Qsort | CFn::Bsearch => unreachable!("handled by the step loop (`callback.rs`)"),
+        CFn::Atexit => unreachable!("handled by `exec`, which knows the program's functions"),
         CFn::Fopen | CFn::Fclose | CFn::Fread | CFn::Fwrite | CFn::Fgets | CFn::Feof => {
             unreachable!("handled by `exec` (`files.rs`), which owns the output")
         }

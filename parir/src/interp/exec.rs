@@ -396,13 +396,16 @@ impl<'a> Interp<'a> {
                             return Ok(Stop::Barrier(fid, inst));
                         }
                         Intrinsic::C(CFn::Abort) => {
-                            // SIGABRT's status as a shell reports it.
+                            // SIGABRT's status as a shell reports it; no
+                            // `atexit` function runs.
+                            self.aborted = true;
                             return Ok(Stop::Exit(ABORT_STATUS));
                         }
                         Intrinsic::C(CFn::AssertFail) => {
                             let ops: Vec<u64> = args.iter().map(|a| get!(a)).collect();
                             let report = tri!(clib::assert_message(&self.mem, &ops));
                             tri!(self.emit_to(2, &report));
+                            self.aborted = true;
                             return Ok(Stop::Exit(ABORT_STATUS));
                         }
                         Intrinsic::C(f @ (CFn::Qsort | CFn::Bsearch)) => {
@@ -673,6 +676,15 @@ impl<'a> Interp<'a> {
                     *x = arg(i)?;
                 }
                 match f {
+                    CFn::Atexit => {
+                        let handler =
+                            self.pointer_target(xs[0], &[], None).map_err(|e| match e {
+                                Fault::Msg(m) => Fault::msg(format!("atexit: {m}")),
+                                e => e,
+                            })?;
+                        self.atexit.push(handler);
+                        Some(0)
+                    }
                     CFn::Fopen
                     | CFn::Fclose
                     | CFn::Fread

@@ -269,11 +269,20 @@ pub fn run_main(module: &Module, config: &Config, out: &mut dyn Write) -> Result
             ));
         }
     };
-    let status = match interp.call(main, &args)? {
+    let mut status = match interp.call(main, &args)? {
         Completion::Returned(Some(Val::I(v))) => v as i32,
         Completion::Returned(_) => 0,
         Completion::Exited(code) => code,
     };
+    // C's `exit`, and returning from `main`, run the `atexit` functions,
+    // the last registered first; one that calls `exit` ends the program
+    // there with its status.
+    while let Some(f) = interp.atexit.pop().filter(|_| !interp.aborted) {
+        if let Completion::Exited(code) = interp.call(f, &[])? {
+            status = code;
+            break;
+        }
+    }
     if let Some(stats) = interp.tape_stats().filter(|_| config.ad_stats) {
         eprintln!("{}", stats.line());
     }
@@ -345,6 +354,10 @@ pub struct Interp<'a> {
     callback_depth: u32,
     /// The files the program opened.
     files: files::Files,
+    /// The functions `atexit` registered, in order.
+    atexit: Vec<FuncId>,
+    /// The program ended by `abort` (no `atexit` function runs).
+    aborted: bool,
     /// The thread block being run, during a launch.
     gpu: Option<gpu::BlockCtx>,
     /// Gradient tape bytes; `None` until the first `ad_tape_note`.
@@ -370,6 +383,8 @@ impl<'a> Interp<'a> {
             clib: clib::State::default(),
             callback_depth: 0,
             files: files::Files::default(),
+            atexit: Vec::new(),
+            aborted: false,
             gpu: None,
             tape: None,
         };
