@@ -432,7 +432,8 @@ fn gcc_spellings(args: impl IntoIterator<Item = OsString>) -> Vec<OsString> {
 struct OptArgs {
     #[command(flatten)]
     gcc: GccArgs,
-    /// Verify the IR after every optimization pass.
+    /// Verify the IR after every optimization pass, and Cranelift's IR of
+    /// every function before the CPU backend compiles it.
     #[arg(long)]
     verify_each: bool,
     /// Print the IR to stderr after the named pass (`lower` for the
@@ -614,6 +615,7 @@ fn backend_options(tapir: &TapirArgs, opt: &OptArgs) -> parc_cpu::Options {
         opt_level: opt.level(),
         grain: tapir.grain,
         link_args: opt.gcc.link_args(),
+        verify: opt.verify_each,
     }
 }
 

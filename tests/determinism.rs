@@ -65,6 +65,7 @@ fn compile(path: &Path, source: &str, options: &Options, object: bool) -> Result
             opt_level: options.opt_level,
             grain: None,
             link_args: Vec::new(),
+            verify: true,
         };
         parc_cpu::emit_object(module, &backend).ok()
     } else {

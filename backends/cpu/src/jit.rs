@@ -34,10 +34,15 @@ pub(crate) struct JitProgram {
 }
 
 impl JitProgram {
-    /// Compiles `ir` (lowered: no Tapir terminators) at `opt`.
-    pub(crate) fn compile(ir: &Module, opt: OptLevel) -> Result<JitProgram, BackendError> {
+    /// Compiles `ir` (lowered: no Tapir terminators) at `opt`; `verify`
+    /// runs Cranelift's verifier on each function.
+    pub(crate) fn compile(
+        ir: &Module,
+        opt: OptLevel,
+        verify: bool,
+    ) -> Result<JitProgram, BackendError> {
         let mut builder = JITBuilder::with_flags(
-            &codegen::isa_flags(false, opt),
+            &codegen::isa_flags(false, opt, verify),
             cranelift_module::default_libcall_names(),
         )
         .map_err(|e| BackendError::Codegen(format!("JIT setup: {e}")))?;
@@ -144,8 +149,9 @@ pub(crate) fn run_main(
     module: &Module,
     args: &[String],
     opt: OptLevel,
+    verify: bool,
 ) -> Result<i32, BackendError> {
-    let program = JitProgram::compile(module, opt)?;
+    let program = JitProgram::compile(module, opt, verify)?;
     let argv: Vec<String> = if args.is_empty() {
         vec![
             module

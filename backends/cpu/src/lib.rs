@@ -74,6 +74,11 @@ pub struct Options {
     /// The linker's extra arguments for executables and shared libraries
     /// (`-LDIR`, `-lNAME`), after the program's object.
     pub link_args: Vec<String>,
+    /// Run Cranelift's verifier on every function before compiling it
+    /// (`--verify-each`). Debug builds of parc always do; release builds
+    /// leave it out, as it costs about a tenth of code generation and only
+    /// finds bugs of this backend, which the tests (debug builds) catch.
+    pub verify: bool,
 }
 
 /// Why the backend produced nothing.
@@ -143,7 +148,7 @@ fn lower(mut module: Module, options: &Options) -> Result<Module, BackendError> 
 /// name). Returns `main`'s result, the process's exit status.
 pub fn jit_run(module: Module, args: &[String], options: &Options) -> Result<i32, BackendError> {
     let module = lower(module, options)?;
-    jit::run_main(&module, args, options.opt_level)
+    jit::run_main(&module, args, options.opt_level, options.verify)
 }
 
 /// The relocatable object (ELF on Linux, position-independent) of
@@ -152,7 +157,13 @@ pub fn jit_run(module: Module, args: &[String], options: &Options) -> Result<i32
 /// `parc_rt_main` (link it with `libparc_runtime.a -lm -lpthread -ldl`).
 pub fn emit_object(module: Module, options: &Options) -> Result<Vec<u8>, BackendError> {
     let module = lower(module, options)?;
-    object::emit(&module, codegen::Flavor::Obj, options.opt_level).map(|o| o.bytes)
+    object::emit(
+        &module,
+        codegen::Flavor::Obj,
+        options.opt_level,
+        options.verify,
+    )
+    .map(|o| o.bytes)
 }
 
 /// Builds `module` into `out` (see [`OutputKind`]). Executables and
@@ -183,10 +194,10 @@ pub fn build(
     match kind {
         OutputKind::Obj => write(
             out,
-            &object::emit(&module, codegen::Flavor::Obj, opt)?.bytes,
+            &object::emit(&module, codegen::Flavor::Obj, opt, options.verify)?.bytes,
         ),
         OutputKind::Exe => {
-            let obj = object::emit(&module, codegen::Flavor::Exe, opt)?;
+            let obj = object::emit(&module, codegen::Flavor::Exe, opt, options.verify)?;
             link::link(
                 &obj.bytes,
                 link::LinkKind::Exe,
@@ -196,7 +207,7 @@ pub fn build(
             )
         }
         OutputKind::Lib => {
-            let obj = object::emit(&module, codegen::Flavor::Lib, opt)?;
+            let obj = object::emit(&module, codegen::Flavor::Lib, opt, options.verify)?;
             let names: Vec<&str> = obj.exports.iter().map(|e| e.name.as_str()).collect();
             link::link(
                 &obj.bytes,

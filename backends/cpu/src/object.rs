@@ -15,9 +15,15 @@ pub(crate) struct Object {
 }
 
 /// Compiles `ir` into an object (see `codegen` for what `flavor` changes:
-/// symbol visibility, the C `main`, library wrappers) at `opt`.
-pub(crate) fn emit(ir: &Module, flavor: Flavor, opt: OptLevel) -> Result<Object, BackendError> {
-    let isa = codegen::host_isa(true, opt)?;
+/// symbol visibility, the C `main`, library wrappers) at `opt`; `verify`
+/// runs Cranelift's verifier on each function.
+pub(crate) fn emit(
+    ir: &Module,
+    flavor: Flavor,
+    opt: OptLevel,
+    verify: bool,
+) -> Result<Object, BackendError> {
+    let isa = codegen::host_isa(true, opt, verify)?;
     let name = ir.source_name.clone().unwrap_or_else(|| "parc".to_string());
     let builder = ObjectBuilder::new(isa, name, cranelift_module::default_libcall_names())
         .map_err(|e| BackendError::Codegen(format!("object setup: {e}")))?;

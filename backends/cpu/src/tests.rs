@@ -202,8 +202,8 @@ fn is_zero(ty: Type, bits: u64) -> bool {
 
 /// Checks a harness over every combination of operand samples.
 fn check_all(m: &Module, tys: &[Type], result: Type, what: &str, skip: impl Fn(&[u64]) -> bool) {
-    let jit =
-        JitProgram::compile(m, parc_ir::OptLevel::O2).unwrap_or_else(|e| panic!("{what}: {e}"));
+    let jit = JitProgram::compile(m, parc_ir::OptLevel::O2, true)
+        .unwrap_or_else(|e| panic!("{what}: {e}"));
     let mut combos: Vec<Vec<u64>> = vec![Vec::new()];
     for &t in tys {
         combos = combos
@@ -443,7 +443,7 @@ fn integer_atomic_add_returns_the_old_value() {
 
 fn jit_fn<T>(m: &Module, name: &str) -> (JitProgram, T) {
     verified(m);
-    let jit = JitProgram::compile(m, parc_ir::OptLevel::O2).unwrap_or_else(|e| panic!("{e}"));
+    let jit = JitProgram::compile(m, parc_ir::OptLevel::O2, true).unwrap_or_else(|e| panic!("{e}"));
     let p = jit.function(name).expect("function compiled");
     assert_eq!(std::mem::size_of::<T>(), std::mem::size_of::<*const u8>());
     // SAFETY: the caller names the function's real signature as `T`.
@@ -600,7 +600,8 @@ fn small_constant_memset_and_memcpy_write_exactly_their_bytes() {
         );
     }
     verified(&m);
-    let jit = JitProgram::compile(&m, parc_ir::OptLevel::O2).unwrap_or_else(|e| panic!("{e}"));
+    let jit =
+        JitProgram::compile(&m, parc_ir::OptLevel::O2, true).unwrap_or_else(|e| panic!("{e}"));
     for &n in &lengths {
         let n = n as usize;
         let set = jit.function(&format!("set{n}")).expect("set compiled");
@@ -747,7 +748,7 @@ fn tapir_terminators_are_rejected() {
         b.switch_to(next);
         b.ret(None);
     });
-    match JitProgram::compile(&m, parc_ir::OptLevel::O2) {
+    match JitProgram::compile(&m, parc_ir::OptLevel::O2, true) {
         Err(BackendError::Invalid(msg)) => assert!(msg.contains("lower_tapir"), "{msg}"),
         Err(e) => panic!("wrong error: {e}"),
         Ok(_) => panic!("a module with detach was accepted"),
@@ -770,7 +771,7 @@ fn undefined_imports_are_reported() {
         b.call(ext, None, vec![]);
         b.ret(None);
     });
-    match JitProgram::compile(&m, parc_ir::OptLevel::O2) {
+    match JitProgram::compile(&m, parc_ir::OptLevel::O2, true) {
         Err(BackendError::Invalid(msg)) => assert!(msg.contains("no_such_function_anywhere")),
         Err(e) => panic!("wrong error: {e}"),
         Ok(_) => panic!("an undefined import was accepted"),

@@ -98,7 +98,7 @@ fn child(path: &str) -> ! {
     };
     let mut argv = vec![path.to_string()];
     argv.extend(std::env::args().skip(1));
-    match parc_cpu::jit_run(module, &argv, &parc_cpu::Options::default()) {
+    match parc_cpu::jit_run(module, &argv, &verifying()) {
         Ok(status) => std::process::exit(status),
         Err(e) => {
             eprintln!("backend error: {e}");
@@ -223,13 +223,8 @@ fn exe_trial(path: PathBuf, with_stdout: bool) -> Result<(), Failed> {
     std::fs::create_dir_all(&dir)?;
     let stem = path.file_stem().unwrap_or_default().to_string_lossy();
     let exe = dir.join(format!("{stem}.exe"));
-    parc_cpu::build(
-        module,
-        parc_cpu::OutputKind::Exe,
-        &exe,
-        &parc_cpu::Options::default(),
-    )
-    .map_err(|e| e.to_string())?;
+    parc_cpu::build(module, parc_cpu::OutputKind::Exe, &exe, &verifying())
+        .map_err(|e| e.to_string())?;
     let mut cmd = Command::new(&exe);
     cmd.current_dir(root()).args(&expect.args);
     let result = check(&run_with_timeout(cmd)?, &expect);
@@ -286,4 +281,13 @@ fn main() {
         }
     }
     libtest_mimic::run(&args, trials).exit();
+}
+
+/// The backend's default options, with Cranelift's verifier on (release
+/// builds of parc leave it off unless `--verify-each` asks).
+fn verifying() -> parc_cpu::Options {
+    parc_cpu::Options {
+        verify: true,
+        ..Default::default()
+    }
 }

@@ -11,10 +11,17 @@ use std::sync::Arc;
 /// does not optimize (`opt_level=none`: fast to compile, every value
 /// where the instruction selector puts it), keeps frame pointers in every
 /// function (so debuggers and profilers walk the stack), and loops are
-/// not placed (no block offsets are asked for).
-pub(crate) fn isa_flags(pic: bool, opt: OptLevel) -> Vec<(&'static str, &'static str)> {
+/// not placed (no block offsets are asked for). Cranelift's verifier runs
+/// on each function when `verify` asks for it and in debug builds of parc.
+pub(crate) fn isa_flags(
+    pic: bool,
+    opt: OptLevel,
+    verify: bool,
+) -> Vec<(&'static str, &'static str)> {
     let unoptimized = opt.is_none();
+    let verify = verify || cfg!(debug_assertions);
     vec![
+        ("enable_verifier", if verify { "true" } else { "false" }),
         ("opt_level", if unoptimized { "none" } else { "speed" }),
         ("is_pic", if pic { "true" } else { "false" }),
         // Large `alloca`s must not jump over a thread's guard page.
@@ -65,7 +72,7 @@ pub(crate) fn light_isa_flags(base: &settings::Flags) -> Vec<(&'static str, &'st
     } else {
         OptLevel::O2
     };
-    let mut flags = isa_flags(base.is_pic(), opt);
+    let mut flags = isa_flags(base.is_pic(), opt, base.enable_verifier());
     for (k, v) in &mut flags {
         if *k == "opt_level" {
             *v = "none";
@@ -76,8 +83,12 @@ pub(crate) fn light_isa_flags(base: &settings::Flags) -> Vec<(&'static str, &'st
 }
 
 /// The host ISA with [`isa_flags`].
-pub(crate) fn host_isa(pic: bool, opt: OptLevel) -> Result<Arc<dyn TargetIsa>, BackendError> {
-    host_isa_with(&isa_flags(pic, opt))
+pub(crate) fn host_isa(
+    pic: bool,
+    opt: OptLevel,
+    verify: bool,
+) -> Result<Arc<dyn TargetIsa>, BackendError> {
+    host_isa_with(&isa_flags(pic, opt, verify))
 }
 
 /// The host ISA with `flags`.

@@ -229,7 +229,8 @@ mod threading_tests {
                 (Block::from_u32(2), vec![v(2), v(3), v(21)]),
             ]
         );
-        let jit = crate::jit::JitProgram::compile(&m, parc_ir::OptLevel::O2).expect("compiles");
+        let jit =
+            crate::jit::JitProgram::compile(&m, parc_ir::OptLevel::O2, true).expect("compiles");
         let p = jit.function("f").expect("compiled");
         // SAFETY: `@f` is `(i32, f64) -> f64` with the C calling convention.
         let run: extern "C" fn(i32, f64) -> f64 = unsafe { std::mem::transmute(p) };
