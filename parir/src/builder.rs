@@ -9,19 +9,34 @@ use crate::function::{Function, Signature, SrcLoc};
 use crate::inst::{BinaryOp, BlockCall, CastOp, FloatCC, InstKind, IntCC, UnaryOp};
 use crate::intrinsic::Intrinsic;
 use crate::types::Type;
+use cranelift_entity::EntitySet;
 
 pub struct FuncBuilder<'f> {
     pub func: &'f mut Function,
     block: Option<Block>,
     loc: SrcLoc,
+    /// The blocks of `func.layout`, and the layout's length when they were
+    /// last brought up to date: [`FuncBuilder::switch_to`] asks this set
+    /// rather than scanning the layout, which made building a function of
+    /// n blocks take n² steps. A layout changed behind the builder's back
+    /// (through `func`) has another length, and the set is then rebuilt.
+    placed: EntitySet<Block>,
+    placed_len: usize,
 }
 
 impl<'f> FuncBuilder<'f> {
     pub fn new(func: &'f mut Function) -> FuncBuilder<'f> {
+        let mut placed = EntitySet::new();
+        for &b in &func.layout {
+            placed.insert(b);
+        }
+        let placed_len = func.layout.len();
         FuncBuilder {
             func,
             block: None,
             loc: SrcLoc::default(),
+            placed,
+            placed_len,
         }
     }
 
@@ -32,9 +47,20 @@ impl<'f> FuncBuilder<'f> {
 
     /// Makes `block` current, appending it to the layout if it is new there.
     pub fn switch_to(&mut self, block: Block) {
-        if !self.func.layout.contains(&block) {
+        if self.placed_len != self.func.layout.len() {
+            self.placed.clear();
+            for &b in &self.func.layout {
+                self.placed.insert(b);
+            }
+        }
+        debug_assert_eq!(
+            self.placed.contains(block),
+            self.func.layout.contains(&block)
+        );
+        if self.placed.insert(block) {
             self.func.append_block(block);
         }
+        self.placed_len = self.func.layout.len();
         self.block = Some(block);
     }
 
