@@ -9,8 +9,8 @@
 //! caller must rename afterwards). Branches to blocks of the set go to
 //! their copies; branches out of it are kept. The original is unchanged.
 
+use crate::HashMap;
 use parc_ir::{Block, Function, Inst, InstKind, Value};
-use std::collections::HashMap;
 
 /// What [`copy_blocks`] made.
 pub struct BlockCopy {
@@ -32,8 +32,8 @@ impl BlockCopy {
 /// the layout at `at`.
 pub fn copy_blocks(func: &mut Function, blocks: &[Block], at: usize) -> BlockCopy {
     let mut copy = BlockCopy {
-        blocks: HashMap::new(),
-        values: HashMap::new(),
+        blocks: HashMap::default(),
+        values: HashMap::default(),
     };
     // Blocks and parameters first, so that branches and uses anywhere in
     // the set can be renamed.

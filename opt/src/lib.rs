@@ -12,7 +12,9 @@
 //!   `analysis/alias.rs` for how motion is judged).
 //! - Analyses the passes share (alias analysis, function mod/ref summaries)
 //!   live in `analysis/` and are side tables recomputed from the IR; the IR
-//!   holds no cached analysis results.
+//!   holds no cached analysis results. The context's [`AnalysisCache`]
+//!   keeps each function's parir analyses between passes and checks, on
+//!   every lookup, that the IR they read is unchanged.
 
 pub mod analysis;
 pub mod copy;
@@ -20,9 +22,17 @@ pub mod fold;
 pub mod passes;
 pub mod remarks;
 
-use parc_ir::{Module, OptLevel};
+use analysis::cache::AnalysisCache;
+use parc_ir::{FuncId, Module, OptLevel};
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
+
+/// Hash maps and sets of the passes and analyses: FxHash (rustc's), far
+/// cheaper than std's SipHash for keys that are a few integers (IR
+/// entities), which need no protection from collision attacks. Nothing
+/// the passes produce depends on the iteration order of these maps.
+pub(crate) type HashMap<K, V> = rustc_hash::FxHashMap<K, V>;
+pub(crate) type HashSet<K> = rustc_hash::FxHashSet<K>;
 
 /// What a pass may use and report besides the module.
 #[derive(Debug, Default)]
@@ -33,6 +43,9 @@ pub struct PassContext {
     pub options: PassOptions,
     /// What passes did or did not do, by source position, for the user.
     pub remarks: Vec<remarks::Remark>,
+    /// Each function's CFG, dominator tree, loops and tasks, kept while
+    /// the IR they read is unchanged.
+    pub analyses: AnalysisCache,
 }
 
 /// What the command line allows the passes: gcc's and clang's `-f` flags
@@ -264,6 +277,42 @@ pub fn zero_of(ty: parc_ir::Type) -> parc_ir::InstKind {
     } else {
         parc_ir::InstKind::Iconst(0)
     }
+}
+
+/// The functions with a body and a loop, in order: the only ones a loop
+/// pass has anything to do in (their loops come from `cache`).
+pub fn functions_with_loops(module: &Module, cache: &mut AnalysisCache) -> Vec<FuncId> {
+    module
+        .funcs
+        .iter()
+        .filter(|(id, f)| !f.is_declaration() && !cache.get(*id, f).loops.is_empty())
+        .map(|(id, _)| id)
+        .collect()
+}
+
+/// The functions with a body and a `detach`, `reattach` or `sync`, in
+/// order: the only ones a Tapir pass has anything to do in.
+pub fn functions_with_tapir(module: &Module) -> Vec<FuncId> {
+    module
+        .funcs
+        .iter()
+        .filter(|(_, f)| f.layout.iter().any(|&b| f.ends_in_tapir(b)))
+        .map(|(id, _)| id)
+        .collect()
+}
+
+/// Runs `f` on the functions `ids` (as [`for_each_function`] on those
+/// only); true if any call returned true.
+pub fn for_each_of(
+    module: &mut Module,
+    ids: &[FuncId],
+    mut f: impl FnMut(&mut parc_ir::Function) -> bool,
+) -> bool {
+    let mut changed = false;
+    for &id in ids {
+        changed |= f(&mut module.funcs[id]);
+    }
+    changed
 }
 
 /// Runs `f` on every function with a body; true if any call returned true.

@@ -64,11 +64,11 @@
 //! one address in every iteration; GVN only compares accesses along paths
 //! that do not cross a back edge.
 
+use crate::{HashMap, HashSet};
 use parc_ir::{
     AddrSpace, FuncId, FuncKind, Function, GlobalId, InstKind, Intrinsic, Module, Type, Value,
     ValueDef,
 };
-use std::collections::{HashMap, HashSet};
 
 /// What a pointer is derived from (see the module doc).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -164,7 +164,7 @@ impl AliasAnalysis {
         globals: &GlobalFacts,
         captures: &dyn Fn(FuncId, usize) -> bool,
     ) -> AliasAnalysis {
-        let mut users: HashMap<Value, Vec<parc_ir::Inst>> = HashMap::new();
+        let mut users: HashMap<Value, Vec<parc_ir::Inst>> = HashMap::default();
         for (_, inst) in func.placed_insts() {
             func.inst(inst).for_each_operand(|v| {
                 let list = users.entry(v).or_default();
@@ -173,7 +173,7 @@ impl AliasAnalysis {
                 }
             });
         }
-        let mut captured = HashSet::new();
+        let mut captured = HashSet::default();
         for (_, inst) in func.placed_insts() {
             let Some(root) = func.result(inst) else {
                 continue;
@@ -369,7 +369,7 @@ fn derived_values_escape(
     root: Value,
     captures: &dyn Fn(FuncId, usize) -> bool,
 ) -> bool {
-    let mut seen: HashSet<Value> = HashSet::from([root]);
+    let mut seen: HashSet<Value> = HashSet::from_iter([root]);
     let mut work = vec![root];
     while let Some(d) = work.pop() {
         for &user in users.get(&d).map_or(&[][..], |u| &u[..]) {

@@ -11,8 +11,8 @@
 //! `adce` removes memory nothing reads; `zero-memory` folds loads of
 //! `calloc`ed memory only ever written zeros.
 
+use crate::HashMap;
 use parc_ir::{Function, Inst, InstKind, Intrinsic, Value};
-use std::collections::HashMap;
 
 /// One allocation and the uses of its memory (module doc).
 #[derive(Debug, Default)]
@@ -35,7 +35,7 @@ pub struct Allocation {
 
 /// The allocations of `func` (see the module doc).
 pub fn allocations(func: &Function) -> Vec<Allocation> {
-    let mut users: HashMap<Value, Vec<Inst>> = HashMap::new();
+    let mut users: HashMap<Value, Vec<Inst>> = HashMap::default();
     for (_, i) in func.placed_insts() {
         func.inst(i)
             .for_each_operand(|v| users.entry(v).or_default().push(i));

@@ -1,6 +1,9 @@
-//! Analyses the passes share. Each is a side table recomputed from the IR.
+//! Analyses the passes share. Each is a side table recomputed from the IR
+//! (the per-function ones of parir through [`cache`], which hands out the
+//! last result while the IR they read is unchanged).
 
 pub mod alias;
 pub mod allocations;
+pub mod cache;
 pub mod modref;
 pub mod tripcount;

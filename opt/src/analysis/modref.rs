@@ -52,8 +52,8 @@
 //! and `passes/licm.rs`).
 
 use super::alias::{AliasAnalysis, AliasResult, Base, GlobalFacts, type_size};
+use crate::HashMap;
 use parc_ir::{Extent, FuncId, Function, Inst, InstKind, Linkage, Module, Type, Value};
-use std::collections::HashMap;
 
 /// Which memory a function reaches, from its caller's point of view.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -226,7 +226,7 @@ fn summarize(func: &Function, globals: &GlobalFacts, table: &ModRefAnalysis) -> 
     // Parameter capture: the escape walk of alias analysis from each
     // pointer parameter.
     if let Some(entry) = func.entry() {
-        let mut users: HashMap<Value, Vec<Inst>> = HashMap::new();
+        let mut users: HashMap<Value, Vec<Inst>> = HashMap::default();
         for (_, inst) in func.placed_insts() {
             func.inst(inst).for_each_operand(|v| {
                 let list = users.entry(v).or_default();

@@ -48,8 +48,8 @@
 
 use crate::PassContext;
 use crate::analysis::allocations::allocations;
+use crate::{HashMap, HashSet};
 use parc_ir::{Block, Function, InstKind, Intrinsic, Module, Value, ValueDef};
-use std::collections::{HashMap, HashSet};
 
 pub fn run(module: &mut Module, ctx: &mut PassContext) -> bool {
     let (mut insts, mut params) = (0, 0);
@@ -87,7 +87,7 @@ pub fn run_function(func: &mut Function) -> (u64, u64) {
     }
 
     // Block parameters (never the entry's: they are the signature's).
-    let mut dead_params: HashMap<Block, Vec<bool>> = HashMap::new();
+    let mut dead_params: HashMap<Block, Vec<bool>> = HashMap::default();
     for &b in func.layout.iter().skip(1) {
         let dead: Vec<bool> = func.blocks[b]
             .params
@@ -136,7 +136,7 @@ pub fn run_function(func: &mut Function) -> (u64, u64) {
 /// The live values of `func` (see the module doc).
 fn live_values(func: &Function, unread: &HashSet<Value>) -> HashSet<Value> {
     // For each block parameter, the branch arguments that feed it.
-    let mut incoming: HashMap<Value, Vec<Value>> = HashMap::new();
+    let mut incoming: HashMap<Value, Vec<Value>> = HashMap::default();
     for (_, i) in func.placed_insts() {
         for call in func.inst(i).block_calls() {
             let Some(params) = func.blocks.get(call.block).map(|d| &d.params) else {
@@ -148,7 +148,7 @@ fn live_values(func: &Function, unread: &HashSet<Value>) -> HashSet<Value> {
         }
     }
 
-    let mut live: HashSet<Value> = HashSet::new();
+    let mut live: HashSet<Value> = HashSet::default();
     let mut work: Vec<Value> = Vec::new();
     let mark = |v: Value, live: &mut HashSet<Value>, work: &mut Vec<Value>| {
         if live.insert(v) {

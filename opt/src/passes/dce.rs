@@ -6,9 +6,9 @@
 //! stay). Loads are removable: a load whose value is unused can only matter
 //! by faulting, and a faulting load is undefined behaviour in ParC.
 
+use crate::HashMap;
 use crate::PassContext;
 use parc_ir::{Function, Module, Value};
-use std::collections::HashMap;
 
 pub fn run(module: &mut Module, ctx: &mut PassContext) -> bool {
     let mut removed = 0;
@@ -25,7 +25,7 @@ pub fn run(module: &mut Module, ctx: &mut PassContext) -> bool {
 pub fn run_function(func: &mut Function) -> u64 {
     let mut total = 0;
     loop {
-        let mut uses: HashMap<Value, u32> = HashMap::new();
+        let mut uses: HashMap<Value, u32> = HashMap::default();
         for (_, inst) in func.placed_insts() {
             func.inst(inst)
                 .for_each_operand(|v| *uses.entry(v).or_default() += 1);

@@ -28,11 +28,11 @@
 //! pass each other's values to their own returns stays dead.
 
 use crate::PassContext;
+use crate::{HashMap, HashSet};
 use parc_ir::{Block, FuncId, Function, InstKind, Linkage, Module, Type, Value, ValueDef};
-use std::collections::{HashMap, HashSet};
 
 pub fn run(module: &mut Module, ctx: &mut PassContext) -> bool {
-    let mut taken: HashSet<FuncId> = HashSet::new();
+    let mut taken: HashSet<FuncId> = HashSet::default();
     for f in module.funcs.values() {
         for (_, inst) in f.placed_insts() {
             if let InstKind::FuncAddr(g) = f.inst(inst) {
@@ -84,9 +84,9 @@ fn live_callees(f: &Function, needed: bool) -> HashSet<FuncId> {
     let private = private_allocas(f);
     // Stores into each private alloca, and the arguments each block
     // parameter receives.
-    let mut stored: HashMap<Value, Vec<Value>> = HashMap::new();
-    let mut incoming: HashMap<(Block, u32), Vec<Value>> = HashMap::new();
-    let mut live: HashSet<Value> = HashSet::new();
+    let mut stored: HashMap<Value, Vec<Value>> = HashMap::default();
+    let mut incoming: HashMap<(Block, u32), Vec<Value>> = HashMap::default();
+    let mut live: HashSet<Value> = HashSet::default();
     let mut work: Vec<Value> = Vec::new();
     let mark = |v: Value, live: &mut HashSet<Value>, work: &mut Vec<Value>| {
         if live.insert(v) {

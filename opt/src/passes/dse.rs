@@ -20,11 +20,11 @@
 //!   `detach` or `sync`, lies inside a block; and a call that spawns syncs
 //!   its tasks before returning, so its summary covers what they read.
 
+use crate::HashSet;
 use crate::PassContext;
 use crate::analysis::alias::{AliasAnalysis, AliasResult, GlobalFacts, type_size};
 use crate::analysis::modref::{Loc, MemSet, ModRefAnalysis, inst_effects, may_overlap};
 use parc_ir::{Function, InstKind, Module};
-use std::collections::HashSet;
 
 pub fn run(module: &mut Module, ctx: &mut PassContext) -> bool {
     let modref = ModRefAnalysis::compute(module);
@@ -63,7 +63,7 @@ fn dead_stores(
 ) -> HashSet<parc_ir::Inst> {
     // Locations written later in the block and not read since.
     let mut overwritten: Vec<Loc> = Vec::new();
-    let mut dead = HashSet::new();
+    let mut dead = HashSet::default();
     for &inst in func.blocks[b].insts.iter().rev() {
         if let InstKind::Store { value, ptr } = *func.inst(inst) {
             let size = Some(type_size(func.value_type(value)));

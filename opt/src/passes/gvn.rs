@@ -58,12 +58,13 @@
 use crate::PassContext;
 use crate::analysis::alias::{AliasAnalysis, AliasResult, Base, GlobalFacts, type_size};
 use crate::analysis::modref::{MemSet, ModRefAnalysis, inst_effects, may_overlap};
+use crate::{HashMap, HashSet};
 use parc_ir::analysis::FunctionAnalyses;
 use parc_ir::{
     BinaryOp, Block, CastOp, FloatCC, FuncId, Function, GlobalId, Inst, InstKind, IntCC, Intrinsic,
     Module, Type, UnaryOp, Value,
 };
-use std::collections::{HashMap, HashSet};
+use std::rc::Rc;
 
 /// What one run removed.
 #[derive(Clone, Copy, Debug, Default)]
@@ -83,13 +84,20 @@ pub fn run(module: &mut Module, ctx: &mut PassContext) -> bool {
     let modref = ModRefAnalysis::compute(module);
     let globals = GlobalFacts::new(module);
     let mut stats = Stats::default();
-    let changed = crate::for_each_function(module, |f| {
-        let s = run_function(f, &globals, &modref);
+    let mut changed = false;
+    for (id, f) in module.funcs.iter_mut() {
+        if f.is_declaration() {
+            continue;
+        }
+        // GVN changes no terminator's targets: the analyses stay valid
+        // for the passes after it.
+        let an = ctx.analyses.get(id, f);
+        let s = run_with(f, an, &globals, &modref);
         stats.pure += s.pure;
         stats.loads += s.loads;
         stats.calls += s.calls;
-        s.total() > 0
-    });
+        changed |= s.total() > 0;
+    }
     ctx.count("gvn.pure", stats.pure);
     ctx.count("gvn.loads", stats.loads);
     ctx.count("gvn.calls", stats.calls);
@@ -199,7 +207,7 @@ impl Avail {
 const MAX_AVAIL: usize = 128;
 
 struct Gvn<'a> {
-    an: FunctionAnalyses,
+    an: Rc<FunctionAnalyses>,
     aa: AliasAnalysis,
     modref: &'a ModRefAnalysis,
     /// Blocks that head a parallel loop (see the module doc).
@@ -214,7 +222,17 @@ struct Gvn<'a> {
 
 /// Runs GVN on one function; returns what it removed.
 pub fn run_function(func: &mut Function, globals: &GlobalFacts, modref: &ModRefAnalysis) -> Stats {
-    let an = FunctionAnalyses::compute(func);
+    let an = Rc::new(FunctionAnalyses::compute(func));
+    run_with(func, an, globals, modref)
+}
+
+/// As [`run_function`], with `func`'s current analyses.
+fn run_with(
+    func: &mut Function,
+    an: Rc<FunctionAnalyses>,
+    globals: &GlobalFacts,
+    modref: &ModRefAnalysis,
+) -> Stats {
     let aa = modref.alias_analysis(func, globals);
     let parallel_headers = parallel_headers(func, &an);
     let private = task_private_allocas(func, &an, &aa);
@@ -224,9 +242,9 @@ pub fn run_function(func: &mut Function, globals: &GlobalFacts, modref: &ModRefA
         modref,
         parallel_headers,
         private,
-        table: HashMap::new(),
-        repl: HashMap::new(),
-        out_state: HashMap::new(),
+        table: HashMap::default(),
+        repl: HashMap::default(),
+        out_state: HashMap::default(),
         stats: Stats::default(),
     };
     let Some(entry) = g.an.cfg.entry() else {
@@ -234,7 +252,7 @@ pub fn run_function(func: &mut Function, globals: &GlobalFacts, modref: &ModRefA
     };
     // Iterative preorder walk of the dominator tree; each block's table
     // entries are undone when its subtree is done.
-    let mut undo: HashMap<Block, Vec<Key>> = HashMap::new();
+    let mut undo: HashMap<Block, Vec<Key>> = HashMap::default();
     let mut stack = vec![(entry, false)];
     while let Some((b, done)) = stack.pop() {
         if done {
@@ -274,7 +292,7 @@ impl Gvn<'_> {
     fn block(&mut self, func: &mut Function, b: Block) -> Vec<Key> {
         let mut pushed = Vec::new();
         let mut state = self.initial_state(func, b);
-        let mut dead: HashSet<Inst> = HashSet::new();
+        let mut dead: HashSet<Inst> = HashSet::default();
         let task = self.an.tasks.innermost(b);
         for inst in func.blocks[b].insts.clone() {
             let repl = &self.repl;
@@ -422,7 +440,7 @@ fn push_avail(state: &mut Vec<Avail>, a: Avail) {
 /// Blocks ending in a branch to a block that holds only a detach and has
 /// no other predecessor: the headers of parallel loops.
 fn parallel_headers(func: &Function, an: &FunctionAnalyses) -> HashSet<Block> {
-    let mut out = HashSet::new();
+    let mut out = HashSet::default();
     for &b in an.cfg.blocks() {
         for &s in an.cfg.succs(b) {
             let only_detach = matches!(func.block_insts(s), [d]
@@ -442,12 +460,12 @@ fn task_private_allocas(
     an: &FunctionAnalyses,
     aa: &AliasAnalysis,
 ) -> HashSet<Value> {
-    let mut users: HashMap<Value, Vec<(Block, Inst)>> = HashMap::new();
+    let mut users: HashMap<Value, Vec<(Block, Inst)>> = HashMap::default();
     for (b, i) in func.placed_insts() {
         func.inst(i)
             .for_each_operand(|v| users.entry(v).or_default().push((b, i)));
     }
-    let mut out = HashSet::new();
+    let mut out = HashSet::default();
     for (b, i) in func.placed_insts() {
         if !matches!(func.inst(i), InstKind::Alloca { .. }) {
             continue;
@@ -458,7 +476,7 @@ fn task_private_allocas(
         }
         let task = an.tasks.innermost(b);
         let mut work = vec![a];
-        let mut seen = HashSet::from([a]);
+        let mut seen = HashSet::from_iter([a]);
         let mut private = true;
         while let Some(d) = work.pop() {
             for &(ub, ui) in users.get(&d).map_or(&[][..], |u| &u[..]) {

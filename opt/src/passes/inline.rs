@@ -94,12 +94,12 @@
 //! same syncs (T4).
 
 use crate::PassContext;
+use crate::{HashMap, HashSet};
 use parc_ir::analysis::{FunctionAnalyses, LoopAnalysis};
 use parc_ir::{
     Block, BlockCall, CastOp, FuncId, FuncKind, Function, Inst, InstKind, Intrinsic, Module, Type,
     Value, ValueDef,
 };
-use std::collections::{HashMap, HashSet};
 
 /// Largest callee inlined at any call site.
 pub const MAX_SIZE: usize = 40;
@@ -115,7 +115,7 @@ pub const MAX_CALLER_SIZE: usize = 20_000;
 
 pub fn run(module: &mut Module, ctx: &mut PassContext) -> bool {
     let (order, recursive, self_only) = bottom_up(module);
-    let mut sites: HashMap<FuncId, usize> = HashMap::new();
+    let mut sites: HashMap<FuncId, usize> = HashMap::default();
     for f in module.funcs.values() {
         for (_, i) in f.placed_insts() {
             if let InstKind::Call { func, .. } = f.inst(i) {
@@ -126,7 +126,7 @@ pub fn run(module: &mut Module, ctx: &mut PassContext) -> bool {
     let mut judge = Judge {
         recursive,
         sites,
-        facts: HashMap::new(),
+        facts: HashMap::default(),
     };
     let mut changed = false;
     for caller in order {
@@ -340,7 +340,7 @@ fn may_fall_off_end(f: &Function) -> bool {
 /// by `ptradd`, `select` or a block parameter) is returned, stored as a
 /// value, or converted to an integer.
 fn allocas_escape(f: &Function) -> bool {
-    let mut derived: HashSet<Value> = HashSet::new();
+    let mut derived: HashSet<Value> = HashSet::default();
     // Grow the set to a fixpoint: block parameters may be fed from later
     // blocks.
     loop {
@@ -387,7 +387,7 @@ fn inline_into(
     ctx: &mut PassContext,
 ) -> bool {
     // Calls already judged (refused ones, and calls copied from callees).
-    let mut judged: HashSet<Inst> = HashSet::new();
+    let mut judged: HashSet<Inst> = HashSet::default();
     let mut changed = false;
     let mut caller_size = size(func);
     // One analysis serves every call site: inlining a call splits its
@@ -407,7 +407,7 @@ fn inline_into(
             })
             .collect();
         // The block now holding the tail of each block split so far.
-        let mut tail: HashMap<Block, Block> = HashMap::new();
+        let mut tail: HashMap<Block, Block> = HashMap::default();
         for (block, call, callee) in sites {
             judged.insert(call);
             if !an.cfg.is_reachable(block) {
@@ -529,8 +529,8 @@ fn inline_call(
     func.blocks[cont].insts = after;
 
     // The callee's blocks and values, renamed.
-    let mut bmap: HashMap<Block, Block> = HashMap::new();
-    let mut vmap: HashMap<Value, Value> = HashMap::new();
+    let mut bmap: HashMap<Block, Block> = HashMap::default();
+    let mut vmap: HashMap<Value, Value> = HashMap::default();
     let callee_entry = callee.entry().expect("a callee has a body");
     for (&p, &a) in callee.block_params(callee_entry).iter().zip(&args) {
         vmap.insert(p, a);
@@ -703,13 +703,13 @@ fn bottom_up(module: &Module) -> CallOrder {
         })
         .collect();
     // Tarjan's algorithm, iterative; components come out callees first.
-    let mut index: HashMap<FuncId, usize> = HashMap::new();
-    let mut low: HashMap<FuncId, usize> = HashMap::new();
-    let mut on_stack: HashSet<FuncId> = HashSet::new();
+    let mut index: HashMap<FuncId, usize> = HashMap::default();
+    let mut low: HashMap<FuncId, usize> = HashMap::default();
+    let mut on_stack: HashSet<FuncId> = HashSet::default();
     let mut stack: Vec<FuncId> = Vec::new();
     let mut order = Vec::new();
-    let mut recursive = HashSet::new();
-    let mut self_only = HashSet::new();
+    let mut recursive = HashSet::default();
+    let mut self_only = HashSet::default();
     for root in module.funcs.keys() {
         if index.contains_key(&root) {
             continue;

@@ -45,13 +45,13 @@
 //!
 //! Statistics: `instcombine.rewrites`.
 
+use crate::HashMap;
 use crate::PassContext;
 use crate::fold::Const;
 use parc_ir::{
     BinaryOp, Block, CastOp, FloatCC, Function, InstKind, IntCC, Module, Type, UnaryOp, Value,
     ValueDef,
 };
-use std::collections::HashMap;
 
 pub fn run(module: &mut Module, ctx: &mut PassContext) -> bool {
     let mut rewrites = 0;
@@ -297,7 +297,7 @@ fn run_function(func: &mut Function) -> u64 {
     let mut total = 0;
     // Replaced results, and what replaces them (resolved before each
     // instruction is examined, so chains collapse in one round).
-    let mut subst: HashMap<Value, Value> = HashMap::new();
+    let mut subst: HashMap<Value, Value> = HashMap::default();
     for _round in 0..8 {
         // (A replaced instruction stays for `dce`; its result is in
         // `subst` and it is not looked at again.)

@@ -59,16 +59,20 @@
 
 use crate::PassContext;
 use crate::analysis::tripcount::counted_loop;
+use crate::{HashMap, HashSet};
 use parc_ir::analysis::{FunctionAnalyses, Loop};
 use parc_ir::{
     BinaryOp, Block, CastOp, Function, Inst, InstKind, IntCC, Module, Type, Value, ValueDef,
     sign_extend,
 };
-use std::collections::{HashMap, HashSet};
 
 pub fn run(module: &mut Module, ctx: &mut PassContext) -> bool {
+    let ids = crate::functions_with_loops(module, &mut ctx.analyses);
+    if ids.is_empty() {
+        return false;
+    }
     let (mut loops, mut exts) = (0, 0);
-    let changed = crate::for_each_function(module, |f| {
+    let changed = crate::for_each_of(module, &ids, |f| {
         let (l, e) = run_function(f);
         loops += l;
         exts += e;
@@ -110,13 +114,13 @@ struct Places {
     users: HashMap<Value, Vec<Inst>>,
     /// Position of each block in the layout.
     rank: HashMap<Block, usize>,
-    tapir: HashSet<Loop>,
+    tapir: std::collections::HashSet<Loop>,
 }
 
 impl Places {
     fn new(func: &Function, an: &FunctionAnalyses) -> Places {
-        let mut home = HashMap::new();
-        let mut users: HashMap<Value, Vec<Inst>> = HashMap::new();
+        let mut home = HashMap::default();
+        let mut users: HashMap<Value, Vec<Inst>> = HashMap::default();
         for (b, i) in func.placed_insts() {
             home.insert(i, b);
             func.inst(i)
@@ -138,7 +142,7 @@ impl Places {
 
     /// The placed instructions reading `v` now, each once.
     fn users(&self, func: &Function, v: Value) -> Vec<Inst> {
-        let mut seen = HashSet::new();
+        let mut seen = HashSet::default();
         self.users
             .get(&v)
             .into_iter()
@@ -290,7 +294,7 @@ fn widen_loop(
     // The extensions to rewrite, with their offsets, and the compares of
     // `j` in the loop with a value from outside it: readers of `j` and of
     // `j ± c`, in layout order.
-    let mut candidates: HashSet<Inst> = HashSet::new();
+    let mut candidates: HashSet<Inst> = HashSet::default();
     for u in places.users(func, cl.iv) {
         candidates.insert(u);
         if offset_from(func, func.result(u).unwrap_or(cl.iv), cl.iv, ty).is_some()
@@ -372,7 +376,7 @@ fn widen_loop(
     let big = func.append_block_param(header, Type::I64);
 
     // `J + step` right after each `j + step` a back edge passes.
-    let mut stepped: HashMap<Value, Value> = HashMap::new();
+    let mut stepped: HashMap<Value, Value> = HashMap::default();
     for (pred, calls) in edges {
         let mut args = Vec::new();
         for call in calls {
@@ -403,7 +407,7 @@ fn widen_loop(
     }
 
     // The extensions.
-    let mut replaced: HashMap<Value, Value> = HashMap::new();
+    let mut replaced: HashMap<Value, Value> = HashMap::default();
     for &(i, c) in &exts {
         if c == 0 {
             replaced.insert(result(func, i), big);
@@ -420,7 +424,7 @@ fn widen_loop(
 
     // Compares of `j` with invariants compare `J` with their extension,
     // made once before the loop.
-    let mut extended: HashMap<Value, Value> = HashMap::new();
+    let mut extended: HashMap<Value, Value> = HashMap::default();
     for i in cmps {
         let InstKind::Icmp(cc, x, y) = *func.inst(i) else {
             continue;

@@ -108,12 +108,12 @@
 use crate::PassContext;
 use crate::analysis::alias::{AliasAnalysis, GlobalFacts, type_size};
 use crate::analysis::modref::{MemSet, ModRefAnalysis, inst_effects, may_overlap};
+use crate::{HashMap, HashSet};
 use parc_ir::analysis::{FunctionAnalyses, Loop, LoopData, Task};
 use parc_ir::{
     BinaryOp, Block, BlockCall, Function, Inst, InstKind, Intrinsic, Module, Type, Value, ValueDef,
 };
 use std::cell::OnceCell;
-use std::collections::{HashMap, HashSet};
 
 /// What one run did.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -148,10 +148,14 @@ impl Stats {
 }
 
 pub fn run(module: &mut Module, ctx: &mut PassContext) -> bool {
+    let ids = crate::functions_with_loops(module, &mut ctx.analyses);
+    if ids.is_empty() {
+        return false;
+    }
     let modref = ModRefAnalysis::compute(module);
     let globals = GlobalFacts::new(module);
     let mut stats = Stats::default();
-    let changed = crate::for_each_function(module, |f| {
+    let changed = crate::for_each_of(module, &ids, |f| {
         let s = run_function(f, &globals, &modref);
         stats.add(s);
         s.changed()
@@ -347,8 +351,8 @@ struct Places {
 
 impl Places {
     fn new(func: &Function) -> Places {
-        let mut inst_block = HashMap::new();
-        let mut users: HashMap<Value, Vec<Inst>> = HashMap::new();
+        let mut inst_block = HashMap::default();
+        let mut users: HashMap<Value, Vec<Inst>> = HashMap::default();
         for (b, i) in func.placed_insts() {
             inst_block.insert(i, b);
             func.inst(i)
@@ -415,7 +419,7 @@ impl<'a> LoopLicm<'a> {
             places,
             memory: OnceCell::new(),
             chains: Vec::new(),
-            moved: HashSet::new(),
+            moved: HashSet::default(),
             budget,
             stats: Stats::default(),
         }
@@ -702,7 +706,7 @@ impl<'a> LoopLicm<'a> {
         if !self.an.tasks.contains(task, b) {
             return None;
         }
-        let mut before: HashSet<Inst> = HashSet::new();
+        let mut before: HashSet<Inst> = HashSet::default();
         'walk: for &cb in &chain.blocks {
             for &i in func.block_insts(cb) {
                 if self.moved.contains(&i) {

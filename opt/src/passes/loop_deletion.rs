@@ -21,13 +21,17 @@
 
 use crate::PassContext;
 use crate::analysis::tripcount::counted_loop;
+use crate::{HashMap, HashSet};
 use parc_ir::analysis::FunctionAnalyses;
 use parc_ir::{Block, BlockCall, Function, Inst, InstKind, Module, Value, ValueDef};
-use std::collections::{HashMap, HashSet};
 
 pub fn run(module: &mut Module, ctx: &mut PassContext) -> bool {
+    let ids = crate::functions_with_loops(module, &mut ctx.analyses);
+    if ids.is_empty() {
+        return false;
+    }
     let mut deleted = 0;
-    let changed = crate::for_each_function(module, |f| {
+    let changed = crate::for_each_of(module, &ids, |f| {
         let n = run_function(f);
         deleted += n;
         n > 0
@@ -82,8 +86,8 @@ struct DeadLoop {
 /// entries and exit no other one's deletion changes.
 fn find_dead_loops(func: &Function) -> Vec<DeadLoop> {
     let an = FunctionAnalyses::compute(func);
-    let mut placed: HashMap<Inst, Block> = HashMap::new();
-    let mut users: HashMap<Value, Vec<Block>> = HashMap::new();
+    let mut placed: HashMap<Inst, Block> = HashMap::default();
+    let mut users: HashMap<Value, Vec<Block>> = HashMap::default();
     for (b, i) in func.placed_insts() {
         placed.insert(i, b);
         func.inst(i)
@@ -100,7 +104,7 @@ fn find_dead_loops(func: &Function) -> Vec<DeadLoop> {
     loops.sort_by_key(|&lp| an.loops.data(lp).blocks.len());
     let mut dead = Vec::new();
     // Blocks whose branches a deletion of this round changes or targets.
-    let mut touched: HashSet<Block> = HashSet::new();
+    let mut touched: HashSet<Block> = HashSet::default();
     'next: for lp in loops {
         let data = an.loops.data(lp);
         let h = data.header;

@@ -59,11 +59,12 @@ use crate::PassContext;
 use crate::analysis::alias::{AliasAnalysis, AliasResult, GlobalFacts, type_size};
 use crate::analysis::modref::{ModRefAnalysis, inst_effects};
 use crate::analysis::tripcount::step_of;
+use crate::{HashMap, HashSet};
 use parc_ir::analysis::FunctionAnalyses;
 use parc_ir::{
     BinaryOp, Block, BlockCall, CastOp, Function, Inst, InstKind, Module, Type, Value, ValueDef,
 };
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::BTreeMap;
 
 /// The most values one address's linear form may visit.
 const MAX_LIN_VISITS: u32 = 64;
@@ -71,10 +72,14 @@ const MAX_LIN_VISITS: u32 = 64;
 const MAX_PAIRS: usize = 4096;
 
 pub fn run(module: &mut Module, ctx: &mut PassContext) -> bool {
+    let ids = crate::functions_with_loops(module, &mut ctx.analyses);
+    if ids.is_empty() {
+        return false;
+    }
     let modref = ModRefAnalysis::compute(module);
     let globals = GlobalFacts::new(module);
     let mut forwarded = 0;
-    let changed = crate::for_each_function(module, |f| {
+    let changed = crate::for_each_of(module, &ids, |f| {
         let n = run_function(f, &globals, &modref);
         forwarded += n;
         n > 0

@@ -82,21 +82,25 @@
 //! Statistics: `loop-rotate.rotated`.
 
 use crate::PassContext;
+use crate::{HashMap, HashSet};
 use cranelift_entity::SecondaryMap;
 use parc_ir::analysis::{FunctionAnalyses, Loop, Task, tapir_loops};
 use parc_ir::convergent::Convergence;
 use parc_ir::{Block, BlockCall, Function, Inst, InstKind, Intrinsic, Module, Value, ValueDef};
-use std::collections::{HashMap, HashSet};
 
 /// The most instructions (besides its branch) a header may have to be
 /// copied; LLVM's default threshold.
 pub const MAX_HEADER_INSTS: usize = 16;
 
 pub fn run(module: &mut Module, ctx: &mut PassContext) -> bool {
+    let ids = crate::functions_with_loops(module, &mut ctx.analyses);
+    if ids.is_empty() {
+        return false;
+    }
     let mut rotated = 0;
     let mut exhausted = 0;
     let conv = Convergence::of(module);
-    let changed = crate::for_each_function(module, |f| {
+    let changed = crate::for_each_of(module, &ids, |f| {
         let s = run_function(f, &conv);
         rotated += s.rotated;
         exhausted += u64::from(s.budget_exhausted);
@@ -136,7 +140,7 @@ pub struct Stats {
 /// many rounds as there are loops now. `conv`: the module's convergent
 /// functions.
 pub fn run_function(func: &mut Function, conv: &Convergence) -> Stats {
-    let mut made: HashSet<Block> = HashSet::new();
+    let mut made: HashSet<Block> = HashSet::default();
     let mut stats = Stats::default();
     let mut work = 0u64;
     let limit = FunctionAnalyses::compute(func).loops.len();
@@ -154,12 +158,12 @@ pub fn run_function(func: &mut Function, conv: &Convergence) -> Stats {
         stats.rounds += 1;
         let an = FunctionAnalyses::compute(func);
         let mut round = Round::new(func, &an);
-        let mut taken: HashSet<Block> = HashSet::new();
+        let mut taken: HashSet<Block> = HashSet::default();
         let mut planned: Vec<Plan> = Vec::new();
         // Loops inside a loop planned in this round (loops come parents
         // first, so a planned loop's descendants are met after it).
-        let mut shadowed: HashSet<Loop> = HashSet::new();
-        let mut planned_loops: HashSet<Loop> = HashSet::new();
+        let mut shadowed: HashSet<Loop> = HashSet::default();
+        let mut planned_loops: HashSet<Loop> = HashSet::default();
         for lp in an.loops.loops() {
             let ld = an.loops.data(lp);
             if let Some(parent) = ld.parent
@@ -304,7 +308,7 @@ struct Round<'a> {
     after_calls: HashMap<Option<Task>, HashSet<Block>>,
     answers: HashMap<(Option<Task>, Value), bool>,
     /// Loops with a `detach`, `reattach` or `sync` among their blocks.
-    tapir: HashSet<Loop>,
+    tapir: std::collections::HashSet<Loop>,
     /// Per loop, the values that cross its boundary: defined outside it
     /// and read in it, or defined in it and read outside.
     crossing: SecondaryMap<Loop, Vec<Value>>,
@@ -313,7 +317,8 @@ struct Round<'a> {
 impl<'a> Round<'a> {
     fn new(func: &'a Function, an: &'a FunctionAnalyses) -> Round<'a> {
         let placed = func.layout.iter().map(|&b| func.block_insts(b).len()).sum();
-        let mut home: HashMap<Inst, Block> = HashMap::with_capacity(placed);
+        let mut home: HashMap<Inst, Block> =
+            HashMap::with_capacity_and_hasher(placed, Default::default());
         home.extend(func.placed_insts().map(|(b, i)| (i, b)));
         let mut users = Vec::with_capacity(placed * 2);
         for (b, i) in func.placed_insts() {
@@ -324,7 +329,7 @@ impl<'a> Round<'a> {
         let ploops = tapir_loops::find_with(func, an, &tapir_loops::Uses::compute(func));
         let resume: HashMap<Block, Block> =
             ploops.iter().map(|l| (l.detach_block, l.exit)).collect();
-        let mut resumed_by: HashMap<Block, Vec<Block>> = HashMap::new();
+        let mut resumed_by: HashMap<Block, Vec<Block>> = HashMap::default();
         for (&from, &to) in &resume {
             resumed_by.entry(to).or_default().push(from);
         }
@@ -352,9 +357,9 @@ impl<'a> Round<'a> {
             resumed_by,
             ploop_tasks,
             calling,
-            outside_reads: HashMap::new(),
-            after_calls: HashMap::new(),
-            answers: HashMap::new(),
+            outside_reads: HashMap::default(),
+            after_calls: HashMap::default(),
+            answers: HashMap::default(),
         }
     }
 
@@ -392,7 +397,7 @@ impl<'a> Round<'a> {
                     ValueDef::Param(b, _) => !tasks.contains(task, b),
                     ValueDef::Result(i) => home.get(&i).is_none_or(|&b| !tasks.contains(task, b)),
                 };
-                let mut set = HashSet::new();
+                let mut set = HashSet::default();
                 for &b in tasks.blocks(task) {
                     for &i in func.block_insts(b) {
                         func.inst(i).for_each_operand(|v| {
@@ -411,7 +416,7 @@ impl<'a> Round<'a> {
         let (func, an) = (self.func, self.an);
         let resume = &self.resume;
         let reached = self.after_calls.entry(task).or_insert_with(|| {
-            let mut reached = HashSet::new();
+            let mut reached = HashSet::default();
             let mut work = Vec::new();
             for &b in an.cfg.rpo() {
                 if an.tasks.innermost(b) != task {
@@ -468,7 +473,7 @@ impl<'a> Round<'a> {
             }
             false
         };
-        let mut live = HashSet::new();
+        let mut live = HashSet::default();
         let mut work = Vec::new();
         for &(_, b) in users_of(&self.users, v) {
             if self.an.cfg.is_reachable(b) && param_of != Some(b) && exposed(b) && live.insert(b) {
@@ -499,7 +504,7 @@ impl<'a> Round<'a> {
             candidates.extend(self.an.cfg.preds(b));
             candidates.extend(self.resumed_by.get(&b).into_iter().flatten());
         }
-        let mut seen = HashSet::new();
+        let mut seen = HashSet::default();
         candidates.into_iter().any(|b| {
             if !seen.insert(b) || !self.an.cfg.is_reachable(b) || self.an.tasks.innermost(b) != task
             {
@@ -652,8 +657,8 @@ fn plan(
         .chain(insts.iter().filter_map(|&i| func.result(i)))
         .collect();
     let exit_alone = an.cfg.preds(exit) == [header];
-    let (mut to_body, mut to_exit) = (HashSet::new(), HashSet::new());
-    let (mut in_loop, mut below_exit) = (HashSet::new(), HashSet::new());
+    let (mut to_body, mut to_exit) = (HashSet::default(), HashSet::default());
+    let (mut in_loop, mut below_exit) = (HashSet::default(), HashSet::default());
     for &v in &defined {
         for &(_, b) in users_of(&round.users, v) {
             if b == header {
@@ -708,12 +713,12 @@ fn plan(
 fn rotate(func: &mut Function, plan: Plan, preds: &[Block], layout: &mut LayoutEdits) {
     let header = plan.header;
     // The header's values become parameters of `E` and `X`.
-    let mut for_body = HashMap::new();
+    let mut for_body = HashMap::default();
     for &v in &plan.to_body {
         let p = func.append_block_param(plan.body, func.value_type(v));
         for_body.insert(v, p);
     }
-    let mut for_exit = HashMap::new();
+    let mut for_exit = HashMap::default();
     for &v in &plan.to_exit {
         let p = func.append_block_param(plan.exit, func.value_type(v));
         for_exit.insert(v, p);

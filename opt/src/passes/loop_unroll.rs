@@ -54,12 +54,12 @@
 //!
 //! Statistics: `loop-unroll.unrolled`, `loop-unroll.copies`.
 
+use crate::HashMap;
 use crate::PassContext;
 use crate::fold::{Const, fold};
 use parc_ir::analysis::{FunctionAnalyses, Loop};
 use parc_ir::convergent::Convergence;
 use parc_ir::{Block, BlockCall, Function, Inst, InstKind, Module, Value, ValueDef};
-use std::collections::HashMap;
 
 /// The most passes through a loop's header that are unrolled.
 pub const MAX_TRIPS: usize = 32;
@@ -67,9 +67,13 @@ pub const MAX_TRIPS: usize = 32;
 pub const MAX_GROWTH: usize = 320;
 
 pub fn run(module: &mut Module, ctx: &mut PassContext) -> bool {
+    let ids = crate::functions_with_loops(module, &mut ctx.analyses);
+    if ids.is_empty() {
+        return false;
+    }
     let (mut unrolled, mut copies) = (0, 0);
     let conv = Convergence::of(module);
-    let changed = crate::for_each_function(module, |f| {
+    let changed = crate::for_each_of(module, &ids, |f| {
         let (n, c) = run_function(f, &conv);
         unrolled += n;
         copies += c;
@@ -210,7 +214,7 @@ fn plan(
         if (passes - 1) * size > MAX_GROWTH {
             return None;
         }
-        let taken = eval.value(cond, &params, &mut HashMap::new())?;
+        let taken = eval.value(cond, &params, &mut HashMap::default())?;
         if taken.is_zero() == then_stays {
             return Some(Plan {
                 header: data.header,
@@ -222,7 +226,7 @@ fn plan(
                 passes,
             });
         }
-        let mut memo = HashMap::new();
+        let mut memo = HashMap::default();
         params = back
             .args
             .iter()

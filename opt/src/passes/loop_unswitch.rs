@@ -52,18 +52,22 @@
 //! Statistics: `loop-unswitch.unswitched`.
 
 use crate::PassContext;
+use crate::{HashMap, HashSet};
 use parc_ir::analysis::{FunctionAnalyses, Loop};
 use parc_ir::convergent::Convergence;
 use parc_ir::{Block, BlockCall, Function, Inst, InstKind, Module, Value, ValueDef};
-use std::collections::{HashMap, HashSet};
 
 /// The most instructions a loop may have to be copied.
 pub const MAX_LOOP_INSTS: usize = 80;
 
 pub fn run(module: &mut Module, ctx: &mut PassContext) -> bool {
+    let ids = crate::functions_with_loops(module, &mut ctx.analyses);
+    if ids.is_empty() {
+        return false;
+    }
     let mut unswitched = 0;
     let conv = Convergence::of(module);
-    let changed = crate::for_each_function(module, |f| {
+    let changed = crate::for_each_of(module, &ids, |f| {
         let n = run_function(f, &conv);
         unswitched += n;
         n > 0
@@ -77,7 +81,7 @@ pub fn run(module: &mut Module, ctx: &mut PassContext) -> bool {
 pub fn run_function(func: &mut Function, conv: &Convergence) -> u64 {
     // One loop at a time, since each rewrite changes the CFG; the headers
     // of loops done (both copies) are not looked at again.
-    let mut done: HashSet<Block> = HashSet::new();
+    let mut done: HashSet<Block> = HashSet::default();
     let mut unswitched = 0;
     let limit = FunctionAnalyses::compute(func).loops.len();
     for _ in 0..limit {
@@ -161,7 +165,7 @@ fn plan(
         _ => None,
     })?;
     // Where the loop's values are used outside it.
-    let mut used_in: HashMap<Value, Vec<Block>> = HashMap::new();
+    let mut used_in: HashMap<Value, Vec<Block>> = HashMap::default();
     for (b, i) in func.placed_insts() {
         if data.contains(b) {
             continue;
@@ -225,7 +229,7 @@ fn unswitch(func: &mut Function, plan: &Plan) -> Block {
         below,
     } in &plan.leaving
     {
-        let mut params: HashMap<Value, Value> = HashMap::new();
+        let mut params: HashMap<Value, Value> = HashMap::default();
         for &v in leaving {
             let p = func.append_block_param(*exit, func.value_type(v));
             params.insert(v, p);

@@ -16,10 +16,9 @@ use parc_ir::Module;
 use parc_ir::analysis::tapir_loops;
 
 pub fn run(module: &mut Module, ctx: &mut PassContext) -> bool {
-    let found: usize = module
-        .funcs
-        .values()
-        .map(|f| tapir_loops::find(f).len())
+    let found: usize = crate::functions_with_tapir(module)
+        .into_iter()
+        .map(|id| tapir_loops::find(&module.funcs[id]).len())
         .sum();
     ctx.count("tapir.parallel-loops", found as u64);
     false

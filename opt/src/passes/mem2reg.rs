@@ -56,10 +56,10 @@
 
 use crate::PassContext;
 use crate::fold::Const;
+use crate::{HashMap, HashSet};
 use cranelift_entity::SecondaryMap;
 use parc_ir::analysis::{ControlFlowGraph, DominanceFrontiers, DominatorTree, TaskTree};
 use parc_ir::{Block, Function, Inst, InstKind, Module, Type, Value};
-use std::collections::{HashMap, HashSet};
 
 pub fn run(module: &mut Module, ctx: &mut PassContext) -> bool {
     let mut stats = Stats::default();
@@ -98,7 +98,7 @@ struct Slot {
 /// at the alloca's address (the Tapir restriction is checked later).
 fn find_slots(func: &Function) -> Vec<Slot> {
     let mut slots: Vec<Slot> = Vec::new();
-    let mut by_value: HashMap<Value, usize> = HashMap::new();
+    let mut by_value: HashMap<Value, usize> = HashMap::default();
     for (b, i) in func.placed_insts() {
         if let InstKind::Alloca { size, .. } = *func.inst(i)
             && let Some(r) = func.result(i)
@@ -180,7 +180,7 @@ fn remove_unreachable(func: &mut Function) -> bool {
 /// Blocks that must not have parameters: a detach's task and continuation,
 /// a sync's successor (a reattach's target is its detach's continuation).
 fn tapir_targets(func: &Function) -> HashSet<Block> {
-    let mut out = HashSet::new();
+    let mut out = HashSet::default();
     for &b in &func.layout {
         if let Some(t) = func.terminator(b) {
             match *func.inst(t) {
@@ -259,9 +259,9 @@ fn run_function(func: &mut Function, stats: &mut Stats) -> bool {
     // Where each slot needs a block parameter. First, per slot, what each
     // block does to it first (a load, or a definition: the alloca or a
     // store).
-    let mut first: Vec<HashMap<Block, First>> = vec![HashMap::new(); slots.len()];
+    let mut first: Vec<HashMap<Block, First>> = vec![HashMap::default(); slots.len()];
     {
-        let mut slot_of: HashMap<Inst, (usize, First)> = HashMap::new();
+        let mut slot_of: HashMap<Inst, (usize, First)> = HashMap::default();
         for (k, s) in slots.iter().enumerate() {
             slot_of.insert(s.alloca, (k, First::Def));
             for &st in &s.stores {
@@ -317,7 +317,7 @@ fn run_function(func: &mut Function, stats: &mut Stats) -> bool {
         // block the slot is not live into gets no parameter and defines
         // nothing further. Pruning only at the end walked, for each counter
         // of a deep nest, the frontiers of every enclosing loop's header.
-        let mut idf: HashSet<Block> = HashSet::new();
+        let mut idf: HashSet<Block> = HashSet::default();
         let mut work: Vec<Block> = defs.iter().copied().collect();
         let mut seen: HashSet<Block> = defs.clone();
         while let Some(x) = work.pop() {
@@ -354,7 +354,7 @@ fn run_function(func: &mut Function, stats: &mut Stats) -> bool {
     }
 
     // Block parameters, per block in slot order.
-    let mut block_params: HashMap<Block, Vec<(usize, Value)>> = HashMap::new();
+    let mut block_params: HashMap<Block, Vec<(usize, Value)>> = HashMap::default();
     for (k, at) in params_at.iter().enumerate() {
         let ty = slots[k].ty.expect("a slot with accesses has a type");
         for &b in at {
@@ -365,7 +365,7 @@ fn run_function(func: &mut Function, stats: &mut Stats) -> bool {
     }
 
     // The renaming walk over the dominator tree.
-    let mut role: HashMap<Inst, (usize, Role)> = HashMap::new();
+    let mut role: HashMap<Inst, (usize, Role)> = HashMap::default();
     for (k, s) in slots.iter().enumerate() {
         role.insert(s.alloca, (k, Role::Alloca));
         for &st in &s.stores {
@@ -375,7 +375,7 @@ fn run_function(func: &mut Function, stats: &mut Stats) -> bool {
             role.insert(ld, (k, Role::Load));
         }
     }
-    let mut subst: HashMap<Value, Value> = HashMap::new();
+    let mut subst: HashMap<Value, Value> = HashMap::default();
     let mut zeros: Vec<Value> = Vec::new();
     let mut current: Vec<Option<Value>> = vec![None; slots.len()];
     enum Step {
@@ -484,7 +484,7 @@ fn run_function(func: &mut Function, stats: &mut Stats) -> bool {
         }
         v
     };
-    let mut used: HashSet<Value> = HashSet::new();
+    let mut used: HashSet<Value> = HashSet::default();
     for &b in &func.layout {
         for &i in &func.blocks[b].insts {
             func.insts[i].kind.map_operands(resolve);

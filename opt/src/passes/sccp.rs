@@ -37,8 +37,8 @@
 
 use crate::PassContext;
 use crate::fold::{Const, fold};
+use crate::{HashMap, HashSet};
 use parc_ir::{Block, BlockCall, Function, Inst, InstKind, Module, Value, ValueDef};
-use std::collections::{HashMap, HashSet};
 
 pub fn run(module: &mut Module, ctx: &mut PassContext) -> bool {
     let mut stats = [0u64; 3];
@@ -227,9 +227,9 @@ impl Solver<'_> {
 
 /// Propagates and rewrites; returns (constants, branches, blocks).
 fn run_function(func: &mut Function) -> [u64; 3] {
-    let mut users: HashMap<Value, Vec<Inst>> = HashMap::new();
-    let mut inst_block = HashMap::new();
-    let mut incoming: HashMap<Block, Vec<(Block, usize)>> = HashMap::new();
+    let mut users: HashMap<Value, Vec<Inst>> = HashMap::default();
+    let mut inst_block = HashMap::default();
+    let mut incoming: HashMap<Block, Vec<(Block, usize)>> = HashMap::default();
     for (b, i) in func.placed_insts() {
         inst_block.insert(i, b);
         func.inst(i).for_each_operand(|v| {
@@ -247,8 +247,8 @@ fn run_function(func: &mut Function) -> [u64; 3] {
     let mut solver = Solver {
         func,
         lat: vec![Lat::Unknown; func.values.len()],
-        exec_block: HashSet::new(),
-        exec_arm: HashSet::new(),
+        exec_block: HashSet::default(),
+        exec_arm: HashSet::default(),
         incoming,
         users,
         inst_block,
@@ -302,8 +302,8 @@ fn run_function(func: &mut Function) -> [u64; 3] {
 
     // Constant block parameters: a constant at the top of the block, and
     // the parameter and its arguments go.
-    let mut subst: HashMap<Value, Value> = HashMap::new();
-    let mut removed_params: HashMap<Block, Vec<usize>> = HashMap::new();
+    let mut subst: HashMap<Value, Value> = HashMap::default();
+    let mut removed_params: HashMap<Block, Vec<usize>> = HashMap::default();
     for &b in &live {
         let params = func.blocks[b].params.clone();
         let mut consts = Vec::new();

@@ -35,10 +35,10 @@
 //! executed exactly as often as before, so it stays private per execution.
 //! The region's syncs may now wait for nothing; `sync-elim` removes them.
 
+use crate::HashSet;
 use crate::PassContext;
 use parc_ir::analysis::{FunctionAnalyses, Task};
 use parc_ir::{Block, BlockCall, Function, InstKind, Module};
-use std::collections::HashSet;
 
 /// Largest task cost that is serialized.
 pub const MAX_COST: u32 = 16;
@@ -55,7 +55,9 @@ struct Counts {
 
 pub fn run(module: &mut Module, ctx: &mut PassContext) -> bool {
     let mut counts = Counts::default();
-    let changed = crate::for_each_function(module, |f| run_function(f, &mut counts) > 0);
+    let changed = crate::for_each_of(module, &crate::functions_with_tapir(module), |f| {
+        run_function(f, &mut counts) > 0
+    });
     ctx.count("serialize-small-tasks.serialized", counts.serialized);
     ctx.count(
         "serialize-small-tasks.kept.loop-task",

@@ -38,9 +38,9 @@
 //! (empty blocks bypassed), `simplify-cfg.merged` (blocks merged).
 
 use crate::PassContext;
+use crate::{HashMap, HashSet};
 use parc_ir::analysis::ControlFlowGraph;
 use parc_ir::{Block, BlockCall, Function, InstKind, Module, Value, ValueDef};
-use std::collections::{HashMap, HashSet};
 
 pub fn run(module: &mut Module, ctx: &mut PassContext) -> bool {
     let mut total = Stats::default();
@@ -140,7 +140,7 @@ fn remove_unreachable(func: &mut Function, stats: &mut Stats) -> bool {
 /// Blocks entered through a Tapir terminator: a detach's task and
 /// continuation, a reattach's continuation, a sync's successor.
 fn tapir_targets(func: &Function) -> HashSet<Block> {
-    let mut out = HashSet::new();
+    let mut out = HashSet::default();
     for &b in &func.layout {
         if let Some(t) = func.terminator(b) {
             match *func.inst(t) {
@@ -166,7 +166,7 @@ fn thread_jumps(func: &mut Function, stats: &mut Stats) -> bool {
     let tapir = tapir_targets(func);
     let entry = func.entry();
     // Empty block -> where it forwards to.
-    let mut forward: HashMap<Block, BlockCall> = HashMap::new();
+    let mut forward: HashMap<Block, BlockCall> = HashMap::default();
     for &b in &func.layout {
         if Some(b) == entry || tapir.contains(&b) || !func.block_params(b).is_empty() {
             continue;
@@ -184,7 +184,7 @@ fn thread_jumps(func: &mut Function, stats: &mut Stats) -> bool {
     // Where a chain of forwarding blocks ends; none for a cycle of them
     // (an infinite loop, left as it is).
     let last = |mut b: Block| -> Option<BlockCall> {
-        let mut seen = HashSet::new();
+        let mut seen = HashSet::default();
         let mut call = None;
         while let Some(to) = forward.get(&b) {
             if !seen.insert(b) {
@@ -233,8 +233,8 @@ fn merge_blocks(func: &mut Function, stats: &mut Stats) -> bool {
     let entry = func.entry();
     // Blocks merged away, and the block that now holds their code (so a
     // predecessor that was merged into another is found where it went).
-    let mut into: HashMap<Block, Block> = HashMap::new();
-    let mut subst: HashMap<Value, Value> = HashMap::new();
+    let mut into: HashMap<Block, Block> = HashMap::default();
+    let mut subst: HashMap<Value, Value> = HashMap::default();
     let layout = func.layout.clone();
     for &b in &layout {
         if Some(b) == entry {

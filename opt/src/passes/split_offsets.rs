@@ -32,9 +32,9 @@
 //!
 //! Statistics: `split-offsets.split`.
 
+use crate::HashMap;
 use crate::PassContext;
 use parc_ir::{BinaryOp, Function, Inst, InstKind, Module, Type, Value, ValueDef};
-use std::collections::HashMap;
 
 pub fn run(module: &mut Module, ctx: &mut PassContext) -> bool {
     let mut split = 0;
@@ -104,7 +104,7 @@ fn split_of(func: &Function, offset: Value) -> Option<Split> {
 fn addresses_only(func: &Function) -> HashMap<Value, bool> {
     // `v` -> the results of the `ptradd v, c` it feeds, if every use of `v`
     // is an address or such a `ptradd`; `None` if some other use reads it.
-    let mut uses: HashMap<Value, Option<Vec<Value>>> = HashMap::new();
+    let mut uses: HashMap<Value, Option<Vec<Value>>> = HashMap::default();
     for (_, i) in func.placed_insts() {
         let kind = func.inst(i);
         let displaced = match *kind {
@@ -129,7 +129,7 @@ fn addresses_only(func: &Function) -> HashMap<Value, bool> {
     }
     // Resolved in rounds: a value is an address only once everything it
     // is displaced into is (chains are short).
-    let mut only: HashMap<Value, bool> = HashMap::new();
+    let mut only: HashMap<Value, bool> = HashMap::default();
     let mut changed = true;
     while changed {
         changed = false;

@@ -50,8 +50,8 @@
 
 use crate::PassContext;
 use crate::fold::{Const, fold};
+use crate::{HashMap, HashSet};
 use parc_ir::{Block, Function, Inst, InstKind, Intrinsic, Module, Type, Value, ValueDef};
-use std::collections::{HashMap, HashSet};
 
 /// The largest object split, in bytes (at most 64: a candidate's covered
 /// bytes are a `u64` mask).
@@ -383,7 +383,7 @@ fn valid(
 
 /// Splits what can be split in `func`.
 fn run_function(func: &mut Function, stats: &mut Stats) {
-    let mut users: HashMap<Value, Vec<Inst>> = HashMap::new();
+    let mut users: HashMap<Value, Vec<Inst>> = HashMap::default();
     let mut allocas: Vec<(Inst, Value, u32)> = Vec::new();
     for (_, i) in func.placed_insts() {
         let kind = func.inst(i);
@@ -413,7 +413,7 @@ fn run_function(func: &mut Function, stats: &mut Stats) {
     // which may change their fields.
     let mut alive = vec![true; cands.len()];
     let (owner, fields) = loop {
-        let mut owner: HashMap<Value, (usize, i64)> = HashMap::new();
+        let mut owner: HashMap<Value, (usize, i64)> = HashMap::default();
         for (ci, c) in cands.iter().enumerate() {
             if alive[ci] {
                 owner.extend(c.uses.ptrs.iter().map(|&(p, o)| (p, (ci, o))));
@@ -434,9 +434,9 @@ fn run_function(func: &mut Function, stats: &mut Stats) {
 
     // Edits, applied in one sweep at the end: instructions to drop, and
     // new instructions to put in place of an old one.
-    let mut remove: HashSet<Inst> = HashSet::new();
-    let mut replace: HashMap<Inst, Vec<Inst>> = HashMap::new();
-    let mut field_ptr: Vec<HashMap<(i64, Type), Value>> = vec![HashMap::new(); cands.len()];
+    let mut remove: HashSet<Inst> = HashSet::default();
+    let mut replace: HashMap<Inst, Vec<Inst>> = HashMap::default();
+    let mut field_ptr: Vec<HashMap<(i64, Type), Value>> = vec![HashMap::default(); cands.len()];
     let mut split = vec![false; cands.len()];
     for (ci, c) in cands.iter().enumerate() {
         let uses = &c.uses;

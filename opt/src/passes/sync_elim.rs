@@ -21,13 +21,13 @@
 //!   rejoins there through its reattach) and stops at syncs of the region.
 
 use crate::PassContext;
+use crate::{HashMap, HashSet};
 use parc_ir::analysis::ControlFlowGraph;
 use parc_ir::{Block, BlockCall, Function, InstKind, Module, SyncRegion};
-use std::collections::{HashMap, HashSet};
 
 pub fn run(module: &mut Module, ctx: &mut PassContext) -> bool {
     let mut removed = 0;
-    let changed = crate::for_each_function(module, |f| {
+    let changed = crate::for_each_of(module, &crate::functions_with_tapir(module), |f| {
         let n = run_function(f);
         removed += n;
         n > 0
@@ -42,7 +42,7 @@ pub fn run_function(func: &mut Function) -> u64 {
     // Per region, the continuations of its detaches: where the search for
     // the syncs that may have something to wait for starts. (Detaches in
     // unreachable blocks count too: keeping a sync is always safe.)
-    let mut starts: HashMap<SyncRegion, Vec<Block>> = HashMap::new();
+    let mut starts: HashMap<SyncRegion, Vec<Block>> = HashMap::default();
     let mut syncs: Vec<Block> = Vec::new();
     for &b in cfg.blocks() {
         let Some(t) = func.terminator(b) else {
@@ -54,7 +54,7 @@ pub fn run_function(func: &mut Function) -> u64 {
             _ => {}
         }
     }
-    let mut needed: HashSet<Block> = HashSet::new();
+    let mut needed: HashSet<Block> = HashSet::default();
     for (&region, conts) in &starts {
         let ends_in_sync = |b: Block| {
             func.terminator(b).is_some_and(

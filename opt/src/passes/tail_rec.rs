@@ -91,12 +91,12 @@
 //! refusals above.
 
 use crate::PassContext;
+use crate::{HashMap, HashSet};
 use parc_ir::analysis::FunctionAnalyses;
 use parc_ir::{
     BinaryOp, Block, BlockCall, FuncId, Function, Inst, InstKind, IntCC, Module, Type, Value,
     ValueDef, sign_extend,
 };
-use std::collections::{HashMap, HashSet};
 
 pub fn run(module: &mut Module, ctx: &mut PassContext) -> bool {
     let mut changed = false;
@@ -168,7 +168,7 @@ fn is_pure_arith(kind: &InstKind) -> bool {
 /// when there is nothing to eliminate.
 fn plan(func: &Function, id: FuncId) -> Result<Option<Plan>, &'static str> {
     let an = FunctionAnalyses::compute(func);
-    let mut uses: HashMap<Value, u32> = HashMap::new();
+    let mut uses: HashMap<Value, u32> = HashMap::default();
     for (_, i) in func.placed_insts() {
         func.inst(i)
             .for_each_operand(|v| *uses.entry(v).or_default() += 1);

@@ -33,10 +33,10 @@
 //!
 //! Statistics: `zero-memory.loads`, `zero-memory.frees`.
 
+use crate::HashSet;
 use crate::PassContext;
 use crate::analysis::allocations::allocations;
 use parc_ir::{Function, Inst, InstKind, Intrinsic, Module, Type, Value};
-use std::collections::HashSet;
 
 pub fn run(module: &mut Module, ctx: &mut PassContext) -> bool {
     let (mut loads, mut frees) = (0, 0);
