@@ -102,3 +102,78 @@ impl Shape {
         Shape(s)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use parc_ir::read::read_module;
+
+    /// A loop (block1 jumps back to itself) and an exit.
+    const LOOP: &str = "func @f(i32) -> i32 {
+         block0(v0: i32):
+             jump block1(v0)
+         block1(v1: i32):
+             v2 = iconst.i32 1
+             v3 = isub v1, v2
+             v4 = icmp sgt v3, v2
+             brif v4, block1(v3), block2
+         block2:
+             return v1
+         }";
+
+    fn loop_headers(an: &FunctionAnalyses) -> Vec<u32> {
+        an.loops
+            .loops()
+            .map(|l| an.loops.data(l).header.as_u32())
+            .collect()
+    }
+
+    #[test]
+    fn keeps_the_analyses_while_the_cfg_is_unchanged_and_recomputes_after() {
+        let mut m = read_module(LOOP).unwrap();
+        let id = m.funcs.keys().next().unwrap();
+        let mut cache = AnalysisCache::default();
+        let first = cache.get(id, &m.funcs[id]);
+        assert_eq!(loop_headers(&first), vec![1]);
+        assert_eq!((cache.hits, cache.misses), (0, 1));
+
+        // A change of a non-terminator keeps them (as GVN's would).
+        let f = &mut m.funcs[id];
+        let sub = f.blocks[f.layout[1]].insts[1];
+        f.insts[sub].kind = InstKind::Iconst(7);
+        let again = cache.get(id, &m.funcs[id]);
+        assert!(Rc::ptr_eq(&first, &again));
+        assert_eq!((cache.hits, cache.misses), (1, 1));
+
+        // Retargeting the back edge to the exit removes the loop: the cache
+        // must see it and agree with analyses computed afresh.
+        let f = &mut m.funcs[id];
+        let (b1, b2) = (f.layout[1], f.layout[2]);
+        let term = f.terminator(b1).unwrap();
+        if let InstKind::Brif { then_dest, .. } = &mut f.insts[term].kind {
+            then_dest.block = b2;
+            then_dest.args.clear();
+        }
+        let after = cache.get(id, &m.funcs[id]);
+        assert_eq!((cache.hits, cache.misses), (1, 2));
+        assert!(loop_headers(&after).is_empty());
+        let fresh = FunctionAnalyses::compute(&m.funcs[id]);
+        assert_eq!(format!("{:?}", *after), format!("{fresh:?}"));
+    }
+
+    #[test]
+    fn a_new_terminator_instruction_is_a_new_shape() {
+        // Same kind and targets but another instruction id: the task tree
+        // keeps detach ids, so the shape must differ.
+        let mut m = read_module(LOOP).unwrap();
+        let id = m.funcs.keys().next().unwrap();
+        let before = Shape::of(&m.funcs[id]);
+        let f = &mut m.funcs[id];
+        let b2 = f.layout[2];
+        let old = f.terminator(b2).unwrap();
+        let kind = f.insts[old].kind.clone();
+        let new = f.make_inst(kind, Default::default());
+        *f.blocks[b2].insts.last_mut().unwrap() = new;
+        assert_ne!(before, Shape::of(&m.funcs[id]));
+    }
+}
