@@ -377,8 +377,9 @@ pub(crate) fn implied_type(
     use InstKind::*;
     match kind {
         GlobalAddr(_) | FuncAddr(_) | Alloca { .. } | PtrAdd(..) => Some(Type::Ptr),
-        Icmp(..) | Fcmp(..) => Some(Type::I1),
-        Unary(_, a) | Binary(_, a, _) | Select(_, a, _) | InsertLane(a, ..) => known(*a),
+        Icmp(_, a, _) | Fcmp(_, a, _) => Some(known(*a).map_or(Type::I1, Type::compare_result)),
+        Unary(_, a) | Binary(_, a, _) | InsertLane(a, ..) => known(*a),
+        Select(_, a, b) => known(*a).or_else(|| known(*b)),
         ExtractLane(a, _) | Reduce(_, a) => known(*a).map(Type::lane_type),
         Call { func, .. } => module.funcs.get(*func).and_then(|f| f.sig.ret),
         Intrinsic { op, .. } => match op.signature().1 {

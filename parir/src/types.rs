@@ -3,8 +3,9 @@
 //!
 //! The 128-bit vector types (`f64x2 f32x4 i64x2 i32x4`) exist for the loop
 //! vectorizer, which makes them after the AD: lane-wise arithmetic, `splat`,
-//! `extract_lane`, `insert_lane`, `reduce_OP`, and loads and stores of a
-//! whole vector. They are never function parameters or results, call
+//! `extract_lane`, `insert_lane`, `reduce_OP`, lane-wise `icmp`/`fcmp`
+//! (whose result is a mask: [`Type::compare_result`]) and `select` by a
+//! mask, and loads and stores of a whole vector. They are never function parameters or results, call
 //! arguments or memory-operation pointers (the verifier's `[types]`
 //! rules), so calling conventions, the AD and device code know nothing of
 //! them.
@@ -89,6 +90,18 @@ impl Type {
     /// The 128-bit vector of `lane`s, if parir has one (`f64 i64 f32 i32`).
     pub fn vector_of(lane: Type) -> Option<Type> {
         Type::VECTORS.into_iter().find(|v| v.lane_type() == lane)
+    }
+
+    /// The type of a comparison of two values of this type: `i1` for
+    /// scalars; for a vector, the integer vector of as many lanes, each
+    /// all ones (true) or zero (false), as SIMD compares give and a vector
+    /// `select` takes.
+    pub fn compare_result(self) -> Type {
+        match self {
+            Type::F64x2 | Type::I64x2 => Type::I64x2,
+            Type::F32x4 | Type::I32x4 => Type::I32x4,
+            _ => Type::I1,
+        }
     }
 
     /// Size in bytes when stored to memory (`i1` is stored as a byte).

@@ -1033,25 +1033,30 @@ impl<'a> FuncVerifier<'a> {
             }
             Icmp(_, a, bv) => {
                 let (ta, tb) = (ty(*a), ty(*bv));
-                if ta != tb || !(ta.is_int() || ta == Type::Ptr) {
+                let lanes_int = matches!(ta, Type::I64x2 | Type::I32x4);
+                if ta != tb || !(ta.is_int() || ta == Type::Ptr || lanes_int) {
                     e(
                         "types",
                         format!(
-                            "`icmp` needs two integers or pointers of one type, not {ta} and {tb}"
+                            "`icmp` needs two integers, pointers or integer vectors of one type, \
+                             not {ta} and {tb}"
                         ),
                     );
                 }
-                want_result(&mut e, &name, rt, Type::I1);
+                want_result(&mut e, &name, rt, ta.compare_result());
             }
             Fcmp(_, a, bv) => {
                 let (ta, tb) = (ty(*a), ty(*bv));
-                if ta != tb || !ta.is_float() {
+                let lanes_float = matches!(ta, Type::F64x2 | Type::F32x4);
+                if ta != tb || !(ta.is_float() || lanes_float) {
                     e(
                         "types",
-                        format!("`fcmp` needs two floats of one type, not {ta} and {tb}"),
+                        format!(
+                            "`fcmp` needs two floats or float vectors of one type, not {ta} and {tb}"
+                        ),
                     );
                 }
-                want_result(&mut e, &name, rt, Type::I1);
+                want_result(&mut e, &name, rt, ta.compare_result());
             }
             Cast(op, a) => {
                 if let Some(to) = rt {
@@ -1068,15 +1073,20 @@ impl<'a> FuncVerifier<'a> {
                 }
             }
             Select(c, a, bv) => {
-                if ty(*c) != Type::I1 {
+                // A scalar condition picks a scalar; a mask (a vector
+                // compare's result) picks lane by lane.
+                if ty(*c) != ty(*a).compare_result() {
                     e(
                         "types",
-                        format!("`select` condition must be i1, not {}", ty(*c)),
+                        format!(
+                            "`select` of {} needs a condition of type {}, not {}",
+                            ty(*a),
+                            ty(*a).compare_result(),
+                            ty(*c)
+                        ),
                     );
                 }
-                if ty(*a).is_vector() {
-                    e("types", format!("`select` of vectors ({})", ty(*a)));
-                } else if ty(*a) != ty(*bv) {
+                if ty(*a) != ty(*bv) {
                     e(
                         "types",
                         format!(

@@ -298,7 +298,11 @@ impl<'a> Interp<'a> {
                         set!(a)
                     }
                     InstKind::FuncAddr(f) => set!(super::memory::func_address(*f)),
-                    InstKind::Unary(..) | InstKind::Binary(..)
+                    InstKind::Unary(..)
+                    | InstKind::Binary(..)
+                    | InstKind::Icmp(..)
+                    | InstKind::Fcmp(..)
+                    | InstKind::Select(..)
                         if data.result.is_some_and(|r| func.values[r].ty.is_vector()) =>
                     {
                         tri!(vector(frame, func, &data.kind, data.result))
@@ -808,8 +812,9 @@ fn set_lanes(frame: &mut Frame, func: &Function, r: Value, lanes: [u64; 4]) {
     frame.vregs[r.index()] = lanes;
 }
 
-/// Vector instructions other than memory accesses: lane-wise `fneg` and
-/// binary operators, `splat`, `extract_lane`, `insert_lane`, `reduce_OP`.
+/// Vector instructions other than memory accesses: lane-wise `fneg`,
+/// binary operators, `icmp`/`fcmp` (to a mask) and `select` by a mask,
+/// `splat`, `extract_lane`, `insert_lane`, `reduce_OP`.
 fn vector(
     frame: &mut Frame,
     func: &Function,
@@ -835,6 +840,34 @@ fn vector(
             let mut z = [0; 4];
             for i in 0..n {
                 z[i] = binary(*op, lane_ty, x[i], y[i])?;
+            }
+            set_lanes(frame, func, r, z);
+        }
+        InstKind::Icmp(_, a, b) | InstKind::Fcmp(_, a, b) => {
+            // A mask: all ones (-1, sign-extended as integers are held)
+            // for true, zero for false.
+            let operand_ty = func.values[*a].ty.lane_type();
+            let (x, y) = (lanes_of(frame, *a), lanes_of(frame, *b));
+            let mut z = [0; 4];
+            for i in 0..n {
+                let t = match kind {
+                    InstKind::Icmp(cc, ..) => eval::icmp(*cc, operand_ty, x[i], y[i]),
+                    InstKind::Fcmp(cc, ..) => eval::fcmp(*cc, operand_ty, x[i], y[i]),
+                    _ => unreachable!("matched above"),
+                };
+                z[i] = if t { u64::MAX } else { 0 };
+            }
+            set_lanes(frame, func, r, z);
+        }
+        InstKind::Select(c, a, b) => {
+            let (m, x, y) = (
+                lanes_of(frame, *c),
+                lanes_of(frame, *a),
+                lanes_of(frame, *b),
+            );
+            let mut z = [0; 4];
+            for i in 0..n {
+                z[i] = if m[i] != 0 { x[i] } else { y[i] };
             }
             set_lanes(frame, func, r, z);
         }

@@ -479,6 +479,21 @@ impl<'a, 'b, 'c, M: ClModule> FnTranslator<'a, 'b, 'c, M> {
                 let to = rty.ok_or_else(|| self.err("cast without a result"))?;
                 Some(self.cast(*op, *a, to)?)
             }
+            InstKind::Select(c, a, b) if self.ty(*a).is_vector() => {
+                // By a mask (lanes all ones or zero): `bitselect` takes each
+                // bit from `a` where the mask's is set, on the operands'
+                // type (SSE2's and/andn/or).
+                let vt = clif_type(self.ty(*a));
+                let (c, a, b) = (self.val(*c)?, self.val(*a)?, self.val(*b)?);
+                let mask = if self.b.func.dfg.value_type(c) == vt {
+                    c
+                } else {
+                    let little = cranelift_codegen::ir::MemFlagsData::new()
+                        .with_endianness(cranelift_codegen::ir::Endianness::Little);
+                    self.b.ins().bitcast(vt, little, c)
+                };
+                Some(self.b.ins().bitselect(mask, a, b))
+            }
             InstKind::Select(c, a, b) => {
                 let (c, a, b) = (self.val(*c)?, self.val(*a)?, self.val(*b)?);
                 Some(self.b.ins().select(c, a, b))
