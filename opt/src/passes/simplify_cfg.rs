@@ -3,7 +3,11 @@
 //!
 //! 1. **Constant branches.** `brif` on an `iconst` becomes a `jump` to the
 //!    taken arm; `brif c, B(args), B(args)` (one block, the same arguments)
-//!    becomes `jump B(args)`.
+//!    becomes `jump B(args)`; `brif c, B(xs), B(ys)` (one block, different
+//!    arguments) becomes `jump B(select c, x, y ...)`, one `select` per
+//!    argument that differs (what `m = x > m ? x : m` lowers to once its
+//!    arms are threaded; not for vector arguments, whose `select` takes a
+//!    mask).
 //! 2. **Unreachable blocks** leave the layout.
 //! 3. **Jump threading.** A block with no parameters whose only instruction
 //!    is `jump X(args)` is skipped: its predecessors' `jump`/`brif` arms go
@@ -34,6 +38,7 @@
 //! are never merged or threaded; blocks inside the task are merged freely.
 //!
 //! Statistics: `simplify-cfg.branches` (branches folded),
+//! `simplify-cfg.selects` (selects made by folding),
 //! `simplify-cfg.unreachable` (blocks removed), `simplify-cfg.threaded`
 //! (empty blocks bypassed), `simplify-cfg.merged` (blocks merged).
 
@@ -51,6 +56,7 @@ pub fn run(module: &mut Module, ctx: &mut PassContext) -> bool {
         any
     });
     ctx.count("simplify-cfg.branches", total.branches);
+    ctx.count("simplify-cfg.selects", total.selects);
     ctx.count("simplify-cfg.unreachable", total.unreachable);
     ctx.count("simplify-cfg.threaded", total.threaded);
     ctx.count("simplify-cfg.merged", total.merged);
@@ -60,6 +66,7 @@ pub fn run(module: &mut Module, ctx: &mut PassContext) -> bool {
 #[derive(Default)]
 struct Stats {
     branches: u64,
+    selects: u64,
     unreachable: u64,
     threaded: u64,
     merged: u64,
@@ -72,6 +79,7 @@ impl Stats {
 
     fn add(&mut self, o: &Stats) {
         self.branches += o.branches;
+        self.selects += o.selects;
         self.unreachable += o.unreachable;
         self.threaded += o.threaded;
         self.merged += o.merged;
@@ -111,6 +119,31 @@ fn fold_branches(func: &mut Function, stats: &mut Stats) -> bool {
         };
         let dest = if then_dest == else_dest {
             then_dest.clone()
+        } else if then_dest.block == else_dest.block
+            && then_dest
+                .args
+                .iter()
+                .zip(&else_dest.args)
+                .all(|(&x, &y)| x == y || !func.value_type(x).is_vector())
+        {
+            // One block, different arguments: a `select` per difference.
+            let (cond, then_dest, else_dest) = (*cond, then_dest.clone(), else_dest.clone());
+            let loc = func.locs[t];
+            let mut args = Vec::new();
+            for (&x, &y) in then_dest.args.iter().zip(&else_dest.args) {
+                if x == y {
+                    args.push(x);
+                    continue;
+                }
+                let ty = func.value_type(x);
+                let sel = func.make_inst(InstKind::Select(cond, x, y), Some(ty));
+                func.locs[sel] = loc;
+                let insts = &mut func.blocks[b].insts;
+                insts.insert(insts.len() - 1, sel);
+                args.push(func.result(sel).expect("a select has a result"));
+                stats.selects += 1;
+            }
+            BlockCall::new(then_dest.block, args)
         } else {
             let ValueDef::Result(ci) = func.value_def(*cond) else {
                 continue;

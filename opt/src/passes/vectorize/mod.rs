@@ -34,7 +34,10 @@
 //!   scalar (`float-reduction`) unless reassociation is allowed
 //!   ([`PassOptions::reassociate_floats`]: `-ffast-math`,
 //!   `-fassociative-math`); then they are summed in lanes as integers are,
-//!   each lane starting from `-0.0` (sums) or `1.0` (products);
+//!   each lane starting from `-0.0` (sums) or `1.0` (products); or a
+//!   minimum or maximum, `p = x > p ? x : p` as a compare and a `select`
+//!   in any operand order (integers always, floats under
+//!   `reassociate_floats`: see `reduction.rs`);
 //! - every instruction of `B` is one of
 //!   - *uniform*: pure, all its operands defined outside the loop or
 //!     uniform (kept as it is: its value is the same for every lane);
@@ -52,7 +55,8 @@
 //!     whose stride is the loaded size (consecutive elements), or a
 //!     lane-wise operator
 //!     ([`BinaryOp::is_lanewise`](parc_ir::BinaryOp::is_lanewise), `fneg`)
-//!     on varying and uniform operands (uniform ones are splatted);
+//!     on varying and uniform operands (uniform ones are splatted), or an
+//!     `icmp`/`fcmp` of them (a mask) and a `select` by such a mask;
 //!   - a `store` of a varying or uniform value of one of those types to an
 //!     affine address whose stride is its size;
 //! - all varying values have one number of lanes `W`, and a constant trip
@@ -214,7 +218,7 @@ pub fn run_function(func: &mut Function, options: &PassOptions, report: &mut Rep
                 vector: p.vector,
                 lanes: p.lanes,
                 checked,
-                reassociated: p.reductions.values().any(|(op, _)| op.is_float()),
+                reassociated: p.reductions.values().any(|(red, _)| red.is_float()),
             },
         });
         count += 1;

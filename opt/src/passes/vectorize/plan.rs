@@ -5,7 +5,7 @@
 
 use super::MAX_BODY_INSTS;
 use super::dependence::{self, Access, Check, linear, rebuildable};
-use super::reduction::reduction;
+use super::reduction::{Reduction, reduction};
 use crate::PassOptions;
 use crate::analysis::tripcount::{CountedLoop, counted_loop, step_of};
 use parc_ir::analysis::{FunctionAnalyses, Loop};
@@ -38,7 +38,7 @@ pub(super) struct Plan {
     pub(super) ivs: Vec<(Value, i64)>,
     /// The reductions among them: the parameter, its operator and the
     /// value the back edge passes.
-    pub(super) reductions: HashMap<Value, (BinaryOp, Value)>,
+    pub(super) reductions: HashMap<Value, (Reduction, Value)>,
     /// The header's instructions besides the test and the branch (pure).
     pub(super) header_extras: Vec<Inst>,
     pub(super) inits: Vec<Value>,
@@ -307,6 +307,29 @@ pub(super) fn plan(
             {
                 sh(*a)
             }
+            // Lane-wise compares give a mask, which selects lane by lane.
+            InstKind::Icmp(_, a, b) | InstKind::Fcmp(_, a, b) => match (sh(*a), sh(*b)) {
+                (Shape::Uniform, Shape::Uniform) => Shape::Uniform,
+                (Shape::Varying, Shape::Varying | Shape::Uniform)
+                | (Shape::Uniform, Shape::Varying) => {
+                    want_lanes(func.value_type(*a))?;
+                    Shape::Varying
+                }
+                // A compare of a counter would need vectors of indices.
+                _ => return Err("operation"),
+            },
+            InstKind::Select(c, a, b) => match (sh(*c), sh(*a), sh(*b)) {
+                (Shape::Uniform, Shape::Uniform, Shape::Uniform) => Shape::Uniform,
+                (
+                    Shape::Varying,
+                    Shape::Varying | Shape::Uniform,
+                    Shape::Varying | Shape::Uniform,
+                ) => {
+                    want_lanes(rty.ok_or("malformed")?)?;
+                    Shape::Varying
+                }
+                _ => return Err("operation"),
+            },
             InstKind::Iconst(_) | InstKind::Fconst(_) => Shape::Uniform,
             k if !k.has_side_effects()
                 && !k.may_read_memory()

@@ -1,9 +1,40 @@
 //! The reductions a vector loop carries in lanes: which loop-carried
 //! values are reductions ([`reduction`]), what each lane starts from
 //! ([`identity`]) and how the lanes combine after the loop ([`combiner`]).
+//!
+//! Two kinds: `p OP x` for an associative and commutative `OP`
+//! ([`Reduction::Op`]), and a minimum or maximum written as a compare and
+//! a select, `p = x > p ? x : p` and its variants ([`Reduction::MinMax`]).
+//! A minimum or maximum is idempotent, so every lane starts from the
+//! initial value itself, and the lanes combine after the loop by the
+//! loop's own compare and select. On integers that is exactly the scalar
+//! loop's value (equal values are equal bits). On floats the lanes may
+//! keep `-0.0` where the loop keeps `+0.0` (they compare equal), and a NaN
+//! is kept or dropped by its position, so those need
+//! [`PassOptions::reassociate_floats`].
 
 use crate::PassOptions;
-use parc_ir::{BinaryOp, Block, Function, Inst, InstKind, Type, Value, ValueDef};
+use parc_ir::{BinaryOp, Block, FloatCC, Function, Inst, InstKind, IntCC, Type, Value, ValueDef};
+
+/// How a reduction combines an iteration's value `x` into `p`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Reduction {
+    /// `p OP x` (or `p - x`).
+    Op(BinaryOp),
+    /// `select(cmp(x, p), x, p)`, the compare's operands and the select's
+    /// in either order: the compare and `x`.
+    MinMax { cmp: Inst, x: Value, float: bool },
+}
+
+impl Reduction {
+    /// Whether summing it in lanes reassociates float arithmetic.
+    pub(super) fn is_float(self) -> bool {
+        match self {
+            Reduction::Op(op) => op.is_float(),
+            Reduction::MinMax { float, .. } => float,
+        }
+    }
+}
 
 /// The operator of the reduction `p` whose back-edge value is `r`, if it
 /// is one the vector loop may reassociate; else why not.
@@ -13,10 +44,13 @@ pub(super) fn reduction(
     latch: Inst,
     (p, r): (Value, Value),
     options: &PassOptions,
-) -> Result<BinaryOp, &'static str> {
+) -> Result<Reduction, &'static str> {
     let ValueDef::Result(def) = func.value_def(r) else {
         return Err("reduction");
     };
+    if let InstKind::Select(..) = func.inst(def) {
+        return min_max(func, body, latch, (p, r), def, options);
+    }
     let InstKind::Binary(op, a, b) = func.inst(def) else {
         return Err("reduction");
     };
@@ -40,6 +74,25 @@ pub(super) fn reduction(
     }
     // `p` feeds `r` alone in the loop (the header's test and any other
     // use need its scalar value); `r` feeds the back edge alone.
+    if !feeds_only(func, body, latch, (p, r), &[def]) {
+        return Err("reduction");
+    }
+    // A reduction in every other respect: whether its rounding may change.
+    if op.is_float() && !options.reassociate_floats {
+        return Err("float-reduction");
+    }
+    Ok(Reduction::Op(*op))
+}
+
+/// Whether `p`'s uses in the loop are `users` alone (the header's exit
+/// edge may pass it out) and `r` feeds the back edge alone, once.
+fn feeds_only(
+    func: &Function,
+    body: Block,
+    latch: Inst,
+    (p, r): (Value, Value),
+    users: &[Inst],
+) -> bool {
     let uses = |v: Value| {
         func.placed_insts()
             .filter(|&(_, i)| func.inst(i).operands().contains(&v))
@@ -55,25 +108,74 @@ pub(super) fn reduction(
             || matches!(func.value_def(p), ValueDef::Param(h, _)
                 if func.block_insts(h).contains(&i) && func.terminator(h) != Some(i))
     };
-    if p_uses.iter().any(|&i| i != def && in_body_or_header(i)) {
-        return Err("reduction");
+    if p_uses
+        .iter()
+        .any(|&i| !users.contains(&i) && in_body_or_header(i))
+    {
+        return false;
     }
-    if uses(r) != [latch]
-        || func
+    uses(r) == [latch]
+        && func
             .inst(latch)
             .operands()
             .iter()
             .filter(|&&v| v == r)
             .count()
-            != 1
+            == 1
+}
+
+/// The minimum or maximum `r = select(c, x, p)` (or `select(c, p, x)`)
+/// with `c = cmp(x, p)` (or `cmp(p, x)`) an ordering compare whose only
+/// use is the select.
+fn min_max(
+    func: &Function,
+    body: Block,
+    latch: Inst,
+    (p, r): (Value, Value),
+    select: Inst,
+    options: &PassOptions,
+) -> Result<Reduction, &'static str> {
+    let InstKind::Select(c, a, b) = *func.inst(select) else {
+        return Err("reduction");
+    };
+    let x = match (a == p, b == p) {
+        (true, false) => b,
+        (false, true) => a,
+        _ => return Err("reduction"),
+    };
+    let ValueDef::Result(cmp) = func.value_def(c) else {
+        return Err("reduction");
+    };
+    let ordering = match *func.inst(cmp) {
+        InstKind::Icmp(cc, u, v) => {
+            !matches!(cc, IntCC::Eq | IntCC::Ne) && ((u, v) == (x, p) || (u, v) == (p, x))
+        }
+        InstKind::Fcmp(cc, u, v) => {
+            matches!(cc, FloatCC::Lt | FloatCC::Le | FloatCC::Gt | FloatCC::Ge)
+                && ((u, v) == (x, p) || (u, v) == (p, x))
+        }
+        _ => false,
+    };
+    let ty = func.value_type(p);
+    if !ordering
+        || !func.block_insts(body).contains(&cmp)
+        || !func.block_insts(body).contains(&select)
+        || !matches!(ty, Type::I32 | Type::I64 | Type::F32 | Type::F64)
     {
         return Err("reduction");
     }
-    // A reduction in every other respect: whether its rounding may change.
-    if op.is_float() && !options.reassociate_floats {
-        return Err("float-reduction");
+    let c_uses = func
+        .placed_insts()
+        .filter(|&(_, i)| func.inst(i).operands().contains(&c))
+        .count();
+    if c_uses != 1 || !feeds_only(func, body, latch, (p, r), &[cmp, select]) {
+        return Err("reduction");
     }
-    Ok(*op)
+    let float = ty.is_float();
+    if float && !options.reassociate_floats {
+        return Err("float-min-max");
+    }
+    Ok(Reduction::MinMax { cmp, x, float })
 }
 
 /// What each lane of a reduction by `OP` starts from: `OP`'s identity

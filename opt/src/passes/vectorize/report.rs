@@ -101,7 +101,8 @@ pub fn explain(reason: &str) -> &'static str {
         }
         "operation" => {
             "an operation has no lane-wise vector form here (integer division, shifts, \
-             comparisons, conversions, selects)"
+             conversions, comparisons of the counter, selects by a condition the same in \
+             every iteration)"
         }
         "index-arithmetic" => {
             "it computes with the counter other than by adding it or multiplying it by \
@@ -132,7 +133,13 @@ pub fn explain(reason: &str) -> &'static str {
         "reduction" => {
             "a value carried from one iteration to the next is neither a counter nor a \
              reduction the vectorizer knows (`s = s OP x` with OP one of + - * & | ^ on \
-             integers, + - * on floats under -ffast-math)"
+             integers, + - * on floats under -ffast-math; `m = x > m ? x : m` and the \
+             other minimums and maximums)"
+        }
+        "float-min-max" => {
+            "a floating-point minimum or maximum taken in lanes may keep -0.0 where the \
+             loop keeps +0.0 (they compare equal) and a NaN where the loop drops it; allow \
+             it with -ffast-math or -fassociative-math"
         }
         "float-reduction" => {
             "a floating-point sum or product would be reassociated, which changes its \

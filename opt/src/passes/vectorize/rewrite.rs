@@ -3,7 +3,7 @@
 //! with the original loop left as the remainder.
 
 use super::plan::{Plan, Shape};
-use super::reduction::{combiner, identity};
+use super::reduction::{Reduction, combiner, identity};
 use parc_ir::{
     BinaryOp, Block, BlockCall, CastOp, Function, Inst, InstKind, IntCC, Type, Value, ValueDef,
 };
@@ -292,24 +292,61 @@ pub(super) fn rewrite(func: &mut Function, p: &Plan) -> Block {
     let mut outs = Vec::new();
     for ((&(v, _), &t), &init) in p.ivs.iter().zip(&iv_types).zip(&p.inits) {
         outs.push(match p.reductions.get(&v) {
-            Some(&(op, _)) => {
+            Some(&(Reduction::Op(op), _)) => {
                 let op = combiner(op);
                 let lanes = val(add(func, vexit, InstKind::Reduce(op, vmap[&v]), Some(t)));
                 val(add(func, vexit, InstKind::Binary(op, init, lanes), Some(t)))
+            }
+            Some(&(Reduction::MinMax { cmp, x, .. }, r)) => {
+                // The loop's own compare and select, over the initial
+                // value and each lane in turn.
+                let ValueDef::Result(select) = func.value_def(r) else {
+                    unreachable!("a min/max is a select's result")
+                };
+                let c = func.result(cmp).expect("a compare has a result");
+                let mut acc = init;
+                for lane in 0..w {
+                    let e = val(add(
+                        func,
+                        vexit,
+                        InstKind::ExtractLane(vmap[&v], lane as u8),
+                        Some(t),
+                    ));
+                    let at = |o: Value, acc: Value| {
+                        if o == x {
+                            e
+                        } else if o == v {
+                            acc
+                        } else {
+                            o
+                        }
+                    };
+                    let mut ck = func.inst(cmp).clone();
+                    ck.map_operands(|o| at(o, acc));
+                    let cv = val(add(func, vexit, ck, Some(Type::I1)));
+                    let mut sk = func.inst(select).clone();
+                    sk.map_operands(|o| if o == c { cv } else { at(o, acc) });
+                    acc = val(add(func, vexit, sk, Some(t)));
+                }
+                acc
             }
             None => vmap[&v],
         });
     }
     add(func, vexit, InstKind::Jump(BlockCall::new(rem, outs)), None);
-    // The way in: reductions start from their identity in every lane.
+    // The way in: reductions start from their identity in every lane
+    // (a minimum or maximum from the initial value).
     let mut args = Vec::new();
     for ((&(v, _), &t), &init) in p.ivs.iter().zip(&iv_types).zip(&p.inits) {
+        let vt = Type::vector_of(t);
         args.push(match p.reductions.get(&v) {
-            Some(&(op, _)) => {
+            Some(&(Reduction::Op(op), _)) => {
                 let e = val(add(func, vpre, identity(op), Some(t)));
-                let vt = Type::vector_of(t).expect("a vectorizable type");
-                val(add(func, vpre, InstKind::Splat(e), Some(vt)))
+                val(add(func, vpre, InstKind::Splat(e), vt))
             }
+            // A minimum or maximum of the initial value and anything is
+            // unchanged by it again.
+            Some(&(Reduction::MinMax { .. }, _)) => val(add(func, vpre, InstKind::Splat(init), vt)),
             None => init,
         });
     }
@@ -404,6 +441,19 @@ pub(super) fn rewrite(func: &mut Function, p: &Plan) -> Block {
                     InstKind::Binary(op, a, b)
                 }
                 InstKind::Unary(op, a) => InstKind::Unary(op, vmap[&a]),
+                mut k @ (InstKind::Icmp(..) | InstKind::Fcmp(..) | InstKind::Select(..)) => {
+                    let mut lanes: HashMap<Value, Value> = HashMap::new();
+                    for o in k.operands() {
+                        let l = if shape(o) == Shape::Varying {
+                            vmap[&o]
+                        } else {
+                            splat(func, o, &vmap)
+                        };
+                        lanes.insert(o, l);
+                    }
+                    k.map_operands(|o| lanes[&o]);
+                    k
+                }
                 other => other,
             }
         } else {
@@ -413,10 +463,14 @@ pub(super) fn rewrite(func: &mut Function, p: &Plan) -> Block {
         };
         let ty = result.map(|r| {
             let t = func.value_type(r);
-            if shape(r) == Shape::Varying {
-                Type::vector_of(t).expect("a vectorizable type")
-            } else {
-                t
+            match func.inst(i) {
+                // A lane-wise compare's mask.
+                InstKind::Icmp(_, a, _) | InstKind::Fcmp(_, a, _) if shape(r) == Shape::Varying => {
+                    let lanes = Type::vector_of(func.value_type(*a)).expect("a vectorizable type");
+                    lanes.compare_result()
+                }
+                _ if shape(r) == Shape::Varying => Type::vector_of(t).expect("a vectorizable type"),
+                _ => t,
             }
         });
         let new = func.append_inst(vbody, new_kind, ty);
