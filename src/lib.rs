@@ -921,6 +921,7 @@ pub fn attach_ptx(module: &mut Module, ptx: &str) {
         relocs: Vec::new(),
         is_const: true,
         space: parc_ir::AddrSpace::Global,
+        is_local: false,
         is_import: false,
     };
     module.globals.push(data);

@@ -226,6 +226,10 @@ pub struct GlobalVar {
     /// defined elsewhere (C code, another file), `init` is `None`, and
     /// its type may be incomplete (`extern int table[];`).
     pub is_extern: bool,
+    /// Internal linkage: declared `static` at file scope, or made by the
+    /// checker (a block's `static` or `__shared__` variable, a file-scope
+    /// compound literal), so no other file of the program sees it.
+    pub is_static: bool,
     pub init: Option<ConstInit>,
     pub span: Span,
 }

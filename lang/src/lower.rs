@@ -166,6 +166,7 @@ pub fn lower_mapped(
                 align: layout.align_of(&g.ty) as u32,
                 is_const: g.is_const,
                 is_import: g.is_extern,
+                is_local: g.is_static,
                 space: if g.is_shared {
                     AddrSpace::Shared
                 } else {

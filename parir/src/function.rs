@@ -324,6 +324,10 @@ pub struct GlobalData {
     pub relocs: Vec<(u64, GlobalId, i64)>,
     pub is_const: bool,
     pub space: AddrSpace,
+    /// C's internal linkage (`static`): the global belongs to its module,
+    /// and linking keeps it apart from any other module's global of the
+    /// same name (see [`crate::link`]). Text form: `local`.
+    pub is_local: bool,
     /// Declared here and defined elsewhere (C's `extern int optind;`,
     /// defined by the C library or another module): no storage and no
     /// initial image here; references resolve by name when the program is
@@ -344,6 +348,7 @@ impl GlobalData {
             relocs: Vec::new(),
             is_const: true,
             space: AddrSpace::Global,
+            is_local: false,
             is_import: false,
         }
     }

@@ -11,13 +11,13 @@
 //! - a `local` (`static`) function belongs to its module: where its name
 //!   is taken already it is renamed (`f.2`, `f.3` ...), and only its own
 //!   module's calls reach it;
-//! - globals made by the compiler (names starting with `.`, such as string
-//!   literals `.str.0`) are renamed likewise; any other global is defined
-//!   once over all the modules, and an imported global (`extern int n;`)
-//!   is that definition, or stays an import when no module defines it
-//!   (the C library's `optind`); parir does not mark a `static` global, so
-//!   two files' `static int n;` are refused here with a message that says
-//!   so;
+//! - a `local` (`static`) global, and a global made by the compiler
+//!   (names starting with `.`, such as string literals `.str.0`), belongs
+//!   to its module likewise: renamed where its name is taken, reached only
+//!   from its module; any other global is defined once over all the
+//!   modules, and an imported global (`extern int n;`) is that definition,
+//!   or stays an import when no module defines it (the C library's
+//!   `optind`), never another module's `static` one;
 //! - gradient requests keep their meaning: their primal and gradient are
 //!   mapped as the calls are.
 //!
@@ -68,12 +68,12 @@ pub fn link(modules: Vec<(String, Module)>) -> Result<Linked, LinkError> {
             }
         }
         for g in m.globals.values() {
-            if g.name.starts_with('.') || g.is_import {
+            if is_private_global(g) || g.is_import {
                 continue;
             }
             if let Some(first) = global_defined.insert(g.name.clone(), k) {
                 return Err(LinkError(format!(
-                    "global variable `{}` is defined in both `{}` and `{}`; define it in one file and declare it `extern` in the others (parc does not yet keep a `static` global to its file)",
+                    "global variable `{}` is defined in both `{}` and `{}`; define it in one file and declare it `extern` in the others, or make both `static`",
                     g.name, names[first], names[k]
                 )));
             }
@@ -95,11 +95,17 @@ pub fn link(modules: Vec<(String, Module)>) -> Result<Linked, LinkError> {
     let mut public: HashMap<String, FuncId> = HashMap::new();
     let mut public_globals: HashMap<String, GlobalId> = HashMap::new();
     let mut public_names: HashSet<String> = HashSet::new();
+    let mut public_global_names: HashSet<String> = HashSet::new();
     for (_, m) in &modules {
         let grads = gradient_declarations(m);
         for (id, f) in m.funcs.iter() {
             if f.linkage != Linkage::Local && !grads.contains(&id) {
                 public_names.insert(f.name.clone());
+            }
+        }
+        for g in m.globals.values() {
+            if !is_private_global(g) {
+                public_global_names.insert(g.name.clone());
             }
         }
     }
@@ -136,14 +142,8 @@ pub fn link(modules: Vec<(String, Module)>) -> Result<Linked, LinkError> {
         let mut globals = HashMap::new();
         for (id, g) in m.globals.iter() {
             let mut copy = g.clone();
-            if g.name.starts_with('.') {
-                if out.global_by_name(&g.name).is_some() {
-                    let mut n = 2;
-                    while out.global_by_name(&format!("{}.{n}", g.name)).is_some() {
-                        n += 1;
-                    }
-                    copy.name = format!("{}.{n}", g.name);
-                }
+            if is_private_global(g) {
+                copy.name = fresh_global_name(&out, &public_global_names, &g.name);
                 globals.insert(id, out.globals.push(copy));
                 continue;
             }
@@ -224,7 +224,22 @@ fn gradient_declarations(m: &Module) -> HashSet<FuncId> {
 /// `base`, or `base.2`, `base.3` ...: a name no function of `out` and no
 /// public name has.
 fn fresh_name(out: &Module, public: &HashSet<String>, base: &str) -> String {
-    let taken = |n: &str| out.func_by_name(n).is_some() || public.contains(n);
+    first_free(base, |n| out.func_by_name(n).is_some() || public.contains(n))
+}
+
+/// A global that belongs to its module: `static`, or made by the compiler.
+fn is_private_global(g: &crate::GlobalData) -> bool {
+    g.is_local || g.name.starts_with('.')
+}
+
+/// `base`, or `base.2`, `base.3` ...: a name no global of `out` and no
+/// public global has.
+fn fresh_global_name(out: &Module, public: &HashSet<String>, base: &str) -> String {
+    first_free(base, |n| out.global_by_name(n).is_some() || public.contains(n))
+}
+
+/// `base` if it is not `taken`, else the first of `base.2`, `base.3` ... that is not.
+fn first_free(base: &str, taken: impl Fn(&str) -> bool) -> String {
     if !taken(base) {
         return base.to_string();
     }
@@ -346,6 +361,46 @@ block0:
         let g = "global @n size 4 align 4 = zeroinit\n";
         let err = linked(&[g, g]).expect_err("global twice");
         assert!(err.0.contains("global variable `n`"), "{err}");
+        assert!(err.0.contains("or make both `static`"), "{err}");
+    }
+
+    #[test]
+    fn static_globals_stay_with_their_module_and_leave_the_name_to_the_public_one() {
+        let user = |name: &str, linkage: &str| {
+            format!(
+                "{linkage}
+func @{name}() -> ptr {{
+block0:
+    v0 = global_addr @count
+    return v0
+}}
+"
+            )
+        };
+        let a = user("a", "global @count local size 4 align 4 = zeroinit");
+        let b = user("b", "global @count local size 8 align 8 = zeroinit");
+        let c = user("c", "global @count size 2 align 2 = zeroinit");
+        let d = user("d", "global @count import size 2 align 2");
+        let l = linked(&[&a, &b, &c, &d]).expect("links");
+        let m = &l.module;
+        crate::verify::verify_module(m).expect("verifies");
+        let target = |f: &str| -> GlobalId {
+            let func = &m.funcs[m.func_by_name(f).expect("user")];
+            func.placed_insts()
+                .find_map(|(_, i)| match func.inst(i) {
+                    InstKind::GlobalAddr(g) => Some(*g),
+                    _ => None,
+                })
+                .expect("global_addr")
+        };
+        let public = m.global_by_name("count").expect("the public one keeps its name");
+        assert_eq!(m.globals[public].size, 2);
+        assert!(!m.globals[public].is_import);
+        assert_eq!((target("c"), target("d")), (public, public));
+        let (ga, gb) = (target("a"), target("b"));
+        assert!(ga != gb && ga != public && gb != public);
+        assert_eq!((m.globals[ga].size, m.globals[gb].size), (4, 8));
+        assert_eq!(m.globals.len(), 3);
     }
 
     #[test]

@@ -181,6 +181,9 @@ pub fn global_to_string(module: &Module, g: GlobalId) -> String {
     if data.space == AddrSpace::Shared {
         out.push_str(" shared");
     }
+    if data.is_local {
+        out.push_str(" local");
+    }
     if data.is_import {
         let _ = writeln!(out, " import size {} align {}", data.size, data.align);
         return out;

@@ -719,6 +719,8 @@ fn parse_global(cur: &mut Cur, name: String) -> Result<GlobalData> {
         } else if cur.is_word("shared") && !seen_shared {
             seen_shared = true;
             data.space = AddrSpace::Shared;
+        } else if cur.is_word("local") && !data.is_local {
+            data.is_local = true;
         } else if cur.is_word("import") && !data.is_import {
             data.is_import = true;
         } else {
@@ -1844,6 +1846,7 @@ mod tests {
                 relocs: Vec::new(),
                 is_const: rng.chance(50),
                 space,
+                is_local: !is_import && rng.chance(20),
                 is_import,
             });
         }

@@ -35,8 +35,8 @@
 //! - A `shared` global (GPU shared memory, one per block) is not `const`,
 //!   has no relocations and no non-zero initial bytes: CUDA cannot
 //!   initialize shared memory.
-//! - An `import` global (defined elsewhere) is in global memory and has
-//!   no initial bytes and no relocations.
+//! - An `import` global (defined elsewhere) is in global memory, is not
+//!   `local` (C's `static`), and has no initial bytes and no relocations.
 //!
 //! # Layout `[layout]`
 //! - Every block in the layout exists and is listed once; the first is the
@@ -459,9 +459,15 @@ fn check_global(module: &Module, g: GlobalId, errors: &mut Vec<VerifyError>) {
         }
     }
     if data.is_import
-        && (data.space == AddrSpace::Shared || !data.init.is_empty() || !data.relocs.is_empty())
+        && (data.space == AddrSpace::Shared
+            || data.is_local
+            || !data.init.is_empty()
+            || !data.relocs.is_empty())
     {
-        err("an imported global has no storage here: no initial value, not shared".into());
+        err(
+            "an imported global has no storage here: no initial value, not shared, not local"
+                .into(),
+        );
     }
     if data.space == AddrSpace::Shared {
         if data.is_const {

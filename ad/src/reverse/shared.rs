@@ -20,6 +20,7 @@ impl Ctx {
             relocs: Vec::new(),
             is_const: false,
             space: parc_ir::AddrSpace::Shared,
+            is_local: false,
             is_import: false,
         };
         let s = module.globals.push(shadow);

@@ -691,6 +691,7 @@ fn globals_with_relocations() {
         relocs: Vec::new(),
         is_const: false,
         space: AddrSpace::Global,
+        is_local: false,
         is_import: false,
     });
     let ptr = m.globals.push(GlobalData {
@@ -701,6 +702,7 @@ fn globals_with_relocations() {
         relocs: vec![(0, table, 8)],
         is_const: true,
         space: AddrSpace::Global,
+        is_local: false,
         is_import: false,
     });
     // `free` clashes with the C library: the global must be renamed.

@@ -120,6 +120,7 @@ impl Checker {
                 Sym::Global(g) => {
                     let gi = g.0 as usize;
                     let prev_ty = self.globals[gi].ty.clone();
+                    self.globals[gi].is_static |= d.quals.is_static;
                     if self.globals[gi].is_extern && types::compatible(&prev_ty, &ty) {
                         // `extern int x;` then `int x = 1;`: this defines it.
                         self.globals[gi].is_extern = false;
@@ -178,6 +179,7 @@ impl Checker {
             is_const,
             is_shared: false,
             is_extern: false,
+            is_static: d.quals.is_static,
             init,
             span: decl.name.span,
         });
@@ -251,6 +253,7 @@ impl Checker {
                     is_const: var_is_const(d, decl),
                     is_shared: false,
                     is_extern: true,
+                    is_static: false,
                     init: None,
                     span: decl.name.span,
                 });
@@ -277,7 +280,11 @@ impl Checker {
         }
         let g = GlobalVarId(self.globals.len() as u32);
         self.global_info.push(GlobalInfo { defined_at: None });
-        self.globals.push(hir::GlobalVar { name, ..var });
+        self.globals.push(hir::GlobalVar {
+            name,
+            is_static: true,
+            ..var
+        });
         g
     }
 }

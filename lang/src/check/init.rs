@@ -201,6 +201,7 @@ impl Checker {
                 is_const: false,
                 is_shared: false,
                 is_extern: false,
+                is_static: true,
                 init: Some(init),
                 span,
             });

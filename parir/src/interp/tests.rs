@@ -1073,6 +1073,7 @@ fn globals_with_relocations() {
         relocs: vec![(8, s, 3)],
         is_const: false,
         space: AddrSpace::Global,
+        is_local: false,
         is_import: false,
     });
     let fmt = cstr(&mut m, "%s\n");
@@ -1207,6 +1208,7 @@ fn shared_global(m: &mut Module, name: &str, size: u64) -> GlobalId {
         relocs: Vec::new(),
         is_const: false,
         space: AddrSpace::Shared,
+        is_local: false,
         is_import: false,
     })
 }

@@ -423,6 +423,7 @@ fn barrier_table(module: &mut Module, kid: FuncId, split: &Split) -> GlobalId {
         relocs,
         is_const: true,
         space: AddrSpace::Global,
+        is_local: false,
         is_import: false,
     })
 }

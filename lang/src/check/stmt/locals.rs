@@ -118,6 +118,7 @@ impl Checker {
                     is_const,
                     is_shared: q.is_shared,
                     is_extern: false,
+                    is_static: true,
                     init,
                     span: decl.name.span,
                 });
