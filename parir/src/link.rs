@@ -224,7 +224,9 @@ fn gradient_declarations(m: &Module) -> HashSet<FuncId> {
 /// `base`, or `base.2`, `base.3` ...: a name no function of `out` and no
 /// public name has.
 fn fresh_name(out: &Module, public: &HashSet<String>, base: &str) -> String {
-    first_free(base, |n| out.func_by_name(n).is_some() || public.contains(n))
+    first_free(base, |n| {
+        out.func_by_name(n).is_some() || public.contains(n)
+    })
 }
 
 /// A global that belongs to its module: `static`, or made by the compiler.
@@ -235,7 +237,9 @@ fn is_private_global(g: &crate::GlobalData) -> bool {
 /// `base`, or `base.2`, `base.3` ...: a name no global of `out` and no
 /// public global has.
 fn fresh_global_name(out: &Module, public: &HashSet<String>, base: &str) -> String {
-    first_free(base, |n| out.global_by_name(n).is_some() || public.contains(n))
+    first_free(base, |n| {
+        out.global_by_name(n).is_some() || public.contains(n)
+    })
 }
 
 /// `base` if it is not `taken`, else the first of `base.2`, `base.3` ... that is not.
@@ -393,7 +397,9 @@ block0:
                 })
                 .expect("global_addr")
         };
-        let public = m.global_by_name("count").expect("the public one keeps its name");
+        let public = m
+            .global_by_name("count")
+            .expect("the public one keeps its name");
         assert_eq!(m.globals[public].size, 2);
         assert!(!m.globals[public].is_import);
         assert_eq!((target("c"), target("d")), (public, public));
