@@ -347,6 +347,14 @@ struct Files<'a> {
 }
 
 impl Files<'_> {
+    /// The `(path, text)` of the input called `name`, if one is.
+    fn named(&self, name: &str) -> Option<(&str, &str)> {
+        self.inputs
+            .iter()
+            .find(|(p, _)| p == name)
+            .map(|(p, s)| (p.as_str(), s.as_str()))
+    }
+
     /// The `(path, text)` of the file `function` came from (the first file
     /// for a function the pipeline made).
     fn of(&self, function: &str) -> (&str, &str) {
@@ -490,39 +498,60 @@ fn checked_requests(
             None => d,
         }
     };
+    // A position in a header names it, without a quote.
+    let (list_elsewhere, found): (Vec<Found<'_>>, Vec<Found<'_>>) =
+        found.into_iter().partition(|f| {
+            module
+                .file_of(f.1)
+                .is_some_and(|n| !matches!(origin, Origin::Files(fs) if fs.named(n).is_some()))
+        });
+    let plain = |(severity, loc, message, help, _, _): Found<'_>, src: Option<&str>| {
+        let word = match severity {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+        };
+        let at = match src {
+            Some(src) if loc.is_known() => format!("{src}:{}:{}", loc.line, loc.col),
+            _ => path.to_string(),
+        };
+        let help = help.map_or(String::new(), |h| format!("  help: {h}\n"));
+        format!("{at}: {word}: {message}\n{help}")
+    };
+    let elsewhere: String = list_elsewhere
+        .into_iter()
+        .map(|f| {
+            let file = module.file_of(f.1);
+            plain(f, file)
+        })
+        .collect();
     let render = |list: Vec<Found<'_>>| match origin {
+        Origin::Files(files) => list
+            .into_iter()
+            .map(|f| {
+                let (path, source) = match module.file_of(f.1).and_then(|n| files.named(n)) {
+                    Some(named) => named,
+                    None => files.of(f.5),
+                };
+                diag::render(path, source, &[diagnostic(source, f)], color)
+            })
+            .collect(),
         Origin::Source(source) => {
             let diags: Vec<Diagnostic> = list.into_iter().map(|f| diagnostic(source, f)).collect();
             diag::render(path, source, &diags, color)
         }
-        Origin::Files(files) => list
-            .into_iter()
-            .map(|f| {
-                let (path, source) = files.of(f.5);
-                diag::render(path, source, &[diagnostic(source, f)], color)
-            })
-            .collect(),
         Origin::Ir => list
             .into_iter()
-            .map(|(severity, loc, message, help, _, _)| {
-                let word = match severity {
-                    Severity::Error => "error",
-                    Severity::Warning => "warning",
-                };
-                let at = match &module.source_name {
-                    Some(src) if loc.is_known() => format!("{src}:{}:{}", loc.line, loc.col),
-                    _ => path.to_string(),
-                };
-                let help = help.map_or(String::new(), |h| format!("  help: {h}\n"));
-                format!("{at}: {word}: {message}\n{help}")
-            })
+            .map(|f| plain(f, module.source_name.as_deref()))
             .collect(),
     };
-    if found.iter().all(|f| f.0 == Severity::Warning) {
-        Ok(render(found))
+    let only_warnings =
+        found.iter().all(|f| f.0 == Severity::Warning) && !elsewhere.contains(": error: ");
+    let rendered = render(found) + &elsewhere;
+    if only_warnings {
+        Ok(rendered)
     } else {
         Err(CompileError {
-            rendered: render(found),
+            rendered,
             internal: false,
         })
     }
@@ -707,13 +736,24 @@ fn pipeline(
             task_tape_headers: options.ad_task_tape_headers,
             checkpoint: options.ad_checkpoint,
         };
-        let report = parc_ad::differentiate(module, &ad_options).map_err(|e| match origin {
-            Origin::Source(source) => ad_error(&e, path, source, options.color),
-            Origin::Files(files) => {
-                let (path, source) = files.of(&e.function);
-                ad_error(&e, path, source, options.color)
+        let report = parc_ad::differentiate(module, &ad_options).map_err(|e| {
+            // A position in a header (or, inlined, another file) names it.
+            let named = module.file_of(e.loc);
+            match (origin, named) {
+                (Origin::Files(files), Some(name)) if files.named(name).is_some() => {
+                    let (path, source) = files.named(name).unwrap_or_default();
+                    ad_error(&e, path, source, options.color)
+                }
+                (Origin::Source(_) | Origin::Files(_), Some(name)) => {
+                    ad_error_in_ir(&e, Some(name), path)
+                }
+                (Origin::Source(source), None) => ad_error(&e, path, source, options.color),
+                (Origin::Files(files), None) => {
+                    let (path, source) = files.of(&e.function);
+                    ad_error(&e, path, source, options.color)
+                }
+                (Origin::Ir, _) => ad_error_in_ir(&e, module.source_name.as_deref(), path),
             }
-            Origin::Ir => ad_error_in_ir(&e, module.source_name.as_deref(), path),
         })?;
         ad_time = Some(start.elapsed());
         ad_report = Some(report);
@@ -896,7 +936,10 @@ pub fn emit_ptx(
     link_device_math(&mut module)?;
     let module = &module;
     parc_ptx::emit(module, options).map_err(|e| {
-        let at = module.source_name.as_deref().unwrap_or(path);
+        let at = module
+            .file_of(e.loc)
+            .or(module.source_name.as_deref())
+            .unwrap_or(path);
         let rendered = if e.loc.is_known() {
             format!("{at}:{}:{}: error: {e}\n", e.loc.line, e.loc.col)
         } else {

@@ -140,7 +140,7 @@ pub fn lower(program: &hir::Program, source_name: &str, source: &str) -> Module 
 
 /// Lowers a program checked from preprocessed text: `map` turns its spans
 /// into positions in the file the user wrote (see
-/// [`SourceMap::code_line_col`]).
+/// [`SourceMap::code_position`]).
 pub fn lower_mapped(
     program: &hir::Program,
     source_name: &str,
@@ -285,6 +285,7 @@ pub fn lower_mapped(
         }
     }
     declare_gradients(&cx, &mut module);
+    module.files = cx.lines.files.take();
     parc_ir::convergent::infer(&mut module);
     module
 }
@@ -581,7 +582,14 @@ pub fn lower_with_exported_gradients(
         else {
             continue;
         };
-        let loc = lines.loc(f.span.start);
+        let mut loc = lines.loc(f.span.start);
+        // `lines` numbers files apart from the module's table.
+        if let Some(name) = loc.file.checked_sub(1).and_then(|k| {
+            let files = lines.files.borrow();
+            files.get(k as usize).cloned()
+        }) {
+            loc = loc.in_file(module.intern_file(&name));
+        }
         parc_ir::gradient::request_export(&mut module, FuncId::from_u32(i as u32), loc).map_err(
             |message| {
                 Diagnostic::error(f.span, message)
@@ -601,6 +609,9 @@ struct LineIndex<'a> {
     map: Option<&'a SourceMap>,
     /// Byte offset of the start of each line.
     starts: Vec<usize>,
+    /// The files other than the main one that positions are in, numbered
+    /// from 1 (`Module::files`).
+    files: RefCell<Vec<String>>,
 }
 
 impl<'a> LineIndex<'a> {
@@ -611,13 +622,26 @@ impl<'a> LineIndex<'a> {
             source,
             map,
             starts,
+            files: RefCell::new(Vec::new()),
         }
     }
 
     fn loc(&self, offset: u32) -> SrcLoc {
         if let Some(map) = self.map {
-            let (line, col) = map.code_line_col(offset);
-            return SrcLoc::new(line, col);
+            let (file, line, col) = map.code_position(offset);
+            let loc = SrcLoc::new(line, col);
+            let Some(name) = file else {
+                return loc;
+            };
+            let mut files = self.files.borrow_mut();
+            let k = match files.iter().position(|f| f == name) {
+                Some(k) => k,
+                None => {
+                    files.push(name.to_string());
+                    files.len() - 1
+                }
+            };
+            return loc.in_file(k as u32 + 1);
         }
         if self.source.is_empty() {
             return SrcLoc::default();

@@ -315,35 +315,26 @@ impl SourceMap {
         e
     }
 
-    /// The line and column instructions made from output position `pos`
-    /// carry (`SrcLoc`): in the main file, at the outermost macro
-    /// invocation; code from an included file is at its `#include` line
-    /// (`SrcLoc` names no file).
-    pub fn code_line_col(&self, pos: u32) -> (u32, u32) {
+    /// The file, line and column instructions made from output position
+    /// `pos` carry (`SrcLoc`): at the outermost macro invocation, in the
+    /// file that holds it (a header's own lines for code defined in a
+    /// header). The file is `None` for the main file (file 0 under its own
+    /// name), else its name as `#line` may have changed it.
+    pub fn code_position(&self, pos: u32) -> (Option<&str>, u32, u32) {
         let loc = self.resolve(pos);
-        let mut at = match self.expansion_chain(&loc).last() {
+        let at = match self.expansion_chain(&loc).last() {
             Some(e) => e.site.start,
             None => self.files.get(loc.file).map_or(0, |f| f.base) + loc.offset,
         };
-        // Up the include chain to the main file (file 0).
-        for _ in 0..self.files.len() {
-            let file = self.file_at(at);
-            if file == 0 {
-                break;
-            }
-            match self.files[file].included_at {
-                Some(inc) => at = inc,
-                None => break,
-            }
-        }
         let file = self.file_at(at);
         let Some(f) = self.files.get(file) else {
-            return (0, 0);
+            return (None, 0, 0);
         };
         let offset = at - f.base;
-        let (_, line) = f.presumed(offset);
+        let (name, line) = f.presumed(offset);
         let (_, col) = f.line_col(offset);
-        (line as u32, col as u32)
+        let main = file == 0 && name == f.name;
+        ((!main).then_some(name), line as u32, col as u32)
     }
 
     /// The file, line and column a diagnostic names for `loc`.
@@ -366,7 +357,7 @@ mod tests {
         assert_eq!(loc.file, 0);
         assert_eq!(loc.offset, 8);
         assert_eq!(map.describe(&loc), ("a.c".to_string(), 2, 2));
-        assert_eq!(map.code_line_col(8), (2, 2));
+        assert_eq!(map.code_position(8), (None, 2, 2));
     }
 
     #[test]
@@ -376,5 +367,8 @@ mod tests {
         let loc = map.resolve(6);
         assert_eq!(map.describe(&loc), ("gen.y".to_string(), 101, 1));
         assert_eq!(map.describe(&map.resolve(0)), ("a.c".to_string(), 1, 1));
+        // Code positions name the file `#line` gives.
+        assert_eq!(map.code_position(6), (Some("gen.y"), 101, 1));
+        assert_eq!(map.code_position(0), (None, 1, 1));
     }
 }

@@ -26,6 +26,10 @@ pub struct SrcLoc {
     /// between functions, and run-time errors must still name the function
     /// the programmer wrote. `None`: the holding function.
     pub func: Option<FuncId>,
+    /// The file: 0 is the module's `source_name`, `k` is
+    /// `Module::files[k - 1]` (a header, or another file of a linked
+    /// program), so run-time errors name the file the code is in.
+    pub file: u32,
 }
 
 impl SrcLoc {
@@ -34,7 +38,13 @@ impl SrcLoc {
             line,
             col,
             func: None,
+            file: 0,
         }
+    }
+
+    /// This position in file `file` (see [`SrcLoc::file`]).
+    pub fn in_file(self, file: u32) -> SrcLoc {
+        SrcLoc { file, ..self }
     }
 
     /// This position, attributed to `func` unless it already names one.
@@ -462,6 +472,9 @@ pub struct Module {
     pub globals: PrimaryMap<GlobalId, GlobalData>,
     /// The ParC file it was compiled from, for messages.
     pub source_name: Option<String>,
+    /// The other files instructions came from (headers, the other files
+    /// of a linked program): `SrcLoc::file` `k` is `files[k - 1]`.
+    pub files: Vec<String>,
     /// Gradients to generate; empty once the AD has run.
     pub grad_requests: Vec<GradRequest>,
     /// C definitions of the source's structs (forward declarations first,
@@ -484,6 +497,26 @@ impl Module {
             n += 1;
         }
         name
+    }
+
+    /// The name of the file `loc` is in, when that is not the module's
+    /// own source file.
+    pub fn file_of(&self, loc: SrcLoc) -> Option<&str> {
+        let k = loc.file.checked_sub(1)?;
+        self.files.get(k as usize).map(String::as_str)
+    }
+
+    /// The file number of `name` (see [`SrcLoc::file`]), added to
+    /// [`Module::files`] if new.
+    pub fn intern_file(&mut self, name: &str) -> u32 {
+        if self.source_name.as_deref() == Some(name) {
+            return 0;
+        }
+        if let Some(k) = self.files.iter().position(|f| f == name) {
+            return k as u32 + 1;
+        }
+        self.files.push(name.to_string());
+        self.files.len() as u32
     }
 
     pub fn func_by_name(&self, name: &str) -> Option<FuncId> {

@@ -170,10 +170,26 @@ pub fn link(modules: Vec<(String, Module)>) -> Result<Linked, LinkError> {
         global_maps.push(globals);
     }
     out.c_structs = structs.concat();
+    // Each module's file numbers in `out` (its own file is 0 only in the
+    // first module).
+    let file_maps: Vec<Vec<u32>> = modules
+        .iter()
+        .map(|(name, m)| {
+            let own = m.source_name.as_deref().unwrap_or(name);
+            std::iter::once(own)
+                .chain(m.files.iter().map(String::as_str))
+                .map(|f| out.intern_file(f))
+                .collect()
+        })
+        .collect();
     // Second pass: references in the copied bodies, initial images and
     // requests point at `out`'s entities.
     for (k, (_, m)) in modules.iter().enumerate() {
         let (funcs, globals) = (&func_maps[k], &global_maps[k]);
+        let file = |loc: crate::SrcLoc| {
+            let f = file_maps[k].get(loc.file as usize).copied().unwrap_or(0);
+            loc.in_file(f)
+        };
         for (id, f) in m.funcs.iter() {
             let new = funcs[&id];
             // Only the body that was kept is remapped: an import's copy is
@@ -191,6 +207,9 @@ pub fn link(modules: Vec<(String, Module)>) -> Result<Linked, LinkError> {
                     InstKind::GlobalAddr(g) => *g = globals[g],
                     _ => {}
                 }
+                if func.locs[i].is_known() {
+                    func.locs[i] = file(func.locs[i]);
+                }
             }
         }
         for (id, g) in m.globals.iter() {
@@ -207,6 +226,7 @@ pub fn link(modules: Vec<(String, Module)>) -> Result<Linked, LinkError> {
             let mut req = req.clone();
             req.primal = funcs[&req.primal];
             req.grad = funcs[&req.grad];
+            req.loc = file(req.loc);
             out.grad_requests.push(req);
         }
     }
@@ -407,6 +427,45 @@ block0:
         assert!(ga != gb && ga != public && gb != public);
         assert_eq!((m.globals[ga].size, m.globals[gb].size), (4, 8));
         assert_eq!(m.globals.len(), 3);
+    }
+
+    #[test]
+    fn source_positions_keep_their_files() {
+        let a = "source \"a.pc\"
+file 1 \"u.h\"
+func @main() -> i32 {
+block0:
+    v0 = iconst.i32 0 @3:4:1
+    v1 = iconst.i32 1 @9:9
+    return v0
+}
+";
+        let b = "source \"b.pc\"
+file 1 \"u.h\"
+func @g() -> i32 {
+block0:
+    v0 = iconst.i32 0 @5:6
+    v1 = iconst.i32 1 @7:8:1
+    return v0
+}
+";
+        let l = linked(&[a, b]).expect("links");
+        let m = &l.module;
+        assert_eq!(m.files, vec!["u.h".to_string(), "b.pc".to_string()]);
+        let files = |name: &str| -> Vec<Option<&str>> {
+            let func = &m.funcs[m.func_by_name(name).expect("function")];
+            func.placed_insts()
+                .filter(|&(_, i)| func.locs[i].is_known())
+                .map(|(_, i)| m.file_of(func.locs[i]))
+                .collect()
+        };
+        assert_eq!(files("main"), vec![Some("u.h"), None]);
+        assert_eq!(files("g"), vec![Some("b.pc"), Some("u.h")]);
+        // The text form keeps them.
+        let text = crate::print::print_module(m);
+        assert!(text.contains("file 2 \"b.pc\""), "{text}");
+        assert!(text.contains("@5:6:2"), "{text}");
+        assert_eq!(crate::print::print_module(&module(&text)), text);
     }
 
     #[test]

@@ -6,6 +6,7 @@
 //!
 //! ```text
 //! source "prog.pc"                                  ; Module::source_name
+//! file 1 "util.h"                                   ; Module::files (`@4:2:1` is util.h's)
 //! global @msg const size 7 align 1 = "hello\0A\00"  ; bytes, `\HH` escapes
 //! global @tbl size 16 align 8 = zeroinit            ; no initial bytes
 //!     reloc 8 = @msg + 0                            ; pointer to a global
@@ -85,7 +86,9 @@
 //! sees what was there.
 
 use crate::entities::{FuncId, GlobalId, Inst, Value};
-use crate::function::{Activity, AddrSpace, FuncKind, Function, GradRequest, Linkage, Module};
+use crate::function::{
+    Activity, AddrSpace, FuncKind, Function, GradRequest, Linkage, Module, SrcLoc,
+};
 use crate::inst::{BlockCall, InstKind};
 use crate::intrinsic::OperandType;
 use crate::types::Type;
@@ -97,6 +100,9 @@ pub fn print_module(module: &Module) -> String {
     let mut out = String::new();
     if let Some(name) = &module.source_name {
         let _ = writeln!(out, "source {}", quote_bytes(name.as_bytes()));
+    }
+    for (k, name) in module.files.iter().enumerate() {
+        let _ = writeln!(out, "file {} {}", k + 1, quote_bytes(name.as_bytes()));
     }
     for g in module.globals.keys() {
         out.push_str(&global_to_string(module, g));
@@ -148,7 +154,7 @@ pub fn grad_request_to_string(module: &Module, req: &GradRequest) -> String {
         Linkage::Import => "import",
     });
     if req.loc.is_known() {
-        let _ = write!(out, " @{}:{}", req.loc.line, req.loc.col);
+        write_loc(&mut out, req.loc);
     }
     out
 }
@@ -472,7 +478,15 @@ fn write_inst(
     if let Some(loc) = func.locs.get(inst)
         && loc.is_known()
     {
-        let _ = write!(out, " @{}:{}", loc.line, loc.col);
+        write_loc(out, *loc);
+    }
+}
+
+/// ` @line:col`, or ` @line:col:file` outside the module's own file.
+fn write_loc(out: &mut String, loc: SrcLoc) {
+    let _ = write!(out, " @{}:{}", loc.line, loc.col);
+    if loc.file != 0 {
+        let _ = write!(out, ":{}", loc.file);
     }
 }
 

@@ -126,6 +126,22 @@ pub fn read_module_with_positions(text: &str) -> Result<(Module, TextPositions)>
                 module.source_name = Some(name);
                 last_global = None;
             }
+            "file" => {
+                let kpos = cur.here();
+                let k = cur.u32("a file number")?;
+                if k as usize != module.files.len() + 1 {
+                    return Err(kpos.err(format!(
+                        "files are numbered from 1 in order: expected {}",
+                        module.files.len() + 1
+                    )));
+                }
+                let (bytes, spos) = cur.string("a quoted file name")?;
+                let name = String::from_utf8(bytes)
+                    .map_err(|_| spos.err("the file name is not valid UTF-8"))?;
+                cur.expect_end()?;
+                module.files.push(name);
+                last_global = None;
+            }
             "global" => {
                 let (name, npos) = cur.name("a global name")?;
                 if global_names.contains_key(&name) {
@@ -280,8 +296,8 @@ enum Tok {
     Word(String),
     /// `@name` or `@"name"`.
     Name(String),
-    /// `@line:col`.
-    Loc(u32, u32),
+    /// `@line:col` or `@line:col:file`.
+    Loc(u32, u32, u32),
     Str(Vec<u8>),
     Punct(char),
     Arrow,
@@ -292,7 +308,8 @@ impl Tok {
         match self {
             Tok::Word(w) => format!("`{w}`"),
             Tok::Name(n) => format!("`@{n}`"),
-            Tok::Loc(l, c) => format!("`@{l}:{c}`"),
+            Tok::Loc(l, c, 0) => format!("`@{l}:{c}`"),
+            Tok::Loc(l, c, f) => format!("`@{l}:{c}:{f}`"),
             Tok::Str(_) => "a string".into(),
             Tok::Punct(c) => format!("`{c}`"),
             Tok::Arrow => "`->`".into(),
@@ -396,8 +413,23 @@ fn lex(text: &str) -> Result<Vec<Line>> {
                         let (Ok(l), Ok(cnum)) = (l.parse::<u32>(), cstr.parse::<u32>()) else {
                             return Err(pos.err("a source position is written `@line:col`"));
                         };
+                        // `@line:col:file` outside the module's own file.
+                        let mut file = 0;
+                        if chars.get(j) == Some(&':')
+                            && chars.get(j + 1).is_some_and(char::is_ascii_digit)
+                        {
+                            let file_start = j + 1;
+                            j += 1;
+                            while j < chars.len() && chars[j].is_ascii_digit() {
+                                j += 1;
+                            }
+                            let fstr: String = chars[file_start..j].iter().collect();
+                            file = fstr.parse::<u32>().map_err(|_| {
+                                pos.err("a source position is written `@line:col[:file]`")
+                            })?;
+                        }
                         i = j;
-                        Tok::Loc(l, cnum)
+                        Tok::Loc(l, cnum, file)
                     }
                     Some('"') => {
                         let (bytes, next) = lex_string(&chars, i + 1, no)?;
@@ -630,9 +662,9 @@ impl<'a> Cur<'a> {
     /// The optional trailing `@line:col`.
     fn loc(&mut self) -> Option<SrcLoc> {
         match self.peek() {
-            Some(&Tok::Loc(l, c)) => {
+            Some(&Tok::Loc(l, c, f)) => {
                 self.pos += 1;
-                Some(SrcLoc::new(l, c))
+                Some(SrcLoc::new(l, c).in_file(f))
             }
             _ => None,
         }

@@ -74,6 +74,9 @@ pub struct Site<'a> {
     pub line: i32,
     /// 1-based column; 0 or less when unknown.
     pub col: i32,
+    /// The file, when it is not the program's own (a header, another file
+    /// of the program).
+    pub file: Option<&'a str>,
 }
 
 /// The full one-line report, without the newline.
@@ -87,6 +90,9 @@ pub fn report(site: Site<'_>, message: &str) -> String {
             s.push_str(&format!(" at line {}:{}", site.line, site.col));
         } else {
             s.push_str(&format!(" at line {}", site.line));
+        }
+        if let Some(file) = site.file.filter(|f| !f.is_empty()) {
+            s.push_str(&format!(" of {file}"));
         }
     }
     s.push_str(": ");
@@ -105,14 +111,16 @@ pub fn die(message: &str) -> ! {
     let Some(site) = crate::lines::caller_site() else {
         die_at(Site::default(), message)
     };
-    let name = (!site.name.is_null())
-        // SAFETY: the compiler's table names functions with NUL-terminated
-        // strings that live as long as the program.
-        .then(|| unsafe { CStr::from_ptr(site.name) }.to_string_lossy());
+    // SAFETY: the compiler's table names functions and files with
+    // NUL-terminated strings that live as long as the program.
+    let text =
+        |p: *const c_char| (!p.is_null()).then(|| unsafe { CStr::from_ptr(p) }.to_string_lossy());
+    let (name, file) = (text(site.name), text(site.file));
     let at = Site {
         func: name.as_deref(),
         line: i32::try_from(site.line).unwrap_or(0),
         col: i32::try_from(site.col).unwrap_or(0),
+        file: file.as_deref(),
     };
     die_at(at, message)
 }
@@ -222,13 +230,20 @@ pub(crate) unsafe fn c_str<'a>(p: *const c_char) -> Option<std::borrow::Cow<'a, 
 /// # Safety
 /// `func` is null or a NUL-terminated string.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn parc_rt_fault(kind: i32, func: *const c_char, line: i32, col: i32) -> ! {
+pub unsafe extern "C" fn parc_rt_fault(
+    kind: i32,
+    func: *const c_char,
+    line: i32,
+    col: i32,
+    file: *const c_char,
+) -> ! {
     // SAFETY: forwarded from the caller.
-    let func = unsafe { c_str(func) };
+    let (func, file) = unsafe { (c_str(func), c_str(file)) };
     let site = Site {
         func: func.as_deref(),
         line,
         col,
+        file: file.as_deref(),
     };
     die_at(site, &kind_message(kind))
 }
@@ -244,13 +259,15 @@ pub unsafe extern "C" fn parc_rt_fault_msg(
     func: *const c_char,
     line: i32,
     col: i32,
+    file: *const c_char,
 ) -> ! {
     // SAFETY: forwarded from the caller.
-    let (msg, func) = unsafe { (c_str(msg), c_str(func)) };
+    let (msg, func, file) = unsafe { (c_str(msg), c_str(func), c_str(file)) };
     let site = Site {
         func: func.as_deref(),
         line,
         col,
+        file: file.as_deref(),
     };
     die_at(site, msg.as_deref().unwrap_or("unknown run-time error"))
 }
@@ -265,6 +282,7 @@ mod tests {
             func: Some("f"),
             line: 12,
             col: 5,
+            file: None,
         };
         assert_eq!(
             report(site, &kind_message(FAULT_DIV_ZERO)),
@@ -278,8 +296,17 @@ mod tests {
             func: None,
             line: 3,
             col: 0,
+            file: None,
         };
         assert_eq!(report(no_col, "x"), "run-time error at line 3: x");
+        let header = Site {
+            file: Some("util.h"),
+            ..site
+        };
+        assert_eq!(
+            report(header, "x"),
+            "run-time error in function `f` at line 12:5 of util.h: x"
+        );
         assert_eq!(kind_message(9), "unknown run-time error (kind 9)");
     }
 }

@@ -596,6 +596,7 @@ pub unsafe extern "C" fn parc_rt_barrier_divergence(
         func: Some(&at.0),
         line: at.1,
         col: at.2,
+        file: None,
     };
     fault::die_at(place, &message)
 }

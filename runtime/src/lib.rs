@@ -23,8 +23,8 @@
 //! | `parc_rt_parallel_for` | `(i64 lo, i64 hi, i64 grain, fn(ptr, i64, i64) body, ptr ctx)` | `body(ctx, s, e)` over disjoint chunks covering `[lo, hi)`; `grain <= 0`: automatic |
 //! | `parc_rt_num_workers` | `() -> i32` | worker count |
 //! | `parc_rt_worker_id` | `() -> i32` | `0..num_workers` on a worker, `num_workers` elsewhere |
-//! | `parc_rt_fault` | `(i32 kind, ptr func, i32 line, i32 col) -> !` | reports a run-time error (kinds in [`fault`]) and exits 1 |
-//! | `parc_rt_fault_msg` | `(ptr msg, ptr func, i32 line, i32 col) -> !` | the same with the message text given |
+//! | `parc_rt_fault` | `(i32 kind, ptr func, i32 line, i32 col, ptr file) -> !` | reports a run-time error (kinds in [`fault`]) and exits 1 |
+//! | `parc_rt_fault_msg` | `(ptr msg, ptr func, i32 line, i32 col, ptr file) -> !` | the same with the message text given |
 //! | `parc_rt_set_lines` | `(ptr entries, i64 count)` | registers the program's code-to-source table (see [`lines`]) |
 //! | `parc_rt_set_lines_once` | `(ptr entries, i64 count)` | the same unless that table is the one registered (libraries) |
 //! | `parc_rt_atomic_add_i32` | `(ptr, i32) -> i32` | `atomicAdd`, returns the old value |

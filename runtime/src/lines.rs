@@ -22,7 +22,7 @@
 use std::ffi::c_char;
 use std::sync::atomic::{AtomicPtr, Ordering};
 
-/// One entry of the compiler's table (`#[repr(C)]`, 32 bytes).
+/// One entry of the compiler's table (`#[repr(C)]`, 40 bytes).
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct LineEntry {
@@ -35,6 +35,8 @@ pub struct LineEntry {
     pub name: *const c_char,
     pub line: u32,
     pub col: u32,
+    /// The file's name, NUL-terminated; null for the program's own file.
+    pub file: *const c_char,
 }
 
 /// A source position of generated code.
@@ -43,6 +45,8 @@ pub struct CodeSite {
     pub name: *const c_char,
     pub line: u32,
     pub col: u32,
+    /// Null for the program's own file.
+    pub file: *const c_char,
 }
 
 struct Range {
@@ -86,6 +90,7 @@ pub unsafe extern "C" fn parc_rt_set_lines(entries: *const LineEntry, count: i64
                 name: e.name,
                 line: e.line,
                 col: e.col,
+                file: e.file,
             },
             prologue: false,
         })

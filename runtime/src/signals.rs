@@ -227,6 +227,12 @@ fn write_site(out: &mut Fixed, at: Option<Registers>) {
         let _ = out.write_str(std::str::from_utf8(name.to_bytes()).unwrap_or("?"));
     }
     let _ = write!(out, "` at line {}:{}", site.line, site.col);
+    if !site.file.is_null() {
+        // SAFETY: as for the name.
+        let file = unsafe { std::ffi::CStr::from_ptr(site.file) };
+        let _ = out.write_str(" of ");
+        let _ = out.write_str(std::str::from_utf8(file.to_bytes()).unwrap_or("?"));
+    }
 }
 
 extern "C" fn handler(sig: c_int, info: *mut libc::siginfo_t, uc: *mut c_void) {

@@ -38,7 +38,7 @@ fn printf(fmt: &str, ints: &[i64]) {
 
 fn fault(kind: i32, func: &std::ffi::CStr, line: i32, col: i32) -> ! {
     // SAFETY: `func` is a C string.
-    unsafe { parc_rt_fault(kind, func.as_ptr(), line, col) }
+    unsafe { parc_rt_fault(kind, func.as_ptr(), line, col, std::ptr::null()) }
 }
 
 extern "C" fn sleepy_task(_: *mut u8) {

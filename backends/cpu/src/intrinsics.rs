@@ -28,8 +28,9 @@ use Type::{F32, F64, I32, I64, Ptr};
 // The runtime (`parc-runtime/src/lib.rs` lists the same signatures).
 pub(crate) const RT_MAIN: ExternFn = ext("parc_rt_main", &[Ptr, I32, Ptr], Some(I32));
 pub(crate) const RT_ENTER: ExternFn = ext("parc_rt_enter", &[Ptr, Ptr], None);
-pub(crate) const RT_FAULT: ExternFn = ext("parc_rt_fault", &[I32, Ptr, I32, I32], None);
-pub(crate) const RT_FAULT_MSG: ExternFn = ext("parc_rt_fault_msg", &[Ptr, Ptr, I32, I32], None);
+pub(crate) const RT_FAULT: ExternFn = ext("parc_rt_fault", &[I32, Ptr, I32, I32, Ptr], None);
+pub(crate) const RT_FAULT_MSG: ExternFn =
+    ext("parc_rt_fault_msg", &[Ptr, Ptr, I32, I32, Ptr], None);
 pub(crate) const RT_SET_LINES: ExternFn = ext("parc_rt_set_lines", &[Ptr, I64], None);
 pub(crate) const RT_SET_LINES_ONCE: ExternFn = ext("parc_rt_set_lines_once", &[Ptr, I64], None);
 pub(crate) const RT_PRINTF: ExternFn = ext("parc_rt_printf", &[Ptr, Ptr, Ptr, I32], Some(I32));

@@ -199,6 +199,7 @@ impl<'a> Interp<'a> {
         RunError {
             message,
             function,
+            file: self.file_of(loc),
             loc,
             backtrace,
         }

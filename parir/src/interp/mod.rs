@@ -205,6 +205,9 @@ pub struct RunError {
     /// Empty for errors of the embedding API itself.
     pub function: String,
     pub loc: Option<SrcLoc>,
+    /// The file `loc` is in, when that is not the program's own file (a
+    /// header, another file of the program).
+    pub file: Option<String>,
     pub backtrace: Vec<CallSite>,
 }
 
@@ -216,6 +219,9 @@ impl fmt::Display for RunError {
         }
         if let Some(loc) = self.loc {
             write!(f, " at line {}:{}", loc.line, loc.col)?;
+            if let Some(file) = &self.file {
+                write!(f, " of {file}")?;
+            }
         }
         write!(f, ": {}", self.message)
     }
@@ -251,6 +257,7 @@ pub fn run_main(module: &Module, config: &Config, out: &mut dyn Write) -> Result
             message: "the program has no `main` function".into(),
             function: String::new(),
             loc: None,
+            file: None,
             backtrace: Vec::new(),
         });
     };
@@ -466,6 +473,7 @@ impl<'a> Interp<'a> {
             ),
             function: String::new(),
             loc: None,
+            file: None,
             backtrace: Vec::new(),
         }
     }
@@ -761,6 +769,7 @@ impl<'a> Interp<'a> {
             message: self.describe(fault),
             function: String::new(),
             loc: None,
+            file: None,
             backtrace: Vec::new(),
         }
     }
@@ -770,16 +779,19 @@ impl<'a> Interp<'a> {
             message: message.to_string(),
             function: self.module.funcs[func].name.clone(),
             loc: None,
+            file: None,
             backtrace: Vec::new(),
         }
     }
 
     /// An error at `inst` of `func` (no call stack).
     fn error_in(&self, func: FuncId, inst: Option<Inst>, fault: Fault) -> RunError {
+        let loc = inst.and_then(|i| self.loc(func, i));
         RunError {
             message: self.describe(fault),
             function: self.module.funcs[func].name.clone(),
-            loc: inst.and_then(|i| self.loc(func, i)),
+            loc,
+            file: self.file_of(loc),
             backtrace: Vec::new(),
         }
     }
@@ -790,13 +802,22 @@ impl<'a> Interp<'a> {
         loc.is_known().then_some(loc)
     }
 
-    /// "at line 7:3 in `f`" or "in `f`".
+    /// The file `loc` is in, when that is not the program's own.
+    pub(crate) fn file_of(&self, loc: Option<SrcLoc>) -> Option<String> {
+        loc.and_then(|l| self.module.file_of(l)).map(str::to_string)
+    }
+
+    /// "at line 7:3 in `f`" (or "at line 7:3 of util.h in `f`") or "in `f`".
     fn site_text(&self, site: Site) -> String {
         match site {
             Site::Inst(f, i) => match self.loc(f, i) {
                 Some(l) => format!(
-                    "at line {}:{} in `{}`",
-                    l.line, l.col, self.module.funcs[f].name
+                    "at line {}:{}{} in `{}`",
+                    l.line,
+                    l.col,
+                    self.file_of(Some(l))
+                        .map_or(String::new(), |file| format!(" of {file}")),
+                    self.module.funcs[f].name
                 ),
                 None => format!("in `{}`", self.module.funcs[f].name),
             },

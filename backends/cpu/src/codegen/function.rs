@@ -313,15 +313,26 @@ impl<'a, 'b, 'c, M: ClModule> FnTranslator<'a, 'b, 'c, M> {
         Ok(self.b.inst_results(call).first().copied())
     }
 
-    /// Calls `parc_rt_fault(kind, name, line, col)` and ends the block.
-    pub(super) fn emit_fault(&mut self, kind: i32) -> Result<(), BackendError> {
+    /// The current instruction's `name, line, col, file` arguments of
+    /// `parc_rt_fault` (file null in the program's own file).
+    pub(super) fn fault_site(&mut self) -> Result<[cl::Value; 4], BackendError> {
         let loc = self.loc();
         let name_id = self.cx.name_string(self.m, loc.func.unwrap_or(self.id))?;
         let name = self.data_addr(name_id);
-        let kind_v = self.b.ins().iconst(types::I32, i64::from(kind));
         let line = iconst(&mut self.b, types::I32, i64::from(loc.line));
         let col = iconst(&mut self.b, types::I32, i64::from(loc.col));
-        self.call_extern(&ix::RT_FAULT, &[kind_v, name, line, col])?;
+        let file = match self.cx.file_string(self.m, loc.file)? {
+            Some(id) => self.data_addr(id),
+            None => self.b.ins().iconst(types::I64, 0),
+        };
+        Ok([name, line, col, file])
+    }
+
+    /// Calls `parc_rt_fault(kind, name, line, col, file)` and ends the block.
+    pub(super) fn emit_fault(&mut self, kind: i32) -> Result<(), BackendError> {
+        let [name, line, col, file] = self.fault_site()?;
+        let kind_v = self.b.ins().iconst(types::I32, i64::from(kind));
+        self.call_extern(&ix::RT_FAULT, &[kind_v, name, line, col, file])?;
         self.b.ins().trap(TrapCode::unwrap_user(kind as u8 + 1));
         Ok(())
     }

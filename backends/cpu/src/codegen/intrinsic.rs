@@ -27,7 +27,6 @@
 
 use super::abi::{clif_type, to_slot};
 use super::function::FnTranslator;
-use super::iconst;
 use super::memory::{INLINE_COPY_MAX, INLINE_ZERO_MAX};
 use crate::BackendError;
 use crate::intrinsics::{self as ix};
@@ -203,15 +202,11 @@ impl<'a, 'b, 'c, M: ClModule> FnTranslator<'a, 'b, 'c, M> {
             }
             Exit => self.call_extern(&ix::RT_EXIT, &a)?,
             RuntimeError => {
-                let loc = self.loc();
-                let name_id = self.cx.name_string(self.m, loc.func.unwrap_or(self.id))?;
-                let name = self.data_addr(name_id);
-                let line = iconst(&mut self.b, types::I32, i64::from(loc.line));
-                let col = iconst(&mut self.b, types::I32, i64::from(loc.col));
+                let [name, line, col, file] = self.fault_site()?;
                 let message = *a
                     .first()
                     .ok_or_else(|| self.err("`runtime_error` needs its message"))?;
-                self.call_extern(&ix::RT_FAULT_MSG, &[message, name, line, col])?
+                self.call_extern(&ix::RT_FAULT_MSG, &[message, name, line, col, file])?
             }
             Wtime => self.call_extern(&ix::RT_WTIME, &[])?,
             AdTapeNote => {

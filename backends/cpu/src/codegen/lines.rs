@@ -29,13 +29,13 @@ pub(super) fn register_lines(
 }
 
 /// Bytes of one entry of the line table (`parc_runtime::lines::LineEntry`).
-pub(super) const LINE_ENTRY_BYTES: usize = 32;
+pub(super) const LINE_ENTRY_BYTES: usize = 40;
 
 /// The table of source positions of the program's code (see
 /// `parc_runtime::lines`), which the main entry and the library wrappers
 /// that enter the worker pool register: one entry per
 /// range of instructions of one position, `{ func, start, end, name,
-/// line, col }`. Returns it and its number of entries.
+/// line, col, file }` (file null in the program's own file). Returns it and its number of entries.
 pub(super) fn emit_line_table(
     m: &mut impl ClModule,
     cx: &mut Cx,
@@ -49,11 +49,12 @@ pub(super) fn emit_line_table(
     let mut bytes = vec![0u8; count.max(1) * LINE_ENTRY_BYTES];
     let mut desc = DataDescription::new();
     let mut names: HashMap<FuncId, cl::GlobalValue> = HashMap::new();
+    let mut files: HashMap<u32, cl::GlobalValue> = HashMap::new();
     let mut at = 0usize;
     for (func, list) in &ranges {
         let fref = desc.import_function((*func).into());
         for &(start, end, site) in list {
-            let (src_func, line, col) = cx.line_sites[site as usize];
+            let (src_func, line, col, file) = cx.line_sites[site as usize];
             let name = match names.get(&src_func) {
                 Some(&gv) => gv,
                 None => {
@@ -69,6 +70,17 @@ pub(super) fn emit_line_table(
             desc.write_data_addr((at + 16) as u32, name, 0);
             bytes[at + 24..at + 28].copy_from_slice(&line.to_le_bytes());
             bytes[at + 28..at + 32].copy_from_slice(&col.to_le_bytes());
+            if let Some(data) = cx.file_string(m, file)? {
+                let gv = match files.get(&file) {
+                    Some(&gv) => gv,
+                    None => {
+                        let gv = desc.import_global_value(data.into());
+                        files.insert(file, gv);
+                        gv
+                    }
+                };
+                desc.write_data_addr((at + 32) as u32, gv, 0);
+            }
             at += LINE_ENTRY_BYTES;
         }
     }

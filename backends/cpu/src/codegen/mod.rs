@@ -242,10 +242,17 @@ struct Cx<'a> {
     /// distinct `(function, line, col)`, whose index is the Cranelift
     /// `SourceLoc` of the instructions there, and per compiled function
     /// its `[start, end)` code offsets with their `SourceLoc`s.
-    line_sites: Vec<(FuncId, u32, u32)>,
-    line_site_ids: HashMap<(FuncId, u32, u32), u32>,
+    line_sites: Vec<LineSite>,
+    line_site_ids: HashMap<LineSite, u32>,
+    /// The data of each file name (`SrcLoc::file`) faults and the line
+    /// table name.
+    files: HashMap<u32, DataId>,
     line_ranges: Vec<(ClFuncId, Vec<CodeRange>)>,
 }
+
+/// A source position of generated code: the source function, line,
+/// column and file (`SrcLoc::file`).
+type LineSite = (FuncId, u32, u32, u32);
 
 /// The emitted line table and its number of entries, which the program's
 /// entries (its main entry, a library's wrappers) register.
@@ -261,7 +268,7 @@ impl Cx<'_> {
         if loc.line == 0 {
             return cl::SourceLoc::default();
         }
-        let key = (loc.func.unwrap_or(id), loc.line, loc.col);
+        let key = (loc.func.unwrap_or(id), loc.line, loc.col, loc.file);
         let next = self.line_sites.len() as u32;
         let k = *self.line_site_ids.entry(key).or_insert(next);
         if k == next {
@@ -335,6 +342,34 @@ impl Cx<'_> {
         self.names.insert(func, id);
         Ok(id)
     }
+
+    /// The NUL-terminated name of file `file` (see `SrcLoc::file`); `None`
+    /// for the program's own file, which messages do not name.
+    fn file_string(
+        &mut self,
+        m: &mut impl ClModule,
+        file: u32,
+    ) -> Result<Option<DataId>, BackendError> {
+        if let Some(&id) = self.files.get(&file) {
+            return Ok(Some(id));
+        }
+        let ir = self.ir;
+        let Some(name) = ir.file_of(SrcLoc::new(1, 1).in_file(file)) else {
+            return Ok(None);
+        };
+        let sym = self.fresh("parc.file");
+        let id = m
+            .declare_data(&sym, ClLinkage::Local, false, false)
+            .map_err(|e| module_err("declaring a file name", e))?;
+        let mut bytes = name.as_bytes().to_vec();
+        bytes.push(0);
+        let mut desc = DataDescription::new();
+        desc.define(bytes.into_boxed_slice());
+        m.define_data(id, &desc)
+            .map_err(|e| module_err("defining a file name", e))?;
+        self.files.insert(file, id);
+        Ok(Some(id))
+    }
 }
 
 /// Translates every function and global of `ir` into `m` (see the module
@@ -381,6 +416,7 @@ pub(crate) fn compile<M: ClModule>(
         names: HashMap::new(),
         taken: HashSet::new(),
         line_sites: Vec::new(),
+        files: HashMap::new(),
         line_site_ids: HashMap::new(),
         line_ranges: Vec::new(),
     };

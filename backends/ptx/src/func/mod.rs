@@ -528,6 +528,9 @@ impl FnCx<'_, '_> {
         );
         if loc.is_known() {
             let _ = write!(s, " at line {}:{}", loc.line, loc.col);
+            if let Some(file) = self.cx.module.file_of(loc) {
+                let _ = write!(s, " of {file}");
+            }
         }
         let _ = write!(s, ": {message}");
         s
