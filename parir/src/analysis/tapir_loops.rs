@@ -279,16 +279,31 @@ pub fn match_task(
     if ld.latches != [latch] || ld.contains(exit) {
         return None;
     }
-    let mut expected: HashSet<Block> = an.tasks.blocks(task).iter().copied().collect();
-    expected.extend([header, spawn, latch]);
-    if expected.len() != ld.blocks.len() || !ld.blocks.iter().all(|b| expected.contains(b)) {
-        return None;
-    }
     if !an
         .cfg
         .preds(latch)
         .iter()
         .all(|p| *p == spawn || td.reattaches.contains(p))
+    {
+        return None;
+    }
+    // The loop has no block but these three and the task's. When tasks
+    // are dominator subtrees, it has no other kind of block: one would
+    // reach the latch through a reattach of the task (the spawn's only
+    // predecessor is the header), so enter the task, which only the spawn
+    // does. Then counting them suffices, and a deep nest of loops is not
+    // quadratic to match.
+    let three = [header, spawn, latch];
+    if ld.blocks.len() != an.tasks.blocks(task).len() + three.len()
+        || three.iter().any(|&b| an.tasks.contains(task, b))
+    {
+        return None;
+    }
+    if !an.tasks.are_subtrees()
+        && !ld
+            .blocks
+            .iter()
+            .all(|&b| three.contains(&b) || an.tasks.contains(task, b))
     {
         return None;
     }
@@ -351,31 +366,12 @@ pub fn match_task(
         return None;
     }
 
-    // The body reads nothing of the loop but `iv`.
-    let body_reads_ok = |i: Inst| {
-        let mut ok = true;
-        func.inst(i).for_each_operand(|v| {
-            ok &= v == iv
-                || invariant(v)
-                || match func.value_def(v) {
-                    ValueDef::Result(d) if hoisted.contains(&d) => true,
-                    _ => uses
-                        .def_block(func, v)
-                        .is_some_and(|b| an.tasks.contains(task, b)),
-                };
-        });
-        ok
-    };
-    let body = an
-        .tasks
-        .blocks(task)
-        .iter()
-        .flat_map(|&b| func.block_insts(b).iter().copied())
-        .chain(before.iter().copied());
-    for i in body {
-        if !body_reads_ok(i) {
-            return None;
-        }
+    // The body reads nothing of the loop but `iv` (and the hoisted code):
+    // the loop's other values are `c` and `iv'`, whose uses are checked
+    // above, constants, and the parameters of `spawn` and `latch`, which
+    // they must not have.
+    if !func.block_params(spawn).is_empty() || !func.block_params(latch).is_empty() {
+        return None;
     }
 
     Some(TapirLoop {

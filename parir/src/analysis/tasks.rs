@@ -355,6 +355,13 @@ impl TaskTree {
         blocks
     }
 
+    /// True if every task is the subtree of its entry in the dominator
+    /// tree (see [`compute`](Self::compute)): so in valid IR, where a task
+    /// is entered only from its detach and left only by its reattaches.
+    pub fn are_subtrees(&self) -> bool {
+        matches!(self.form, Form::Nested)
+    }
+
     pub fn contains(&self, task: Task, block: Block) -> bool {
         match &self.form {
             Form::Nested => {

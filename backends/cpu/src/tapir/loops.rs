@@ -45,15 +45,15 @@
 //! are not supported).
 
 use super::outline::{
-    self, CtxLayout, clone_blocks, entry_mergeable, layout_ctx, load_ctx, remat, remat_def,
-    store_ctx,
+    self, CtxLayout, clone_blocks, entry_mergeable, layout_ctx, load_ctx, put_frame_allocas, remat,
+    remat_def, store_ctx, take_frame_allocas,
 };
 use super::places::Places;
-use super::{Names, TapirError, TargetImpl};
+use super::{FrameState, TapirError, TargetImpl, TaskBlocks};
 use parc_ir::analysis::{FunctionAnalyses, TapirLoop, Task, tapir_loops};
 use parc_ir::{
-    BinaryOp, Block, BlockCall, CastOp, FuncBuilder, Function, Inst, InstKind, IntCC, Intrinsic,
-    Module, Type, Value,
+    BinaryOp, Block, BlockCall, CastOp, FuncBuilder, FuncId, Function, Inst, InstKind, IntCC,
+    Intrinsic, Module, Type, Value,
 };
 use std::collections::{HashMap, HashSet};
 
@@ -131,17 +131,24 @@ pub(crate) fn match_parallel_for(
     tapir_loops::match_task(func, an, task, places).filter(|l| l.hoisted.is_empty())
 }
 
-/// Lowers a recognized loop (see the module doc).
+/// Lowers a recognized loop (see the module doc) whose task is now made
+/// of `blocks`, into the body function `body_id` (made empty by the plan).
+/// `waits` are the groups of the task's spawns that may still run when an
+/// iteration ends: the body waits for them after its last iteration.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn lower_parallel_for(
     module: &mut Module,
     func: &mut Function,
     an: &FunctionAnalyses,
     shape: &TapirLoop,
+    blocks: &TaskBlocks,
+    waits: &[Value],
+    body_id: FuncId,
     places: &Places,
     target: &dyn TargetImpl,
-    names: &mut Names,
+    frame: &mut FrameState,
 ) -> Result<(), TapirError> {
-    let (free_captured, remats) = outline::task_values(func, an, shape.task_id, places)?;
+    let (free_captured, remats) = outline::task_values(func, an, shape.task_id, blocks, places)?;
     let loc = func.locs[shape.cmp];
     let ty = func.value_type(shape.iv);
     let step_is_const = remat_def(func, shape.step).is_some();
@@ -158,23 +165,33 @@ pub(crate) fn lower_parallel_for(
         }
     }
     let layout = layout_ctx(func, &captured);
-    let body = build_body(func, an, shape, &layout, &remats, names, loc);
-    let body_id = module.funcs.push(body);
+    let mut body = std::mem::take(&mut module.funcs[body_id]);
+    build_body(
+        func, &mut body, an, shape, blocks, &layout, &remats, waits, target, loc,
+    );
+    module.funcs[body_id] = body;
 
     // The parent: the header computes the trip count and makes one call.
     // The task, `spawn` and `latch` leave the layout when the caller is
-    // done with the function (see `Places`).
+    // done with the function (see `Places`). The header may hold its
+    // frame's `alloca`s at its top: only its compare and branch go.
     // Constants defined in the latch die with it: copy them first.
     let hi_kind = remat_def(func, shape.bound).cloned();
     let step_kind = remat_def(func, shape.step).cloned();
-    func.blocks[shape.header].insts.clear();
+    let [cmp, br] = [
+        shape.cmp,
+        func.terminator(shape.header).expect("the header branches"),
+    ];
+    func.blocks[shape.header]
+        .insts
+        .retain(|&i| i != cmp && i != br);
     let mut b = FuncBuilder::new(func);
     b.set_loc(loc);
     b.switch_to(shape.header);
     let hi = materialize(&mut b, shape.bound, hi_kind, ty);
     let step = materialize(&mut b, shape.step, step_kind, ty);
     let trip = trip_count(&mut b, shape, hi, step, step_is_const);
-    let ctx = store_ctx(&mut b, &layout);
+    let ctx = store_ctx(&mut b, frame, &layout);
     target.parallel_for(&mut b, body_id, trip, ctx);
     b.jump(shape.exit, Vec::new());
     Ok(())
@@ -237,30 +254,31 @@ fn trip_count(
     b.select(nonempty, n, zero)
 }
 
-/// The body function `@<parent>.loop<N>(ptr ctx, i64 start, i64 end)`.
+/// Fills `body`, the empty function `@<parent>.loop<N>(ptr ctx, i64
+/// start, i64 end)`.
+#[allow(clippy::too_many_arguments)]
 fn build_body(
     func: &Function,
+    body: &mut Function,
     an: &FunctionAnalyses,
     shape: &TapirLoop,
+    blocks: &TaskBlocks,
     layout: &CtxLayout,
     remats: &[Value],
-    names: &mut Names,
+    waits: &[Value],
+    target: &dyn TargetImpl,
     loc: parc_ir::SrcLoc,
-) -> Function {
+) {
     let td = an.tasks.data(shape.task_id);
     let ty = func.value_type(shape.iv);
-    let mut body = outline::new_helper(
-        names.fresh(&func.name, "loop"),
-        vec![Type::Ptr, Type::I64, Type::I64],
-    );
     let entry = body.layout[0];
     let [ctx, start, end] = body.block_params(entry)[..] else {
-        unreachable!("three parameters were asked for")
+        unreachable!("the plan made a body with three parameters")
     };
     let mut vmap = HashMap::new();
     let (head, iter, next, done);
     {
-        let mut b = FuncBuilder::new(&mut body);
+        let mut b = FuncBuilder::new(body);
         b.set_loc(loc);
         b.switch_to(entry);
         load_ctx(&mut b, func, ctx, layout, &mut vmap);
@@ -309,32 +327,41 @@ fn build_body(
             .append_inst(next, InstKind::Jump(BlockCall::new(head, vec![k1])), None);
     }
     let merge = entry_mergeable(an, shape.task_id);
+    let at = if merge {
+        body.blocks[iter].insts.len()
+    } else {
+        0
+    };
     let bmap = clone_blocks(
         func,
-        &mut body,
-        &an.tasks.blocks_in_layout(shape.task_id),
+        body,
+        &blocks.blocks,
         merge.then_some((td.entry, iter)),
         &td.reattaches,
         &InstKind::Jump(BlockCall::to(next)),
         &mut vmap,
     );
+    let frame_allocas = take_frame_allocas(body, bmap[&td.entry], at, blocks.frame_allocas);
     if merge {
-        hoist_allocas(&mut body, iter, entry);
+        hoist_allocas(body, iter, entry);
     } else {
-        let mut b = FuncBuilder::new(&mut body);
+        let mut b = FuncBuilder::new(body);
         b.set_loc(loc);
         b.switch_to(iter);
         b.jump(bmap[&td.entry], Vec::new());
     }
+    put_frame_allocas(body, entry, frame_allocas);
     body.append_block(next);
-    let mut b = FuncBuilder::new(&mut body);
+    let mut b = FuncBuilder::new(body);
     b.set_loc(loc);
     b.switch_to(done);
+    for &group in waits {
+        target.wait(&mut b, vmap[&group]);
+    }
     b.ret(None);
     for inst in body.blocks[next].insts.clone() {
         body.locs[inst] = loc;
     }
-    body
 }
 
 /// Moves the constant-size `alloca`s of `from` (run once per iteration) to

@@ -11,10 +11,11 @@
 //!   dropped from host functions that contain Tapir terminators.
 //! - **Outlined tasks.** The task of `detach within sr, T, C` becomes
 //!   `@<parent>.task<N>(ptr ctx) -> void` (`Linkage::Local`): its blocks
-//!   move there, each `reattach within sr, C` becomes `return`. Detaches
-//!   nested in a task move with it and are lowered when the helper's turn
-//!   comes (outermost first, recursively), with fresh sync regions there.
-//!   Pure instructions of the detach's block that only the task uses are
+//!   move there, each `reattach within sr, C` becomes `return`. Tasks are
+//!   lowered innermost first, in the function that detaches them (see
+//!   `plan.rs`): a nested task is outlined from its parent task before the
+//!   parent is, into a helper named after the parent's
+//!   (`@<parent>.task<N>.task<M>`), so every block moves once. Pure instructions of the detach's block that only the task uses are
 //!   first sunk into the task (see `loops.rs`), so that a pass that moved
 //!   loop-body arithmetic above the detach does not hide a parallel loop.
 //! - **Outlined parallel loops.** A loop of the front end's `parallel_for`
@@ -57,7 +58,9 @@
 //!   (`parc_opt`'s `serial-elision`, before optimization), which outlines
 //!   nothing and leaves this lowering nothing to do.
 //!
-//! Files: `outline.rs` (captures, the context, moving blocks), `loops.rs`
+//! Files: `plan.rs` (what is decided before anything is lowered: loop
+//! shapes, helpers' names, the order), `outline.rs` (captures, the
+//! context, moving blocks), `loops.rs`
 //! (recognizing `parallel_for` and its trip count), `places.rs` (where
 //! instructions are and who uses a value, across a function's tasks),
 //! [`abi`] (the runtime's entry points), `runtime.rs` and `serial.rs` (the
@@ -68,15 +71,16 @@ pub mod abi;
 mod loops;
 mod outline;
 mod places;
+mod plan;
 mod runtime;
 mod serial;
 mod sync;
 #[cfg(test)]
 mod tests;
 
-use parc_ir::analysis::{FunctionAnalyses, Task};
+use parc_ir::analysis::Task;
 use parc_ir::{
-    Block, FuncBuilder, FuncId, FuncKind, Function, InstKind, Module, SyncRegion, Value,
+    Block, FuncBuilder, FuncId, FuncKind, Function, Inst, InstKind, Module, SyncRegion, Type, Value,
 };
 use places::Places;
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -138,25 +142,16 @@ impl TapirError {
 }
 
 /// Lowers every detach, reattach and sync of `module`'s host functions (see
-/// the module doc for the result). On error the module may be partly
-/// lowered.
+/// the module doc). On error the module may be partly lowered.
 pub fn lower_tapir(
     module: &mut Module,
     target: Target,
     opts: &TapirOptions,
 ) -> Result<(), TapirError> {
-    let has_tapir = |f: &Function| {
-        f.placed_insts().any(|(_, i)| {
-            matches!(
-                f.inst(i),
-                InstKind::Detach { .. } | InstKind::Reattach { .. } | InstKind::Sync { .. }
-            )
-        })
-    };
     if !module
         .funcs
         .values()
-        .any(|f| f.kind == FuncKind::Host && has_tapir(f))
+        .any(|f| f.kind == FuncKind::Host && plan::has_tapir(f))
     {
         return Ok(());
     }
@@ -170,24 +165,17 @@ pub fn lower_tapir(
         }),
     };
     let mut names = Names::new(module);
-    // Helpers are appended to `module.funcs` as they are made, so this walk
-    // reaches them too and lowers the detaches nested in them.
-    let mut id_index = 0;
-    while id_index < module.funcs.len() {
-        let id = FuncId::from_u32(id_index as u32);
-        id_index += 1;
-        let f = &module.funcs[id];
-        if f.kind != FuncKind::Host || f.is_declaration() || !has_tapir(f) {
-            continue;
-        }
+    let plans = plan::plan_module(module, &mut names);
+    for (plan, places) in plans {
+        let id = plan.id;
+        let helpers: Vec<FuncId> = plan.helpers.values().copied().collect();
         let mut func = std::mem::take(&mut module.funcs[id]);
-        let first_new = module.funcs.len();
-        let result = lower_function(module, &mut func, target.as_ref(), &mut names);
+        let result = lower_function(module, &mut func, &plan, places, target.as_ref());
         module.funcs[id] = func;
         result?;
         // Outlined code keeps naming `id` in run-time errors.
-        for new in first_new..module.funcs.len() {
-            let helper = &mut module.funcs[FuncId::from_u32(new as u32)];
+        for helper in helpers {
+            let helper = &mut module.funcs[helper];
             let placed: Vec<_> = helper.placed_insts().map(|(_, i)| i).collect();
             for i in placed {
                 if helper.locs[i].is_known() {
@@ -199,49 +187,100 @@ pub fn lower_tapir(
     Ok(())
 }
 
-/// One function: outline its outermost tasks one at a time, then lower
-/// its syncs. `func` is out of `module` meanwhile; helpers go into
-/// `module`.
+/// One function: outline its tasks innermost first (see `plan.rs`), then
+/// lower its own syncs. `func` is out of `module` meanwhile; helpers go
+/// into `module`.
 ///
 /// The analyses are made once, before the first task. Outlining a task
-/// (or a parallel loop) removes blocks that reach only its continuation
-/// (or the loop's header), replaces the detach (or the loop's branch) with
-/// straight code to the same place and adds blocks on that path, so the
-/// remaining tasks keep their blocks, dominance and exits; the loops,
+/// (or a parallel loop) removes its blocks (or the loop's, but for the
+/// header), replaces the detach (or the loop's branch) with straight code
+/// to the same place and adds blocks only on that path, so the remaining
+/// tasks keep their blocks, dominance and exits, and each task's own
+/// blocks are those the analyses gave it, less what its children took and
+/// plus what lowering them added ([`FrameState::added`]); the loops,
 /// predecessor lists and regions it changes are those that contain or
-/// lead into the lowered code, which no longer match a parallel loop
-/// (they now hold a call) whether asked before or after. Made afresh per
-/// task, they made a function with thousands of spawns quadratic.
+/// lead into the lowered code, which were matched before anything was
+/// lowered. Made afresh per task, they made a function with thousands of
+/// spawns quadratic.
 fn lower_function(
     module: &mut Module,
     func: &mut Function,
+    plan: &plan::FuncPlan,
+    mut places: Places,
     target: &dyn TargetImpl,
-    names: &mut Names,
 ) -> Result<(), TapirError> {
-    drop_unreachable(func);
-    let mut state = FuncState::default();
-    let an = FunctionAnalyses::compute(func);
-    let mut places = Places::new(func);
-    let outer: Vec<Task> = func
-        .layout
-        .iter()
-        .filter_map(|&b| an.tasks.task_of_detach(b))
-        .filter(|&t| an.tasks.data(t).parent.is_none())
-        .collect();
-    let outline_all = || {
-        for task in outer {
+    let an = &plan.an;
+    let entry = func.entry().expect("a defined function has an entry");
+    let mut body = FrameState::new(entry);
+    let mut frames: HashMap<Task, FrameState> = HashMap::new();
+    let mut outline_all = || {
+        for task in plan.post_order() {
             let td = an.tasks.data(task);
-            loops::sink_into_task(func, &an, task, &mut places);
-            if let Some(shape) = loops::match_parallel_for(func, &an, task, &places) {
-                let mark = places.mark(func, shape.header);
-                loops::lower_parallel_for(module, func, &an, &shape, &places, target, names)?;
-                let mut removed = an.tasks.blocks(task).to_vec();
+            let own = frames
+                .remove(&task)
+                .unwrap_or_else(|| FrameState::new(td.entry));
+            let mut blocks: Vec<Block> = plan
+                .own_blocks(task)
+                .iter()
+                .copied()
+                .filter(|&b| !places.is_gone(b))
+                .collect();
+            blocks.extend(&own.added);
+            let task_blocks = TaskBlocks {
+                inside: blocks.iter().copied().collect(),
+                blocks,
+                frame_allocas: own.allocas,
+            };
+            let shape = plan.shapes.get(&task);
+            let waits =
+                sync::lower_task_syncs(func, target, &own, &task_blocks, td, shape.is_some());
+            // What is left but the task's exits is malformed input (the
+            // helper must not keep it).
+            if let Some(stray) = stray_tapir(func, &task_blocks.blocks, &td.reattaches) {
+                return Err(stray_error(func, stray));
+            }
+            let parent = match td.parent {
+                None => &mut body,
+                Some(p) => frames
+                    .entry(p)
+                    .or_insert_with(|| FrameState::new(an.tasks.data(p).entry)),
+            };
+            let helper = plan.helpers[&task];
+            let layout_len = func.layout.len();
+            if let Some(shape) = shape {
+                let mark = places.mark(func, shape.header, parent.block);
+                loops::lower_parallel_for(
+                    module,
+                    func,
+                    an,
+                    shape,
+                    &task_blocks,
+                    &waits,
+                    helper,
+                    &places,
+                    target,
+                    parent,
+                )?;
+                let mut removed = task_blocks.blocks;
                 removed.extend([shape.detach_block, shape.latch]);
                 places.record_step(func, mark, &removed);
             } else {
-                let mark = places.mark(func, td.detach_block);
-                outline::lower_detach(module, func, &an, task, &places, target, &mut state, names)?;
-                places.record_step(func, mark, an.tasks.blocks(task));
+                let mark = places.mark(func, td.detach_block, parent.block);
+                outline::lower_detach(
+                    module,
+                    func,
+                    an,
+                    task,
+                    &task_blocks,
+                    helper,
+                    &places,
+                    target,
+                    parent,
+                )?;
+                places.record_step(func, mark, &task_blocks.blocks);
+            }
+            if td.parent.is_some() {
+                parent.added.extend_from_slice(&func.layout[layout_len..]);
             }
         }
         Ok(())
@@ -249,31 +288,46 @@ fn lower_function(
     let outlined = outline_all();
     func.layout.retain(|&b| !places.is_gone(b));
     outlined?;
-    sync::lower_syncs(func, target, &state);
+    sync::lower_syncs(func, target, &body);
     // Anything left is a reattach outside any task: malformed input.
-    if let Some((b, _)) = func.placed_insts().find(|&(_, i)| {
-        matches!(
-            func.inst(i),
-            InstKind::Detach { .. } | InstKind::Reattach { .. } | InstKind::Sync { .. }
-        )
-    }) {
-        return Err(TapirError::new(
-            &func.name,
-            format!(
-                "{} in {b}",
-                inst_name(func.inst(*func.blocks[b].insts.last().unwrap()))
-            ),
-            "not part of any task",
-        ));
+    match stray_tapir(func, &func.layout, &[]) {
+        Some(stray) => Err(stray_error(func, stray)),
+        None => Ok(()),
     }
-    Ok(())
 }
 
-/// Removes blocks unreachable from the entry: the task tree and dominance
-/// say nothing useful about them, and they cannot run.
-fn drop_unreachable(func: &mut Function) {
-    let cfg = parc_ir::analysis::ControlFlowGraph::compute(func);
-    func.layout.retain(|&b| cfg.is_reachable(b));
+/// The first of `blocks` that still holds a detach, reattach or sync once
+/// everything in them is lowered, but for the reattaches ending `exits`.
+fn stray_tapir(func: &Function, blocks: &[Block], exits: &[Block]) -> Option<(Block, Inst)> {
+    blocks.iter().find_map(|&b| {
+        let i = func.block_insts(b).iter().copied().find(|&i| {
+            matches!(
+                func.inst(i),
+                InstKind::Detach { .. } | InstKind::Reattach { .. } | InstKind::Sync { .. }
+            )
+        })?;
+        let exit = func.terminator(b) == Some(i) && exits.contains(&b);
+        (!exit).then_some((b, i))
+    })
+}
+
+fn stray_error(func: &Function, (b, i): (Block, Inst)) -> TapirError {
+    TapirError::new(
+        &func.name,
+        format!("{} in {b}", inst_name(func.inst(i))),
+        "not part of any task",
+    )
+}
+
+/// The blocks of a task about to be outlined.
+pub(crate) struct TaskBlocks {
+    /// Its own blocks in layout order, then those lowering its children
+    /// added, in the order they were made.
+    pub blocks: Vec<Block>,
+    pub inside: HashSet<Block>,
+    /// How many `alloca`s lowering its children put at the top of its
+    /// first block ([`FrameState::alloca`]).
+    pub frame_allocas: u32,
 }
 
 pub(crate) fn inst_name(kind: &InstKind) -> &'static str {
@@ -290,19 +344,21 @@ pub(crate) fn inst_name(kind: &InstKind) -> &'static str {
 /// appends code at the builder's current position.
 pub(crate) trait TargetImpl {
     /// Runs (or schedules) `task(ctx)`; `ctx_size` bytes at `ctx` are the
-    /// task's captures. `region` is the detach's sync region.
+    /// task's captures. `region` is the detach's sync region; `frame` is
+    /// the function or task that detaches.
     fn spawn(
         &self,
         b: &mut FuncBuilder,
-        state: &mut FuncState,
+        frame: &mut FrameState,
         region: SyncRegion,
         task: FuncId,
         ctx: Value,
         ctx_size: u32,
     );
 
-    /// Waits for the tasks spawned within `region` by this invocation.
-    fn sync(&self, b: &mut FuncBuilder, state: &FuncState, region: SyncRegion);
+    /// Waits for the tasks spawned into `group` (made by `spawn`) by this
+    /// invocation.
+    fn wait(&self, b: &mut FuncBuilder, group: Value);
 
     /// Runs `body(ctx, start, end)` over chunks covering `[0, trip)` and
     /// returns when all have run. May add blocks; code continues at the
@@ -310,14 +366,52 @@ pub(crate) trait TargetImpl {
     fn parallel_for(&self, b: &mut FuncBuilder, body: FuncId, trip: Value, ctx: Value);
 }
 
-/// What the lowering of one function remembers between tasks.
-#[derive(Default)]
-pub(crate) struct FuncState {
+/// What the lowering remembers about one frame: the function body, or a
+/// task not outlined yet, whose helper will own what is put here.
+pub(crate) struct FrameState {
+    /// Where its `alloca`s go, at the top: the function's entry block, or
+    /// the task's first block, whose top becomes the helper's entry's.
+    pub block: Block,
+    /// How many `alloca`s [`FrameState::alloca`] put there.
+    pub allocas: u32,
     /// The group object of each sync region that has spawned (runtime
     /// target only).
     pub groups: BTreeMap<SyncRegion, Value>,
     /// Blocks that spawn within each region, for the implicit syncs.
     pub spawn_sites: BTreeMap<SyncRegion, Vec<Block>>,
+    /// Blocks that lowering a task of this frame added (a serial loop's
+    /// chunks), which move with the frame's task.
+    pub added: Vec<Block>,
+}
+
+impl FrameState {
+    fn new(block: Block) -> FrameState {
+        FrameState {
+            block,
+            allocas: 0,
+            groups: BTreeMap::new(),
+            spawn_sites: BTreeMap::new(),
+            added: Vec::new(),
+        }
+    }
+
+    /// A new `alloca` at the top of the frame's block, which runs once per
+    /// invocation of the function or helper.
+    pub(crate) fn alloca(&mut self, func: &mut Function, size: u32, align: u32) -> Value {
+        let inst = func.make_inst(InstKind::Alloca { size, align }, Some(Type::Ptr));
+        func.blocks[self.block].insts.insert(0, inst);
+        self.allocas += 1;
+        func.result(inst).expect("an alloca has a result")
+    }
+
+    /// The target's wait for `region`, if it spawned in this frame.
+    pub(crate) fn sync(&self, target: &dyn TargetImpl, b: &mut FuncBuilder, region: SyncRegion) {
+        // A region that never spawned (a recognized loop's, or one whose
+        // spawns are all in other functions) has nothing to wait for.
+        if let Some(&group) = self.groups.get(&region) {
+            target.wait(b, group);
+        }
+    }
 }
 
 /// Fresh helper names: `<parent>.task<N>`, `<parent>.loop<N>`, never

@@ -12,18 +12,22 @@
 //! like any pointer — by address — so the task writes the parent's frame,
 //! which outlives it because the parent syncs before it returns.
 //!
-//! Moving the blocks renames every value, block and sync region (each
-//! region nested in the task becomes a fresh region of the helper, which
-//! then owns it), and rewrites the task's exits (its `reattach`es to the
-//! continuation) to what the caller asks: `return` for a spawned task, a
-//! jump to the next iteration for a loop body.
+//! A task is outlined once the tasks nested in it are (see `plan.rs`):
+//! its blocks then hold their spawns and parallel-loop calls, and its
+//! syncs are lowered. Moving the blocks renames every value and block, and
+//! rewrites the task's exits (its `reattach`es to the continuation) to
+//! what the caller asks: `return` for a spawned task, a jump to the next
+//! iteration for a loop body. The `alloca`s that lowering the nested tasks
+//! put at the top of the task's first block (groups and context buffers)
+//! go to the top of the helper's entry block, where the helper's own
+//! lowering put them when helpers were lowered one by one.
 
 use super::places::Places;
-use super::{FuncState, Names, TapirError, TargetImpl};
+use super::{FrameState, TapirError, TargetImpl, TaskBlocks};
 use parc_ir::analysis::{FunctionAnalyses, Task};
 use parc_ir::{
-    Block, FuncBuilder, FuncKind, Function, Inst, InstKind, Linkage, Module, Signature, Type,
-    Value, ValueDef, new_function,
+    Block, FuncBuilder, FuncId, FuncKind, Function, Inst, InstKind, Linkage, Module, Signature,
+    Type, Value, ValueDef, new_function,
 };
 use std::collections::{HashMap, HashSet};
 
@@ -142,23 +146,14 @@ pub(crate) fn escaping_use(
         })
 }
 
-/// A new `alloca` at the top of `func`'s entry block (which no task
-/// contains, so it runs once per invocation).
-pub(crate) fn insert_entry_alloca(func: &mut Function, size: u32, align: u32) -> Value {
-    let inst = func.make_inst(InstKind::Alloca { size, align }, Some(Type::Ptr));
-    let entry = func.entry().expect("a defined function has an entry");
-    func.blocks[entry].insts.insert(0, inst);
-    func.result(inst).expect("an alloca has a result")
-}
-
-/// Fills a fresh context buffer with the captured values at the builder's
-/// position (the parent, right before it spawns); returns the buffer, or a
-/// null pointer if nothing is captured.
-pub(crate) fn store_ctx(b: &mut FuncBuilder, layout: &CtxLayout) -> Value {
+/// Fills a fresh context buffer (an `alloca` of `frame`) with the captured
+/// values at the builder's position (the parent, right before it spawns);
+/// returns the buffer, or a null pointer if nothing is captured.
+pub(crate) fn store_ctx(b: &mut FuncBuilder, frame: &mut FrameState, layout: &CtxLayout) -> Value {
     if layout.size == 0 {
         return b.null();
     }
-    let ctx = insert_entry_alloca(b.func, layout.size, 8);
+    let ctx = frame.alloca(b.func, layout.size, 8);
     for &(v, offset) in &layout.slots {
         let addr = slot_addr(b, ctx, offset);
         b.store(v, addr);
@@ -201,7 +196,9 @@ pub(crate) fn new_helper(name: String, params: Vec<Type>) -> Function {
 
 /// Copies `blocks` of `src` (in that order) to the end of `dst`'s layout,
 /// renaming values (`vmap` must already map every free value; it receives
-/// the new ones), blocks and sync regions. If `merge` is `(b, d)`, block
+/// the new ones) and blocks. The blocks hold no Tapir terminator but the
+/// task's exits (the tasks nested in them are outlined and their syncs
+/// lowered first). If `merge` is `(b, d)`, block
 /// `b`'s instructions are appended to `dst`'s existing block `d` instead
 /// (`b` must have no parameters and no predecessor among `blocks`). The
 /// terminators of `exits` are replaced by `exit_term`, which is not
@@ -257,7 +254,6 @@ pub(crate) fn clone_blocks(
             }
         }
     }
-    let mut rmap = HashMap::new();
     for ni in to_rename {
         let kind = dst.inst_mut(ni);
         kind.map_operands(|v| {
@@ -266,31 +262,17 @@ pub(crate) fn clone_blocks(
                 .unwrap_or_else(|| panic!("outlining: free value {v} has no mapping"))
         });
         kind.map_successors(|s| bmap[&s]);
-        let region = match *kind {
-            InstKind::Detach { region, .. }
-            | InstKind::Reattach { region, .. }
-            | InstKind::Sync { region, .. } => region,
-            _ => continue,
-        };
-        let renamed = *rmap
-            .entry(region)
-            .or_insert_with(|| dst.create_sync_region());
-        match dst.inst_mut(ni) {
-            InstKind::Detach { region, .. }
-            | InstKind::Reattach { region, .. }
-            | InstKind::Sync { region, .. } => *region = renamed,
-            _ => unreachable!(),
-        }
     }
     bmap
 }
 
-/// Checks what outlining `task` needs and returns its free values, split
-/// into captured and rematerialized ones.
+/// Checks what outlining `task` (now made of `blocks`) needs and returns
+/// its free values, split into captured and rematerialized ones.
 pub(crate) fn task_values(
     func: &Function,
     an: &FunctionAnalyses,
     task: Task,
+    blocks: &TaskBlocks,
     places: &Places,
 ) -> Result<(Vec<Value>, Vec<Value>), TapirError> {
     let td = an.tasks.data(task);
@@ -309,21 +291,41 @@ pub(crate) fn task_values(
             format!("the task returns (in {b}) instead of reattaching"),
         ));
     }
-    let inside: HashSet<Block> = an.tasks.blocks(task).iter().copied().collect();
     // In layout order: the order of the free values is the context's.
-    let blocks = an.tasks.blocks_in_layout(task);
-    let defined = defined_values(func, &blocks);
-    if let Some((b, v)) = escaping_use(func, places, &inside, &defined) {
+    let defined = defined_values(func, &blocks.blocks);
+    if let Some((b, v)) = escaping_use(func, places, &blocks.inside, &defined) {
         return Err(TapirError::new(
             &func.name,
             construct(),
             format!("{v} is defined in the task but used outside it, in {b}"),
         ));
     }
-    let free = free_values(func, &blocks, &defined);
+    let free = free_values(func, &blocks.blocks, &defined);
     Ok(free
         .into_iter()
         .partition(|&v| remat_def(func, v).is_none()))
+}
+
+/// Takes out the `count` instructions at `at` in `block`: the `alloca`s
+/// that lowering the tasks nested in a task put at the top of its first
+/// block ([`FrameState::alloca`]), once that block is copied into the
+/// task's helper. [`put_frame_allocas`] puts them back where the helper's
+/// own lowering would have put them.
+pub(crate) fn take_frame_allocas(
+    func: &mut Function,
+    block: Block,
+    at: usize,
+    count: u32,
+) -> Vec<Inst> {
+    func.blocks[block]
+        .insts
+        .drain(at..at + count as usize)
+        .collect()
+}
+
+/// Puts `allocas` at the top of `entry`.
+pub(crate) fn put_frame_allocas(func: &mut Function, entry: Block, allocas: Vec<Inst>) {
+    func.blocks[entry].insts.splice(0..0, allocas);
 }
 
 /// True if the task's first block can be the helper's entry (or the loop
@@ -338,26 +340,28 @@ pub(crate) fn entry_mergeable(an: &FunctionAnalyses, task: Task) -> bool {
         .all(|&p| !an.tasks.contains(task, p))
 }
 
-/// Lowers one detach of the function body generically: outline its task
-/// into `@<parent>.task<N>(ptr ctx)` and replace the detach with a filled
-/// context, the target's spawn and a jump to the continuation.
+/// Lowers one detach generically: outline its task (its current
+/// `blocks`) into the helper `helper_id` (`@<parent>.task<N>(ptr ctx)`, made
+/// empty by the plan) and replace the detach with a filled context, the
+/// target's spawn and a jump to the continuation.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn lower_detach(
     module: &mut Module,
     func: &mut Function,
     an: &FunctionAnalyses,
     task: Task,
+    blocks: &TaskBlocks,
+    helper_id: FuncId,
     places: &Places,
     target: &dyn TargetImpl,
-    state: &mut FuncState,
-    names: &mut Names,
+    frame: &mut FrameState,
 ) -> Result<(), TapirError> {
-    let (captured, remats) = task_values(func, an, task, places)?;
+    let (captured, remats) = task_values(func, an, task, blocks, places)?;
     let td = an.tasks.data(task);
     let layout = layout_ctx(func, &captured);
     let loc = func.locs[td.detach];
 
-    let mut helper = new_helper(names.fresh(&func.name, "task"), vec![Type::Ptr]);
+    let mut helper = std::mem::take(&mut module.funcs[helper_id]);
     let entry = helper.layout[0];
     let ctx_param = helper.block_params(entry)[0];
     let mut vmap = HashMap::new();
@@ -374,22 +378,29 @@ pub(crate) fn lower_detach(
     // Merging keeps the task's `alloca`s (the front end puts them in its
     // first block) in the helper's entry block, where codegen wants them.
     let merge = entry_mergeable(an, task);
+    let at = if merge {
+        helper.blocks[entry].insts.len()
+    } else {
+        0
+    };
     let bmap = clone_blocks(
         func,
         &mut helper,
-        &an.tasks.blocks_in_layout(task),
+        &blocks.blocks,
         merge.then_some((td.entry, entry)),
         &td.reattaches,
         &InstKind::Return(None),
         &mut vmap,
     );
+    let frame_allocas = take_frame_allocas(&mut helper, bmap[&td.entry], at, blocks.frame_allocas);
     if !merge {
         let mut hb = FuncBuilder::new(&mut helper);
         hb.set_loc(loc);
         hb.switch_to(entry);
         hb.jump(bmap[&td.entry], Vec::new());
     }
-    let helper_id = module.funcs.push(helper);
+    put_frame_allocas(&mut helper, entry, frame_allocas);
+    module.funcs[helper_id] = helper;
 
     // The task's blocks leave the layout when the caller is done with
     // the function (see `Places`).
@@ -398,8 +409,8 @@ pub(crate) fn lower_detach(
     let mut b = FuncBuilder::new(func);
     b.set_loc(loc);
     b.switch_to(d);
-    let ctx = store_ctx(&mut b, &layout);
-    target.spawn(&mut b, state, td.region, helper_id, ctx, layout.size);
+    let ctx = store_ctx(&mut b, frame, &layout);
+    target.spawn(&mut b, frame, td.region, helper_id, ctx, layout.size);
     b.jump(td.cont, Vec::new());
     Ok(())
 }

@@ -24,7 +24,7 @@ pub(crate) struct Places {
 pub(crate) struct Mark {
     insts: usize,
     blocks: usize,
-    entry: Option<(Block, usize)>,
+    frame: (Block, usize),
     rewritten: Block,
     rewritten_insts: Vec<Inst>,
 }
@@ -89,13 +89,14 @@ impl Places {
     }
 
     /// Before a step that rewrites `rewritten` (the block of the detach or
-    /// the loop header), may insert at the top of the entry block and may
-    /// add blocks: what [`Places::record_step`] needs to find the changes.
-    pub(crate) fn mark(&self, func: &Function, rewritten: Block) -> Mark {
+    /// the loop header), may insert at the top of `frame` (the block that
+    /// holds its frame's `alloca`s) and may add blocks: what
+    /// [`Places::record_step`] needs to find the changes.
+    pub(crate) fn mark(&self, func: &Function, rewritten: Block, frame: Block) -> Mark {
         Mark {
             insts: func.insts.len(),
             blocks: func.blocks.len(),
-            entry: func.entry().map(|e| (e, func.blocks[e].insts.len())),
+            frame: (frame, func.blocks[frame].insts.len()),
             rewritten,
             rewritten_insts: func.blocks[rewritten].insts.clone(),
         }
@@ -122,10 +123,9 @@ impl Places {
             self.place(func, r, i);
             placed_new += usize::from(new(i));
         }
-        // The entry block only grows at its top (`insert_entry_alloca`).
-        if let Some((e, len)) = mark.entry
-            && e != r
-        {
+        // The frame's block only grows at its top (`FrameState::alloca`).
+        let (e, len) = mark.frame;
+        if e != r {
             let grown = func.blocks[e].insts.len().saturating_sub(len);
             for k in 0..grown {
                 let i = func.blocks[e].insts[k];

@@ -2,8 +2,7 @@
 //! `parc-runtime`'s entry points (see [`abi`](super::abi)).
 
 use super::abi::{GROUP_ALIGN, GROUP_SIZE, RuntimeAbi};
-use super::outline::insert_entry_alloca;
-use super::{FuncState, TargetImpl};
+use super::{FrameState, TargetImpl};
 use parc_ir::{FuncBuilder, FuncId, SyncRegion, Type, Value};
 
 pub(crate) struct RuntimeTarget {
@@ -16,7 +15,7 @@ impl TargetImpl for RuntimeTarget {
     fn spawn(
         &self,
         b: &mut FuncBuilder,
-        state: &mut FuncState,
+        frame: &mut FrameState,
         region: SyncRegion,
         task: FuncId,
         ctx: Value,
@@ -24,23 +23,23 @@ impl TargetImpl for RuntimeTarget {
     ) {
         // One group per region and invocation, in the entry block: zeroed
         // by `alloca`, and empty again after each sync, so never reset.
-        let group = *state
-            .groups
-            .entry(region)
-            .or_insert_with(|| insert_entry_alloca(b.func, GROUP_SIZE, GROUP_ALIGN));
+        let group = match frame.groups.get(&region) {
+            Some(&group) => group,
+            None => {
+                let group = frame.alloca(b.func, GROUP_SIZE, GROUP_ALIGN);
+                frame.groups.insert(region, group);
+                group
+            }
+        };
         let task_fn = b.func_addr(task);
         let size = b.iconst(Type::I64, i64::from(ctx_size));
         b.call(self.abi.spawn, None, vec![group, task_fn, ctx, size]);
         let site = b.current_block().expect("spawning in a block");
-        state.spawn_sites.entry(region).or_default().push(site);
+        frame.spawn_sites.entry(region).or_default().push(site);
     }
 
-    fn sync(&self, b: &mut FuncBuilder, state: &FuncState, region: SyncRegion) {
-        // A region that never spawned (a recognized loop's, or one whose
-        // spawns are all in other functions) has nothing to wait for.
-        if let Some(&group) = state.groups.get(&region) {
-            b.call(self.abi.sync, None, vec![group]);
-        }
+    fn wait(&self, b: &mut FuncBuilder, group: Value) {
+        b.call(self.abi.sync, None, vec![group]);
     }
 
     fn parallel_for(&self, b: &mut FuncBuilder, body: FuncId, trip: Value, ctx: Value) {

@@ -5,7 +5,7 @@
 //! chunks of `grain` iterations, so that tests exercise the chunk
 //! boundaries the runtime will use.
 
-use super::{FuncState, TargetImpl};
+use super::{FrameState, TargetImpl};
 use parc_ir::{BinaryOp, BlockCall, FuncBuilder, FuncId, IntCC, SyncRegion, Type, Value};
 
 pub(crate) struct SerialTarget {
@@ -17,7 +17,7 @@ impl TargetImpl for SerialTarget {
     fn spawn(
         &self,
         b: &mut FuncBuilder,
-        _state: &mut FuncState,
+        _frame: &mut FrameState,
         _region: SyncRegion,
         task: FuncId,
         ctx: Value,
@@ -28,7 +28,8 @@ impl TargetImpl for SerialTarget {
         b.call(task, None, vec![ctx]);
     }
 
-    fn sync(&self, _b: &mut FuncBuilder, _state: &FuncState, _region: SyncRegion) {}
+    /// Never called: a serial spawn makes no group.
+    fn wait(&self, _b: &mut FuncBuilder, _group: Value) {}
 
     fn parallel_for(&self, b: &mut FuncBuilder, body: FuncId, trip: Value, ctx: Value) {
         let zero = b.iconst(Type::I64, 0);
