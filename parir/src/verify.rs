@@ -1575,7 +1575,15 @@ impl<'a> FuncVerifier<'a> {
                     if stop(b) {
                         continue;
                     }
-                    for &s in cfg.succs(b) {
+                    // A detach's task is not entered: what it holds is
+                    // its own tasks' business (and T1's), and it rejoins
+                    // at its continuation. Going in made each region of a
+                    // deep nest walk the whole nest below it.
+                    let succs = match self.term(b) {
+                        Some((_, InstKind::Detach { cont, .. })) => std::slice::from_ref(cont),
+                        _ => cfg.succs(b),
+                    };
+                    for &s in succs {
                         if seen.insert(s) {
                             reached.push(s);
                         }

@@ -61,11 +61,33 @@ pub fn run_function(func: &mut Function) -> u64 {
                 |t| matches!(*func.inst(t), InstKind::Sync { region: r, .. } if r == region),
             )
         };
-        // `reach` includes the stop blocks themselves: those are the syncs
-        // a detach of the region reaches first.
-        for b in cfg.reach(conts, ends_in_sync).iter() {
+        // The syncs a detach of the region reaches first. A detach's task
+        // is not entered: it holds no sync of the region (rule T3) and
+        // rejoins at its continuation, which the walk takes anyway; going
+        // in made each region of a deep nest walk the whole nest below it.
+        let mut seen: HashSet<Block> = HashSet::default();
+        let mut work: Vec<Block> = conts
+            .iter()
+            .copied()
+            .filter(|&c| cfg.is_placed(c) && seen.insert(c))
+            .collect();
+        while let Some(b) = work.pop() {
             if ends_in_sync(b) {
                 needed.insert(b);
+                continue;
+            }
+            let detach_cont = func.terminator(b).and_then(|t| match *func.inst(t) {
+                InstKind::Detach { cont, .. } => Some(cont),
+                _ => None,
+            });
+            let succs = match &detach_cont {
+                Some(cont) => std::slice::from_ref(cont),
+                None => cfg.succs(b),
+            };
+            for &s in succs {
+                if seen.insert(s) {
+                    work.push(s);
+                }
             }
         }
     }
