@@ -6,8 +6,10 @@
 //! with trip counts from 0 through odd counts past the vector widths and
 //! trip counts below them.
 //!
-//! Each kernel is `for (int i = 0; i < n; i++) y[i + a] = EXPR;` or a
-//! reduction `s = s OP EXPR;`, where `EXPR` combines elements `x[i + b]`,
+//! Each kernel is `for (int i = 0; i < n; i++) y[i + a] = EXPR;` (or
+//! `x[i + b] CMP z[i + c] ? (EXPR) : x[i + b]`, a lane-wise select), a
+//! reduction `s = s OP EXPR;` or a minimum or maximum `v = EXPR; s = v CMP
+//! s ? v : s;` (either order), where `EXPR` combines elements `x[i + b]`,
 //! `z[i + c]`, a parameter and constants with `+ - *` (and `& | ^` on
 //! integers; on floats, elements are only added and subtracted, the
 //! parameter multiplies, and `/` divides by 2, 4 or -2). Pointers passed are
@@ -223,13 +225,33 @@ fn kernel(rng: &mut Rng, name: &str, ty: Ty, reduces: bool) -> (String, i64) {
             *rng.pick(&["+", "*", "&", "|", "^", "-"])
         };
         let init = if ty.is_float() { "1.0" } else { "3" };
-        format!(
-            "{t} {name}({t} *y, {t} *x, {t} *z, {t} k, int n)\n{{\n    {t} s = {init};\n    \
-             for (int i = 0; i < n; i++)\n        s = s {op} ({expr});\n    return s;\n}}"
-        )
+        if rng.percent(35) {
+            // A minimum or maximum, as `?:` writes it (a compare and a
+            // select once the branches fold), in either operand order.
+            let cmp = *rng.pick(&[">", "<", ">=", "<="]);
+            let pick = if rng.percent(50) {
+                format!("v {cmp} s ? v : s")
+            } else {
+                format!("s {cmp} v ? s : v")
+            };
+            format!(
+                "{t} {name}({t} *y, {t} *x, {t} *z, {t} k, int n)\n{{\n    {t} s = {init};\n    \
+                 for (int i = 0; i < n; i++) {{\n        {t} v = {expr};\n        s = {pick};\n    \
+                 }}\n    return s;\n}}"
+            )
+        } else {
+            format!(
+                "{t} {name}({t} *y, {t} *x, {t} *z, {t} k, int n)\n{{\n    {t} s = {init};\n    \
+                 for (int i = 0; i < n; i++)\n        s = s {op} ({expr});\n    return s;\n}}"
+            )
+        }
     } else {
         let update = if rng.percent(30) {
             format!("y[i + {a}] + ({expr})")
+        } else if rng.percent(25) {
+            // A lane-wise compare and select.
+            let cmp = *rng.pick(&[">", "<", ">=", "<="]);
+            format!("{x} {cmp} {z} ? ({expr}) : {x}")
         } else {
             expr
         };
