@@ -48,7 +48,8 @@
 //! every call records onto and replays from the same tape, in LIFO order.
 //!
 //! **The tape** (`tape.rs`). A growable stack of 8-byte slots (a pointer,
-//! length and capacity; grown with `realloc`), created by the combined
+//! length and capacity of its current chunk; grown by chunks that never
+//! move, linked both ways), created by the combined
 //! function and passed to every `.aug`/`.rev` it calls. In the forward
 //! sweep a block pushes (at its end) every value its reverse block needs
 //! that is not directly available; the reverse block pops them (at its

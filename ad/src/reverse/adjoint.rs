@@ -230,18 +230,18 @@ impl Gen<'_> {
                 let one = self.iconst(Type::I64, 1);
                 let runs = self.binop(BinaryOp::Iadd, k, one);
                 let used = self.binop(BinaryOp::Imul, runs, s);
+                // One pop of them all: it goes back to the chunk the
+                // reservation placed them in, if the tape moved on.
                 let tape = self.rev_tape(Some(b));
-                let lp = self.offset(tape, crate::tape::LEN);
-                let len = self.ev(InstKind::Load(lp), Type::I64);
-                let len0 = self.binop(BinaryOp::Isub, len, used);
                 self.emit(
-                    InstKind::Store {
-                        value: len0,
-                        ptr: lp,
+                    InstKind::Call {
+                        func: self.tape_fns.pop,
+                        args: vec![tape, used],
                     },
-                    None,
+                    Some(Type::Ptr),
                 );
-                self.note_tape(used, -8, None);
+                let lp = self.offset(tape, crate::tape::LEN);
+                let len0 = self.ev(InstKind::Load(lp), Type::I64);
                 let dp = self.offset(tape, crate::tape::DATA);
                 let data = self.ev(InstKind::Load(dp), Type::Ptr);
                 let ix = self.indexed[i].as_mut().expect("checked above");

@@ -86,7 +86,7 @@ impl Gen<'_> {
             let one = self.iconst(Type::I64, 1);
             self.emit(
                 InstKind::Call {
-                    func: self.tape_fns.push,
+                    func: self.tape_fns.list_push,
                     args: vec![slot, one],
                 },
                 Some(Type::Ptr),
@@ -114,15 +114,9 @@ impl Gen<'_> {
             let len = self.offset(slot, crate::tape::LEN);
             let len = self.ev(InstKind::Load(len), Type::I64);
             self.rs[i].taken_len_fwd = Some(len);
-            // The list of the tasks' tapes leaves the tape counters here
-            // (`PARC_AD_STATS`): it is the AD's bookkeeping, not a record
-            // `--explain-tape` counts, and the reverse frees it as plain
-            // memory.
-            let cap = self.offset(slot, crate::tape::CAP);
-            let cap = self.ev(InstKind::Load(cap), Type::I64);
-            let m8 = self.iconst(Type::I64, -8);
-            let heap = self.binop(BinaryOp::Imul, cap, m8);
-            self.note_tape(len, -8, Some(heap));
+            // The list of the tasks' tapes is the AD's bookkeeping, not a
+            // record (`__parc_ad_list_push` notes nothing): the reverse
+            // frees it as plain memory.
         }
         self.clear_slot(i, slot);
         self.rs[i].taken_fwd = Some(taken);
