@@ -104,7 +104,11 @@
 //! loops, calls or spawns in it), every iteration's records sit at fixed
 //! places of one buffer of the loop's, `data + k · slots · 8`, and no tape
 //! header is kept per iteration (`AdOptions::task_tape_headers` keeps
-//! them, an ablation).
+//! them, an ablation). Otherwise, where no iteration can be suspended (no
+//! spawn, sync or launch in the task or what it calls), an iteration's
+//! tape header starts where its worker's last iteration of the loop ended
+//! and the worker's stream goes on after it (`reverse/pools.rs`): one
+//! chunked tape per worker instead of one growing tape per iteration.
 //! The reverse of a parallel loop is a parallel loop in the same Tapir shape
 //! (so Tapir lowering spawns it divide-and-conquer) whose iteration `k`
 //! replays tape `k`; adjoint slots of the task's values are allocas of the

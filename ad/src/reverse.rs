@@ -70,6 +70,7 @@ mod forward;
 mod frames;
 mod launches;
 mod ploops;
+mod pools;
 mod shared;
 mod spawns;
 mod values;
@@ -367,6 +368,9 @@ struct Gen<'a> {
     tape_log: Vec<(Block, Value, Why)>,
     /// Not [`crate::AdOptions::task_tape_headers`].
     flat_task_tapes: bool,
+    /// Per parallel loop: whether its iterations record onto their
+    /// workers' streams (`pools::pooled_loops`).
+    pooled: Vec<bool>,
     /// Split mode with a shadow return: where `.aug` stores the shadow of
     /// the pointer it returns (its last parameter).
     ret_shadow_out: Option<Value>,
@@ -429,6 +433,13 @@ struct RevLoop {
     /// (`data + k · slots · 8`, placed at the start of `ibody`, `slots`
     /// the placeholder `slots_rev`); no tape header per iteration.
     flat: bool,
+    /// Iterations record onto their workers' streams (see `pools.rs`):
+    /// the array of stream headers in each sweep, and the running
+    /// worker's header in the forward task.
+    pooled: bool,
+    pool_fwd: Option<Value>,
+    stream_fwd: Option<Value>,
+    pool_rev: Option<Value>,
     mine_fwd: Option<Value>,
     mine_inst: Inst,
     mine: Value,
@@ -622,6 +633,7 @@ fn generate(
         ctx.thread_phases.insert(primal, band.phases);
     }
     let mut gen_ = Gen::new(&plan, ctx, calls, launches, shared_shadow);
+    gen_.pooled = pools::pooled_loops(module, &plan);
     gen_.build()?;
     let records = gen_.records_per_call().map(|slots| Records {
         slots,
@@ -691,6 +703,7 @@ impl<'a> Gen<'a> {
             recomputed: HashMap::new(),
             tape_log: Vec::new(),
             flat_task_tapes: ctx.flat_task_tapes,
+            pooled: Vec::new(),
             ret_shadow_out: None,
         }
     }

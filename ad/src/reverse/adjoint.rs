@@ -262,6 +262,7 @@ impl Gen<'_> {
             let trip = self.need(trip);
             self.rl[i].tapes_rev = Some(tapes);
             self.rl[i].trip_rev = Some(trip);
+            self.pool_to_reverse(i);
             if let Some(data) = self.rl[i].data_fwd {
                 self.rl[i].data_rev = Some(self.need(data));
             }
@@ -269,7 +270,9 @@ impl Gen<'_> {
             self.emit(InstKind::Jump(BlockCall::to(pre)), None);
         } else if let Some(i) = enters {
             let tape = self.rl[i].tape;
-            if self.rl[i].fixed_slots.is_none() {
+            // A sized task's tape is its part of the buffer, a pooled
+            // one's part of its worker's stream: freed with the loop.
+            if self.rl[i].fixed_slots.is_none() && !self.rl[i].pooled {
                 self.emit(
                     InstKind::Call {
                         func: self.tape_fns.free,

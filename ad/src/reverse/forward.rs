@@ -294,6 +294,7 @@ impl Gen<'_> {
                 self.emit(InstKind::Unreachable, None);
             }
             InstKind::Detach { .. } | InstKind::Reattach { .. } | InstKind::Sync { .. } => {
+                self.leave_stream(b);
                 let mut k = kind.clone();
                 k.map_successors(|s| self.fblock[&s]);
                 self.emit(k, None);

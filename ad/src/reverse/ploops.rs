@@ -586,6 +586,7 @@ impl Gen<'_> {
             self.rl[i].data_fwd = Some(data);
         }
         self.note_loop_tapes(i, tapes, trip, true);
+        self.forward_pool(i);
     }
 
     /// Notes parallel loop `i`'s tape memory, given its tape array
@@ -667,6 +668,7 @@ impl Gen<'_> {
         let tapes = self.rl[i].tapes_fwd.expect("pre dominates the task");
         let tape = self.ev(InstKind::PtrAdd(tapes, off), Type::Ptr);
         self.rl[i].tape_fwd = Some(tape);
+        self.enter_stream(i, tape);
         if let Some(data) = self.rl[i].data_fwd {
             // This iteration's part of the buffer: an empty tape of
             // `slots` capacity that never grows.
@@ -807,6 +809,10 @@ impl Gen<'_> {
             data_fwd: None,
             data_rev: None,
             flat: false,
+            pooled: self.pooled.get(_i).copied().unwrap_or(false),
+            pool_fwd: None,
+            stream_fwd: None,
+            pool_rev: None,
             mine_fwd: None,
             mine_inst,
             mine,
@@ -1008,6 +1014,7 @@ impl Gen<'_> {
         if let Some(data) = self.rl[i].data_rev {
             self.effect(Intrinsic::Free, vec![data]);
         }
+        self.free_pool(i);
         let rp = self.rpop[&l.pre];
         self.emit(InstKind::Jump(BlockCall::to(rp)), None);
         self.cur_rev = None;
