@@ -134,13 +134,31 @@ pub struct Ctx {
 impl Ctx {
     /// The pair of call `c`, declared (and queued) if new.
     fn pair(&mut self, module: &mut Module, c: &crate::plan::CallPlan) -> Pair {
-        let key = (c.callee, c.acts.clone(), c.ret_shadow, c.atomic);
+        self.declare_pair(
+            module,
+            c.callee,
+            c.acts.clone(),
+            c.ret_active,
+            c.ret_shadow,
+            c.atomic,
+        )
+    }
+
+    /// The pair of `callee` for these activities, declared (and queued)
+    /// if new.
+    pub(crate) fn declare_pair(
+        &mut self,
+        module: &mut Module,
+        callee: FuncId,
+        acts: Vec<Activity>,
+        ret_active: bool,
+        ret_shadow: bool,
+        atomic: bool,
+    ) -> Pair {
+        let key = (callee, acts.clone(), ret_shadow, atomic);
         if let Some(p) = self.pairs.get(&key) {
             return p.clone();
         }
-        let (callee, ret_active, ret_shadow, atomic) =
-            (c.callee, c.ret_active, c.ret_shadow, c.atomic);
-        let acts = c.acts.clone();
         let f = &module.funcs[callee];
         let mut params = vec![Type::Ptr];
         for (&ty, &a) in f.sig.params.iter().zip(&acts) {
