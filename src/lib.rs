@@ -736,6 +736,19 @@ fn pipeline(
             task_tape_headers: options.ad_task_tape_headers,
             checkpoint: options.ad_checkpoint,
         };
+        // Checkpointing bounds what a loop writes from SSA counters and
+        // pointers; unoptimized (-O0, --ad-before-opt) they are still in
+        // `alloca`s, so their loads are promoted first (as Enzyme's
+        // preprocessing does at any level). Nothing else changes.
+        if options.ad_checkpoint.is_some()
+            && (options.opt_level == OptLevel::O0 || options.ad_before_opt)
+        {
+            for pass in ["simplify-cfg", "mem2reg"] {
+                if let Some(run) = parc_opt::pass_by_name(pass) {
+                    run(module, &mut parc_opt::PassContext::default());
+                }
+            }
+        }
         let report = parc_ad::differentiate(module, &ad_options).map_err(|e| {
             // A position in a header (or, inlined, another file) names it.
             let named = module.file_of(e.loc);

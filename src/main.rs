@@ -532,10 +532,10 @@ struct AdArgs {
     /// the default saves (`--explain-tape` shows the bytes).
     #[arg(long)]
     ad_no_flat_tapes: bool,
-    /// Checkpoint each gradient's outer serial loop, a snapshot every N
-    /// iterations, recomputing the iterations in between in the reverse.
-    /// Not implemented yet: refused at the first loop it would apply to
-    /// (`--explain-tape` lists them as checkpoint candidates).
+    /// Checkpoint the time loops of each requested gradient function (its
+    /// outermost serial loops around loops): a snapshot every N
+    /// iterations, each segment run again and recorded in the reverse.
+    /// Refused, with the reason, at a loop whose writes cannot be bounded.
     #[arg(long, value_name = "N", value_parser = parse_grain)]
     checkpoint: Option<NonZeroU64>,
     /// Checkpoint the serial loops whose tape would exceed BYTES (a

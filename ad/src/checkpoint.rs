@@ -13,23 +13,37 @@
 //! forward again from its snapshot (recording only that segment) before
 //! reversing it.
 //!
-//! The scheme meant for it is binomial checkpointing (Griewank's
-//! Revolve): with `c` snapshots, each iteration recomputed at most `r`
-//! times covers `binom(c + r, c)` iterations, so a memory budget fixes `c`
-//! and the trip count `r`; `sqrt(n)` segments (one recomputation, `2
-//! sqrt(n)` states and segments' records) cannot reach the issue's target
-//! of a tenth of the memory on a loop whose state per iteration is as
-//! large as its records (timestep: both `16·n` bytes), where Revolve with
-//! four snapshots can.
+//! `--checkpoint N` checkpoints periodically: every outermost serial loop
+//! of a requested gradient's function that contains other loops (a time
+//! loop) is cut into segments of `N` iterations (`checkpoint/outline.rs`);
+//! the forward sweep runs each segment's primal after a snapshot of what
+//! it may write (`checkpoint/writes.rs` bounds it), and the reverse
+//! restores each segment's snapshot, records the segment again and
+//! reverses it at once (`checkpoint/pair.rs`). Memory: the snapshots
+//! (`S·steps/N` bytes for a state of `S` bytes) and one segment's records
+//! (`R·N`), so `N` near `sqrt(steps·S/R)` keeps the least; time: one more
+//! primal run of the loop, plus the copies. A loop whose writes cannot be
+//! bounded is refused with the reason and its position, never
+//! differentiated with a partial snapshot. Binomial checkpointing
+//! (Griewank's Revolve: `c` snapshots, each iteration recomputed at most
+//! `r` times covers `binom(c + r, c)` iterations) is not implemented.
 //!
-//! Invariant: this module plans and reports; it changes no code. The
-//! generator does not checkpoint yet (snapshots need the extent of what a
-//! loop's callees write, which no analysis gives), so a request for it
-//! (`--checkpoint N`, `--tape-budget BYTES`) is refused at the first
-//! candidate loop rather than ignored.
+//! Only the loops of the requested function itself are checkpointed (not
+//! those of its callees), and the function's code after the loop must not
+//! write memory the loop reads: the re-runs in the reverse would read it.
+//!
+//! `--tape-budget BYTES` is not implemented yet: refused at the first
+//! candidate loop whose records would not fit, rather than ignored.
 
+mod outline;
+mod pair;
+mod writes;
+
+use crate::AdError;
+use crate::reverse::{Ctx, Pair};
 use crate::tape_report::{FunctionTape, SerialLoop, Size, per_iteration, show_size};
-use parc_ir::SrcLoc;
+use parc_ir::{FuncId, InstKind, Linkage, Module, SrcLoc};
+use std::collections::HashMap;
 
 /// What the user asked for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -99,8 +113,7 @@ impl Candidate {
     pub fn describe(&self) -> String {
         format!(
             "serial loop of `{}` in `{}` ({}): {} bytes recorded per iteration, {} in all; \
-             its iterations overwrite {}; checkpointing it (binomial, see --checkpoint) is not \
-             implemented yet: every iteration is recorded",
+             its iterations overwrite {}; `--checkpoint N` checkpoints it every N iterations",
             self.trip,
             self.function,
             self.primal,
@@ -127,13 +140,138 @@ impl Candidate {
         };
         format!(
             "{asked} asks to checkpoint the serial loop of `{}` iterations here ({} bytes recorded \
-             per iteration, {} in all), but parc cannot checkpoint loops yet: a snapshot needs the \
-             extent of the memory the iterations overwrite ({}), which parc does not compute; drop \
-             the option, or differentiate fewer iterations per call of the gradient",
+             per iteration, {} in all; its iterations overwrite {}), but a tape budget is not \
+             implemented yet; checkpoint it every N iterations with `--checkpoint N` instead",
             self.trip,
             show_size(&self.per_iteration),
             show_size(&self.total),
             self.writes_or("none found")
         )
     }
+}
+
+/// The segment functions made for checkpointing, with what each writes.
+#[derive(Default)]
+pub struct Segments {
+    writes: HashMap<FuncId, Vec<writes::Written>>,
+}
+
+impl Segments {
+    /// Builds the pair of `primal` if it is a segment function; false if
+    /// it is not one.
+    pub fn build_pair(&self, m: &mut Module, ctx: &mut Ctx, primal: FuncId, p: &Pair) -> bool {
+        match self.writes.get(&primal) {
+            Some(w) => {
+                pair::build(m, ctx, primal, p, w);
+                true
+            }
+            None => false,
+        }
+    }
+}
+
+/// For `--checkpoint N` (`every`): the function whose gradient is built
+/// instead of `primal`, a copy with its time loops cut into segments of
+/// `every` iterations (module doc), or `primal` if it has none.
+pub fn prepare(
+    m: &mut Module,
+    segments: &mut Segments,
+    primal: FuncId,
+    every: u64,
+) -> Result<FuncId, AdError> {
+    let loops = outline::time_loops(m, primal);
+    if loops.is_empty() {
+        return Ok(primal);
+    }
+    let name = m.funcs[primal].name.clone();
+    let mut copy = m.funcs[primal].clone();
+    copy.name = m.fresh_func_name(&format!("{name}.ckpt"));
+    copy.linkage = Linkage::Local;
+    let copy = m.funcs.push(copy);
+    let refuse = |loc: SrcLoc, why: String| AdError {
+        function: name.clone(),
+        loc,
+        message: format!(
+            "`--checkpoint {every}` cannot checkpoint this loop: {why}; drop the option (the \
+             gradient then records every iteration)"
+        ),
+    };
+    let mut sums = writes::Summaries::default();
+    let first = loops.first().map(|l| l.1);
+    for (h, loc) in loops {
+        let o = outline::outline(m, copy, h, every).map_err(|e| refuse(loc, e))?;
+        let w = sums.of(m, o.seg).map_err(|e| {
+            let at = if e.loc.is_known() {
+                format!(" (`{}` at line {}:{})", e.function, e.loc.line, e.loc.col)
+            } else {
+                format!(" (`{}`)", e.function)
+            };
+            refuse(
+                o.loc,
+                format!("the snapshot cannot bound what it writes: {}{at}", e.what),
+            )
+        })?;
+        segments.writes.insert(o.seg, w);
+    }
+    if let Some((loc, what)) = write_after(m, copy, &segments.writes, &mut sums) {
+        let at = first.map(|l| format!(" at line {}:{}", l.line, l.col));
+        return Err(AdError {
+            function: name.clone(),
+            loc,
+            message: format!(
+                "`--checkpoint {every}` cannot checkpoint the loop{}: `{name}` {what} here, after \
+                 the loop, and the loop's re-runs in the reverse could read it; drop the option \
+                 (the gradient then records every iteration)",
+                at.unwrap_or_default()
+            ),
+        });
+    }
+    Ok(copy)
+}
+
+/// A write of `f` (its time loops cut out) that does not come before every
+/// segment call (another segment's call included): its position and what
+/// it is.
+fn write_after(
+    m: &Module,
+    f: FuncId,
+    segs: &HashMap<FuncId, Vec<writes::Written>>,
+    sums: &mut writes::Summaries,
+) -> Option<(SrcLoc, String)> {
+    let func = &m.funcs[f];
+    let an = parc_ir::analysis::FunctionAnalyses::compute(func);
+    let calls: Vec<(parc_ir::Block, parc_ir::Inst)> = func
+        .placed_insts()
+        .filter(|&(_, i)| matches!(func.inst(i), InstKind::Call { func: c, .. } if segs.contains_key(c)))
+        .collect();
+    for (b, i) in func.placed_insts() {
+        let what = match func.inst(i) {
+            InstKind::Store { .. } => "stores to memory".to_string(),
+            InstKind::Call { func: c, .. } if segs.contains_key(c) => {
+                "runs another checkpointed loop".to_string()
+            }
+            InstKind::Call { func: c, .. } => match sums.of(m, *c) {
+                Ok(w) if w.is_empty() => continue,
+                _ => format!("calls `{}`, which writes memory", m.funcs[*c].name),
+            },
+            InstKind::Intrinsic { op, .. } => {
+                let e = op.effects();
+                if e.writes.is_empty() && !e.any_memory {
+                    continue;
+                }
+                format!("calls `{}`", op.name())
+            }
+            InstKind::CallIndirect { .. } | InstKind::Launch { .. } => {
+                "calls code that may write memory".to_string()
+            }
+            _ => continue,
+        };
+        let late = calls
+            .iter()
+            .any(|&(cb, ci)| ci != i && !(an.domtree.dominates(b, cb) && b != cb));
+        if late {
+            return Some((func.locs[i], what));
+        }
+    }
+    None
 }

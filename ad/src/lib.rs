@@ -235,8 +235,9 @@ pub struct AdOptions {
     /// fixed places in one buffer of the loop's (a task without loops or
     /// calls, whose records per iteration are known before the loop).
     pub task_tape_headers: bool,
-    /// Checkpointing asked for (`--checkpoint N`, `--tape-budget BYTES`):
-    /// refused where it would apply (see `checkpoint.rs`).
+    /// Checkpointing asked for: `--checkpoint N` cuts time loops into
+    /// segments; `--tape-budget BYTES` is refused where it would apply
+    /// (see `checkpoint.rs`).
     pub checkpoint: Option<checkpoint::Request>,
 }
 
@@ -321,7 +322,18 @@ pub fn differentiate(module: &mut Module, options: &AdOptions) -> Result<AdRepor
     }
     let mut m = module.clone();
     let requests = std::mem::take(&mut m.grad_requests);
-    let primals: Vec<_> = requests.iter().map(|r| r.primal).collect();
+    // `--checkpoint N`: each gradient is built from a copy of its function
+    // whose time loops are cut into segments (see `checkpoint.rs`).
+    let mut segments = checkpoint::Segments::default();
+    let mut primals = Vec::new();
+    for r in &requests {
+        primals.push(match options.checkpoint {
+            Some(checkpoint::Request::Every(n)) if m.funcs.get(r.primal).is_some() => {
+                checkpoint::prepare(&mut m, &mut segments, r.primal, n)?
+            }
+            _ => r.primal,
+        });
+    }
     let mut ctx = reverse::Ctx {
         readonly: readonly::analyze(&m, &primals),
         tape: tape::ensure_helpers(&mut m),
@@ -337,13 +349,16 @@ pub fn differentiate(module: &mut Module, options: &AdOptions) -> Result<AdRepor
         tapes: Vec::new(),
         shared_shadows: HashMap::new(),
     };
-    for GradRequest {
-        primal,
-        grad,
-        activities,
-        linkage,
-        loc,
-    } in &requests
+    for (
+        GradRequest {
+            primal,
+            grad,
+            activities,
+            linkage,
+            loc,
+        },
+        differentiated,
+    ) in requests.iter().zip(&primals)
     {
         let request_error = |message: String| AdError {
             function: m
@@ -367,12 +382,10 @@ pub fn differentiate(module: &mut Module, options: &AdOptions) -> Result<AdRepor
             )));
         }
         let name = gf.name.clone();
-        let mut body =
-            reverse::combined(&mut m, &mut ctx, *primal, activities, &name).map_err(|e| {
-                AdError {
-                    loc: if e.loc.is_known() { e.loc } else { *loc },
-                    ..e
-                }
+        let mut body = reverse::combined(&mut m, &mut ctx, *differentiated, activities, &name)
+            .map_err(|e| AdError {
+                loc: if e.loc.is_known() { e.loc } else { *loc },
+                ..e
             })?;
         body.sig = sig;
         body.param_names = parc_ir::gradient_param_names(&m.funcs[*primal], activities);
@@ -387,13 +400,15 @@ pub fn differentiate(module: &mut Module, options: &AdOptions) -> Result<AdRepor
         m.funcs[*grad] = body;
     }
     while let Some((primal, pair)) = ctx.queue.pop() {
-        reverse::split(&mut m, &mut ctx, primal, &pair)?;
+        if !segments.build_pair(&mut m, &mut ctx, primal, &pair) {
+            reverse::split(&mut m, &mut ctx, primal, &pair)?;
+        }
     }
-    if let Some(request) = options.checkpoint {
+    if let Some(request @ checkpoint::Request::Budget(_)) = options.checkpoint {
         let refused = checkpoint::candidates(&ctx.tapes)
             .into_iter()
             .find(|c| match request {
-                checkpoint::Request::Every(_) => true,
+                checkpoint::Request::Every(_) => false,
                 // A loop whose records are a constant within the budget
                 // needs no checkpoint.
                 checkpoint::Request::Budget(b) => !matches!(
