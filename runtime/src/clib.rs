@@ -18,21 +18,28 @@ use std::sync::OnceLock;
 use std::time::Instant;
 
 /// Keeps freed memory for reuse instead of returning it to the system at
-/// once. Gradients allocate a tape of megabytes per call and free it at the
-/// end; with glibc's defaults each call would map fresh pages and fault
-/// every one of them in again. Done
-/// once, before the first allocation of generated code.
-fn tune_allocator() {
+/// once, and grows heaps in large steps. Gradients allocate a tape of
+/// megabytes per call and free it at the end; with glibc's defaults each
+/// call would map fresh pages and fault every one of them in again. Done
+/// once, before the worker threads start (a heap made before it grows
+/// without the padding) and before the first allocation of generated
+/// code.
+pub(crate) fn tune_allocator() {
     static TUNED: std::sync::Once = std::sync::Once::new();
     TUNED.call_once(|| {
         #[cfg(all(target_os = "linux", target_env = "gnu"))]
         // SAFETY: `mallopt` only changes allocator parameters. Large
         // blocks come from the heap rather than from `mmap` (whose
-        // threshold cannot be raised past 32 MiB), and up to 1 GiB of free
-        // memory at its top stays mapped.
+        // threshold cannot be raised past 32 MiB), up to 1 GiB of free
+        // memory at its top stays mapped, and a heap grows by at least
+        // 64 MiB at a time: a worker thread's heap otherwise grows by
+        // what each request lacks, one `mprotect` per growth (a gradient
+        // that records hundreds of megabytes made tens of thousands).
+        // The padding is address space; pages count once touched.
         unsafe {
             libc::mallopt(libc::M_MMAP_MAX, 0);
             libc::mallopt(libc::M_TRIM_THRESHOLD, 1 << 30);
+            libc::mallopt(libc::M_TOP_PAD, 64 << 20);
         }
     });
 }

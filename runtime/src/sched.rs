@@ -243,6 +243,7 @@ fn invalid_workers(s: &str) -> ! {
 
 fn start_pool(workers: usize) -> PoolHandle {
     crate::signals::install();
+    crate::clib::tune_allocator();
     PoolHandle::start(workers)
         .unwrap_or_else(|e| fault::die(&format!("cannot start the worker threads: {e}")))
 }
