@@ -71,6 +71,7 @@ mod frames;
 mod launches;
 mod ploops;
 mod pools;
+mod shadows;
 mod shared;
 mod spawns;
 mod values;

@@ -71,6 +71,11 @@ pub struct TapeFns {
     /// `reserve(tape, n)`: room for `n` more slots (a loop whose records
     /// per iteration are bounded reserves them once before it starts).
     pub reserve: FuncId,
+    /// `push` and `pop` that note nothing: slots that hold memory of the
+    /// AD's own rather than records (shadows, see `reverse/shadows.rs`;
+    /// the chunks holding them are noted where they are allocated).
+    pub push_unnoted: FuncId,
+    pub pop_unnoted: FuncId,
     /// `list_push(list, n) -> ptr`: `n` more slots at the end of a plain
     /// growable array with a tape's header (spawn sites' lists of tapes).
     pub list_push: FuncId,
@@ -81,8 +86,14 @@ pub fn ensure_helpers(module: &mut Module) -> TapeFns {
     let grow = find_or_add(module, "__parc_ad_tape_grow", build_grow);
     let back = find_or_add(module, "__parc_ad_tape_back", build_back);
     let reserve = find_or_add(module, "__parc_ad_tape_reserve", |n| build_reserve(n, grow));
-    let push = find_or_add(module, "__parc_ad_tape_push", |n| build_push(n, grow));
-    let pop = find_or_add(module, "__parc_ad_tape_pop", |n| build_pop(n, back));
+    let push = find_or_add(module, "__parc_ad_tape_push", |n| build_push(n, grow, true));
+    let pop = find_or_add(module, "__parc_ad_tape_pop", |n| build_pop(n, back, true));
+    let push_unnoted = find_or_add(module, "__parc_ad_tape_push_unnoted", |n| {
+        build_push(n, grow, false)
+    });
+    let pop_unnoted = find_or_add(module, "__parc_ad_tape_pop_unnoted", |n| {
+        build_pop(n, back, false)
+    });
     let free = find_or_add(module, "__parc_ad_tape_free", build_free);
     let list_push = find_or_add(module, "__parc_ad_list_push", build_list_push);
     TapeFns {
@@ -90,6 +101,8 @@ pub fn ensure_helpers(module: &mut Module) -> TapeFns {
         pop,
         free,
         reserve,
+        push_unnoted,
+        pop_unnoted,
         list_push,
     }
 }
@@ -135,12 +148,14 @@ fn tape_helper(
 /// `push(tape, n) -> ptr`: reserves `n` slots and returns the first.
 /// Small (growth is a call), so that the inliner puts it into every
 /// frame's push.
-fn build_push(name: &str, grow: FuncId) -> parc_ir::Function {
+fn build_push(name: &str, grow: FuncId, noted: bool) -> parc_ir::Function {
     tape_helper(name, Some(Type::Ptr), |b, tape, n| {
         let len = ensure_room(b, tape, n, grow);
         let need = b.binary(BinaryOp::Iadd, len, n);
         let slot = take(b, tape, len, need);
-        note_slots(b, n, 8);
+        if noted {
+            note_slots(b, n, 8);
+        }
         b.ret(Some(slot));
     })
 }
@@ -327,7 +342,7 @@ fn take(
 /// `pop(tape, n) -> ptr`: releases the top `n` slots and returns the
 /// first; a frame the current chunk does not hold is the previous chunk's
 /// last (frames never straddle chunks).
-fn build_pop(name: &str, back: FuncId) -> parc_ir::Function {
+fn build_pop(name: &str, back: FuncId, noted: bool) -> parc_ir::Function {
     tape_helper(name, Some(Type::Ptr), |b, tape, n| {
         let len_p = field(b, tape, LEN);
         let len = b.load(Type::I64, len_p);
@@ -348,7 +363,9 @@ fn build_pop(name: &str, back: FuncId) -> parc_ir::Function {
         b.switch_to(done);
         let new_len = b.binary(BinaryOp::Isub, have, n);
         let slot = take(b, tape, new_len, new_len);
-        note_slots(b, n, -8);
+        if noted {
+            note_slots(b, n, -8);
+        }
         b.ret(Some(slot));
     })
 }

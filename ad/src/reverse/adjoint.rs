@@ -548,10 +548,15 @@ impl Gen<'_> {
                 }
                 _ => self.reverse_pure(inst, &kind, res)?,
             },
-            InstKind::Alloca { .. }
+            InstKind::Alloca { size, align }
                 if self.plan.heap_shadow(inst)
                     && self.plan.act.is_active_root(Root::Alloca(inst)) =>
             {
+                if let Some(slots) = self.tape_shadow_slots(inst, *size, *align) {
+                    let b = self.plan.inst_block[&inst];
+                    self.pop_shadow(b, slots);
+                    return Ok(());
+                }
                 let r = res.expect("alloca has a result");
                 let s = self.shadow[&r];
                 let s = self.need(s);

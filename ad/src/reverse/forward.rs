@@ -102,22 +102,32 @@ impl Gen<'_> {
                 // In split mode the reverse runs in `.rev`, after `.aug`
                 // returned, and the reverse of a parallel loop's task in
                 // another task (an outlined function): the shadow must
-                // outlive the frame, so it is heap memory freed at the
-                // alloca's reverse.
-                let kind = if !self.plan.heap_shadow(inst) {
-                    InstKind::Alloca {
+                // outlive the frame, so it is slots of the tape (see
+                // `shadows.rs`) or heap memory, released at the alloca's
+                // reverse.
+                let on_tape = self
+                    .plan
+                    .heap_shadow(inst)
+                    .then(|| self.tape_shadow_slots(inst, *size, *align))
+                    .flatten();
+                let s = if let Some(slots) = on_tape {
+                    let b = self.cur_fwd.expect("forward code of a primal block");
+                    self.push_shadow(b, slots, *size)
+                } else if !self.plan.heap_shadow(inst) {
+                    let kind = InstKind::Alloca {
                         size: *size,
                         align: *align,
-                    }
+                    };
+                    self.ev(kind, Type::Ptr)
                 } else {
                     let n = self.iconst(Type::I64, *size as i64);
                     let one = self.iconst(Type::I64, 1);
-                    InstKind::Intrinsic {
+                    let kind = InstKind::Intrinsic {
                         op: Intrinsic::Calloc,
                         args: vec![n, one],
-                    }
+                    };
+                    self.ev(kind, Type::Ptr)
                 };
-                let s = self.ev(kind, Type::Ptr);
                 self.shadow.insert(res.expect("alloca has a result"), s);
             }
             InstKind::GlobalAddr(g) if self.shared_shadow.contains_key(g) => {
