@@ -145,6 +145,41 @@ fn tape_helper(
     f
 }
 
+/// A helper `name(ptr tape)` whose body `body` emits (the builder at its
+/// entry).
+fn tape_only_helper(
+    name: &str,
+    body: impl FnOnce(&mut FuncBuilder, parc_ir::Value),
+) -> parc_ir::Function {
+    let sig = Signature {
+        params: vec![Type::Ptr],
+        ret: None,
+    };
+    let mut f = new_function(name, sig);
+    let entry = f.layout[0];
+    let tape = f.blocks[entry].params[0];
+    let mut b = FuncBuilder::new(&mut f);
+    b.switch_to(entry);
+    body(&mut b, tape);
+    f
+}
+
+/// The capacity to grow `cap` slots to for `need`: twice `cap`, at least
+/// `need` and [`MIN_SLOTS`].
+fn grown_capacity(
+    b: &mut FuncBuilder,
+    cap: parc_ir::Value,
+    need: parc_ir::Value,
+) -> parc_ir::Value {
+    let two = b.iconst(Type::I64, 2);
+    let dbl = b.binary(BinaryOp::Imul, cap, two);
+    let c1 = b.icmp(IntCC::Sgt, dbl, need);
+    let m1 = b.select(c1, dbl, need);
+    let min = b.iconst(Type::I64, MIN_SLOTS);
+    let c2 = b.icmp(IntCC::Sgt, m1, min);
+    b.select(c2, m1, min)
+}
+
 /// `push(tape, n) -> ptr`: reserves `n` slots and returns the first.
 /// Small (growth is a call), so that the inliner puts it into every
 /// frame's push.
@@ -247,13 +282,7 @@ fn build_grow(name: &str) -> parc_ir::Function {
             parc_ir::BlockCall::to(fresh),
         );
         b.switch_to(fresh);
-        let two = b.iconst(Type::I64, 2);
-        let dbl = b.binary(BinaryOp::Imul, cap, two);
-        let c1 = b.icmp(IntCC::Sgt, dbl, n);
-        let m1 = b.select(c1, dbl, n);
-        let min = b.iconst(Type::I64, MIN_SLOTS);
-        let c2 = b.icmp(IntCC::Sgt, m1, min);
-        let newcap = b.select(c2, m1, min);
+        let newcap = grown_capacity(b, cap, n);
         let eight = b.iconst(Type::I64, 8);
         let bytes = b.binary(BinaryOp::Imul, newcap, eight);
         let prefix = b.iconst(Type::I64, PREFIX_BYTES);
@@ -297,30 +326,22 @@ fn build_grow(name: &str) -> parc_ir::Function {
 /// `back(tape)`: the tape's previous chunk, at the length it had when the
 /// current one was entered (the current one stays, as the next chunk).
 fn build_back(name: &str) -> parc_ir::Function {
-    let sig = Signature {
-        params: vec![Type::Ptr],
-        ret: None,
-    };
-    let mut f = new_function(name, sig);
-    let entry = f.layout[0];
-    let tape = f.blocks[entry].params[0];
-    let mut b = FuncBuilder::new(&mut f);
-    b.switch_to(entry);
-    let data_p = field(&mut b, tape, DATA);
-    let data = b.load(Type::Ptr, data_p);
-    let at = field(&mut b, data, PREV);
-    let prev = b.load(Type::Ptr, at);
-    let at = field(&mut b, data, PREV_LEN);
-    let len = b.load(Type::I64, at);
-    let at = field(&mut b, prev, CHUNK_CAP);
-    let cap = b.load(Type::I64, at);
-    b.store(prev, data_p);
-    let len_p = field(&mut b, tape, LEN);
-    b.store(len, len_p);
-    let cap_p = field(&mut b, tape, CAP);
-    b.store(cap, cap_p);
-    b.ret(None);
-    f
+    tape_only_helper(name, |b, tape| {
+        let data_p = field(b, tape, DATA);
+        let data = b.load(Type::Ptr, data_p);
+        let at = field(b, data, PREV);
+        let prev = b.load(Type::Ptr, at);
+        let at = field(b, data, PREV_LEN);
+        let len = b.load(Type::I64, at);
+        let at = field(b, prev, CHUNK_CAP);
+        let cap = b.load(Type::I64, at);
+        b.store(prev, data_p);
+        let len_p = field(b, tape, LEN);
+        b.store(len, len_p);
+        let cap_p = field(b, tape, CAP);
+        b.store(cap, cap_p);
+        b.ret(None);
+    })
 }
 
 /// Sets the tape's length to `len` and returns the address of slot `at`.
@@ -373,78 +394,70 @@ fn build_pop(name: &str, back: FuncId, noted: bool) -> parc_ir::Function {
 /// `free(tape)`: frees every chunk of the tape's chain (from its first,
 /// reached by `PREV`, along `NEXT`) and empties the header.
 fn build_free(name: &str) -> parc_ir::Function {
-    let sig = Signature {
-        params: vec![Type::Ptr],
-        ret: None,
-    };
-    let mut f = new_function(name, sig);
-    let entry = f.layout[0];
-    let tape = f.blocks[entry].params[0];
-    let mut b = FuncBuilder::new(&mut f);
-    b.switch_to(entry);
-    let data_p = field(&mut b, tape, DATA);
-    let data = b.load(Type::Ptr, data_p);
-    // What is still recorded in the current chunk (normally nothing:
-    // every frame was popped) goes.
-    let len_p = field(&mut b, tape, LEN);
-    let len = b.load(Type::I64, len_p);
-    let minus8 = b.iconst(Type::I64, -8);
-    let recorded = b.binary(BinaryOp::Imul, len, minus8);
-    let zero = b.iconst(Type::I64, 0);
-    note(&mut b, recorded, zero);
-    let null = b.null();
-    let first = b.create_block();
-    let c = b.param(first, Type::Ptr);
-    let up = b.create_block();
-    let down = b.create_block();
-    let d = b.param(down, Type::Ptr);
-    let free_one = b.create_block();
-    let done = b.create_block();
-    let some = b.icmp(IntCC::Ne, data, null);
-    b.brif(
-        some,
-        parc_ir::BlockCall::new(first, vec![data]),
-        parc_ir::BlockCall::to(done),
-    );
-    // Up to the first chunk.
-    b.switch_to(first);
-    let at = field(&mut b, c, PREV);
-    let prev = b.load(Type::Ptr, at);
-    let more = b.icmp(IntCC::Ne, prev, null);
-    b.brif(
-        more,
-        parc_ir::BlockCall::to(up),
-        parc_ir::BlockCall::new(down, vec![c]),
-    );
-    b.switch_to(up);
-    b.jump(first, vec![prev]);
-    // Down along `NEXT`, freeing.
-    b.switch_to(down);
-    let some = b.icmp(IntCC::Ne, d, null);
-    b.brif(
-        some,
-        parc_ir::BlockCall::to(free_one),
-        parc_ir::BlockCall::to(done),
-    );
-    b.switch_to(free_one);
-    let at = field(&mut b, d, NEXT);
-    let next = b.load(Type::Ptr, at);
-    let at = field(&mut b, d, CHUNK_CAP);
-    let cap = b.load(Type::I64, at);
-    let allocated = b.binary(BinaryOp::Imul, cap, minus8);
-    let prefix = b.iconst(Type::I64, -PREFIX_BYTES);
-    let allocated = b.binary(BinaryOp::Iadd, allocated, prefix);
-    note(&mut b, zero, allocated);
-    let block = field(&mut b, d, -PREFIX_BYTES);
-    b.intrinsic(Intrinsic::Free, None, vec![block]);
-    b.jump(down, vec![next]);
-    b.switch_to(done);
-    b.store(null, data_p);
-    b.store(zero, len_p);
-    let cap_p = field(&mut b, tape, CAP);
-    b.store(zero, cap_p);
-    b.ret(None);
-    f
+    tape_only_helper(name, |b, tape| {
+        let data_p = field(b, tape, DATA);
+        let data = b.load(Type::Ptr, data_p);
+        // What is still recorded in the current chunk (normally nothing:
+        // every frame was popped) goes.
+        let len_p = field(b, tape, LEN);
+        let len = b.load(Type::I64, len_p);
+        let minus8 = b.iconst(Type::I64, -8);
+        let recorded = b.binary(BinaryOp::Imul, len, minus8);
+        let zero = b.iconst(Type::I64, 0);
+        note(b, recorded, zero);
+        let null = b.null();
+        let first = b.create_block();
+        let c = b.param(first, Type::Ptr);
+        let up = b.create_block();
+        let down = b.create_block();
+        let d = b.param(down, Type::Ptr);
+        let free_one = b.create_block();
+        let done = b.create_block();
+        let some = b.icmp(IntCC::Ne, data, null);
+        b.brif(
+            some,
+            parc_ir::BlockCall::new(first, vec![data]),
+            parc_ir::BlockCall::to(done),
+        );
+        // Up to the first chunk.
+        b.switch_to(first);
+        let at = field(b, c, PREV);
+        let prev = b.load(Type::Ptr, at);
+        let more = b.icmp(IntCC::Ne, prev, null);
+        b.brif(
+            more,
+            parc_ir::BlockCall::to(up),
+            parc_ir::BlockCall::new(down, vec![c]),
+        );
+        b.switch_to(up);
+        b.jump(first, vec![prev]);
+        // Down along `NEXT`, freeing.
+        b.switch_to(down);
+        let some = b.icmp(IntCC::Ne, d, null);
+        b.brif(
+            some,
+            parc_ir::BlockCall::to(free_one),
+            parc_ir::BlockCall::to(done),
+        );
+        b.switch_to(free_one);
+        let at = field(b, d, NEXT);
+        let next = b.load(Type::Ptr, at);
+        let at = field(b, d, CHUNK_CAP);
+        let cap = b.load(Type::I64, at);
+        let allocated = b.binary(BinaryOp::Imul, cap, minus8);
+        let prefix = b.iconst(Type::I64, -PREFIX_BYTES);
+        let allocated = b.binary(BinaryOp::Iadd, allocated, prefix);
+        note(b, zero, allocated);
+        let block = field(b, d, -PREFIX_BYTES);
+        b.intrinsic(Intrinsic::Free, None, vec![block]);
+        b.jump(down, vec![next]);
+        b.switch_to(done);
+        b.store(null, data_p);
+        b.store(zero, len_p);
+        let cap_p = field(b, tape, CAP);
+        b.store(zero, cap_p);
+        b.ret(None);
+    })
 }
 
 /// `list_push(list, n) -> ptr`: `n` more slots at the end of a growable
@@ -466,13 +479,7 @@ fn build_list_push(name: &str) -> parc_ir::Function {
             parc_ir::BlockCall::to(done),
         );
         b.switch_to(grow);
-        let two = b.iconst(Type::I64, 2);
-        let dbl = b.binary(BinaryOp::Imul, cap, two);
-        let c1 = b.icmp(IntCC::Sgt, dbl, need);
-        let m1 = b.select(c1, dbl, need);
-        let min = b.iconst(Type::I64, MIN_SLOTS);
-        let c2 = b.icmp(IntCC::Sgt, m1, min);
-        let newcap = b.select(c2, m1, min);
+        let newcap = grown_capacity(b, cap, need);
         let eight = b.iconst(Type::I64, 8);
         let bytes = b.binary(BinaryOp::Imul, newcap, eight);
         let data_p = field(b, list, DATA);
@@ -488,6 +495,7 @@ fn build_list_push(name: &str) -> parc_ir::Function {
         b.ret(Some(slot));
     })
 }
+
 /// `ad_tape_note(recorded, allocated)` (see `parc_ir::Intrinsic::AdTapeNote`):
 /// what `PARC_AD_STATS` counts. Every change of tape memory the generated
 /// code makes is noted where it is made: here for tapes that grow, and

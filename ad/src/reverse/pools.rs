@@ -84,14 +84,7 @@ impl Gen<'_> {
         if !self.rl[i].pooled {
             return;
         }
-        let nw = self.ev(
-            InstKind::Intrinsic {
-                op: Intrinsic::NumWorkers,
-                args: vec![],
-            },
-            Type::I32,
-        );
-        let nw = self.ev(InstKind::Cast(CastOp::Sext, nw), Type::I64);
+        let nw = self.runtime_count(Intrinsic::NumWorkers);
         let size = self.iconst(Type::I64, HEADER_BYTES as i64);
         let pool = self.ev(
             InstKind::Intrinsic {
@@ -109,14 +102,7 @@ impl Gen<'_> {
         let Some(pool) = self.rl[i].pool_fwd else {
             return;
         };
-        let w = self.ev(
-            InstKind::Intrinsic {
-                op: Intrinsic::WorkerId,
-                args: vec![],
-            },
-            Type::I32,
-        );
-        let w = self.ev(InstKind::Cast(CastOp::Sext, w), Type::I64);
+        let w = self.runtime_count(Intrinsic::WorkerId);
         let size = self.iconst(Type::I64, HEADER_BYTES as i64);
         let off = self.binop(BinaryOp::Imul, w, size);
         let stream = self.ev(InstKind::PtrAdd(pool, off), Type::Ptr);
@@ -134,6 +120,12 @@ impl Gen<'_> {
             return;
         };
         self.copy_header(tape, stream);
+    }
+
+    /// `op` (`num_workers` or `worker_id`, an `i32`) as an `i64`.
+    fn runtime_count(&mut self, op: Intrinsic) -> Value {
+        let v = self.ev(InstKind::Intrinsic { op, args: vec![] }, Type::I32);
+        self.ev(InstKind::Cast(CastOp::Sext, v), Type::I64)
     }
 
     fn copy_header(&mut self, from: Value, to: Value) {
