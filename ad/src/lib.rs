@@ -18,11 +18,13 @@
 //! parallel loops and tasks, the counted loops, how the reverse can get
 //! each value again (free, recomputed, read again, or recorded where
 //! needed: `cache/recompute.rs`), the calls needing pairs, and the
-//! accumulation class of every adjoint update (`policy.rs`). The
-//! generator (`reverse.rs` and its modules) follows the plan and asks
-//! `cache/` whether to record or recompute each value its reverse code
-//! needs (what depends on the reverse block asking: its loops, what it
-//! has popped, the cheapest cut); it decides nothing itself.
+//! accumulation class of every adjoint update (`policy.rs`). What
+//! depends on the order in which the reverse code needs values (what a
+//! block has popped already, the cheapest cut over the rest) is decided
+//! by a dry run of the reverse walk (`reverse/walk.rs`), `cache/`
+//! answering, into the plan's `needs` (`cache/needs.rs`). The generator
+//! (`reverse.rs` and its modules) then follows the plan, reading those
+//! answers back; it decides nothing itself.
 //!
 //! **Activity** (`activity.rs`). A value is *varied* if it depends on an
 //! `Active` parameter or on memory reachable from a `Dup` parameter, and
@@ -222,7 +224,6 @@ pub use plan::Plan;
 pub use policy::AccumulationClass;
 
 use parc_ir::{GradRequest, Linkage, Module, SrcLoc, gradient_signature};
-use std::collections::HashMap;
 
 /// Options of the AD.
 #[derive(Clone, Debug, Default)]
@@ -334,21 +335,7 @@ pub fn differentiate(module: &mut Module, options: &AdOptions) -> Result<AdRepor
             _ => r.primal,
         });
     }
-    let mut ctx = reverse::Ctx {
-        readonly: readonly::analyze(&m, &primals),
-        tape: tape::ensure_helpers(&mut m),
-        acc: tape::ensure_acc(&mut m),
-        pairs: HashMap::new(),
-        launch_plans: HashMap::new(),
-        one_d_bodies: std::collections::HashSet::new(),
-        thread_phases: HashMap::new(),
-        block_threads: options.block_threads,
-        flat_task_tapes: !options.task_tape_headers,
-        queue: Vec::new(),
-        sites: Vec::new(),
-        tapes: Vec::new(),
-        shared_shadows: HashMap::new(),
-    };
+    let mut ctx = reverse::Ctx::new(&mut m, options, &primals);
     for (
         GradRequest {
             primal,

@@ -27,17 +27,17 @@
 //! - **accumulation** (`policy.rs`): the class of every adjoint update of
 //!   the reverse, with its reason.
 //!
-//! A plan is read-only once built. The generator (`reverse.rs`) consumes
-//! it; `explain.rs` prints it (`--explain-ad` prints its accumulation
-//! sites, `ad/tests/plans.rs` the whole of it). Which values the reverse
-//! records, and where, is decided as it is generated (`cache/`'s `Sweep`),
-//! from the facts here: which values each reverse block needs, and in
-//! which order (a record made for one need is reused by the next, and the
-//! minimum cut leaves out what the block has popped already), is known
-//! only then.
+//! Which values the reverse records, and where, depends on which values
+//! each reverse block needs and in which order (a record made for one
+//! need is reused by the next, and the minimum cut leaves out what the
+//! block has popped already): a dry run of the reverse walk
+//! (`reverse/walk.rs`) decides it from the facts here, with `cache/`'s
+//! `Sweep`, into `needs` (`cache/needs.rs`). A plan is read-only from
+//! then on. The generator (`reverse.rs`) consumes it; `explain.rs`
+//! prints it (`--explain-ad`, and `ad/tests/plans.rs`).
 
 use crate::activity::{ActivityInfo, Root, branch_dests};
-use crate::cache::{CountedLoop, ExitTest, Recompute, Writes};
+use crate::cache::{CountedLoop, ExitTest, Needs, Recompute, Writes};
 use crate::parallel::{PLoop, SpawnSite};
 use crate::policy::{Accumulation, ThreadBand};
 use crate::readonly::ReadOnly;
@@ -194,6 +194,11 @@ pub struct Plan {
     /// How the reverse gets each value of the reachable blocks again, as
     /// far as the primal says (see `cache/recompute.rs`).
     pub recompute: HashMap<Value, Recompute>,
+    /// Every record-or-recompute decision of the reverse walk, in the
+    /// order its code needs the values (see `cache/needs.rs`): empty
+    /// after [`Plan::build`], made by the walk's dry run
+    /// (`reverse::plan`) before any code is kept.
+    pub needs: Needs,
 
     // ----- memory
     /// The element type of each `memcpy`/`memset` of differentiable
@@ -351,6 +356,7 @@ impl Plan {
             writes,
             joins: HashMap::new(),
             recompute: HashMap::new(),
+            needs: Needs::default(),
             memcpy_ty: HashMap::new(),
             shared,
             requests: Vec::new(),

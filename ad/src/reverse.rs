@@ -14,15 +14,18 @@
 //!   parameters.
 //!
 //! It decides nothing: it follows the function's [`Plan`] (`plan.rs`:
-//! activity, control, loops, tasks, accumulation classes) and asks
-//! `cache/` how to get each forward value the reverse needs. Here are
+//! activity, control, loops, tasks, accumulation classes, and how to get
+//! each forward value the reverse needs, decided by the plan's dry run of
+//! this walk: `walk`). Here are
 //! the generator's state, its set-up and the order of the sweeps; its
 //! methods live in submodules: `emit` (appending instructions, constants,
 //! forward copies and shadows), `forward` (the forward sweep), `adjoint`
 //! (the reverse sweep: adjoint slots, reversed instructions and edges,
 //! shadow-memory updates), `values` (records, pops and recomputations),
 //! `frames` (the tape frames, reserved and indexed loops), `ploops` (the
-//! reverse of parallel loops and their reductions), `spawns` (the reverse
+//! reverse of parallel loops), `reductions` (their per-worker sums and
+//! region copies, and band widths), `walk` (the plan's dry run, and
+//! reading its answers back), `spawns` (the reverse
 //! of spawned tasks), `launches` (kernel launches and their generated
 //! kernels) and `shared` (`__shared__` arrays' shadows).
 //!
@@ -51,7 +54,7 @@
 
 use crate::AdError;
 use crate::activity::{Root, branch_dests};
-use crate::cache::{Iv, Obtain, Rebuild, Sweep, is_position};
+use crate::cache::{Answer, Ask, Iv, Need, Needs, Obtain, Rebuild, Sweep, is_position};
 use crate::plan::{Facts, Mode, Plan, Request, TaskOf};
 use crate::policy::{Action, Context, SsaUpdate};
 use crate::rules::{self, AdjointBuilder};
@@ -71,13 +74,17 @@ mod frames;
 mod launches;
 mod ploops;
 mod pools;
+mod reductions;
 mod shadows;
 mod shared;
 mod spawns;
 mod values;
+mod walk;
 
 pub use launches::LaunchPlan;
 pub(crate) use launches::kernel_of_body;
+pub use walk::plan_alone;
+use walk::{Made, Walk, plan};
 
 /// An augmented-forward / reverse pair for one callee and one activity
 /// assignment.
@@ -133,6 +140,26 @@ pub struct Ctx {
 }
 
 impl Ctx {
+    /// The state of a run of the AD on `m` for gradients of `primals`:
+    /// declares the tape's helpers in `m`.
+    pub fn new(m: &mut Module, options: &crate::AdOptions, primals: &[FuncId]) -> Ctx {
+        Ctx {
+            readonly: crate::readonly::analyze(m, primals),
+            tape: crate::tape::ensure_helpers(m),
+            acc: crate::tape::ensure_acc(m),
+            pairs: HashMap::new(),
+            launch_plans: HashMap::new(),
+            one_d_bodies: HashSet::new(),
+            thread_phases: HashMap::new(),
+            block_threads: options.block_threads,
+            flat_task_tapes: !options.task_tape_headers,
+            queue: Vec::new(),
+            sites: Vec::new(),
+            tapes: Vec::new(),
+            shared_shadows: HashMap::new(),
+        }
+    }
+
     /// The pair of call `c`, declared (and queued) if new.
     fn pair(&mut self, module: &mut Module, c: &crate::plan::CallPlan) -> Pair {
         self.declare_pair(
@@ -393,6 +420,8 @@ struct Gen<'a> {
     /// Split mode with a shadow return: where `.aug` stores the shadow of
     /// the pointer it returns (its last parameter).
     ret_shadow_out: Option<Value>,
+    /// The plan's dry run, or the generation that follows the plan.
+    walk: Walk,
 }
 
 /// The reverse of one parallel loop (see `parallel.rs`).
@@ -609,10 +638,8 @@ struct Generated {
     tape: FunctionTape,
 }
 
-/// Plans and generates the derivative of `primal` under `acts`: the plan,
-/// then the split pairs of its calls and the kernels of its launches
-/// (generated now where a launch needs to know what a thread records),
-/// then the code.
+/// Plans and generates the derivative of `primal` under `acts`: the plan
+/// (see [`plan`]), then the code, which follows it.
 fn generate(
     module: &mut Module,
     ctx: &mut Ctx,
@@ -620,39 +647,8 @@ fn generate(
     acts: &[Activity],
     mode: Mode,
 ) -> Result<Generated, AdError> {
-    let facts = Facts {
-        block_threads: ctx.block_threads,
-        launch_body: launches::kernel_of_body(&module.funcs[primal].name).is_some(),
-        one_d_body: ctx.one_d_bodies.contains(&primal),
-        readonly: ctx.readonly.get(&primal).cloned().unwrap_or_default(),
-    };
-    let plan = Plan::build(module, primal, acts, mode, facts)?;
-    let shared_shadow = plan
-        .shared
-        .iter()
-        .map(|s| (s.global, ctx.shared_shadow(module, s.global)))
-        .collect();
-    let mut calls = HashMap::new();
-    let mut launches = HashMap::new();
-    for r in &plan.requests {
-        match r {
-            Request::Launch(i, l) => {
-                let lp = ctx.launch_plan(module, l.kernel, l.acts.clone(), l.one_d)?;
-                launches.insert(*i, lp);
-            }
-            Request::Call(i, c) => {
-                let pair = ctx.pair(module, c);
-                calls.insert(*i, pair);
-            }
-        }
-    }
-    if let Some(band) = &plan.thread_band
-        && ctx.block_threads == crate::BlockThreads::Concurrent
-    {
-        ctx.thread_phases.insert(primal, band.phases);
-    }
-    let mut gen_ = Gen::new(&plan, ctx, calls, launches, shared_shadow);
-    gen_.pooled = pools::pooled_loops(module, &plan);
+    let (plan, made) = plan(module, ctx, primal, acts, mode)?;
+    let mut gen_ = Gen::new(&plan, ctx, made, Walk::Follow(0));
     gen_.build()?;
     let records = gen_.records_per_call().map(|slots| Records {
         slots,
@@ -671,13 +667,13 @@ fn generate(
 }
 
 impl<'a> Gen<'a> {
-    fn new(
-        plan: &'a Plan,
-        ctx: &Ctx,
-        calls: HashMap<Inst, Pair>,
-        launches: HashMap<Inst, LaunchPlan>,
-        shared_shadow: HashMap<GlobalId, GlobalId>,
-    ) -> Gen<'a> {
+    fn new(plan: &'a Plan, ctx: &Ctx, made: Made, walk: Walk) -> Gen<'a> {
+        let Made {
+            calls,
+            launches,
+            shared_shadow,
+            pooled,
+        } = made;
         let mut g = Function::new(plan.p.name.clone(), Signature::default());
         let entry = g.create_block();
         g.append_block(entry);
@@ -722,8 +718,9 @@ impl<'a> Gen<'a> {
             recomputed: HashMap::new(),
             tape_log: Vec::new(),
             flat_task_tapes: ctx.flat_task_tapes,
-            pooled: Vec::new(),
+            pooled,
             ret_shadow_out: None,
+            walk,
         }
     }
 

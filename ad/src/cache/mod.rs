@@ -3,8 +3,9 @@
 //! Recording a value costs a tape slot written in the forward sweep and
 //! read in the reverse: memory traffic that dominates a gradient's time
 //! when a loop records a few values per iteration. So the reverse
-//! recomputes what it can get more cheaply (`Sweep::obtain`, which
-//! the generator asks for every forward value its reverse code needs):
+//! recomputes what it can get more cheaply (`Sweep::obtain`, which the
+//! plan's dry run of the reverse walk asks for every forward value its
+//! reverse code needs, noting the answers in `needs.rs`):
 //!
 //! - *free values*: constants, parameters, and (in combined mode) values of
 //!   blocks that dominate every return outside any loop;
@@ -41,10 +42,12 @@
 //! reverse counts its iterations records no edge per iteration.
 
 mod loops;
+mod needs;
 mod recompute;
 
 pub(crate) use loops::plan_loops;
 pub use loops::{CountedLoop, ExitTest, counted_loops, split_loop_exits};
+pub use needs::{Answer, Ask, Need, Needs};
 pub use recompute::Recompute;
 pub(crate) use recompute::plan_recompute;
 use recompute::{BLOCK_PARAMETER, is_pure, reload_why, repeats};
@@ -150,7 +153,7 @@ impl Writes {
     }
 }
 
-// ----- record or recompute, as the reverse is generated
+// ----- record or recompute, as the reverse walk asks (see `needs.rs`)
 
 /// How deep a chain of instructions the reverse recomputes instead of
 /// recording its result: deep enough for an n-body distance (index, address,
@@ -192,7 +195,7 @@ pub enum Iv {
 /// How the reverse code of a block gets a forward value it needs (see
 /// the module doc), as [`Sweep::obtain`] decides.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) enum Obtain {
+pub enum Obtain {
     /// No record: a constant (emitted again), a parameter, or a value the
     /// reverse uses directly.
     Free,
@@ -215,7 +218,7 @@ pub(crate) enum Obtain {
 /// How the reverse computes again a value that [`Sweep::cheap`] accepted
 /// (as [`Sweep::rebuild`] decides).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Rebuild {
+pub enum Rebuild {
     /// `lo + k·step` of the iteration being reversed.
     Iv(Iv),
     /// Recorded once at the exit of the loop that starts at `Block`: it
@@ -557,15 +560,6 @@ impl Sweep<'_> {
             return Rebuild::Select(c, t, f);
         }
         Rebuild::Operands
-    }
-
-    /// How the reverse of join `b` finds the edge it was entered by, if it
-    /// computes it again from the branch condition (see `Plan::joins`)
-    /// rather than popping the recorded edge index: the forward condition,
-    /// which the reverse of `b` can obtain without a new record, and the
-    /// indices (into `plan.edges`) of the true and false edges.
-    pub(crate) fn way_in_by_condition(&self, b: Block) -> Option<(Value, usize, usize)> {
-        self.join(b).filter(|&(c, ..)| self.cheap(b, c, 0))
     }
 
     /// Why [`Self::obtain`] found no way to obtain forward value `gv` again

@@ -2,14 +2,15 @@
 //! the reverse ([`Recompute`], the plan's `recompute` table): whether a
 //! value needs no record at all, can be computed again from its operands
 //! or read again from memory nothing overwrites, or must be recorded
-//! where the reverse needs it (and why). The generator's record-or-recompute
-//! decisions ([`super::Sweep`]) read this table for every forward copy of a
+//! where the reverse needs it (and why). The record-or-recompute
+//! decisions of the reverse walk ([`super::Sweep`]) read this table for every forward copy of a
 //! primal value. Which loop's exit records a value a reverse block needs
 //! ([`Plan::record_site`]) and which induction variables a reverse block
-//! recomputes ([`Plan::induction`]) are plan queries by block. What is
-//! left to the generator is what depends on the order of the reverse's
-//! needs: what a block has popped already, and the minimum cut over what
-//! a recorded value is computed from (which leaves those out).
+//! recomputes ([`Plan::induction`]) are plan queries by block. What
+//! depends on the order of the reverse's needs (what a block has popped
+//! already, and the minimum cut over what a recorded value is computed
+//! from, which leaves those out) is decided by the plan's dry run of the
+//! reverse walk (`needs.rs`).
 
 use super::{Iv, is_position};
 use crate::plan::{Mode, Plan};

@@ -341,7 +341,13 @@ impl Gen<'_> {
             let t = self.rpop[&edges[0].0];
             self.emit(InstKind::Jump(BlockCall::to(t)), None);
         } else {
-            let idx = match self.sweep().way_in_by_condition(b) {
+            // The way in follows from a branch condition (`Plan::joins`)
+            // where the reverse has the condition without a new record.
+            let by_condition = match self.sweep().join(b) {
+                Some((cond, t, f)) if self.cheap(b, cond) => Some((cond, t, f)),
+                _ => None,
+            };
+            let idx = match by_condition {
                 Some((cond, on_true, on_false)) => {
                     let c = self.rebuild(b, cond);
                     let t = self.iconst(Type::I32, on_true as i64);

@@ -1,6 +1,6 @@
-//! How the reverse code gets the forward values it needs: as
-//! `cache/` decides ([`Sweep::obtain`]), emitted here — a pop from a
-//! block's frame, a record at a loop's exit, or a recomputation.
+//! How the reverse code gets the forward values it needs: as the plan's
+//! `needs` say (see `walk.rs`), emitted here — a pop from a block's frame, a record
+//! at a loop's exit, or a recomputation.
 
 use super::*;
 
@@ -10,7 +10,7 @@ impl Gen<'_> {
     /// the module doc's frame invariant.
     pub(super) fn need(&mut self, gv: Value) -> Value {
         let b = self.cur_rev.expect("need() is only called in reverse code");
-        match self.sweep().obtain(b, gv) {
+        match self.obtain(b, gv) {
             Obtain::Free => self.free_value(gv).expect("a free value"),
             Obtain::Popped(v) => v,
             Obtain::Recompute => self.rebuild(b, gv),
@@ -19,7 +19,7 @@ impl Gen<'_> {
                 for &v in &cut {
                     self.record_in(b, b, v, Why::CutFor(gv));
                 }
-                if self.sweep().cheap(b, gv, 0) {
+                if self.cheap(b, gv) {
                     self.rebuild(b, gv)
                 } else {
                     self.record_in(b, b, gv, Why::NotRecomputable)
@@ -87,7 +87,7 @@ impl Gen<'_> {
         if let Some(&v) = self.recomputed.get(&self.cur).and_then(|m| m.get(&gv)) {
             return v;
         }
-        let v = match self.sweep().rebuild(b, gv) {
+        let v = match self.rebuild_how(b, gv) {
             Rebuild::Iv(iv) => self.rebuild_iv(iv),
             Rebuild::RecordAt(at) => self.record_in(at, b, gv, Why::Invariant),
             Rebuild::Select(c, t, f) => {
