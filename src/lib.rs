@@ -1019,7 +1019,7 @@ pub fn explain_ad_gpu(path: &str, report: &AdReport, module: &Module) -> String 
             path,
             &AdReport {
                 sites: vec![s.clone()],
-                tapes: Vec::new(),
+                ..AdReport::default()
             },
         );
         let on_device = module
@@ -1421,7 +1421,7 @@ mod tests {
                 site(3, 7, AccumulationClass::Reduction, "a"),
                 site(3, 7, AccumulationClass::Reduction, "a"),
             ],
-            tapes: Vec::new(),
+            ..AdReport::default()
         };
         assert_eq!(
             explain_ad("p.pc", &report),

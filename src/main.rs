@@ -1210,7 +1210,7 @@ fn compile(
                     }
                     let report = parc_ad::AdReport {
                         sites,
-                        tapes: Vec::new(),
+                        ..Default::default()
                     };
                     if options.gpu {
                         eprint!("{}", parc::explain_ad_gpu(&name, &report, &compiled.module))
@@ -1225,6 +1225,11 @@ fn compile(
             Some(r) if !r.sites.is_empty() => eprint!("{}", parc::explain_ad(&at, r)),
             Some(_) => eprintln!("{path}: the gradients accumulate only in serial code"),
             None => eprintln!("{path}: no gradients to explain"),
+        }
+        // Then each derivative's whole plan: activity, loops, tasks, what
+        // the reverse records and recomputes, every accumulation decision.
+        for text in compiled.ad_report.iter().flat_map(|r| &r.plans) {
+            eprint!("{text}");
         }
     }
     if remarks.contains(&Style::Parc) {

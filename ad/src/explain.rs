@@ -2,12 +2,21 @@
 //! reasons of accumulation decisions), and the text of a [`Plan`]
 //! (its `Display`: every decision of the plan, one a line).
 
-use crate::cache::Recompute;
+use crate::cache::{Answer, Obtain, Recompute};
 use crate::plan::{Mode, Plan, Request};
 use crate::policy::{Action, ReductionOf};
 use parc_ir::print::activity_name;
 use parc_ir::{BinaryOp, Inst, InstKind, UnaryOp, Value, ValueDef};
 use std::fmt;
+
+/// The name of a value of the reverse walk (a forward value): the
+/// primal value it copies, else a value the generator made.
+fn need_name(plan: &Plan, v: Value) -> String {
+    match plan.needs.primal.get(&v) {
+        Some(&pv) => format!("`{}`", value_name(plan, pv)),
+        None => "a value of the AD's own".into(),
+    }
+}
 
 /// A readable name for a primal value in reasons: a parameter's or
 /// local's source name, `a[..]` for an address into `a`, or a small
@@ -276,6 +285,33 @@ impl fmt::Display for Plan {
                     how.describe()
                 )?;
             }
+        }
+        // What the reverse walk records and recomputes, in the order its
+        // code needs the values (`needs`; free values left out).
+        for n in &self.needs.list {
+            let Answer::Obtain(how) = &n.answer else {
+                continue;
+            };
+            let how = match how {
+                Obtain::Free => continue,
+                Obtain::Popped(_) => "reused: the block has it already".to_string(),
+                Obtain::Recompute => "recomputed".to_string(),
+                Obtain::RecordAt(at) => format!("recorded once at the exit of the loop at {at}"),
+                Obtain::RecordCut(cut) => format!(
+                    "recomputed from the records of a min cut: {}",
+                    cut.iter()
+                        .map(|&v| need_name(self, v))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+                Obtain::Record => "recorded".to_string(),
+            };
+            writeln!(
+                f,
+                "  reverse of {} needs {}: {how}",
+                n.block,
+                need_name(self, n.value)
+            )?;
         }
         let in_place: Vec<String> = sorted(self.in_place.iter().copied())
             .into_iter()

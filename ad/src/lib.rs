@@ -278,6 +278,9 @@ pub struct AdReport {
     /// What each generated function records (`--explain-tape`), in the
     /// order they were generated.
     pub tapes: Vec<tape_report::FunctionTape>,
+    /// The plan of each generated function (`--explain-ad`), as its text,
+    /// in the order they were generated.
+    pub plans: Vec<String>,
 }
 
 /// A construct the AD cannot differentiate (never a wrong gradient).
@@ -418,5 +421,6 @@ pub fn differentiate(module: &mut Module, options: &AdOptions) -> Result<AdRepor
     Ok(AdReport {
         sites: ctx.sites,
         tapes: ctx.tapes,
+        plans: ctx.plans,
     })
 }

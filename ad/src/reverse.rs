@@ -134,6 +134,8 @@ pub struct Ctx {
     pub sites: Vec<crate::AccumulationSite>,
     /// What each generated function records (`--explain-tape`).
     pub tapes: Vec<FunctionTape>,
+    /// The text of each generated function's plan (`--explain-ad`).
+    pub plans: Vec<String>,
     /// The shadow of each `__shared__` array with a derivative, one per
     /// module, so that a function and its callees share it.
     pub shared_shadows: HashMap<GlobalId, GlobalId>,
@@ -156,6 +158,7 @@ impl Ctx {
             queue: Vec::new(),
             sites: Vec::new(),
             tapes: Vec::new(),
+            plans: Vec::new(),
             shared_shadows: HashMap::new(),
         }
     }
@@ -655,6 +658,7 @@ fn generate(
         fixed: gen_.frames_have_fixed_places(),
     });
     ctx.sites.extend(plan.accumulation.sites.iter().cloned());
+    ctx.plans.push(plan.to_string());
     let tape = gen_.tape_report(module);
     Ok(Generated {
         tape,

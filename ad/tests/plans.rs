@@ -4,6 +4,7 @@
 
 mod common;
 use common::*;
+use parc_ad::cache::{Answer, Obtain};
 use parc_ad::plan::{Facts, Mode, Plan};
 use parc_ad::{AccumulationClass, BlockThreads};
 use parc_ir::Activity::{self, *};
@@ -389,4 +390,116 @@ fn a_value_an_inner_loop_needs_is_recorded_at_its_exit() {
         );
         assert_eq!(p.induction(def, j), None, "-O{level}\n{text}");
     }
+}
+
+/// The whole plan, the reverse walk's decisions included (see
+/// `cache/needs.rs`), without generating the derivative.
+fn whole_plan(src: &str, level: u8, f: &str, acts: &[Activity]) -> Plan {
+    let m = compile_opt(src, level);
+    let primal = m.func_by_name(f).expect("function exists");
+    parc_ad::reverse::plan_alone(&m, primal, acts, &Default::default())
+        .unwrap_or_else(|e| panic!("no plan: {e:?}"))
+}
+
+#[test]
+fn the_reverse_walk_is_decided_before_generation() {
+    // `a[i]` is overwritten: the reverse of `a[i] = t * t` needs `t` twice
+    // (`dt += dy·t + dy·t`), records it for the first need and reuses the
+    // record for the second.
+    let src = "void sq(double *a, int n) { for (int i = 0; i < n; i++) { double t = a[i]; a[i] = t * t; } }";
+    for level in [0, 2] {
+        let p = whole_plan(src, level, "sq", &[Dup, Const]);
+        let text = p.to_string();
+        let asked: Vec<&Answer> = p.needs.list.iter().map(|n| &n.answer).collect();
+        assert!(
+            asked
+                .iter()
+                .any(|a| matches!(a, Answer::Obtain(Obtain::Record))),
+            "-O{level}: `t` is recorded\n{text}"
+        );
+        // At -O2 `t` is the loaded `a[i]` itself.
+        let t = if level == 0 { "t" } else { "(a[..])" };
+        assert!(
+            text.contains(&format!(" needs `{t}`: recorded\n")),
+            "{text}"
+        );
+        // At -O0 each use of `t` loads it again from its stack slot.
+        if level == 2 {
+            assert!(
+                asked
+                    .iter()
+                    .any(|a| matches!(a, Answer::Obtain(Obtain::Popped(_)))),
+                "-O{level}: the record is reused\n{text}"
+            );
+            assert!(
+                text.contains(&format!(" needs `{t}`: reused: the block has it already\n")),
+                "{text}"
+            );
+        }
+        // Planning alone leaves the plan of the primal as `Plan::build`
+        // makes it: the walk adds only its decisions.
+        let bare = plan(src, level, "sq", &[Dup, Const]);
+        assert!(bare.needs.list.is_empty());
+        assert_eq!(bare.counted.len(), p.counted.len());
+    }
+}
+
+#[test]
+fn what_is_read_again_is_not_recorded() {
+    // `a` is not written: the reverse reads `a[i]` again instead of
+    // recording it.
+    let src = "double sumsq(double *a, int n) { double s = 0; for (int i = 0; i < n; i++) s += a[i] * a[i]; return s; }";
+    let p = whole_plan(src, 2, "sumsq", &[Dup, Const]);
+    let text = p.to_string();
+    assert!(
+        !p.needs.list.iter().any(|n| matches!(
+            n.answer,
+            Answer::Obtain(Obtain::Record | Obtain::RecordAt(_) | Obtain::RecordCut(_))
+        )),
+        "{text}"
+    );
+    assert!(text.contains(" needs `(a[..])`: recomputed\n"), "{text}");
+}
+
+/// The plan's text of `f` (as `--explain-ad` prints it) against
+/// `ad/tests/plans/NAME.plan` (`PARC_BLESS=1` writes it).
+fn blessed(name: &str, src: &str, level: u8, f: &str, acts: &[Activity]) {
+    let text = whole_plan(src, level, f, acts).to_string();
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/plans")
+        .join(format!("{name}.plan"));
+    if std::env::var_os("PARC_BLESS").is_some() {
+        std::fs::create_dir_all(path.parent().expect("a folder")).expect("tests/plans");
+        std::fs::write(&path, &text).expect("the blessed plan is written");
+        return;
+    }
+    let expected = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("{}: {e} (PARC_BLESS=1 writes it)", path.display()));
+    assert_eq!(text, expected, "{}", path.display());
+}
+
+#[test]
+fn plans_print_as_blessed() {
+    blessed(
+        "overwritten",
+        "void sq(double *a, int n) { for (int i = 0; i < n; i++) { double t = a[i]; a[i] = t * t; } }",
+        2,
+        "sq",
+        &[Dup, Const],
+    );
+    blessed(
+        "parallel",
+        "void scale(double *b, double *a, int n) { parallel_for (int i = 0; i < n; i++) b[i] = a[0] * b[i]; }",
+        2,
+        "scale",
+        &[Dup, Dup, Const],
+    );
+    blessed(
+        "spawn",
+        "double half(double *a, int n) { double s = 0; for (int i = 0; i < n; i++) s += a[i] * a[i]; return s; }\n\
+         double both(double *a, int n) { double x = spawn half(a, n / 2); double y = half(a + n / 2, n - n / 2); sync; return x * y; }",
+        0,
+        "both",
+        &[Dup, Const],
+    );
 }
