@@ -1687,6 +1687,8 @@ enum Multi {
     Interp,
     Jit(u32),
     O0,
+    /// `-O1`: the optimizer's middle level (the JIT's default is `-O2`).
+    O1,
     Exe,
     /// As a Makefile builds it: `parc cc -c` each file to a parc object,
     /// then `parc cc -o prog` of the objects.
@@ -1696,11 +1698,12 @@ enum Multi {
 }
 
 impl Multi {
-    const EVERY: [Multi; 7] = [
+    const EVERY: [Multi; 8] = [
         Multi::Interp,
         Multi::Jit(1),
         Multi::Jit(8),
         Multi::O0,
+        Multi::O1,
         Multi::Exe,
         Multi::Cc,
         Multi::Gcc,
@@ -1711,6 +1714,7 @@ impl Multi {
             Multi::Interp => "interp".into(),
             Multi::Jit(w) => format!("jit-{w}"),
             Multi::O0 => "O0".into(),
+            Multi::O1 => "O1".into(),
             Multi::Exe => "exe".into(),
             Multi::Cc => "cc".into(),
             Multi::Gcc => "gcc".into(),
@@ -1733,12 +1737,13 @@ fn check_multi(dir: &Path, how: Multi) -> Result<(), Failed> {
         Ok(())
     };
     let cmd = match how {
-        Multi::Interp | Multi::Jit(_) | Multi::O0 => {
+        Multi::Interp | Multi::Jit(_) | Multi::O0 | Multi::O1 => {
             let mut cmd = parc();
             cmd.arg("run").env("PARC_NUM_THREADS", "2");
             match how {
                 Multi::Interp => cmd.arg("--interp"),
                 Multi::O0 => cmd.arg("-O0"),
+                Multi::O1 => cmd.arg("-O1"),
                 Multi::Jit(w) => cmd.env("PARC_NUM_THREADS", w.to_string()),
                 _ => &mut cmd,
             };
