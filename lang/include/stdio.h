@@ -30,6 +30,17 @@ unsigned long fread(void *ptr, unsigned long size, unsigned long n, FILE *stream
 unsigned long fwrite(const void *ptr, unsigned long size, unsigned long n, FILE *stream);
 char *fgets(char *s, int n, FILE *stream);
 int feof(FILE *stream);
+int ferror(FILE *stream);
+
+#define SEEK_SET 0
+#define SEEK_CUR 1
+#define SEEK_END 2
+
+int fseek(FILE *stream, long offset, int whence);
+long ftell(FILE *stream);
+void rewind(FILE *stream);
+int fgetc(FILE *stream);
+int ungetc(int c, FILE *stream);
 int remove(const char *path);
 
 /* The character and string writers, on fprintf (so they share its
@@ -46,5 +57,7 @@ static inline int fputc(int c, FILE *stream) {
 }
 static inline int putc(int c, FILE *stream) { return fputc(c, stream); }
 static inline int putchar(int c) { return fputc(c, stdout); }
+static inline int getc(FILE *stream) { return fgetc(stream); }
+static inline int getchar(void) { return fgetc(stdin); }
 
 #endif

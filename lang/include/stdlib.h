@@ -9,6 +9,7 @@
 void *malloc(unsigned long size);
 void *calloc(unsigned long count, unsigned long size);
 void free(void *p);
+void *realloc(void *p, unsigned long size);
 int atoi(const char *s);
 long atol(const char *s);
 double atof(const char *s);

@@ -20,5 +20,9 @@ char *strrchr(const char *s, int c);
 char *strstr(const char *haystack, const char *needle);
 void *memchr(const void *s, int c, size_t n);
 char *strdup(const char *s);
+size_t strspn(const char *s, const char *accept);
+size_t strcspn(const char *s, const char *reject);
+char *strpbrk(const char *s, const char *accept);
+char *strtok(char *s, const char *delim);
 
 #endif

@@ -699,6 +699,27 @@ c_library! {
         Some(PTR),
         Effects::reads(&[Unsized(0), Unsized(1)]).capturing(),
     );
+    /// `strspn(s, accept) -> size_t`: the length of the start of `s` made
+    /// of bytes of `accept`.
+    Strspn => libc("strspn", &[PTR, PTR], Some(I64), Effects::reads(&[Unsized(0), Unsized(1)]));
+    /// `strcspn(s, reject) -> size_t`: the length of the start of `s` made
+    /// of bytes not in `reject`.
+    Strcspn => libc("strcspn", &[PTR, PTR], Some(I64), Effects::reads(&[Unsized(0), Unsized(1)]));
+    /// `strpbrk(s, accept)`: the first byte of `s` in `accept`, or null.
+    Strpbrk => libc(
+        "strpbrk",
+        &[PTR, PTR],
+        Some(PTR),
+        Effects::reads(&[Unsized(0), Unsized(1)]).capturing(),
+    );
+    /// `strtok(s, delim)`: the next token of `s` (null: of the string the
+    /// last call was given), its end overwritten with a NUL. The string it
+    /// continues is hidden state, so the call may touch any memory.
+    Strtok => libc("strtok", &[PTR, PTR], Some(PTR), Effects::EVERYTHING);
+    /// `__errno_location() -> int *`: where `errno` is (glibc's name;
+    /// `<errno.h>` defines `errno` as `*__errno_location()`). Each thread
+    /// has its own, so it is not a constant of the program.
+    ErrnoLocation => libc("__errno_location", &[], Some(PTR), Effects::PURE.observable());
     /// `strcpy(dst, src) -> dst`
     Strcpy => libc(
         "strcpy",
@@ -842,6 +863,39 @@ c_library! {
     );
     /// `feof(stream) -> int`
     Feof => libc("feof", &[PTR], Some(I32), Effects::reads(&[Unsized(0)]).observable());
+    /// `ferror(stream) -> int`: nonzero once a read or write failed.
+    Ferror => libc("ferror", &[PTR], Some(I32), Effects::reads(&[Unsized(0)]).observable());
+    /// `fseek(stream, offset, whence) -> int`: 0, or -1 (with `errno`).
+    Fseek => libc(
+        "fseek",
+        &[PTR, I64, I32],
+        Some(I32),
+        Effects::reads(&[Unsized(0)]).writes(&[Unsized(0)]).observable(),
+    );
+    /// `ftell(stream) -> long`: the position, or -1.
+    Ftell => libc("ftell", &[PTR], Some(I64), Effects::reads(&[Unsized(0)]).observable());
+    /// `rewind(stream)`: `fseek(stream, 0, SEEK_SET)`, the error flag cleared.
+    Rewind => libc(
+        "rewind",
+        &[PTR],
+        None,
+        Effects::reads(&[Unsized(0)]).writes(&[Unsized(0)]).observable(),
+    );
+    /// `fgetc(stream) -> int`: the next byte as `unsigned char`, or `EOF`.
+    Fgetc => libc(
+        "fgetc",
+        &[PTR],
+        Some(I32),
+        Effects::reads(&[Unsized(0)]).writes(&[Unsized(0)]).observable(),
+    );
+    /// `ungetc(c, stream) -> int`: pushes `c` back to be read next (one
+    /// byte is guaranteed, as in C); `c`, or `EOF`.
+    Ungetc => libc(
+        "ungetc",
+        &[I32, PTR],
+        Some(I32),
+        Effects::reads(&[Unsized(1)]).writes(&[Unsized(1)]).observable(),
+    );
     /// `atexit(void (*f)(void)) -> int`: `f` runs when the program ends
     /// (`main` returns or `exit`), the last registered first; 0.
     Atexit => libc("atexit", &[PTR], Some(I32), Effects::PURE.observable());

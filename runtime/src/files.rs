@@ -1,5 +1,6 @@
-//! C's files (`fopen fclose fread fwrite fgets feof`, and `fprintf` to a
-//! file) on the C library's streams.
+//! C's files (`fopen fclose fread fwrite fgets feof ferror fseek ftell
+//! rewind fgetc ungetc`, and `fprintf` to a file) on the C library's
+//! streams.
 //!
 //! A ParC `FILE` is parc's `<stdio.h>` struct: the file descriptor, then
 //! the C library's stream (`FILE *` of glibc) that does the buffering.
@@ -194,6 +195,123 @@ pub unsafe extern "C" fn parc_rt_feof(f: *mut File) -> c_int {
         }
         // SAFETY: `s` is an open stream.
         unsafe { libc::feof(s) }
+    })
+}
+
+/// `ferror(f)`: nonzero once a read or write of the file failed.
+///
+/// # Safety
+/// As [`parc_rt_fclose`].
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn parc_rt_ferror(f: *mut File) -> c_int {
+    fault::guard("ferror", || match stream(f, "ferror") {
+        Stream::Standard(_) => 0,
+        // SAFETY: the caller's contract.
+        Stream::File(f) => unsafe { libc::ferror(c_stream(f, "ferror")) },
+    })
+}
+
+/// The C library's stream of a file, for positioning; null, with `errno`
+/// `ESPIPE`, for a standard stream, which parc treats as a pipe (its
+/// output is the runtime's buffer, not the C library's stream).
+///
+/// # Safety
+/// As [`parc_rt_fclose`].
+unsafe fn seekable(f: *mut File, func: &str) -> *mut libc::FILE {
+    match stream(f, func) {
+        Stream::Standard(_) => {
+            // SAFETY: this thread's `errno`.
+            unsafe { *libc::__errno_location() = libc::ESPIPE };
+            std::ptr::null_mut()
+        }
+        // SAFETY: the caller's contract.
+        Stream::File(f) => unsafe { c_stream(f, func) },
+    }
+}
+
+/// `fseek(f, offset, whence)`: 0, or -1 with `errno` set.
+///
+/// # Safety
+/// As [`parc_rt_fclose`].
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn parc_rt_fseek(f: *mut File, offset: i64, whence: c_int) -> c_int {
+    fault::guard("fseek", || {
+        // SAFETY: the caller's contract.
+        let s = unsafe { seekable(f, "fseek") };
+        if s.is_null() {
+            return -1;
+        }
+        // SAFETY: `s` is an open stream.
+        unsafe { libc::fseek(s, offset as libc::c_long, whence) }
+    })
+}
+
+/// `ftell(f)`: the position, or -1 with `errno` set.
+///
+/// # Safety
+/// As [`parc_rt_fclose`].
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn parc_rt_ftell(f: *mut File) -> i64 {
+    fault::guard("ftell", || {
+        // SAFETY: the caller's contract.
+        let s = unsafe { seekable(f, "ftell") };
+        if s.is_null() {
+            return -1;
+        }
+        // SAFETY: `s` is an open stream.
+        unsafe { libc::ftell(s) }
+    })
+}
+
+/// `rewind(f)`: back to the start, the error and end flags cleared.
+///
+/// # Safety
+/// As [`parc_rt_fclose`].
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn parc_rt_rewind(f: *mut File) {
+    fault::guard("rewind", || {
+        // SAFETY: the caller's contract.
+        let s = unsafe { seekable(f, "rewind") };
+        if !s.is_null() {
+            // SAFETY: `s` is an open stream.
+            unsafe { libc::rewind(s) }
+        }
+    })
+}
+
+/// `fgetc(f)` (and `getc`): the next byte, or `EOF` at the end (and for
+/// stdout and stderr, which cannot be read).
+///
+/// # Safety
+/// As [`parc_rt_fclose`].
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn parc_rt_fgetc(f: *mut File) -> c_int {
+    fault::guard("fgetc", || {
+        // SAFETY: the caller's contract.
+        let s = unsafe { readable(f, "fgetc") };
+        if s.is_null() {
+            return libc::EOF;
+        }
+        // SAFETY: `s` is an open stream.
+        unsafe { libc::fgetc(s) }
+    })
+}
+
+/// `ungetc(c, f)`: `c` is read next; `c`, or `EOF` when it cannot be
+/// pushed back.
+///
+/// # Safety
+/// As [`parc_rt_fclose`].
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn parc_rt_ungetc(c: c_int, f: *mut File) -> c_int {
+    fault::guard("ungetc", || {
+        // SAFETY: the caller's contract.
+        let s = unsafe { readable(f, "ungetc") };
+        if s.is_null() {
+            return libc::EOF;
+        }
+        // SAFETY: `s` is an open stream.
+        unsafe { libc::ungetc(c, s) }
     })
 }
 

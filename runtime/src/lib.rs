@@ -40,6 +40,12 @@
 //! | `parc_rt_fwrite` | `(ptr p, i64 size, i64 n, ptr stream) -> i64` | `fwrite` (stdout's bytes go to the program's stdout buffer) |
 //! | `parc_rt_fgets` | `(ptr buf, i32 n, ptr stream) -> ptr` | `fgets` |
 //! | `parc_rt_feof` | `(ptr stream) -> i32` | `feof` |
+//! | `parc_rt_ferror` | `(ptr stream) -> i32` | `ferror` |
+//! | `parc_rt_fseek` | `(ptr stream, i64 offset, i32 whence) -> i32` | `fseek` (a standard stream: -1, `ESPIPE`) |
+//! | `parc_rt_ftell` | `(ptr stream) -> i64` | `ftell` (a standard stream: -1, `ESPIPE`) |
+//! | `parc_rt_rewind` | `(ptr stream)` | `rewind` |
+//! | `parc_rt_fgetc` | `(ptr stream) -> i32` | `fgetc` and `getc` (`stdin` or a file) |
+//! | `parc_rt_ungetc` | `(i32 c, ptr stream) -> i32` | `ungetc` (`stdin` or a file) |
 //! | `parc_rt_flush` | `()` | flushes the program's stdout |
 //! | `parc_rt_fflush` | `(ptr stream) -> i32` | C `fflush`: flushes the program's stdout, returns 0 |
 //! | `parc_rt_exit` | `(i32 status) -> !` | C `exit`: flushes and ends the process |
@@ -163,6 +169,12 @@ pub fn symbols() -> Vec<(&'static str, *const u8)> {
         files::parc_rt_fwrite,
         files::parc_rt_fgets,
         files::parc_rt_feof,
+        files::parc_rt_ferror,
+        files::parc_rt_fseek,
+        files::parc_rt_ftell,
+        files::parc_rt_rewind,
+        files::parc_rt_fgetc,
+        files::parc_rt_ungetc,
         output::parc_rt_flush,
         output::parc_rt_fflush,
         output::parc_rt_exit,

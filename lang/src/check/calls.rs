@@ -60,6 +60,12 @@ const FIXED: &[(&str, &[C], C, Intrinsic)] = &[
     ("malloc", &[C::Long], C::VoidPtr, Intrinsic::Malloc),
     ("calloc", &[C::Long, C::Long], C::VoidPtr, Intrinsic::Calloc),
     ("free", &[C::VoidPtr], C::Void, Intrinsic::Free),
+    (
+        "realloc",
+        &[C::VoidPtr, C::Long],
+        C::VoidPtr,
+        Intrinsic::Realloc,
+    ),
     // C's memcpy and memset return their first argument; ParC's return
     // nothing (lowering need not produce a value).
     (

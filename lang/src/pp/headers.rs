@@ -3,13 +3,14 @@
 //! in those files; see `lang/include/README.md` for how to extend them.
 
 /// Name (as written between `<` and `>`) and text of each shipped header.
-const HEADERS: [(&str, &str); 18] = [
+const HEADERS: [(&str, &str); 19] = [
     ("assert.h", include_str!("../../include/assert.h")),
     ("ctype.h", include_str!("../../include/ctype.h")),
     (
         "cuda_runtime.h",
         include_str!("../../include/cuda_runtime.h"),
     ),
+    ("errno.h", include_str!("../../include/errno.h")),
     ("float.h", include_str!("../../include/float.h")),
     ("limits.h", include_str!("../../include/limits.h")),
     ("math.h", include_str!("../../include/math.h")),

@@ -139,6 +139,11 @@ pub(crate) struct State {
     rand: Option<Rand>,
     /// The strings `getenv` returned, by name.
     environment: std::collections::HashMap<String, u64>,
+    /// `errno`'s object, made at its first use.
+    errno: Option<u64>,
+    /// Where `strtok` goes on in the string it was last given (null once
+    /// it is used up).
+    strtok: u64,
 }
 
 /// Runs the C library function `f` on `args` (its operands' registers, as
@@ -157,7 +162,18 @@ pub(crate) fn call(
         CFn::Fflush => unreachable!("handled by `exec`, which owns the output"),
         CFn::Qsort | CFn::Bsearch => unreachable!("handled by the step loop (`callback.rs`)"),
         CFn::Atexit => unreachable!("handled by `exec`, which knows the program's functions"),
-        CFn::Fopen | CFn::Fclose | CFn::Fread | CFn::Fwrite | CFn::Fgets | CFn::Feof => {
+        CFn::Fopen
+        | CFn::Fclose
+        | CFn::Fread
+        | CFn::Fwrite
+        | CFn::Fgets
+        | CFn::Feof
+        | CFn::Ferror
+        | CFn::Fseek
+        | CFn::Ftell
+        | CFn::Rewind
+        | CFn::Fgetc
+        | CFn::Ungetc => {
             unreachable!("handled by `exec` (`files.rs`), which owns the output")
         }
         CFn::PosixMemalign => {
@@ -207,27 +223,25 @@ pub(crate) fn call(
         CFn::Atof => Some(atof(mem, args[0])?.to_bits()),
         CFn::Strcmp => int(strcmp(mem, args[0], args[1])?),
         // SAFETY (each `strto*`): `s` and `end` are what `parse` promises.
-        CFn::Strtol => Some(parse(mem, args[0], args[1], |s, end| unsafe {
+        CFn::Strtol => Some(state.parse(mem, args[0], args[1], |s, end| unsafe {
             libc::strtol(s, end, args[2] as i32) as u64
         })?),
-        CFn::Strtoul => Some(parse(mem, args[0], args[1], |s, end| unsafe {
+        CFn::Strtoul => Some(state.parse(mem, args[0], args[1], |s, end| unsafe {
             libc::strtoul(s, end, args[2] as i32) as u64
         })?),
-        CFn::Strtoll => Some(parse(mem, args[0], args[1], |s, end| unsafe {
+        CFn::Strtoll => Some(state.parse(mem, args[0], args[1], |s, end| unsafe {
             libc::strtoll(s, end, args[2] as i32) as u64
         })?),
-        CFn::Strtoull => Some(parse(mem, args[0], args[1], |s, end| unsafe {
+        CFn::Strtoull => Some(state.parse(mem, args[0], args[1], |s, end| unsafe {
             libc::strtoull(s, end, args[2] as i32) as u64
         })?),
-        CFn::Strtod => Some(parse(mem, args[0], args[1], |s, end| unsafe {
+        CFn::Strtod => Some(state.parse(mem, args[0], args[1], |s, end| unsafe {
             libc::strtod(s, end).to_bits()
         })?),
-        CFn::Strtof => Some(parse(mem, args[0], args[1], |s, end| unsafe {
+        CFn::Strtof => Some(state.parse(mem, args[0], args[1], |s, end| unsafe {
             u64::from(libc::strtof(s, end).to_bits())
         })?),
-        CFn::Atoll => Some(parse(mem, args[0], 0, |s, _| unsafe {
-            libc::atoll(s) as u64
-        })?),
+        CFn::Atoll => Some(state.parse(mem, args[0], 0, |s, _| unsafe { libc::atoll(s) as u64 })?),
         CFn::Getenv => Some(state.getenv(mem, args[0])?),
         CFn::Remove => {
             let path = c_string(mem, args[0])?;
@@ -247,6 +261,11 @@ pub(crate) fn call(
         CFn::Memcmp => int(cstring::memcmp(mem, args[0], args[1], args[2])?),
         CFn::Memchr => Some(cstring::memchr(mem, args[0], args[1], args[2])?),
         CFn::Strchr => Some(cstring::strchr(mem, args[0], args[1])?),
+        CFn::Strspn => Some(cstring::strspn(mem, args[0], args[1], true)?),
+        CFn::Strcspn => Some(cstring::strspn(mem, args[0], args[1], false)?),
+        CFn::Strpbrk => Some(cstring::strpbrk(mem, args[0], args[1])?),
+        CFn::Strtok => Some(cstring::strtok(mem, &mut state.strtok, args[0], args[1])?),
+        CFn::ErrnoLocation => Some(state.errno_location(mem)?),
         CFn::Strrchr => Some(cstring::strrchr(mem, args[0], args[1])?),
         CFn::Strstr => Some(cstring::strstr(mem, args[0], args[1])?),
         CFn::Strcpy => Some(cstring::strcpy(mem, args[0], args[1])?),
@@ -262,26 +281,54 @@ pub(crate) fn call(
     })
 }
 
-/// A `strto*` function of the C library run as `parse(s, &end)` on a copy
-/// of the string at `addr`; where it stopped is stored at `end_at` (a
-/// `char **`) unless that is null, as the same offset into the original.
-fn parse(
-    mem: &mut Memory,
-    addr: u64,
-    end_at: u64,
-    parse: impl FnOnce(*const libc::c_char, *mut *mut libc::c_char) -> u64,
-) -> Result<u64, Fault> {
-    let s = c_string(mem, addr)?;
-    let mut end = s.as_ptr().cast_mut();
-    let v = parse(s.as_ptr(), &mut end);
-    if end_at != 0 {
-        let used = end as u64 - s.as_ptr() as u64;
-        mem.store(end_at, Type::Ptr, addr.wrapping_add(used))?;
-    }
-    Ok(v)
-}
-
 impl State {
+    /// The address of `errno` (an `int` the program may read and write).
+    pub(crate) fn errno_location(&mut self, mem: &mut Memory) -> Result<u64, Fault> {
+        if let Some(at) = self.errno {
+            return Ok(at);
+        }
+        let at = mem.alloc(4, Kind::Global, Site::Unknown)?;
+        mem.write_init(at, &0i32.to_ne_bytes())?;
+        self.errno = Some(at);
+        Ok(at)
+    }
+
+    /// Sets `errno`, as a C library function reporting an error does.
+    pub(crate) fn set_errno(&mut self, mem: &mut Memory, code: i32) -> Result<(), Fault> {
+        let at = self.errno_location(mem)?;
+        mem.store(at, Type::I32, code as i64 as u64)?;
+        Ok(())
+    }
+
+    /// A `strto*` function of the C library run as `parse(s, &end)` on a
+    /// copy of the string at `addr`; where it stopped is stored at
+    /// `end_at` (a `char **`) unless that is null, as the same offset into
+    /// the original, and an error it reports (`ERANGE`) is the program's
+    /// `errno` (which is left alone otherwise, as C's functions leave it).
+    fn parse(
+        &mut self,
+        mem: &mut Memory,
+        addr: u64,
+        end_at: u64,
+        parse: impl FnOnce(*const libc::c_char, *mut *mut libc::c_char) -> u64,
+    ) -> Result<u64, Fault> {
+        let s = c_string(mem, addr)?;
+        let mut end = s.as_ptr().cast_mut();
+        // SAFETY: this thread's `errno`, cleared to see what `parse` sets.
+        unsafe { *libc::__errno_location() = 0 };
+        let v = parse(s.as_ptr(), &mut end);
+        // SAFETY: as above.
+        let code = unsafe { *libc::__errno_location() };
+        if code != 0 {
+            self.set_errno(mem, code)?;
+        }
+        if end_at != 0 {
+            let used = end as u64 - s.as_ptr() as u64;
+            mem.store(end_at, Type::Ptr, addr.wrapping_add(used))?;
+        }
+        Ok(v)
+    }
+
     /// `getenv(name)`: the host environment's value, in an object of the
     /// program's memory made at the first call for that name (later calls
     /// return the same one, as glibc's do), or null.

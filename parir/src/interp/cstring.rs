@@ -173,3 +173,44 @@ pub(crate) fn strdup(mem: &mut Memory, s: u64, site: Site) -> Result<u64, Fault>
     put_string(mem, p, &bytes)?;
     Ok(p)
 }
+
+/// `strspn(s, set)` (`inside`) or `strcspn(s, set)`: the length of the
+/// start of `s` whose bytes are (or are not) in `set`.
+pub(crate) fn strspn(mem: &Memory, s: u64, set: u64, inside: bool) -> Result<u64, Fault> {
+    let set = string(mem, set, None)?.to_vec();
+    let bytes = string(mem, s, None)?;
+    Ok(bytes
+        .iter()
+        .position(|b| set.contains(b) != inside)
+        .unwrap_or(bytes.len()) as u64)
+}
+
+/// `strpbrk(s, set)`: the first byte of `s` in `set`, or null.
+pub(crate) fn strpbrk(mem: &Memory, s: u64, set: u64) -> Result<u64, Fault> {
+    let n = strspn(mem, s, set, false)?;
+    Ok(if n == strlen(mem, s)? { 0 } else { s + n })
+}
+
+/// `strtok(s, delim)`: skips delimiters from `s` (null: from where the
+/// last call stopped, kept in `next`), and ends the token that follows
+/// with a NUL written over the delimiter after it; null when no token is
+/// left.
+pub(crate) fn strtok(mem: &mut Memory, next: &mut u64, s: u64, delim: u64) -> Result<u64, Fault> {
+    let from = if s == 0 { *next } else { s };
+    if from == 0 {
+        return Ok(0);
+    }
+    let start = from + strspn(mem, from, delim, true)?;
+    if mem.read(start, 1)?[0] == 0 {
+        *next = 0;
+        return Ok(0);
+    }
+    let end = start + strspn(mem, start, delim, false)?;
+    if mem.read(end, 1)?[0] == 0 {
+        *next = 0;
+    } else {
+        mem.write(end, 1)?[0] = 0;
+        *next = end + 1;
+    }
+    Ok(start)
+}

@@ -695,7 +695,16 @@ impl<'a> Interp<'a> {
                     | CFn::Fread
                     | CFn::Fwrite
                     | CFn::Fgets
-                    | CFn::Feof => Some(self.file_call(f, &xs, site)?),
+                    | CFn::Feof
+                    | CFn::Ferror
+                    | CFn::Fseek
+                    | CFn::Ftell
+                    | CFn::Fgetc
+                    | CFn::Ungetc => Some(self.file_call(f, &xs, site)?),
+                    CFn::Rewind => {
+                        self.file_call(f, &xs, site)?;
+                        None
+                    }
                     _ => clib::call(&mut self.mem, &mut self.clib, f, &xs, site)?,
                 }
             }

@@ -1,5 +1,6 @@
-//! C's files for the interpreter: `fopen fclose fread fwrite fgets feof`
-//! and `fprintf` to a file, on the host's files.
+//! C's files for the interpreter: `fopen fclose fread fwrite fgets feof
+//! ferror fseek ftell rewind fgetc ungetc` and `fprintf` to a file, on
+//! the host's files.
 //!
 //! A stream `fopen` returns is a 16-byte object of the program's memory
 //! laid out as parc's `<stdio.h>` `FILE` (the host file descriptor, then
@@ -17,7 +18,7 @@ use super::{Fault, Interp};
 use crate::intrinsic::CFn;
 use crate::types::Type;
 use std::collections::HashMap;
-use std::io::{Read, Write};
+use std::io::{Read, Seek, SeekFrom, Write};
 use std::os::fd::AsRawFd;
 use std::os::unix::ffi::OsStrExt;
 
@@ -27,11 +28,17 @@ pub(crate) struct Files {
     open: HashMap<u64, Open>,
     /// Whether a read of `stdin` met its end.
     stdin_eof: bool,
+    /// Bytes `ungetc` pushed back to `stdin`, the next one last.
+    stdin_back: Vec<u8>,
 }
 
 struct Open {
     file: std::fs::File,
     eof: bool,
+    /// A read or write failed (`ferror`).
+    error: bool,
+    /// Bytes `ungetc` pushed back, the next one last.
+    back: Vec<u8>,
 }
 
 /// What a stream operand names.
@@ -69,6 +76,30 @@ impl Files {
             Fault::msg(format!(
                 "{func}: the stream is not open (closed, or not made by `fopen`)"
             ))
+        })
+    }
+
+    /// Reads up to `buf.len()` bytes of a stream, those `ungetc` pushed
+    /// back first; stdout and stderr read nothing.
+    fn read(&mut self, from: &Stream, buf: &mut [u8], func: &str) -> Result<usize, Fault> {
+        let (back, eof, file): (&mut Vec<u8>, &mut bool, Option<&mut std::fs::File>) = match from {
+            Stream::Standard(0) => (&mut self.stdin_back, &mut self.stdin_eof, None),
+            Stream::Standard(_) => return Ok(0),
+            Stream::File(a) => {
+                let o = self.get(*a, func)?;
+                (&mut o.back, &mut o.eof, Some(&mut o.file))
+            }
+        };
+        let mut n = 0;
+        while n < buf.len()
+            && let Some(b) = back.pop()
+        {
+            buf[n] = b;
+            n += 1;
+        }
+        Ok(n + match file {
+            None => read_full(&mut std::io::stdin().lock(), &mut buf[n..], eof),
+            Some(f) => read_full(f, &mut buf[n..], eof),
         })
     }
 
@@ -120,6 +151,59 @@ impl Interp<'_> {
                 Stream::Standard(_) => 0,
                 Stream::File(a) => u64::from(self.files.get(a, "feof")?.eof),
             }),
+            CFn::Ferror => Ok(match stream(args[0], "ferror")? {
+                Stream::Standard(_) => 0,
+                Stream::File(a) => u64::from(self.files.get(a, "ferror")?.error),
+            }),
+            CFn::Fseek => {
+                let whence = match args[2] as i32 {
+                    libc::SEEK_SET => Some(SeekFrom::Start(args[1])),
+                    libc::SEEK_CUR => Some(SeekFrom::Current(args[1] as i64)),
+                    libc::SEEK_END => Some(SeekFrom::End(args[1] as i64)),
+                    _ => None,
+                };
+                let r = self.seek(args[0], whence, "fseek")?;
+                Ok(r.map_or(-1i64 as u64, |_| 0))
+            }
+            CFn::Ftell => Ok(self.tell(args[0])?.unwrap_or(-1i64 as u64)),
+            CFn::Rewind => {
+                if self
+                    .seek(args[0], Some(SeekFrom::Start(0)), "rewind")?
+                    .is_some()
+                    && let Stream::File(a) = stream(args[0], "rewind")?
+                {
+                    self.files.get(a, "rewind")?.error = false;
+                }
+                Ok(0)
+            }
+            CFn::Fgetc => {
+                let from = stream(args[0], "fgetc")?;
+                let mut byte = [0u8; 1];
+                Ok(match self.files.read(&from, &mut byte, "fgetc")? {
+                    0 => libc::EOF as i64 as u64,
+                    _ => u64::from(byte[0]),
+                })
+            }
+            CFn::Ungetc => {
+                let c = args[0] as i32;
+                let back = match stream(args[1], "ungetc")? {
+                    Stream::Standard(0) => {
+                        self.files.stdin_eof = false;
+                        &mut self.files.stdin_back
+                    }
+                    Stream::Standard(_) => return Ok(libc::EOF as i64 as u64),
+                    Stream::File(a) => {
+                        let o = self.files.get(a, "ungetc")?;
+                        o.eof = false;
+                        &mut o.back
+                    }
+                };
+                if c == libc::EOF {
+                    return Ok(libc::EOF as i64 as u64);
+                }
+                back.push(c as u8);
+                Ok(u64::from(c as u8))
+            }
             _ => unreachable!("`{}` is not a file function", f.name()),
         }
     }
@@ -131,15 +215,94 @@ impl Interp<'_> {
         let path = self.mem.read_cstr(path, None)?.to_vec();
         let mode = self.mem.read_cstr(mode, None)?.to_vec();
         let path = std::path::Path::new(std::ffi::OsStr::from_bytes(&path));
-        let Some(file) = options(&mode).and_then(|o| o.open(path).ok()) else {
+        let Some(o) = options(&mode) else {
+            self.clib.set_errno(&mut self.mem, libc::EINVAL)?;
             return Ok(0);
+        };
+        let file = match o.open(path) {
+            Ok(file) => file,
+            Err(e) => {
+                let code = e.raw_os_error().unwrap_or(libc::EIO);
+                self.clib.set_errno(&mut self.mem, code)?;
+                return Ok(0);
+            }
         };
         let at = self.mem.alloc(16, Kind::Heap, site)?;
         self.mem
             .store(at, Type::I32, file.as_raw_fd() as i64 as u64)?;
         self.mem.store(at + 8, Type::Ptr, at)?;
-        self.files.open.insert(at, Open { file, eof: false });
+        self.files.open.insert(
+            at,
+            Open {
+                file,
+                eof: false,
+                error: false,
+                back: Vec::new(),
+            },
+        );
         Ok(at)
+    }
+
+    /// The file a positioning function `func` works on; `None`, with
+    /// `errno` `ESPIPE`, for a standard stream, which parc treats as a
+    /// pipe (as natively).
+    fn seekable(&mut self, f: u64, func: &str) -> Result<Option<u64>, Fault> {
+        match stream(f, func)? {
+            Stream::Standard(_) => {
+                self.clib.set_errno(&mut self.mem, libc::ESPIPE)?;
+                Ok(None)
+            }
+            Stream::File(a) => {
+                self.files.get(a, func)?;
+                Ok(Some(a))
+            }
+        }
+    }
+
+    /// Moves a file's position (`None`: a `whence` C does not have): the
+    /// new position, or `None` with `errno` set. Bytes pushed back are
+    /// dropped and the end flag cleared, as C's `fseek` does.
+    fn seek(&mut self, f: u64, to: Option<SeekFrom>, func: &str) -> Result<Option<u64>, Fault> {
+        let Some(a) = self.seekable(f, func)? else {
+            return Ok(None);
+        };
+        let Some(mut to) = to else {
+            self.clib.set_errno(&mut self.mem, libc::EINVAL)?;
+            return Ok(None);
+        };
+        let o = self.files.get(a, func)?;
+        // The position the program sees is before the pushed-back bytes.
+        if let SeekFrom::Current(d) = to {
+            to = SeekFrom::Current(d - o.back.len() as i64);
+        }
+        match o.file.seek(to) {
+            Ok(p) => {
+                o.back.clear();
+                o.eof = false;
+                Ok(Some(p))
+            }
+            Err(e) => {
+                let code = e.raw_os_error().unwrap_or(libc::EINVAL);
+                self.clib.set_errno(&mut self.mem, code)?;
+                Ok(None)
+            }
+        }
+    }
+
+    /// `ftell`: the position the program sees (before pushed-back bytes).
+    fn tell(&mut self, f: u64) -> Result<Option<u64>, Fault> {
+        let Some(a) = self.seekable(f, "ftell")? else {
+            return Ok(None);
+        };
+        let o = self.files.get(a, "ftell")?;
+        match o.file.stream_position() {
+            Ok(p) => Ok(Some(p.saturating_sub(o.back.len() as u64))),
+            Err(e) => {
+                let code = e.raw_os_error().unwrap_or(libc::EINVAL);
+                self.clib.set_errno(&mut self.mem, code)?;
+                Ok(None)
+            }
+        }
     }
 
     fn fwrite(&mut self, p: u64, size: u64, n: u64, f: u64) -> Result<u64, Fault> {
@@ -155,10 +318,13 @@ impl Interp<'_> {
                 Ok(n)
             }
             Stream::File(a) => {
-                let file = &mut self.files.get(a, "fwrite")?.file;
-                match file.write_all(&bytes) {
+                let o = self.files.get(a, "fwrite")?;
+                match o.file.write_all(&bytes) {
                     Ok(()) => Ok(n),
-                    Err(_) => Ok(0),
+                    Err(_) => {
+                        o.error = true;
+                        Ok(0)
+                    }
                 }
             }
         }
@@ -172,18 +338,7 @@ impl Interp<'_> {
         // The destination must hold it all, as C requires.
         self.mem.write(p, len)?;
         let mut buf = vec![0u8; len as usize];
-        let got = match from {
-            Stream::Standard(0) => read_full(
-                &mut std::io::stdin().lock(),
-                &mut buf,
-                &mut self.files.stdin_eof,
-            ),
-            Stream::Standard(_) => 0,
-            Stream::File(a) => {
-                let o = self.files.get(a, "fread")?;
-                read_full(&mut o.file, &mut buf, &mut o.eof)
-            }
-        };
+        let got = self.files.read(&from, &mut buf, "fread")?;
         self.mem.write(p, got as u64)?.copy_from_slice(&buf[..got]);
         Ok(got as u64 / size)
     }
@@ -197,18 +352,7 @@ impl Interp<'_> {
         let mut line = Vec::new();
         let mut byte = [0u8; 1];
         while line.len() + 1 < n as usize {
-            let got = match &from {
-                Stream::Standard(0) => read_full(
-                    &mut std::io::stdin().lock(),
-                    &mut byte,
-                    &mut self.files.stdin_eof,
-                ),
-                Stream::Standard(_) => 0,
-                Stream::File(a) => {
-                    let o = self.files.get(*a, "fgets")?;
-                    read_full(&mut o.file, &mut byte, &mut o.eof)
-                }
-            };
+            let got = self.files.read(&from, &mut byte, "fgets")?;
             if got == 0 {
                 break;
             }
