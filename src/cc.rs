@@ -10,22 +10,20 @@
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
-/// Accepted and without effect in parc: warnings (`-W...`, `-w`,
-/// `-pedantic`), the language standard (parc compiles C99 and its own
+/// Accepted and without effect in parc: warnings (`-W...` but
+/// `-Werror` and `-Wl,`, `-pedantic`), the language standard (parc compiles C99 and its own
 /// extensions whatever `-std=` says), machine and code-generation
 /// options (`-m...`, `-f...` other than `-fopenmp`), `-pthread` (every
 /// program is linked with it), `-pipe`, and dependency output (`-MD`,
-/// `-MMD`, `-MP`), which parc does not write.
+/// `-MP`); `-MD` and `-MMD` warn that parc writes no dependency file.
+/// `-Werror` and `-w` are `parc build`'s `--werror` and `--no-warnings`.
 fn ignored(flag: &str) -> bool {
-    (flag.starts_with("-W") && !flag.starts_with("-Wl,"))
+    (flag.starts_with("-W") && !flag.starts_with("-Wl,") && flag != "-Werror")
         || flag.starts_with("-std=")
         || flag.starts_with("-pedantic")
         || flag.starts_with("-m")
         || (flag.starts_with("-f") && !matches!(flag, "-fopenmp" | "-fno-openmp"))
-        || matches!(
-            flag,
-            "-w" | "-ansi" | "-pthread" | "-pipe" | "-MD" | "-MMD" | "-MP"
-        )
+        || matches!(flag, "-ansi" | "-pthread" | "-pipe" | "-MP")
 }
 
 /// Options followed by a value that parc passes on (`-o` is read here).
@@ -38,6 +36,7 @@ pub fn builds(args: &[OsString]) -> Result<Vec<Vec<OsString>>, String> {
     let mut inputs: Vec<PathBuf> = Vec::new();
     let mut output: Option<PathBuf> = None;
     let mut compile_only = false;
+    let mut warned_deps = false;
     let mut it = args.iter();
     while let Some(arg) = it.next() {
         let Some(a) = arg.to_str() else {
@@ -56,6 +55,17 @@ pub fn builds(args: &[OsString]) -> Result<Vec<Vec<OsString>>, String> {
             "-MF" | "-MT" | "-MQ" => {
                 it.next().ok_or(format!("`{a}` needs a value"))?;
             }
+            "-MD" | "-MMD" => {
+                if !warned_deps {
+                    eprintln!(
+                        "parc: warning: `{a}`: parc does not write dependency files (`.d`); \
+                         a Makefile that includes them must mark them optional (`-include`)"
+                    );
+                    warned_deps = true;
+                }
+            }
+            "-Werror" => flags.push("--werror".into()),
+            "-w" => flags.push("--no-warnings".into()),
             "-x" => match it.next().and_then(|l| l.to_str()) {
                 Some("c") => {}
                 other => {
@@ -165,10 +175,10 @@ mod tests {
             ["parc build --emit parc-obj -o a.o src/a.c -O2 -I inc -DN=3"]
         );
         assert_eq!(
-            words("-c a.c b.c -fopenmp -MMD -MF a.d").unwrap(),
+            words("-c a.c b.c -fopenmp -MMD -MF a.d -Werror").unwrap(),
             [
-                "parc build --emit parc-obj -o a.o a.c -fopenmp",
-                "parc build --emit parc-obj -o b.o b.c -fopenmp"
+                "parc build --emit parc-obj -o a.o a.c -fopenmp --werror",
+                "parc build --emit parc-obj -o b.o b.c -fopenmp --werror"
             ]
         );
         assert_eq!(
@@ -176,6 +186,10 @@ mod tests {
             ["parc build -o app a.o b.o libx.a -lm -L. --link-arg=-Wl,-rpath,."]
         );
         assert_eq!(words("main.c").unwrap(), ["parc build -o a.out main.c"]);
+        assert_eq!(
+            words("-w -Wall -Wextra main.c").unwrap(),
+            ["parc build -o a.out main.c --no-warnings"]
+        );
     }
 
     #[test]

@@ -6,6 +6,7 @@
 //! run-time error in the interpreted program; for `run`, otherwise the
 //! program's own exit status; 101 an internal compiler error.
 
+mod archive;
 mod cc;
 
 use clap::{ArgAction, Args, Parser, Subcommand, ValueEnum};
@@ -212,6 +213,52 @@ struct DiagArgs {
     /// Colour diagnostics: auto (when stderr is a terminal), always or never.
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
     color: ColorChoice,
+    /// Warnings about the program are errors: printed, then the command
+    /// stops with status 1 (gcc's `-Werror`, which is spelt so too).
+    #[arg(long)]
+    werror: bool,
+    /// No warnings about the program are printed (gcc's `-w`, which is
+    /// spelt so too).
+    #[arg(long)]
+    no_warnings: bool,
+}
+
+/// What becomes of the warnings of the program being compiled (`-w`,
+/// `-Werror`): set by each command before it compiles.
+static WARNINGS: std::sync::atomic::AtomicU8 = std::sync::atomic::AtomicU8::new(0);
+const WARNINGS_PRINTED: u8 = 0;
+const WARNINGS_ERRORS: u8 = 1;
+const WARNINGS_NONE: u8 = 2;
+
+impl DiagArgs {
+    /// Makes this command's `-w` / `-Werror` the one [`warnings_out`]
+    /// follows (`-w` wins, as in gcc, where no warning is left to fail).
+    fn set_warnings(&self) {
+        let mode = if self.no_warnings {
+            WARNINGS_NONE
+        } else if self.werror {
+            WARNINGS_ERRORS
+        } else {
+            WARNINGS_PRINTED
+        };
+        WARNINGS.store(mode, std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
+/// Prints the rendered warnings about the program, unless `-w`; under
+/// `-Werror`, any warning ends the command with status 1.
+fn warnings_out(warnings: &str) -> Result<(), ExitCode> {
+    match WARNINGS.load(std::sync::atomic::Ordering::Relaxed) {
+        WARNINGS_NONE => Ok(()),
+        WARNINGS_ERRORS if !warnings.is_empty() => {
+            eprint!("{warnings}");
+            Err(fail("warnings are errors (`-Werror`)"))
+        }
+        _ => {
+            eprint!("{warnings}");
+            Ok(())
+        }
+    }
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -416,6 +463,8 @@ fn gcc_spellings(args: impl IntoIterator<Item = OsString>) -> Vec<OsString> {
         }
         match text {
             "-O" => out.push("-O1".into()),
+            "-Werror" => out.push("--werror".into()),
+            "-w" => out.push("--no-warnings".into()),
             "-g0" => {}
             t if t.starts_with("--O") => out.push(t[1..].into()),
             t if t.starts_with("-g") && t.len() > 2 && !t.starts_with("-g=") => {
@@ -914,10 +963,17 @@ fn dispatch(cli: Cli) -> ExitCode {
             diag,
         } => {
             gcc.warn();
+            diag.set_warnings();
             check(&file, lib, &pp.options(), diag.color())
         }
-        Command::Run(args) => run(args),
-        Command::Build(args) => build(args),
+        Command::Run(args) => {
+            args.diag.set_warnings();
+            run(args)
+        }
+        Command::Build(args) => {
+            args.diag.set_warnings();
+            build(args)
+        }
         Command::Bench { args } => bench(&args),
         // `main` turns `parc cc` into `parc build` command lines.
         Command::Cc { .. } => fail("cc: nothing to do"),
@@ -1083,7 +1139,9 @@ fn parc_object(args: &BuildArgs) -> ExitCode {
     };
     match parc::parc_object(&file.display().to_string(), &source, &options) {
         Ok((object, warnings)) => {
-            eprint!("{warnings}");
+            if let Err(code) = warnings_out(&warnings) {
+                return code;
+            }
             match std::fs::write(&output, object) {
                 Ok(()) => ExitCode::SUCCESS,
                 Err(e) => fail(&format!("cannot write `{}`: {e}", output.display())),
@@ -1112,10 +1170,10 @@ fn check(file: &Path, library: bool, pp: &parc_lang::pp::Options, color: bool) -
         };
     }
     match parc::check(&path, &source, library, pp, color) {
-        Ok(warnings) => {
-            eprint!("{warnings}");
-            ExitCode::SUCCESS
-        }
+        Ok(warnings) => match warnings_out(&warnings) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(code) => code,
+        },
         Err(err) => report(err),
     }
 }
@@ -1183,7 +1241,7 @@ fn compile(
         parc::compile_files(&sources, options)
     }
     .map_err(report)?;
-    eprint!("{}", compiled.warnings);
+    warnings_out(&compiled.warnings)?;
     if ad.explain_tape {
         match &compiled.ad_report {
             Some(r) => eprint!("{}", parc_ad::tape_report::explain(&path, &r.tapes)),
@@ -1343,6 +1401,110 @@ fn build(mut args: BuildArgs) -> ExitCode {
     if args.compile_only {
         args.emit = Emit::Obj;
     }
+    // Archives of parc objects (given, or `-lfoo` found in a `-L`
+    // folder) are opened; their objects are the program's inputs.
+    let unpacked = match parc_archives(&mut args) {
+        Ok(dir) => dir,
+        Err(code) => return code,
+    };
+    let code = build_inputs(args);
+    if let Some(dir) = unpacked {
+        let _ = std::fs::remove_dir_all(dir);
+    }
+    code
+}
+
+/// The parc objects of the archive `file` written to files of `dir` (the
+/// `n`th archive's in `dir/n/`); none when it is not an archive of them.
+/// An archive of both kinds is refused: its native members would need the
+/// system linker's choice of members, which parc does not make.
+fn unpack_archive(file: &Path, dir: &Path, n: usize) -> Result<Vec<PathBuf>, ExitCode> {
+    let Ok(bytes) = std::fs::read(file) else {
+        return Ok(Vec::new());
+    };
+    let Some(members) = archive::members(&bytes) else {
+        return Ok(Vec::new());
+    };
+    let magic = parc::PARC_OBJECT_MAGIC.as_bytes();
+    let (parc, native): (Vec<_>, Vec<_>) = members.iter().partition(|m| m.bytes.starts_with(magic));
+    if parc.is_empty() {
+        return Ok(Vec::new());
+    }
+    if let Some(m) = native.first() {
+        return Err(fail(&format!(
+            "`{}` holds parc objects and native ones (`{}`): archive them separately",
+            file.display(),
+            m.name
+        )));
+    }
+    let into = dir.join(n.to_string());
+    let mut paths = Vec::new();
+    for (i, m) in parc.iter().enumerate() {
+        // Members may share a name; the index keeps them apart.
+        let mut name = format!("{i}-{}", m.name.replace('/', "_"));
+        if !name.ends_with(".o") {
+            name.push_str(".o");
+        }
+        let path = into.join(name);
+        std::fs::create_dir_all(&into)
+            .and_then(|()| std::fs::write(&path, &m.bytes))
+            .map_err(|e| fail(&format!("cannot unpack `{}`: {e}", file.display())))?;
+        paths.push(path);
+    }
+    Ok(paths)
+}
+
+/// Replaces the archives of parc objects among `args`' inputs and
+/// `-l` libraries (`libLIB.a` in a `-L` folder, searched in order, as
+/// gcc does, where no `libLIB.so` comes first) with their objects; the
+/// folder they were unpacked in, if any.
+fn parc_archives(args: &mut BuildArgs) -> Result<Option<PathBuf>, ExitCode> {
+    let dir = std::env::temp_dir().join(format!("parc-archives-{}", std::process::id()));
+    let mut n = 0;
+    let mut files = Vec::new();
+    for f in std::mem::take(&mut args.files) {
+        let objects = if f.extension().is_some_and(|e| e == "a") {
+            n += 1;
+            unpack_archive(&f, &dir, n)?
+        } else {
+            Vec::new()
+        };
+        if objects.is_empty() {
+            files.push(f);
+        } else {
+            files.extend(objects);
+        }
+    }
+    let gcc = &mut args.opt.gcc;
+    let mut libs = Vec::new();
+    for lib in std::mem::take(&mut gcc.libs) {
+        let found = gcc.lib_dirs.iter().find_map(|d| {
+            let (a, so) = (
+                d.join(format!("lib{lib}.a")),
+                d.join(format!("lib{lib}.so")),
+            );
+            (a.exists() || so.exists()).then_some((a, so))
+        });
+        let objects = match found {
+            Some((a, so)) if !so.exists() => {
+                n += 1;
+                unpack_archive(&a, &dir, n)?
+            }
+            _ => Vec::new(),
+        };
+        if objects.is_empty() {
+            libs.push(lib);
+        } else {
+            files.extend(objects);
+        }
+    }
+    gcc.libs = libs;
+    args.files = files;
+    Ok((n > 0).then_some(dir))
+}
+
+/// [`build`] once archives of parc objects are opened.
+fn build_inputs(mut args: BuildArgs) -> ExitCode {
     // Native objects and archives go to the linker as they are.
     let (native, files): (Vec<PathBuf>, Vec<PathBuf>) = std::mem::take(&mut args.files)
         .into_iter()

@@ -1499,6 +1499,7 @@ fn main() {
     }));
     trials.push(Trial::test("cli::gcc-spellings", check_gcc_spellings));
     trials.push(Trial::test("cli::link-libraries", check_link_libraries));
+    trials.push(Trial::test("cli::cc-archives-warnings", check_cc_archives));
     for dir in multi_file_programs() {
         for how in Multi::EVERY {
             if how == Multi::Gcc
@@ -1652,6 +1653,81 @@ fn check_link_libraries() -> Result<(), Failed> {
     if stdout != "42\n" {
         return Err(format!("the program linked with libtwice printed {stdout:?}").into());
     }
+    Ok(())
+}
+
+/// `parc cc` as a Makefile uses it: `-c` of several files, `ar rcs` of
+/// the parc objects, then the archive linked by name and by `-L. -lfoo`;
+/// `-w` silences the warnings, `-Werror` makes them errors (status 1),
+/// `-MD` warns that no dependency file is written.
+fn check_cc_archives() -> Result<(), Failed> {
+    let dir = scratch_dir()?.join("cc-archives");
+    std::fs::create_dir_all(&dir)?;
+    std::fs::write(dir.join("twice.c"), "int twice(int x) { return 2 * x; }\n")?;
+    std::fs::write(
+        dir.join("thrice.c"),
+        "int thrice(int x) { return 3 * x; }\n",
+    )?;
+    // `omp task` outside a region: a warning that it runs serially.
+    std::fs::write(
+        dir.join("main.c"),
+        "#include <stdio.h>\nint twice(int x);\nint thrice(int x);\nint main(void) {\n\
+         int r = 0;\n#pragma omp task\nr = twice(4) + thrice(5);\nprintf(\"%d\\n\", r);\n\
+         return 0;\n}\n",
+    )?;
+    let cc = |args: &[&str]| -> Result<Output, Failed> {
+        let mut cmd = parc();
+        cmd.current_dir(&dir).arg("cc").args(args);
+        Ok(run_with_timeout(cmd, Duration::from_secs(120))?.0)
+    };
+    let stderr = |o: &Output| String::from_utf8_lossy(&o.stderr).into_owned();
+    let out = cc(&["-c", "-Wall", "-MD", "twice.c", "thrice.c"])?;
+    if status_of(&out) != 0 || !stderr(&out).contains("does not write dependency files") {
+        return Err(format!(
+            "cc -c -MD: status {}, stderr:\n{}",
+            status_of(&out),
+            stderr(&out)
+        )
+        .into());
+    }
+    let archived = Command::new("ar")
+        .current_dir(&dir)
+        .args(["rcs", "libfoo.a", "twice.o", "thrice.o"])
+        .status();
+    if !archived.is_ok_and(|s| s.success()) {
+        eprintln!("cli::cc-archives-warnings: skipped the archives: no `ar`");
+        return Ok(());
+    }
+    for link in [&["libfoo.a"][..], &["-L.", "-lfoo"]] {
+        let mut args = vec!["-w", "-o", "app", "main.c"];
+        args.extend(link);
+        let out = cc(&args)?;
+        if status_of(&out) != 0 || !out.stderr.is_empty() {
+            return Err(format!(
+                "cc {args:?}: status {}, stderr:\n{}",
+                status_of(&out),
+                stderr(&out)
+            )
+            .into());
+        }
+        let (run, _) = run_with_timeout(Command::new(dir.join("app")), Duration::from_secs(60))?;
+        if String::from_utf8_lossy(&run.stdout) != "23\n" {
+            return Err(format!(
+                "cc {args:?}: the program printed {:?}",
+                String::from_utf8_lossy(&run.stdout)
+            )
+            .into());
+        }
+    }
+    let out = cc(&["-Werror", "-o", "app", "main.c", "libfoo.a"])?;
+    let err = stderr(&out);
+    if status_of(&out) != 1
+        || !err.contains("runs serially")
+        || !err.contains("warnings are errors")
+    {
+        return Err(format!("cc -Werror: status {}, stderr:\n{err}", status_of(&out)).into());
+    }
+    let _ = std::fs::remove_dir_all(&dir);
     Ok(())
 }
 
