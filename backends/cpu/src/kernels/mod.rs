@@ -12,7 +12,8 @@
 //! thread up to its next barrier or return; if all stopped at the same
 //! barrier it runs the region after it for every thread, and so on until
 //! all returned. Values live across a barrier are kept per thread in a
-//! frame the runtime provides; thread ids come from the loop counters.
+//! frame the runtime provides (laid out by `frame.rs`); thread ids come
+//! from the loop counters.
 //!
 //! # Which path a kernel takes
 //!
@@ -56,6 +57,7 @@
 //!   are moved from it).
 
 mod build;
+mod frame;
 mod regions;
 #[cfg(test)]
 mod tests;
