@@ -19,7 +19,7 @@
 //! detach may be used in the task, and dominance never lets the
 //! continuation use a task's value (the continuation is reached from the
 //! detach directly). One exception keeps the CPU backend's parallel-loop
-//! shape (`backends/cpu/src/tapir/loops.rs`: the task may use no value of
+//! shape (`parir/src/analysis/tapir_loops.rs`: the task may use no value of
 //! the loop header but the induction variable): an expression computed in
 //! the header of a parallel loop (a block branching to a block that holds
 //! only a detach) is not reused in a different task.
