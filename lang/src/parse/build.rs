@@ -6,6 +6,14 @@
 //! Everything here is used by the actions in `grammar.lalrpop`. Actions
 //! never fail: a malformed construct pushes a diagnostic to the [`Sink`]
 //! and builds the closest valid node.
+//!
+//! Length (about 1,050 lines): C's declarations are one concept — the
+//! specifiers (`specs`, about 170 lines of C's rules for combining
+//! them), the declarators, and what a declaration with both makes in
+//! each place one may stand (file scope, a block, parameters, fields, a
+//! `for`, K&R definitions) — and those places share the validation of
+//! specifiers and declarators. The expression and statement helpers
+//! before them are short.
 
 use crate::ast::*;
 use crate::diag::Diagnostic;
