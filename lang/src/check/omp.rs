@@ -343,6 +343,11 @@ impl Checker {
         );
     }
 
+    /// The innermost team whose code is being checked, if any.
+    pub(super) fn team(&self) -> Option<&Team> {
+        self.fx.as_ref().and_then(|f| f.teams.last())
+    }
+
     /// Where OpenMP code being checked runs.
     fn omp_place(&self) -> Place {
         let Some(fx) = self.fx.as_ref() else {

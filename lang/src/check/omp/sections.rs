@@ -107,12 +107,7 @@ impl Checker {
     /// sections shared out among the region's threads; reductions as an
     /// `omp for`'s, and the same implicit barrier.
     pub(super) fn omp_sections(&mut self, pragma: &Pragma, stmt: &ast::Stmt) -> Vec<Stmt> {
-        let Some((tid, nc)) = self
-            .fx
-            .as_ref()
-            .and_then(|f| f.teams.last())
-            .map(|t| (t.tid, t.size))
-        else {
+        let Some((tid, nc)) = self.team().map(|t| (t.tid, t.size)) else {
             return Vec::new();
         };
         let (omp, _) = self.omp_clauses(pragma, Construct::Sections);

@@ -98,12 +98,7 @@ impl Checker {
         self.fork_join("#pragma omp parallel", span);
         let size = self.team_size(&omp, nested, span);
         self.push_team(true, nested, span);
-        let Some((tid, nc)) = self
-            .fx
-            .as_ref()
-            .and_then(|f| f.teams.last())
-            .map(|t| (t.tid, t.size))
-        else {
+        let Some((tid, nc)) = self.team().map(|t| (t.tid, t.size)) else {
             return Vec::new();
         };
         if let Some(fx) = self.fx.as_mut() {
@@ -231,12 +226,7 @@ impl Checker {
     /// end (the loop's barrier, which parc keeps only there).
     pub(in crate::check) fn omp_share(&mut self, parts: OmpParts, mut l: CheckedLoop) -> Vec<Stmt> {
         let span = l.span;
-        let Some((tid, nc)) = self
-            .fx
-            .as_ref()
-            .and_then(|f| f.teams.last())
-            .map(|t| (t.tid, t.size))
-        else {
+        let Some((tid, nc)) = self.team().map(|t| (t.tid, t.size)) else {
             return Vec::new();
         };
         if l.step_check.is_some() {
@@ -272,12 +262,7 @@ impl Checker {
     /// `sections`): each thread accumulates over the whole region, and the
     /// threads' values combine at its end.
     pub(super) fn team_reductions(&mut self, reductions: &[Reduction]) {
-        let Some(pfors) = self
-            .fx
-            .as_ref()
-            .and_then(|f| f.teams.last())
-            .map(|t| t.pfors)
-        else {
+        let Some(pfors) = self.team().map(|t| t.pfors) else {
             return;
         };
         for (_, _, outer, _, at) in reductions {
@@ -307,7 +292,7 @@ impl Checker {
     /// (`single`'s barrier is kept only by the region's end.)
     pub(super) fn omp_single(&mut self, pragma: &Pragma, stmt: &ast::Stmt) -> Vec<Stmt> {
         let span = pragma.span;
-        let Some(tid) = self.fx.as_ref().and_then(|f| f.teams.last()).map(|t| t.tid) else {
+        let Some(tid) = self.team().map(|t| t.tid) else {
             return Vec::new();
         };
         let (omp, _) = self.omp_clauses(pragma, Construct::Single);
