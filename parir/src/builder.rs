@@ -5,7 +5,7 @@
 //! front end puts locals in `alloca`s and `mem2reg` promotes them).
 
 use crate::entities::{Block, FuncId, GlobalId, SyncRegion, Value};
-use crate::function::{Function, Signature, SrcLoc};
+use crate::function::{Function, GlobalData, Module, Signature, SrcLoc};
 use crate::inst::{BinaryOp, BlockCall, CastOp, FloatCC, InstKind, IntCC, UnaryOp};
 use crate::intrinsic::Intrinsic;
 use crate::types::Type;
@@ -273,4 +273,41 @@ pub fn new_function(name: impl Into<String>, sig: Signature) -> Function {
         func.append_block_param(entry, ty);
     }
     func
+}
+
+/// Adds function `name` to `m` and builds its body from the entry block,
+/// whose parameters `body` receives: IR written by hand, as tests do.
+pub fn define(
+    m: &mut Module,
+    name: &str,
+    params: &[Type],
+    ret: Option<Type>,
+    body: impl FnOnce(&mut FuncBuilder, &[Value]),
+) -> FuncId {
+    let sig = Signature {
+        params: params.to_vec(),
+        ret,
+    };
+    let id = m.funcs.push(new_function(name, sig));
+    let f = &mut m.funcs[id];
+    let entry = f.layout[0];
+    let ps = f.blocks[entry].params.clone();
+    let mut b = FuncBuilder::new(f);
+    b.switch_to(entry);
+    body(&mut b, &ps);
+    id
+}
+
+/// Adds the NUL-terminated string `s` to `m` as a global of its own.
+pub fn c_string(m: &mut Module, s: &str) -> GlobalId {
+    let name = format!(".str{}", m.globals.len());
+    m.globals.push(GlobalData::c_string(name, s.as_bytes()))
+}
+
+/// `printf` of the string global `fmt` with `args`, returning its result.
+pub fn printf(b: &mut FuncBuilder, fmt: GlobalId, args: &[Value]) -> Value {
+    let mut all = vec![b.global_addr(fmt)];
+    all.extend_from_slice(args);
+    b.intrinsic(Intrinsic::Printf, Some(Type::I32), all)
+        .expect("printf has a result")
 }

@@ -3,45 +3,13 @@
 //! Length: a list of independent scenarios, one test each.
 
 use super::*;
+use crate::builder::{c_string as cstr, define, printf};
 use crate::{
     AddrSpace, BinaryOp, BlockCall, CFn, CastOp, Dim, FloatCC, FuncBuilder, FuncId, GlobalData,
-    GlobalId, IntCC, Intrinsic, Module, Signature, SrcLoc, Type, UnaryOp, Value, new_function,
+    GlobalId, IntCC, Intrinsic, Module, Signature, SrcLoc, Type, UnaryOp, Value,
 };
 
 // ---- helpers ---------------------------------------------------------------
-
-fn define(
-    m: &mut Module,
-    name: &str,
-    params: &[Type],
-    ret: Option<Type>,
-    body: impl FnOnce(&mut FuncBuilder, &[Value]),
-) -> FuncId {
-    let sig = Signature {
-        params: params.to_vec(),
-        ret,
-    };
-    let id = m.funcs.push(new_function(name, sig));
-    let f = &mut m.funcs[id];
-    let entry = f.layout[0];
-    let ps = f.blocks[entry].params.clone();
-    let mut b = FuncBuilder::new(f);
-    b.switch_to(entry);
-    body(&mut b, &ps);
-    id
-}
-
-fn cstr(m: &mut Module, s: &str) -> GlobalId {
-    let name = format!(".str{}", m.globals.len());
-    m.globals.push(GlobalData::c_string(name, s.as_bytes()))
-}
-
-fn printf(b: &mut FuncBuilder, fmt: GlobalId, args: &[Value]) -> Value {
-    let mut all = vec![b.global_addr(fmt)];
-    all.extend_from_slice(args);
-    b.intrinsic(Intrinsic::Printf, Some(Type::I32), all)
-        .unwrap()
-}
 
 fn run_with(m: &Module, config: Config) -> (Result<i32, RunError>, String) {
     let mut out = Vec::new();
