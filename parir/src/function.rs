@@ -234,6 +234,18 @@ impl Function {
         self.insts[last].kind.is_terminator().then_some(last)
     }
 
+    /// The blocks entered through a Tapir terminator: a detach's task and
+    /// continuation, a reattach's continuation, a sync's successor. They
+    /// take no block parameters (the verifier's rule), so passes must not
+    /// give them any. A block may be listed more than once.
+    pub fn tapir_targets(&self) -> impl Iterator<Item = Block> + '_ {
+        self.layout
+            .iter()
+            .filter_map(|&b| self.terminator(b))
+            .filter(|&t| self.insts[t].kind.is_tapir())
+            .flat_map(|t| self.insts[t].kind.successors())
+    }
+
     /// True if a block ends in `detach`, `reattach` or `sync`.
     pub fn ends_in_tapir(&self, block: Block) -> bool {
         self.terminator(block)

@@ -177,30 +177,6 @@ fn remove_unreachable(func: &mut Function) -> bool {
     func.layout.len() != before
 }
 
-/// Blocks that must not have parameters: a detach's task and continuation,
-/// a sync's successor (a reattach's target is its detach's continuation).
-fn tapir_targets(func: &Function) -> HashSet<Block> {
-    let mut out = HashSet::default();
-    for &b in &func.layout {
-        if let Some(t) = func.terminator(b) {
-            match *func.inst(t) {
-                InstKind::Detach { task, cont, .. } => {
-                    out.insert(task);
-                    out.insert(cont);
-                }
-                InstKind::Reattach { cont, .. } => {
-                    out.insert(cont);
-                }
-                InstKind::Sync { next, .. } => {
-                    out.insert(next);
-                }
-                _ => {}
-            }
-        }
-    }
-    out
-}
-
 /// What a block does to a slot first, in instruction order.
 #[derive(Clone, Copy, PartialEq)]
 enum First {
@@ -238,7 +214,7 @@ fn run_function(func: &mut Function, stats: &mut Stats) -> bool {
     let tasks = TaskTree::compute(func, &cfg, &domtree);
     let frontiers = DominanceFrontiers::compute(&cfg, &domtree);
     let inst_block: HashMap<Inst, Block> = func.placed_insts().map(|(b, i)| (i, b)).collect();
-    let forbidden = tapir_targets(func);
+    let forbidden: HashSet<Block> = func.tapir_targets().collect();
 
     // The Tapir restriction: every store in the alloca's own task.
     slots.retain(|s| {

@@ -170,33 +170,9 @@ fn remove_unreachable(func: &mut Function, stats: &mut Stats) -> bool {
     removed > 0
 }
 
-/// Blocks entered through a Tapir terminator: a detach's task and
-/// continuation, a reattach's continuation, a sync's successor.
-fn tapir_targets(func: &Function) -> HashSet<Block> {
-    let mut out = HashSet::default();
-    for &b in &func.layout {
-        if let Some(t) = func.terminator(b) {
-            match *func.inst(t) {
-                InstKind::Detach { task, cont, .. } => {
-                    out.insert(task);
-                    out.insert(cont);
-                }
-                InstKind::Reattach { cont, .. } => {
-                    out.insert(cont);
-                }
-                InstKind::Sync { next, .. } => {
-                    out.insert(next);
-                }
-                _ => {}
-            }
-        }
-    }
-    out
-}
-
 /// Bypasses empty forwarding blocks (see the module doc).
 fn thread_jumps(func: &mut Function, stats: &mut Stats) -> bool {
-    let tapir = tapir_targets(func);
+    let tapir: HashSet<Block> = func.tapir_targets().collect();
     let entry = func.entry();
     // Empty block -> where it forwards to.
     let mut forward: HashMap<Block, BlockCall> = HashMap::default();
