@@ -419,16 +419,7 @@ mod tests {
     #[test]
     fn casts_match_the_interpreter() {
         let mut rng = Rng(0xdead_beef_cafe_f00d);
-        let all = [
-            Type::I1,
-            Type::I8,
-            Type::I16,
-            Type::I32,
-            Type::I64,
-            Type::F32,
-            Type::F64,
-            Type::Ptr,
-        ];
+        let all = Type::ALL;
         for op in CastOp::ALL {
             for from in all {
                 for to in all {
