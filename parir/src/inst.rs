@@ -425,6 +425,64 @@ pub enum InstKind {
     Unreachable,
 }
 
+/// Calls `$f` on each operand of `$inst` in order, through `$iter`
+/// (`iter` or `iter_mut`): the one list of where each instruction keeps its
+/// operands, for [`InstKind::for_each_operand`] and
+/// [`InstKind::map_operands`] alike.
+macro_rules! visit_operands {
+    ($inst:expr, $f:ident, $iter:ident) => {{
+        let f = $f;
+        use InstKind::*;
+        match $inst {
+            Iconst(_) | Fconst(_) | GlobalAddr(_) | FuncAddr(_) | Alloca { .. } | Unreachable => {}
+            Detach { .. } | Reattach { .. } | Sync { .. } => {}
+            Unary(_, a) | Cast(_, a) | Load(a) | Splat(a) | ExtractLane(a, _) | Reduce(_, a) => {
+                f(a)
+            }
+            Binary(_, a, b)
+            | Icmp(_, a, b)
+            | Fcmp(_, a, b)
+            | PtrAdd(a, b)
+            | InsertLane(a, b, _) => {
+                f(a);
+                f(b);
+            }
+            Store { value, ptr } => {
+                f(value);
+                f(ptr);
+            }
+            Select(c, a, b) => {
+                f(c);
+                f(a);
+                f(b);
+            }
+            Call { args, .. } | Intrinsic { args, .. } => args.$iter().for_each(f),
+            CallIndirect { callee, args } => {
+                f(callee);
+                args.$iter().for_each(f);
+            }
+            Launch {
+                grid, block, args, ..
+            } => grid
+                .$iter()
+                .chain(block.$iter())
+                .chain(args.$iter())
+                .for_each(f),
+            Jump(dest) => dest.args.$iter().for_each(f),
+            Brif {
+                cond,
+                then_dest,
+                else_dest,
+            } => {
+                f(cond);
+                then_dest.args.$iter().for_each(&mut *f);
+                else_dest.args.$iter().for_each(f);
+            }
+            Return(v) => v.$iter().for_each(f),
+        }
+    }};
+}
+
 impl InstKind {
     /// True for Tapir's terminators: `detach`, `reattach`, `sync`.
     pub fn is_tapir(&self) -> bool {
@@ -466,101 +524,11 @@ impl InstKind {
     }
 
     fn visit_operands(&self, f: &mut dyn FnMut(&Value)) {
-        use InstKind::*;
-        match self {
-            Iconst(_) | Fconst(_) | GlobalAddr(_) | FuncAddr(_) | Alloca { .. } | Unreachable => {}
-            Detach { .. } | Reattach { .. } | Sync { .. } => {}
-            Unary(_, a) | Cast(_, a) | Load(a) | Splat(a) | ExtractLane(a, _) | Reduce(_, a) => {
-                f(a)
-            }
-            Binary(_, a, b)
-            | Icmp(_, a, b)
-            | Fcmp(_, a, b)
-            | PtrAdd(a, b)
-            | InsertLane(a, b, _) => {
-                f(a);
-                f(b);
-            }
-            Store { value, ptr } => {
-                f(value);
-                f(ptr);
-            }
-            Select(c, a, b) => {
-                f(c);
-                f(a);
-                f(b);
-            }
-            Call { args, .. } | Intrinsic { args, .. } => args.iter().for_each(f),
-            CallIndirect { callee, args } => {
-                f(callee);
-                args.iter().for_each(f);
-            }
-            Launch {
-                grid, block, args, ..
-            } => grid.iter().chain(block).chain(args).for_each(f),
-            Jump(dest) => dest.args.iter().for_each(f),
-            Brif {
-                cond,
-                then_dest,
-                else_dest,
-            } => {
-                f(cond);
-                then_dest.args.iter().for_each(&mut *f);
-                else_dest.args.iter().for_each(f);
-            }
-            Return(v) => v.iter().for_each(f),
-        }
+        visit_operands!(self, f, iter);
     }
 
     fn visit_operands_mut(&mut self, f: &mut dyn FnMut(&mut Value)) {
-        use InstKind::*;
-        match self {
-            Iconst(_) | Fconst(_) | GlobalAddr(_) | FuncAddr(_) | Alloca { .. } | Unreachable => {}
-            Detach { .. } | Reattach { .. } | Sync { .. } => {}
-            Unary(_, a) | Cast(_, a) | Load(a) | Splat(a) | ExtractLane(a, _) | Reduce(_, a) => {
-                f(a)
-            }
-            Binary(_, a, b)
-            | Icmp(_, a, b)
-            | Fcmp(_, a, b)
-            | PtrAdd(a, b)
-            | InsertLane(a, b, _) => {
-                f(a);
-                f(b);
-            }
-            Store { value, ptr } => {
-                f(value);
-                f(ptr);
-            }
-            Select(c, a, b) => {
-                f(c);
-                f(a);
-                f(b);
-            }
-            Call { args, .. } | Intrinsic { args, .. } => args.iter_mut().for_each(f),
-            CallIndirect { callee, args } => {
-                f(callee);
-                args.iter_mut().for_each(f);
-            }
-            Launch {
-                grid, block, args, ..
-            } => grid
-                .iter_mut()
-                .chain(block.iter_mut())
-                .chain(args.iter_mut())
-                .for_each(f),
-            Jump(dest) => dest.args.iter_mut().for_each(f),
-            Brif {
-                cond,
-                then_dest,
-                else_dest,
-            } => {
-                f(cond);
-                then_dest.args.iter_mut().for_each(&mut *f);
-                else_dest.args.iter_mut().for_each(f);
-            }
-            Return(v) => v.iter_mut().for_each(f),
-        }
+        visit_operands!(self, f, iter_mut);
     }
 
     /// The block calls of a `jump` or `brif` (then first): the edges that
