@@ -2,8 +2,9 @@
 //!
 //! Integer and floating operations on constants are folded as the target
 //! computes them (two's-complement wrapping, `float` rounding after every
-//! operation), so the HIR holds `IntConst`/`FloatConst` for every constant
-//! expression. Operations whose result C leaves undefined (division by
+//! operation) by `parc_ir::eval`, the arithmetic the interpreter runs and
+//! the optimizer folds with, so the HIR holds `IntConst`/`FloatConst` for
+//! every constant expression. Operations whose result C leaves undefined (division by
 //! zero, over-wide shifts, out-of-range float-to-integer conversions) are
 //! left unfolded for the run time to report. As an extension, `const`
 //! integer and floating globals with constant initializers count as
@@ -16,6 +17,7 @@ use crate::diag::Diagnostic;
 use crate::hir::{
     BinaryOp as HB, CType, ConstInit, Expr, ExprKind, GlobalVarId, Init, UnaryOp as HU,
 };
+use parc_ir::{BinaryOp, FloatCC, IntCC, Type, eval};
 
 /// A constant arithmetic value (integers hold their bits sign- or
 /// zero-extended from their type, `unsigned long` as `i64` bits).
@@ -114,96 +116,111 @@ fn cast(v: Cv, from: &CType, to: &CType) -> Option<Cv> {
     }
 }
 
+/// The parir integer type that holds the bits of C integer type `t`.
+fn ir_int(t: &CType) -> Type {
+    match bits(t) {
+        8 => Type::I8,
+        16 => Type::I16,
+        32 => Type::I32,
+        _ => Type::I64,
+    }
+}
+
+/// The comparison `op` is, with operands compared as `unsigned` says.
+fn int_cc(op: HB, unsigned: bool) -> Option<IntCC> {
+    Some(match (op, unsigned) {
+        (HB::Eq, _) => IntCC::Eq,
+        (HB::Ne, _) => IntCC::Ne,
+        (HB::Lt, false) => IntCC::Slt,
+        (HB::Le, false) => IntCC::Sle,
+        (HB::Gt, false) => IntCC::Sgt,
+        (HB::Ge, false) => IntCC::Sge,
+        (HB::Lt, true) => IntCC::Ult,
+        (HB::Le, true) => IntCC::Ule,
+        (HB::Gt, true) => IntCC::Ugt,
+        (HB::Ge, true) => IntCC::Uge,
+        _ => return None,
+    })
+}
+
+/// The float comparison `op` is.
+fn float_cc(op: HB) -> Option<FloatCC> {
+    Some(match op {
+        HB::Eq => FloatCC::Eq,
+        HB::Ne => FloatCC::Ne,
+        HB::Lt => FloatCC::Lt,
+        HB::Le => FloatCC::Le,
+        HB::Gt => FloatCC::Gt,
+        HB::Ge => FloatCC::Ge,
+        _ => return None,
+    })
+}
+
+/// `a op b` on integers of type `t`, computed by `parc_ir::eval` (the
+/// interpreter's and the optimizer's arithmetic), or `None` where C leaves
+/// the result undefined: division by zero, a negative or over-wide shift.
 fn int_binop(op: HB, t: &CType, a: i64, b: i64) -> Option<i64> {
     let unsigned = t.is_unsigned();
-    let cmp = |o: std::cmp::Ordering| -> bool {
-        use std::cmp::Ordering::*;
-        match op {
-            HB::Lt => o == Less,
-            HB::Le => o != Greater,
-            HB::Gt => o == Greater,
-            HB::Ge => o != Less,
-            HB::Eq => o == Equal,
-            _ => o != Equal,
-        }
-    };
-    let v = match op {
-        HB::Add => a.wrapping_add(b),
-        HB::Sub => a.wrapping_sub(b),
-        HB::Mul => a.wrapping_mul(b),
-        HB::Div | HB::Rem => {
-            if b == 0 {
-                return None;
-            }
-            match (unsigned, bits(t), op == HB::Div) {
-                (true, _, true) => ((a as u64) / (b as u64)) as i64,
-                (true, _, false) => ((a as u64) % (b as u64)) as i64,
-                (false, 32, true) => (a as i32).wrapping_div(b as i32) as i64,
-                (false, 32, false) => (a as i32).wrapping_rem(b as i32) as i64,
-                (false, _, true) => a.wrapping_div(b),
-                (false, _, false) => a.wrapping_rem(b),
-            }
-        }
-        HB::Shl | HB::Shr => {
-            if b < 0 || b >= bits(t) as i64 {
-                return None;
-            }
-            if op == HB::Shl {
-                a.wrapping_shl(b as u32)
-            } else if unsigned {
-                ((a as u64) >> b) as i64
-            } else {
-                a >> b
-            }
-        }
-        HB::BitAnd => a & b,
-        HB::BitOr => a | b,
-        HB::BitXor => a ^ b,
-        HB::Lt | HB::Le | HB::Gt | HB::Ge | HB::Eq | HB::Ne => {
-            let o = if unsigned {
-                (a as u64).cmp(&(b as u64))
-            } else {
-                a.cmp(&b)
-            };
-            return Some(i64::from(cmp(o)));
-        }
-    };
-    Some(wrap(t, v))
-}
-
-fn float_binop(op: HB, t: &CType, a: f64, b: f64) -> Option<Cv> {
-    if *t == CType::Float {
-        let (a, b) = (a as f32, b as f32);
-        let r = match op {
-            HB::Add => a + b,
-            HB::Sub => a - b,
-            HB::Mul => a * b,
-            HB::Div => a / b,
-            _ => return float_cmp(op, a as f64, b as f64),
-        };
-        return Some(Cv::F(r as f64));
+    let ty = ir_int(t);
+    let (x, y) = (eval::canon(a, ty), eval::canon(b, ty));
+    if let Some(cc) = int_cc(op, unsigned) {
+        return Some(i64::from(eval::icmp(cc, ty, x, y)));
     }
-    let r = match op {
-        HB::Add => a + b,
-        HB::Sub => a - b,
-        HB::Mul => a * b,
-        HB::Div => a / b,
-        _ => return float_cmp(op, a, b),
-    };
-    Some(Cv::F(r))
-}
-
-fn float_cmp(op: HB, a: f64, b: f64) -> Option<Cv> {
-    let r = match op {
-        HB::Lt => a < b,
-        HB::Le => a <= b,
-        HB::Gt => a > b,
-        HB::Ge => a >= b,
-        HB::Eq => a == b,
-        HB::Ne => a != b,
+    let ir = match op {
+        HB::Add => BinaryOp::Iadd,
+        HB::Sub => BinaryOp::Isub,
+        HB::Mul => BinaryOp::Imul,
+        HB::Div if unsigned => BinaryOp::Udiv,
+        HB::Div => BinaryOp::Sdiv,
+        HB::Rem if unsigned => BinaryOp::Urem,
+        HB::Rem => BinaryOp::Srem,
+        HB::Shl | HB::Shr => {
+            if b < 0 || b >= i64::from(bits(t)) {
+                return None;
+            }
+            match (op, unsigned) {
+                (HB::Shl, _) => BinaryOp::Shl,
+                (_, true) => BinaryOp::Lshr,
+                (_, false) => BinaryOp::Ashr,
+            }
+        }
+        HB::BitAnd => BinaryOp::And,
+        HB::BitOr => BinaryOp::Or,
+        HB::BitXor => BinaryOp::Xor,
         _ => return None,
     };
-    Some(Cv::I(i64::from(r)))
+    let r = eval::binary(ir, ty, x, y).ok()?;
+    Some(wrap(t, r as i64))
+}
+
+/// `a op b` on floats of type `t` (`float` arithmetic rounds to `float`),
+/// computed by `parc_ir::eval`.
+fn float_binop(op: HB, t: &CType, a: f64, b: f64) -> Option<Cv> {
+    let ty = if *t == CType::Float {
+        Type::F32
+    } else {
+        Type::F64
+    };
+    let reg = |f: f64| {
+        if ty == Type::F32 {
+            u64::from((f as f32).to_bits())
+        } else {
+            f.to_bits()
+        }
+    };
+    let (x, y) = (reg(a), reg(b));
+    if let Some(cc) = float_cc(op) {
+        return Some(Cv::I(i64::from(eval::fcmp(cc, ty, x, y))));
+    }
+    let ir = match op {
+        HB::Add => BinaryOp::Fadd,
+        HB::Sub => BinaryOp::Fsub,
+        HB::Mul => BinaryOp::Fmul,
+        HB::Div => BinaryOp::Fdiv,
+        _ => return None,
+    };
+    let r = eval::binary(ir, ty, x, y).ok()?;
+    Some(Cv::F(eval::float_value(ty, r)))
 }
 
 fn truthy(v: Cv) -> bool {
