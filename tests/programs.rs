@@ -19,8 +19,9 @@
 //!   built executable and as a shared library whose `parc_main` a C driver
 //!   calls, each at 1, 2 and 8 workers (`PARC_NUM_THREADS`), as the serial
 //!   elision (`--serial`: spawn = call, no tasks), through the JIT at
-//!   `-O0` and `-O1` (the rest run at the default `-O2`), and as the IR
-//!   `--emit ir` prints, read back by `parc run`.
+//!   `-O0` (with `--verify-each`: Cranelift's verifier checks every
+//!   function) and `-O1` (the rest run at the default `-O2`), and as the
+//!   IR `--emit ir` prints, read back by `parc run`.
 //! - `tests/lib/NAME.pc` (`clib-W::` tests): a library, without `main`,
 //!   built with `parc build --emit lib`; the C driver `NAME.c`, compiled
 //!   by `cc` with the generated header, must print `NAME.stdout` (at 1,
@@ -509,7 +510,8 @@ enum Native {
     /// `parc build --emit lib`, whose `parc_main` a C driver calls, run
     /// with this many workers.
     Lib(u32),
-    /// `parc run --O0` with two workers.
+    /// `parc run --O0 --verify-each` with two workers: the unoptimized
+    /// program, with Cranelift's verifier on every function.
     O0,
     /// `parc run --O1` with two workers.
     O1,
@@ -580,6 +582,9 @@ fn run_native(path: &Path, args: &[String], how: Native) -> Result<Output, Faile
             let mut cmd = parc();
             cmd.env("PARC_NUM_THREADS", "2");
             cmd.args(["run", level]).arg(path);
+            if matches!(how, Native::O0) {
+                cmd.arg("--verify-each");
+            }
             cmd
         }
         Native::Coroutines => {
