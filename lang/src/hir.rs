@@ -421,6 +421,62 @@ pub enum BinaryOp {
     Ne,
 }
 
+/// What a C binary operator is in parir: an operator, or an integer or
+/// float comparison.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IrOp {
+    Binary(parc_ir::BinaryOp),
+    Icmp(parc_ir::IntCC),
+    Fcmp(parc_ir::FloatCC),
+}
+
+impl BinaryOp {
+    /// The parir operation that computes `self` on floats (`float`) or on
+    /// integers taken as `unsigned` says; the one translation of C's
+    /// operators, for lowering and for constant folding alike. `None` for
+    /// `%`, shifts and bit operators on floats, which C refuses.
+    pub fn ir(self, float: bool, unsigned: bool) -> Option<IrOp> {
+        use BinaryOp::*;
+        use parc_ir::{BinaryOp as B, FloatCC as F, IntCC as I};
+        Some(match (self, float, unsigned) {
+            (Add, true, _) => IrOp::Binary(B::Fadd),
+            (Sub, true, _) => IrOp::Binary(B::Fsub),
+            (Mul, true, _) => IrOp::Binary(B::Fmul),
+            (Div, true, _) => IrOp::Binary(B::Fdiv),
+            (Rem | Shl | Shr | BitAnd | BitOr | BitXor, true, _) => return None,
+            (Lt, true, _) => IrOp::Fcmp(F::Lt),
+            (Le, true, _) => IrOp::Fcmp(F::Le),
+            (Gt, true, _) => IrOp::Fcmp(F::Gt),
+            (Ge, true, _) => IrOp::Fcmp(F::Ge),
+            (Eq, true, _) => IrOp::Fcmp(F::Eq),
+            (Ne, true, _) => IrOp::Fcmp(F::Ne),
+            (Add, false, _) => IrOp::Binary(B::Iadd),
+            (Sub, false, _) => IrOp::Binary(B::Isub),
+            (Mul, false, _) => IrOp::Binary(B::Imul),
+            (Div, false, true) => IrOp::Binary(B::Udiv),
+            (Div, false, false) => IrOp::Binary(B::Sdiv),
+            (Rem, false, true) => IrOp::Binary(B::Urem),
+            (Rem, false, false) => IrOp::Binary(B::Srem),
+            (Shl, false, _) => IrOp::Binary(B::Shl),
+            (Shr, false, true) => IrOp::Binary(B::Lshr),
+            (Shr, false, false) => IrOp::Binary(B::Ashr),
+            (BitAnd, false, _) => IrOp::Binary(B::And),
+            (BitOr, false, _) => IrOp::Binary(B::Or),
+            (BitXor, false, _) => IrOp::Binary(B::Xor),
+            (Lt, false, false) => IrOp::Icmp(I::Slt),
+            (Le, false, false) => IrOp::Icmp(I::Sle),
+            (Gt, false, false) => IrOp::Icmp(I::Sgt),
+            (Ge, false, false) => IrOp::Icmp(I::Sge),
+            (Lt, false, true) => IrOp::Icmp(I::Ult),
+            (Le, false, true) => IrOp::Icmp(I::Ule),
+            (Gt, false, true) => IrOp::Icmp(I::Ugt),
+            (Ge, false, true) => IrOp::Icmp(I::Uge),
+            (Eq, false, _) => IrOp::Icmp(I::Eq),
+            (Ne, false, _) => IrOp::Icmp(I::Ne),
+        })
+    }
+}
+
 /// The C library and CUDA functions the language provides.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Builtin {

@@ -15,9 +15,9 @@ use super::{Checker, is_err};
 use crate::ast;
 use crate::diag::Diagnostic;
 use crate::hir::{
-    BinaryOp as HB, CType, ConstInit, Expr, ExprKind, GlobalVarId, Init, UnaryOp as HU,
+    BinaryOp as HB, CType, ConstInit, Expr, ExprKind, GlobalVarId, Init, IrOp, UnaryOp as HU,
 };
-use parc_ir::{BinaryOp, FloatCC, IntCC, Type, eval};
+use parc_ir::{Type, eval};
 
 /// A constant arithmetic value (integers hold their bits sign- or
 /// zero-extended from their type, `unsigned long` as `i64` bits).
@@ -126,71 +126,20 @@ fn ir_int(t: &CType) -> Type {
     }
 }
 
-/// The comparison `op` is, with operands compared as `unsigned` says.
-fn int_cc(op: HB, unsigned: bool) -> Option<IntCC> {
-    Some(match (op, unsigned) {
-        (HB::Eq, _) => IntCC::Eq,
-        (HB::Ne, _) => IntCC::Ne,
-        (HB::Lt, false) => IntCC::Slt,
-        (HB::Le, false) => IntCC::Sle,
-        (HB::Gt, false) => IntCC::Sgt,
-        (HB::Ge, false) => IntCC::Sge,
-        (HB::Lt, true) => IntCC::Ult,
-        (HB::Le, true) => IntCC::Ule,
-        (HB::Gt, true) => IntCC::Ugt,
-        (HB::Ge, true) => IntCC::Uge,
-        _ => return None,
-    })
-}
-
-/// The float comparison `op` is.
-fn float_cc(op: HB) -> Option<FloatCC> {
-    Some(match op {
-        HB::Eq => FloatCC::Eq,
-        HB::Ne => FloatCC::Ne,
-        HB::Lt => FloatCC::Lt,
-        HB::Le => FloatCC::Le,
-        HB::Gt => FloatCC::Gt,
-        HB::Ge => FloatCC::Ge,
-        _ => return None,
-    })
-}
-
 /// `a op b` on integers of type `t`, computed by `parc_ir::eval` (the
 /// interpreter's and the optimizer's arithmetic), or `None` where C leaves
 /// the result undefined: division by zero, a negative or over-wide shift.
 fn int_binop(op: HB, t: &CType, a: i64, b: i64) -> Option<i64> {
-    let unsigned = t.is_unsigned();
     let ty = ir_int(t);
     let (x, y) = (eval::canon(a, ty), eval::canon(b, ty));
-    if let Some(cc) = int_cc(op, unsigned) {
-        return Some(i64::from(eval::icmp(cc, ty, x, y)));
+    if matches!(op, HB::Shl | HB::Shr) && (b < 0 || b >= i64::from(bits(t))) {
+        return None;
     }
-    let ir = match op {
-        HB::Add => BinaryOp::Iadd,
-        HB::Sub => BinaryOp::Isub,
-        HB::Mul => BinaryOp::Imul,
-        HB::Div if unsigned => BinaryOp::Udiv,
-        HB::Div => BinaryOp::Sdiv,
-        HB::Rem if unsigned => BinaryOp::Urem,
-        HB::Rem => BinaryOp::Srem,
-        HB::Shl | HB::Shr => {
-            if b < 0 || b >= i64::from(bits(t)) {
-                return None;
-            }
-            match (op, unsigned) {
-                (HB::Shl, _) => BinaryOp::Shl,
-                (_, true) => BinaryOp::Lshr,
-                (_, false) => BinaryOp::Ashr,
-            }
-        }
-        HB::BitAnd => BinaryOp::And,
-        HB::BitOr => BinaryOp::Or,
-        HB::BitXor => BinaryOp::Xor,
-        _ => return None,
-    };
-    let r = eval::binary(ir, ty, x, y).ok()?;
-    Some(wrap(t, r as i64))
+    match op.ir(false, t.is_unsigned())? {
+        IrOp::Icmp(cc) => Some(i64::from(eval::icmp(cc, ty, x, y))),
+        IrOp::Binary(ir) => Some(wrap(t, eval::binary(ir, ty, x, y).ok()? as i64)),
+        IrOp::Fcmp(_) => None,
+    }
 }
 
 /// `a op b` on floats of type `t` (`float` arithmetic rounds to `float`),
@@ -209,18 +158,14 @@ fn float_binop(op: HB, t: &CType, a: f64, b: f64) -> Option<Cv> {
         }
     };
     let (x, y) = (reg(a), reg(b));
-    if let Some(cc) = float_cc(op) {
-        return Some(Cv::I(i64::from(eval::fcmp(cc, ty, x, y))));
+    match op.ir(true, false)? {
+        IrOp::Fcmp(cc) => Some(Cv::I(i64::from(eval::fcmp(cc, ty, x, y)))),
+        IrOp::Binary(ir) => Some(Cv::F(eval::float_value(
+            ty,
+            eval::binary(ir, ty, x, y).ok()?,
+        ))),
+        IrOp::Icmp(_) => None,
     }
-    let ir = match op {
-        HB::Add => BinaryOp::Fadd,
-        HB::Sub => BinaryOp::Fsub,
-        HB::Mul => BinaryOp::Fmul,
-        HB::Div => BinaryOp::Fdiv,
-        _ => return None,
-    };
-    let r = eval::binary(ir, ty, x, y).ok()?;
-    Some(Cv::F(eval::float_value(ty, r)))
 }
 
 fn truthy(v: Cv) -> bool {

@@ -9,7 +9,7 @@
 use super::func::FnLowerer;
 use super::scalar_type;
 use crate::hir::{
-    Activity, BinaryOp as HOp, Builtin, CType, Expr, ExprKind, FpTest, GpuIndex, UnaryOp,
+    Activity, BinaryOp as HOp, Builtin, CType, Expr, ExprKind, FpTest, GpuIndex, IrOp, UnaryOp,
 };
 use parc_ir::{
     BinaryOp, BlockCall, CastOp, Dim, FloatCC, IntCC, Intrinsic, OperandType, Type, Value,
@@ -544,33 +544,17 @@ impl FnLowerer<'_, '_> {
     /// Arithmetic on two operands of C type `ty` (comparisons excluded).
     fn arith(&mut self, op: HOp, x: Value, y: Value, ty: &CType) -> Value {
         let t = self.b.func.value_type(x);
-        if t.is_float() {
-            let op = match op {
-                HOp::Add => BinaryOp::Fadd,
-                HOp::Sub => BinaryOp::Fsub,
-                HOp::Mul => BinaryOp::Fmul,
-                // `%` and the bit operators do not apply to floats (checker).
-                _ => BinaryOp::Fdiv,
-            };
-            return self.b.binary(op, x, y);
-        }
         let unsigned = ty.is_unsigned() || ty.is_pointer();
-        let op = match op {
-            HOp::Add => BinaryOp::Iadd,
-            HOp::Sub => BinaryOp::Isub,
-            HOp::Mul => BinaryOp::Imul,
-            HOp::Div if unsigned => BinaryOp::Udiv,
-            HOp::Div => BinaryOp::Sdiv,
-            HOp::Rem if unsigned => BinaryOp::Urem,
-            HOp::Rem => BinaryOp::Srem,
-            HOp::Shl => BinaryOp::Shl,
-            HOp::Shr if unsigned => BinaryOp::Lshr,
-            HOp::Shr => BinaryOp::Ashr,
-            HOp::BitAnd => BinaryOp::And,
-            HOp::BitOr => BinaryOp::Or,
-            HOp::BitXor => BinaryOp::Xor,
+        let op = match op.ir(t.is_float(), unsigned) {
+            Some(IrOp::Binary(op)) => op,
+            // Comparisons are `compare`'s, and the checker refuses `%` and
+            // the bit operators on floats.
+            _ if t.is_float() => BinaryOp::Fdiv,
             _ => BinaryOp::Iadd,
         };
+        if t.is_float() {
+            return self.b.binary(op, x, y);
+        }
         // A shift count keeps its own type in C; give it the left operand's
         // width (only its low bits matter).
         let y = if matches!(op, BinaryOp::Shl | BinaryOp::Lshr | BinaryOp::Ashr) {
@@ -584,32 +568,15 @@ impl FnLowerer<'_, '_> {
     /// A comparison of two operands of C type `ty`, as an `i1`.
     fn compare(&mut self, op: HOp, x: Value, y: Value, ty: &CType) -> Value {
         let t = self.b.func.value_type(x);
-        if t.is_float() {
-            let cc = match op {
-                HOp::Lt => FloatCC::Lt,
-                HOp::Le => FloatCC::Le,
-                HOp::Gt => FloatCC::Gt,
-                HOp::Ge => FloatCC::Ge,
-                HOp::Eq => FloatCC::Eq,
-                _ => FloatCC::Ne,
-            };
-            return self.b.fcmp(cc, x, y);
-        }
         // Pointers compare as unsigned addresses.
         let unsigned = ty.is_unsigned() || ty.is_pointer() || t == Type::Ptr;
-        let cc = match (op, unsigned) {
-            (HOp::Lt, false) => IntCC::Slt,
-            (HOp::Le, false) => IntCC::Sle,
-            (HOp::Gt, false) => IntCC::Sgt,
-            (HOp::Ge, false) => IntCC::Sge,
-            (HOp::Lt, true) => IntCC::Ult,
-            (HOp::Le, true) => IntCC::Ule,
-            (HOp::Gt, true) => IntCC::Ugt,
-            (HOp::Ge, true) => IntCC::Uge,
-            (HOp::Eq, _) => IntCC::Eq,
-            _ => IntCC::Ne,
-        };
-        self.b.icmp(cc, x, y)
+        match op.ir(t.is_float(), unsigned) {
+            Some(IrOp::Fcmp(cc)) => self.b.fcmp(cc, x, y),
+            Some(IrOp::Icmp(cc)) => self.b.icmp(cc, x, y),
+            // Only comparisons come here.
+            _ if t.is_float() => self.b.fcmp(FloatCC::Ne, x, y),
+            _ => self.b.icmp(IntCC::Ne, x, y),
+        }
     }
 
     /// The three `i32` components of a `dim3` expression.
