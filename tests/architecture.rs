@@ -1,3 +1,5 @@
+//! The map stays true and the files stay readable.
+//!
 //! `docs/ARCHITECTURE.md` names only paths that exist.
 //!
 //! Every code span of the page (outside fenced blocks) that looks like a
@@ -8,6 +10,11 @@
 //! it, of which there must be one at least. An extension alone (`.pc`)
 //! is not a path. A bare file name (`eval.rs`)
 //! cannot be checked, so it is refused too: write the path.
+//!
+//! A Rust file of more than [`LONG`] lines says why it is long: its module
+//! doc (the `//!` lines it starts with) has a paragraph that begins with
+//! `Length` and gives the reason in a sentence at least, such as "one
+//! reader of one grammar". Otherwise it is split by concept.
 
 use std::path::{Path, PathBuf};
 
@@ -135,5 +142,104 @@ fn the_path_check_refuses_what_does_not_exist() {
     assert_eq!(
         spans,
         vec![(1, "x/y.rs".to_string()), (5, "c.h".to_string())]
+    );
+}
+
+/// Lines beyond which a file must say why it is long (issue 21).
+const LONG: usize = 1000;
+
+/// The Rust files of the repository, from its root: every `.rs` below it
+/// but in hidden directories and `target/`.
+fn rust_files(root: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    let mut dirs = vec![root.to_path_buf()];
+    while let Some(dir) = dirs.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            let path = e.path();
+            let name = e.file_name().to_string_lossy().into_owned();
+            if path.is_dir() {
+                let skipped = name.starts_with('.') || (dir == root && name == "target");
+                if !skipped {
+                    dirs.push(path);
+                }
+            } else if name.ends_with(".rs") {
+                files.push(path);
+            }
+        }
+    }
+    files.sort();
+    files
+}
+
+/// The reason a file's module doc gives for its length: the words of its
+/// paragraph that begins with `Length`, or `None` if there is none or it
+/// says too little to be a reason.
+fn length_reason(text: &str) -> Option<String> {
+    let doc = text
+        .lines()
+        .skip_while(|l| l.trim().is_empty())
+        .take_while(|l| l.starts_with("//!"))
+        .map(|l| l.trim_start_matches("//!").trim());
+    let mut reason: Option<Vec<&str>> = None;
+    for line in doc {
+        match &mut reason {
+            None if line.starts_with("Length") => reason = Some(vec![line]),
+            Some(_) if line.is_empty() => break,
+            Some(words) => words.push(line),
+            None => {}
+        }
+    }
+    let reason = reason?.join(" ");
+    // "Length: long." is no reason: ask for a sentence.
+    (reason.split_whitespace().count() >= 8).then_some(reason)
+}
+
+#[test]
+fn every_long_file_says_why() {
+    let root = root();
+    let files = rust_files(&root);
+    assert!(
+        files.len() >= 100,
+        "only {} Rust files found under {}",
+        files.len(),
+        root.display()
+    );
+    let unexplained: Vec<String> = files
+        .iter()
+        .filter_map(|path| {
+            let text = std::fs::read_to_string(path).ok()?;
+            let lines = text.lines().count();
+            (lines > LONG && length_reason(&text).is_none()).then(|| {
+                let rel = path.strip_prefix(&root).unwrap_or(path);
+                format!("{} ({lines} lines)", rel.display())
+            })
+        })
+        .collect();
+    assert!(
+        unexplained.is_empty(),
+        "files over {LONG} lines without a `//! Length ...` paragraph in their module doc \
+         saying why they are long (split them by concept, or give the reason):\n{}",
+        unexplained.join("\n")
+    );
+}
+
+#[test]
+fn the_length_check_wants_a_reason() {
+    let reason = "//! A module.\n//!\n//! Length (over 2,000 lines): one reader of one grammar,\n\
+                  //! in one file.\n//!\n//! More.\nuse x;\n";
+    assert_eq!(
+        length_reason(reason).as_deref(),
+        Some("Length (over 2,000 lines): one reader of one grammar, in one file.")
+    );
+    assert!(length_reason("//! A module.\n//!\n//! Length: long.\n").is_none());
+    assert!(
+        length_reason("//! A module.\nuse x;\n// Length: a comment, not the doc, says it\n")
+            .is_none()
+    );
+    assert!(
+        length_reason("fn f() {}\n//! Length: after code it is no module doc at all\n").is_none()
     );
 }
