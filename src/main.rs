@@ -6,7 +6,7 @@
 //! run-time error in the interpreted program; for `run`, otherwise the
 //! program's own exit status; 101 an internal compiler error.
 //!
-//! Length (about 1,450 lines): the first 830 lines define the command
+//! Length (over 1,400 lines): the first half or so defines the command
 //! line (clap structures, one per group of flags, each flag with its gcc
 //! spelling and its help text, which `parc --help` prints); the rest are
 //! the commands, each reading its flags from those structures. `cc.rs`,

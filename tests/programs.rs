@@ -105,7 +105,7 @@
 //! `PARC_BLESS=1 cargo test --test programs` rewrites the expected files from
 //! what parc does now; review the diff before committing it.
 //!
-//! Length (about 1,800 lines): one harness for every suite above, so that
+//! Length (over 1,800 lines): one harness for every suite above, so that
 //! the directives, the bless rule, the native ways of running (JIT,
 //! executable, shared library, workers) and the comparisons are written
 //! once; each suite's checks follow its entry in this list, and `main`

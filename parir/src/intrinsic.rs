@@ -16,7 +16,7 @@
 //! row here plus its meaning in each consumer (the compiler points at each
 //! `match` that must learn it).
 //!
-//! Length (about 1,000 lines): the one list is long because it is one list
+//! Length (over 1,000 lines): the one list is long because it is one list
 //! — a row per intrinsic and one per C library function ([`CFn`]), each
 //! with its documentation, and the enums its rows are written in. The
 //! macros make the enums, `info` and `all` from the rows, so splitting the
