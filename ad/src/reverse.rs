@@ -29,6 +29,10 @@
 //! of spawned tasks), `launches` (kernel launches and their generated
 //! kernels) and `shared` (`__shared__` arrays' shadows).
 //!
+//! Length (about 1,000 lines): the generator's state (`Ctx`, `Gen` and
+//! their constructors, with a doc line per field) and the order of the
+//! sweeps, which every submodule reads; the methods are already split out.
+//!
 //! # Layout of the work function
 //!
 //! For each reachable primal block `B`: a forward block `F(B)` (the primal's
