@@ -537,6 +537,9 @@ struct Indexed {
     slot_consts: Vec<Inst>,
     /// The `reserve` call, dropped if the loop records nothing.
     reserve_call: Inst,
+    /// The reverse's `pop` of all the loop's records (made at the reverse
+    /// of its exit), dropped with `reserve_call`.
+    release_call: Option<Inst>,
     /// For a loop counting by one: its records placed by its induction
     /// variable instead of the counter (see [`IvFrames`]).
     by_iv: Option<IvFrames>,

@@ -240,6 +240,10 @@ impl Gen<'_> {
                     },
                     Some(Type::Ptr),
                 );
+                let release_call = *self.g.blocks[self.cur]
+                    .insts
+                    .last()
+                    .expect("the pop was just emitted");
                 let lp = self.offset(tape, crate::tape::LEN);
                 let len0 = self.ev(InstKind::Load(lp), Type::I64);
                 let dp = self.offset(tape, crate::tape::DATA);
@@ -248,6 +252,7 @@ impl Gen<'_> {
                 ix.len0_rev = Some(len0);
                 ix.data_rev = Some(data);
                 ix.slot_consts.push(si);
+                ix.release_call = Some(release_call);
             }
         }
         let counted_header = self.plan.counted.iter().position(|c| c.header == b);

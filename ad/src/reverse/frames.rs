@@ -64,6 +64,7 @@ impl Gen<'_> {
             data_rev: None,
             slot_consts,
             reserve_call,
+            release_call: None,
             by_iv,
         });
     }
@@ -356,6 +357,7 @@ impl Gen<'_> {
         for i in 0..self.plan.counted.len() {
             let Some(ix) = &self.indexed[i] else { continue };
             let (len0, consts, call) = (ix.len0_fwd, ix.slot_consts.clone(), ix.reserve_call);
+            let release = ix.release_call;
             let mut blocks: Vec<Block> = self.plan.counted[i].blocks.iter().copied().collect();
             blocks.sort();
             let mut offsets = Vec::new();
@@ -374,9 +376,12 @@ impl Gen<'_> {
                 *self.g.inst_mut(si) = InstKind::Iconst(slots);
             }
             if slots == 0 {
-                // Nothing recorded per iteration: nothing to reserve.
+                // Nothing recorded per iteration: nothing to reserve, and
+                // nothing to release in the reverse.
                 for b in self.g.layout.clone() {
-                    self.g.blocks[b].insts.retain(|&x| x != call);
+                    self.g.blocks[b]
+                        .insts
+                        .retain(|&x| x != call && Some(x) != release);
                 }
                 continue;
             }
