@@ -20,12 +20,21 @@
  *   the #includes     ParC's built-ins (printf, malloc/calloc/free, memcpy/memset,
  *                     atoi/atol/atof, strcmp, exit, abs/labs, sqrt...ceil and the
  *                     f versions, bool/true/false, NULL) are C library names.
- *                     <unistd.h> is deliberately NOT included: it declares
- *                     `void sync(void)`, which would clash with the `sync` macro.
+ *                     <unistd.h> is not included (its POSIX names, `read`,
+ *                     `link`, `pause`..., would clash with a program's own);
+ *                     a program may include it (see `sync`).
  *   spawn             `x = spawn f(a);` / `spawn f(a);` -> a plain call: the
  *                     serial projection runs the child before the continuation.
- *   sync              `sync;` -> `;`: an empty statement (all children already
- *                     finished, since they ran serially).
+ *   sync              `sync;` -> a read of a volatile dummy, an empty statement
+ *                     that no -Wall warning names (all children already
+ *                     finished, since they ran serially).  Not `;`: <unistd.h>,
+ *                     read after this prelude, declares `void sync(void)`, which
+ *                     must still parse.  So `sync` names `parc_sync_`, which is
+ *                     also a function-like macro: followed by `(` (the POSIX
+ *                     declaration, or a call `sync()`) it becomes
+ *                     `parc_posix_sync_(...)`, a function whose assembler name is
+ *                     the C library's `sync`.  (Expanding to `sync(...)` would not
+ *                     do: the preprocessor would expand that `sync` again.)
  *   parallel_for      -> `for`; under -fopenmp (_OPENMP defined) it becomes
  *                     `#pragma omp parallel for` + `for`.  ParC's loop form
  *                     (int i = lo; i < / <= hi; i++ / i += step) is OpenMP's
@@ -72,7 +81,10 @@
 
 /* ---- fork-join parallelism ------------------------------------------------ */
 #define spawn
-#define sync
+extern void parc_posix_sync_(void) __asm__("sync");
+static volatile int parc_sync_;
+#define parc_sync_(...) parc_posix_sync_(__VA_ARGS__)
+#define sync parc_sync_
 #define PARC_PRAGMA_(text) _Pragma(#text)
 #ifdef _OPENMP
 #define parallel_for _Pragma("omp parallel for") for
