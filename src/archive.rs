@@ -3,8 +3,8 @@
 //! archive of them is opened here and its parc objects join the program's
 //! inputs, as `ld` takes an archive's members. Every parc object of the
 //! archive is linked (not only those that define a name still undefined,
-//! as `ld` chooses them). The format is the common `ar` one (System V /
-//! GNU names, with the `//` table of long names).
+//! as `ld` chooses them). The `object` crate reads the format (GNU, BSD and
+//! thin archives, with their tables of long names).
 
 /// A member of an archive: its name and bytes.
 pub struct Member {
@@ -13,47 +13,19 @@ pub struct Member {
 }
 
 /// The members of an `ar` archive, `None` when `bytes` is not one; the
-/// symbol table (`/`, `/SYM64/`) and the long names (`//`) are left out.
+/// symbol table and the table of long names are not members.
 pub fn members(bytes: &[u8]) -> Option<Vec<Member>> {
-    let mut rest = bytes.strip_prefix(b"!<arch>\n")?;
-    let mut long_names: &[u8] = &[];
-    let mut out = Vec::new();
-    while rest.len() >= 60 {
-        let (header, body) = rest.split_at(60);
-        if &header[58..60] != b"`\n" {
-            return None;
-        }
-        let size: usize = std::str::from_utf8(&header[48..58])
-            .ok()?
-            .trim()
-            .parse()
-            .ok()?;
-        let data = body.get(..size)?;
-        let raw = std::str::from_utf8(&header[..16]).ok()?.trim_end();
-        // Members start at even offsets.
-        rest = body.get(size + size % 2..).unwrap_or(&[]);
-        let name = match raw {
-            "/" | "/SYM64/" | "__.SYMDEF" => continue,
-            "//" => {
-                long_names = data;
-                continue;
-            }
-            n if n.starts_with('/') => {
-                let at: usize = n[1..].parse().ok()?;
-                let tail = long_names.get(at..)?;
-                let end = tail.iter().position(|&b| b == b'\n').unwrap_or(tail.len());
-                String::from_utf8_lossy(&tail[..end])
-                    .trim_end_matches('/')
-                    .to_string()
-            }
-            n => n.trim_end_matches('/').to_string(),
-        };
-        out.push(Member {
-            name,
-            bytes: data.to_vec(),
-        });
-    }
-    Some(out)
+    let archive = object::read::archive::ArchiveFile::parse(bytes).ok()?;
+    archive
+        .members()
+        .map(|m| {
+            let m = m.ok()?;
+            Some(Member {
+                name: String::from_utf8_lossy(m.name()).into_owned(),
+                bytes: m.data(bytes).ok()?.to_vec(),
+            })
+        })
+        .collect()
 }
 
 #[cfg(test)]
