@@ -538,6 +538,33 @@ impl Module {
             .map(|(id, _)| id)
     }
 
+    /// Whether `hit` holds for one of the functions `from`, or for one they
+    /// reach through direct calls. Each function is looked at once, and
+    /// with a work list, so a call chain of any depth costs no stack.
+    pub fn reaches(
+        &self,
+        from: impl IntoIterator<Item = FuncId>,
+        mut hit: impl FnMut(&Function) -> bool,
+    ) -> bool {
+        let mut seen = cranelift_entity::EntitySet::<FuncId>::new();
+        let mut work: Vec<FuncId> = from.into_iter().collect();
+        while let Some(id) = work.pop() {
+            if seen.contains(id) {
+                continue;
+            }
+            seen.insert(id);
+            let f = &self.funcs[id];
+            if hit(f) {
+                return true;
+            }
+            work.extend(f.placed_insts().filter_map(|(_, i)| match f.inst(i) {
+                InstKind::Call { func, .. } => Some(*func),
+                _ => None,
+            }));
+        }
+        false
+    }
+
     pub fn global_by_name(&self, name: &str) -> Option<GlobalId> {
         self.globals
             .iter()

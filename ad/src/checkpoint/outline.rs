@@ -36,22 +36,10 @@ pub struct Outlined {
 }
 
 /// Whether function `f` or a function it calls has a loop.
-fn loops_in(m: &Module, f: FuncId, seen: &mut HashSet<FuncId>) -> bool {
-    if !seen.insert(f) {
-        return false;
-    }
-    let func = &m.funcs[f];
-    if !FunctionAnalyses::compute(func).loops.is_empty() {
-        return true;
-    }
-    let callees: Vec<FuncId> = func
-        .placed_insts()
-        .filter_map(|(_, i)| match func.inst(i) {
-            InstKind::Call { func, .. } => Some(*func),
-            _ => None,
-        })
-        .collect();
-    callees.into_iter().any(|c| loops_in(m, c, seen))
+fn loops_in(m: &Module, f: FuncId) -> bool {
+    m.reaches([f], |func| {
+        !FunctionAnalyses::compute(func).loops.is_empty()
+    })
 }
 
 /// The outermost serial loops of function `fid` that contain other loops,
@@ -72,7 +60,7 @@ pub fn time_loops(m: &Module, fid: FuncId) -> Vec<(Block, SrcLoc)> {
             .any(|o| o != lp && ld.contains(an.loops.data(o).header))
             || ld.blocks.iter().any(|&b| {
                 f.blocks[b].insts.iter().any(|&i| match f.inst(i) {
-                    InstKind::Call { func, .. } => loops_in(m, *func, &mut HashSet::new()),
+                    InstKind::Call { func, .. } => loops_in(m, *func),
                     _ => false,
                 })
             });

@@ -24,7 +24,7 @@
 //! iteration.
 
 use super::*;
-use parc_ir::{FuncId, Module};
+use parc_ir::Module;
 
 /// For each parallel loop of `plan`: whether its iterations record onto
 /// their workers' streams.
@@ -43,38 +43,28 @@ pub(super) fn pooled_loops(module: &Module, plan: &Plan) -> Vec<bool> {
 /// Whether the code of `blocks` of `f` may detach, sync or launch, itself
 /// or in a function it may call.
 fn blocks_may_suspend(module: &Module, f: &Function, blocks: impl Iterator<Item = Block>) -> bool {
-    let mut seen: HashSet<FuncId> = HashSet::new();
-    let mut work: Vec<FuncId> = Vec::new();
-    let scan = |f: &Function, b: Block, work: &mut Vec<FuncId>| -> bool {
-        f.blocks[b].insts.iter().any(|&i| match f.inst(i) {
+    let suspends = |k: &InstKind| {
+        matches!(
+            k,
             InstKind::Detach { .. }
-            | InstKind::Sync { .. }
-            | InstKind::Launch { .. }
-            | InstKind::CallIndirect { .. } => true,
-            InstKind::Call { func, .. } => {
-                work.push(*func);
-                false
-            }
-            _ => false,
-        })
+                | InstKind::Sync { .. }
+                | InstKind::Launch { .. }
+                | InstKind::CallIndirect { .. }
+        )
     };
+    let mut callees = Vec::new();
     for b in blocks {
-        if scan(f, b, &mut work) {
-            return true;
-        }
-    }
-    while let Some(id) = work.pop() {
-        if !seen.insert(id) {
-            continue;
-        }
-        let g = &module.funcs[id];
-        for &b in &g.layout {
-            if scan(g, b, &mut work) {
-                return true;
+        for &i in &f.blocks[b].insts {
+            match f.inst(i) {
+                k if suspends(k) => return true,
+                InstKind::Call { func, .. } => callees.push(*func),
+                _ => {}
             }
         }
     }
-    false
+    module.reaches(callees, |g| {
+        g.placed_insts().any(|(_, i)| suspends(g.inst(i)))
+    })
 }
 
 impl Gen<'_> {
