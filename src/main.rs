@@ -630,13 +630,23 @@ fn parse_bytes(text: &str) -> Result<u64, String> {
             ));
         }
     };
-    digits
+    let bytes = digits
         .parse::<u64>()
         .ok()
         .and_then(|n| n.checked_mul(scale))
         .ok_or_else(|| {
             format!("expected a number of bytes such as 4096, 64K, 512M or 2G, not `{text}`")
-        })
+        })?;
+    // A budget of nothing would refuse every gradient that records at
+    // all; that is a typo, not a request.
+    if bytes == 0 {
+        return Err(
+            "a tape budget of 0 bytes holds no record: give at least one iteration's records \
+             (`--explain-tape` lists each loop's bytes per iteration), e.g. 64K"
+                .to_string(),
+        );
+    }
+    Ok(bytes)
 }
 
 #[derive(Args)]
