@@ -15,18 +15,20 @@
 //!
 //! # What is unrolled
 //! An innermost natural loop such that
-//! - its preheader ends in a `jump` to its header and none of its blocks
-//!   ends in `detach`, `reattach` or `sync` (Tapir lowering recognizes
+//! - it is entered by one edge (a preheader's `jump`, or one way of a
+//!   `brif` whose other way goes elsewhere) and none of its blocks ends
+//!   in `detach`, `reattach` or `sync` (Tapir lowering recognizes
 //!   parallel loops by their shape);
 //! - it has one latch, and exactly one *exiting* block `E` (a block of the
 //!   loop with a successor outside it), which is the header or the latch
 //!   and ends in `brif` with one way in the loop and one out;
-//! - starting from the constants the preheader passes to the header,
+//! - starting from the constants the entering edge passes to the header,
 //!   evaluating `E`'s condition and the latch's arguments to the header
 //!   with [`fold`] (exactly the interpreter's arithmetic) decides `E`'s
 //!   branch in every iteration, and the loop leaves within
 //!   [`MAX_TRIPS`] passes through the header;
-//! - the copies add at most [`MAX_GROWTH`] instructions;
+//! - the copies add at most [`MAX_GROWTH`] instructions, constants not
+//!   counted;
 //! - every block holding a convergent operation (a `barrier`, or a call of
 //!   a function that may reach one; see [`parc_ir::convergent`])
 //!   dominates the latch. Every thread that enters the loop then passes
@@ -41,7 +43,7 @@
 //! If the header runs `k` times, `k - 1` copies of the loop's blocks run
 //! the first `k - 1` passes, each entered from the one before (the first
 //! from the preheader), and the loop's own blocks run the last pass: the
-//! preheader enters copy 1, copy `j`'s back edge enters copy `j + 1`, the
+//! entering edge enters copy 1, copy `j`'s back edge enters copy `j + 1`, the
 //! last copy's enters the loop. In each copy `E`'s `brif` becomes a `jump`
 //! to its way in the loop; in the loop itself a `jump` out. Nothing runs
 //! more or less often or in another order: each copy runs exactly what
@@ -59,7 +61,7 @@ use crate::PassContext;
 use crate::fold::{Const, fold};
 use parc_ir::analysis::{FunctionAnalyses, Loop};
 use parc_ir::convergent::Convergence;
-use parc_ir::{Block, BlockCall, Function, Inst, InstKind, Module, Value, ValueDef};
+use parc_ir::{Block, Function, Inst, InstKind, Module, Value, ValueDef};
 
 /// The most passes through a loop's header that are unrolled.
 pub const MAX_TRIPS: usize = 32;
@@ -126,6 +128,7 @@ pub fn run_function(func: &mut Function, conv: &Convergence) -> (u64, u64) {
 /// A loop to unroll.
 struct Plan {
     header: Block,
+    /// The block whose branch enters the loop.
     preheader: Block,
     latch: Block,
     /// In the loop's order (reverse postorder), header first.
@@ -150,10 +153,32 @@ fn plan(
     if !an.loops.is_innermost(lp) {
         return None;
     }
-    let preheader = data.preheader?;
     let term = |b: Block| func.terminator(b).map(|t| func.inst(t));
-    let Some(InstKind::Jump(entry)) = term(preheader) else {
+    // The one edge into the loop: a preheader's jump, or one way of a
+    // branch (only that way is redirected to the first copy).
+    let mut outside = an
+        .cfg
+        .preds(data.header)
+        .iter()
+        .copied()
+        .filter(|&p| !data.contains(p) && an.domtree.is_reachable(p));
+    let (Some(preheader), None) = (outside.next(), outside.next()) else {
         return None;
+    };
+    let entry = match term(preheader)? {
+        InstKind::Jump(call) => call,
+        InstKind::Brif {
+            then_dest,
+            else_dest,
+            ..
+        } if (then_dest.block == data.header) != (else_dest.block == data.header) => {
+            if then_dest.block == data.header {
+                then_dest
+            } else {
+                else_dest
+            }
+        }
+        _ => return None,
     };
     let [latch] = data.latches[..] else {
         return None;
@@ -181,7 +206,14 @@ fn plan(
     if then_stays == data.contains(else_dest.block) {
         return None;
     }
-    let size: usize = data.blocks.iter().map(|&b| func.block_insts(b).len()).sum();
+    // Constants are free: the backend materializes them where used (and
+    // `instcombine` adds one beside each strength-reduced operation).
+    let size = data
+        .blocks
+        .iter()
+        .flat_map(|&b| func.block_insts(b))
+        .filter(|&&i| !matches!(func.inst(i), InstKind::Iconst(_) | InstKind::Fconst(_)))
+        .count();
     // The latch's way back (a latch that is also the exiting block takes
     // it on its way in the loop).
     let back = match term(latch)? {
@@ -310,9 +342,11 @@ fn unroll(func: &mut Function, plan: &Plan) {
     stay(func, plan.exiting, false);
     let t = func
         .terminator(plan.preheader)
-        .expect("the preheader ends in a jump");
-    if let InstKind::Jump(BlockCall { block, .. }) = func.inst_mut(t) {
-        *block = next_header;
+        .expect("the loop is entered by a branch");
+    for call in func.inst_mut(t).block_calls_mut() {
+        if call.block == plan.header {
+            call.block = next_header;
+        }
     }
 }
 
