@@ -8,6 +8,10 @@
 //! sites present before a function's turn are considered; calls that
 //! arrive inside an inlined body were already judged in the callee.
 //!
+//! A function that received inlined bodies is cleaned (`simplify-cfg`,
+//! `instcombine`, `dce`) before its own callers' turn, so it is judged and copied at its
+//! simplified size.
+//!
 //! # Cost model
 //! The size of a function is its number of placed instructions
 //! (terminators included). A call of `g` is inlined when all hold:
@@ -136,7 +140,17 @@ pub fn run(module: &mut Module, ctx: &mut PassContext) -> bool {
         // Take the caller out of the module so callees can be read while it
         // is edited (its calls of itself are refused as recursive here).
         let mut func = std::mem::take(&mut module.funcs[caller]);
-        changed |= inline_into(&mut func, module, &mut judge, ctx);
+        if inline_into(&mut func, module, &mut judge, ctx) {
+            changed = true;
+            // Its callers judge and copy it as it is now: simplified, as
+            // LLVM's inliner simplifies each function of the bottom-up
+            // order before its callers' turn. Without this a chain of
+            // calls each adding a constant grows by every inlined level
+            // until MAX_SIZE stops it, in every function of the chain.
+            super::simplify_cfg::run_function(&mut func);
+            super::instcombine::run_function(&mut func);
+            super::dce::run_function(&mut func);
+        }
         // Then copies of its own body at its self-calls (see the module
         // doc), with the body as it is now, its other callees inlined.
         let rounds = if self_only.contains(&caller) {

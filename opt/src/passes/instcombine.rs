@@ -30,6 +30,9 @@
 //!   `or c, x`; `select c, 1, 0` → `zext c` (C's `a && b` as an `int`,
 //!   tested again: with the comparison rules below, a branch on it becomes
 //!   a branch on `c`'s inputs).
+//! - **Reassociation of constants** (integers only): `(x op c1) op c2` →
+//!   `x op (c1 op c2)` for `+ * & | ^`, and `+`/`-` mixed (`x + c1 - c2`
+//!   → `x + (c1 - c2)`): wrapping arithmetic makes each exact.
 //! - **Pointers**: `ptradd p, 0` → `p`; `ptradd (ptradd p, c1), c2` →
 //!   `ptradd p, c1+c2`.
 //!
@@ -200,8 +203,33 @@ impl Combiner<'_> {
                 let m = Const::int(ty, (c.as_u64() - 1) as i64);
                 Some(Rewrite::Kind(InstKind::Binary(And, a, pending(0)), vec![m]))
             }
-            _ => None,
+            _ => self.reassociate(op, a, c, ty),
         }
+    }
+
+    /// `(x op c1) op c2` → `x op (c1 op c2)` for `+ * & | ^`, and the
+    /// mixes of `+` and `-`. Integers wrap, so each is exact. The inner
+    /// instruction stays if it has other uses.
+    fn reassociate(&self, op: BinaryOp, a: Value, c2: Const, ty: Type) -> Option<Rewrite> {
+        use BinaryOp::*;
+        let &InstKind::Binary(inner, x, k1) = self.def(a)? else {
+            return None;
+        };
+        let c1 = self.konst(k1)?;
+        let fold = |op, p, q| crate::fold::fold(&InstKind::Binary(op, k1, k1), &[p, q], ty);
+        let (op, k) = match (inner, op) {
+            (Iadd, Iadd) | (Imul, Imul) | (And, And) | (Or, Or) | (Xor, Xor) => {
+                (op, fold(op, c1, c2)?)
+            }
+            // x + c1 - c2 = x + (c1 - c2)
+            (Iadd, Isub) => (Iadd, fold(Isub, c1, c2)?),
+            // x - c1 + c2 = x - (c1 - c2)
+            (Isub, Iadd) => (Isub, fold(Isub, c1, c2)?),
+            // x - c1 - c2 = x - (c1 + c2)
+            (Isub, Isub) => (Isub, fold(Iadd, c1, c2)?),
+            _ => return None,
+        };
+        Some(Rewrite::Kind(InstKind::Binary(op, x, pending(0)), vec![k]))
     }
 
     /// Identities that hold for every IEEE value, signed zeros and NaNs
@@ -293,7 +321,7 @@ impl Combiner<'_> {
 
 /// Rewrites to a fixed point (a few rounds at most); returns how many
 /// rewrites were made.
-fn run_function(func: &mut Function) -> u64 {
+pub(crate) fn run_function(func: &mut Function) -> u64 {
     let mut total = 0;
     // Replaced results, and what replaces them (resolved before each
     // instruction is examined, so chains collapse in one round).

@@ -64,7 +64,7 @@ pub fn run(module: &mut Module, ctx: &mut PassContext) -> bool {
 }
 
 #[derive(Default)]
-struct Stats {
+pub(crate) struct Stats {
     branches: u64,
     selects: u64,
     unreachable: u64,
@@ -86,7 +86,7 @@ impl Stats {
     }
 }
 
-fn run_function(func: &mut Function) -> Stats {
+pub(crate) fn run_function(func: &mut Function) -> Stats {
     let mut stats = Stats::default();
     // Each round shrinks the CFG; the bound is only a backstop.
     for _ in 0..64 {
