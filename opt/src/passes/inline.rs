@@ -39,8 +39,11 @@
 //!   Tapir lowering want to see one call — Tapir's `normalize` example
 //!   hoists `mag(in, n)` out of the parallel loop only while it is a call;
 //! - `size(g) <=` [`MAX_SIZE`], or `<=` [`MAX_SIZE_ONE_SITE`] when the call
-//!   is the only call of `g` in the module, so inlining it does not grow
-//!   the program much (`.too-big`);
+//!   is the only call of a `local` (`static`) `g` in the module, so the
+//!   copy replaces `g` and the program does not grow (`.too-big`). An
+//!   exported `g` stays for callers outside the module: each copy of it
+//!   is growth, and a chain of once-called exported functions would grow
+//!   every link by the whole chain below it, up to the larger limit;
 //! - the caller stays below [`MAX_CALLER_SIZE`] (`.caller-too-big`), which
 //!   bounds the growth of any one function;
 //! - the call is reachable from the caller's entry (`.unreachable`).
@@ -101,8 +104,8 @@ use crate::PassContext;
 use crate::{HashMap, HashSet};
 use parc_ir::analysis::{FunctionAnalyses, LoopAnalysis};
 use parc_ir::{
-    Block, BlockCall, CastOp, FuncId, FuncKind, Function, Inst, InstKind, Intrinsic, Module, Type,
-    Value, ValueDef,
+    Block, BlockCall, CastOp, FuncId, FuncKind, Function, Inst, InstKind, Intrinsic, Linkage,
+    Module, Type, Value, ValueDef,
 };
 
 /// Largest callee inlined at any call site.
@@ -112,7 +115,7 @@ pub const MAX_SIZE: usize = 40;
 /// a call does eight levels' work, about as deep as gcc -O2 inlines fib
 /// once its second call is a loop.
 pub const LINEAR_SELF_COPIES: usize = 7;
-/// Largest callee inlined at its only call site in the module.
+/// Largest `local` callee inlined at its only call site in the module.
 pub const MAX_SIZE_ONE_SITE: usize = 400;
 /// No caller grows beyond this many instructions by inlining.
 pub const MAX_CALLER_SIZE: usize = 20_000;
@@ -264,7 +267,7 @@ impl Judge {
         if facts.has_loop && an.loops.innermost(call_block).is_some() {
             return Some("loop-in-loop");
         }
-        let limit = if self.sites.get(&callee) == Some(&1) {
+        let limit = if self.sites.get(&callee) == Some(&1) && g.linkage == Linkage::Local {
             MAX_SIZE_ONE_SITE
         } else {
             MAX_SIZE
