@@ -121,6 +121,24 @@ impl Checker {
                     );
                     return;
                 }
+                // C99 6.2.2: a declaration without a storage class takes
+                // the linkage of one before it, but `static` after an
+                // external declaration gives the name two linkages.
+                if q.is_static && !prev.is_static {
+                    let decl = info.decl_span;
+                    self.push(
+                        Diagnostic::error(
+                            f.name.span,
+                            format!(
+                                "static declaration of `{name}` follows non-static declaration"
+                            ),
+                        )
+                        .with_label("declared `static` here")
+                        .with_secondary(decl, "declared without `static` here")
+                        .with_help("add `static` to the first declaration, or remove it here"),
+                    );
+                    return;
+                }
                 if f.body.is_some()
                     && let Some(def) = info.def_span
                 {

@@ -120,7 +120,32 @@ impl Checker {
                 Sym::Global(g) => {
                     let gi = g.0 as usize;
                     let prev_ty = self.globals[gi].ty.clone();
-                    self.globals[gi].is_static |= d.quals.is_static;
+                    // C99 6.2.2: at file scope an object declared without a
+                    // storage class has external linkage, so it and a
+                    // `static` one of the same name conflict either way.
+                    if self.globals[gi].is_static != d.quals.is_static {
+                        let (msg, this, before) = if d.quals.is_static {
+                            (
+                                "static declaration of `{}` follows non-static declaration",
+                                "declared `static` here",
+                                "declared without `static` here",
+                            )
+                        } else {
+                            (
+                                "non-static declaration of `{}` follows static declaration",
+                                "declared without `static` here",
+                                "declared `static` here",
+                            )
+                        };
+                        let prev = self.globals[gi].span;
+                        self.push(
+                            Diagnostic::error(decl.name.span, msg.replace("{}", name))
+                                .with_label(this)
+                                .with_secondary(prev, before)
+                                .with_help("declare it `static` everywhere, or nowhere (`extern` may follow `static`)"),
+                        );
+                        return;
+                    }
                     if self.globals[gi].is_extern && types::compatible(&prev_ty, &ty) {
                         // `extern int x;` then `int x = 1;`: this defines it.
                         self.globals[gi].is_extern = false;
