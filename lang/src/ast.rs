@@ -460,6 +460,8 @@ pub enum ExprKind {
     Cast(TypeName, Box<Expr>),
     SizeofType(TypeName),
     SizeofExpr(Box<Expr>),
+    /// `offsetof(type, a.b[2])`: the first designator is a field.
+    Offsetof(TypeName, Vec<Designator>),
     /// `a, b`
     Comma(Box<Expr>, Box<Expr>),
     /// Stands in for an expression the parser could not read; the error

@@ -229,6 +229,9 @@ pub enum Token {
     Sync,
     #[token("sizeof")]
     Sizeof,
+    /// `offsetof` as `<stddef.h>` defines it.
+    #[token("__builtin_offsetof")]
+    BuiltinOffsetof,
     #[token("true")]
     True,
     #[token("false")]

@@ -639,6 +639,7 @@ const EXPR_START: &[&str] = &[
     "false",
     "NULL",
     "sizeof",
+    "__builtin_offsetof",
     "(",
     "-",
     "+",

@@ -228,6 +228,16 @@ fn ex(e: &Expr) -> String {
         ExprKind::Cast(t, a) => format!("(cast {} {})", ty(t), ex(a)),
         ExprKind::SizeofType(t) => format!("(sizeof-type {})", ty(t)),
         ExprKind::SizeofExpr(a) => format!("(sizeof {})", ex(a)),
+        ExprKind::Offsetof(t, path) => {
+            let path: String = path
+                .iter()
+                .map(|d| match d {
+                    Designator::Field(f) => format!(".{f}"),
+                    Designator::Index(e, _) => format!("[{}]", ex(e)),
+                })
+                .collect();
+            format!("(offsetof {} {path})", ty(t))
+        }
         ExprKind::Comma(a, b) => format!("(, {} {})", ex(a), ex(b)),
         ExprKind::Error => "<error>".to_owned(),
     }
@@ -395,6 +405,14 @@ fn check_expr(e: &Expr) {
             kids.extend(args);
         }
         ExprKind::SizeofType(t) => within(e.span, t.span, "type"),
+        ExprKind::Offsetof(t, path) => {
+            within(e.span, t.span, "type");
+            for d in path {
+                if let Designator::Index(i, _) = d {
+                    kids.push(i);
+                }
+            }
+        }
         _ => {}
     }
     for k in kids {
@@ -1059,6 +1077,10 @@ fn casts_sizeof_and_parens() {
     assert_eq!(e("sizeof(x) * 2"), "(* (sizeof x) 2)");
     assert_eq!(e("sizeof(int) * 2"), "(* (sizeof-type int) 2)");
     assert_eq!(e("sizeof(struct Body)"), "(sizeof-type struct-Body)");
+    assert_eq!(
+        e("__builtin_offsetof(struct cell, corners[i + 1].y) + 1"),
+        "(+ (offsetof struct-cell .corners[(+ i 1)].y) 1)"
+    );
     assert_eq!(e("sizeof a[0]"), "(sizeof (index a 0))");
     assert_eq!(e("sizeof -x"), "(sizeof (- x))");
     assert_eq!(

@@ -223,6 +223,7 @@ impl Checker {
                 }
                 self.sizeof_value(&v.ty, span)
             }
+            ast::ExprKind::Offsetof(tn, path) => self.offsetof(tn, path, span),
             ast::ExprKind::Comma(a, b) => {
                 let a = self.rvalue(a);
                 let b = self.rvalue(b);

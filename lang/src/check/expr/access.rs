@@ -1,8 +1,9 @@
-//! Element and member access: `a[i]`, `s.f`, `p->f`, and the GPU index
-//! variables (`threadIdx.x`, ...).
+//! Element and member access: `a[i]`, `s.f`, `p->f`, `offsetof`, and the
+//! GPU index variables (`threadIdx.x`, ...).
 
-use super::{err_expr, gpu_index, mk};
+use super::{err_expr, gpu_index, int_const, mk};
 use crate::ast::{self, Span};
+use crate::check::consts::Cv;
 use crate::check::{Checker, is_err};
 use crate::diag::Diagnostic;
 use crate::hir::{CType, Expr, ExprKind, GpuIndex};
@@ -178,5 +179,89 @@ impl Checker {
             }
         };
         mk(ExprKind::Gpu(which, dim), CType::Int, span)
+    }
+
+    /// `offsetof(T, m.n[k])`: where that member lies in a `T`, in bytes,
+    /// an integer constant of `sizeof`'s type.
+    pub(super) fn offsetof(
+        &mut self,
+        tn: &ast::TypeName,
+        path: &[ast::Designator],
+        span: Span,
+    ) -> Expr {
+        let mut ty = self.resolve_type(tn);
+        if is_err(&ty) {
+            return err_expr(span);
+        }
+        let mut offset: u64 = 0;
+        for step in path {
+            match step {
+                ast::Designator::Field(name) => {
+                    if !matches!(ty, CType::Struct(_)) {
+                        let t = self.ty_name(&ty);
+                        self.push(
+                            Diagnostic::error(
+                                name.span,
+                                format!("`offsetof` names a member of a struct or union, but this is a `{t}`"),
+                            )
+                            .with_label("not a member"),
+                        );
+                        return err_expr(span);
+                    }
+                    if !self.require_complete(&ty, tn.span, "the type `offsetof` looks into") {
+                        return err_expr(span);
+                    }
+                    let fields = self.fields_of(&ty).unwrap_or_default();
+                    let Some((_, fty, at)) = fields.iter().find(|f| f.0 == name.name) else {
+                        let t = self.ty_name(&ty);
+                        let names: Vec<&str> = fields.iter().map(|f| f.0.as_str()).collect();
+                        let mut d = Diagnostic::error(
+                            name.span,
+                            format!("`{t}` has no member `{}`", name.name),
+                        )
+                        .with_label("unknown member");
+                        if let Some(s) = crate::check::closest(&name.name, names.iter().copied()) {
+                            d = d.with_help(format!("did you mean `{s}`?"));
+                        }
+                        self.push(d);
+                        return err_expr(span);
+                    };
+                    offset = offset.saturating_add(*at);
+                    ty = fty.clone();
+                }
+                ast::Designator::Index(e, at) => {
+                    let CType::Array(elem, _) = &ty else {
+                        let t = self.ty_name(&ty);
+                        self.push(
+                            Diagnostic::error(
+                                *at,
+                                format!("`[...]` in `offsetof` needs an array member, but this is a `{t}`"),
+                            )
+                            .with_label("not an array"),
+                        );
+                        return err_expr(span);
+                    };
+                    let elem = (**elem).clone();
+                    let k = self.rvalue(e);
+                    if is_err(&k.ty) {
+                        return err_expr(span);
+                    }
+                    let Some(Cv::I(k)) = self.eval(&k).filter(|_| k.ty.is_integer()) else {
+                        self.push(
+                            Diagnostic::error(
+                                *at,
+                                "the index in `offsetof` must be an integer constant",
+                            )
+                            .with_label("not an integer constant"),
+                        );
+                        return err_expr(span);
+                    };
+                    let size = self.size_of(&elem) as i64;
+                    offset = (offset as i64).wrapping_add(k.wrapping_mul(size)) as u64;
+                    ty = elem;
+                }
+            }
+        }
+        int_const(offset as i64, CType::Long, span)
     }
 }
