@@ -184,8 +184,13 @@ pub enum Derived {
         is_restrict: bool,
         span: Span,
     },
-    /// `[N]`, or `[]` (`len: None`).
-    Array { len: Option<Box<Expr>>, span: Span },
+    /// `[N]`, or `[]` (`len: None`); in a parameter, C99's `[const
+    /// restrict static N]` too (see [`ArrayQuals`]).
+    Array {
+        len: Option<Box<Expr>>,
+        quals: ArrayQuals,
+        span: Span,
+    },
     /// `[*]`: a variable length not given (in a prototype's parameters).
     VarLenStar { span: Span },
     Func {
@@ -193,6 +198,23 @@ pub enum Derived {
         variadic: bool,
         span: Span,
     },
+}
+
+/// What C99 6.7.5.3 lets a parameter's outermost array declarator say
+/// inside its brackets (`double a[restrict static 10]`): the qualifiers
+/// of the pointer the parameter becomes, and `static` (the argument
+/// points to at least N elements, a hint parc does not need).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ArrayQuals {
+    pub is_const: bool,
+    pub is_restrict: bool,
+    pub is_static: bool,
+}
+
+impl ArrayQuals {
+    pub fn any(self) -> bool {
+        self.is_const || self.is_restrict || self.is_static
+    }
 }
 
 /// A type as written: a base and the parts a declarator adds.
@@ -222,14 +244,34 @@ impl TypeName {
         }
     }
 
-    /// The outermost part is a `restrict` pointer.
+    /// A parameter declared with this type is read-only in the body: as
+    /// [`Self::is_const_object`], but an array parameter is a pointer,
+    /// `const` only by a `const` in its brackets (`double a[const 3]`).
+    pub fn is_const_param(&self) -> bool {
+        match self.derived.last() {
+            Some(Derived::Array { quals, .. }) => quals.is_const,
+            Some(Derived::VarLenStar { .. }) => false,
+            _ => self.is_const_object(),
+        }
+    }
+
+    /// The outermost part is a `restrict` pointer, or (in a parameter)
+    /// an array with `restrict` in its brackets, which is one.
     pub fn is_restrict(&self) -> bool {
         matches!(
             self.derived.last(),
-            Some(Derived::Pointer {
-                is_restrict: true,
-                ..
-            })
+            Some(
+                Derived::Pointer {
+                    is_restrict: true,
+                    ..
+                } | Derived::Array {
+                    quals: ArrayQuals {
+                        is_restrict: true,
+                        ..
+                    },
+                    ..
+                }
+            )
         )
     }
 

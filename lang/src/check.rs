@@ -333,6 +333,10 @@ struct Checker {
     vla_lengths: Vec<(LocalId, hir::Expr)>,
     /// Inside parameter lists, whose variable lengths are not evaluated.
     params_unevaluated: u32,
+    /// The span of the outermost array declarator of the parameter being
+    /// resolved: the one array whose brackets may hold `restrict`, `const`
+    /// and `static`.
+    outer_param_array: Option<Span>,
     /// The C library functions ([`parc_ir::CFn`]) declared so far, with
     /// the C types of their prototypes (a shipped header's or the
     /// program's own).

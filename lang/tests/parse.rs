@@ -497,7 +497,10 @@ fn check_decl(outer: Span, d: &Decl) {
         within(d.span, dc.span, "declarator");
         within(dc.span, dc.name.span, "declarator name");
         for part in &dc.derived {
-            if let Derived::Array { len: Some(n), span } = part {
+            if let Derived::Array {
+                len: Some(n), span, ..
+            } = part
+            {
                 within(dc.span, *span, "array dimension");
                 within(*span, n.span, "array len");
             }

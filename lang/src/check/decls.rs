@@ -136,7 +136,18 @@ impl Checker {
                         err_ty()
                     }
                 }
-                ast::Derived::Array { len, span } => {
+                ast::Derived::Array { len, quals, span } => {
+                    if quals.any() && (self.outer_param_array != Some(*span)) {
+                        self.push(
+                            Diagnostic::error(
+                                *span,
+                                "`static` and qualifiers inside `[]` are only allowed in \
+                                 the outermost array of a parameter",
+                            )
+                            .with_label("not a parameter's outermost array")
+                            .with_help("remove them, or declare a pointer: `double *restrict p`"),
+                        );
+                    }
                     let what = if name.is_empty() {
                         "the elements of an array".to_string()
                     } else {
@@ -205,7 +216,7 @@ impl Checker {
         // Lengths naming parameters are not evaluated here (see `vla`).
         self.params_unevaluated += 1;
         for p in params {
-            let ty = self.resolve_type(&p.ty);
+            let ty = self.resolve_param_type(p);
             let name = p.name.as_ref().map(|n| n.name.clone()).unwrap_or_default();
             let what = if name.is_empty() {
                 "a parameter".to_string()
@@ -224,6 +235,19 @@ impl Checker {
         }
         self.params_unevaluated -= 1;
         out
+    }
+
+    /// A parameter's type as written (before adjustment), where its
+    /// outermost array may have qualifiers and `static` in its brackets.
+    pub(super) fn resolve_param_type(&mut self, p: &ast::Param) -> CType {
+        let outer = match p.ty.derived.last() {
+            Some(ast::Derived::Array { span, .. }) => Some(*span),
+            _ => None,
+        };
+        let saved = std::mem::replace(&mut self.outer_param_array, outer);
+        let ty = self.resolve_type(&p.ty);
+        self.outer_param_array = saved;
+        ty
     }
 
     // ------------------------------------------------------------- tags

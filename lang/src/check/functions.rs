@@ -214,7 +214,7 @@ impl Checker {
         for ((ty, pname, span), p) in params.iter().zip(&f.params) {
             let id = if f.body.is_some() {
                 // `const int n` makes the parameter read-only in the body.
-                let is_const = p.ty.is_const_object();
+                let is_const = p.ty.is_const_param();
                 // `double A[n][m]`: the lengths name earlier parameters.
                 let ty = self.redo_variable_param(ty, p);
                 self.new_local(pname, ty, is_const, *span)

@@ -1254,6 +1254,31 @@ fn repo_file(rel: &str) -> std::path::PathBuf {
         .join(rel)
 }
 
+#[test]
+fn restrict_in_array_parameter_brackets_is_restrict() {
+    // C99 6.7.5.3p7: `double a[restrict 10]` is `double *restrict a`.
+    let p = ok(
+        "void f(int n, double a[restrict static 10], const double b[const 10], \
+                double *restrict c, double d[static 2]) { n = 1; a = 0; c = 0; d = 0; } \
+                int main(void) { return 0; }",
+    );
+    assert_eq!(p.funcs[0].restrict_params, vec![1, 3]);
+    err(
+        "void f(const double b[const 10]) { b = 0; }",
+        "1:36: cannot assign to `b`: it is declared `const`",
+    );
+    // A `const` element type does not make the pointer parameter const.
+    ok("void f(const double b[10]) { b = 0; } int main(void) { return 0; }");
+    err(
+        "int main(void) { double x[restrict 3]; return 0; }",
+        "1:26: `static` and qualifiers inside `[]` are only allowed in the outermost array of a parameter",
+    );
+    err(
+        "void f(double m[2][static 3]);",
+        "1:19: `static` and qualifiers inside `[]` are only allowed in the outermost array of a parameter",
+    );
+}
+
 fn pc_files(dir: &str) -> Vec<std::path::PathBuf> {
     let mut v: Vec<_> = std::fs::read_dir(repo_file(dir))
         .map(|d| d.filter_map(|e| e.ok()).map(|e| e.path()).collect())

@@ -234,6 +234,6 @@ impl Checker {
         if !is_variably_modified(ty) {
             return ty.clone();
         }
-        super::decls::adjust_param(self.resolve_type(&p.ty))
+        super::decls::adjust_param(self.resolve_param_type(p))
     }
 }

@@ -191,6 +191,15 @@ pub(crate) fn suffix_abstract(mut d: Vec<Derived>, part: Derived) -> Vec<Derived
     d
 }
 
+/// The union of the words in an array's brackets (`[const restrict static 3]`).
+pub(crate) fn array_quals(words: &[ArrayQuals]) -> ArrayQuals {
+    words.iter().fold(ArrayQuals::default(), |a, w| ArrayQuals {
+        is_const: a.is_const || w.is_const,
+        is_restrict: a.is_restrict || w.is_restrict,
+        is_static: a.is_static || w.is_static,
+    })
+}
+
 pub(crate) fn pointers(sink: &mut Sink, stars: Vec<(bool, bool, Span)>) -> Vec<Derived> {
     if stars.len() > 255
         && let (Some(a), Some(b)) = (stars.first(), stars.last())
