@@ -126,20 +126,24 @@ impl Checker {
                     if self.globals[gi].is_static != d.quals.is_static {
                         let (msg, this, before) = if d.quals.is_static {
                             (
-                                "static declaration of `{}` follows non-static declaration",
+                                format!(
+                                    "static declaration of `{name}` follows non-static declaration"
+                                ),
                                 "declared `static` here",
                                 "declared without `static` here",
                             )
                         } else {
                             (
-                                "non-static declaration of `{}` follows static declaration",
+                                format!(
+                                    "non-static declaration of `{name}` follows static declaration"
+                                ),
                                 "declared without `static` here",
                                 "declared `static` here",
                             )
                         };
                         let prev = self.globals[gi].span;
                         self.push(
-                            Diagnostic::error(decl.name.span, msg.replace("{}", name))
+                            Diagnostic::error(decl.name.span, msg)
                                 .with_label(this)
                                 .with_secondary(prev, before)
                                 .with_help("declare it `static` everywhere, or nowhere (`extern` may follow `static`)"),

@@ -128,25 +128,7 @@ impl Checker {
         }
         let fields = self.fields_of(&obj.ty).unwrap_or_default();
         let Some((_, fty, offset)) = fields.iter().find(|f| f.0 == field.name) else {
-            let sname = match &obj.ty {
-                CType::Struct(id) => match self.structs.get(id.0 as usize) {
-                    Some(s) => format!("struct `{}`", s.layout.name),
-                    None => "this struct".to_string(),
-                },
-                _ => "`dim3`".to_string(),
-            };
-            let names: Vec<&str> = fields.iter().map(|f| f.0.as_str()).collect();
-            let mut d =
-                Diagnostic::error(field.span, format!("{sname} has no field `{}`", field.name))
-                    .with_label("unknown field");
-            d = match crate::check::closest(&field.name, names.iter().copied()) {
-                Some(s) => d.with_help(format!("did you mean `{s}`?")),
-                None => {
-                    let list: Vec<String> = names.iter().map(|n| format!("`{n}`")).collect();
-                    d.with_help(format!("its fields are {}", list.join(", ")))
-                }
-            };
-            self.push(d);
+            self.no_such_field(&obj.ty, &fields, field);
             return err_expr(span);
         };
         mk(
@@ -213,17 +195,7 @@ impl Checker {
                     }
                     let fields = self.fields_of(&ty).unwrap_or_default();
                     let Some((_, fty, at)) = fields.iter().find(|f| f.0 == name.name) else {
-                        let t = self.ty_name(&ty);
-                        let names: Vec<&str> = fields.iter().map(|f| f.0.as_str()).collect();
-                        let mut d = Diagnostic::error(
-                            name.span,
-                            format!("`{t}` has no member `{}`", name.name),
-                        )
-                        .with_label("unknown member");
-                        if let Some(s) = crate::check::closest(&name.name, names.iter().copied()) {
-                            d = d.with_help(format!("did you mean `{s}`?"));
-                        }
-                        self.push(d);
+                        self.no_such_field(&ty, &fields, name);
                         return err_expr(span);
                     };
                     offset = offset.saturating_add(*at);
@@ -263,5 +235,28 @@ impl Checker {
             }
         }
         int_const(offset as i64, CType::Long, span)
+    }
+
+    /// Reports `field`, which `ty` (a struct, a union or `dim3`, whose
+    /// `fields` these are) does not have, with the closest name or the list.
+    fn no_such_field(&mut self, ty: &CType, fields: &[(String, CType, u64)], field: &ast::Ident) {
+        let sname = match ty {
+            CType::Struct(id) => match self.structs.get(id.0 as usize) {
+                Some(s) => format!("struct `{}`", s.layout.name),
+                None => "this struct".to_string(),
+            },
+            _ => "`dim3`".to_string(),
+        };
+        let names: Vec<&str> = fields.iter().map(|f| f.0.as_str()).collect();
+        let d = Diagnostic::error(field.span, format!("{sname} has no field `{}`", field.name))
+            .with_label("unknown field");
+        let d = match crate::check::closest(&field.name, names.iter().copied()) {
+            Some(s) => d.with_help(format!("did you mean `{s}`?")),
+            None => {
+                let list: Vec<String> = names.iter().map(|n| format!("`{n}`")).collect();
+                d.with_help(format!("its fields are {}", list.join(", ")))
+            }
+        };
+        self.push(d);
     }
 }
