@@ -118,6 +118,9 @@ mod tape_stats;
 
 use corpus::{files, programs, root};
 use libtest_mimic::{Arguments, Completion, Failed, Trial};
+// The directives (`// key: value`, `; key: value` in parir text) and the
+// bless rule every harness shares.
+use parc_testkit::{blessing, directive};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -130,30 +133,10 @@ fn parc() -> Command {
     cmd
 }
 
-fn blessing() -> bool {
-    std::env::var_os("PARC_BLESS").is_some_and(|v| v != "0")
-}
-
 /// Whether the program at `path` has a `// key: skip ...` line.
 fn marked_skip(path: &Path, key: &str) -> bool {
     std::fs::read_to_string(root().join(path))
         .is_ok_and(|s| directive(&s, key).is_some_and(|v| v.starts_with("skip")))
-}
-
-/// The `// key: value` directives in the first lines of a program (`;
-/// key: value` in parir text).
-fn directive(source: &str, key: &str) -> Option<String> {
-    source
-        .lines()
-        .take_while(|l| l.starts_with("//") || l.starts_with(';') || l.trim().is_empty())
-        .find_map(|l| {
-            l.trim_start_matches("//")
-                .trim_start_matches(';')
-                .trim()
-                .strip_prefix(key)
-                .and_then(|rest| rest.strip_prefix(':'))
-                .map(|v| v.trim().to_string())
-        })
 }
 
 struct Expectations {

@@ -468,7 +468,7 @@ fn blessed(name: &str, src: &str, level: u8, f: &str, acts: &[Activity]) {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/plans")
         .join(format!("{name}.plan"));
-    if std::env::var_os("PARC_BLESS").is_some() {
+    if parc_testkit::blessing() {
         std::fs::create_dir_all(path.parent().expect("a folder")).expect("tests/plans");
         std::fs::write(&path, &text).expect("the blessed plan is written");
         return;

@@ -19,6 +19,7 @@
 use parc_ir::interp::{Config, run_main};
 use parc_ir::verify::verify_module;
 use parc_ir::{Module, OptLevel};
+use parc_testkit::directive;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
@@ -42,20 +43,6 @@ fn programs() -> Vec<PathBuf> {
     }
     files.sort();
     files
-}
-
-/// The `// key: value` directive in the first comment lines.
-fn directive(source: &str, key: &str) -> Option<String> {
-    source
-        .lines()
-        .take_while(|l| l.starts_with("//") || l.trim().is_empty())
-        .find_map(|l| {
-            l.trim_start_matches("//")
-                .trim()
-                .strip_prefix(key)
-                .and_then(|rest| rest.strip_prefix(':'))
-                .map(|v| v.trim().to_string())
-        })
 }
 
 /// Parses, checks and lowers; the module verifies.
