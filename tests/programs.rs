@@ -102,6 +102,10 @@
 //! A `// flags: ...` line gives parc (not gcc) compiler flags for every
 //! run of the program, e.g. `-fopenmp`.
 //!
+//! A `NAME.stdin` file beside a program is its standard input in every run
+//! of it (the interpreter, the JIT, executables, shared libraries' C
+//! drivers and the gcc build); without one, standard input is empty.
+//!
 //! `PARC_BLESS=1 cargo test --test programs` rewrites the expected files from
 //! what parc does now; review the diff before committing it.
 //!
@@ -131,6 +135,17 @@ fn parc() -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_parc"));
     cmd.current_dir(root()).stdin(Stdio::null());
     cmd
+}
+
+/// The standard input of a run of the program at `path`: its `NAME.stdin`
+/// file if there is one, else nothing.
+fn stdin_of(path: &Path) -> Result<Stdio, Failed> {
+    let file = root().join(path.with_extension("stdin"));
+    if file.is_file() {
+        Ok(Stdio::from(std::fs::File::open(file)?))
+    } else {
+        Ok(Stdio::null())
+    }
 }
 
 /// Whether the program at `path` has a `// key: skip ...` line.
@@ -282,7 +297,8 @@ fn run_interp_with(
         .args(options)
         .arg(path)
         .arg("--")
-        .args(args);
+        .args(args)
+        .stdin(stdin_of(path)?);
     Ok(run_with_timeout(cmd, limit)?.0)
 }
 
@@ -339,6 +355,7 @@ fn check_against_gcc(path: &Path, openmp: bool) -> Result<(), Failed> {
     let mut cmd = Command::new(&exe);
     cmd.args(&exp.args)
         .current_dir(root())
+        .stdin(stdin_of(path)?)
         .env("OMP_NUM_THREADS", "2");
     let (gcc_out, _) = run_with_timeout(cmd, Duration::from_secs(60))?;
     let _ = std::fs::remove_file(&exe);
@@ -592,7 +609,8 @@ fn run_native(path: &Path, args: &[String], how: Native) -> Result<Output, Faile
             build_with_parc(path, &["--emit", "exe"], &exe)?;
             let mut cmd = Command::new(&exe);
             cmd.current_dir(root())
-                .env("PARC_NUM_THREADS", workers.to_string());
+                .env("PARC_NUM_THREADS", workers.to_string())
+                .stdin(stdin_of(path)?);
             cmd.args(args);
             let out = run_with_timeout(cmd, limit);
             let _ = std::fs::remove_file(&exe);
@@ -611,13 +629,14 @@ fn run_native(path: &Path, args: &[String], how: Native) -> Result<Output, Faile
                 ),
             )?;
             let driver = dir.join(format!("{stem}_driver"));
-            return run_c_driver(&driver_c, &[], &lib, &driver, args, workers, limit);
+            let stdin = stdin_of(path)?;
+            return run_c_driver(&driver_c, &[], &lib, &driver, args, workers, limit, stdin);
         }
     };
     if !matches!(how, Native::Ir) {
         cmd.args(flags_of(path));
     }
-    cmd.arg("--").args(args);
+    cmd.arg("--").args(args).stdin(stdin_of(path)?);
     Ok(run_with_timeout(cmd, limit)?.0)
 }
 
@@ -1162,6 +1181,8 @@ int main(void) {
 /// shared library `lib`, whose header is beside it, as `driver`, and runs
 /// it with `args` at `workers` workers in the repository's root (killed
 /// after `limit`); its output, whatever its status.
+// The driver's build inputs and its run's settings, each used once.
+#[allow(clippy::too_many_arguments)]
 fn run_c_driver(
     source: &Path,
     defines: &[String],
@@ -1170,6 +1191,7 @@ fn run_c_driver(
     args: &[String],
     workers: u32,
     limit: Duration,
+    stdin: Stdio,
 ) -> Result<std::process::Output, Failed> {
     let dir = lib.parent().unwrap_or(Path::new("."));
     let cc = Command::new("cc")
@@ -1193,6 +1215,7 @@ fn run_c_driver(
     let mut cmd = Command::new(driver);
     cmd.current_dir(root())
         .env("PARC_NUM_THREADS", workers.to_string())
+        .stdin(stdin)
         .args(args);
     let out = run_with_timeout(cmd, limit);
     // A library and its driver embed the runtime (megabytes each); a full
@@ -1230,7 +1253,16 @@ fn check_c_library(path: &Path, workers: u32) -> Result<(), Failed> {
     let driver = dir.join(format!("{stem}_driver"));
     let source = root().join(path.with_extension("c"));
     let limit = Duration::from_secs(60);
-    let out = run_c_driver(&source, &[], &lib, &driver, &[], workers, limit)?;
+    let out = run_c_driver(
+        &source,
+        &[],
+        &lib,
+        &driver,
+        &[],
+        workers,
+        limit,
+        Stdio::null(),
+    )?;
     let exp = expectations(path)?;
     driver_status(&out, exp.exit)?;
     compare_file(
@@ -1282,6 +1314,7 @@ fn check_grad_lib(sample: &str, grads: &[&str], serial: bool) -> Result<Completi
         &[],
         2,
         Duration::from_secs(60),
+        Stdio::null(),
     )?;
     driver_status(&out, 0)?;
     let (checks, _) = split_checks(&String::from_utf8_lossy(&out.stdout))?;
