@@ -20,10 +20,15 @@
 //! (`long double` is `double` in parc). Not supported: `%n` (it writes
 //! through its argument), wide characters (`%lc`, `%ls`), positional
 //! arguments (`%1$d`).
+//!
+//! `scanf` formats are parsed and scanned beside them (see `scan.rs`), for
+//! the same three readers: the checker, the interpreter and the runtime.
 
 mod format;
+mod scan;
 
 pub use format::{Memory, Slot, format};
+pub use scan::{ScanArg, ScanConv, ScanPiece, Scanner, parse_scan, scan};
 
 use std::fmt;
 
