@@ -18,8 +18,11 @@
 //!   result, match the directives as `print` does, and check the file's
 //!   `; stat: NAME = N` lines: the pass's counter `NAME` (as `--stats`
 //!   prints it, absent = 0) must be `N`, and `; stat: changed = true`
-//!   (or `false`) is what the pass returned. A pass file needs a check or
-//!   a stat, so that it can fail.
+//!   (or `false`) is what the pass returned; `; stat: again.NAME = N` is
+//!   the same for a second run of the pass over its own output. A pass
+//!   file needs a check or a stat, so that it can fail. With a header line
+//!   `; exit: N`, `@main` runs in the reference interpreter before and
+//!   after the pass: it must exit with N both times and print the same.
 //!
 //! Every test also checks the round trip of whatever it read. `; ` comments
 //! are ignored by the reader, so directives live in the file itself.
@@ -118,20 +121,90 @@ pub fn run_file(path: &Path, bless: bool, passes: Option<PassRunner>) -> Outcome
             let Some(runner) = passes else {
                 return Outcome::Skipped(format!("pass `{name}` (no passes in this crate)"));
             };
-            let report = match runner(&name, &mut module) {
-                None => return Outcome::Failed(format!("unknown pass `{name}`")),
-                Some(Err(e)) => return Outcome::Failed(format!("pass `{name}` failed: {e}")),
-                Some(Ok(report)) => report,
+            let exit = crate::directive(&text, "exit");
+            let before = match &exit {
+                Some(_) => match run_main(&module) {
+                    Ok(r) => Some(r),
+                    Err(e) => return Outcome::Failed(format!("before `{name}`: {e}")),
+                },
+                None => None,
             };
-            if let Err(errors) = verify_module(&module) {
-                return Outcome::Failed(format!(
-                    "the module does not verify after `{name}`:\n{}",
-                    join_errors(&errors)
-                ));
+            let report = match run_pass(runner, &name, &mut module) {
+                Ok(r) => r,
+                Err(e) => return Outcome::Failed(e),
+            };
+            if let (Some(exit), Some(before)) = (exit, before)
+                && let Err(e) = check_run(&module, &exit, &before)
+            {
+                return Outcome::Failed(e);
             }
-            run_pass_checks(path, &text, &print_module(&module), &report, bless)
+            // `again.NAME` stats are the counters of a second run over the
+            // pass's own output (`; stat: again.changed = false`: it is
+            // done in one run).
+            let again = if crate::directive_lines(&text, "stat")
+                .iter()
+                .any(|s| s.starts_with("again."))
+            {
+                match run_pass(runner, &name, &mut module.clone()) {
+                    Ok(r) => Some(r),
+                    Err(e) => return Outcome::Failed(format!("second run: {e}")),
+                }
+            } else {
+                None
+            };
+            let reports = Reports {
+                first: report,
+                again,
+            };
+            run_pass_checks(path, &text, &print_module(&module), &reports, bless)
         }
     }
+}
+
+/// Runs the pass and verifies its output.
+fn run_pass(runner: PassRunner, name: &str, module: &mut Module) -> Result<PassReport, String> {
+    let report = match runner(name, module) {
+        None => return Err(format!("unknown pass `{name}`")),
+        Some(Err(e)) => return Err(format!("pass `{name}` failed: {e}")),
+        Some(Ok(report)) => report,
+    };
+    verify_module(module).map_err(|errors| {
+        format!(
+            "the module does not verify after `{name}`:\n{}",
+            join_errors(&errors)
+        )
+    })?;
+    Ok(report)
+}
+
+/// `@main` in the reference interpreter: its exit status and output.
+fn run_main(module: &Module) -> Result<(i32, String), String> {
+    let mut out = Vec::new();
+    let status = parc_ir::interp::run_main(module, &Default::default(), &mut out)
+        .map_err(|e| format!("@main does not run: {}", e.message))?;
+    Ok((status, String::from_utf8_lossy(&out).into_owned()))
+}
+
+/// `; exit: N`: `@main` exits with N before the pass and after it, and
+/// prints the same.
+fn check_run(module: &Module, exit: &str, before: &(i32, String)) -> Result<(), String> {
+    let want: i32 = exit
+        .parse()
+        .map_err(|_| format!("bad `; exit: {exit}` (write `; exit: N`)"))?;
+    if before.0 != want {
+        return Err(format!(
+            "@main exits with {} before the pass, not {want}",
+            before.0
+        ));
+    }
+    let after = run_main(module).map_err(|e| format!("after the pass: {e}"))?;
+    if after != *before {
+        return Err(format!(
+            "@main changed: before the pass it exited with {} printing {:?}, after it with {} printing {:?}",
+            before.0, before.1, after.0, after.1
+        ));
+    }
+    Ok(())
 }
 
 fn check_roundtrip(module: &Module) -> Result<(), String> {
@@ -294,8 +367,19 @@ fn parse_stat(s: &str) -> Result<Stat, String> {
     })
 }
 
-/// What the pass reported for a stat's name.
-fn reported(report: &PassReport, name: &str) -> String {
+/// What a pass file's runs reported: the pass, and (for `again.` stats)
+/// a second run of it.
+struct Reports {
+    first: PassReport,
+    again: Option<PassReport>,
+}
+
+/// What the runs reported for a stat's name.
+fn reported(reports: &Reports, name: &str) -> String {
+    let (report, name) = match (name.strip_prefix("again."), &reports.again) {
+        (Some(rest), Some(again)) => (again, rest),
+        _ => (&reports.first, name),
+    };
     if name == "changed" {
         report.changed.to_string()
     } else {
@@ -307,7 +391,7 @@ fn run_pass_checks(
     path: &Path,
     text: &str,
     output: &str,
-    report: &PassReport,
+    report: &Reports,
     bless: bool,
 ) -> Outcome {
     let stats: Result<Vec<Stat>, String> = crate::directive_lines(text, "stat")
