@@ -91,35 +91,3 @@ fn dead_stores(
     }
     dead
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use parc_ir::read::read_module;
-
-    fn run_text(text: &str) -> (u64, String) {
-        let mut m = read_module(text).expect("parses");
-        let mut ctx = PassContext::default();
-        let changed = run(&mut m, &mut ctx);
-        let n = ctx.stats.get("dse.removed").copied().unwrap_or(0);
-        assert_eq!(changed, n > 0);
-        (n, parc_ir::print::print_module(&m))
-    }
-
-    #[test]
-    fn a_store_overwritten_unread_goes() {
-        let (n, out) = run_text(
-            "func @f(ptr, f64) {\nblock0(v0: ptr, v1: f64):\n    v2 = fconst.f64 0.0\n    store v2, v0\n    v3 = fadd v2, v1\n    store v3, v0\n    return\n}\n",
-        );
-        assert_eq!(n, 1, "{out}");
-        assert!(!out.contains("store v2"), "{out}");
-    }
-
-    #[test]
-    fn a_read_in_between_keeps_the_store() {
-        let (n, out) = run_text(
-            "func @f(ptr, ptr, f64) {\nblock0(v0: ptr, v1: ptr, v2: f64):\n    store v2, v0\n    v3 = load.f64 v1\n    store v3, v0\n    return\n}\n",
-        );
-        assert_eq!(n, 0, "{out}");
-    }
-}

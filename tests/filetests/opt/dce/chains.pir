@@ -1,4 +1,6 @@
 ; test: pass dce
+; stat: dce.removed = 4
+; stat: again.changed = false
 ; A chain of unused arithmetic and an unused load go; the store, the
 ; possibly-trapping division and its operands stay.
 ; check: func @f(i32, ptr) -> i32 {

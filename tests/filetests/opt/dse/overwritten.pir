@@ -1,4 +1,6 @@
 ; test: pass dse
+; stat: dse.removed = 1
+; stat: changed = true
 ; @zeroed is what a gradient's reverse leaves once gvn has forwarded the
 ; zero: the adjoint is read, zeroed, and the sum stored back, so the zeroing
 ; store is overwritten unread and goes. In @read_between a load that may
