@@ -26,7 +26,8 @@
 //!
 //! Needed returns are found as a least fixpoint over the call graph: start
 //! with the functions that must keep theirs, and add every function a live
-//! call reaches, until nothing changes. A cycle of functions that only
+//! call reaches, with a work list (each function's calls are looked at
+//! at most twice: as if its return were dead, and once it is needed). A cycle of functions that only
 //! pass each other's values to their own returns stays dead.
 
 use crate::PassContext;
@@ -57,18 +58,29 @@ pub fn run(module: &mut Module, ctx: &mut PassContext) -> bool {
         .filter(|(id, f)| !candidate(*id, f))
         .map(|(id, _)| id)
         .collect();
-    loop {
-        let mut grew = false;
-        for (id, f) in module.funcs.iter() {
-            if f.is_declaration() {
-                continue;
-            }
-            for callee in live_callees(f, needed.contains(&id)) {
-                grew |= needed.insert(callee);
+    // A function's live calls depend only on whether its own return is
+    // needed: those it makes either way, then, with a work list, those of
+    // each function once its return is found needed.
+    let mut work: Vec<FuncId> = needed.iter().copied().collect();
+    for (id, f) in module.funcs.iter() {
+        if f.is_declaration() || needed.contains(&id) {
+            continue;
+        }
+        for callee in live_callees(f, false) {
+            if needed.insert(callee) {
+                work.push(callee);
             }
         }
-        if !grew {
-            break;
+    }
+    while let Some(id) = work.pop() {
+        let f = &module.funcs[id];
+        if f.is_declaration() {
+            continue;
+        }
+        for callee in live_callees(f, true) {
+            if needed.insert(callee) {
+                work.push(callee);
+            }
         }
     }
     let mut rewritten = 0;
