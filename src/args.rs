@@ -95,6 +95,12 @@ pub(crate) struct PpArgs {
     /// beside `-fassociative-math`, as given (they change nothing here).
     /// `-fopt-info-vec` (`-optimized`, `-missed`, `-all`): gcc's remarks
     /// on the vectorized loops, the others, or both (see `--explain-vec`).
+    /// `-fno-whole-program`: keep an executable's functions exported. By
+    /// default (`-fwhole-program`, as gcc spells it) an executable that
+    /// links no native object or library of the user's is the whole
+    /// program: its functions but `main` become `static`, so a function
+    /// called once is inlined where it is called and the functions `main`
+    /// never reaches are not compiled.
     /// The last of `-fX` and `-fno-X` wins.
     #[arg(short = 'f', value_name = "FEATURE", value_parser = [
         "openmp", "no-openmp",
@@ -102,6 +108,7 @@ pub(crate) struct PpArgs {
         "signed-zeros", "no-signed-zeros", "trapping-math", "no-trapping-math",
         "vectorize", "no-vectorize", "tree-vectorize", "no-tree-vectorize",
         "opt-info-vec", "opt-info-vec-optimized", "opt-info-vec-missed", "opt-info-vec-all",
+        "whole-program", "no-whole-program",
     ])]
     pub(crate) feature: Vec<String>,
     /// Every `-D` and `-U`, in command-line order (clap keeps each flag's
@@ -362,6 +369,16 @@ impl GccArgs {
             .collect()
     }
 
+    /// True when native code that could call the program's functions by
+    /// name is linked in: objects, archives, linker flags, or a `-l`
+    /// library beyond the C library's own. Without any, an executable is
+    /// the whole program (see `parc_opt::passes::internalize`).
+    pub(crate) fn links_foreign_code(&self) -> bool {
+        !self.objects.is_empty()
+            || !self.linker.is_empty()
+            || self.libs.iter().any(|l| !SYSTEM_LIBS.contains(&l.as_str()))
+    }
+
     /// The `-l` libraries that the JIT of `parc run` does not have.
     pub(crate) fn refuse_libs_for_jit(&self) -> Result<(), ExitCode> {
         match self
@@ -532,6 +549,7 @@ impl OptArgs {
             ad_task_tape_headers: ad.ad_no_flat_tapes,
             ad_checkpoint: ad.checkpoint(),
             serial: false,
+            whole_program: false,
             library: false,
             gpu: false,
             pp: parc_lang::pp::Options::default(),

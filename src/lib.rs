@@ -93,6 +93,10 @@ pub struct Options {
     /// Compile the serial elision (`--serial`): `serial-elision` runs right
     /// after lowering, so the optimizer and the AD see serial code.
     pub serial: bool,
+    /// The module is the whole program (an executable linking no native
+    /// code that could call into it): `internalize` makes its exported
+    /// functions but `main` `static` before the pipeline.
+    pub whole_program: bool,
     /// Building a library or an object file: the program need not define
     /// `main`.
     pub library: bool,
@@ -723,7 +727,15 @@ fn pipeline(
     };
     inst.context.options = options.passes.clone();
     if options.serial {
-        elide_parallelism(&mut module, &mut inst)?;
+        driver_pass(
+            "serial-elision",
+            "the serial elision",
+            &mut module,
+            &mut inst,
+        )?;
+    }
+    if options.whole_program {
+        driver_pass("internalize", "internalization", &mut module, &mut inst)?;
     }
     // The AD runs at most once; its report and time are kept for the
     // caller and `--time-passes`.
@@ -853,26 +865,30 @@ fn pipeline(
     })
 }
 
-/// `--serial`: the serial elision (`serial-elision`, see its module doc),
-/// before the pipeline and the AD, so that both work on plain serial code.
-/// Timed, counted, dumped and verified like a pass of the pipeline.
-fn elide_parallelism(
+/// A pass the driver runs before the pipeline when the options ask for
+/// it (`serial-elision` for `--serial`: the optimizer and the AD then see
+/// plain serial code; `internalize` for a whole program). Timed, counted,
+/// dumped and verified like a pass of the pipeline.
+fn driver_pass(
+    name: &'static str,
+    what: &str,
     module: &mut Module,
     inst: &mut parc_opt::Instrumentation<'_>,
 ) -> Result<(), CompileError> {
-    const NAME: &str = "serial-elision";
     let start = Instant::now();
-    if parc_opt::passes::serial_elision::run(module, &mut inst.context) {
-        inst.context.count(&format!("{NAME}.changed"), 1);
+    let run =
+        parc_opt::pass_by_name(name).ok_or_else(|| internal_error(&format!("no pass `{name}`")))?;
+    if run(module, &mut inst.context) {
+        inst.context.count(&format!("{name}.changed"), 1);
     }
-    inst.times.push((NAME.to_string(), start.elapsed()));
+    inst.times.push((name.to_string(), start.elapsed()));
     if let Some(hook) = inst.after_pass.as_mut() {
-        hook(NAME, module).map_err(|rendered| CompileError {
+        hook(name, module).map_err(|rendered| CompileError {
             rendered,
             internal: true,
         })?;
     }
-    verified(module, "the serial elision")
+    verified(module, what)
 }
 
 fn internal_error(message: &str) -> CompileError {
@@ -1163,6 +1179,43 @@ mod tests {
                 assert!(!e.internal, "{}", e.rendered);
                 e.rendered
             }
+        }
+    }
+
+    #[test]
+    fn a_whole_program_keeps_only_main_and_what_it_reaches() {
+        let src = "int once(int x) { return x * 3 + 1; }\n\
+                   int unused(int x) { return x - 1; }\n\
+                   int main(int argc, char **argv) { return once(argc); }\n";
+        let build = |whole_program| {
+            let options = Options {
+                whole_program,
+                ..Options::default()
+            };
+            match compile("t.pc", src, &options) {
+                Ok(c) => c.module,
+                Err(e) => panic!("{}", e.rendered),
+            }
+        };
+        let whole = build(true);
+        let func = |m: &Module, name: &str| {
+            let id = m.func_by_name(name).expect("the function is in the module");
+            m.funcs[id].clone()
+        };
+        // `once` was inlined into `main` and retired; nothing reaches `unused`.
+        for name in ["once", "unused"] {
+            let f = func(&whole, name);
+            assert!(f.is_retired(), "`{name}`: {:?} with a body", f.linkage);
+        }
+        assert_eq!(func(&whole, "main").linkage, Linkage::Export);
+        // Exported, both stay for callers outside the module.
+        let open = build(false);
+        for name in ["once", "unused"] {
+            let f = func(&open, name);
+            assert!(
+                f.linkage == Linkage::Export && !f.is_declaration(),
+                "`{name}`"
+            );
         }
     }
 

@@ -481,6 +481,8 @@ fn run(args: RunArgs) -> ExitCode {
     };
     let options = Options {
         serial: args.tapir.serial,
+        whole_program: args.pp.last_of(&["whole-program"]).unwrap_or(true)
+            && !args.opt.gcc.links_foreign_code(),
         gpu,
         pp: args.pp.options(),
         passes: args.pp.passes(),
@@ -733,6 +735,9 @@ fn build_inputs(mut args: BuildArgs) -> ExitCode {
         // Only an executable needs `main`; IR text of a library is useful
         // too.
         library: args.emit != Emit::Exe,
+        whole_program: args.emit == Emit::Exe
+            && args.pp.last_of(&["whole-program"]).unwrap_or(true)
+            && !args.opt.gcc.links_foreign_code(),
         gpu: args.emit == Emit::Ptx || embeds_ptx,
         pp: args.pp.options(),
         passes: args.pp.passes(),

@@ -316,6 +316,39 @@ impl Function {
         }
     }
 
+    /// The functions its placed instructions name: callees, launched
+    /// kernels and functions whose address it takes.
+    pub fn referenced_functions(&self) -> impl Iterator<Item = FuncId> + '_ {
+        self.placed_insts().filter_map(|(_, i)| match self.inst(i) {
+            InstKind::Call { func, .. } => Some(*func),
+            InstKind::FuncAddr(func) => Some(*func),
+            InstKind::Launch { kernel, .. } => Some(*kernel),
+            _ => None,
+        })
+    }
+
+    /// Drops the body of a function nothing calls or takes the address of
+    /// any more (its copies were inlined, or nothing reached it). What
+    /// remains is its name, for the source positions of code inlined from
+    /// it ([`SrcLoc::func`]), which name it in run-time errors: a *retired*
+    /// function, `local` without a body ([`Function::is_retired`]).
+    /// Backends emit nothing for it, and the verifier refuses any
+    /// instruction that names it.
+    pub fn retire(&mut self) {
+        *self = Function {
+            name: std::mem::take(&mut self.name),
+            sig: std::mem::take(&mut self.sig),
+            kind: self.kind,
+            linkage: Linkage::Local,
+            ..Function::default()
+        };
+    }
+
+    /// True for a function [`Function::retire`] emptied.
+    pub fn is_retired(&self) -> bool {
+        self.linkage == Linkage::Local && self.is_declaration()
+    }
+
     /// Iterates over `(block, inst)` for every placed instruction, in order.
     pub fn placed_insts(&self) -> impl Iterator<Item = (Block, Inst)> + '_ {
         self.layout

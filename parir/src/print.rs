@@ -14,6 +14,7 @@
 //! global @optind import size 4 align 4              ; defined elsewhere
 //! declare @ext(f64) -> f64                          ; linkage import
 //! declare variadic @log_msg(ptr) -> i32              ; C's `...` after the ptr
+//! declare local @helper(i32) -> i32                 ; retired (a name only)
 //! func local kernel @k(ptr, i32) {                  ; linkage, kind
 //! func device convergent @f(i32) {                  ; reaches a barrier
 //! func @axpy(ptr noalias, ptr noalias, f64, i32) {   ; C's `restrict`

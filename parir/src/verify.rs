@@ -10,7 +10,8 @@
 //! - Function names are unique in the module; so are global names (calls
 //!   and the text form refer to them by name).
 //! - A function has a body (a non-empty layout) exactly when its linkage is
-//!   not `import`.
+//!   not `import`, except a retired one (`local` without a body: a name
+//!   for source positions, see `Function::retire`).
 //! - A kernel returns nothing.
 //!
 //! # Gradient requests `[gradient]`
@@ -122,7 +123,8 @@
 //!   that type.
 //!
 //! # Calls `[call]`
-//! - A call names an existing function that is not a kernel, with as many
+//! - A call names an existing function that is neither a kernel nor
+//!   retired (`Function::retire`; so do `func_addr` and `launch`), with as many
 //!   arguments as its parameters, of the same types (a `variadic`
 //!   declaration takes more, promoted: `i32`, `i64`, `f64` or `ptr`); the
 //!   result, if any, has the callee's return type. Only a declaration
@@ -542,7 +544,7 @@ impl<'a> FuncVerifier<'a> {
         let func = self.func;
         // Module-level rules about this function.
         let has_body = !func.layout.is_empty();
-        if has_body == (func.linkage == Linkage::Import) {
+        if has_body == (func.linkage == Linkage::Import) && !func.is_retired() {
             let msg = if has_body {
                 "an imported function cannot have a body"
             } else {
@@ -989,8 +991,16 @@ impl<'a> FuncVerifier<'a> {
                 want_result(&mut e, &name, rt, Type::Ptr);
             }
             FuncAddr(f) => {
-                if !self.module.funcs.is_valid(*f) {
-                    e("call", format!("{f} does not exist"));
+                match self.module.funcs.get(*f) {
+                    None => e("call", format!("{f} does not exist")),
+                    Some(g) if g.is_retired() => e(
+                        "call",
+                        format!(
+                            "takes the address of {}, which was retired",
+                            name_ref(&g.name)
+                        ),
+                    ),
+                    Some(_) => {}
                 }
                 want_result(&mut e, &name, rt, Type::Ptr);
             }
@@ -1169,6 +1179,10 @@ impl<'a> FuncVerifier<'a> {
             }
             Call { func, args } => match self.module.funcs.get(*func) {
                 None => e("call", format!("calls {func}, which does not exist")),
+                Some(callee) if callee.is_retired() => e(
+                    "call",
+                    format!("calls {}, which was retired", name_ref(&callee.name)),
+                ),
                 Some(callee) => {
                     let callee_name = name_ref(&callee.name);
                     match callee.kind {
@@ -1240,6 +1254,10 @@ impl<'a> FuncVerifier<'a> {
                 }
                 match self.module.funcs.get(*kernel) {
                     None => e("call", format!("launches {kernel}, which does not exist")),
+                    Some(k) if k.is_retired() => e(
+                        "call",
+                        format!("launches {}, which was retired", name_ref(&k.name)),
+                    ),
                     Some(k) => {
                         let kname = name_ref(&k.name);
                         if k.kind != FuncKind::Kernel {

@@ -40,12 +40,23 @@
 //!   hoists `mag(in, n)` out of the parallel loop only while it is a call;
 //! - `size(g) <=` [`MAX_SIZE`], or `<=` [`MAX_SIZE_ONE_SITE`] when the call
 //!   is the only call of a `local` (`static`) `g` in the module, so the
-//!   copy replaces `g` and the program does not grow (`.too-big`). An
+//!   copy replaces `g` and the program does not grow (`.too-big`): `g`
+//!   is retired once its caller's turn is over (`inline.retired`; its
+//!   name stays for the positions copied from it), unless its address is
+//!   taken or a gradient request names it. An
 //!   exported `g` stays for callers outside the module: each copy of it
 //!   is growth, and a chain of once-called exported functions would grow
 //!   every link by the whole chain below it, up to the larger limit;
 //! - the caller stays below [`MAX_CALLER_SIZE`] (`.caller-too-big`), which
 //!   bounds the growth of any one function;
+//! - the module's growth stays within its budget (`.unit-growth`): the
+//!   copies that do not replace their callee add at most
+//!   [`UNIT_GROWTH_PERCENT`] of the module's size before inlining, or
+//!   [`UNIT_GROWTH_MIN`] instructions if that is more. Bottom-up, the
+//!   budget goes to the calls met first; once it is spent, calls stay
+//!   calls. This bounds the whole program as `MAX_CALLER_SIZE` bounds one
+//!   function (a library of 20,000 exported functions each calling the
+//!   next would otherwise grow every one of them to `MAX_SIZE`);
 //! - the call is reachable from the caller's entry (`.unreachable`).
 //!
 //! **Self-recursion.** A function whose only cycle is a call of itself
@@ -109,7 +120,7 @@ use parc_ir::{
 };
 
 /// Largest callee inlined at any call site.
-pub const MAX_SIZE: usize = 40;
+pub const MAX_SIZE: usize = 300;
 /// Rounds of copies of its own body that a linearly self-recursive
 /// function receives (one self-call; see the module doc): seven, so that
 /// a call does eight levels' work, about as deep as gcc -O2 inlines fib
@@ -119,6 +130,12 @@ pub const LINEAR_SELF_COPIES: usize = 7;
 pub const MAX_SIZE_ONE_SITE: usize = 400;
 /// No caller grows beyond this many instructions by inlining.
 pub const MAX_CALLER_SIZE: usize = 20_000;
+/// How much inlining may grow the module, in percent of its size before
+/// (gcc's `inline-unit-growth`)...
+pub const UNIT_GROWTH_PERCENT: usize = 50;
+/// ...or by this many instructions, whichever is more (gcc's
+/// `large-unit-insns`: small programs are not limited).
+pub const UNIT_GROWTH_MIN: usize = 20_000;
 
 pub fn run(module: &mut Module, ctx: &mut PassContext) -> bool {
     let (order, recursive, self_only) = bottom_up(module);
@@ -130,10 +147,27 @@ pub fn run(module: &mut Module, ctx: &mut PassContext) -> bool {
             }
         }
     }
+    // Functions that must outlive their last call: code pointers, and
+    // the primals and gradients of gradient requests (the AD reads them).
+    let mut referenced: HashSet<FuncId> = module
+        .grad_requests
+        .iter()
+        .flat_map(|r| [r.primal, r.grad])
+        .collect();
+    for f in module.funcs.values() {
+        for (_, i) in f.placed_insts() {
+            if let InstKind::FuncAddr(g) = f.inst(i) {
+                referenced.insert(*g);
+            }
+        }
+    }
+    let total: usize = module.funcs.values().map(size).sum();
     let mut judge = Judge {
         recursive,
         sites,
         facts: HashMap::default(),
+        absorbed: Vec::new(),
+        growth_left: (total * UNIT_GROWTH_PERCENT / 100).max(UNIT_GROWTH_MIN),
     };
     let mut changed = false;
     for caller in order {
@@ -153,6 +187,15 @@ pub fn run(module: &mut Module, ctx: &mut PassContext) -> bool {
             super::simplify_cfg::run_function(&mut func);
             super::instcombine::run_function(&mut func);
             super::dce::run_function(&mut func);
+        }
+        // A `local` callee copied at its only call is gone: its body is
+        // dropped now (a chain of once-called functions would otherwise
+        // hold every link at its grown size until the end of the pass).
+        for g in judge.absorbed.drain(..) {
+            if !referenced.contains(&g) {
+                module.funcs[g].retire();
+                ctx.count("inline.retired", 1);
+            }
         }
         // Then copies of its own body at its self-calls (see the module
         // doc), with the body as it is now, its other callees inlined.
@@ -219,6 +262,12 @@ struct Judge {
     /// Calls of each function in the module before inlining.
     sites: HashMap<FuncId, usize>,
     facts: HashMap<FuncId, Facts>,
+    /// `local` callees inlined at their only call in the module, in the
+    /// current caller's turn.
+    absorbed: Vec<FuncId>,
+    /// Instructions copies may still add to the module (see
+    /// [`UNIT_GROWTH_PERCENT`]); a copy that replaces its callee adds none.
+    growth_left: usize,
 }
 
 impl Judge {
@@ -267,7 +316,8 @@ impl Judge {
         if facts.has_loop && an.loops.innermost(call_block).is_some() {
             return Some("loop-in-loop");
         }
-        let limit = if self.sites.get(&callee) == Some(&1) && g.linkage == Linkage::Local {
+        let replaces = self.sites.get(&callee) == Some(&1) && g.linkage == Linkage::Local;
+        let limit = if replaces {
             MAX_SIZE_ONE_SITE
         } else {
             MAX_SIZE
@@ -277,6 +327,14 @@ impl Judge {
         }
         if caller_size + facts.size > MAX_CALLER_SIZE {
             return Some("caller-too-big");
+        }
+        if !replaces {
+            // The copy adds the body; the call it replaces goes.
+            let growth = facts.size.saturating_sub(1);
+            if growth > self.growth_left {
+                return Some("unit-growth");
+            }
+            self.growth_left -= growth;
         }
         None
     }
@@ -456,6 +514,11 @@ fn inline_into(
             caller_size = caller_size + done.added - 1;
             judged.extend(done.copied_calls);
             ctx.count("inline.inlined", 1);
+            if judge.sites.get(&callee) == Some(&1)
+                && module.funcs[callee].linkage == Linkage::Local
+            {
+                judge.absorbed.push(callee);
+            }
             changed = true;
             if !judge.facts.get(&callee).is_some_and(|f| f.returns) {
                 continue 'fresh;

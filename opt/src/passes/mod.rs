@@ -8,9 +8,11 @@ pub mod dce;
 pub mod dead_return;
 pub mod devirtualize;
 pub mod dse;
+pub mod global_dce;
 pub mod gvn;
 pub mod inline;
 pub mod instcombine;
+pub mod internalize;
 pub mod iv_widen;
 pub mod licm;
 pub mod loop_deletion;
@@ -38,6 +40,7 @@ pub const ALL: &[(&str, Pass)] = &[
     ("dead-return", dead_return::run),
     ("adce", adce::run),
     ("inline", inline::run),
+    ("global-dce", global_dce::run),
     ("sync-elim", sync_elim::run),
     ("serialize-small-tasks", serialize_tasks::run),
     ("mark-parallel-loops", mark_parallel_loops::run),
@@ -63,4 +66,6 @@ pub const ALL: &[(&str, Pass)] = &[
     ("vectorize", vectorize::run),
     // Not in any `-O` pipeline: the driver runs it for `--serial`.
     ("serial-elision", serial_elision::run),
+    // Not in any `-O` pipeline: the driver runs it for whole programs.
+    ("internalize", internalize::run),
 ];

@@ -443,7 +443,8 @@ pub(crate) fn compile<M: ClModule>(
         .filter(|&id| !ir.funcs[id].is_declaration());
     let mut symbols: Vec<(FuncId, String, ClLinkage)> = Vec::new();
     for (id, f) in ir.funcs.iter() {
-        if f.linkage == Linkage::Import {
+        // Retired functions are names only (for source positions).
+        if f.linkage == Linkage::Import || f.is_retired() {
             continue;
         }
         let exported = flavor.exports()
