@@ -1,4 +1,5 @@
 ; test: pass licm
+; stat: licm.loads = 0
 ; A kernel loop that reads shared memory after a barrier: other threads of
 ; the block write @tile between barriers, so the barrier counts as a write
 ; of any memory and the load stays below it.

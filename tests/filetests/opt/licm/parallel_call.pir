@@ -1,4 +1,7 @@
 ; test: pass licm
+; stat: licm.calls = 1
+; stat: licm.parallel = 1
+; stat: licm.guards = 1
 ; Tapir's normalize: parallel_for (i) out[i] = in[i] / mag(in, n);
 ; mag is read-only and reads only through its pointer argument; the loop
 ; stores to out[i], which may alias in. The loop is parallel (its body is

@@ -1,4 +1,6 @@
 ; test: pass licm
+; stat: licm.calls = 0
+; stat: licm.parallel = 0
 ; The parallel loop of parallel_call.pir, but the task stores out[i]
 ; before it calls mag(in, n): that store happens before the call in its own
 ; iteration and may alias what mag reads, so the call would see it. The

@@ -1,4 +1,5 @@
 ; test: pass licm
+; stat: licm.calls = 0
 ; The same loop as parallel_call.pir, but serial (a plain for): the store
 ; to out[i] may alias what mag(in, n) reads, and the serial loop has no
 ; race-freedom to lean on, so the call stays in the loop.

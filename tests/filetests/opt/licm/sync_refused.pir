@@ -1,4 +1,5 @@
 ; test: pass licm
+; stat: licm.loads = 0
 ; A task spawned before the loop writes @g; the loop body syncs it, then
 ; reads @g. Nothing in the loop writes @g and the load cannot fault, but
 ; it stays: moved to the preheader it would run before the sync, in

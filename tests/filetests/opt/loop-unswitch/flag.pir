@@ -1,4 +1,8 @@
 ; test: pass loop-unswitch
+; exit: 105
+; @main sums a = {1, 2.5, -3, 4, 0.5} both ways (2 * 5 and 5) and
+; returns 10 * 10 + 5, before the pass and after it.
+; stat: loop-unswitch.unswitched = 1
 ; `for (i = 0; i < n; i++) s += flag ? a[i] : 2 * a[i];` with `flag` a
 ; parameter: the branch on it moves to the preheader (block0), which
 ; enters one of two copies of the loop, each taking one way; the blocks of
@@ -78,4 +82,34 @@ block4:
     jump block1(v19, v18)
 block5(v20: f64):
     return v20
+}
+
+func @main() -> i32 {
+block0:
+    v0 = alloca 40, align 8
+    v1 = iconst.i64 8
+    v2 = fconst.f64 1.0
+    store v2, v0
+    v3 = ptradd v0, v1
+    v4 = fconst.f64 2.5
+    store v4, v3
+    v5 = ptradd v3, v1
+    v6 = fconst.f64 -3.0
+    store v6, v5
+    v7 = ptradd v5, v1
+    v8 = fconst.f64 4.0
+    store v8, v7
+    v9 = ptradd v7, v1
+    v10 = fconst.f64 0.5
+    store v10, v9
+    v11 = iconst.i32 5
+    v12 = iconst.i1 0
+    v13 = iconst.i1 1
+    v14 = call @sum(v0, v11, v12)
+    v15 = call @sum(v0, v11, v13)
+    v16 = fconst.f64 10.0
+    v17 = fmul v14, v16
+    v18 = fadd v17, v15
+    v19 = fptosi.i32 v18
+    return v19
 }

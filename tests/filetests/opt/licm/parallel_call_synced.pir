@@ -1,0 +1,60 @@
+; test: pass licm
+; parallel_call.pir with a sync of the loop's region inside the loop (each
+; iteration waits for its task): the parallel rule is about *other*
+; iterations, and these tasks are not parallel, so the call stays.
+; stat: licm.calls = 0
+func @mag(ptr, i32) -> f64 {
+block0(v0: ptr, v1: i32):
+    v2 = iconst.i32 0
+    v3 = fconst.f64 0.0
+    v4 = iconst.i64 8
+    v5 = iconst.i32 1
+    jump block1(v2, v3)
+block1(v6: i32, v7: f64):
+    v8 = icmp slt v6, v1
+    brif v8, block2, block3
+block2:
+    v9 = sext.i64 v6
+    v10 = imul v9, v4
+    v11 = ptradd v0, v10
+    v12 = load.f64 v11
+    v13 = fmul v12, v12
+    v14 = fadd v7, v13
+    v15 = iadd v6, v5
+    jump block1(v15, v14)
+block3:
+    v16 = sqrt.f64 v7
+    return v16
+}
+
+func @normalize(ptr, ptr, i32) {
+block0(v0: ptr, v1: ptr, v2: i32):
+    v3 = iconst.i32 0
+    v4 = iconst.i32 1
+    v5 = iconst.i64 8
+    jump block1(v3)
+block1(v6: i32):
+    v7 = icmp slt v6, v2
+    brif v7, block2, block5
+block2:
+    detach within sr0, block3, block4
+block3:
+    v8 = sext.i64 v6
+    v9 = imul v8, v5
+    v10 = ptradd v0, v9
+    v11 = ptradd v1, v9
+    v12 = load.f64 v11
+    v13 = call @mag(v1, v2)
+    v14 = fdiv v12, v13
+    store v14, v10
+    reattach within sr0, block4
+block4:
+    sync within sr0, block7
+block7:
+    v15 = iadd v6, v4
+    jump block1(v15)
+block5:
+    sync within sr0, block6
+block6:
+    return
+}
