@@ -10,9 +10,10 @@
 //! `x[i + b] CMP z[i + c] ? (EXPR) : x[i + b]`, a lane-wise select), a
 //! reduction `s = s OP EXPR;` or a minimum or maximum `v = EXPR; s = v CMP
 //! s ? v : s;` (either order), where `EXPR` combines elements `x[i + b]`,
-//! `z[i + c]`, a parameter and constants with `+ - *` (and `& | ^` on
-//! integers; on floats, elements are only added and subtracted, the
-//! parameter multiplies, and `/` divides by 2, 4 or -2). Pointers passed are
+//! `z[i + c]` (or the one element `z[c]`, the same in every iteration), a
+//! parameter and constants with `+ - *` (and `& | ^` on integers; on
+//! floats, elements are only added and subtracted, the parameter
+//! multiplies, and `/` divides by 2, 4 or -2). Pointers passed are
 //! within their arrays for every index used: `main` passes offsets and
 //! counts with `off + n + max(a, b, c) <= LEN`. No reduction is a float
 //! reduction under reassociation (the configurations run without
@@ -191,7 +192,14 @@ fn kernel(rng: &mut Rng, name: &str, ty: Ty, reduces: bool) -> (String, i64) {
     let (b, c) = (rng.range(0, 3), rng.range(0, 3));
     let a = if reduces { 0 } else { rng.range(0, 3) };
     let x = format!("x[i + {b}]");
-    let z = format!("z[i + {c}]");
+    // Sometimes one element of z in every iteration (as gemm's `A[i][k]`
+    // in its row update): a loop invariant the stores to y may overwrite
+    // when z and y are one array, which the overlap tests must catch.
+    let z = if rng.percent(25) {
+        format!("z[{c}]")
+    } else {
+        format!("z[i + {c}]")
+    };
     // Floats: elements are only added and subtracted, and multiplied by
     // the constant `k`, so magnitudes grow at most fivefold a call.
     let (with_k, with_z): (&[&str], &[&str]) = if ty.is_float() {

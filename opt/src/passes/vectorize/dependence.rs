@@ -21,18 +21,31 @@ pub(super) struct Access {
     /// Position in the body.
     pub(super) order: usize,
     pub(super) store: bool,
+    /// Whether it moves on by `size` bytes per iteration (else it touches
+    /// the same element in every iteration: a load of a loop invariant).
+    pub(super) moves: bool,
     pub(super) addr: Value,
     pub(super) size: i64,
     pub(super) form: Linear,
 }
 
 /// A run-time test: the bytes group `a` (which stores) and group `b`
-/// touch must not overlap. Each is given by the accesses with the lowest
-/// and highest constant offsets.
+/// touch must not overlap.
 #[derive(Clone, Debug)]
 pub(super) struct Check {
-    pub(super) a: (Value, Value),
-    pub(super) b: (Value, Value),
+    pub(super) a: Extent,
+    pub(super) b: Extent,
+}
+
+/// The bytes a group touches: from the address of its access with the
+/// lowest constant offset to that of the one with the highest, plus the
+/// vector loop's whole span if the group moves, else that access's size.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Extent {
+    pub(super) lo: Value,
+    pub(super) hi: Value,
+    /// `None`: the group moves (the span is added); else the bytes after `hi`.
+    pub(super) fixed: Option<i64>,
 }
 
 /// The run-time overlap tests `accesses` need in a loop of `lanes` lanes,
@@ -44,8 +57,9 @@ pub(super) fn overlap_checks(
     accesses: &[Access],
     lanes: u32,
 ) -> Result<(i64, Vec<Check>), &'static str> {
-    let stride = accesses[0].size;
-    if accesses.iter().any(|a| a.size != stride) {
+    let mut moving = accesses.iter().filter(|a| a.moves);
+    let stride = moving.next().ok_or("no-memory")?.size;
+    if moving.any(|a| a.size != stride) {
         return Err("mixed-widths");
     }
     let mut groups: Vec<Vec<&Access>> = Vec::new();
@@ -57,6 +71,11 @@ pub(super) fn overlap_checks(
     }
     let span = i64::from(lanes) * stride;
     for g in &groups {
+        // An invariant element and a moving store have different atoms
+        // (the counter), so never share a group; refused if they ever do.
+        if g.iter().any(|a| a.store) && g.iter().any(|a| !a.moves) {
+            return Err("dependence");
+        }
         for x in g.iter().filter(|x| x.store) {
             for y in g.iter().filter(|y| y.inst != x.inst) {
                 let d = y.form.konst.wrapping_sub(x.form.konst);
@@ -71,8 +90,15 @@ pub(super) fn overlap_checks(
     }
     let ends = |g: &[&Access]| {
         let lo = g.iter().min_by_key(|a| a.form.konst).expect("non-empty");
-        let hi = g.iter().max_by_key(|a| a.form.konst).expect("non-empty");
-        (lo.addr, hi.addr)
+        let hi = g
+            .iter()
+            .max_by_key(|a| a.form.konst.saturating_add(a.size))
+            .expect("non-empty");
+        Extent {
+            lo: lo.addr,
+            hi: hi.addr,
+            fixed: (!hi.moves).then_some(hi.size),
+        }
     };
     let mut checks = Vec::new();
     for (k, g) in groups.iter().enumerate() {
@@ -94,7 +120,7 @@ pub(super) fn overlap_checks(
     // Each test's addresses are rebuilt before the loop from the
     // induction variables' initial values.
     for c in &checks {
-        for v in [c.a.0, c.a.1, c.b.0, c.b.1] {
+        for v in [c.a.lo, c.a.hi, c.b.lo, c.b.hi] {
             if !rebuildable(func, in_loop, v) {
                 return Err("check-address");
             }

@@ -51,6 +51,9 @@
 //!     does not wrap in the iterations the vector loop runs (and `trunc`
 //!     to 32 bits of an affine value, which only such an extension may
 //!     use);
+//!   - a `load` from a uniform address (the same element in every
+//!     iteration, as `a[i][k]` in `c[i][j] += a[i][k] * b[k][j]` over
+//!     `j`): uniform, in a group of its own for the dependences below;
 //!   - *varying*: a `load` of `f64 f32 i64 i32` from an affine address
 //!     whose stride is the loaded size (consecutive elements), or a
 //!     lane-wise operator
@@ -78,21 +81,25 @@
 //!
 //! Between groups nothing is known, so for each group with a store and
 //! each other group, a test before the loop checks at run time that the
-//! bytes they touch in the iterations the vector loop runs do not
-//! overlap; if any may, the original loop runs all iterations (the scalar
-//! fallback). A loop with no store needs no test. The no-wrap tests of
-//! 32-bit indices join them.
+//! bytes they touch in the iterations the vector loop runs (for a
+//! uniform load, its one element) do not overlap; if any may, the
+//! original loop runs all iterations (the scalar fallback). A loop with
+//! no store needs no test. The no-wrap tests of 32-bit indices join them.
 //!
 //! # The rewrite
 //! ```text
 //! P:  n = trip count; nv = n & -W;  brif nv != 0, C, R(inits)
 //! C:  overlap tests;                brif ok, V, R(inits)   (no C without tests)
-//! V:  splats of outer values;       jump VH(inits, 0)
+//! V:  uniform values; splats;       jump VH(inits, 0)
 //! VH(ivs, k):                       brif k <u nv, VB, X
 //! VB: the body on vectors; ivs + W*c, k + W; jump VH(..)
 //! X:  reductions' lanes combined;   jump R(ivs)
 //! R(ivs):                           jump H(ivs)            (the original loop)
 //! ```
+//! The body's uniform values (pure, or loads of elements no store of
+//! the loop touches, by the tests) are computed once, in `V`: the vector
+//! loop runs at least one iteration, so nothing runs that the scalar loop
+//! would not.
 //! A reduction's vector starts as the splat of `OP`'s identity; `X`
 //! combines its lanes (`reduce_OP`) and the initial value.
 //! Each lane computes exactly the scalar iteration's value with the same

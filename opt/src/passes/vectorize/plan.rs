@@ -216,13 +216,29 @@ pub(super) fn plan(
                             inst: i,
                             order,
                             store: false,
+                            moves: true,
                             addr: *p,
                             size: s,
                             form: linear(func, &in_loop, *p),
                         });
                         Shape::Varying
                     }
-                    Shape::Uniform => return Err("invariant-load"),
+                    // The same element in every iteration (`a[i][k]` in
+                    // `c[i][j] += a[i][k] * b[k][j]` over `j`): a scalar,
+                    // loaded once before the vector loop, which the
+                    // overlap tests keep apart from the loop's stores.
+                    Shape::Uniform => {
+                        accesses.push(Access {
+                            inst: i,
+                            order,
+                            store: false,
+                            moves: false,
+                            addr: *p,
+                            size: i64::from(ty.bytes()),
+                            form: linear(func, &in_loop, *p),
+                        });
+                        Shape::Uniform
+                    }
                     _ => return Err("stride"),
                 }
             }
@@ -237,6 +253,7 @@ pub(super) fn plan(
                             inst: i,
                             order,
                             store: true,
+                            moves: true,
                             addr: *ptr,
                             size: s,
                             form: linear(func, &in_loop, *ptr),

@@ -82,14 +82,9 @@ pub fn explain(reason: &str) -> &'static str {
             "it mixes element sizes (say float and double, or int and long), and a \
              vectorized loop has one number of lanes"
         }
-        "invariant-load" => {
-            "it loads from the same address in every iteration, which a store in the loop \
-             may change (as `c[i][j] += a[i][k] * b[k][j]` over `k`: sum into a local \
-             variable and store it after the loop)"
-        }
         "invariant-store" => {
-            "it stores to the same address in every iteration (sum into a local variable \
-             and store it after the loop)"
+            "it stores to the same address in every iteration (as `c[i][j] += a[i][k] * \
+             b[k][j]` over `k`: sum into a local variable and store it after the loop)"
         }
         "stride" => {
             "an access is not to consecutive elements (as `a[2*i]` or `a[i*n]`): \

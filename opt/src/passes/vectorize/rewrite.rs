@@ -2,6 +2,7 @@
 //! loop's blocks, its run-time tests, its body on vectors and its exit,
 //! with the original loop left as the remainder.
 
+use super::dependence::Extent;
 use super::plan::{Plan, Shape};
 use super::reduction::{Reduction, combiner, identity};
 use parc_ir::{
@@ -43,6 +44,14 @@ fn rebuild(
     let r = func.result(new).expect("made with a result");
     map.insert(v, r);
     r
+}
+
+/// Whether value `v` is computed in `block`.
+fn in_block(func: &Function, block: Block, v: Value) -> bool {
+    match func.value_def(v) {
+        ValueDef::Result(i) => func.block_insts(block).contains(&i),
+        ValueDef::Param(b, _) => b == block,
+    }
 }
 
 /// Performs the rewrite of the module doc; returns the vector loop's header.
@@ -139,13 +148,16 @@ pub(super) fn rewrite(func: &mut Function, p: &Plan) -> Block {
         ));
         let mut ok: Option<Value> = None;
         for c in &p.checks {
-            let range =
-                |func: &mut Function, map: &mut HashMap<Value, Value>, (lo, hi): (Value, Value)| {
-                    let lo = rebuild(func, p.body, cb, map, lo);
-                    let hi = rebuild(func, p.body, cb, map, hi);
-                    let i = func.append_inst(cb, InstKind::PtrAdd(hi, span), Some(Type::Ptr));
-                    (lo, func.result(i).expect("a result"))
+            let range = |func: &mut Function, map: &mut HashMap<Value, Value>, e: Extent| {
+                let lo = rebuild(func, p.body, cb, map, e.lo);
+                let hi = rebuild(func, p.body, cb, map, e.hi);
+                let bytes = match e.fixed {
+                    Some(size) => val(add(func, cb, InstKind::Iconst(size), Some(Type::I64))),
+                    None => span,
                 };
+                let i = func.append_inst(cb, InstKind::PtrAdd(hi, bytes), Some(Type::Ptr));
+                (lo, func.result(i).expect("a result"))
+            };
             let (a_lo, a_end) = range(func, &mut map, c.a);
             let (b_lo, b_end) = range(func, &mut map, c.b);
             let before = val(add(
@@ -366,9 +378,11 @@ pub(super) fn rewrite(func: &mut Function, p: &Plan) -> Block {
             return s;
         }
         let ty = Type::vector_of(func.value_type(v)).expect("a vectorizable type");
-        // Values from outside the loop are splatted once, before it.
+        // Values from outside the loop, and the loop's uniform values
+        // (computed before it), are splatted once, before it.
         let (block, x) = match vmap.get(&v) {
-            Some(&x) => (vbody, x),
+            Some(&x) if !in_block(func, vpre, x) => (vbody, x),
+            Some(&x) => (vpre, x),
             None => (vpre, v),
         };
         let i = func.make_inst(InstKind::Splat(x), Some(ty));
@@ -473,7 +487,19 @@ pub(super) fn rewrite(func: &mut Function, p: &Plan) -> Block {
                 _ => t,
             }
         });
-        let new = func.append_inst(vbody, new_kind, ty);
+        // A uniform value is the same in every iteration: computed once,
+        // before the vector loop (which runs at least one iteration, so
+        // nothing runs that the scalar loop would not; a load's element
+        // is one no store of the loop touches, by the overlap tests).
+        let uniform = result.is_some_and(|r| shape(r) == Shape::Uniform);
+        let new = if uniform {
+            let new = func.make_inst(new_kind, ty);
+            let insts = &mut func.blocks[vpre].insts;
+            insts.insert(insts.len() - 1, new);
+            new
+        } else {
+            func.append_inst(vbody, new_kind, ty)
+        };
         func.locs[new] = srcloc;
         if let (Some(r), Some(n)) = (result, func.result(new)) {
             vmap.insert(r, n);

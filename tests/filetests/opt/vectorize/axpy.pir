@@ -32,6 +32,7 @@
 ; nextln: brif v76, block6, block10(v48)
 ; nextln: block6:
 ; nextln: v85 = splat.f64x2 v2
+; nextln: v88 = iconst.i64 1
 ; nextln: jump block7(v48, v65)
 ; nextln: block7(v77: i64, v78: i64):
 ; nextln: v79 = icmp ult v78, v64
@@ -45,7 +46,6 @@
 ; nextln: v86 = fmul v85, v84
 ; nextln: v87 = fadd v82, v86
 ; nextln: store v87, v81
-; nextln: v88 = iconst.i64 1
 ; nextln: v89 = iconst.i64 2
 ; nextln: v90 = iadd v77, v89
 ; nextln: v91 = iconst.i64 2

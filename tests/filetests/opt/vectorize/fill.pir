@@ -20,6 +20,7 @@
 ; nextln: brif v45, block5, block9(v27)
 ; nextln: block5:
 ; nextln: v51 = splat.i64x2 v1
+; nextln: v52 = iconst.i64 1
 ; nextln: jump block6(v27, v44)
 ; nextln: block6(v46: i64, v47: i64):
 ; nextln: v48 = icmp ult v47, v43
@@ -28,7 +29,6 @@
 ; nextln: v49 = shl v46, v26
 ; nextln: v50 = ptradd v0, v49
 ; nextln: store v51, v50
-; nextln: v52 = iconst.i64 1
 ; nextln: v53 = iconst.i64 2
 ; nextln: v54 = iadd v46, v53
 ; nextln: v55 = iconst.i64 2

@@ -63,6 +63,7 @@
 ; nextln: brif v120, block8, block12(v69)
 ; nextln: block8:
 ; nextln: v134 = splat.f64x2 v48
+; nextln: v137 = iconst.i64 1
 ; nextln: jump block9(v69, v87)
 ; nextln: block9(v121: i64, v122: i64):
 ; nextln: v123 = icmp ult v122, v86
@@ -81,7 +82,6 @@
 ; nextln: v135 = fmul v133, v134
 ; nextln: v136 = fadd v130, v135
 ; nextln: store v136, v128
-; nextln: v137 = iconst.i64 1
 ; nextln: v138 = iconst.i64 2
 ; nextln: v139 = iadd v121, v138
 ; nextln: v140 = iconst.i64 2

@@ -21,6 +21,7 @@
 ; nextln: brif v61, block5, block9(v6, v42)
 ; nextln: block5:
 ; nextln: v78 = splat.i32x4 v6
+; nextln: v84 = iconst.i64 1
 ; nextln: jump block6(v78, v42, v60)
 ; nextln: block6(v62: i32x4, v63: i64, v64: i64):
 ; nextln: v65 = icmp ult v64, v59
@@ -31,7 +32,6 @@
 ; nextln: v81 = load.i32x4 v80
 ; nextln: v82 = icmp sgt v81, v62
 ; nextln: v83 = select v82, v81, v62
-; nextln: v84 = iconst.i64 1
 ; nextln: v85 = iconst.i64 4
 ; nextln: v86 = iadd v63, v85
 ; nextln: v87 = iconst.i64 4
