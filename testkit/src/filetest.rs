@@ -13,9 +13,10 @@
 //! - `; test: print` — the printed module must match the file's filecheck
 //!   directives (`; check:`, `; nextln:`, `; sameln:`, `; not:`,
 //!   `; unordered:`, `; regex:`; see the `filecheck` crate).
-//! - `; test: pass NAME` — run pass `NAME` (through the crate's
-//!   [`PassRunner`]; a crate without one skips these files), verify the
-//!   result, match the directives as `print` does, and check the file's
+//! - `; test: pass NAME...` — run pass `NAME` (through the crate's
+//!   [`PassRunner`]; a crate without one skips these files), or the passes
+//!   named in order (`pass loop-unroll sccp simplify-cfg`: a pass with the
+//!   cleanup the pipeline runs after it), verify the result after each, match the directives as `print` does, and check the file's
 //!   `; stat: NAME = N` lines: the pass's counter `NAME` (as `--stats`
 //!   prints it, absent = 0) must be `N`, and `; stat: changed = true`
 //!   (or `false`) is what the pass returned; `; stat: again.NAME = N` is
@@ -60,7 +61,8 @@ pub enum TestKind {
     Verify,
     Roundtrip,
     Print,
-    Pass(String),
+    /// The passes to run, in order.
+    Pass(Vec<String>),
 }
 
 /// How one file went.
@@ -87,9 +89,11 @@ pub fn parse_kind(text: &str) -> Result<TestKind, String> {
         ["verify"] => Ok(TestKind::Verify),
         ["roundtrip"] => Ok(TestKind::Roundtrip),
         ["print"] => Ok(TestKind::Print),
-        ["pass", name] => Ok(TestKind::Pass(name.to_string())),
+        ["pass", ref names @ ..] if !names.is_empty() => Ok(TestKind::Pass(
+            names.iter().map(|n| n.to_string()).collect(),
+        )),
         _ => Err(format!(
-            "unknown test `{}` (verify, roundtrip, print, pass NAME)",
+            "unknown test `{}` (verify, roundtrip, print, pass NAME...)",
             rest.trim()
         )),
     }
@@ -117,7 +121,8 @@ pub fn run_file(path: &Path, bless: bool, passes: Option<PassRunner>) -> Outcome
         TestKind::Verify => run_verify(path, &text, &module, bless),
         TestKind::Roundtrip => Outcome::Passed, // checked above
         TestKind::Print => run_checks(path, &text, &print_module(&module), bless),
-        TestKind::Pass(name) => {
+        TestKind::Pass(names) => {
+            let name = names.join(" ");
             let Some(runner) = passes else {
                 return Outcome::Skipped(format!("pass `{name}` (no passes in this crate)"));
             };
@@ -129,7 +134,7 @@ pub fn run_file(path: &Path, bless: bool, passes: Option<PassRunner>) -> Outcome
                 },
                 None => None,
             };
-            let report = match run_pass(runner, &name, &mut module) {
+            let report = match run_passes(runner, &names, &mut module) {
                 Ok(r) => r,
                 Err(e) => return Outcome::Failed(e),
             };
@@ -145,7 +150,7 @@ pub fn run_file(path: &Path, bless: bool, passes: Option<PassRunner>) -> Outcome
                 .iter()
                 .any(|s| s.starts_with("again."))
             {
-                match run_pass(runner, &name, &mut module.clone()) {
+                match run_passes(runner, &names, &mut module.clone()) {
                     Ok(r) => Some(r),
                     Err(e) => return Outcome::Failed(format!("second run: {e}")),
                 }
@@ -159,6 +164,24 @@ pub fn run_file(path: &Path, bless: bool, passes: Option<PassRunner>) -> Outcome
             run_pass_checks(path, &text, &print_module(&module), &reports, bless)
         }
     }
+}
+
+/// Runs the passes in order, verifying the module after each; their
+/// report: whether any changed it, and the sum of their counters.
+fn run_passes(
+    runner: PassRunner,
+    names: &[String],
+    module: &mut Module,
+) -> Result<PassReport, String> {
+    let mut total = PassReport::default();
+    for name in names {
+        let report = run_pass(runner, name, module)?;
+        total.changed |= report.changed;
+        for (stat, n) in report.stats {
+            *total.stats.entry(stat).or_default() += n;
+        }
+    }
+    Ok(total)
 }
 
 /// Runs the pass and verifies its output.
