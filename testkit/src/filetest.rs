@@ -544,3 +544,41 @@ pub fn main(dir: &Path, passes: Option<PassRunner>) {
     }
     libtest_mimic::run(&Arguments::from_args(), trials).exit();
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kinds_name_one_pass_or_several() {
+        assert_eq!(
+            parse_kind("; test: pass licm\n"),
+            Ok(TestKind::Pass(vec!["licm".into()]))
+        );
+        assert_eq!(
+            parse_kind("; test: pass loop-unroll sccp\n"),
+            Ok(TestKind::Pass(vec!["loop-unroll".into(), "sccp".into()]))
+        );
+        assert!(parse_kind("; test: pass\n").is_err());
+        assert!(parse_kind("func @f() {\n").is_err());
+    }
+
+    #[test]
+    fn stats_read_counters_changed_and_a_second_run() {
+        let first = PassReport {
+            changed: true,
+            stats: [("licm.loads".to_string(), 2)].into(),
+        };
+        let reports = Reports {
+            first,
+            again: Some(PassReport::default()),
+        };
+        let value = |s: &str| reported(&reports, &parse_stat(s).unwrap().name);
+        assert_eq!(value("licm.loads = 2"), "2");
+        assert_eq!(value("licm.calls = 0"), "0", "absent is 0");
+        assert_eq!(value("changed = true"), "true");
+        assert_eq!(value("again.changed = false"), "false");
+        assert_eq!(value("again.licm.loads = 0"), "0");
+        assert!(parse_stat("licm.loads 2").is_err());
+    }
+}
