@@ -36,22 +36,27 @@
 //! verifier after lowering, a pass or the AD is a bug in parc, reported as
 //! an internal error.
 //!
-//! Length (about 1,400 lines): the pipeline itself (`pipeline`) is about
-//! 160 lines; around it stand the driver's entry points, one for each
-//! kind of input (a source, several files linked, parc objects, parir
-//! text), the checks of gradient requests against the source, the
-//! rendering at source positions of what the AD refuses and explains,
-//! and the unit tests (about 290 lines). They are the one driver that the
-//! command line, the fuzzer's oracles and the tests call. The reports
-//! (`explain_ad`, `render_remarks`, the AD's errors) would be the first
-//! part to move into a module of their own.
+//! The driver's reports (`--explain-ad`, remarks, `--time-passes`,
+//! `--stats`, the AD's refusals at source positions) are in `reports`;
+//! parc objects in `object`; the PTX and the device math library in `gpu`.
 
-use parc_ad::{AdError, AdReport};
-use parc_ir::{FuncKind, Linkage, Module, OptLevel, SrcLoc};
+mod gpu;
+mod object;
+mod reports;
+mod requests;
+
+pub use gpu::{attach_ptx, emit_ptx, link_device_math};
+pub use object::{PARC_OBJECT_MAGIC, ParcObject, parc_object, read_parc_object};
+pub use reports::{explain_ad, explain_ad_gpu, render_remarks};
+
+use object::passes_struct;
+use parc_ad::AdReport;
+use parc_ir::{Module, OptLevel, SrcLoc};
 use parc_lang::ast::Span;
-use parc_lang::diag::{self, Diagnostic, Severity};
+use parc_lang::diag::{self, Diagnostic};
 use parc_lang::hir;
-use parc_opt::remarks::Style;
+use reports::{ad_error, ad_error_in_ir, word_at};
+use requests::checked_requests;
 use std::time::Instant;
 
 /// How far the pipeline got when it stopped with errors.
@@ -186,80 +191,6 @@ pub fn compile_files(
     compile_linked(files, files.iter().map(|_| None).collect(), options)
 }
 
-/// A parc object read back ([`read_parc_object`]).
-pub struct ParcObject {
-    pub path: String,
-    pub source: String,
-    pub module: Module,
-    /// Functions the file declares (without defining) that take or return
-    /// a struct by value: the text form does not keep C signatures, and
-    /// the linked program must still refuse them when no file defines
-    /// them.
-    pub struct_decls: Vec<String>,
-}
-
-/// The first line of a parc object ([`parc_object`]).
-pub const PARC_OBJECT_MAGIC: &str = "parc object 1";
-
-/// One source file through the front end (every diagnostic reported now,
-/// as a C compiler's `-c` reports them), to a *parc object*: the file's
-/// path and text and its module before optimization, as parir text. A
-/// program's objects are linked as its source files are
-/// ([`compile_linked`]): the optimizer and the AD then see the whole
-/// program, as clang's `-flto` objects let the linker's optimizer see it.
-/// Returns the object's text and the rendered warnings.
-pub fn parc_object(
-    path: &str,
-    source: &str,
-    options: &Options,
-) -> Result<(String, String), CompileError> {
-    let (module, warnings) = lowered(path, source, true, false, options)?;
-    let ir = parc_ir::print::print_module(&module);
-    let struct_decls: Vec<&str> = module
-        .funcs
-        .values()
-        .filter(|f| f.is_declaration() && passes_struct(f))
-        .map(|f| f.name.as_str())
-        .collect();
-    let object = format!(
-        "{PARC_OBJECT_MAGIC}\n{path}\n{}\n{}\n{source}{ir}",
-        struct_decls.join(" "),
-        source.len()
-    );
-    Ok((object, warnings))
-}
-
-/// Takes or returns a struct by value in C.
-fn passes_struct(f: &parc_ir::Function) -> bool {
-    f.c_sig
-        .as_ref()
-        .is_some_and(|c| c.params.iter().any(Option::is_some) || c.ret.is_some())
-}
-
-/// Reads what [`parc_object`] wrote: the source's path and text, and the
-/// module.
-pub fn read_parc_object(text: &str) -> Result<ParcObject, String> {
-    let rest = text
-        .strip_prefix(PARC_OBJECT_MAGIC)
-        .and_then(|r| r.strip_prefix('\n'))
-        .ok_or("not a parc object")?;
-    let (path, rest) = rest.split_once('\n').ok_or("no source path")?;
-    let (decls, rest) = rest.split_once('\n').ok_or("no declarations")?;
-    let (len, rest) = rest.split_once('\n').ok_or("no source length")?;
-    let len: usize = len.parse().map_err(|_| "a bad source length")?;
-    let (source, ir) = (rest.get(..len), rest.get(len..));
-    let (Some(source), Some(ir)) = (source, ir) else {
-        return Err("the source is cut short".into());
-    };
-    let module = parc_ir::read::read_module(ir).map_err(|e| format!("its parir: {e}"))?;
-    Ok(ParcObject {
-        path: path.to_string(),
-        source: source.to_string(),
-        module,
-        struct_decls: decls.split_whitespace().map(str::to_string).collect(),
-    })
-}
-
 /// [`compile_files`], where some files' modules are made already (`Some`:
 /// read from parc objects); `files` has the path and text of each, for
 /// messages.
@@ -386,7 +317,7 @@ impl Files<'_> {
 /// `--grad` requests for the functions it defines (and, when the file is
 /// the `whole_program`, for those it only declares, which the refusal rule
 /// then reports): the module, and the rendered warnings.
-fn lowered(
+pub(crate) fn lowered(
     path: &str,
     source: &str,
     library: bool,
@@ -428,145 +359,6 @@ fn lowered(
         internal: false,
     })?;
     Ok((module, rendered))
-}
-
-/// The module's gradient requests against [`parc_ir::gradient`]'s rule:
-/// every `--grad` name asked for, none the AD cannot fulfil (an error at
-/// the request's position, with the rule's hint), and a warning for each
-/// that computes nothing. Returns the rendered warnings; an error carries
-/// the warnings too, in request order.
-fn checked_requests(
-    module: &Module,
-    exported: &[String],
-    path: &str,
-    origin: Origin<'_>,
-    color: bool,
-) -> Result<String, CompileError> {
-    for name in exported {
-        let requested = module.grad_requests.iter().any(|r| {
-            r.linkage == Linkage::Export
-                && module.funcs.get(r.primal).is_some_and(|p| &p.name == name)
-        });
-        if !requested {
-            let where_ = match origin {
-                Origin::Files(_) => "in any of the files".to_string(),
-                _ => format!("in `{path}`"),
-            };
-            return Err(usage_error(format!(
-                "no function `{name}` to differentiate {where_} (`--grad {name}`)"
-            )));
-        }
-    }
-    let mut found = Vec::new();
-    for req in &module.grad_requests {
-        // `--grad` requests are at the function, the others at a call.
-        let label = if req.linkage == Linkage::Export {
-            "the function `--grad` names"
-        } else {
-            "differentiated here"
-        };
-        let grad = module.funcs.get(req.grad).map_or("", |g| g.name.as_str());
-        if let Some(r) = parc_ir::gradient::refusal(module, req) {
-            found.push((
-                Severity::Error,
-                r.at.unwrap_or(req.loc),
-                r.message,
-                Some(r.help),
-                label,
-                grad,
-            ));
-        } else if let Some(why) = parc_ir::gradient::computes_nothing(module, req) {
-            let what = if req.linkage == Linkage::Export {
-                format!("`{grad}`")
-            } else {
-                "this gradient".to_string()
-            };
-            found.push((
-                Severity::Warning,
-                req.loc,
-                format!("{what} computes nothing: {why}"),
-                Some("differentiate with respect to a `double`/`float` parameter or through a pointer and its shadow".to_string()),
-                label,
-                grad,
-            ));
-        }
-    }
-    type Found<'m> = (
-        Severity,
-        SrcLoc,
-        String,
-        Option<String>,
-        &'static str,
-        &'m str,
-    );
-    let diagnostic = |source: &str, (severity, loc, message, help, label, _): Found<'_>| {
-        let d = match severity {
-            Severity::Error => Diagnostic::error(word_at(source, loc), message),
-            Severity::Warning => Diagnostic::warning(word_at(source, loc), message),
-        }
-        .with_label(label);
-        match help {
-            Some(h) => d.with_help(h),
-            None => d,
-        }
-    };
-    // A position in a header names it, without a quote.
-    let (list_elsewhere, found): (Vec<Found<'_>>, Vec<Found<'_>>) =
-        found.into_iter().partition(|f| {
-            module
-                .file_of(f.1)
-                .is_some_and(|n| !matches!(origin, Origin::Files(fs) if fs.named(n).is_some()))
-        });
-    let plain = |(severity, loc, message, help, _, _): Found<'_>, src: Option<&str>| {
-        let word = match severity {
-            Severity::Error => "error",
-            Severity::Warning => "warning",
-        };
-        let at = match src {
-            Some(src) if loc.is_known() => format!("{src}:{}:{}", loc.line, loc.col),
-            _ => path.to_string(),
-        };
-        let help = help.map_or(String::new(), |h| format!("  help: {h}\n"));
-        format!("{at}: {word}: {message}\n{help}")
-    };
-    let elsewhere: String = list_elsewhere
-        .into_iter()
-        .map(|f| {
-            let file = module.file_of(f.1);
-            plain(f, file)
-        })
-        .collect();
-    let render = |list: Vec<Found<'_>>| match origin {
-        Origin::Files(files) => list
-            .into_iter()
-            .map(|f| {
-                let (path, source) = match module.file_of(f.1).and_then(|n| files.named(n)) {
-                    Some(named) => named,
-                    None => files.of(f.5),
-                };
-                diag::render(path, source, &[diagnostic(source, f)], color)
-            })
-            .collect(),
-        Origin::Source(source) => {
-            let diags: Vec<Diagnostic> = list.into_iter().map(|f| diagnostic(source, f)).collect();
-            diag::render(path, source, &diags, color)
-        }
-        Origin::Ir => list
-            .into_iter()
-            .map(|f| plain(f, module.source_name.as_deref()))
-            .collect(),
-    };
-    let only_warnings =
-        found.iter().all(|f| f.0 == Severity::Warning) && !elsewhere.contains(": error: ");
-    let rendered = render(found) + &elsewhere;
-    if only_warnings {
-        Ok(rendered)
-    } else {
-        Err(CompileError {
-            rendered,
-            internal: false,
-        })
-    }
 }
 
 /// Parses and checks preprocessed text (not at all after a preprocessor
@@ -665,25 +457,6 @@ fn read_ir(path: &str, text: &str, color: bool) -> Result<Module, CompileError> 
         return Err(user_error(diags));
     }
     Ok(module)
-}
-
-/// The span of the word (or the one character) at `loc` in `source`, or of
-/// the start of the file where `loc` is not in it.
-fn word_at(source: &str, loc: SrcLoc) -> Span {
-    let Some(at) = offset_of(source, loc) else {
-        return Span::new(0, 0);
-    };
-    let rest = &source[at..];
-    let word = rest
-        .char_indices()
-        .find(|&(_, c)| !(c.is_alphanumeric() || c == '_'))
-        .map_or(rest.len(), |(i, _)| i);
-    let len = if word > 0 {
-        word
-    } else {
-        rest.chars().next().map_or(0, char::len_utf8)
-    };
-    Span::new(at, at + len)
 }
 
 /// Everything after the front end: `--serial`, the optimizer, the AD and
@@ -821,35 +594,13 @@ fn pipeline(
         }
     }
     if options.time_passes {
-        if let Some(t) = lower_time {
-            eprintln!("{:>12}  lowering", format_duration(t));
-        }
-        if let Some(t) = ad_time {
-            eprintln!("{:>12}  ad", format_duration(t));
-        }
-        for (name, time) in &inst.times {
-            eprintln!("{:>12}  {name}", format_duration(*time));
-        }
+        eprint!("{}", reports::time_passes(lower_time, ad_time, &inst.times));
     }
     if options.stats {
-        for (name, n) in &inst.context.stats {
-            eprintln!("{n:>12}  {name}");
-        }
-        if let Some(report) = &ad_report {
-            for t in report.tapes.iter().filter(|t| t.gradient) {
-                let (total, recursive) = parc_ad::tape_report::total(&report.tapes, &t.function);
-                eprintln!(
-                    "{:>12}  ad: bytes recorded per call of `{}`{}",
-                    parc_ad::tape_report::show_size(&total),
-                    t.function,
-                    if recursive {
-                        " and level of recursion"
-                    } else {
-                        ""
-                    }
-                );
-            }
-        }
+        eprint!(
+            "{}",
+            reports::stats(&inst.context.stats, ad_report.as_ref())
+        );
     }
     result.map_err(|rendered| CompileError {
         rendered,
@@ -891,7 +642,7 @@ fn driver_pass(
     verified(module, what)
 }
 
-fn internal_error(message: &str) -> CompileError {
+pub(crate) fn internal_error(message: &str) -> CompileError {
     CompileError {
         rendered: format!("internal compiler error: {message}\n"),
         internal: true,
@@ -904,217 +655,6 @@ fn usage_error(message: String) -> CompileError {
         rendered: format!("parc: error: {message}\n"),
         internal: false,
     }
-}
-
-/// What the AD refuses in a module read from parir text: at the position
-/// in the ParC file the IR was made from (`source_name`), which is not at
-/// hand to quote.
-fn ad_error_in_ir(e: &AdError, source_name: Option<&str>, path: &str) -> CompileError {
-    let message = format!("cannot differentiate `{}`: {}", e.function, e.message);
-    let rendered = match source_name {
-        Some(src) if e.loc.is_known() => {
-            format!("{src}:{}:{}: error: {message}\n", e.loc.line, e.loc.col)
-        }
-        _ => format!("{path}: error: {message}\n"),
-    };
-    CompileError {
-        rendered,
-        internal: false,
-    }
-}
-
-/// The byte offset of 1-based `line`:`col` (columns count characters) in
-/// `source`, if it is inside it.
-fn offset_of(source: &str, loc: SrcLoc) -> Option<usize> {
-    if !loc.is_known() {
-        return None;
-    }
-    let start = if loc.line == 1 {
-        0
-    } else {
-        source.match_indices('\n').nth(loc.line as usize - 2)?.0 + 1
-    };
-    let text = &source[start..];
-    let line = &text[..text.find('\n').unwrap_or(text.len())];
-    match line.char_indices().nth((loc.col as usize).max(1) - 1) {
-        Some((i, _)) => Some(start + i),
-        None => Some(start + line.len()),
-    }
-}
-
-/// A construct the AD refuses, rendered as the front end renders errors:
-/// `path:line:col: error: cannot differentiate ...` with the source
-/// underlined (the identifier or character at the position).
-fn ad_error(e: &AdError, path: &str, source: &str, color: bool) -> CompileError {
-    let message = format!("cannot differentiate `{}`: {}", e.function, e.message);
-    let rendered = match offset_of(source, e.loc) {
-        Some(_) => {
-            let d = Diagnostic::error(word_at(source, e.loc), message)
-                .with_label("this cannot be differentiated");
-            diag::render(path, source, &[d], color)
-        }
-        None => format!("{path}: error: {message}\n"),
-    };
-    CompileError {
-        rendered,
-        internal: false,
-    }
-}
-
-/// The PTX of the module's kernels (`--emit ptx`). What the PTX backend
-/// cannot emit is the user's error, at its position in the ParC file
-/// `path`: `path:line:col: error: cannot run `f` on the GPU: ...`.
-pub fn emit_ptx(
-    module: &Module,
-    options: &parc_ptx::PtxOptions,
-    path: &str,
-) -> Result<String, CompileError> {
-    let mut module = module.clone();
-    link_device_math(&mut module)?;
-    let module = &module;
-    parc_ptx::emit(module, options).map_err(|e| {
-        let at = module
-            .file_of(e.loc)
-            .or(module.source_name.as_deref())
-            .unwrap_or(path);
-        let rendered = if e.loc.is_known() {
-            format!("{at}:{}:{}: error: {e}\n", e.loc.line, e.loc.col)
-        } else {
-            format!("{at}: error: {e}\n")
-        };
-        CompileError {
-            rendered,
-            internal: false,
-        }
-    })
-}
-
-/// Puts `ptx` into `module` as the global the CPU backend's main entry
-/// registers with the runtime (`parc_cpu::PTX_GLOBAL`), so that `parc
-/// run` and executables can launch the kernels on a GPU.
-pub fn attach_ptx(module: &mut Module, ptx: &str) {
-    let data = parc_ir::GlobalData {
-        name: parc_cpu::PTX_GLOBAL.to_string(),
-        size: ptx.len() as u64,
-        align: 1,
-        init: ptx.as_bytes().to_vec(),
-        relocs: Vec::new(),
-        is_const: true,
-        space: parc_ir::AddrSpace::Global,
-        is_local: false,
-        is_import: false,
-    };
-    module.globals.push(data);
-}
-
-/// Links parc's device math library (`parc_ptx::math`, compiled here
-/// from its ParC source at `-O2`) into `module`: device code's math
-/// functions of the library (`parc_ptx::math::in_library`) become calls
-/// of its functions (see
-/// `parc_ptx::math::link`). A failure is parc's own bug.
-pub fn link_device_math(module: &mut Module) -> Result<(), CompileError> {
-    let options = Options {
-        opt_level: OptLevel::O2,
-        library: true,
-        gpu: true,
-        ..Options::default()
-    };
-    let library = compile("<device math>", parc_ptx::math::SOURCE, &options).map_err(|e| {
-        internal_error(&format!(
-            "the device math library does not compile:\n{}",
-            e.rendered
-        ))
-    })?;
-    parc_ptx::math::link(module, &library.module)
-        .map_err(|e| internal_error(&format!("linking the device math library: {e}")))?;
-    verified(module, "linking the device math library")
-}
-
-/// `--explain-ad` for code compiled for a GPU: as [`explain_ad`], and
-/// each site in device code (a function of `module` that is a kernel or
-/// `__device__`) followed by how the GPU makes the update (`on the GPU:
-/// ...`).
-pub fn explain_ad_gpu(path: &str, report: &AdReport, module: &Module) -> String {
-    let mut sites: Vec<_> = report.sites.iter().collect();
-    sites.sort_by_key(|s| (!s.loc.is_known(), s.loc.line, s.loc.col));
-    let mut lines: Vec<String> = Vec::new();
-    for s in sites {
-        let one = explain_ad(
-            path,
-            &AdReport {
-                sites: vec![s.clone()],
-                ..AdReport::default()
-            },
-        );
-        let on_device = module
-            .func_by_name(&s.function)
-            .is_some_and(|f| module.funcs[f].kind != FuncKind::Host);
-        let line = if on_device {
-            format!("{one}    on the GPU: {}\n", s.class.on_gpu())
-        } else {
-            one
-        };
-        if !lines.contains(&line) {
-            lines.push(line);
-        }
-    }
-    lines.concat()
-}
-
-/// `--explain-ad`: one `path:line:col: class: reason` line per accumulation
-/// site, in source order (sites without a position last, as `path: ...`).
-pub fn explain_ad(path: &str, report: &AdReport) -> String {
-    let mut sites: Vec<_> = report.sites.iter().collect();
-    sites.sort_by_key(|s| (!s.loc.is_known(), s.loc.line, s.loc.col));
-    let mut lines: Vec<String> = Vec::new();
-    for s in sites {
-        let class = s.class.name();
-        let line = if s.loc.is_known() {
-            format!(
-                "{path}:{}:{}: {class}: {}\n",
-                s.loc.line, s.loc.col, s.reason
-            )
-        } else {
-            format!("{path}: {class}: {} (in `{}`)\n", s.reason, s.function)
-        };
-        // Two gradients of one function (say with different activities)
-        // make the same decision at the same place: say it once.
-        if !lines.contains(&line) {
-            lines.push(line);
-        }
-    }
-    lines.concat()
-}
-
-/// The optimizer's remarks in each of `styles` that reports them, as
-/// lines `FILE:LINE:COL: ...` sorted by file and position (remarks whose
-/// position is unknown, as in loops the AD made, last, naming the
-/// function that holds them). A loop inlined into several callers is
-/// reported where it is written, each different line once. `path`: the
-/// file of a program of one file (or the source an IR file came from).
-pub fn render_remarks(compiled: &Compiled, path: &str, styles: &[Style]) -> String {
-    let mut lines: Vec<((String, bool, u32, u32), String)> = Vec::new();
-    for r in &compiled.remarks {
-        let file = compiled
-            .file_of
-            .get(&r.function)
-            .map_or(path, String::as_str);
-        for &style in styles {
-            if let Some(line) = r.render(file, style) {
-                let key = (file.to_string(), !r.loc.is_known(), r.loc.line, r.loc.col);
-                if !lines.iter().any(|(_, l)| *l == line) {
-                    lines.push((key, line));
-                }
-            }
-        }
-    }
-    // Stable: the styles' order is kept at each position.
-    lines.sort_by(|a, b| a.0.cmp(&b.0));
-    lines.into_iter().map(|(_, l)| l).collect()
-}
-
-fn format_duration(d: std::time::Duration) -> String {
-    format!("{:.3} ms", d.as_secs_f64() * 1e3)
 }
 
 /// Checks only: preprocess, parse and type-check, no lowering. A
@@ -1144,7 +684,7 @@ pub fn check(
     Ok(rendered + &checked_requests(&module, &[], path, Origin::Source(source), color)?)
 }
 
-fn verified(module: &Module, after: &str) -> Result<(), CompileError> {
+pub(crate) fn verified(module: &Module, after: &str) -> Result<(), CompileError> {
     parc_ir::verify::verify_module(module).map_err(|errors| {
         let mut rendered = format!(
             "internal compiler error: the IR is invalid after {after} (this is a bug in parc)\n"
@@ -1381,21 +921,6 @@ mod tests {
     }
 
     #[test]
-    fn source_positions_map_to_offsets() {
-        let src = "ab\ncdé f\n\nx";
-        assert_eq!(offset_of(src, SrcLoc::new(1, 1)), Some(0));
-        assert_eq!(offset_of(src, SrcLoc::new(2, 3)), Some(5));
-        // Columns count characters: `f` is the 5th of line 2.
-        assert_eq!(offset_of(src, SrcLoc::new(2, 5)), Some(8));
-        assert_eq!(offset_of(src, SrcLoc::new(4, 1)), Some(11));
-        // Past the end of a line: its end; past the last line: unknown.
-        assert_eq!(offset_of(src, SrcLoc::new(1, 9)), Some(2));
-        assert_eq!(offset_of(src, SrcLoc::new(9, 1)), None);
-        assert_eq!(offset_of(src, SrcLoc::default()), None);
-        assert_eq!(offset_of(src, SrcLoc::new(2, 0)), Some(3));
-    }
-
-    #[test]
     fn ir_input_goes_through_the_same_pipeline() {
         let src = "double sq(double x) { return x * x; }\nint main(void) { return 0; }\n";
         let lowered = compile("t.pc", src, &Options::default()).expect("compiles");
@@ -1417,76 +942,5 @@ mod tests {
         );
         let broken = compile_ir("t.pir", "func @f(", &Options::default()).err();
         assert!(broken.is_some_and(|e| e.rendered.starts_with("t.pir:1:") && !e.internal));
-    }
-
-    #[test]
-    fn ad_errors_in_ir_point_at_the_parc_file() {
-        let e = AdError {
-            function: "f".into(),
-            loc: SrcLoc::new(5, 26),
-            message: "a `spawn` that reaches different `sync`s on different paths cannot be differentiated yet".into(),
-        };
-        assert_eq!(
-            ad_error_in_ir(&e, Some("sp.pc"), "sp.pir").rendered,
-            "sp.pc:5:26: error: cannot differentiate `f`: a `spawn` that reaches different `sync`s on different paths cannot be differentiated yet\n"
-        );
-        assert!(
-            ad_error_in_ir(&e, None, "sp.pir")
-                .rendered
-                .starts_with("sp.pir: error: cannot differentiate `f`")
-        );
-    }
-
-    #[test]
-    fn ad_errors_render_as_diagnostics() {
-        let src = "int f(int x) {\n    return spawn_me(x);\n}\n";
-        let e = AdError {
-            function: "f".into(),
-            loc: SrcLoc::new(2, 12),
-            message: "a call to `extern` function `spawn_me`".into(),
-        };
-        let r = ad_error(&e, "t.pc", src, false);
-        assert!(!r.internal);
-        assert!(
-            r.rendered.starts_with(
-                "t.pc:2:12: error: cannot differentiate `f`: a call to `extern` function `spawn_me`\n"
-            ),
-            "{}",
-            r.rendered
-        );
-        // The identifier at the position is underlined.
-        assert!(r.rendered.contains("────┬───"), "{}", r.rendered);
-        let unknown = AdError {
-            loc: SrcLoc::default(),
-            ..e
-        };
-        assert_eq!(
-            ad_error(&unknown, "t.pc", src, false).rendered,
-            "t.pc: error: cannot differentiate `f`: a call to `extern` function `spawn_me`\n"
-        );
-    }
-
-    #[test]
-    fn explain_ad_sorts_by_position() {
-        use parc_ad::{AccumulationClass, AccumulationSite};
-        let site = |line, col, class, reason: &str| AccumulationSite {
-            function: "f".into(),
-            loc: SrcLoc::new(line, col),
-            class,
-            reason: reason.into(),
-        };
-        let report = AdReport {
-            sites: vec![
-                site(9, 2, AccumulationClass::Atomic, "b"),
-                site(0, 0, AccumulationClass::Local, "c"),
-                site(3, 7, AccumulationClass::Reduction, "a"),
-                site(3, 7, AccumulationClass::Reduction, "a"),
-            ],
-            ..AdReport::default()
-        };
-        assert_eq!(
-            explain_ad("p.pc", &report),
-            "p.pc:3:7: reduction: a\np.pc:9:2: atomic: b\np.pc: local: c (in `f`)\n"
-        );
     }
 }
