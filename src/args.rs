@@ -547,6 +547,7 @@ impl OptArgs {
             grad: Vec::new(),
             ad_before_opt: ad.ad_before_opt,
             ad_task_tape_headers: ad.ad_no_flat_tapes,
+            ad_task_shadow_callocs: ad.ad_no_shadow_slabs,
             ad_checkpoint: ad.checkpoint(),
             serial: false,
             whole_program: false,
@@ -581,6 +582,11 @@ pub(crate) struct AdArgs {
     /// the default saves (`--explain-tape` shows the bytes).
     #[arg(long)]
     pub(crate) ad_no_flat_tapes: bool,
+    /// Ablation: make the shadow of each local array of a parallel loop's
+    /// body per iteration (tape slots or a `calloc`, its address recorded),
+    /// instead of one zeroed block per loop indexed by the iteration.
+    #[arg(long)]
+    pub(crate) ad_no_shadow_slabs: bool,
     /// Checkpoint the time loops of each requested gradient function (its
     /// outermost serial loops around loops): a snapshot every N
     /// iterations, each segment run again and recorded in the reverse.

@@ -92,6 +92,8 @@ pub struct Options {
     pub ad_before_opt: bool,
     /// AD ablations (`--ad-no-flat-tapes`): see `parc_ad::AdOptions`.
     pub ad_task_tape_headers: bool,
+    /// `--ad-no-shadow-slabs`: see `parc_ad::AdOptions`.
+    pub ad_task_shadow_callocs: bool,
     /// `--checkpoint N` / `--tape-budget BYTES` (see
     /// `parc_ad::checkpoint`).
     pub ad_checkpoint: Option<parc_ad::checkpoint::Request>,
@@ -527,6 +529,7 @@ fn pipeline(
                 parc_ad::BlockThreads::OneAtATime
             },
             task_tape_headers: options.ad_task_tape_headers,
+            task_shadow_callocs: options.ad_task_shadow_callocs,
             checkpoint: options.ad_checkpoint,
         };
         // Checkpointing bounds what a loop writes from SSA counters and

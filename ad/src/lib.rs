@@ -111,6 +111,10 @@
 //! tape header starts where its worker's last iteration of the loop ended
 //! and the worker's stream goes on after it (`reverse/pools.rs`): one
 //! chunked tape per worker instead of one growing tape per iteration.
+//! The shadows of the local arrays of a loop's body are the iterations'
+//! parts of one zeroed block per array and loop, `slab + k · stride`
+//! (`reverse/slabs.rs`): no allocation and no record per iteration
+//! (`AdOptions::task_shadow_callocs` makes them per iteration, an ablation).
 //! The reverse of a parallel loop is a parallel loop in the same Tapir shape
 //! (so Tapir lowering spawns it divide-and-conquer) whose iteration `k`
 //! replays tape `k`; adjoint slots of the task's values are allocas of the
@@ -236,6 +240,12 @@ pub struct AdOptions {
     /// fixed places in one buffer of the loop's (a task without loops or
     /// calls, whose records per iteration are known before the loop).
     pub task_tape_headers: bool,
+    /// An ablation (`--ad-no-shadow-slabs`): the shadow of a local array
+    /// of a parallel loop's body is made per iteration (tape slots or a
+    /// `calloc`) and its address recorded, instead of being the
+    /// iteration's part of one zeroed block of the loop's
+    /// (`reverse/slabs.rs`).
+    pub task_shadow_callocs: bool,
     /// Checkpointing asked for: `--checkpoint N` cuts time loops into
     /// segments; `--tape-budget BYTES` is refused where it would apply
     /// (see `checkpoint.rs`).

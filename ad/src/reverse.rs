@@ -81,6 +81,7 @@ mod pools;
 mod reductions;
 mod shadows;
 mod shared;
+mod slabs;
 mod spawns;
 mod values;
 mod walk;
@@ -133,6 +134,8 @@ pub struct Ctx {
     pub readonly: HashMap<FuncId, crate::readonly::ReadOnly>,
     /// Not [`crate::AdOptions::task_tape_headers`].
     pub flat_task_tapes: bool,
+    /// Not [`crate::AdOptions::task_shadow_callocs`].
+    pub shadow_slabs: bool,
     /// Split pairs declared but not generated yet: `(primal, pair)`.
     pub queue: Vec<(FuncId, Pair)>,
     pub sites: Vec<crate::AccumulationSite>,
@@ -159,6 +162,7 @@ impl Ctx {
             thread_phases: HashMap::new(),
             block_threads: options.block_threads,
             flat_task_tapes: !options.task_tape_headers,
+            shadow_slabs: !options.task_shadow_callocs,
             queue: Vec::new(),
             sites: Vec::new(),
             tapes: Vec::new(),
@@ -421,6 +425,8 @@ struct Gen<'a> {
     tape_log: Vec<(Block, Value, Why)>,
     /// Not [`crate::AdOptions::task_tape_headers`].
     flat_task_tapes: bool,
+    /// Not [`crate::AdOptions::task_shadow_callocs`].
+    shadow_slabs: bool,
     /// Per parallel loop: whether its iterations record onto their
     /// workers' streams (`pools::pooled_loops`).
     pooled: Vec<bool>,
@@ -495,6 +501,13 @@ struct RevLoop {
     pool_fwd: Option<Value>,
     stream_fwd: Option<Value>,
     pool_rev: Option<Value>,
+    /// The shadows of the local arrays of the task's entry (see
+    /// `slabs.rs`): each alloca with its zeroed block of `trip` shadows in
+    /// the forward, the iteration's number in the forward task, and the
+    /// blocks again in the reverse (freed after the reverse loop).
+    slabs: Vec<(Inst, Value)>,
+    slab_k: Option<Value>,
+    slabs_rev: Vec<Value>,
     mine_fwd: Option<Value>,
     mine_inst: Inst,
     mine: Value,
@@ -729,6 +742,7 @@ impl<'a> Gen<'a> {
             recomputed: HashMap::new(),
             tape_log: Vec::new(),
             flat_task_tapes: ctx.flat_task_tapes,
+            shadow_slabs: ctx.shadow_slabs,
             pooled,
             ret_shadow_out: None,
             walk,

@@ -12,6 +12,7 @@ use parc_ir::{Function, InstKind, Intrinsic};
 const CONCURRENT: AdOptions = AdOptions {
     block_threads: BlockThreads::Concurrent,
     task_tape_headers: false,
+    task_shadow_callocs: false,
     checkpoint: None,
 };
 

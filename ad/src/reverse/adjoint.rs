@@ -268,6 +268,7 @@ impl Gen<'_> {
             self.rl[i].tapes_rev = Some(tapes);
             self.rl[i].trip_rev = Some(trip);
             self.pool_to_reverse(i);
+            self.slabs_to_reverse(i);
             if let Some(data) = self.rl[i].data_fwd {
                 self.rl[i].data_rev = Some(self.need(data));
             }
@@ -563,6 +564,10 @@ impl Gen<'_> {
                 if self.plan.heap_shadow(inst)
                     && self.plan.act.is_active_root(Root::Alloca(inst)) =>
             {
+                if self.slab_of(inst).is_some() {
+                    // Freed with the loop's slab, after the reverse loop.
+                    return Ok(());
+                }
                 if let Some(slots) = self.tape_shadow_slots(inst, *size, *align) {
                     let b = self.plan.inst_block[&inst];
                     self.pop_shadow(b, slots);

@@ -110,7 +110,9 @@ impl Gen<'_> {
                     .heap_shadow(inst)
                     .then(|| self.tape_shadow_slots(inst, *size, *align))
                     .flatten();
-                let s = if let Some(slots) = on_tape {
+                let s = if let Some(s) = self.slab_shadow(inst) {
+                    s
+                } else if let Some(slots) = on_tape {
                     let b = self.cur_fwd.expect("forward code of a primal block");
                     self.push_shadow(b, slots, *size)
                 } else if !self.plan.heap_shadow(inst) {

@@ -72,6 +72,7 @@ impl Gen<'_> {
         }
         self.note_loop_tapes(i, tapes, trip, true);
         self.forward_pool(i);
+        self.forward_slabs(i, trip);
     }
 
     /// Notes parallel loop `i`'s tape memory, given its tape array
@@ -148,6 +149,7 @@ impl Gen<'_> {
         let step = self.fwd_i64(l.step, l.signed);
         let d = self.binop(BinaryOp::Isub, iv, lo);
         let k = self.binop(BinaryOp::Udiv, d, step);
+        self.rl[i].slab_k = Some(k);
         let size = self.iconst(Type::I64, HEADER_BYTES as i64);
         let off = self.binop(BinaryOp::Imul, k, size);
         let tapes = self.rl[i].tapes_fwd.expect("pre dominates the task");
@@ -298,6 +300,9 @@ impl Gen<'_> {
             pool_fwd: None,
             stream_fwd: None,
             pool_rev: None,
+            slabs: Vec::new(),
+            slab_k: None,
+            slabs_rev: Vec::new(),
             mine_fwd: None,
             mine_inst,
             mine,
@@ -500,6 +505,9 @@ impl Gen<'_> {
             self.effect(Intrinsic::Free, vec![data]);
         }
         self.free_pool(i);
+        for slab in std::mem::take(&mut self.rl[i].slabs_rev) {
+            self.effect(Intrinsic::Free, vec![slab]);
+        }
         let rp = self.rpop[&l.pre];
         self.emit(InstKind::Jump(BlockCall::to(rp)), None);
         self.cur_rev = None;

@@ -1,5 +1,7 @@
 //! Shadows of `alloca`s that must outlive their frame (split pairs, tasks:
-//! see `Plan::heap_shadow`), held on the tape instead of the heap.
+//! see `Plan::heap_shadow`), held on the tape instead of the heap. (Those
+//! of a parallel loop's task entry are parts of one block per loop
+//! instead: `slabs.rs`.)
 //!
 //! Such a shadow was `calloc`ed in the forward and freed at the alloca's
 //! reverse: two allocator calls per run of the block (per iteration, in a
