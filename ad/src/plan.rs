@@ -44,8 +44,8 @@ use crate::readonly::ReadOnly;
 use crate::{AdError, BlockThreads};
 use parc_ir::analysis::FunctionAnalyses;
 use parc_ir::{
-    Activity, BinaryOp, Block, FuncId, FuncKind, Function, GlobalId, Inst, InstKind, Intrinsic,
-    Module, Type, Value, ValueDef,
+    Activity, BinaryOp, Block, CFn, FuncId, FuncKind, Function, GlobalId, Inst, InstKind,
+    Intrinsic, Module, Type, Value, ValueDef,
 };
 use std::collections::{HashMap, HashSet};
 
@@ -450,6 +450,18 @@ impl Plan {
                                 p,
                                 Some(inst),
                                 "CUDA memory functions on differentiable memory cannot be differentiated yet",
+                            ));
+                        }
+                        // A lock orders the threads' updates in the primal;
+                        // the reverse would have to replay that order.
+                        Intrinsic::C(CFn::CriticalBegin | CFn::OmpSetLock | CFn::OmpTestLock) => {
+                            return Err(err(
+                                p,
+                                Some(inst),
+                                "a `critical` section or OpenMP lock cannot be differentiated: \
+                                 the reverse would have to replay the order in which threads \
+                                 took it (accumulate with `reduction(...)` or make the section \
+                                 one `x += e`, an atomic add)",
                             ));
                         }
                         // The C library's functions have no adjoint rules:

@@ -16,8 +16,24 @@
  *
  * In a function without an OpenMP construct around the call, other than
  * main, parc cannot tell which thread calls it: the first three are
- * errors there (pass the thread number as a parameter). */
+ * errors there (pass the thread number as a parameter).
+ *
+ * Locks (the runtime's: spin, then yield, while another thread holds
+ * one; in the interpreter, which runs one thread, setting a lock that is
+ * set is a run-time error, as it would wait forever). Nestable locks
+ * (omp_nest_lock_t) are not provided. `#pragma omp critical(name)` is
+ * a lock per name, the same way. */
 #ifndef _PARC_OMP_H
 #define _PARC_OMP_H
+
+typedef struct __parc_omp_lock {
+    long __word;
+} omp_lock_t;
+
+void omp_init_lock(omp_lock_t *lock);
+void omp_destroy_lock(omp_lock_t *lock);
+void omp_set_lock(omp_lock_t *lock);
+void omp_unset_lock(omp_lock_t *lock);
+int omp_test_lock(omp_lock_t *lock);
 
 #endif

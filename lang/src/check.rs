@@ -134,6 +134,7 @@ fn check_here(
     let mut c = Checker {
         require_main,
         part,
+        locked_criticals: omp::locked_sections(program),
         ..Checker::default()
     };
     c.program(program);
@@ -284,6 +285,11 @@ struct FnCtx {
     /// The OpenMP teams (`parallel` regions and `parallel for` loops)
     /// around the statement being checked, innermost last.
     teams: Vec<omp::Team>,
+    /// How many `critical` sections enclose the statement being checked.
+    critical: usize,
+    /// Locals declared outside a parallel loop and used in a `critical`
+    /// section inside it.
+    shared: Vec<LocalId>,
 }
 
 #[derive(Default)]
@@ -320,6 +326,9 @@ struct Checker {
     strings: Vec<Vec<u8>>,
     string_ids: HashMap<Vec<u8>, usize>,
     fx: Option<FnCtx>,
+    /// The names of `critical` sections that take a lock (see
+    /// `omp::critical`).
+    locked_criticals: std::collections::HashSet<String>,
     /// Calls from kernels and `__device__` functions of host functions:
     /// (callee, call span), checked once every body is known.
     gpu_calls: Vec<(FuncRef, Span)>,

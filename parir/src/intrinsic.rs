@@ -916,6 +916,33 @@ c_library! {
     /// `bsearch(key, base, n, size, cmp) -> ptr`: glibc's binary search,
     /// calling the comparator back; the element found (in `base`) or null.
     Bsearch => libc("bsearch", &[PTR, PTR, I64, I64, PTR], Some(PTR), Effects::EVERYTHING);
+    /// `omp_init_lock(omp_lock_t *)`: the lock (one 8-byte word) unset.
+    OmpInitLock => libc("omp_init_lock", &[PTR], None, Effects::PURE.writes(&[Extent::Fixed { ptr: 0, size: 8 }]));
+    /// `omp_destroy_lock(omp_lock_t *)`: the lock may not be used again
+    /// until initialized.
+    OmpDestroyLock => libc("omp_destroy_lock", &[PTR], None, Effects::PURE.writes(&[Extent::Fixed { ptr: 0, size: 8 }]));
+    /// `omp_set_lock(omp_lock_t *)`: waits until the lock is unset and
+    /// sets it. Memory written by the thread that unset it before is
+    /// visible after: the call may touch any memory, so that no access is
+    /// moved across it.
+    OmpSetLock => libc("omp_set_lock", &[PTR], None, Effects::EVERYTHING);
+    /// `omp_unset_lock(omp_lock_t *)`
+    OmpUnsetLock => libc("omp_unset_lock", &[PTR], None, Effects::EVERYTHING);
+    /// `omp_test_lock(omp_lock_t *) -> int`: sets the lock if it is unset
+    /// (1), or returns 0 at once.
+    OmpTestLock => libc("omp_test_lock", &[PTR], Some(I32), Effects::EVERYTHING);
+    /// `__parc_critical_begin(long name)`: enters the `#pragma omp
+    /// critical` sections of that name (a hash of it; 0 is the unnamed
+    /// one), waiting while another thread is in one. The front end's, not
+    /// declared in a header.
+    CriticalBegin => libc("__parc_critical_begin", &[I64], None, Effects::EVERYTHING);
+    /// `__parc_critical_share(ptr)`: nothing, but the optimizer sees the
+    /// pointer kept and any memory touched: the front end's, for the
+    /// variables a `critical` section shares with other iterations of a
+    /// parallel loop (see `lang`'s `check/omp/critical.rs`).
+    CriticalShare => libc("__parc_critical_share", &[PTR], None, Effects::EVERYTHING);
+    /// `__parc_critical_end(long name)`: leaves them.
+    CriticalEnd => libc("__parc_critical_end", &[I64], None, Effects::EVERYTHING);
     /// `clock_gettime(clockid_t clock, struct timespec *ts) -> int`
     ClockGettime => libc(
         "clock_gettime",

@@ -54,6 +54,10 @@
 //! | `parc_rt_qsort` | `(ptr base, i64 n, i64 size, fn(ptr, ptr) -> i32 cmp)` | C `qsort` (glibc's), a null comparator or array a fault |
 //! | `parc_rt_bsearch` | `(ptr key, ptr base, i64 n, i64 size, fn(ptr, ptr) -> i32 cmp) -> ptr` | C `bsearch` (glibc's), a null comparator a fault |
 //! | `parc_rt_atexit` | `(fn() f) -> i32` | C `atexit`: `f` runs when `main` returns (in `parc_rt_main`) or at `parc_rt_exit`, last registered first |
+//! | `parc_rt_omp_init_lock` `parc_rt_omp_destroy_lock` `parc_rt_omp_set_lock` `parc_rt_omp_unset_lock` | `(ptr lock)` | OpenMP's locks: an 8-byte word, 0 unset (see [`locks`]) |
+//! | `parc_rt_omp_test_lock` | `(ptr lock) -> i32` | `omp_test_lock` |
+//! | `parc_rt_critical_begin` `parc_rt_critical_end` | `(i64 name)` | enter and leave the `critical` sections of a name (hashed; 0 unnamed) |
+//! | `parc_rt_critical_share` | `(ptr variable)` | nothing (marks a variable a section shares, for the optimizer) |
 //! | `parc_rt_abort` | `() -> !` | C `abort` (ends the program by `SIGABRT`, not as a fault) |
 //! | `parc_rt_assert_fail` | `(ptr expr, ptr file, i32 line, ptr function) -> !` | glibc's `__assert_fail`, then as `parc_rt_abort` |
 //! | `parc_rt_ad_stats_state` | a `u8` (data) | `PARC_AD_STATS`: 0 not read yet, 1 off, 2 on; generated code skips the note when it is 1 |
@@ -110,7 +114,7 @@
 //! [`sched`] (groups, spawn/sync, main, worker ids), [`pool`] (worker
 //! threads and work stealing), [`task`] (spawned tasks' memory and
 //! completion), [`parfor`], [`gpu`], [`printf`], [`output`] (stdout
-//! buffer, exit), [`files`] (`fopen` and the rest), [`clib`] (allocation, clock), [`atomics`], [`fault`],
+//! buffer, exit), [`files`] (`fopen` and the rest), [`clib`] (allocation, clock), [`atomics`], [`locks`] (OpenMP locks, `critical`), [`fault`],
 //! [`signals`] (crashes of generated code as run-time errors), [`adstats`]
 //! (`PARC_AD_STATS`: gradient tape bytes).
 
@@ -122,6 +126,7 @@ pub mod fault;
 pub mod files;
 pub mod gpu;
 pub mod lines;
+pub mod locks;
 pub mod output;
 pub mod parfor;
 pub mod pool;
@@ -184,6 +189,14 @@ pub fn symbols() -> Vec<(&'static str, *const u8)> {
         clib::parc_rt_qsort,
         clib::parc_rt_atexit,
         clib::parc_rt_bsearch,
+        locks::parc_rt_omp_init_lock,
+        locks::parc_rt_omp_destroy_lock,
+        locks::parc_rt_omp_set_lock,
+        locks::parc_rt_omp_unset_lock,
+        locks::parc_rt_omp_test_lock,
+        locks::parc_rt_critical_begin,
+        locks::parc_rt_critical_end,
+        locks::parc_rt_critical_share,
         clib::parc_rt_assert_fail,
         clib::parc_rt_malloc,
         clib::parc_rt_calloc,

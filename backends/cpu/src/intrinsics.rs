@@ -87,7 +87,8 @@ pub(crate) const C_MEMSET: ExternFn = ext("memset", &[Ptr, I32, I64], Some(Ptr))
 /// they end the program as C's do despite its `SIGABRT` handler, and
 /// `fflush` and the file functions, whose stdout buffer and `FILE` are
 /// the runtime's, `qsort` and `bsearch`, whose null comparator the
-/// runtime reports, and `atexit`, whose functions the runtime runs.
+/// runtime reports, `atexit`, whose functions the runtime runs, and
+/// OpenMP's locks and `critical` sections, which are the runtime's.
 pub(crate) fn c_symbol(f: CFn) -> &'static str {
     match f {
         CFn::Abort => "parc_rt_abort",
@@ -108,6 +109,14 @@ pub(crate) fn c_symbol(f: CFn) -> &'static str {
         CFn::Qsort => "parc_rt_qsort",
         CFn::Atexit => "parc_rt_atexit",
         CFn::Bsearch => "parc_rt_bsearch",
+        CFn::OmpInitLock => "parc_rt_omp_init_lock",
+        CFn::OmpDestroyLock => "parc_rt_omp_destroy_lock",
+        CFn::OmpSetLock => "parc_rt_omp_set_lock",
+        CFn::OmpUnsetLock => "parc_rt_omp_unset_lock",
+        CFn::OmpTestLock => "parc_rt_omp_test_lock",
+        CFn::CriticalBegin => "parc_rt_critical_begin",
+        CFn::CriticalEnd => "parc_rt_critical_end",
+        CFn::CriticalShare => "parc_rt_critical_share",
         _ => f.name(),
     }
 }

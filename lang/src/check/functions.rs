@@ -206,6 +206,8 @@ impl Checker {
             fork_join: None,
             pending: Vec::new(),
             teams: Vec::new(),
+            critical: 0,
+            shared: Vec::new(),
         };
         // Functions do not nest, so there is no outer context to restore.
         self.fx = Some(fx);

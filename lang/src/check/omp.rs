@@ -35,8 +35,8 @@
 //!   run at once share a number, whatever the body does). In `main`
 //!   outside them, they are 0 and 1; in any other function parc cannot tell
 //!   which thread calls it, and the call is an error, as are the
-//!   constructs that bind to a team there (`for`, `single`, `critical`,
-//!   ...: "orphaned" constructs).
+//!   constructs that bind to a team there (`for`, `single`, ...:
+//!   "orphaned" constructs).
 //! - `lastprivate` copies are per block of iterations; the last block
 //!   copies them out after its loop ([`Checker::share`]). A loop with the
 //!   `ordered` clause is a team of one block (serial, in order), in which
@@ -45,11 +45,11 @@
 //!   threads` runs section `k`; `parallel sections` is a region of them.
 //! - Constructs parc runs serially (`task`, `simd`, `sections` outside a
 //!   region, ...) get a warning that says so; in serial code of `main`
-//!   `critical`, `single`, `master`, `barrier` and `flush` are what they
-//!   are on one thread. An `atomic` `x += e` (or `-=`, `++`, `--`) is an
-//!   atomic add wherever it may run in parallel, as is a `critical`
-//!   section that is one such update; what parc cannot do in parallel
-//!   code (other `critical` sections, other atomics) is an error.
+//!   `single`, `master`, `barrier` and `flush` are what they are on one
+//!   thread. An `atomic` `x += e` (or `-=`, `++`, `--`) is an atomic add
+//!   wherever it may run in parallel; what parc cannot do in parallel
+//!   code (other atomics) is an error. A `critical` section, anywhere, is
+//!   its block under the runtime's lock of its name (see `critical`).
 
 use super::Checker;
 use crate::ast::{self, Span};
@@ -61,12 +61,14 @@ mod atomic;
 mod builders;
 mod clauses;
 mod collapse;
+mod critical;
 mod loops;
 mod runtime;
 mod sections;
 mod team;
 
 use atomic::atomic_add_form;
+pub(super) use critical::locked_sections;
 
 /// A reduction: operator, the accumulator, the variable outside, its
 /// type, the clause's span.
@@ -292,14 +294,16 @@ impl Checker {
             // An atomic add is right on one thread too: wherever the code
             // may run in parallel, it is one.
             "atomic" | "atomic update" if place != Place::Main => self.omp_atomic(pragma, stmt),
-            // A critical section that is one update `x += e` is that
-            // update done atomically: the same effect, and no lock.
-            "critical" if place != Place::Main && atomic_add_form(stmt).is_some() => {
-                let update = atomic_add_form(stmt).unwrap_or(stmt);
-                self.omp_atomic(pragma, update)
-            }
-            "critical" | "atomic" | "atomic update" | "atomic read" | "atomic write"
-            | "atomic capture" | "ordered" | "barrier" => match place {
+            // A lock per name (see `critical`); a section that is one
+            // update `x += e` may be that update done atomically.
+            "critical" => match atomic_add_form(stmt) {
+                Some(update) if place != Place::Main && self.critical_may_be_atomic(pragma) => {
+                    self.omp_atomic(pragma, update)
+                }
+                _ => self.omp_critical(pragma, stmt),
+            },
+            "atomic" | "atomic update" | "atomic read" | "atomic write" | "atomic capture"
+            | "ordered" | "barrier" => match place {
                 Place::Region | Place::Parallel => self.omp_in_parallel(pragma),
                 // One thread: these are what they say, with nothing to wait for.
                 Place::Main => self.stmt(stmt),
@@ -397,13 +401,6 @@ impl Checker {
                 format!(
                     "put `#pragma omp {c}` directly in the `parallel` region, not in a parallel loop"
                 ),
-            ),
-            "critical" => (
-                "parc runs a `critical` section in parallel code only when it is one update \
-                 `x += e`, `x -= e`, `x++` or `x--` (as an atomic add)",
-                "accumulate with `reduction(...)` on the loop or region (also for `min` and \
-                 `max`), or make the section one `x += e`"
-                    .to_string(),
             ),
             _ => (
                 "parc cannot run this in parallel code",

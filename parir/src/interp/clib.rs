@@ -144,6 +144,8 @@ pub(crate) struct State {
     /// Where `strtok` goes on in the string it was last given (null once
     /// it is used up).
     strtok: u64,
+    /// The `critical` sections being run (their names' hashes).
+    critical: std::collections::HashSet<i64>,
 }
 
 /// Runs the C library function `f` on `args` (its operands' registers, as
@@ -175,6 +177,44 @@ pub(crate) fn call(
         | CFn::Fgetc
         | CFn::Ungetc => {
             unreachable!("handled by `exec` (`files.rs`), which owns the output")
+        }
+        // OpenMP's locks: an 8-byte word, 0 unset. The interpreter runs
+        // the serial projection, where no other thread can unset a lock
+        // that is set: setting it again would wait forever.
+        CFn::OmpInitLock | CFn::OmpDestroyLock | CFn::OmpUnsetLock => {
+            mem.store(args[0], Type::I64, 0)?;
+            None
+        }
+        CFn::OmpSetLock => {
+            if mem.load(args[0], Type::I64)? != 0 {
+                return Err(Fault::msg(
+                    "omp_set_lock: the lock is set and is never unset (a deadlock: no other \
+                     thread runs while this one waits)",
+                ));
+            }
+            mem.store(args[0], Type::I64, 1)?;
+            None
+        }
+        CFn::OmpTestLock => {
+            let unset = mem.load(args[0], Type::I64)? == 0;
+            if unset {
+                mem.store(args[0], Type::I64, 1)?;
+            }
+            int(i32::from(unset))
+        }
+        CFn::CriticalBegin => {
+            if !state.critical.insert(args[0] as i64) {
+                return Err(Fault::msg(
+                    "a `critical` section is entered inside a `critical` section of the same \
+                     name (a deadlock)",
+                ));
+            }
+            None
+        }
+        CFn::CriticalShare => None,
+        CFn::CriticalEnd => {
+            state.critical.remove(&(args[0] as i64));
+            None
         }
         CFn::PosixMemalign => {
             let (out, align, size) = (args[0], args[1], args[2]);

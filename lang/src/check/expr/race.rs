@@ -17,7 +17,8 @@ impl Checker {
     /// iterations touch disjoint elements is not decidable here.
     pub(in crate::check) fn check_race(&mut self, lv: &Expr, span: Span) {
         let Some(fx) = self.fx.as_ref() else { return };
-        if fx.pfors.is_empty() {
+        // A `critical` section's lock orders its writes.
+        if fx.pfors.is_empty() || fx.critical > 0 {
             return;
         }
         let (name, decl, depth) = match lvalue_root(lv) {

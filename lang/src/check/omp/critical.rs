@@ -1,0 +1,276 @@
+//! `critical` sections: a lock per name, taken around the section.
+//!
+//! `#pragma omp critical` and `critical(name)` on any structured block
+//! become `__parc_critical_begin(name)`, the block and
+//! `__parc_critical_end(name)`, the runtime's lock of that name (a 64-bit
+//! hash of it; 0 for the unnamed sections). Assignments in the section to
+//! variables shared by the iterations of a parallel loop are not
+//! determinacy races: the lock orders them.
+//!
+//! A section that is one update `x += e` (`-=`, `++`, `--`) is an atomic
+//! add instead (the same effect, no lock, and differentiable), unless
+//! another section of the same name in the file is not one: then the
+//! update takes the lock too, so that it excludes the other sections.
+//!
+//! What OpenMP forbids is an error: a jump out of the section (`return`,
+//! `break`, `continue`, `goto`), which would leave the lock taken. So is a
+//! parallel construct in it, which the worker holding the lock would wait
+//! for while running other work that may wait for the lock.
+
+use super::builders::builtin;
+use crate::ast::{self, Span};
+use crate::check::Checker;
+use crate::check::expr::mk;
+use crate::diag::Diagnostic;
+use crate::hir::{Builtin, CType, ExprKind, Stmt, StmtKind};
+use crate::omp::Pragma;
+use parc_ir::{CFn, Intrinsic};
+use std::collections::HashSet;
+
+/// The names (`""`: unnamed) of the `critical` sections of `program`
+/// that are not one atomic update: every section of these names takes
+/// the lock.
+pub(in crate::check) fn locked_sections(program: &ast::Program) -> HashSet<String> {
+    let mut names = HashSet::new();
+    for item in &program.items {
+        if let ast::Item::Func(f) = item {
+            for s in f.body.iter().flat_map(|b| &b.stmts) {
+                each_stmt(s, &mut |s| {
+                    if let ast::StmtKind::Omp { pragma, stmt } = &s.kind
+                        && pragma.is("critical")
+                        && super::atomic_add_form(stmt).is_none()
+                    {
+                        names.insert(pragma.name.clone().unwrap_or_default());
+                    }
+                });
+            }
+        }
+    }
+    names
+}
+
+/// Calls `f` on `s` and every statement nested in it.
+fn each_stmt(s: &ast::Stmt, f: &mut impl FnMut(&ast::Stmt)) {
+    use ast::StmtKind as K;
+    f(s);
+    match &s.kind {
+        K::Block(b) => b.stmts.iter().for_each(|s| each_stmt(s, f)),
+        K::If { then, els, .. } => {
+            each_stmt(then, f);
+            if let Some(e) = els {
+                each_stmt(e, f);
+            }
+        }
+        K::While { body, .. }
+        | K::DoWhile { body, .. }
+        | K::Switch { body, .. }
+        | K::Case { body, .. }
+        | K::Default(body)
+        | K::Label { body, .. } => each_stmt(body, f),
+        K::For { init, body, .. } => {
+            if let Some(i) = init {
+                each_stmt(i, f);
+            }
+            each_stmt(body, f);
+        }
+        K::Omp { stmt, .. } => each_stmt(stmt, f),
+        K::Empty
+        | K::Expr(_)
+        | K::Decl(_)
+        | K::Goto(_)
+        | K::Break
+        | K::Continue
+        | K::Return(_)
+        | K::Spawn { .. }
+        | K::Sync => {}
+    }
+}
+
+/// The runtime's name for the sections called `name`: FNV-1a of it,
+/// never 0 (the unnamed sections').
+fn name_hash(name: Option<&str>) -> i64 {
+    let Some(name) = name else { return 0 };
+    let h = name.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    });
+    h.max(1) as i64
+}
+
+impl Checker {
+    /// Notes the use of local `l` in a `critical` section, if it is
+    /// declared outside the parallel loop the section is in.
+    pub(in crate::check) fn note_shared(&mut self, l: crate::hir::LocalId) {
+        let Some(fx) = self.fx.as_mut() else { return };
+        if fx.critical > 0
+            && fx
+                .local_info
+                .get(l.0 as usize)
+                .is_some_and(|i| i.pfor_depth < fx.pfors.len())
+        {
+            fx.shared.push(l);
+        }
+    }
+
+    /// Whether the section `pragma` names may be an atomic add.
+    pub(super) fn critical_may_be_atomic(&self, pragma: &Pragma) -> bool {
+        !self
+            .locked_criticals
+            .contains(pragma.name.as_deref().unwrap_or_default())
+    }
+
+    /// `#pragma omp critical[(name)]` on `stmt`: the block under the
+    /// lock of that name.
+    pub(super) fn omp_critical(&mut self, pragma: &Pragma, stmt: &ast::Stmt) -> Vec<Stmt> {
+        let mut labels = HashSet::new();
+        each_stmt(stmt, &mut |s| {
+            if let ast::StmtKind::Label { name, .. } = &s.kind {
+                labels.insert(name.name.clone());
+            }
+        });
+        self.check_section(stmt, pragma, &labels, 0);
+        let id = name_hash(pragma.name.as_deref());
+        let call = |f: CFn, span: Span| Stmt {
+            kind: StmtKind::Expr(builtin(
+                Builtin::Intrinsic(Intrinsic::C(f)),
+                vec![mk(ExprKind::IntConst(id), CType::Long, span)],
+                CType::Void,
+                span,
+            )),
+            span,
+        };
+        let first = self.fx.as_mut().map_or(0, |fx| {
+            fx.critical += 1;
+            fx.shared.len()
+        });
+        let body = self.stmt(stmt);
+        let mut shared = Vec::new();
+        if let Some(fx) = self.fx.as_mut() {
+            fx.critical -= 1;
+            for l in fx.shared.split_off(first) {
+                if !shared.contains(&l) {
+                    shared.push(l);
+                }
+            }
+            if fx.critical > 0 {
+                fx.shared.extend(&shared);
+            }
+        }
+        let mut out = vec![call(CFn::CriticalBegin, pragma.span)];
+        // The optimizer takes a local whose address is never taken to be
+        // the function's own, which no call touches, and a parallel
+        // loop's iterations not to see each other's writes to it: given
+        // to the runtime, the shared locals the section uses are memory
+        // the lock's calls may read and write.
+        for l in shared {
+            let Some(ty) = self
+                .fx
+                .as_ref()
+                .and_then(|f| f.locals.get(l.0 as usize))
+                .map(|l| l.ty.clone())
+            else {
+                continue;
+            };
+            let span = pragma.span;
+            let addr = mk(
+                ExprKind::AddrOf(Box::new(mk(ExprKind::Local(l), ty.clone(), span))),
+                ty.ptr_to(),
+                span,
+            );
+            out.push(Stmt {
+                kind: StmtKind::Expr(builtin(
+                    Builtin::Intrinsic(Intrinsic::C(CFn::CriticalShare)),
+                    vec![addr],
+                    CType::Void,
+                    span,
+                )),
+                span,
+            });
+        }
+        out.extend(body);
+        out.push(call(CFn::CriticalEnd, stmt.span));
+        out
+    }
+
+    /// Reports the jumps out of the section `s` is in (`loops`: loops and
+    /// `switch`es entered inside it) and the parallel constructs in it.
+    fn check_section(
+        &mut self,
+        s: &ast::Stmt,
+        pragma: &Pragma,
+        labels: &HashSet<String>,
+        loops: usize,
+    ) {
+        use ast::StmtKind as K;
+        let jump = match &s.kind {
+            K::Return(_) => Some("`return`"),
+            K::Break | K::Continue if loops == 0 => Some(if matches!(s.kind, K::Break) {
+                "`break`"
+            } else {
+                "`continue`"
+            }),
+            K::Goto(l) if !labels.contains(&l.name) => Some("`goto`"),
+            _ => None,
+        };
+        if let Some(what) = jump {
+            self.push(
+                Diagnostic::error(s.span, format!("{what} out of a `critical` section"))
+                    .with_label("leaves the section with its lock taken")
+                    .with_secondary(pragma.span, "the section")
+                    .with_help(
+                        "OpenMP forbids jumps out of a `critical` section: set a flag and \
+                         test it after the section",
+                    ),
+            );
+            return;
+        }
+        let parallel = match &s.kind {
+            K::For { parallel: true, .. } => Some("a `parallel_for`".to_string()),
+            K::Spawn { .. } => Some("a `spawn`".to_string()),
+            K::Omp { pragma: p, .. }
+                if p.construct.starts_with("parallel") || p.construct == "task" =>
+            {
+                Some(format!("`#pragma omp {}`", p.construct))
+            }
+            _ => None,
+        };
+        if let Some(what) = parallel {
+            self.push(
+                Diagnostic::error(s.span, format!("{what} inside a `critical` section"))
+                    .with_label("parallel code while the section's lock is held")
+                    .with_secondary(pragma.span, "the section")
+                    .with_help(
+                        "parc cannot run parallel code in a `critical` section (a worker \
+                         waiting for it could wait for the lock it holds): move it out of \
+                         the section",
+                    ),
+            );
+            return;
+        }
+        let inner = loops
+            + usize::from(matches!(
+                s.kind,
+                K::While { .. } | K::DoWhile { .. } | K::For { .. } | K::Switch { .. }
+            ));
+        match &s.kind {
+            K::Block(b) => b
+                .stmts
+                .iter()
+                .for_each(|t| self.check_section(t, pragma, labels, inner)),
+            K::If { then, els, .. } => {
+                self.check_section(then, pragma, labels, inner);
+                if let Some(e) = els {
+                    self.check_section(e, pragma, labels, inner);
+                }
+            }
+            K::While { body, .. }
+            | K::DoWhile { body, .. }
+            | K::Switch { body, .. }
+            | K::Case { body, .. }
+            | K::Default(body)
+            | K::Label { body, .. }
+            | K::For { body, .. } => self.check_section(body, pragma, labels, inner),
+            K::Omp { stmt, .. } => self.check_section(stmt, pragma, labels, inner),
+            _ => {}
+        }
+    }
+}
