@@ -86,6 +86,10 @@
 //! - `tape::` tests: for each `tests/grad/NAME.pc` with a `NAME.tape`
 //!   beside it (blessing makes one for every program), `parc build
 //!   --explain-tape` must print exactly that file: the tape report.
+//! - `explain-ad::` tests: for each `tests/grad/NAME.pc` with a `NAME.ad`
+//!   beside it (made by hand, then blessed), `parc build --explain-ad`
+//!   must print exactly that file: each adjoint update's accumulation
+//!   class and why.
 //! - `tape-stats::` tests: for each `tests/grad/NAME.pc` with a `//
 //!   tape-peak:` line, the tape bytes `PARC_AD_STATS=1` prints at run
 //!   time must be what `--stats` predicts, in the interpreter, the JIT and
@@ -425,21 +429,26 @@ fn check_bad(path: &Path) -> Result<(), Failed> {
 /// standard output) must print `NAME.tape` on stderr: what each gradient
 /// records, per value, with its reason.
 fn check_tape(path: &Path) -> Result<(), Failed> {
+    check_report(path, "--explain-tape", "tape", "the tape report")
+}
+
+/// `parc build --explain-ad` of a gradient program with a `NAME.ad` beside
+/// it must print exactly that file on stderr: the accumulation class of
+/// each adjoint update, with its reason, in source order.
+fn check_explain_ad(path: &Path) -> Result<(), Failed> {
+    check_report(path, "--explain-ad", "ad", "the accumulation report")
+}
+
+/// `parc build FLAG` of a gradient program (`-O2`, the IR to standard
+/// output) must print `NAME.EXT` on stderr.
+fn check_report(path: &Path, flag: &str, ext: &str, what: &str) -> Result<(), Failed> {
     let mut cmd = parc();
-    cmd.args([
-        "build",
-        "--emit",
-        "ir",
-        "-o",
-        "-",
-        "--explain-tape",
-        "--color=never",
-    ])
-    .args(flags_of(path))
-    .arg(path);
+    cmd.args(["build", "--emit", "ir", "-o", "-", flag, "--color=never"])
+        .args(flags_of(path))
+        .arg(path);
     let (out, _) = run_with_timeout(cmd, Duration::from_secs(60))?;
     let stderr = String::from_utf8_lossy(&out.stderr);
-    let expected = path.with_extension("tape");
+    let expected = path.with_extension(ext);
     if status_of(&out) != 0 {
         // Blessing offers a report for every gradient program; one the AD
         // refuses has none.
@@ -448,7 +457,7 @@ fn check_tape(path: &Path) -> Result<(), Failed> {
         }
         return Err(format!("exit status {}; stderr:\n{stderr}", status_of(&out)).into());
     }
-    compare_file(&expected, &stderr, "the tape report")
+    compare_file(&expected, &stderr, what)
 }
 
 /// The spellings of the vectorizer's remarks a `tests/vec/` program may
@@ -1420,6 +1429,14 @@ fn main() {
             trials.push(Trial::test(
                 format!("tape::{}", name_of(&path)),
                 move || check_tape(&path),
+            ));
+        }
+    }
+    for path in programs("tests/grad") {
+        if root().join(path.with_extension("ad")).exists() {
+            trials.push(Trial::test(
+                format!("explain-ad::{}", name_of(&path)),
+                move || check_explain_ad(&path),
             ));
         }
     }
