@@ -490,7 +490,8 @@ pub(crate) struct OptArgs {
     /// after every pass).
     #[arg(long, value_name = "PASS")]
     pub(crate) dump_after: Option<String>,
-    /// Print how long lowering and each pass took, to stderr.
+    /// Print how long each stage of the build (front end, passes, AD,
+    /// code generation, linking) took, summing to the total, to stderr.
     #[arg(long)]
     pub(crate) time_passes: bool,
     /// Print the passes' statistics counters, to stderr.

@@ -59,6 +59,9 @@ use reports::{ad_error, ad_error_in_ir, word_at};
 use requests::checked_requests;
 use std::time::Instant;
 
+pub mod stage_times;
+pub use stage_times::StageTimes;
+
 /// How far the pipeline got when it stopped with errors.
 #[derive(Debug)]
 pub struct CompileError {
@@ -82,7 +85,8 @@ pub struct Options {
     /// `lower`: straight after lowering; `ad`: after differentiation;
     /// `prepare`: after the final stage).
     pub dump_after: Option<String>,
-    /// Print the time spent in each phase and pass to stderr.
+    /// `--time-passes`: the command prints [`Compiled::times`] (and the
+    /// backend's) to stderr.
     pub time_passes: bool,
     /// Print the passes' statistics counters to stderr.
     pub stats: bool,
@@ -131,6 +135,8 @@ pub struct Compiled {
     /// The optimizer's remarks (what the vectorizer did to each loop), in
     /// the order the passes made them.
     pub remarks: Vec<parc_opt::remarks::Remark>,
+    /// The time of each stage and pass so far (`--time-passes`).
+    pub times: StageTimes,
 }
 
 /// Turns raw file bytes into text, or a diagnostic pointing at the first
@@ -165,14 +171,13 @@ pub fn decode_source(path: &str, bytes: &[u8], color: bool) -> Result<String, Co
 
 /// Source text to a verified (and, above `-O0`, optimized) module.
 pub fn compile(path: &str, source: &str, options: &Options) -> Result<Compiled, CompileError> {
-    let lower_start = Instant::now();
-    let (module, rendered) = lowered(path, source, options.library, true, options)?;
-    let lower_time = lower_start.elapsed();
+    let mut times = StageTimes::default();
+    let (module, rendered) = lowered(path, source, options.library, true, options, &mut times)?;
     let origin = Origin::Source(source);
     let warnings =
         rendered + &checked_requests(&module, &options.grad, path, origin, options.color)?;
-    verified(&module, "lowering")?;
-    pipeline(module, path, origin, Some(lower_time), warnings, options)
+    times.time("verify", || verified(&module, "lowering"))?;
+    pipeline(module, path, origin, times, warnings, options)
 }
 
 /// The source files of one program (`parc build a.c b.c`), each `(path,
@@ -201,7 +206,7 @@ pub fn compile_linked(
     premade: Vec<Option<(Module, Vec<String>)>>,
     options: &Options,
 ) -> Result<Compiled, CompileError> {
-    let lower_start = Instant::now();
+    let mut times = StageTimes::default();
     let mut modules = Vec::new();
     let mut rendered = String::new();
     let mut failed = false;
@@ -213,7 +218,7 @@ pub fn compile_linked(
             continue;
         }
         // Each file is a library of the program: `main` is in one of them.
-        match lowered(path, source, true, false, options) {
+        match lowered(path, source, true, false, options, &mut times) {
             Ok((module, warnings)) => {
                 rendered += &warnings;
                 modules.push((path.clone(), module));
@@ -230,7 +235,9 @@ pub fn compile_linked(
             internal: false,
         });
     }
-    let linked = parc_ir::link::link(modules).map_err(|e| usage_error(e.to_string()))?;
+    let linked = times
+        .time("linking parir", || parc_ir::link::link(modules))
+        .map_err(|e| usage_error(e.to_string()))?;
     // A function no file defines is C's: it may not take or return a
     // struct by value (each file's checker left this to the linked
     // program, where a ParC definition in another file is known).
@@ -247,7 +254,6 @@ pub fn compile_linked(
             f.name
         )));
     }
-    let lower_time = lower_start.elapsed();
     let module = linked.module;
     let by_function = linked
         .origin
@@ -273,8 +279,8 @@ pub fn compile_linked(
     let first = files.inputs[0].0.as_str();
     let warnings =
         rendered + &checked_requests(&module, &options.grad, first, origin, options.color)?;
-    verified(&module, "linking")?;
-    let mut compiled = pipeline(module, first, origin, Some(lower_time), warnings, options)?;
+    times.time("verify", || verified(&module, "linking"))?;
+    let mut compiled = pipeline(module, first, origin, times, warnings, options)?;
     compiled.file_of = files
         .by_function
         .iter()
@@ -325,9 +331,12 @@ pub(crate) fn lowered(
     library: bool,
     whole_program: bool,
     options: &Options,
+    times: &mut StageTimes,
 ) -> Result<(Module, String), CompileError> {
-    let pre = parc_lang::pp::preprocess(path, source, &options.pp);
-    let (hir, diags) = front_end(&pre, library, !whole_program);
+    let pre = times.time("preprocess", || {
+        parc_lang::pp::preprocess(path, source, &options.pp)
+    });
+    let (hir, diags) = front_end(&pre, library, !whole_program, times);
     let rendered = diag::render_mapped(&pre.map, &diags, options.color);
     let Some(hir) = hir.filter(|_| !diags.iter().any(Diagnostic::is_error)) else {
         return Err(CompileError {
@@ -349,17 +358,20 @@ pub(crate) fn lowered(
         })
         .cloned()
         .collect();
-    let module = parc_lang::lower::lower_with_exported_gradients(
-        &hir,
-        path,
-        &pre.text,
-        Some(&pre.map),
-        &grad,
-    )
-    .map_err(|d| CompileError {
-        rendered: diag::render_mapped(&pre.map, &[d], options.color),
-        internal: false,
-    })?;
+    let module = times
+        .time("lowering", || {
+            parc_lang::lower::lower_with_exported_gradients(
+                &hir,
+                path,
+                &pre.text,
+                Some(&pre.map),
+                &grad,
+            )
+        })
+        .map_err(|d| CompileError {
+            rendered: diag::render_mapped(&pre.map, &[d], options.color),
+            internal: false,
+        })?;
     Ok((module, rendered))
 }
 
@@ -369,23 +381,26 @@ fn front_end(
     pre: &parc_lang::pp::Preprocessed,
     library: bool,
     part: bool,
+    times: &mut StageTimes,
 ) -> (Option<hir::Program>, Vec<Diagnostic>) {
     let mut diags = pre.diags.clone();
     if diags.iter().any(Diagnostic::is_error) {
         return (None, diags);
     }
-    let (ast, parse_diags) = parc_lang::parse::parse(&pre.text);
+    let (ast, parse_diags) = times.time("parse", || parc_lang::parse::parse(&pre.text));
     diags.extend(parse_diags);
     if diags.iter().any(Diagnostic::is_error) {
         return (None, diags);
     }
-    let (hir, check_diags) = if part {
-        parc_lang::check::check_part(&ast)
-    } else if library {
-        parc_lang::check::check_library(&ast)
-    } else {
-        parc_lang::check::check(&ast)
-    };
+    let (hir, check_diags) = times.time("check", || {
+        if part {
+            parc_lang::check::check_part(&ast)
+        } else if library {
+            parc_lang::check::check_library(&ast)
+        } else {
+            parc_lang::check::check(&ast)
+        }
+    });
     diags.extend(check_diags);
     (hir, diags)
 }
@@ -410,7 +425,8 @@ enum Origin<'a> {
 /// and `--grad` are honored. Text the reader rejects and IR the verifier
 /// rejects are the user's errors.
 pub fn compile_ir(path: &str, text: &str, options: &Options) -> Result<Compiled, CompileError> {
-    let mut module = read_ir(path, text, options.color)?;
+    let mut times = StageTimes::default();
+    let mut module = times.time("reading parir", || read_ir(path, text, options.color))?;
     for name in &options.grad {
         // parir keeps no declaration positions: the request has none.
         if let Some(primal) = module.func_by_name(name) {
@@ -419,7 +435,7 @@ pub fn compile_ir(path: &str, text: &str, options: &Options) -> Result<Compiled,
         }
     }
     let warnings = checked_requests(&module, &options.grad, path, Origin::Ir, options.color)?;
-    pipeline(module, path, Origin::Ir, None, warnings, options)
+    pipeline(module, path, Origin::Ir, times, warnings, options)
 }
 
 /// `parc check` of parir text: it reads and verifies.
@@ -467,7 +483,7 @@ fn pipeline(
     mut module: Module,
     path: &str,
     origin: Origin<'_>,
-    lower_time: Option<std::time::Duration>,
+    mut times: StageTimes,
     rendered: String,
     options: &Options,
 ) -> Result<Compiled, CompileError> {
@@ -512,8 +528,7 @@ fn pipeline(
     if options.whole_program {
         driver_pass("internalize", "internalization", &mut module, &mut inst)?;
     }
-    // The AD runs at most once; its report and time are kept for the
-    // caller and `--time-passes`.
+    // The AD runs at most once; its report is kept for the caller.
     let wants_ad = !module.grad_requests.is_empty();
     let mut ad_report = None;
     let mut ad_time = None;
@@ -583,22 +598,25 @@ fn pipeline(
     }
     let mut result = parc_opt::optimize(&mut module, options.opt_level, &mut inst);
     if result.is_ok() && wants_ad && !options.ad_before_opt {
-        verified(&module, "the optimization pipeline")?;
+        times.time("verify", || verified(&module, "the optimization pipeline"))?;
         differentiate(&mut module)?;
         result = parc_opt::optimize(&mut module, options.opt_level, &mut inst);
     }
     // The final stage reshapes loops in ways the AD must not see, so it
     // runs once, after the last optimization.
     if result.is_ok() {
-        verified(&module, "the optimization pipeline")?;
+        times.time("verify", || verified(&module, "the optimization pipeline"))?;
         result = parc_opt::codegen_prepare(&mut module, options.opt_level, &mut inst);
         if result.is_ok() && dump("prepare") {
             eprint!("; after prepare\n{}", parc_ir::print::print_module(&module));
         }
     }
-    if options.time_passes {
-        eprint!("{}", reports::time_passes(lower_time, ad_time, &inst.times));
+    // The AD's time goes before the passes, as it was reported before
+    // the stages of the driver were.
+    if let Some(t) = ad_time {
+        times.add("ad", t);
     }
+    times.extend(inst.times.iter().map(|(n, t)| (n.as_str(), *t)));
     if options.stats {
         eprint!(
             "{}",
@@ -609,13 +627,14 @@ fn pipeline(
         rendered,
         internal: true,
     })?;
-    verified(&module, "the final stage (prepare)")?;
+    times.time("verify", || verified(&module, "the final stage (prepare)"))?;
     Ok(Compiled {
         module,
         warnings: rendered,
         ad_report,
         file_of: Default::default(),
         remarks: std::mem::take(&mut inst.context.remarks),
+        times,
     })
 }
 
@@ -670,7 +689,7 @@ pub fn check(
     color: bool,
 ) -> Result<String, CompileError> {
     let pre = parc_lang::pp::preprocess(path, source, pp);
-    let (hir, diags) = front_end(&pre, library, false);
+    let (hir, diags) = front_end(&pre, library, false, &mut StageTimes::default());
     let rendered = diag::render_mapped(&pre.map, &diags, color);
     if diags.iter().any(Diagnostic::is_error) {
         return Err(CompileError {

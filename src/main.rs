@@ -13,13 +13,14 @@ mod archive;
 mod args;
 mod cc;
 
-use parc::{CompileError, Options};
+use parc::{CompileError, Options, StageTimes};
 use parc_cpu::{BackendError, OutputKind};
 use parc_opt::remarks::Style;
 use std::ffi::OsString;
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::time::Instant;
 
 /// The compiler allocates and frees many small vectors per function and
 /// pass (CFG edges, operand lists, side tables); on a module of thousands
@@ -337,11 +338,14 @@ fn check(file: &Path, library: bool, pp: &parc_lang::pp::Options, color: bool) -
     }
 }
 
+/// The files through the front end, the optimizer and the AD, each
+/// stage's time added to `times`.
 fn compile(
     files: &[PathBuf],
     options: &Options,
     ad: &AdArgs,
     remarks: &[Style],
+    times: &mut StageTimes,
 ) -> Result<parc_ir::Module, ExitCode> {
     let file = &files[0];
     if files.len() > 1
@@ -375,8 +379,9 @@ fn compile(
         )));
     }
     let path = file.display().to_string();
+    let mut read = |f: &Path| times.time("reading files", || read_source(f, options.color));
     let compiled = if is_ir(file) {
-        let source = read_source(file, options.color)?;
+        let source = read(file)?;
         parc::compile_ir(&path, &source, options)
     } else if files.iter().any(|f| is_parc_object(f)) {
         let mut sources = Vec::new();
@@ -387,7 +392,7 @@ fn compile(
                 sources.push((object.path, object.source));
                 premade.push(Some((object.module, object.struct_decls)));
             } else {
-                sources.push((f.display().to_string(), read_source(f, options.color)?));
+                sources.push((f.display().to_string(), read(f)?));
                 premade.push(None);
             }
         }
@@ -395,11 +400,12 @@ fn compile(
     } else {
         let mut sources = Vec::new();
         for f in files {
-            sources.push((f.display().to_string(), read_source(f, options.color)?));
+            sources.push((f.display().to_string(), read(f)?));
         }
         parc::compile_files(&sources, options)
     }
     .map_err(report)?;
+    times.extend(compiled.times.entries());
     warnings_out(&compiled.warnings)?;
     if ad.explain_tape {
         match &compiled.ad_report {
@@ -489,10 +495,16 @@ fn run(args: RunArgs) -> ExitCode {
         ..args.opt.options(args.diag.color(), &args.ad)
     };
     let remarks = args.opt.remark_styles(&args.pp);
-    let mut module = match compile(&args.files, &options, &args.ad, &remarks) {
+    let start = Instant::now();
+    let mut times = StageTimes::default();
+    let mut module = match compile(&args.files, &options, &args.ad, &remarks, &mut times) {
         Ok(m) => m,
         Err(code) => return code,
     };
+    // Before the program runs (the JIT's code generation is not in it).
+    if options.time_passes {
+        eprint!("{}", times.report(start.elapsed()));
+    }
     let mut argv = vec![args.files[0].display().to_string()];
     argv.extend(args.args);
     if !args.interp {
@@ -744,18 +756,32 @@ fn build_inputs(mut args: BuildArgs) -> ExitCode {
         ..args.opt.options(args.diag.color(), &args.ad)
     };
     let remarks = args.opt.remark_styles(&args.pp);
-    let mut module = match compile(&args.files, &options, &args.ad, &remarks) {
+    let start = Instant::now();
+    let mut times = StageTimes::default();
+    let mut module = match compile(&args.files, &options, &args.ad, &remarks, &mut times) {
         Ok(m) => m,
         Err(code) => return code,
     };
+    let report_times = |times: &StageTimes| {
+        if options.time_passes {
+            eprint!("{}", times.report(start.elapsed()));
+        }
+    };
     let kind = match args.emit {
-        Emit::Ptx => return emit_ptx(&module, &args, &output),
+        Emit::Ptx => {
+            let code = times.time("ptx", || emit_ptx(&module, &args, &output));
+            report_times(&times);
+            return code;
+        }
         Emit::Ir | Emit::Dot => {
-            let text = if args.emit == Emit::Dot {
-                parc_ir::print::print_dot(&module)
-            } else {
-                parc_ir::print::print_module(&module)
-            };
+            let text = times.time("printing", || {
+                if args.emit == Emit::Dot {
+                    parc_ir::print::print_dot(&module)
+                } else {
+                    parc_ir::print::print_module(&module)
+                }
+            });
+            report_times(&times);
             if to_stdout {
                 print!("{text}");
                 return ExitCode::SUCCESS;
@@ -770,17 +796,29 @@ fn build_inputs(mut args: BuildArgs) -> ExitCode {
         Emit::Lib => OutputKind::Lib,
         Emit::ParcObj => return parc_object(&args),
     };
-    if let Err(code) = args.device.attach(
-        embeds_ptx,
-        &mut module,
-        &args.files[0],
-        &ptx_options(args.gpu_arch.arch(), &args.opt),
-    ) {
+    let mut attach = || {
+        args.device.attach(
+            embeds_ptx,
+            &mut module,
+            &args.files[0],
+            &ptx_options(args.gpu_arch.arch(), &args.opt),
+        )
+    };
+    let attached = if embeds_ptx {
+        times.time("ptx", attach)
+    } else {
+        attach()
+    };
+    if let Err(code) = attached {
         return code;
     }
     let backend = backend_options(&args.tapir, &args.opt);
     match parc_cpu::build(module, kind, &output, &backend) {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(backend_times) => {
+            times.extend(backend_times);
+            report_times(&times);
+            ExitCode::SUCCESS
+        }
         Err(err) => backend_failure(err),
     }
 }

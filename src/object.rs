@@ -32,7 +32,14 @@ pub fn parc_object(
     source: &str,
     options: &Options,
 ) -> Result<(String, String), CompileError> {
-    let (module, warnings) = lowered(path, source, true, false, options)?;
+    let (module, warnings) = lowered(
+        path,
+        source,
+        true,
+        false,
+        options,
+        &mut crate::StageTimes::default(),
+    )?;
     let ir = parc_ir::print::print_module(&module);
     let struct_decls: Vec<&str> = module
         .funcs

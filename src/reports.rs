@@ -1,6 +1,7 @@
 //! What the driver prints besides the compiled program: `--explain-ad`
-//! (the AD's accumulation sites), the optimizer's remarks, `--time-passes`
-//! and `--stats`, and the AD's refusals rendered at source positions.
+//! (the AD's accumulation sites), the optimizer's remarks, `--stats`, and
+//! the AD's refusals rendered at source positions (`--time-passes` is
+//! `stage_times`).
 
 use crate::{CompileError, Compiled};
 use parc_ad::{AdError, AdReport};
@@ -9,7 +10,6 @@ use parc_lang::ast::Span;
 use parc_lang::diag::{self, Diagnostic};
 use parc_opt::remarks::Style;
 use std::collections::BTreeMap;
-use std::time::Duration;
 
 /// The span of the word (or the one character) at `loc` in `source`, or of
 /// the start of the file where `loc` is not in it.
@@ -168,26 +168,6 @@ pub fn render_remarks(compiled: &Compiled, path: &str, styles: &[Style]) -> Stri
     lines.into_iter().map(|(_, l)| l).collect()
 }
 
-/// `--time-passes`: one line per timed stage, lowering and the AD first,
-/// then each pass in the order it ran.
-pub(crate) fn time_passes(
-    lower_time: Option<Duration>,
-    ad_time: Option<Duration>,
-    times: &[(String, Duration)],
-) -> String {
-    let mut out = String::new();
-    if let Some(t) = lower_time {
-        out += &format!("{:>12}  lowering\n", format_duration(t));
-    }
-    if let Some(t) = ad_time {
-        out += &format!("{:>12}  ad\n", format_duration(t));
-    }
-    for (name, time) in times {
-        out += &format!("{:>12}  {name}\n", format_duration(*time));
-    }
-    out
-}
-
 /// `--stats`: the optimizer's named counters, then the bytes each
 /// gradient records on its tape per call.
 pub(crate) fn stats(counters: &BTreeMap<String, u64>, ad_report: Option<&AdReport>) -> String {
@@ -211,10 +191,6 @@ pub(crate) fn stats(counters: &BTreeMap<String, u64>, ad_report: Option<&AdRepor
         }
     }
     out
-}
-
-fn format_duration(d: Duration) -> String {
-    format!("{:.3} ms", d.as_secs_f64() * 1e3)
 }
 
 #[cfg(test)]

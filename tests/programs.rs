@@ -99,6 +99,10 @@
 //!   differences of `F` from the same library; `grad-lib-serial::`, the
 //!   same built with `--serial`.
 //!
+//! - `time-passes::` tests: `tests/time_passes/NAME.pc`, built with its
+//!   `// parc: ARGS` and `--time-passes`, must report the stages
+//!   `NAME.stages` lists, adding up to the total (see
+//!   `time_passes/mod.rs`).
 //! - `samples/P/` (`ports::` tests): the proxy-app ports, each run as its
 //!   `runs` file lists through the interpreter, the JIT, executables and
 //!   gcc; see `tests/ports/mod.rs`.
@@ -123,6 +127,7 @@
 mod corpus;
 mod ports;
 mod tape_stats;
+mod time_passes;
 
 use corpus::{files, programs, root};
 use libtest_mimic::{Arguments, Completion, Failed, Trial};
@@ -1439,6 +1444,12 @@ fn main() {
                 move || check_explain_ad(&path),
             ));
         }
+    }
+    for path in programs("tests/time_passes") {
+        trials.push(Trial::test(
+            format!("time-passes::{}", name_of(&path)),
+            move || time_passes::check(&path),
+        ));
     }
     for path in programs("tests/bad")
         .into_iter()

@@ -56,6 +56,7 @@ use parc_ir::Module;
 use std::fmt;
 use std::num::NonZeroU64;
 use std::path::Path;
+use std::time::{Duration, Instant};
 
 pub use codegen::PTX_GLOBAL;
 pub use link::{RUNTIME_LIB_ENV, find_runtime_lib};
@@ -168,13 +169,15 @@ pub fn emit_object(module: Module, options: &Options) -> Result<Vec<u8>, Backend
 
 /// Builds `module` into `out` (see [`OutputKind`]). Executables and
 /// libraries are linked by `cc` (or `$CC`) with the runtime's static
-/// library (see [`find_runtime_lib`]).
+/// library (see [`find_runtime_lib`]). Returns the time of each stage
+/// (Tapir lowering, Cranelift code generation, writing the object,
+/// linking), in order, for `--time-passes`.
 pub fn build(
     module: Module,
     kind: OutputKind,
     out: &Path,
     options: &Options,
-) -> Result<(), BackendError> {
+) -> Result<Vec<(&'static str, Duration)>, BackendError> {
     let write = |path: &Path, bytes: &[u8]| {
         std::fs::write(path, bytes).map_err(|e| BackendError::Output(path.to_path_buf(), e))
     };
@@ -189,25 +192,28 @@ pub fn build(
                 .into(),
         ));
     }
+    let start = Instant::now();
     let module = lower(module, options)?;
+    let mut times = vec![("tapir lowering", start.elapsed())];
     let opt = options.opt_level;
+    let flavor = match kind {
+        OutputKind::Obj => codegen::Flavor::Obj,
+        OutputKind::Exe => codegen::Flavor::Exe,
+        OutputKind::Lib => codegen::Flavor::Lib,
+    };
+    let obj = object::emit(&module, flavor, opt, options.verify)?;
+    times.extend(&obj.times);
+    let start = Instant::now();
     match kind {
-        OutputKind::Obj => write(
+        OutputKind::Obj => write(out, &obj.bytes)?,
+        OutputKind::Exe => link::link(
+            &obj.bytes,
+            link::LinkKind::Exe,
+            &[],
+            &options.link_args,
             out,
-            &object::emit(&module, codegen::Flavor::Obj, opt, options.verify)?.bytes,
-        ),
-        OutputKind::Exe => {
-            let obj = object::emit(&module, codegen::Flavor::Exe, opt, options.verify)?;
-            link::link(
-                &obj.bytes,
-                link::LinkKind::Exe,
-                &[],
-                &options.link_args,
-                out,
-            )
-        }
+        )?,
         OutputKind::Lib => {
-            let obj = object::emit(&module, codegen::Flavor::Lib, opt, options.verify)?;
             let names: Vec<&str> = obj.exports.iter().map(|e| e.name.as_str()).collect();
             link::link(
                 &obj.bytes,
@@ -218,9 +224,19 @@ pub fn build(
             )?;
             let header_path = out.with_extension("h");
             let text = header::c_header(&module, &obj.exports, &header_path);
-            write(&header_path, text.as_bytes())
+            write(&header_path, text.as_bytes())?
         }
     }
+    // An object is written, not linked; its time counts as writing it.
+    let last = match kind {
+        OutputKind::Obj => "object writing",
+        OutputKind::Exe | OutputKind::Lib => "linking",
+    };
+    match times.iter_mut().find(|(n, _)| *n == last) {
+        Some((_, t)) => *t += start.elapsed(),
+        None => times.push((last, start.elapsed())),
+    }
+    Ok(times)
 }
 
 #[cfg(test)]

@@ -7,11 +7,15 @@ use crate::BackendError;
 use crate::codegen::{self, Export, Flavor};
 use cranelift_object::{ObjectBuilder, ObjectModule};
 use parc_ir::{Module, OptLevel};
+use std::time::{Duration, Instant};
 
 /// An object file and what it exports.
 pub(crate) struct Object {
     pub bytes: Vec<u8>,
     pub exports: Vec<Export>,
+    /// The time of code generation (every function translated and
+    /// compiled by Cranelift) and of writing the object's bytes.
+    pub times: Vec<(&'static str, Duration)>,
 }
 
 /// Compiles `ir` into an object (see `codegen` for what `flavor` changes:
@@ -28,13 +32,21 @@ pub(crate) fn emit(
     let builder = ObjectBuilder::new(isa, name, cranelift_module::default_libcall_names())
         .map_err(|e| BackendError::Codegen(format!("object setup: {e}")))?;
     let mut m = ObjectModule::new(builder);
+    let start = Instant::now();
     let compiled = codegen::compile(&mut m, ir, flavor)?;
+    let codegen = start.elapsed();
+    let start = Instant::now();
     let bytes = m
         .finish()
         .emit()
         .map_err(|e| BackendError::Codegen(format!("writing the object: {e}")))?;
+    let times = vec![
+        ("cranelift codegen", codegen),
+        ("object writing", start.elapsed()),
+    ];
     Ok(Object {
         bytes,
         exports: compiled.exports,
+        times,
     })
 }
