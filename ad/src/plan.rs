@@ -464,6 +464,22 @@ impl Plan {
                                  one `x += e`, an atomic add)",
                             ));
                         }
+                        // What `scanf` stores comes from input and has
+                        // no derivative; the cells it overwrites would
+                        // need their adjoints cleared, which no rule does.
+                        // Into memory without derivatives it is inactive.
+                        Intrinsic::Sscanf | Intrinsic::Fscanf
+                            if args[2..].iter().any(|&a| act.is_shadowed(a)) =>
+                        {
+                            return Err(err(
+                                p,
+                                Some(inst),
+                                format!(
+                                    "`{}` stores into differentiable memory, which cannot be differentiated: scan into a separate variable and assign it",
+                                    op.name()
+                                ),
+                            ));
+                        }
                         // The C library's functions have no adjoint rules:
                         // one that writes differentiable memory (`memmove`
                         // of doubles, `qsort` of them) would lose the

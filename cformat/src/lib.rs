@@ -128,6 +128,8 @@ pub enum Error {
     MissingArgument,
     /// A `%s` argument is a null pointer.
     NullString,
+    /// A `scanf` argument a conversion stores through is a null pointer.
+    NullArgument,
     /// A width or precision above [`MAX_FIELD`].
     FieldTooLarge(u64),
     /// The C library failed to format a conversion.
@@ -151,6 +153,7 @@ impl fmt::Display for Error {
                 write!(f, "the format needs more arguments than were passed")
             }
             Error::NullString => write!(f, "the argument of `%s` is a null pointer"),
+            Error::NullArgument => write!(f, "an argument to store through is a null pointer"),
             Error::FieldTooLarge(n) => write!(
                 f,
                 "field width or precision {n} is too large (at most {MAX_FIELD} is formatted)"

@@ -357,7 +357,7 @@ fn convert<S: Scanner>(
     let bytes_of = |v: u64, n: usize| v.to_le_bytes()[..n].to_vec();
     if c.conv == b'n' {
         if let (Some(d), Some(ScanArg::Int(n))) = (dest, c.arg(&[]).ok().flatten()) {
-            r.s.store(d, &bytes_of(r.count, usize::from(n)))?;
+            store(r.s, d, &bytes_of(r.count, usize::from(n)))?;
         }
         return Ok(Ok(dest.is_some()));
     }
@@ -443,8 +443,16 @@ fn convert<S: Scanner>(
     let Some(d) = dest else {
         return Ok(Ok(false));
     };
-    r.s.store(d, &stored)?;
+    store(r.s, d, &stored)?;
     Ok(Ok(true))
+}
+
+/// Stores through argument `addr`, which must not be null.
+fn store<S: Scanner>(s: &mut S, addr: u64, bytes: &[u8]) -> Result<(), S::Error> {
+    if addr == 0 {
+        return Err(Error::NullArgument.into());
+    }
+    s.store(addr, bytes)
 }
 
 /// What a field's text is.
@@ -602,7 +610,8 @@ fn parse_float(body: &str) -> Option<f64> {
 mod tests {
     use super::*;
 
-    /// A string and a memory of 8-byte cells, addressed by index.
+    /// A string and a memory of cells, addressed by index + 1 (0 is
+    /// null).
     struct Str<'a> {
         input: &'a [u8],
         at: usize,
@@ -621,7 +630,7 @@ mod tests {
             Ok(())
         }
         fn store(&mut self, addr: u64, bytes: &[u8]) -> Result<(), Error> {
-            self.cells[addr as usize] = bytes.to_vec();
+            self.cells[addr as usize - 1] = bytes.to_vec();
             Ok(())
         }
     }
@@ -632,7 +641,7 @@ mod tests {
             at: 0,
             cells: vec![Vec::new(); n],
         };
-        let args: Vec<u64> = (0..n as u64).collect();
+        let args: Vec<u64> = (1..=n as u64).collect();
         let r = scan(fmt.as_bytes(), &mut s, &args).unwrap();
         (r, s.cells)
     }
@@ -681,6 +690,17 @@ mod tests {
             f32::NEG_INFINITY
         );
         assert_eq!(run(".x", "%lf", 1).0, 0);
+    }
+
+    #[test]
+    fn a_null_argument_is_an_error() {
+        let mut s = Str {
+            input: b"1",
+            at: 0,
+            cells: vec![],
+        };
+        assert_eq!(scan(b"%d", &mut s, &[0]), Err(Error::NullArgument));
+        assert_eq!(scan(b"%d", &mut s, &[]), Err(Error::MissingArgument));
     }
 
     #[test]

@@ -22,6 +22,12 @@ int snprintf(char *str, unsigned long size, const char *format, ...);
 
 #define EOF (-1)
 
+/* The scanf family: the number of items stored, or EOF if the input
+ * ended before any was (see docs/LANGUAGE.md for the conversions). */
+int scanf(const char *format, ...);
+int fscanf(FILE *stream, const char *format, ...);
+int sscanf(const char *str, const char *format, ...);
+
 int fflush(FILE *stream);
 
 FILE *fopen(const char *path, const char *mode);

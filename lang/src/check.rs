@@ -36,6 +36,7 @@
 //! - `calls`: calls of user functions and builtins, kernel launches and the
 //!   CUDA runtime calls.
 //! - `printf`: `printf` format strings against their arguments.
+//! - `scanf`: `scanf` format strings against the pointers passed.
 //! - `enzyme`: `__enzyme_autodiff` by Enzyme's activity rules.
 //! - `omp` (and `omp/`): OpenMP directives in terms of the above.
 //!
@@ -61,6 +62,7 @@ mod jumps;
 mod omp;
 mod printf;
 mod program;
+mod scanf;
 mod stmt;
 #[cfg(test)]
 mod tests;

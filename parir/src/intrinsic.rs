@@ -504,6 +504,29 @@ intrinsics! {
         Effects::reads(&[Pointers { first: 2 }]).writes(&[Sized { ptr: 0, len: 1 }]),
     )
     .variadic();
+    /// `sscanf(ptr string, ptr format, ptrs...) -> i32`: scans the
+    /// string as `scanf` does, storing through the pointers after the
+    /// format; the number of items stored, or -1 (`EOF`) if the string
+    /// ended before any was.
+    Sscanf => row(
+        "sscanf",
+        &[PTR, PTR],
+        Some(I32),
+        Effects::reads(&[Pointers { first: 0 }]).writes(&[Pointers { first: 2 }]),
+    )
+    .variadic();
+    /// `fscanf(ptr stream, ptr format, ptrs...) -> i32`: `sscanf` of a C
+    /// stream's input (`stdin` is the address 1, as for `fprintf`); it
+    /// consumes the input it reads. `scanf` is `fscanf` of `stdin`.
+    Fscanf => row(
+        "fscanf",
+        &[PTR, PTR],
+        Some(I32),
+        Effects::reads(&[Pointers { first: 0 }])
+            .writes(&[Pointers { first: 2 }])
+            .observable(),
+    )
+    .variadic();
     /// A function of the C library that native code calls as it is, with
     /// its row's signature (see [`CFn`]).
     C(CFn) => row("c", &[], None, Effects::EVERYTHING);
@@ -1009,6 +1032,12 @@ impl Intrinsic {
     /// `snprintf`).
     pub fn is_sprintf(self) -> bool {
         matches!(self, Intrinsic::Sprintf | Intrinsic::Snprintf)
+    }
+
+    /// True for the `scanf` family (`sscanf`, `fscanf`), which stores
+    /// through its arguments after the fixed ones.
+    pub fn is_scanf(self) -> bool {
+        matches!(self, Intrinsic::Sscanf | Intrinsic::Fscanf)
     }
 
     /// True for intrinsics that only read their operands and touch no memory

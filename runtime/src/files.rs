@@ -136,7 +136,7 @@ pub unsafe extern "C" fn parc_rt_fwrite(p: *const c_void, size: u64, n: u64, f: 
 ///
 /// # Safety
 /// As [`parc_rt_fclose`].
-unsafe fn readable(f: *mut File, func: &str) -> *mut libc::FILE {
+pub(crate) unsafe fn readable(f: *mut File, func: &str) -> *mut libc::FILE {
     match stream(f, func) {
         // SAFETY: the C library's `stdin` is initialized before `main`.
         Stream::Standard(0) => unsafe { stdin },

@@ -34,6 +34,8 @@
 //! | `parc_rt_printf` | `(ptr fmt, ptr args, ptr kinds, i32 nargs) -> i32` | `printf` with arguments as 64-bit slots (kinds in [`printf`]) |
 //! | `parc_rt_fprintf` | `(ptr stream, ptr fmt, ptr args, ptr kinds, i32 nargs) -> i32` | `fprintf` to a stream: the address fd + 1 for the standard ones, else a pointer to its `int` file descriptor (fd 1: the buffered stdout, 2: stderr, unbuffered) |
 //! | `parc_rt_snprintf` | `(ptr buf, i64 size, ptr fmt, ptr args, ptr kinds, i32 nargs) -> i32` | `snprintf`; `sprintf` is `size` -1 (no limit) |
+//! | `parc_rt_sscanf` | `(ptr s, ptr fmt, ptr args, ptr kinds, i32 nargs) -> i32` | `sscanf`, the pointers as `printf`'s slots (kinds ignored) |
+//! | `parc_rt_fscanf` | `(ptr stream, ptr fmt, ptr args, ptr kinds, i32 nargs) -> i32` | `fscanf` (`scanf` is `fscanf` of `stdin`, the address 1) |
 //! | `parc_rt_fopen` | `(ptr path, ptr mode) -> ptr` | `fopen`: a parc `FILE` (fd, C library stream) or null |
 //! | `parc_rt_fclose` | `(ptr stream) -> i32` | `fclose` (a standard stream is only flushed) |
 //! | `parc_rt_fread` | `(ptr p, i64 size, i64 n, ptr stream) -> i64` | `fread` (`stdin` or a file) |
@@ -131,6 +133,7 @@ pub mod output;
 pub mod parfor;
 pub mod pool;
 pub mod printf;
+pub mod scanf;
 pub mod sched;
 pub mod signals;
 pub mod task;
@@ -168,6 +171,8 @@ pub fn symbols() -> Vec<(&'static str, *const u8)> {
         printf::parc_rt_printf,
         printf::parc_rt_fprintf,
         printf::parc_rt_snprintf,
+        scanf::parc_rt_sscanf,
+        scanf::parc_rt_fscanf,
         files::parc_rt_fopen,
         files::parc_rt_fclose,
         files::parc_rt_fread,

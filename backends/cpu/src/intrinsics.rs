@@ -41,6 +41,8 @@ pub(crate) const RT_SNPRINTF: ExternFn = ext(
     &[Ptr, I64, Ptr, Ptr, Ptr, I32],
     Some(I32),
 );
+pub(crate) const RT_SSCANF: ExternFn = ext("parc_rt_sscanf", &[Ptr, Ptr, Ptr, Ptr, I32], Some(I32));
+pub(crate) const RT_FSCANF: ExternFn = ext("parc_rt_fscanf", &[Ptr, Ptr, Ptr, Ptr, I32], Some(I32));
 pub(crate) const RT_FLUSH: ExternFn = ext("parc_rt_flush", &[], None);
 pub(crate) const RT_EXIT: ExternFn = ext("parc_rt_exit", &[I32], None);
 pub(crate) const RT_WTIME: ExternFn = ext("parc_rt_wtime", &[], Some(F64));

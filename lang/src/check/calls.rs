@@ -12,11 +12,14 @@ use std::collections::HashMap;
 use std::sync::OnceLock;
 
 /// Builtins whose arguments are checked by special rules.
-const SPECIAL: [&str; 8] = [
+const SPECIAL: [&str; 11] = [
     "printf",
     "fprintf",
     "sprintf",
     "snprintf",
+    "scanf",
+    "fscanf",
+    "sscanf",
     "atomicAdd",
     "cudaMalloc",
     "cudaMemcpy",
@@ -569,6 +572,7 @@ impl Checker {
             "fprintf" => return self.fprintf(args, span),
             "sprintf" => return self.sprintf(args, span),
             "snprintf" => return self.snprintf(args, span),
+            "scanf" | "fscanf" | "sscanf" => return self.scanf(name, args, span),
             "atomicAdd" => return self.atomic_add(args, span),
             "cudaMalloc" => return self.cuda_malloc(args, span),
             "cudaMemcpy" => return self.cuda_memcpy(args, span),

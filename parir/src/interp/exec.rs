@@ -671,6 +671,11 @@ impl<'a> Interp<'a> {
                 self.printf_args = list;
                 Some(canon(n as i64, Type::I32))
             }
+            Sscanf | Fscanf => {
+                let ptrs: Vec<u64> = args[2..].iter().map(|a| regs[a.index()]).collect();
+                let n = self.scanf(op == Fscanf, arg(0)?, arg(1)?, &ptrs)?;
+                Some(canon(i64::from(n), Type::I32))
+            }
             C(CFn::Fflush) => {
                 self.flush_output()?;
                 Some(0)

@@ -42,13 +42,13 @@ struct Open {
 }
 
 /// What a stream operand names.
-enum Stream {
+pub(super) enum Stream {
     /// fd 0, 1 or 2.
     Standard(i32),
     File(u64),
 }
 
-fn stream(addr: u64, func: &str) -> Result<Stream, Fault> {
+pub(super) fn stream(addr: u64, func: &str) -> Result<Stream, Fault> {
     match addr {
         0 => Err(Fault::msg(format!("{func}: the stream is a null pointer"))),
         1..=3 => Ok(Stream::Standard(addr as i32 - 1)),
@@ -81,7 +81,12 @@ impl Files {
 
     /// Reads up to `buf.len()` bytes of a stream, those `ungetc` pushed
     /// back first; stdout and stderr read nothing.
-    fn read(&mut self, from: &Stream, buf: &mut [u8], func: &str) -> Result<usize, Fault> {
+    pub(super) fn read(
+        &mut self,
+        from: &Stream,
+        buf: &mut [u8],
+        func: &str,
+    ) -> Result<usize, Fault> {
         let (back, eof, file): (&mut Vec<u8>, &mut bool, Option<&mut std::fs::File>) = match from {
             Stream::Standard(0) => (&mut self.stdin_back, &mut self.stdin_eof, None),
             Stream::Standard(_) => return Ok(0),
@@ -101,6 +106,24 @@ impl Files {
             None => read_full(&mut std::io::stdin().lock(), &mut buf[n..], eof),
             Some(f) => read_full(f, &mut buf[n..], eof),
         })
+    }
+
+    /// Pushes `byte` back to a stream, as `ungetc` does (stdout and
+    /// stderr, which read nothing, take nothing back).
+    pub(super) fn unread(&mut self, to: &Stream, byte: u8, func: &str) -> Result<(), Fault> {
+        match to {
+            Stream::Standard(0) => {
+                self.stdin_eof = false;
+                self.stdin_back.push(byte);
+            }
+            Stream::Standard(_) => {}
+            Stream::File(a) => {
+                let o = self.get(*a, func)?;
+                o.eof = false;
+                o.back.push(byte);
+            }
+        }
+        Ok(())
     }
 
     /// `fprintf` to a file.

@@ -56,7 +56,8 @@
 //! # C library
 //!
 //! `printf`, `atoi`, `atol`, `atof` and `strcmp` go through the host libc
-//! (`clib.rs`, formats through `parc-cformat`) so output matches gcc-built programs byte for byte; the
+//! (`clib.rs`, formats through `parc-cformat`) so output matches gcc-built programs byte for byte;
+//! `sscanf`/`fscanf` scan through `parc-cformat` too (`scanf.rs`); the
 //! math intrinsics are Rust's `f64`/`f32` methods, which call the system
 //! libm. Output goes to the writer given to [`run_main`] /
 //! [`Interp::with_output`], or is captured ([`Interp::stdout`]).
@@ -69,6 +70,7 @@ mod exec;
 mod files;
 mod gpu;
 mod memory;
+mod scanf;
 #[cfg(test)]
 mod tests;
 

@@ -195,7 +195,9 @@ impl<'a, 'b, 'c, M: ClModule> FnTranslator<'a, 'b, 'c, M> {
                 }
                 None
             }
-            Printf | Fprintf | Sprintf | Snprintf => Some(self.printf(op, args, &a)?),
+            Printf | Fprintf | Sprintf | Snprintf | Sscanf | Fscanf => {
+                Some(self.printf(op, args, &a)?)
+            }
             C(f) => {
                 let (params, ret) = f.ir_signature();
                 self.call_symbol(ix::c_symbol(f), &params, ret, &a)?
@@ -282,7 +284,8 @@ impl<'a, 'b, 'c, M: ClModule> FnTranslator<'a, 'b, 'c, M> {
     }
 
     /// The `printf` family through `parc_rt_printf`, `parc_rt_fprintf` and
-    /// `parc_rt_snprintf` (see the module doc).
+    /// `parc_rt_snprintf`, and the `scanf` family through `parc_rt_sscanf`
+    /// and `parc_rt_fscanf` (see the module doc).
     pub(super) fn printf(
         &mut self,
         op: Intrinsic,
@@ -332,6 +335,14 @@ impl<'a, 'b, 'c, M: ClModule> FnTranslator<'a, 'b, 'c, M> {
         let r = match op {
             Intrinsic::Fprintf => {
                 self.call_extern(&ix::RT_FPRINTF, &[a[0], a[1], slots, kinds, count])?
+            }
+            // The pointers `scanf` stores through travel as `printf`'s
+            // arguments do.
+            Intrinsic::Sscanf => {
+                self.call_extern(&ix::RT_SSCANF, &[a[0], a[1], slots, kinds, count])?
+            }
+            Intrinsic::Fscanf => {
+                self.call_extern(&ix::RT_FSCANF, &[a[0], a[1], slots, kinds, count])?
             }
             Intrinsic::Sprintf => {
                 let unlimited = self.b.ins().iconst(types::I64, -1);

@@ -191,6 +191,8 @@ impl FnCx<'_, '_> {
             | Fprintf
             | Sprintf
             | Snprintf
+            | Sscanf
+            | Fscanf
             | C(_)
             | WorkerId
             | NumWorkers
