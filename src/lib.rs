@@ -198,12 +198,22 @@ pub fn compile_files(
     compile_linked(files, files.iter().map(|_| None).collect(), options)
 }
 
+/// A parc object, read back ([`read_parc_object`]), as an input of
+/// [`compile_linked`].
+pub struct Premade {
+    pub module: Module,
+    /// See [`ParcObject::struct_decls`].
+    pub struct_decls: Vec<String>,
+    /// A member of an archive: linked only if the program needs it.
+    pub archive_member: bool,
+}
+
 /// [`compile_files`], where some files' modules are made already (`Some`:
 /// read from parc objects); `files` has the path and text of each, for
 /// messages.
 pub fn compile_linked(
     files: &[(String, String)],
-    premade: Vec<Option<(Module, Vec<String>)>>,
+    premade: Vec<Option<Premade>>,
     options: &Options,
 ) -> Result<Compiled, CompileError> {
     let mut times = StageTimes::default();
@@ -211,10 +221,20 @@ pub fn compile_linked(
     let mut rendered = String::new();
     let mut failed = false;
     let mut struct_decls = std::collections::HashSet::new();
+    // Archive members wait until the rest is lowered: only those the
+    // program needs are linked (`parc_ir::link::needed_members`).
+    let mut members = Vec::new();
+    // The path and text of each module's input, in the order of `modules`.
+    let mut inputs: Vec<(String, String)> = Vec::new();
     for ((path, source), made) in files.iter().zip(premade) {
-        if let Some((module, decls)) = made {
-            struct_decls.extend(decls);
-            modules.push((path.clone(), module));
+        if let Some(made) = made {
+            if made.archive_member {
+                members.push((path.clone(), source.clone(), made));
+            } else {
+                struct_decls.extend(made.struct_decls);
+                modules.push((path.clone(), made.module));
+                inputs.push((path.clone(), source.clone()));
+            }
             continue;
         }
         // Each file is a library of the program: `main` is in one of them.
@@ -222,6 +242,7 @@ pub fn compile_linked(
             Ok((module, warnings)) => {
                 rendered += &warnings;
                 modules.push((path.clone(), module));
+                inputs.push((path.clone(), source.clone()));
             }
             Err(e) => {
                 rendered += &e.rendered;
@@ -235,6 +256,19 @@ pub fn compile_linked(
             internal: false,
         });
     }
+    let needed = {
+        let program: Vec<&Module> = modules.iter().map(|(_, m)| m).collect();
+        let candidates: Vec<&Module> = members.iter().map(|(_, _, m)| &m.module).collect();
+        parc_ir::link::needed_members(&program, &candidates)
+    };
+    for ((path, source, made), needed) in members.into_iter().zip(needed) {
+        if needed {
+            struct_decls.extend(made.struct_decls);
+            inputs.push((path.clone(), source));
+            modules.push((path, made.module));
+        }
+    }
+    let files = &inputs[..];
     let linked = times
         .time("linking parir", || parc_ir::link::link(modules))
         .map_err(|e| usage_error(e.to_string()))?;

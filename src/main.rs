@@ -390,7 +390,11 @@ fn compile(
             if is_parc_object(f) {
                 let object = read_parc_object(f)?;
                 sources.push((object.path, object.source));
-                premade.push(Some((object.module, object.struct_decls)));
+                premade.push(Some(parc::Premade {
+                    module: object.module,
+                    struct_decls: object.struct_decls,
+                    archive_member: f.starts_with(archive_dir()),
+                }));
             } else {
                 sources.push((f.display().to_string(), read(f)?));
                 premade.push(None);
@@ -627,12 +631,19 @@ fn unpack_archive(file: &Path, dir: &Path, n: usize) -> Result<Vec<PathBuf>, Exi
     Ok(paths)
 }
 
+/// Where this process unpacks archives of parc objects: the objects in it
+/// are archive members, linked only if the program needs them (see
+/// `parc::compile_linked`).
+fn archive_dir() -> PathBuf {
+    std::env::temp_dir().join(format!("parc-archives-{}", std::process::id()))
+}
+
 /// Replaces the archives of parc objects among `args`' inputs and
 /// `-l` libraries (`libLIB.a` in a `-L` folder, searched in order, as
 /// gcc does, where no `libLIB.so` comes first) with their objects; the
 /// folder they were unpacked in, if any.
 fn parc_archives(args: &mut BuildArgs) -> Result<Option<PathBuf>, ExitCode> {
-    let dir = std::env::temp_dir().join(format!("parc-archives-{}", std::process::id()));
+    let dir = archive_dir();
     let mut n = 0;
     let mut files = Vec::new();
     for f in std::mem::take(&mut args.files) {

@@ -1713,7 +1713,9 @@ fn check_link_libraries() -> Result<(), Failed> {
 }
 
 /// `parc cc` as a Makefile uses it: `-c` of several files, `ar rcs` of
-/// the parc objects, then the archive linked by name and by `-L. -lfoo`;
+/// the parc objects, then the archive linked by name and by `-L. -lfoo`
+/// (only the members the program needs: one that defines a second `main`
+/// is left out, as a linker leaves it);
 /// `-w` silences the warnings, `-Werror` makes them errors (status 1),
 /// `-MD` warns that no dependency file is written.
 fn check_cc_archives() -> Result<(), Failed> {
@@ -1723,6 +1725,10 @@ fn check_cc_archives() -> Result<(), Failed> {
     std::fs::write(
         dir.join("thrice.c"),
         "int thrice(int x) { return 3 * x; }\n",
+    )?;
+    std::fs::write(
+        dir.join("tool.c"),
+        "int twice(int x);\nint main(void) { return twice(1); }\n",
     )?;
     // `omp task` outside a region: a warning that it runs serially.
     std::fs::write(
@@ -1737,7 +1743,7 @@ fn check_cc_archives() -> Result<(), Failed> {
         Ok(run_with_timeout(cmd, Duration::from_secs(120))?.0)
     };
     let stderr = |o: &Output| String::from_utf8_lossy(&o.stderr).into_owned();
-    let out = cc(&["-c", "-Wall", "-MD", "twice.c", "thrice.c"])?;
+    let out = cc(&["-c", "-Wall", "-MD", "twice.c", "thrice.c", "tool.c"])?;
     if status_of(&out) != 0 || !stderr(&out).contains("does not write dependency files") {
         return Err(format!(
             "cc -c -MD: status {}, stderr:\n{}",
@@ -1748,7 +1754,7 @@ fn check_cc_archives() -> Result<(), Failed> {
     }
     let archived = Command::new("ar")
         .current_dir(&dir)
-        .args(["rcs", "libfoo.a", "twice.o", "thrice.o"])
+        .args(["rcs", "libfoo.a", "twice.o", "tool.o", "thrice.o"])
         .status();
     if !archived.is_ok_and(|s| s.success()) {
         eprintln!("cli::cc-archives-warnings: skipped the archives: no `ar`");

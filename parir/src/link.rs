@@ -236,6 +236,91 @@ pub fn link(modules: Vec<(String, Module)>) -> Result<Linked, LinkError> {
     })
 }
 
+/// Which of `members` (the parc objects of archives) the program made of
+/// `program` needs, as a linker picks archive members: a member is linked
+/// when it defines a symbol — an exported function with a body, a global
+/// that is neither `static` nor an import — that the linked part refers
+/// to without defining (a call, a launch or a taken address in a body, an
+/// imported global's address, a gradient request's primal), counting the
+/// members linked so far, until no member is added. As in lld, and unlike
+/// GNU ld, where an archive stands among the inputs does not matter.
+/// Members nobody needs are left out, so an archive may hold objects the
+/// program cannot link (a second `main`, symbols defined twice).
+pub fn needed_members(program: &[&Module], members: &[&Module]) -> Vec<bool> {
+    let mut defined: HashSet<&str> = HashSet::new();
+    let mut wanted: HashSet<&str> = HashSet::new();
+    for m in program {
+        defined.extend(definitions(m));
+        wanted.extend(references(m));
+    }
+    let mut linked = vec![false; members.len()];
+    loop {
+        let mut added = false;
+        for (k, m) in members.iter().enumerate() {
+            if linked[k] {
+                continue;
+            }
+            let defs = definitions(m);
+            if !defs
+                .iter()
+                .any(|d| wanted.contains(d) && !defined.contains(d))
+            {
+                continue;
+            }
+            linked[k] = true;
+            added = true;
+            defined.extend(defs);
+            wanted.extend(references(m));
+        }
+        if !added {
+            return linked;
+        }
+    }
+}
+
+/// The public symbols `m` defines (see [`needed_members`]).
+fn definitions(m: &Module) -> Vec<&str> {
+    let grads = gradient_declarations(m);
+    let funcs = m.funcs.iter().filter(|(id, f)| {
+        f.linkage == Linkage::Export && !f.is_declaration() && !grads.contains(id)
+    });
+    let globals = m
+        .globals
+        .values()
+        .filter(|g| !g.is_import && !is_private_global(g));
+    funcs
+        .map(|(_, f)| f.name.as_str())
+        .chain(globals.map(|g| g.name.as_str()))
+        .collect()
+}
+
+/// The symbols `m` uses but leaves to other modules (see
+/// [`needed_members`]).
+fn references(m: &Module) -> Vec<&str> {
+    let grads = gradient_declarations(m);
+    let import = |id: FuncId| {
+        let f = &m.funcs[id];
+        (f.linkage == Linkage::Import && !grads.contains(&id)).then_some(f.name.as_str())
+    };
+    let mut names = Vec::new();
+    for f in m.funcs.values() {
+        for (_, i) in f.placed_insts() {
+            match f.inst(i) {
+                InstKind::Call { func, .. } | InstKind::FuncAddr(func) => {
+                    names.extend(import(*func));
+                }
+                InstKind::Launch { kernel, .. } => names.extend(import(*kernel)),
+                InstKind::GlobalAddr(g) if m.globals[*g].is_import => {
+                    names.push(m.globals[*g].name.as_str());
+                }
+                _ => {}
+            }
+        }
+    }
+    names.extend(m.grad_requests.iter().filter_map(|r| import(r.primal)));
+    names
+}
+
 /// The declarations `m`'s gradient requests will define.
 fn gradient_declarations(m: &Module) -> HashSet<FuncId> {
     m.grad_requests.iter().map(|r| r.grad).collect()
@@ -313,6 +398,58 @@ mod tests {
                 .map(|(k, t)| (format!("f{k}.pc"), module(t)))
                 .collect(),
         )
+    }
+
+    #[test]
+    fn archive_members_are_linked_only_when_needed() {
+        let program = module(
+            "declare @twice(i32) -> i32
+declare @unused_decl(i32) -> i32
+func @main() -> i32 {
+block0:
+    v0 = iconst.i32 2
+    v1 = call @twice(v0)
+    return v1
+}
+",
+        );
+        // `twice` needs `helper`, a member after it and one before it.
+        let twice = module(
+            "declare @helper(i32) -> i32
+func @twice(i32) -> i32 {
+block0(v0: i32):
+    v1 = call @helper(v0)
+    return v1
+}
+",
+        );
+        let helper = module(
+            "func @helper(i32) -> i32 {
+block0(v0: i32):
+    v1 = iadd v0, v0
+    return v1
+}
+",
+        );
+        // Defines only what nobody calls (a declaration is no reference),
+        // and a second `main`: never linked.
+        let other = module(
+            "func @unused_decl(i32) -> i32 {
+block0(v0: i32):
+    return v0
+}
+func @main() -> i32 {
+block0:
+    v0 = iconst.i32 0
+    return v0
+}
+",
+        );
+        assert_eq!(
+            needed_members(&[&program], &[&helper, &other, &twice]),
+            vec![true, false, true]
+        );
+        assert_eq!(needed_members(&[&program], &[&other]), vec![false]);
     }
 
     #[test]
