@@ -43,6 +43,7 @@ pub fn attach_ptx(module: &mut Module, ptx: &str) {
         align: 1,
         init: ptx.as_bytes().to_vec(),
         relocs: Vec::new(),
+        func_relocs: Vec::new(),
         is_const: true,
         space: parc_ir::AddrSpace::Global,
         is_local: false,

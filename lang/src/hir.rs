@@ -243,6 +243,8 @@ pub enum ConstInit {
     Str(usize),
     /// The address of a global plus a byte offset (`int *p = &g;`).
     GlobalAddr(GlobalVarId, i64),
+    /// The address of a function (`int (*op)(int) = inc;`).
+    FuncAddr(FuncRef),
     Null,
     /// Elements of an array or fields of a struct or union, by index,
     /// ascending and each at most once; missing ones are zero. A `char`

@@ -199,27 +199,6 @@ pub fn lower_mapped(
         grads: RefCell::new(Vec::new()),
     };
 
-    for (i, g) in program.globals.iter().enumerate() {
-        if let Some(init) = &g.init {
-            let mut image = ImageWriter {
-                cx: &cx,
-                bytes: vec![0; cx.layout.size_of(&g.ty) as usize],
-                relocs: Vec::new(),
-            };
-            image.write(0, &g.ty, init);
-            let ImageWriter {
-                mut bytes, relocs, ..
-            } = image;
-            // Trailing zeros are implied by `size`.
-            while bytes.last() == Some(&0) {
-                bytes.pop();
-            }
-            let data = &mut module.globals[cx.globals[i]];
-            data.init = bytes;
-            data.relocs = relocs;
-        }
-    }
-
     // Every function is created before any body is lowered, so calls can
     // name any of them.
     for f in &program.funcs {
@@ -274,6 +253,33 @@ pub fn lower_mapped(
         cx.funcs.push(module.funcs.push(func));
         cx.rets.push(ret);
         cx.sret.push(sret);
+    }
+
+    // Initial images may hold function addresses: after the functions.
+    for (i, g) in program.globals.iter().enumerate() {
+        if let Some(init) = &g.init {
+            let mut image = ImageWriter {
+                cx: &cx,
+                bytes: vec![0; cx.layout.size_of(&g.ty) as usize],
+                relocs: Vec::new(),
+                func_relocs: Vec::new(),
+            };
+            image.write(0, &g.ty, init);
+            let ImageWriter {
+                mut bytes,
+                relocs,
+                func_relocs,
+                ..
+            } = image;
+            // Trailing zeros are implied by `size`.
+            while bytes.last() == Some(&0) {
+                bytes.pop();
+            }
+            let data = &mut module.globals[cx.globals[i]];
+            data.init = bytes;
+            data.relocs = relocs;
+            data.func_relocs = func_relocs;
+        }
     }
 
     for (i, f) in program.funcs.iter().enumerate() {
@@ -474,6 +480,7 @@ struct ImageWriter<'a, 'c> {
     cx: &'a Shared<'c>,
     bytes: Vec<u8>,
     relocs: Vec<(u64, GlobalId, i64)>,
+    func_relocs: Vec<(u64, FuncId)>,
 }
 
 impl ImageWriter<'_, '_> {
@@ -525,6 +532,11 @@ impl ImageWriter<'_, '_> {
             (_, ConstInit::Str(i)) => self.relocs.push((offset, self.cx.strings[*i], 0)),
             (_, ConstInit::GlobalAddr(g, addend)) => {
                 self.relocs.push((offset, self.cx.global(*g), *addend))
+            }
+            (_, ConstInit::FuncAddr(f)) => {
+                if let Some(&id) = self.cx.funcs.get(f.0 as usize) {
+                    self.func_relocs.push((offset, id));
+                }
             }
             (_, ConstInit::Null) => {}
             (_, ConstInit::Int(v)) => self.scalar(offset, ty, *v, *v as f64),

@@ -377,6 +377,11 @@ pub struct GlobalData {
     /// Pointers to other globals stored in the initial image:
     /// `(byte offset, target, addend)`.
     pub relocs: Vec<(u64, GlobalId, i64)>,
+    /// Function addresses stored in the initial image (C's
+    /// `int (*op)(int) = inc;`, tables of handlers): `(byte offset,
+    /// function)`, each an 8-byte pointer. A reference like `func_addr`:
+    /// the function is used. Text form: `reloc 8 = func_addr @f`.
+    pub func_relocs: Vec<(u64, FuncId)>,
     pub is_const: bool,
     pub space: AddrSpace,
     /// C's internal linkage (`static`): the global belongs to its module,
@@ -401,6 +406,7 @@ impl GlobalData {
             align: 1,
             init,
             relocs: Vec::new(),
+            func_relocs: Vec::new(),
             is_const: true,
             space: AddrSpace::Global,
             is_local: false,
@@ -530,6 +536,14 @@ pub struct Module {
 impl Module {
     pub fn new() -> Module {
         Module::default()
+    }
+
+    /// The functions whose addresses globals' initial images hold: used
+    /// like `func_addr` (taken, reachable through a pointer).
+    pub fn funcs_in_data(&self) -> impl Iterator<Item = FuncId> + '_ {
+        self.globals
+            .values()
+            .flat_map(|g| g.func_relocs.iter().map(|&(_, f)| f))
     }
 
     /// `base`, or `base.1`, `base.2`, ... : the first that names no

@@ -221,6 +221,9 @@ pub fn link(modules: Vec<(String, Module)>) -> Result<Linked, LinkError> {
             for reloc in &mut g.relocs {
                 reloc.1 = globals[&reloc.1];
             }
+            for reloc in &mut g.func_relocs {
+                reloc.1 = funcs[&reloc.1];
+            }
         }
         for req in &m.grad_requests {
             let mut req = req.clone();

@@ -210,6 +210,13 @@ pub fn global_to_string(module: &Module, g: GlobalId) -> String {
             let _ = writeln!(out, " + {addend}");
         }
     }
+    for &(offset, f) in &data.func_relocs {
+        let _ = writeln!(
+            out,
+            "    reloc {offset} = func_addr {}",
+            func_name(module, f)
+        );
+    }
     out
 }
 

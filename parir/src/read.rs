@@ -105,6 +105,7 @@ pub fn read_module_with_positions(text: &str) -> Result<(Module, TextPositions)>
     let mut bodies: Vec<(FuncId, u32, Range<usize>)> = Vec::new();
     // (global, reloc index, target name, position)
     let mut reloc_targets: Vec<(GlobalId, usize, String, Pos)> = Vec::new();
+    let mut func_reloc_targets: Vec<(GlobalId, usize, String, Pos)> = Vec::new();
     // Relocs attach to the global on the line above (or above its relocs).
     let mut last_global: Option<GlobalId> = None;
     let mut gradients: Vec<PendingGradient> = Vec::new();
@@ -159,6 +160,16 @@ pub fn read_module_with_positions(text: &str) -> Result<(Module, TextPositions)>
                 };
                 let (offset, _) = cur.u64("a byte offset")?;
                 cur.expect_punct('=')?;
+                if cur.eat_word("func_addr") {
+                    let (target, tpos) = cur.name("the function the pointer points to")?;
+                    cur.expect_end()?;
+                    let relocs = &mut module.globals[g].func_relocs;
+                    // Functions may come later; resolved once all are known.
+                    func_reloc_targets.push((g, relocs.len(), target, tpos));
+                    relocs.push((offset, FuncId::reserved_value()));
+                    i += 1;
+                    continue;
+                }
                 let (target, tpos) = cur.name("the global the pointer points to")?;
                 let addend = parse_addend(&mut cur)?;
                 cur.expect_end()?;
@@ -245,6 +256,12 @@ pub fn read_module_with_positions(text: &str) -> Result<(Module, TextPositions)>
             return Err(pos.err(format!("undefined global @{target}")));
         };
         module.globals[g].relocs[idx].1 = t;
+    }
+    for (g, idx, target, pos) in func_reloc_targets {
+        let Some(&f) = func_names.get(&target) else {
+            return Err(pos.err(format!("undefined function @{target}")));
+        };
+        module.globals[g].func_relocs[idx].1 = f;
     }
 
     for (fid, header_line, range) in bodies {
@@ -1876,6 +1893,7 @@ mod tests {
                 align: 1 << rng.below(4),
                 init,
                 relocs: Vec::new(),
+                func_relocs: Vec::new(),
                 is_const: rng.chance(50),
                 space,
                 is_local: !is_import && rng.chance(20),

@@ -460,11 +460,30 @@ fn check_global(module: &Module, g: GlobalId, errors: &mut Vec<VerifyError>) {
             ));
         }
     }
+    for &(offset, f) in &data.func_relocs {
+        match module.funcs.get(f) {
+            None => err(format!(
+                "function relocation at offset {offset} points to {f}, which does not exist"
+            )),
+            Some(g) if g.is_retired() => err(format!(
+                "function relocation at offset {offset} points to {}, which was retired",
+                crate::print::name_ref(&g.name)
+            )),
+            Some(_) => {}
+        }
+        if offset.checked_add(8).is_none_or(|end| end > data.size) {
+            err(format!(
+                "function relocation at offset {offset} does not fit in its size of {}",
+                data.size
+            ));
+        }
+    }
     if data.is_import
         && (data.space == AddrSpace::Shared
             || data.is_local
             || !data.init.is_empty()
-            || !data.relocs.is_empty())
+            || !data.relocs.is_empty()
+            || !data.func_relocs.is_empty())
     {
         err(
             "an imported global has no storage here: no initial value, not shared, not local"
@@ -475,7 +494,10 @@ fn check_global(module: &Module, g: GlobalId, errors: &mut Vec<VerifyError>) {
         if data.is_const {
             err("a shared global cannot be const".into());
         }
-        if !data.relocs.is_empty() || data.init.iter().any(|&b| b != 0) {
+        if !data.relocs.is_empty()
+            || !data.func_relocs.is_empty()
+            || data.init.iter().any(|&b| b != 0)
+        {
             err("a shared global cannot have an initial value".into());
         }
     }
@@ -1946,6 +1968,7 @@ mod tests {
             size: 8,
             align: 8,
             relocs: vec![(0, GlobalId::new(9), 0), (u64::MAX, GlobalId::new(0), 0)],
+            func_relocs: vec![(0, FuncId::new(7)), (4, FuncId::new(0))],
             ..GlobalData::default()
         });
         m.globals.push(GlobalData {
@@ -1960,6 +1983,8 @@ mod tests {
                 "globals g0 and g1 are both named @g [module]",
                 "relocation at offset 0 points to g9, which does not exist [global]",
                 "relocation at offset 18446744073709551615 does not fit",
+                "function relocation at offset 0 points to fn7, which does not exist [global]",
+                "function relocation at offset 4 does not fit in its size of 8",
                 "alignment 0 is not a power of two [global]",
             ],
         );

@@ -18,6 +18,7 @@ impl Ctx {
             align: primal.align,
             init: Vec::new(),
             relocs: Vec::new(),
+            func_relocs: Vec::new(),
             is_const: false,
             space: parc_ir::AddrSpace::Shared,
             is_local: false,

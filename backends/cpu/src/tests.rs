@@ -656,6 +656,7 @@ fn globals_with_relocations() {
             .flat_map(|v| v.to_le_bytes())
             .collect(),
         relocs: Vec::new(),
+        func_relocs: Vec::new(),
         is_const: false,
         space: AddrSpace::Global,
         is_local: false,
@@ -667,6 +668,7 @@ fn globals_with_relocations() {
         align: 8,
         init: Vec::new(),
         relocs: vec![(0, table, 8)],
+        func_relocs: Vec::new(),
         is_const: true,
         space: AddrSpace::Global,
         is_local: false,

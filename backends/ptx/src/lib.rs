@@ -328,6 +328,16 @@ impl<'m> ModuleCx<'m> {
                     ),
                 });
             }
+            if let Some(&(_, f)) = data.func_relocs.first() {
+                return Err(PtxError {
+                    function: String::new(),
+                    loc: SrcLoc::default(),
+                    message: format!(
+                        "the global `{}` holds the address of function `{}`, which device code cannot call through; initialize it on the host or call the function directly",
+                        data.name, self.module.funcs[f].name
+                    ),
+                });
+            }
             let _ = write!(
                 out,
                 ".global .align {} .b8 {sym}[{}]",

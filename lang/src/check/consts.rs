@@ -381,12 +381,13 @@ impl Checker {
         }
     }
 
-    /// An address constant: null, a string literal, or a global's address
-    /// plus an offset.
+    /// An address constant: null, a string literal, a function, or a
+    /// global's address plus an offset.
     fn const_ptr(&self, e: &Expr) -> Option<ConstInit> {
         match &e.kind {
             ExprKind::Null => Some(ConstInit::Null),
             ExprKind::Str(i) => Some(ConstInit::Str(*i)),
+            ExprKind::FuncAddr(f) => Some(ConstInit::FuncAddr(*f)),
             ExprKind::Convert(x) if x.ty.is_pointer() => self.const_ptr(x),
             ExprKind::Decay(lv) | ExprKind::AddrOf(lv) => {
                 let (g, off) = self.const_addr(lv)?;

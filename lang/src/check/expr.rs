@@ -406,7 +406,7 @@ impl Checker {
             )
         } else if super::calls::is_builtin_name(name) {
             Diagnostic::error(span, format!("builtin function `{name}` used as a value")).with_help(
-                format!("call it: `{name}(...)`; ParC has no function pointers"),
+                format!("call it: `{name}(...)`, or wrap it in a function of your own and take that one's address (builtins have none)"),
             )
         } else {
             if !self.reported_unknown.insert(name.to_string()) {

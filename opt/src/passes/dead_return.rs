@@ -11,10 +11,11 @@
 //!
 //! # Which returns are needed
 //! A function's return is *needed* if it may be called from outside the
-//! module (not `Local`), its address is keeps_return (`FuncAddr`: the runtime
-//! calls outlined tasks), it is the primal of a gradient request (the AD,
-//! which may run after this pass, differentiates what it returns, whether
-//! or not a caller uses it), or some call of it has a *live* result. Liveness
+//! module (not `Local`), its address is taken (`FuncAddr`, or held by a
+//! global's initial image: the runtime calls outlined tasks), it is the
+//! primal of a gradient request (the AD, which may run after this pass,
+//! differentiates what it returns, whether or not a caller uses it), or
+//! some call of it has a *live* result. Liveness
 //! within a function is computed backwards from its effects, like `adce`'s
 //! but with two refinements that make self-recursion visible:
 //! - a `return`'s operand is live only if the function's own return is
@@ -35,7 +36,7 @@ use crate::{HashMap, HashSet};
 use parc_ir::{Block, FuncId, Function, InstKind, Linkage, Module, Type, Value, ValueDef};
 
 pub fn run(module: &mut Module, ctx: &mut PassContext) -> bool {
-    let mut keeps_return: HashSet<FuncId> = HashSet::default();
+    let mut keeps_return: HashSet<FuncId> = module.funcs_in_data().collect();
     for f in module.funcs.values() {
         for (_, inst) in f.placed_insts() {
             if let InstKind::FuncAddr(g) = f.inst(inst) {

@@ -8,7 +8,8 @@
 //! request (the AD, which may run later, reads the primal's body) — or
 //! when an instruction of a reachable function names it: a call, a
 //! `launch` or a `func_addr` (a code pointer handed to the runtime or
-//! called indirectly).
+//! called indirectly). A function whose address a global's initial image
+//! holds is a root too.
 //!
 //! Inlining leaves the bodies it copied behind: a `static` function whose
 //! every call was replaced is unreachable now, and so is every `static`
@@ -28,6 +29,7 @@ pub fn run(module: &mut Module, ctx: &mut PassContext) -> bool {
         .filter(|(_, f)| f.linkage != Linkage::Local)
         .map(|(id, _)| id)
         .chain(module.grad_requests.iter().flat_map(|r| [r.primal, r.grad]))
+        .chain(module.funcs_in_data())
         .collect();
     while let Some(id) = work.pop() {
         if reachable.insert(id) {

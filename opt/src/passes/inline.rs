@@ -147,12 +147,14 @@ pub fn run(module: &mut Module, ctx: &mut PassContext) -> bool {
             }
         }
     }
-    // Functions that must outlive their last call: code pointers, and
+    // Functions that must outlive their last call: code pointers (in
+    // instructions or in globals' images), and
     // the primals and gradients of gradient requests (the AD reads them).
     let mut referenced: HashSet<FuncId> = module
         .grad_requests
         .iter()
         .flat_map(|r| [r.primal, r.grad])
+        .chain(module.funcs_in_data())
         .collect();
     for f in module.funcs.values() {
         for (_, i) in f.placed_insts() {

@@ -462,6 +462,14 @@ impl<'a> Interp<'a> {
                     .write_init(base.wrapping_add(offset), &value.to_le_bytes())
                     .map_err(|f| self.global_error(g, f.into()))?;
             }
+            // A function's address is the same token `func_addr` gives.
+            for &(offset, f) in &data.func_relocs {
+                let base = self.globals[g.index()];
+                let value = memory::func_address(f);
+                self.mem
+                    .write_init(base.wrapping_add(offset), &value.to_le_bytes())
+                    .map_err(|f| self.global_error(g, f.into()))?;
+            }
         }
         Ok(())
     }

@@ -63,7 +63,11 @@ pub(super) fn define_globals(m: &mut impl ClModule, cx: &mut Cx) -> Result<(), B
         }
         let size = g.size.max(g.init.len() as u64).max(1) as usize;
         let mut desc = DataDescription::new();
-        if g.init.iter().all(|&b| b == 0) && g.relocs.is_empty() && !g.is_const {
+        if g.init.iter().all(|&b| b == 0)
+            && g.relocs.is_empty()
+            && g.func_relocs.is_empty()
+            && !g.is_const
+        {
             desc.define_zeroinit(size);
         } else {
             let mut bytes = g.init.clone();
@@ -80,6 +84,16 @@ pub(super) fn define_globals(m: &mut impl ClModule, cx: &mut Cx) -> Result<(), B
             };
             let gv = m.declare_data_in_data(tid, &mut desc);
             desc.write_data_addr(offset as u32, gv, addend);
+        }
+        for &(offset, f) in &g.func_relocs {
+            let Some(fid) = cx.funcs[f.as_u32() as usize] else {
+                return Err(BackendError::Invalid(format!(
+                    "global `{}` holds the address of undeclared function `{}`",
+                    g.name, ir.funcs[f].name
+                )));
+            };
+            let fref = m.declare_func_in_data(fid, &mut desc);
+            desc.write_function_addr(offset as u32, fref);
         }
         m.define_data(did, &desc)
             .map_err(|e| module_err(&format!("defining global `{}`", g.name), e))?;

@@ -500,7 +500,7 @@ pub(crate) fn compile<M: ClModule>(
 
     // Declare every function; imports only if used, as a C linker would
     // not mind an `extern` declaration of something never called.
-    let mut referenced = HashSet::new();
+    let mut referenced: HashSet<FuncId> = ir.funcs_in_data().collect();
     for (_, f) in ir.funcs.iter() {
         for (_, inst) in f.placed_insts() {
             match f.inst(inst) {
@@ -718,6 +718,7 @@ impl Effects {
                 InstKind::FuncAddr(g) => Some(g.as_u32() as usize),
                 _ => None,
             })
+            .chain(ir.funcs_in_data().map(|g| g.as_u32() as usize))
             .collect();
         for (id, f) in ir.funcs.iter() {
             let i = id.as_u32() as usize;

@@ -149,6 +149,7 @@ fn barrier_table(module: &mut Module, kid: FuncId, split: &Split) -> GlobalId {
         align: 8,
         init,
         relocs,
+        func_relocs: Vec::new(),
         is_const: true,
         space: AddrSpace::Global,
         is_local: false,
