@@ -758,6 +758,7 @@ pub(crate) fn verified(module: &Module, after: &str) -> Result<(), CompileError>
 #[cfg(test)]
 mod tests {
     use super::*;
+    use parc_ir::Linkage;
 
     fn with_grad(source: &str, grad: &[&str]) -> Result<Compiled, CompileError> {
         let options = Options {
