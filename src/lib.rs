@@ -46,7 +46,7 @@ mod reports;
 mod requests;
 
 pub use gpu::{attach_ptx, emit_ptx, link_device_math};
-pub use object::{PARC_OBJECT_MAGIC, ParcObject, parc_object, read_parc_object};
+pub use object::{PARC_OBJECT_MAGIC, ParcObject, Premade, parc_object, read_parc_object};
 pub use reports::{explain_ad, explain_ad_gpu, render_remarks};
 
 use object::passes_struct;
@@ -196,16 +196,6 @@ pub fn compile_files(
         return compile(path, source, options);
     }
     compile_linked(files, files.iter().map(|_| None).collect(), options)
-}
-
-/// A parc object, read back ([`read_parc_object`]), as an input of
-/// [`compile_linked`].
-pub struct Premade {
-    pub module: Module,
-    /// See [`ParcObject::struct_decls`].
-    pub struct_decls: Vec<String>,
-    /// A member of an archive: linked only if the program needs it.
-    pub archive_member: bool,
 }
 
 /// [`compile_files`], where some files' modules are made already (`Some`:

@@ -5,6 +5,16 @@
 use crate::{CompileError, Options, lowered};
 use parc_ir::Module;
 
+/// A parc object, read back ([`read_parc_object`]), as an input of
+/// [`crate::compile_linked`].
+pub struct Premade {
+    pub module: Module,
+    /// See [`ParcObject::struct_decls`].
+    pub struct_decls: Vec<String>,
+    /// A member of an archive: linked only if the program needs it.
+    pub archive_member: bool,
+}
+
 /// A parc object read back ([`read_parc_object`]).
 pub struct ParcObject {
     pub path: String,

@@ -35,6 +35,13 @@
 //! `Sweep`, into `needs` (`cache/needs.rs`). A plan is read-only from
 //! then on. The generator (`reverse.rs`) consumes it; `explain.rs`
 //! prints it (`--explain-ad`, and `ad/tests/plans.rs`).
+//!
+//! Length (about 1,000 lines): `Plan::check` is the one list of what the
+//! AD refuses, with the reason each message gives (atomics, reallocation,
+//! CUDA memory, locks and `critical`, `scanf`, the C library, calls and
+//! launches), about 220 lines, beside the plan's facts and their queries.
+//! The refusals of intrinsics would be the first part to move into a file
+//! of their own.
 
 use crate::activity::{ActivityInfo, Root, branch_dests};
 use crate::cache::{CountedLoop, ExitTest, Needs, Recompute, Writes};
