@@ -111,20 +111,12 @@ impl Checker {
         let mut out = Vec::new();
         let mut ok = true;
         if op == Intrinsic::Fprintf {
-            let stream = self.rvalue(&args[0]);
-            if !is_err(&stream.ty) && !stream.ty.is_pointer() {
-                let t = self.ty_name(&stream.ty);
-                self.push(
-                    Diagnostic::error(
-                        args[0].span,
-                        format!("`fprintf` writes to a stream (`FILE *`), but this has type `{t}`"),
-                    )
-                    .with_label("not a stream")
-                    .with_help("pass `stdout` or `stderr` (from <stdio.h>)"),
-                );
-                ok = false;
-            }
-            ok &= !is_err(&stream.ty);
+            let (stream, good) = self.stream_arg(
+                &args[0],
+                "`fprintf` writes to",
+                "pass `stdout` or `stderr` (from <stdio.h>)",
+            );
+            ok &= good;
             out.push(stream);
         }
         if op.is_sprintf() {
@@ -215,6 +207,28 @@ impl Checker {
     /// Checks the promoted arguments (the first is argument `first` of the
     /// call, counting from 1) against a literal format; reports and
     /// returns false on a mismatch.
+    /// The stream argument of `fprintf`/`fscanf` (`does`: "`fprintf`
+    /// writes to"), and whether it is one: a pointer, else an error.
+    pub(super) fn stream_arg(&mut self, arg: &ast::Expr, does: &str, help: &str) -> (Expr, bool) {
+        let stream = self.rvalue(arg);
+        if is_err(&stream.ty) {
+            return (stream, false);
+        }
+        if !stream.ty.is_pointer() {
+            let t = self.ty_name(&stream.ty);
+            self.push(
+                Diagnostic::error(
+                    arg.span,
+                    format!("{does} a stream (`FILE *`), but this has type `{t}`"),
+                )
+                .with_label("not a stream")
+                .with_help(help.to_string()),
+            );
+            return (stream, false);
+        }
+        (stream, true)
+    }
+
     fn check_format(
         &mut self,
         fmt: &[u8],

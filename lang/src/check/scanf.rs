@@ -74,20 +74,12 @@ impl Checker {
                 span,
             )),
             "fscanf" => {
-                let stream = self.rvalue(&args[0]);
-                if !is_err(&stream.ty) && !stream.ty.is_pointer() {
-                    let t = self.ty_name(&stream.ty);
-                    self.push(
-                        Diagnostic::error(
-                            args[0].span,
-                            format!("`fscanf` reads a stream (`FILE *`), but this has type `{t}`"),
-                        )
-                        .with_label("not a stream")
-                        .with_help("pass `stdin` or a stream `fopen` returned"),
-                    );
-                    ok = false;
-                }
-                ok &= !is_err(&stream.ty);
+                let (stream, good) = self.stream_arg(
+                    &args[0],
+                    "`fscanf` reads",
+                    "pass `stdin` or a stream `fopen` returned",
+                );
+                ok &= good;
                 out.push(stream);
             }
             _ => {
