@@ -254,19 +254,7 @@ fn next_piece(f: &[u8], i: &mut usize) -> Result<Piece, Error> {
     } else {
         None
     };
-    let mut length = Length::None;
-    while let Some(&c) = f.get(*i) {
-        length = match (length, c) {
-            (Length::None, b'h') => Length::H,
-            (Length::H, b'h') => Length::Hh,
-            (Length::None, b'l') => Length::L,
-            (Length::L, b'l') => Length::Ll,
-            (Length::None, b'z' | b'j' | b't') => Length::Ll,
-            (Length::None, b'L') => Length::LongDouble,
-            _ => break,
-        };
-        *i += 1;
-    }
+    let length = length_modifier(f, i, false);
     let Some(&conv) = f.get(*i) else {
         return Err(Error::Incomplete(
             String::from_utf8_lossy(&f[start..]).into_owned(),
@@ -297,6 +285,26 @@ fn count(f: &[u8], i: &mut usize) -> Option<Count> {
         *i += 1;
     }
     (*i > start).then_some(Count::Given(n))
+}
+
+/// The length modifier at `f[*i..]` (`hh h l ll z j t L`, and `q` as
+/// `L` where `q_is_long_double`: scanf's BSD spelling), moving `*i` past it.
+pub(crate) fn length_modifier(f: &[u8], i: &mut usize, q_is_long_double: bool) -> Length {
+    let mut length = Length::None;
+    while let Some(&c) = f.get(*i) {
+        length = match (length, c) {
+            (Length::None, b'h') => Length::H,
+            (Length::H, b'h') => Length::Hh,
+            (Length::None, b'l') => Length::L,
+            (Length::L, b'l') => Length::Ll,
+            (Length::None, b'z' | b'j' | b't') => Length::Ll,
+            (Length::None, b'L') => Length::LongDouble,
+            (Length::None, b'q') if q_is_long_double => Length::LongDouble,
+            _ => break,
+        };
+        *i += 1;
+    }
+    length
 }
 
 #[cfg(test)]

@@ -152,19 +152,7 @@ fn scan_conv(f: &[u8], i: &mut usize) -> Result<ScanConv, Error> {
         *i += 1;
     }
     let width = (*i > digits).then_some(width);
-    let mut length = Length::None;
-    while let Some(&c) = f.get(*i) {
-        length = match (length, c) {
-            (Length::None, b'h') => Length::H,
-            (Length::H, b'h') => Length::Hh,
-            (Length::None, b'l') => Length::L,
-            (Length::L, b'l') => Length::Ll,
-            (Length::None, b'z' | b'j' | b't') => Length::Ll,
-            (Length::None, b'L' | b'q') => Length::LongDouble,
-            _ => break,
-        };
-        *i += 1;
-    }
+    let length = crate::length_modifier(f, i, true);
     let &conv = f.get(*i).ok_or_else(incomplete)?;
     *i += 1;
     let mut set = None;
