@@ -546,6 +546,36 @@ impl Module {
             .flat_map(|g| g.func_relocs.iter().map(|&(_, f)| f))
     }
 
+    /// The functions used other than from a function body: the primals
+    /// and gradients of gradient requests (the AD reads them) and the
+    /// functions whose addresses globals' images hold. With the functions
+    /// reached from live code, these are what a whole program keeps.
+    pub fn funcs_used_outside_code(&self) -> impl Iterator<Item = FuncId> + '_ {
+        self.grad_requests
+            .iter()
+            .flat_map(|r| [r.primal, r.grad])
+            .chain(self.funcs_in_data())
+    }
+
+    /// The functions used other than by a direct call, whose uses a pass
+    /// therefore cannot all see: [`Module::funcs_used_outside_code`] and
+    /// every `func_addr` target (a code pointer may be called from
+    /// anywhere).
+    pub fn funcs_used_beyond_calls(&self) -> cranelift_entity::EntitySet<FuncId> {
+        let mut used = cranelift_entity::EntitySet::with_capacity(self.funcs.len());
+        for g in self.funcs_used_outside_code() {
+            used.insert(g);
+        }
+        for f in self.funcs.values() {
+            for (_, i) in f.placed_insts() {
+                if let InstKind::FuncAddr(g) = f.inst(i) {
+                    used.insert(*g);
+                }
+            }
+        }
+        used
+    }
+
     /// `base`, or `base.1`, `base.2`, ... : the first that names no
     /// function of the module (for functions a pass adds).
     pub fn fresh_func_name(&self, base: &str) -> String {

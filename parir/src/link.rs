@@ -96,6 +96,9 @@ pub fn link(modules: Vec<(String, Module)>) -> Result<Linked, LinkError> {
     let mut public_globals: HashMap<String, GlobalId> = HashMap::new();
     let mut public_names: HashSet<String> = HashSet::new();
     let mut public_global_names: HashSet<String> = HashSet::new();
+    // The names given so far to module-private functions and globals.
+    let mut private_names: HashSet<String> = HashSet::new();
+    let mut private_global_names: HashSet<String> = HashSet::new();
     for (_, m) in &modules {
         let grads = gradient_declarations(m);
         for (id, f) in m.funcs.iter() {
@@ -120,7 +123,7 @@ pub fn link(modules: Vec<(String, Module)>) -> Result<Linked, LinkError> {
             let private = f.linkage == Linkage::Local || grads.contains(&id);
             let new = if private {
                 let mut copy = f.clone();
-                copy.name = fresh_name(&out, &public_names, &f.name);
+                copy.name = fresh_name(&mut private_names, &public_names, &f.name);
                 let new = out.funcs.push(copy);
                 origin.insert(new, k);
                 new
@@ -143,7 +146,7 @@ pub fn link(modules: Vec<(String, Module)>) -> Result<Linked, LinkError> {
         for (id, g) in m.globals.iter() {
             let mut copy = g.clone();
             if is_private_global(g) {
-                copy.name = fresh_global_name(&out, &public_global_names, &g.name);
+                copy.name = fresh_name(&mut private_global_names, &public_global_names, &g.name);
                 globals.insert(id, out.globals.push(copy));
                 continue;
             }
@@ -329,25 +332,18 @@ fn gradient_declarations(m: &Module) -> HashSet<FuncId> {
     m.grad_requests.iter().map(|r| r.grad).collect()
 }
 
-/// `base`, or `base.2`, `base.3` ...: a name no function of `out` and no
-/// public name has.
-fn fresh_name(out: &Module, public: &HashSet<String>, base: &str) -> String {
-    first_free(base, |n| {
-        out.func_by_name(n).is_some() || public.contains(n)
-    })
+/// `base`, or `base.2`, `base.3` ...: a name neither `taken` (the
+/// private names given so far, which it joins) nor `public` has. Sets, not
+/// a search of `out`, so that linking n private functions costs O(n).
+fn fresh_name(taken: &mut HashSet<String>, public: &HashSet<String>, base: &str) -> String {
+    let name = first_free(base, |n| taken.contains(n) || public.contains(n));
+    taken.insert(name.clone());
+    name
 }
 
 /// A global that belongs to its module: `static`, or made by the compiler.
 fn is_private_global(g: &crate::GlobalData) -> bool {
     g.is_local || g.name.starts_with('.')
-}
-
-/// `base`, or `base.2`, `base.3` ...: a name no global of `out` and no
-/// public global has.
-fn fresh_global_name(out: &Module, public: &HashSet<String>, base: &str) -> String {
-    first_free(base, |n| {
-        out.global_by_name(n).is_some() || public.contains(n)
-    })
 }
 
 /// `base` if it is not `taken`, else the first of `base.2`, `base.3` ... that is not.

@@ -36,22 +36,12 @@ use crate::{HashMap, HashSet};
 use parc_ir::{Block, FuncId, Function, InstKind, Linkage, Module, Type, Value, ValueDef};
 
 pub fn run(module: &mut Module, ctx: &mut PassContext) -> bool {
-    let mut keeps_return: HashSet<FuncId> = module.funcs_in_data().collect();
-    for f in module.funcs.values() {
-        for (_, inst) in f.placed_insts() {
-            if let InstKind::FuncAddr(g) = f.inst(inst) {
-                keeps_return.insert(*g);
-            }
-        }
-    }
-    for r in &module.grad_requests {
-        keeps_return.insert(r.primal);
-    }
+    let keeps_return = module.funcs_used_beyond_calls();
     let candidate = |id: FuncId, f: &Function| {
         f.linkage == Linkage::Local
             && !f.is_declaration()
             && f.sig.ret.is_some()
-            && !keeps_return.contains(&id)
+            && !keeps_return.contains(id)
     };
     let mut needed: HashSet<FuncId> = module
         .funcs

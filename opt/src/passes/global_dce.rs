@@ -28,8 +28,7 @@ pub fn run(module: &mut Module, ctx: &mut PassContext) -> bool {
         .iter()
         .filter(|(_, f)| f.linkage != Linkage::Local)
         .map(|(id, _)| id)
-        .chain(module.grad_requests.iter().flat_map(|r| [r.primal, r.grad]))
-        .chain(module.funcs_in_data())
+        .chain(module.funcs_used_outside_code())
         .collect();
     while let Some(id) = work.pop() {
         if reachable.insert(id) {

@@ -147,22 +147,8 @@ pub fn run(module: &mut Module, ctx: &mut PassContext) -> bool {
             }
         }
     }
-    // Functions that must outlive their last call: code pointers (in
-    // instructions or in globals' images), and
-    // the primals and gradients of gradient requests (the AD reads them).
-    let mut referenced: HashSet<FuncId> = module
-        .grad_requests
-        .iter()
-        .flat_map(|r| [r.primal, r.grad])
-        .chain(module.funcs_in_data())
-        .collect();
-    for f in module.funcs.values() {
-        for (_, i) in f.placed_insts() {
-            if let InstKind::FuncAddr(g) = f.inst(i) {
-                referenced.insert(*g);
-            }
-        }
-    }
+    // Functions that must outlive their last call.
+    let referenced = module.funcs_used_beyond_calls();
     let total: usize = module.funcs.values().map(size).sum();
     let mut judge = Judge {
         recursive,
@@ -194,7 +180,7 @@ pub fn run(module: &mut Module, ctx: &mut PassContext) -> bool {
         // dropped now (a chain of once-called functions would otherwise
         // hold every link at its grown size until the end of the pass).
         for g in judge.absorbed.drain(..) {
-            if !referenced.contains(&g) {
+            if !referenced.contains(g) {
                 module.funcs[g].retire();
                 ctx.count("inline.retired", 1);
             }
