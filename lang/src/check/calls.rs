@@ -685,15 +685,7 @@ impl Checker {
                 return err_expr(span);
             }
         };
-        let v = self.assign_conv(
-            v,
-            &elem,
-            ConvCtx::Arg {
-                func: "atomicAdd",
-                index: 2,
-                param: None,
-            },
-        );
+        let v = self.builtin_arg(v, &elem, "atomicAdd", 2);
         if is_err(&v.ty) {
             return err_expr(span);
         }
@@ -734,15 +726,7 @@ impl Checker {
             return err_expr(span);
         }
         let p = self.convert(p, &CType::Void.ptr_to().ptr_to());
-        let n = self.assign_conv(
-            n,
-            &CType::Long,
-            ConvCtx::Arg {
-                func: "cudaMalloc",
-                index: 2,
-                param: None,
-            },
-        );
+        let n = self.builtin_arg(n, &CType::Long, "cudaMalloc", 2);
         if is_err(&n.ty) {
             return err_expr(span);
         }

@@ -3,7 +3,7 @@
 //! many arguments, unknown conversions); variadic arguments get C's default
 //! argument promotions (`float` to `double`, `char` and `bool` to `int`).
 
-use super::expr::{ConvCtx, err_expr, mk};
+use super::expr::{err_expr, mk};
 use super::types::default_promotion;
 use super::{Checker, is_err};
 use crate::ast::{self, Span};
@@ -121,43 +121,19 @@ impl Checker {
         }
         if op.is_sprintf() {
             let buf = self.rvalue(&args[0]);
-            let buf = self.assign_conv(
-                buf,
-                &CType::Char.ptr_to(),
-                ConvCtx::Arg {
-                    func: &name,
-                    index: 1,
-                    param: None,
-                },
-            );
+            let buf = self.builtin_arg(buf, &CType::Char.ptr_to(), &name, 1);
             ok &= !is_err(&buf.ty);
             out.push(buf);
         }
         if op == Intrinsic::Snprintf {
             let size = self.rvalue(&args[1]);
-            let size = self.assign_conv(
-                size,
-                &CType::ULong,
-                ConvCtx::Arg {
-                    func: &name,
-                    index: 2,
-                    param: None,
-                },
-            );
+            let size = self.builtin_arg(size, &CType::ULong, &name, 2);
             ok &= !is_err(&size.ty);
             out.push(size);
         }
         let fmt_arg = &args[fixed - 1];
         let fmt = self.rvalue(fmt_arg);
-        let fmt = self.assign_conv(
-            fmt,
-            &CType::Char.ptr_to(),
-            ConvCtx::Arg {
-                func: &name,
-                index: fixed,
-                param: None,
-            },
-        );
+        let fmt = self.builtin_arg(fmt, &CType::Char.ptr_to(), &name, fixed);
         ok &= !is_err(&fmt.ty);
         out.push(fmt);
         let mut values = Vec::new();

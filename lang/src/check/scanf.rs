@@ -4,7 +4,7 @@
 //! few or too many arguments, unknown conversions). `scanf(fmt, ...)` is
 //! `fscanf(stdin, fmt, ...)`.
 
-use super::expr::{ConvCtx, err_expr, int_const, mk};
+use super::expr::{err_expr, int_const, mk};
 use super::{Checker, is_err, plural};
 use crate::ast::{self, Span};
 use crate::diag::Diagnostic;
@@ -84,30 +84,14 @@ impl Checker {
             }
             _ => {
                 let s = self.rvalue(&args[0]);
-                let s = self.assign_conv(
-                    s,
-                    &CType::Char.ptr_to(),
-                    ConvCtx::Arg {
-                        func: name,
-                        index: 1,
-                        param: None,
-                    },
-                );
+                let s = self.builtin_arg(s, &CType::Char.ptr_to(), name, 1);
                 ok &= !is_err(&s.ty);
                 out.push(s);
             }
         }
         let fmt_arg = &args[fixed - 1];
         let fmt = self.rvalue(fmt_arg);
-        let fmt = self.assign_conv(
-            fmt,
-            &CType::Char.ptr_to(),
-            ConvCtx::Arg {
-                func: name,
-                index: fixed,
-                param: None,
-            },
-        );
+        let fmt = self.builtin_arg(fmt, &CType::Char.ptr_to(), name, fixed);
         ok &= !is_err(&fmt.ty);
         out.push(fmt);
         let mut values = Vec::new();

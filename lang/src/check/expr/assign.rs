@@ -160,6 +160,26 @@ impl Checker {
         )
     }
 
+    /// Converts argument `index` (1-based) of the builtin `func`, whose
+    /// parameter has no name, as a call does.
+    pub(in crate::check) fn builtin_arg(
+        &mut self,
+        e: Expr,
+        to: &CType,
+        func: &str,
+        index: usize,
+    ) -> Expr {
+        self.assign_conv(
+            e,
+            to,
+            ConvCtx::Arg {
+                func,
+                index,
+                param: None,
+            },
+        )
+    }
+
     /// Converts for assignment, initialization, argument passing or return,
     /// enforcing C's simple-assignment constraints (ParC makes the
     /// integer↔pointer case an error).
