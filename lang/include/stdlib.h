@@ -27,6 +27,16 @@ void abort(void);
 int posix_memalign(void **memptr, unsigned long alignment, unsigned long size);
 int abs(int x);
 long labs(long x);
+static inline long long llabs(long long x) { return x < 0 ? -x : x; }
+
+/* C99 7.20.6.2: quotient and remainder in one call, both rounded toward
+ * zero as `/` and `%` are. */
+typedef struct { int quot; int rem; } div_t;
+typedef struct { long quot; long rem; } ldiv_t;
+typedef struct { long long quot; long long rem; } lldiv_t;
+static inline div_t div(int n, int d) { div_t r = { n / d, n % d }; return r; }
+static inline ldiv_t ldiv(long n, long d) { ldiv_t r = { n / d, n % d }; return r; }
+static inline lldiv_t lldiv(long long n, long long d) { lldiv_t r = { n / d, n % d }; return r; }
 void qsort(void *base, unsigned long nmemb, unsigned long size,
            int (*compar)(const void *, const void *));
 void *bsearch(const void *key, const void *base, unsigned long nmemb,
