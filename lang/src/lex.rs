@@ -278,15 +278,20 @@ pub enum Token {
     #[token("asm", |_| Unsupported::Asm)]
     #[token("__asm__", |_| Unsupported::Asm)]
     #[token("__asm", |_| Unsupported::Asm)]
-    #[token("__attribute__", |_| Unsupported::Attribute)]
-    #[token("__attribute", |_| Unsupported::Attribute)]
-    #[token("__extension__", |_| Unsupported::Extension)]
     #[token("__typeof__", |_| Unsupported::Typeof)]
     #[token("typeof", |_| Unsupported::Typeof)]
     // The whole literal, so that its text makes no further errors.
     #[regex(r#"(L|u|U|u8)"([^"\\\n]|\\.)*""#, |_| Unsupported::WideLiteral)]
     #[regex(r#"(L|u|U)'([^'\\\n]|\\.)*'"#, |_| Unsupported::WideLiteral)]
     Unsupported(Unsupported),
+    /// GNU C's `__attribute__` and `__extension__`: the parser's first
+    /// step ([`crate::parse::gnu`]) removes them, with their arguments,
+    /// before the grammar runs, and says which attributes it cannot honour.
+    #[token("__attribute__")]
+    #[token("__attribute")]
+    GnuAttribute,
+    #[token("__extension__")]
+    GnuExtension,
     /// An identifier that a `typedef` in scope declared as a type name. The
     /// lexer never produces it: `parse` re-tags `Ident`s before parsing (C's
     /// "lexer hack", see `parse::mark_type_names`), so that `(T)x` is a cast
@@ -366,8 +371,6 @@ pub enum Unsupported {
     StaticAssert,
     Alignas,
     Asm,
-    Attribute,
-    Extension,
     Typeof,
     WideLiteral,
 }
@@ -404,11 +407,6 @@ impl Unsupported {
             Asm => (
                 "inline assembly is not supported",
                 "move the assembly into a C file and call it as an `extern` function",
-            ),
-            Attribute => ("`__attribute__` is not supported", "remove the attribute"),
-            Extension => (
-                "`__extension__` is not supported",
-                "remove it; parc has no GNU extensions to silence",
             ),
             Typeof => (
                 "`typeof` is not supported",

@@ -8,8 +8,9 @@
 //! ("expected `;`, found `}`") rather than lalrpop's token lists.
 //!
 //! How it works:
-//! 1. The whole file is lexed ([`lex::lex`]), and the names `typedef`s
-//!    declare are told from other names ([`mark_type_names`]).
+//! 1. The whole file is lexed ([`lex::lex`]), GNU attributes are judged and
+//!    removed ([`gnu::strip_gnu`]), and the names `typedef`s declare are
+//!    told from other names ([`mark_type_names`]).
 //! 2. [`check_limits`] scans the tokens for input that would build a tree too
 //!    deep for the recursive walks of later phases (see the limits below). If
 //!    a limit is exceeded, one error is reported and nothing is parsed.
@@ -42,6 +43,7 @@ use lalrpop_util::ParseError;
 use std::convert::Infallible;
 
 mod build;
+pub mod gnu;
 mod limits;
 mod typenames;
 
@@ -70,6 +72,7 @@ const CASCADE_TOKENS: usize = 3;
 /// An empty file is an empty program with no diagnostics.
 pub fn parse(source: &str) -> (Program, Vec<Diagnostic>) {
     let (mut tokens, mut diags) = lex::lex(source);
+    gnu::strip_gnu(source, &mut tokens, &mut diags);
     mark_type_names(&mut tokens);
     if let Some(d) = check_limits(&tokens) {
         diags.push(d);

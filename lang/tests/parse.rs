@@ -1457,7 +1457,7 @@ fn special_errors() {
     );
     assert_eq!(
         errs("int x __attribute__((aligned(8)));"),
-        "1:7: error: `__attribute__` is not supported [help: remove the attribute]\n"
+        "1:22: error: the attribute `aligned` is not supported [help: remove it: parc aligns every type naturally, and a larger alignment would change sizes and offsets]\n"
     );
     assert_eq!(
         errs("int main() { x = 1; } else"),
