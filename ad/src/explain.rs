@@ -4,7 +4,7 @@
 
 use crate::cache::{Answer, Obtain, Recompute};
 use crate::plan::{Mode, Plan, Request};
-use crate::policy::{Action, ReductionOf};
+use crate::policy::{Action, ReductionOf, SsaUpdate};
 use parc_ir::print::activity_name;
 use parc_ir::{BinaryOp, Inst, InstKind, UnaryOp, Value, ValueDef};
 use std::fmt;
@@ -374,6 +374,28 @@ impl fmt::Display for Plan {
                 at_line(self, inst),
                 d.class.name(),
                 action_name(self, &d.action),
+                d.reason
+            )?;
+        }
+        for (v, sc, d) in self.accumulation.ssa_decisions() {
+            let mut within = sc
+                .lp
+                .map_or(String::new(), |l| format!(" in parallel loop {l}"));
+            if let Some(i) = sc.spawn {
+                within += &format!(" in spawned task {i}");
+            }
+            let how = match d.update {
+                SsaUpdate::Slot => "its slot".to_string(),
+                SsaUpdate::Reduce { .. } => "per-worker partial sum".to_string(),
+                SsaUpdate::Accumulator { site, atomic } => format!(
+                    "the accumulator of spawn {site}{}",
+                    if atomic { ", atomic add" } else { "" }
+                ),
+            };
+            writeln!(
+                f,
+                "  update of the adjoint of {v}{within}: {} ({how}): {}",
+                d.class.name(),
                 d.reason
             )?;
         }

@@ -31,8 +31,10 @@
 //! - *atomic*: anything else — `atomic_add`.
 //!
 //! SSA adjoints of values defined outside the task are reductions; those of
-//! values defined inside it live in task-private slots (local). Serial code
-//! is never classified: it has no concurrent updates.
+//! values defined inside it live in task-private slots (local). An update
+//! in serial code is *serial*: a plain `+=`, as nothing else updates the
+//! adjoint at the same time (decided in the plan like the others, but not
+//! an accumulation site of the report).
 //!
 //! Outside parallel loops: the reverses of a spawned task and of its
 //! continuation run concurrently, so their updates are atomic unless the
@@ -42,9 +44,12 @@
 //! memory it does not own atomically, except where the kernel thread's
 //! band or own element shows otherwise (`policy/threads.rs`).
 //!
-//! [`plan`] classifies every update the reverse of a function makes, in
-//! the order the generator makes them (its [`Accumulation`] is part of
-//! the function's [`Plan`], and the report `--explain-ad` prints).
+//! [`plan`] classifies every update the reverse of a function makes, of
+//! shadow memory and of SSA adjoints, in the order the generator makes
+//! them (its [`Accumulation`] is part of the function's [`Plan`], which
+//! `--explain-ad` prints); the generator only reads the decisions back
+//! ([`Accumulation::memory`], [`Accumulation::ssa`]) and fails with an
+//! internal error where one is missing.
 
 pub mod addresses;
 pub mod threads;
@@ -64,6 +69,8 @@ use std::collections::HashMap;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum AccumulationClass {
+    /// Serial code: a plain `+=`, nothing else updates it at once.
+    Serial,
     Local,
     Disjoint,
     /// Iterations at least a band apart update different bytes: the
@@ -78,6 +85,7 @@ impl AccumulationClass {
     /// The lower-case name `--explain-ad` prints.
     pub fn name(self) -> &'static str {
         match self {
+            AccumulationClass::Serial => "serial",
             AccumulationClass::Local => "local",
             AccumulationClass::Disjoint => "disjoint",
             AccumulationClass::Banded => "banded",
@@ -91,7 +99,9 @@ impl AccumulationClass {
     /// `--explain-ad`.
     pub fn on_gpu(self) -> &'static str {
         match self {
-            AccumulationClass::Local | AccumulationClass::Disjoint => "plain adds",
+            AccumulationClass::Serial | AccumulationClass::Local | AccumulationClass::Disjoint => {
+                "plain adds"
+            }
             AccumulationClass::Banded => "plain adds, the reverse launched in phases",
             AccumulationClass::Reduction => {
                 "a warp's adds summed by shuffles (shfl.sync), then one atomic per warp"
@@ -148,7 +158,7 @@ pub struct Decision {
 }
 
 /// Where the reverse adds into the SSA adjoint of a primal value.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum SsaUpdate {
     /// Its adjoint slot.
     Slot,
@@ -169,14 +179,43 @@ pub enum ReductionOf {
     Mem(Value),
 }
 
+/// The class of one update of an SSA adjoint, its reason in words, and
+/// where it is made.
+#[derive(Clone, Debug)]
+pub struct SsaDecision {
+    pub class: AccumulationClass,
+    pub reason: String,
+    pub update: SsaUpdate,
+}
+
+/// The context an SSA adjoint's update depends on: the parallel loop
+/// whose reverse task holds the code and the innermost spawn site whose
+/// task holds the reversed block.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct SsaContext {
+    pub lp: Option<usize>,
+    pub spawn: Option<usize>,
+}
+
+impl SsaContext {
+    pub fn of(plan: &Plan, cx: Context) -> SsaContext {
+        SsaContext {
+            lp: cx.lp,
+            spawn: cx.rev.and_then(|b| plan.spawn_of.get(&b).copied()),
+        }
+    }
+}
+
 /// The accumulation decisions of one function's reverse (see [`plan`]).
 #[derive(Clone, Debug, Default)]
 pub struct Accumulation {
     /// The decision for each reversed load (the update of its shadow)
     /// in each context it is made in: its own block's, and, for a
-    /// per-worker sum, after each loop the sum is combined after. `None`:
-    /// serial code, a plain add.
-    memory: HashMap<(Inst, Option<usize>), Option<Decision>>,
+    /// per-worker sum, after each loop the sum is combined after.
+    memory: HashMap<(Inst, Option<usize>), Decision>,
+    /// The decision for each update of an SSA adjoint, by value and
+    /// context.
+    ssa: HashMap<(Value, SsaContext), SsaDecision>,
     /// The per-worker sums of each parallel loop, in the order the
     /// reverse makes them, with the instruction whose update made each.
     pub reductions: Vec<Vec<(ReductionOf, Inst)>>,
@@ -186,26 +225,30 @@ pub struct Accumulation {
 }
 
 impl Accumulation {
-    /// The decision for the update of the shadow of load `inst` in `cx`
-    /// (`None`: a plain add in serial code).
-    pub fn memory(&self, plan: &Plan, inst: Inst, cx: Context) -> Option<Decision> {
-        match self.memory.get(&(inst, cx.lp)) {
-            Some(d) => d.clone(),
-            None => {
-                debug_assert!(false, "the plan has no decision for {inst} in {cx:?}");
-                decide(plan, inst, cx)
-            }
-        }
+    /// The decision for the update of the shadow of load `inst` in `cx`,
+    /// if the plan made one.
+    pub fn memory(&self, inst: Inst, cx: Context) -> Option<&Decision> {
+        self.memory.get(&(inst, cx.lp))
+    }
+
+    /// The decision for an update of the SSA adjoint of `v` in `cx`, if
+    /// the plan made one.
+    pub fn ssa(&self, plan: &Plan, v: Value, cx: Context) -> Option<&SsaDecision> {
+        self.ssa.get(&(v, SsaContext::of(plan, cx)))
     }
 
     /// The decisions in a fixed order (loads by number, then contexts).
     pub fn decisions(&self) -> Vec<(Inst, Option<usize>, &Decision)> {
-        let mut out: Vec<_> = self
-            .memory
-            .iter()
-            .filter_map(|(&(i, l), d)| Some((i, l, d.as_ref()?)))
-            .collect();
+        let mut out: Vec<_> = self.memory.iter().map(|(&(i, l), d)| (i, l, d)).collect();
         out.sort_by_key(|&(i, l, _)| (i, l.map_or(0, |l| l + 1)));
+        out
+    }
+
+    /// The SSA decisions in a fixed order (values by number, then
+    /// contexts).
+    pub fn ssa_decisions(&self) -> Vec<(Value, SsaContext, &SsaDecision)> {
+        let mut out: Vec<_> = self.ssa.iter().map(|(&(v, c), d)| (v, c, d)).collect();
+        out.sort_by_key(|&(v, c, _)| (v, c));
         out
     }
 }
@@ -259,7 +302,7 @@ fn spawn_in_loop(plan: &Plan, i: usize, lp: Option<usize>) -> bool {
 }
 
 /// The decision for `d[ptr] += a`, the update of the shadow of load
-/// `inst`, in `cx`; `None` in serial code.
+/// `inst`, in `cx` (`None` if `inst` is no load with a result).
 pub fn decide(plan: &Plan, inst: Inst, cx: Context) -> Option<Decision> {
     let InstKind::Load(ptr) = *plan.p.inst(inst) else {
         return None;
@@ -309,7 +352,7 @@ pub fn decide(plan: &Plan, inst: Inst, cx: Context) -> Option<Decision> {
             }
         }
         AccumulationClass::Atomic => Action::Atomic,
-        AccumulationClass::Local => Action::Add,
+        AccumulationClass::Local | AccumulationClass::Serial => Action::Add,
     };
     Some(Decision {
         class,
@@ -319,7 +362,7 @@ pub fn decide(plan: &Plan, inst: Inst, cx: Context) -> Option<Decision> {
 }
 
 /// The accumulation class of `d[ptr] += (a ty)` (the update of load
-/// `inst`) in `cx`, and the reason in words; `None` in serial code.
+/// `inst`) in `cx`, and the reason in words.
 fn classify(
     plan: &Plan,
     inst: Inst,
@@ -423,7 +466,10 @@ fn classify(
         });
     }
     if !atomic_mode(plan) {
-        return None;
+        return Some((
+            AccumulationClass::Serial,
+            format!("`d_{name}`: serial code, where no other reverse code updates it at once"),
+        ));
     }
     let owned = roots_all(&plan.act, ptr, |r| matches!(r, Root::Alloca(_)));
     Some(if owned {
@@ -627,17 +673,17 @@ pub fn plan(plan: &Plan) -> Accumulation {
             continue;
         };
         if let InstKind::Return(Some(v)) = *p.inst(term) {
-            acc.ssa(plan, v, cx, term);
+            acc.note_ssa(plan, v, cx, term);
         }
         for &inst in body.iter().rev() {
             for v in adds_to(plan, inst) {
-                acc.ssa(plan, v, cx, inst);
+                acc.note_ssa(plan, v, cx, inst);
             }
             if matches!(p.inst(inst), InstKind::Load(_))
                 && p.result(inst).is_some_and(|r| plan.act.is_varied(r))
                 && !plan.in_place.contains(&inst)
             {
-                acc.mem(plan, inst, cx);
+                acc.note_mem(plan, inst, cx);
             }
         }
         for (pred, slot) in entering_edges(plan, b) {
@@ -652,11 +698,19 @@ pub fn plan(plan: &Plan) -> Accumulation {
             };
             for (&param, &arg) in p.blocks[b].params.iter().zip(args) {
                 if plan.act.is_varied(param) {
-                    acc.ssa(plan, arg, cx, t);
+                    acc.note_ssa(plan, arg, cx, t);
                 }
             }
         }
     }
+    combine_reductions(plan, &mut acc);
+    merge_accumulators(plan, &mut acc);
+    acc
+}
+
+/// Innermost loop first, each per-worker sum where it is combined, after
+/// its loop, in the enclosing loop's reverse (which may sum it again).
+fn combine_reductions(plan: &Plan, acc: &mut Accumulation) {
     let mut order: Vec<usize> = (0..plan.ploops.len()).collect();
     order.sort_by_key(|&i| std::cmp::Reverse(plan.depth(i)));
     for i in order {
@@ -671,20 +725,96 @@ pub fn plan(plan: &Plan) -> Accumulation {
         let sums = acc.reductions[i].clone();
         for (of, at) in sums {
             match of {
-                ReductionOf::Ssa(v) => acc.ssa(plan, v, cx, at),
-                ReductionOf::Mem(_) => acc.mem(plan, at, cx),
+                ReductionOf::Ssa(v) => acc.note_ssa(plan, v, cx, at),
+                ReductionOf::Mem(_) => acc.note_mem(plan, at, cx),
             }
         }
     }
-    acc
+}
+
+/// The merges of spawn sites' accumulators, after the reverse of their
+/// detach, into the adjoints they stand for (which may be the
+/// accumulators of an enclosing site, merged in turn).
+fn merge_accumulators(plan: &Plan, acc: &mut Accumulation) {
+    let mut done = std::collections::HashSet::new();
+    loop {
+        let merges: Vec<(Value, usize)> = acc
+            .ssa
+            .iter()
+            .filter_map(|(&(v, _), d)| match d.update {
+                SsaUpdate::Accumulator { site, .. } => Some((v, site)),
+                _ => None,
+            })
+            .filter(|m| !done.contains(m))
+            .collect();
+        if merges.is_empty() {
+            return;
+        }
+        for (v, site) in merges {
+            done.insert((v, site));
+            let detach = plan.spawns[site].detach;
+            let cx = Context {
+                rev: Some(detach),
+                lp: plan.loop_of.get(&detach).copied(),
+            };
+            let at = plan.p.terminator(detach).expect("a detach ends its block");
+            acc.note_ssa(plan, v, cx, at);
+        }
+    }
+}
+
+/// The class of an update of `v`'s SSA adjoint in `sc` made as `update`
+/// says, and the reason in words.
+fn ssa_class(
+    plan: &Plan,
+    v: Value,
+    sc: SsaContext,
+    update: SsaUpdate,
+) -> (AccumulationClass, String) {
+    let name = crate::explain::value_name(plan, v);
+    match update {
+        SsaUpdate::Reduce { .. } => (
+            AccumulationClass::Reduction,
+            format!("`d_{name}`: a value defined outside the loop, the same in every iteration"),
+        ),
+        SsaUpdate::Accumulator { atomic: true, .. } => (
+            AccumulationClass::Atomic,
+            format!(
+                "`d_{name}`: a value defined outside the spawned task, whose reverse tasks run at once: the site's accumulator, atomically"
+            ),
+        ),
+        SsaUpdate::Accumulator { atomic: false, .. } => (
+            AccumulationClass::Local,
+            format!(
+                "`d_{name}`: a value defined outside the spawned task: the site's accumulator, merged after the reverse task's sync"
+            ),
+        ),
+        SsaUpdate::Slot if sc.lp.is_some() || sc.spawn.is_some() => (
+            AccumulationClass::Local,
+            format!("`d_{name}`: its slot, private to the reverse task"),
+        ),
+        SsaUpdate::Slot if atomic_mode(plan) => (
+            AccumulationClass::Local,
+            format!("`d_{name}`: its slot, private to this call"),
+        ),
+        SsaUpdate::Slot => (
+            AccumulationClass::Serial,
+            format!("`d_{name}`: its slot, in serial code"),
+        ),
+    }
 }
 
 impl Accumulation {
     /// The update of load `inst`'s shadow in `cx`.
-    fn mem(&mut self, plan: &Plan, inst: Inst, cx: Context) {
-        let d = decide(plan, inst, cx);
+    fn note_mem(&mut self, plan: &Plan, inst: Inst, cx: Context) {
+        let Some(d) = decide(plan, inst, cx) else {
+            return;
+        };
         self.memory.insert((inst, cx.lp), d.clone());
-        let Some(d) = d else { return };
+        if d.class == AccumulationClass::Serial {
+            // Not an accumulation site: nothing runs at once with it.
+            return;
+        }
         if let (Action::Reduce, Some(l), InstKind::Load(ptr)) =
             (&d.action, cx.lp, plan.p.inst(inst))
         {
@@ -699,11 +829,21 @@ impl Accumulation {
     }
 
     /// An update of `v`'s SSA adjoint in `cx`, made by the reverse of `at`.
-    fn ssa(&mut self, plan: &Plan, v: Value, cx: Context, at: Inst) {
+    fn note_ssa(&mut self, plan: &Plan, v: Value, cx: Context, at: Inst) {
         if !plan.act.is_varied(v) {
             return;
         }
-        let SsaUpdate::Reduce { lp } = ssa_update(plan, v, cx) else {
+        let update = ssa_update(plan, v, cx);
+        let key = (v, SsaContext::of(plan, cx));
+        self.ssa.entry(key).or_insert_with(|| {
+            let (class, reason) = ssa_class(plan, v, key.1, update);
+            SsaDecision {
+                class,
+                reason,
+                update,
+            }
+        });
+        let SsaUpdate::Reduce { lp } = update else {
             return;
         };
         let of = ReductionOf::Ssa(v);
@@ -711,13 +851,8 @@ impl Accumulation {
             return;
         }
         self.reductions[lp].push((of, at));
-        let name = crate::explain::value_name(plan, v);
-        self.site(
-            plan,
-            at,
-            AccumulationClass::Reduction,
-            format!("`d_{name}`: a value defined outside the loop, the same in every iteration"),
-        );
+        let reason = self.ssa[&key].reason.clone();
+        self.site(plan, at, AccumulationClass::Reduction, reason);
     }
 
     fn site(&mut self, plan: &Plan, at: Inst, class: AccumulationClass, reason: String) {

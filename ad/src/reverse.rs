@@ -915,13 +915,13 @@ impl<'a> Gen<'a> {
         let mut order: Vec<usize> = (0..self.plan.ploops.len()).collect();
         order.sort_by_key(|&i| std::cmp::Reverse(self.plan.depth(i)));
         for i in order {
-            self.finish_rev_loop(i);
+            self.finish_rev_loop(i)?;
         }
         // Spawn sites, innermost first (their merges feed the outer).
         let mut order: Vec<usize> = (0..self.plan.spawns.len()).collect();
         order.sort_by_key(|&i| self.plan.spawns[i].task_blocks.len());
         for i in order {
-            self.finish_rev_spawn(i);
+            self.finish_rev_spawn(i)?;
         }
         // Split mode: the reverse entry chooses the return taken.
         if let Some(re) = self.rentry {

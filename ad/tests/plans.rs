@@ -6,6 +6,7 @@ mod common;
 use common::*;
 use parc_ad::cache::{Answer, Obtain};
 use parc_ad::plan::{Facts, Mode, Plan};
+use parc_ad::policy::{Action, SsaUpdate};
 use parc_ad::{AccumulationClass, BlockThreads};
 use parc_ir::Activity::{self, *};
 
@@ -61,6 +62,36 @@ fn a_serial_loop_is_counted_from_its_bounds_and_classifies_nothing() {
 }
 
 #[test]
+fn serial_updates_are_planned_as_plain_adds() {
+    let src = "double sumsq(double *a, int n) { double s = 0; for (int i = 0; i < n; i++) s += a[i] * a[i]; return s; }";
+    for level in [0, 2] {
+        let p = plan(src, level, "sumsq", &[Dup, Const]);
+        let text = p.to_string();
+        let memory = p.accumulation.decisions();
+        assert!(!memory.is_empty(), "-O{level}: the loads of a[i]: {text}");
+        for (_, lp, d) in memory {
+            assert_eq!(lp, None, "{text}");
+            assert_eq!(d.class, AccumulationClass::Serial, "{text}");
+            assert!(matches!(d.action, Action::Add), "{text}");
+        }
+        let ssa = p.accumulation.ssa_decisions();
+        assert!(
+            !ssa.is_empty(),
+            "-O{level}: the adjoints of s and of a[i]: {text}"
+        );
+        for (_, _, d) in ssa {
+            assert_eq!(d.class, AccumulationClass::Serial, "{text}");
+            assert_eq!(d.update, SsaUpdate::Slot, "{text}");
+        }
+        assert!(
+            text.contains(": serial (plain add): `d_a[..]`: serial code"),
+            "{text}"
+        );
+        assert!(text.contains(": serial (its slot): "), "{text}");
+    }
+}
+
+#[test]
 fn a_parallel_loop_plans_a_disjoint_update_and_a_reduction() {
     let src = "void set(double *a, double val, int n) { parallel_for (int i = 0; i < n; i++) a[i] = val * a[i]; }";
     let p = plan(src, 2, "set", &[Dup, Active, Const]);
@@ -86,6 +117,21 @@ fn a_parallel_loop_plans_a_disjoint_update_and_a_reduction() {
     assert_eq!(p.accumulation.reductions[0].len(), 1, "{text}");
     assert!(
         text.contains("per-worker sum of parallel loop 0: d_val"),
+        "{text}"
+    );
+    // Within the task, the adjoints of the iteration's own values are
+    // its slots; that of `val` is the per-worker sum.
+    let ssa = p.accumulation.ssa_decisions();
+    assert!(ssa.iter().all(|(_, sc, _)| sc.lp == Some(0)), "{text}");
+    let reduced: Vec<_> = ssa
+        .iter()
+        .filter(|(_, _, d)| d.class == AccumulationClass::Reduction)
+        .collect();
+    assert_eq!(reduced.len(), 1, "{text}");
+    assert_eq!(reduced[0].2.update, SsaUpdate::Reduce { lp: 0 }, "{text}");
+    assert!(
+        ssa.iter()
+            .any(|(_, _, d)| d.class == AccumulationClass::Local && d.update == SsaUpdate::Slot),
         "{text}"
     );
 }

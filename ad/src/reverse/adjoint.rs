@@ -48,28 +48,34 @@ impl Gen<'_> {
         s
     }
 
-    pub(super) fn add_adj(&mut self, v: Value, x: Value) {
+    /// `d_v += x`, where the plan's accumulation decides (`policy.rs`).
+    pub(super) fn add_adj(&mut self, v: Value, x: Value) -> Result<(), AdError> {
         if !self.plan.act.is_varied(v) {
-            return;
+            return Ok(());
         }
         let ty = self.plan.p.value_type(v);
-        let s = match crate::policy::ssa_update(self.plan, v, self.context()) {
+        let cx = self.context();
+        let Some(d) = self.plan.accumulation.ssa(self.plan, v, cx) else {
+            return Err(self.unplanned(None, format!("the update of the adjoint of {v} in {cx:?}")));
+        };
+        let s = match d.update {
             SsaUpdate::Reduce { lp } => {
                 self.reduce(lp, RedTarget::Ssa(v), ty, x);
-                return;
+                return Ok(());
             }
             SsaUpdate::Accumulator { site, atomic } => {
                 let a = self.accumulator(site, v);
                 if atomic {
                     // Reverse tasks of this site run at once.
                     self.atomic_add_to(a, x);
-                    return;
+                    return Ok(());
                 }
                 a
             }
             SsaUpdate::Slot => self.slot(v),
         };
         self.add_to(s, x);
+        Ok(())
     }
 
     /// Where the current reverse code is, for the plan's accumulation
@@ -175,7 +181,7 @@ impl Gen<'_> {
                     self.fconst_(ty, 1.0)
                 }
             };
-            self.add_adj(v, seed);
+            self.add_adj(v, seed)?;
         }
         for &inst in rest.iter().rev() {
             self.reverse_inst(inst)?;
@@ -324,7 +330,7 @@ impl Gen<'_> {
             let from_latch = self.new_block(false);
             self.brif(first, from_pre, from_latch);
             self.cur = from_pre;
-            self.edge_adjoints(b, pre);
+            self.edge_adjoints(b, pre)?;
             let t = self.rpop[&pre.0];
             self.emit(InstKind::Jump(BlockCall::to(t)), None);
             self.cur = from_latch;
@@ -337,13 +343,13 @@ impl Gen<'_> {
                 },
                 None,
             );
-            self.edge_adjoints(b, latch);
+            self.edge_adjoints(b, latch)?;
             let t = self.rpop[&latch.0];
             self.emit(InstKind::Jump(BlockCall::to(t)), None);
         } else if b == self.plan.p.layout[0] {
             self.finish_entry();
         } else if edges.len() == 1 {
-            self.edge_adjoints(b, edges[0]);
+            self.edge_adjoints(b, edges[0])?;
             let t = self.rpop[&edges[0].0];
             self.emit(InstKind::Jump(BlockCall::to(t)), None);
         } else {
@@ -371,7 +377,7 @@ impl Gen<'_> {
                 targets.push(eb);
                 let saved = self.cur;
                 self.cur = eb;
-                self.edge_adjoints(b, edge);
+                self.edge_adjoints(b, edge)?;
                 let t = self.rpop[&edge.0];
                 self.emit(InstKind::Jump(BlockCall::to(t)), None);
                 self.cur = saved;
@@ -385,7 +391,11 @@ impl Gen<'_> {
     }
 
     /// Moves the adjoints of `b`'s parameters to the arguments of `edge`.
-    pub(super) fn edge_adjoints(&mut self, b: Block, (pred, slot): (Block, usize)) {
+    pub(super) fn edge_adjoints(
+        &mut self,
+        b: Block,
+        (pred, slot): (Block, usize),
+    ) -> Result<(), AdError> {
         let term = self
             .plan
             .p
@@ -393,16 +403,17 @@ impl Gen<'_> {
             .expect("verified blocks end in a terminator");
         let kind = self.plan.p.inst(term).clone();
         let Some((_, args)) = branch_dests(&kind).into_iter().nth(slot) else {
-            return;
+            return Ok(());
         };
         let args = args.to_vec();
         let params = self.plan.p.blocks[b].params.clone();
         for (&pp, &arg) in params.iter().zip(&args) {
             if self.plan.act.is_varied(pp) {
                 let t = self.take_adj(pp);
-                self.add_adj(arg, t);
+                self.add_adj(arg, t)?;
             }
         }
+        Ok(())
     }
 
     /// Syncs the reverse regions of the spawn sites whose innermost
@@ -471,8 +482,7 @@ impl Gen<'_> {
             return self.reverse_call(&kind, res, &pair);
         }
         if let Some(plan) = self.launches.get(&inst).cloned() {
-            self.reverse_launch(inst, &plan);
-            return Ok(());
+            return self.reverse_launch(inst, &plan);
         }
         match &kind {
             InstKind::Load(p) => {
@@ -487,7 +497,7 @@ impl Gen<'_> {
                     }
                     let sp = self.shadow[p];
                     let sp = self.need(sp);
-                    self.accumulate(inst, sp, a);
+                    self.accumulate(inst, sp, a)?;
                 }
             }
             InstKind::Store { value, ptr } => {
@@ -500,7 +510,7 @@ impl Gen<'_> {
                         let z = self.fconst_(ty, 0.0);
                         self.emit(InstKind::Store { value: z, ptr: sp }, None);
                     }
-                    self.add_adj(*value, t);
+                    self.add_adj(*value, t)?;
                 }
             }
             InstKind::Intrinsic { op, args } => match op {
@@ -543,7 +553,7 @@ impl Gen<'_> {
                     let sp = self.shadow[&args[0]];
                     let sp = self.need(sp);
                     let d = self.ev(InstKind::Load(sp), ty);
-                    self.add_adj(args[1], d);
+                    self.add_adj(args[1], d)?;
                 }
                 // The reverse of the code after a barrier reads adjoints the
                 // other threads' reverses of it add: it needs a barrier too.
@@ -613,7 +623,7 @@ impl Gen<'_> {
         };
         for (i, v) in contribs {
             if let Some(&op) = ops.get(i) {
-                self.add_adj(op, v);
+                self.add_adj(op, v)?;
             }
         }
         Ok(())
@@ -677,7 +687,7 @@ impl Gen<'_> {
                 let ty = self.plan.p.value_type(a);
                 let p = self.offset(buf, 8 * i as i64);
                 let t = self.ev(InstKind::Load(p), ty);
-                self.add_adj(a, t);
+                self.add_adj(a, t)?;
             }
         }
         Ok(())
@@ -686,15 +696,14 @@ impl Gen<'_> {
     /// `*sp += a` for the adjoint of load `inst`, as the plan decides: a
     /// plain add in serial code, in parallel code what its accumulation
     /// class makes it.
-    pub(super) fn accumulate(&mut self, inst: Inst, sp: Value, a: Value) {
+    pub(super) fn accumulate(&mut self, inst: Inst, sp: Value, a: Value) -> Result<(), AdError> {
         let ty = self.g.value_type(a);
-        let Some(d) = self
-            .plan
-            .accumulation
-            .memory(self.plan, inst, self.context())
-        else {
-            self.add_to(sp, a);
-            return;
+        let cx = self.context();
+        let Some(d) = self.plan.accumulation.memory(inst, cx).cloned() else {
+            return Err(self.unplanned(
+                Some(inst),
+                format!("the update of the shadow of {inst} in {cx:?}"),
+            ));
         };
         let InstKind::Load(ptr) = *self.plan.p.inst(inst) else {
             unreachable!("only loads update shadows so")
@@ -722,6 +731,7 @@ impl Gen<'_> {
             }
             Action::ThreadBand { first, last } => self.banded_update(first, last, sp, a),
         }
+        Ok(())
     }
 }
 

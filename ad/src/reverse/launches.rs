@@ -488,7 +488,7 @@ impl Gen<'_> {
 
     /// The reverse of a planned launch: `k.bwd` on the same grid, then
     /// the active scalar arguments' adjoints.
-    pub(super) fn reverse_launch(&mut self, inst: Inst, plan: &LaunchPlan) {
+    pub(super) fn reverse_launch(&mut self, inst: Inst, plan: &LaunchPlan) -> Result<(), AdError> {
         let InstKind::Launch {
             grid, block, args, ..
         } = self.plan.p.inst(inst).clone()
@@ -617,13 +617,14 @@ impl Gen<'_> {
             for (&(_, a), &s) in active.iter().zip(&sums) {
                 let ty = self.plan.p.value_type(a);
                 let d = self.ev(InstKind::Load(s), ty);
-                self.add_adj(a, d);
+                self.add_adj(a, d)?;
             }
         }
         self.effect(Intrinsic::Free, vec![dacc]);
         if let Some(d) = dacc_kernels {
             self.free_kernel_memory(d);
         }
+        Ok(())
     }
 
     /// True where a block's threads run concurrently (a GPU).

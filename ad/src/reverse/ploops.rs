@@ -317,10 +317,10 @@ impl Gen<'_> {
 
     /// Fills in loop `i`'s reverse: the header, the task's tape, and after
     /// the sync the combination of partial sums and the way on to `pre`.
-    pub(super) fn finish_rev_loop(&mut self, i: usize) {
+    pub(super) fn finish_rev_loop(&mut self, i: usize) -> Result<(), AdError> {
         let l = self.plan.ploops[i].clone();
         let (Some(tapes), Some(trip)) = (self.rl[i].tapes_rev, self.rl[i].trip_rev) else {
-            return; // the loop's exit reaches no return: no reverse
+            return Ok(()); // the loop's exit reaches no return: no reverse
         };
         let r = &self.rl[i];
         let (pre, header, chunk, spawn, task, exit, after, nw) = (
@@ -491,11 +491,11 @@ impl Gen<'_> {
             self.cur = done;
             self.effect(Intrinsic::Free, vec![red.buf]);
             match red.target {
-                RedTarget::Ssa(v) => self.add_adj(v, sum),
+                RedTarget::Ssa(v) => self.add_adj(v, sum)?,
                 RedTarget::Mem { inst, ptr } => {
                     let sp = self.shadow[&ptr];
                     let sp = self.need(sp);
-                    self.accumulate(inst, sp, sum);
+                    self.accumulate(inst, sp, sum)?;
                 }
             }
         }
@@ -512,5 +512,6 @@ impl Gen<'_> {
         self.emit(InstKind::Jump(BlockCall::to(rp)), None);
         self.cur_rev = None;
         self.ctx_loop = None;
+        Ok(())
     }
 }

@@ -189,7 +189,7 @@ impl Gen<'_> {
 
     /// The merge after the reverse of spawn site `i`'s detach: every
     /// accumulator into the adjoint it stands for.
-    pub(super) fn finish_rev_spawn(&mut self, i: usize) {
+    pub(super) fn finish_rev_spawn(&mut self, i: usize) -> Result<(), AdError> {
         let (merge, resume) = (self.rs[i].merge, self.rs[i].resume);
         self.cur = merge;
         self.cur_rev = Some(self.plan.spawns[i].detach);
@@ -200,11 +200,12 @@ impl Gen<'_> {
             let x = self.ev(InstKind::Load(a), ty);
             let z = self.fconst_(ty, 0.0);
             self.emit(InstKind::Store { value: z, ptr: a }, None);
-            self.add_adj(v, x);
+            self.add_adj(v, x)?;
         }
         self.rs[i].accs = accs;
         self.emit(InstKind::Jump(BlockCall::to(resume)), None);
         self.cur_rev = None;
         self.ctx_loop = None;
+        Ok(())
     }
 }

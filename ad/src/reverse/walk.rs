@@ -110,6 +110,16 @@ pub fn plan_alone(
 }
 
 impl Gen<'_> {
+    /// The internal error of a generator that finds no decision in the
+    /// plan for `what` (the plan is the single source of its decisions).
+    pub(super) fn unplanned(&self, inst: Option<Inst>, what: String) -> AdError {
+        crate::plan::err(
+            &self.plan.p,
+            inst,
+            format!("internal error: the AD's plan has no decision for {what}; please report this"),
+        )
+    }
+
     /// The plan's answer to question `ask` about forward value `gv` in the
     /// reverse of `b` (see `cache/needs.rs`). The dry run asks `cache/`
     /// and notes the answer in its table; the generation reads the next
