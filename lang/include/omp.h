@@ -20,9 +20,11 @@
  *
  * Locks (the runtime's: spin, then yield, while another thread holds
  * one; in the interpreter, which runs one thread, setting a lock that is
- * set is a run-time error, as it would wait forever). Nestable locks
- * (omp_nest_lock_t) are not provided. `#pragma omp critical(name)` is
- * a lock per name, the same way. */
+ * set is a run-time error, as it would wait forever). A nestable lock
+ * (omp_nest_lock_t) may be set again by the thread that holds it, and is
+ * released by as many unsets (unsetting one the thread does not hold is
+ * a run-time error). `#pragma omp critical(name)` is a lock per name, the
+ * same way. */
 #ifndef _PARC_OMP_H
 #define _PARC_OMP_H
 
@@ -35,5 +37,16 @@ void omp_destroy_lock(omp_lock_t *lock);
 void omp_set_lock(omp_lock_t *lock);
 void omp_unset_lock(omp_lock_t *lock);
 int omp_test_lock(omp_lock_t *lock);
+
+typedef struct __parc_omp_nest_lock {
+    long __owner;
+    long __count;
+} omp_nest_lock_t;
+
+void omp_init_nest_lock(omp_nest_lock_t *lock);
+void omp_destroy_nest_lock(omp_nest_lock_t *lock);
+void omp_set_nest_lock(omp_nest_lock_t *lock);
+void omp_unset_nest_lock(omp_nest_lock_t *lock);
+int omp_test_nest_lock(omp_nest_lock_t *lock);
 
 #endif

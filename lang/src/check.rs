@@ -237,6 +237,11 @@ struct PforInfo {
     /// `master`, a section) enclose the statement directly in this body:
     /// their writes to the team's shared variables are not races.
     once: u32,
+    /// How many OpenMP locks the body has set (`omp_set_lock`,
+    /// `omp_test_lock`, `omp_set_nest_lock`, `omp_test_nest_lock`) and
+    /// not yet unset, in the order the checker reads it: writes while one
+    /// is held are ordered by it, not races.
+    locks: u32,
 }
 
 impl FnCtx {
@@ -250,6 +255,7 @@ impl FnCtx {
             var,
             conditional: 0,
             once: 0,
+            locks: 0,
         });
     }
 }
@@ -289,9 +295,6 @@ struct FnCtx {
     teams: Vec<omp::Team>,
     /// How many `critical` sections enclose the statement being checked.
     critical: usize,
-    /// Locals declared outside a parallel loop and used in a `critical`
-    /// section inside it.
-    shared: Vec<LocalId>,
 }
 
 #[derive(Default)]

@@ -954,16 +954,28 @@ c_library! {
     /// `omp_test_lock(omp_lock_t *) -> int`: sets the lock if it is unset
     /// (1), or returns 0 at once.
     OmpTestLock => libc("omp_test_lock", &[PTR], Some(I32), Effects::EVERYTHING);
+    /// `omp_init_nest_lock(omp_nest_lock_t *)`: the nestable lock (two
+    /// 8-byte words: the owning thread, 0 for none, and how many times it
+    /// set the lock) unset.
+    OmpInitNestLock => libc("omp_init_nest_lock", &[PTR], None, Effects::PURE.writes(&[Extent::Fixed { ptr: 0, size: 16 }]));
+    /// `omp_destroy_nest_lock(omp_nest_lock_t *)`
+    OmpDestroyNestLock => libc("omp_destroy_nest_lock", &[PTR], None, Effects::PURE.writes(&[Extent::Fixed { ptr: 0, size: 16 }]));
+    /// `omp_set_nest_lock(omp_nest_lock_t *)`: sets the lock again if
+    /// this thread holds it, else waits until it is unset and sets it
+    /// (as `omp_set_lock`, any memory).
+    OmpSetNestLock => libc("omp_set_nest_lock", &[PTR], None, Effects::EVERYTHING);
+    /// `omp_unset_nest_lock(omp_nest_lock_t *)`: unsets it once; the
+    /// last unset releases it.
+    OmpUnsetNestLock => libc("omp_unset_nest_lock", &[PTR], None, Effects::EVERYTHING);
+    /// `omp_test_nest_lock(omp_nest_lock_t *) -> int`: as
+    /// `omp_set_nest_lock` without waiting: the new nesting count, or 0
+    /// when another thread holds the lock.
+    OmpTestNestLock => libc("omp_test_nest_lock", &[PTR], Some(I32), Effects::EVERYTHING);
     /// `__parc_critical_begin(long name)`: enters the `#pragma omp
     /// critical` sections of that name (a hash of it; 0 is the unnamed
     /// one), waiting while another thread is in one. The front end's, not
     /// declared in a header.
     CriticalBegin => libc("__parc_critical_begin", &[I64], None, Effects::EVERYTHING);
-    /// `__parc_critical_share(ptr)`: nothing, but the optimizer sees the
-    /// pointer kept and any memory touched: the front end's, for the
-    /// variables a `critical` section shares with other iterations of a
-    /// parallel loop (see `lang`'s `check/omp/critical.rs`).
-    CriticalShare => libc("__parc_critical_share", &[PTR], None, Effects::EVERYTHING);
     /// `__parc_critical_end(long name)`: leaves them.
     CriticalEnd => libc("__parc_critical_end", &[I64], None, Effects::EVERYTHING);
     /// `clock_gettime(clockid_t clock, struct timespec *ts) -> int`

@@ -58,8 +58,9 @@
 //! | `parc_rt_atexit` | `(fn() f) -> i32` | C `atexit`: `f` runs when `main` returns (in `parc_rt_main`) or at `parc_rt_exit`, last registered first |
 //! | `parc_rt_omp_init_lock` `parc_rt_omp_destroy_lock` `parc_rt_omp_set_lock` `parc_rt_omp_unset_lock` | `(ptr lock)` | OpenMP's locks: an 8-byte word, 0 unset (see [`locks`]) |
 //! | `parc_rt_omp_test_lock` | `(ptr lock) -> i32` | `omp_test_lock` |
+//! | `parc_rt_omp_init_nest_lock` `parc_rt_omp_destroy_nest_lock` `parc_rt_omp_set_nest_lock` `parc_rt_omp_unset_nest_lock` | `(ptr lock)` | OpenMP's nestable locks: two 8-byte words, the owning thread (0 none) and the count (see [`locks`]) |
+//! | `parc_rt_omp_test_nest_lock` | `(ptr lock) -> i32` | `omp_test_nest_lock` |
 //! | `parc_rt_critical_begin` `parc_rt_critical_end` | `(i64 name)` | enter and leave the `critical` sections of a name (hashed; 0 unnamed) |
-//! | `parc_rt_critical_share` | `(ptr variable)` | nothing (marks a variable a section shares, for the optimizer) |
 //! | `parc_rt_abort` | `() -> !` | C `abort` (ends the program by `SIGABRT`, not as a fault) |
 //! | `parc_rt_assert_fail` | `(ptr expr, ptr file, i32 line, ptr function) -> !` | glibc's `__assert_fail`, then as `parc_rt_abort` |
 //! | `parc_rt_ad_stats_state` | a `u8` (data) | `PARC_AD_STATS`: 0 not read yet, 1 off, 2 on; generated code skips the note when it is 1 |
@@ -199,9 +200,13 @@ pub fn symbols() -> Vec<(&'static str, *const u8)> {
         locks::parc_rt_omp_set_lock,
         locks::parc_rt_omp_unset_lock,
         locks::parc_rt_omp_test_lock,
+        locks::parc_rt_omp_init_nest_lock,
+        locks::parc_rt_omp_destroy_nest_lock,
+        locks::parc_rt_omp_set_nest_lock,
+        locks::parc_rt_omp_unset_nest_lock,
+        locks::parc_rt_omp_test_nest_lock,
         locks::parc_rt_critical_begin,
         locks::parc_rt_critical_end,
-        locks::parc_rt_critical_share,
         clib::parc_rt_assert_fail,
         clib::parc_rt_malloc,
         clib::parc_rt_calloc,

@@ -98,7 +98,13 @@ impl Plan {
                         }
                         // A lock orders the threads' updates in the primal;
                         // the reverse would have to replay that order.
-                        Intrinsic::C(CFn::CriticalBegin | CFn::OmpSetLock | CFn::OmpTestLock) => {
+                        Intrinsic::C(
+                            CFn::CriticalBegin
+                            | CFn::OmpSetLock
+                            | CFn::OmpTestLock
+                            | CFn::OmpSetNestLock
+                            | CFn::OmpTestNestLock,
+                        ) => {
                             return Err(err(
                                 p,
                                 Some(inst),

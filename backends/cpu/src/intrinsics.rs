@@ -116,9 +116,13 @@ pub(crate) fn c_symbol(f: CFn) -> &'static str {
         CFn::OmpSetLock => "parc_rt_omp_set_lock",
         CFn::OmpUnsetLock => "parc_rt_omp_unset_lock",
         CFn::OmpTestLock => "parc_rt_omp_test_lock",
+        CFn::OmpInitNestLock => "parc_rt_omp_init_nest_lock",
+        CFn::OmpDestroyNestLock => "parc_rt_omp_destroy_nest_lock",
+        CFn::OmpSetNestLock => "parc_rt_omp_set_nest_lock",
+        CFn::OmpUnsetNestLock => "parc_rt_omp_unset_nest_lock",
+        CFn::OmpTestNestLock => "parc_rt_omp_test_nest_lock",
         CFn::CriticalBegin => "parc_rt_critical_begin",
         CFn::CriticalEnd => "parc_rt_critical_end",
-        CFn::CriticalShare => "parc_rt_critical_share",
         _ => f.name(),
     }
 }

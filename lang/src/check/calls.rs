@@ -278,10 +278,13 @@ impl Checker {
                 self.check_only(args);
                 err_expr(span)
             }
-            None => match self.omp_call(name, args, span) {
-                Some(e) => e,
-                None => self.builtin_call(callee, args, span),
-            },
+            None => {
+                self.note_lock_call(name);
+                match self.omp_call(name, args, span) {
+                    Some(e) => e,
+                    None => self.builtin_call(callee, args, span),
+                }
+            }
         }
     }
 

@@ -325,7 +325,6 @@ impl Checker {
         match self.lookup(name) {
             Some(Sym::Local(l)) => {
                 self.check_pending(l, span);
-                self.note_shared(l);
                 let ty = self
                     .fx
                     .as_ref()

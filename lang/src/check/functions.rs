@@ -207,7 +207,6 @@ impl Checker {
             pending: Vec::new(),
             teams: Vec::new(),
             critical: 0,
-            shared: Vec::new(),
         };
         // Functions do not nest, so there is no outer context to restore.
         self.fx = Some(fx);

@@ -32,6 +32,26 @@
 //! non-capturing argument can reach it *during* that call, which is why
 //! [`super::modref::inst_effects`] lists pointer arguments as locations.)
 //!
+//! # Objects shared by parallel strands
+//! An uncaptured object that an instruction in a task writes, where that
+//! task is not the innermost task of the object's `alloca` (or `malloc`),
+//! is **shared**: logically parallel strands (the iterations of a
+//! parallel loop) write it. In a race-free program they are ordered by
+//! synchronization, and every way to synchronize is a call (`omp_set_lock`,
+//! `__parc_critical_begin` and their releases, or a function calling
+//! them): a strand that takes a lock sees what the strand that released
+//! it wrote, although no instruction of the function touched the object
+//! in between. So a shared object is not private to the function's own
+//! accesses: "any memory" (what a call with unknown effects reads and
+//! writes, [`super::modref::MemSet::any`]) includes it
+//! ([`AliasAnalysis::is_private_local`]). It stays uncaptured: no pointer
+//! the function loads or receives can point into it. (A parent's write
+//! in a continuation that runs in parallel with a task would need the
+//! same care, but ParC's continuations of a detach hold no program code:
+//! a `parallel_for`'s is its loop control, a `spawn`'s the code after the
+//! call, which cannot reach the callee's locals but through a captured
+//! pointer.)
+//!
 //! # What `alias` proves
 //! [`AliasAnalysis::alias`] answers, for accesses of `size_a` and `size_b`
 //! bytes (`None`: unknown extent) at `a` and `b` **evaluated at the same
@@ -65,9 +85,10 @@
 //! that do not cross a back edge.
 
 use crate::{HashMap, HashSet};
+use parc_ir::analysis::{ControlFlowGraph, DominatorTree, TaskTree};
 use parc_ir::{
-    AddrSpace, FuncId, FuncKind, Function, GlobalId, InstKind, Intrinsic, Module, Type, Value,
-    ValueDef,
+    AddrSpace, Block, FuncId, FuncKind, Function, GlobalId, InstKind, Intrinsic, Module, Type,
+    Value, ValueDef,
 };
 
 /// What a pointer is derived from (see the module doc).
@@ -149,6 +170,9 @@ const MAX_CHAIN: usize = 64;
 #[derive(Clone, Debug, Default)]
 pub struct AliasAnalysis {
     captured: HashSet<Value>,
+    /// Uncaptured objects that tasks nested below their own write (see
+    /// "Objects shared by parallel strands").
+    shared: HashSet<Value>,
     /// The function's `noalias` (C `restrict`) parameters.
     noalias: HashSet<Value>,
     kernel: bool,
@@ -189,6 +213,7 @@ impl AliasAnalysis {
                 captured.insert(root);
             }
         }
+        let shared = shared_objects(func, &users, &captured);
         let noalias = func
             .entry()
             .map(|e| {
@@ -200,6 +225,7 @@ impl AliasAnalysis {
             .unwrap_or_default();
         AliasAnalysis {
             captured,
+            shared,
             noalias,
             kernel: func.kind == FuncKind::Kernel,
             globals: globals.clone(),
@@ -266,6 +292,18 @@ impl AliasAnalysis {
             Base::Alloca(v) | Base::Fresh(v) => !self.captured.contains(&v),
             _ => false,
         }
+    }
+
+    /// True if `base` is an uncaptured `alloca` or fresh allocation that
+    /// no task but its own writes: only the function's own accesses
+    /// change it, never a call that does not receive it (see "Objects
+    /// shared by parallel strands").
+    pub fn is_private_local(&self, base: Base) -> bool {
+        self.is_uncaptured_local(base)
+            && match base {
+                Base::Alloca(v) | Base::Fresh(v) => !self.shared.contains(&v),
+                _ => false,
+            }
     }
 
     /// True if an access of `size` bytes at `ptr` stays inside an
@@ -387,6 +425,67 @@ fn derived_values_escape(
         }
     }
     false
+}
+
+/// The uncaptured objects of `func` (`alloca`s and fresh allocations
+/// not in `captured`) that an instruction in a task other than the
+/// object's own innermost task may write through: every use of a pointer
+/// derived from it but a load, a comparison or a `ptradd` counts as a
+/// write (see "Objects shared by parallel strands").
+fn shared_objects(
+    func: &Function,
+    users: &HashMap<Value, Vec<parc_ir::Inst>>,
+    captured: &HashSet<Value>,
+) -> HashSet<Value> {
+    let mut shared = HashSet::default();
+    let has_tasks = func
+        .placed_insts()
+        .any(|(_, i)| matches!(func.inst(i), InstKind::Detach { .. }));
+    if !has_tasks {
+        return shared;
+    }
+    let cfg = ControlFlowGraph::compute(func);
+    let domtree = DominatorTree::compute(&cfg);
+    let tasks = TaskTree::compute(func, &cfg, &domtree);
+    let block_of: HashMap<parc_ir::Inst, Block> =
+        func.placed_insts().map(|(b, i)| (i, b)).collect();
+    let task_of = |i: parc_ir::Inst| block_of.get(&i).and_then(|&b| tasks.innermost(b));
+    for (b, inst) in func.placed_insts() {
+        let is_object = match func.inst(inst) {
+            InstKind::Alloca { .. } => true,
+            InstKind::Intrinsic { op, .. } => matches!(op, Intrinsic::Malloc | Intrinsic::Calloc),
+            _ => false,
+        };
+        let Some(root) = func
+            .result(inst)
+            .filter(|r| is_object && !captured.contains(r))
+        else {
+            continue;
+        };
+        let own = tasks.innermost(b);
+        let mut seen: HashSet<Value> = HashSet::from_iter([root]);
+        let mut work = vec![root];
+        'walk: while let Some(d) = work.pop() {
+            for &user in users.get(&d).map_or(&[][..], |u| &u[..]) {
+                match func.inst(user) {
+                    InstKind::Load(_) | InstKind::Icmp(..) => {}
+                    InstKind::PtrAdd(..) => {
+                        if let Some(r) = func.result(user)
+                            && seen.insert(r)
+                        {
+                            work.push(r);
+                        }
+                    }
+                    _ if task_of(user) != own => {
+                        shared.insert(root);
+                        break 'walk;
+                    }
+                    _ => {}
+                }
+            }
+        }
+    }
+    shared
 }
 
 /// How an instruction uses pointer `p` (one of its operands).

@@ -45,11 +45,12 @@
 //! says `other`. `exit`, `barrier`, `cuda_device_synchronize`, launches and
 //! calls through function pointers (`call_indirect`, whose callee nothing
 //! here knows) read and write any memory and have side effects; they also
-//! capture their pointer arguments. "Any memory" ([`MemSet::any`]) is every byte
-//! except uncaptured local objects (which only the function's own accesses,
-//! and calls it hands them to, can reach). `detach`, `reattach` and `sync`
-//! have no effects here: the passes treat them as edges (see `passes/gvn.rs`
-//! and `passes/licm.rs`).
+//! capture their pointer arguments. "Any memory" ([`MemSet::any`]) is every
+//! byte except uncaptured local objects that no other task writes (which
+//! only the function's own accesses, and calls it hands them to, can
+//! reach; see [`super::alias`]'s "Objects shared by parallel strands").
+//! `detach`, `reattach` and `sync` have no effects here: the passes treat
+//! them as edges (see `passes/gvn.rs` and `passes/licm.rs`).
 
 use super::alias::{AliasAnalysis, AliasResult, Base, GlobalFacts, type_size};
 use crate::HashMap;
@@ -357,7 +358,8 @@ pub struct Loc {
 }
 
 /// A set of memory locations: the listed ones, plus every byte but
-/// uncaptured local objects when `any` is set.
+/// private local objects ([`AliasAnalysis::is_private_local`]) when `any`
+/// is set.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct MemSet {
     pub locs: Vec<Loc>,
@@ -484,7 +486,7 @@ pub fn may_overlap(aa: &AliasAnalysis, func: &Function, x: &MemSet, y: &MemSet) 
     let reaches_any = |set: &MemSet| {
         set.locs
             .iter()
-            .any(|l| !aa.is_uncaptured_local(aa.base(func, l.ptr)))
+            .any(|l| !aa.is_private_local(aa.base(func, l.ptr)))
     };
     if (x.any && reaches_any(y)) || (y.any && reaches_any(x)) {
         return true;

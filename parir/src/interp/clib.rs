@@ -202,6 +202,35 @@ pub(crate) fn call(
             }
             int(i32::from(unset))
         }
+        // A nestable lock: the owner's word (1: the one thread) and the
+        // count. The one thread may set it again; unsetting it more often
+        // than it was set is an error (OpenMP leaves it undefined).
+        CFn::OmpInitNestLock | CFn::OmpDestroyNestLock => {
+            mem.store(args[0], Type::I64, 0)?;
+            mem.store(args[0].wrapping_add(8), Type::I64, 0)?;
+            None
+        }
+        CFn::OmpSetNestLock | CFn::OmpTestNestLock => {
+            let count = mem
+                .load(args[0].wrapping_add(8), Type::I64)?
+                .wrapping_add(1);
+            mem.store(args[0], Type::I64, 1)?;
+            mem.store(args[0].wrapping_add(8), Type::I64, count)?;
+            (f == CFn::OmpTestNestLock).then_some(count as i32 as i64 as u64)
+        }
+        CFn::OmpUnsetNestLock => {
+            let count = mem.load(args[0].wrapping_add(8), Type::I64)?;
+            if count == 0 {
+                return Err(Fault::msg(
+                    "omp_unset_nest_lock: the nestable lock is not set by this thread",
+                ));
+            }
+            if count == 1 {
+                mem.store(args[0], Type::I64, 0)?;
+            }
+            mem.store(args[0].wrapping_add(8), Type::I64, count - 1)?;
+            None
+        }
         CFn::CriticalBegin => {
             if !state.critical.insert(args[0] as i64) {
                 return Err(Fault::msg(
@@ -211,7 +240,6 @@ pub(crate) fn call(
             }
             None
         }
-        CFn::CriticalShare => None,
         CFn::CriticalEnd => {
             state.critical.remove(&(args[0] as i64));
             None

@@ -17,8 +17,9 @@ impl Checker {
     /// iterations touch disjoint elements is not decidable here.
     pub(in crate::check) fn check_race(&mut self, lv: &Expr, span: Span) {
         let Some(fx) = self.fx.as_ref() else { return };
-        // A `critical` section's lock orders its writes.
-        if fx.pfors.is_empty() || fx.critical > 0 {
+        // A `critical` section's lock, or an OpenMP lock set in this
+        // body, orders its writes.
+        if fx.pfors.is_empty() || fx.critical > 0 || fx.pfors.last().is_some_and(|p| p.locks > 0) {
             return;
         }
         let (name, decl, depth) = match lvalue_root(lv) {
@@ -86,6 +87,24 @@ impl Checker {
             `parallel_reduce(+: {name}) (...)` (OpenMP: `reduction(+: {name})`)"
         ));
         self.push(d);
+    }
+
+    /// Counts the OpenMP locks the innermost `parallel_for` body holds at
+    /// a call of `name` (see `PforInfo::locks`): a lock set in the body
+    /// and unset later in it, as OpenMP requires of a lock a loop's
+    /// iterations share. A lock taken in a function the body calls is
+    /// not seen.
+    pub(in crate::check) fn note_lock_call(&mut self, name: &str) {
+        let Some(pf) = self.fx.as_mut().and_then(|fx| fx.pfors.last_mut()) else {
+            return;
+        };
+        match name {
+            "omp_set_lock" | "omp_test_lock" | "omp_set_nest_lock" | "omp_test_nest_lock" => {
+                pf.locks += 1
+            }
+            "omp_unset_lock" | "omp_unset_nest_lock" => pf.locks = pf.locks.saturating_sub(1),
+            _ => {}
+        }
     }
 
     /// A write through an array or pointer whose address is the same in

@@ -86,6 +86,14 @@ fn each_stmt(s: &ast::Stmt, f: &mut impl FnMut(&ast::Stmt)) {
     }
 }
 
+/// The loops and `switch`es a statement of a `critical` section is in,
+/// counted from the section's start.
+#[derive(Clone, Copy, Default)]
+struct Inside {
+    loops: usize,
+    switches: usize,
+}
+
 /// The runtime's name for the sections called `name`: FNV-1a of it,
 /// never 0 (the unnamed sections').
 fn name_hash(name: Option<&str>) -> i64 {
@@ -97,20 +105,6 @@ fn name_hash(name: Option<&str>) -> i64 {
 }
 
 impl Checker {
-    /// Notes the use of local `l` in a `critical` section, if it is
-    /// declared outside the parallel loop the section is in.
-    pub(in crate::check) fn note_shared(&mut self, l: crate::hir::LocalId) {
-        let Some(fx) = self.fx.as_mut() else { return };
-        if fx.critical > 0
-            && fx
-                .local_info
-                .get(l.0 as usize)
-                .is_some_and(|i| i.pfor_depth < fx.pfors.len())
-        {
-            fx.shared.push(l);
-        }
-    }
-
     /// Whether the section `pragma` names may be an atomic add.
     pub(super) fn critical_may_be_atomic(&self, pragma: &Pragma) -> bool {
         !self
@@ -127,7 +121,7 @@ impl Checker {
                 labels.insert(name.name.clone());
             }
         });
-        self.check_section(stmt, pragma, &labels, 0);
+        self.check_section(stmt, pragma, &labels, Inside::default());
         let id = name_hash(pragma.name.as_deref());
         let call = |f: CFn, span: Span| Stmt {
             kind: StmtKind::Expr(builtin(
@@ -138,76 +132,40 @@ impl Checker {
             )),
             span,
         };
-        let first = self.fx.as_mut().map_or(0, |fx| {
+        if let Some(fx) = self.fx.as_mut() {
             fx.critical += 1;
-            fx.shared.len()
-        });
+        }
         let body = self.stmt(stmt);
-        let mut shared = Vec::new();
         if let Some(fx) = self.fx.as_mut() {
             fx.critical -= 1;
-            for l in fx.shared.split_off(first) {
-                if !shared.contains(&l) {
-                    shared.push(l);
-                }
-            }
-            if fx.critical > 0 {
-                fx.shared.extend(&shared);
-            }
         }
+        // The variables the section shares with other threads need no
+        // mark for the optimizer: a local that parallel tasks write is
+        // memory the lock's calls may touch (`opt`'s alias analysis,
+        // "Objects shared by parallel strands").
         let mut out = vec![call(CFn::CriticalBegin, pragma.span)];
-        // The optimizer takes a local whose address is never taken to be
-        // the function's own, which no call touches, and a parallel
-        // loop's iterations not to see each other's writes to it: given
-        // to the runtime, the shared locals the section uses are memory
-        // the lock's calls may read and write.
-        for l in shared {
-            let Some(ty) = self
-                .fx
-                .as_ref()
-                .and_then(|f| f.locals.get(l.0 as usize))
-                .map(|l| l.ty.clone())
-            else {
-                continue;
-            };
-            let span = pragma.span;
-            let addr = mk(
-                ExprKind::AddrOf(Box::new(mk(ExprKind::Local(l), ty.clone(), span))),
-                ty.ptr_to(),
-                span,
-            );
-            out.push(Stmt {
-                kind: StmtKind::Expr(builtin(
-                    Builtin::Intrinsic(Intrinsic::C(CFn::CriticalShare)),
-                    vec![addr],
-                    CType::Void,
-                    span,
-                )),
-                span,
-            });
-        }
         out.extend(body);
         out.push(call(CFn::CriticalEnd, stmt.span));
         out
     }
 
-    /// Reports the jumps out of the section `s` is in (`loops`: loops and
-    /// `switch`es entered inside it) and the parallel constructs in it.
+    /// Reports the jumps out of the section `s` is in (`inside`: the
+    /// loops and `switch`es entered inside it) and the parallel
+    /// constructs in it.
     fn check_section(
         &mut self,
         s: &ast::Stmt,
         pragma: &Pragma,
         labels: &HashSet<String>,
-        loops: usize,
+        inside: Inside,
     ) {
         use ast::StmtKind as K;
         let jump = match &s.kind {
             K::Return(_) => Some("`return`"),
-            K::Break | K::Continue if loops == 0 => Some(if matches!(s.kind, K::Break) {
-                "`break`"
-            } else {
-                "`continue`"
-            }),
+            // `break` leaves the innermost loop or `switch`, `continue`
+            // the innermost loop: a `switch` does not keep it inside.
+            K::Break if inside.loops + inside.switches == 0 => Some("`break`"),
+            K::Continue if inside.loops == 0 => Some("`continue`"),
             K::Goto(l) if !labels.contains(&l.name) => Some("`goto`"),
             _ => None,
         };
@@ -246,11 +204,14 @@ impl Checker {
             );
             return;
         }
-        let inner = loops
-            + usize::from(matches!(
-                s.kind,
-                K::While { .. } | K::DoWhile { .. } | K::For { .. } | K::Switch { .. }
-            ));
+        let inner = Inside {
+            loops: inside.loops
+                + usize::from(matches!(
+                    s.kind,
+                    K::While { .. } | K::DoWhile { .. } | K::For { .. }
+                )),
+            switches: inside.switches + usize::from(matches!(s.kind, K::Switch { .. })),
+        };
         match &s.kind {
             K::Block(b) => b
                 .stmts
