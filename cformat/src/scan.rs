@@ -8,9 +8,11 @@
 //! [`Scanner`] trait, so both read input the same way.
 //!
 //! Supported: `%d %i %u %o %x %X %f %F %e %E %g %G %a %A %s %c %[...]
-//! %[^...] %n %%`, widths, `*` suppression, length modifiers `hh h l ll z
-//! j t` on integers and `l L` on floating conversions. Not supported:
-//! `%p`, wide characters (`%ls`, `%lc`), `%m`, positional arguments.
+//! %[^...] %n %p %%`, widths, `*` suppression, length modifiers `hh h l
+//! ll z j t` on integers and `l L` on floating conversions. `%p` reads
+//! what glibc's `printf` writes: a hexadecimal number (`0x` optional, as
+//! `%lx` reads it) or `(nil)`, a null pointer. Not supported: wide
+//! characters (`%ls`, `%lc`), `%m`, positional arguments.
 
 use crate::{Error, Length};
 
@@ -53,6 +55,8 @@ pub enum ScanArg {
     Double,
     /// Bytes into a `char` array (`%s`, `%c`, `%[`).
     Chars,
+    /// A pointer (`%p`): 8 bytes.
+    Ptr,
 }
 
 impl ScanArg {
@@ -66,6 +70,7 @@ impl ScanArg {
             ScanArg::Float => "a `float*`",
             ScanArg::Double => "a `double*`",
             ScanArg::Chars => "a `char*` array",
+            ScanArg::Ptr => "a `void**`",
         }
     }
 }
@@ -102,6 +107,7 @@ impl ScanConv {
                 _ => None,
             },
             b's' | b'c' | b'[' if self.length == L::None => Some(ScanArg::Chars),
+            b'p' if self.length == L::None => Some(ScanArg::Ptr),
             b'%' if self.length == L::None && self.width.is_none() && !self.suppress => {
                 return Ok(None);
             }
@@ -387,6 +393,24 @@ fn convert<S: Scanner>(
         b'u' => integer(r, 10, &mut text)?,
         b'o' => integer(r, 8, &mut text)?,
         b'x' | b'X' => integer(r, 16, &mut text)?,
+        b'p' => {
+            let field = integer(r, 16, &mut text)?;
+            // No number, not even a sign: glibc takes `(nil)` (any case)
+            // as the null pointer its `printf` writes, when the width
+            // leaves room for it.
+            if text.is_empty() && r.left >= 5 && r.take_if(|b| b == b'(')?.is_some() {
+                for want in *b"nil" {
+                    if r.take_if(|b| b.to_ascii_lowercase() == want)?.is_none() {
+                        return Ok(Err(Stop::Matching));
+                    }
+                }
+                if r.take_if(|b| b == b')')?.is_none() {
+                    return Ok(Err(Stop::Matching));
+                }
+                text.push(b'0');
+            }
+            field
+        }
         _ => floating(r, &mut text)?,
     };
     r.left = u64::MAX;
@@ -405,6 +429,10 @@ fn convert<S: Scanner>(
                 None => return Ok(Err(Stop::Matching)),
             }
         }
+        (Field::Int { radix, signed }, Some(ScanArg::Ptr)) => match to_int(&text, radix, signed) {
+            Some(v) => bytes_of(v, 8),
+            None => return Ok(Err(Stop::Matching)),
+        },
         (Field::Float, Some(a)) => {
             let s = std::str::from_utf8(&text).unwrap_or("");
             let (neg, body) = match s.as_bytes().first() {
@@ -681,6 +709,19 @@ mod tests {
     }
 
     #[test]
+    fn pointers_as_glibc_prints_them() {
+        let ptr = |cell: &[u8]| u64::from_le_bytes(cell.try_into().unwrap());
+        let (r, c) = run("0x7ffd1f (nil) 1f -1 (NIL)", "%p %p %p %p %p", 5);
+        assert_eq!(r, 5);
+        let got: Vec<u64> = c.iter().map(|c| ptr(c)).collect();
+        assert_eq!(got, [0x7ffd1f, 0, 0x1f, u64::MAX, 0]);
+        // A broken `(nil)`, or a width too small for it, does not match.
+        assert_eq!(run("(nul)", "%p", 1).0, 0);
+        assert_eq!(run("(nil)", "%4p", 1).0, 0);
+        assert_eq!(run("x", "%p", 1).0, 0);
+    }
+
+    #[test]
     fn a_null_argument_is_an_error() {
         let mut s = Str {
             input: b"1",
@@ -718,7 +759,8 @@ mod tests {
                 None
             ])
         );
-        assert_eq!(args("%p"), Err(Error::Unknown("%p".into())));
+        assert_eq!(args("%p %*p"), Ok(vec![Some(Ptr), None]));
+        assert_eq!(args("%lp"), Err(Error::Unknown("%lp".into())));
         assert_eq!(args("%ls"), Err(Error::Unknown("%ls".into())));
         assert_eq!(args("%[abc"), Err(Error::Incomplete("%[abc".into())));
         assert_eq!(args("%"), Err(Error::Incomplete("%".into())));

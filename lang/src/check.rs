@@ -49,6 +49,7 @@
 //! struct has; it never reaches a returned [`hir::Program`], because any
 //! error makes [`check`] return `None`.
 
+mod builtin_addr;
 mod calls;
 mod consts;
 mod decls;
@@ -355,6 +356,9 @@ struct Checker {
     /// the C types of their prototypes (a shipped header's or the
     /// program's own).
     libc_decls: HashMap<String, calls::Decl>,
+    /// The wrapper functions of the builtins used as values, by name
+    /// (see `builtin_addr`).
+    builtin_wrappers: HashMap<String, FuncRef>,
 }
 
 /// The edit distance of two names, for "did you mean" suggestions.

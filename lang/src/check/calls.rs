@@ -133,7 +133,7 @@ fn fixed_builtins() -> &'static HashMap<String, Decl> {
 }
 
 /// Builtins with a fixed C signature: (builtin, parameters, result).
-fn fixed_builtin(name: &str) -> Option<Decl> {
+pub(super) fn fixed_builtin(name: &str) -> Option<Decl> {
     fixed_builtins().get(name).cloned()
 }
 

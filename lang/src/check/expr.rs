@@ -349,6 +349,11 @@ impl Checker {
                 err_expr(span)
             }
             None => {
+                if super::calls::is_builtin_name(name)
+                    && let Some(e) = self.builtin_addr(name, span)
+                {
+                    return e;
+                }
                 self.unknown_ident(name, span);
                 err_expr(span)
             }
@@ -403,10 +408,21 @@ impl Checker {
                 span,
                 format!("`{name}` can only be used as the last argument of `cudaMemcpy`"),
             )
+        } else if let Some((header, _)) =
+            crate::pp::headers::declaring(name).filter(|_| parc_ir::CFn::from_name(name).is_some())
+        {
+            // A C library function used as a value before any declaration.
+            Diagnostic::error(span, format!("use of undeclared function `{name}`"))
+                .with_label("not declared before this use")
+                .with_help(format!("include <{header}>, which declares it"))
         } else if super::calls::is_builtin_name(name) {
-            Diagnostic::error(span, format!("builtin function `{name}` used as a value")).with_help(
-                format!("call it: `{name}(...)`, or wrap it in a function of your own and take that one's address (builtins have none)"),
-            )
+            Diagnostic::error(span, format!("builtin `{name}` used as a value"))
+                .with_label("used as a value here")
+                .with_help(format!(
+                    "`{name}` has no fixed signature (variadic, type-generic or special), so no \
+                     address: call it, `{name}(...)`, or wrap it in a function of your own and \
+                     take that one's address"
+                ))
         } else {
             if !self.reported_unknown.insert(name.to_string()) {
                 return;

@@ -22,6 +22,9 @@ fn accepts(want: ScanArg, t: &CType) -> bool {
         ScanArg::Int(_) => matches!(t, CType::Long | CType::ULong),
         ScanArg::Float => *t == CType::Float,
         ScanArg::Double => *t == CType::Double,
+        // Any object pointer, as gcc's -Wformat takes `%p` with `void **`
+        // and warns only about other pointee types.
+        ScanArg::Ptr => t.is_pointer(),
     }
 }
 
@@ -176,7 +179,7 @@ impl Checker {
                     )
                     .with_label(format!("`{text}` is not a conversion {name} knows"))
                     .with_help(
-                        "ParC's scanf supports %d %i %u %o %x %f %e %g %s %c %[...] %n \
+                        "ParC's scanf supports %d %i %u %o %x %f %e %g %s %c %[...] %n %p \
                          (with hh, h, l, ll for integers, l for double) and %%",
                     ),
                 );
