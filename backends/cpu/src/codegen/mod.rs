@@ -93,7 +93,7 @@ use self::abi::{clif_signature, define_variadic_stub, from_slot};
 use self::define::{define_globals, define_recording_lines, gen_function};
 use self::entries::{gen_c_wrapper, gen_lib_wrapper, gen_main};
 use self::function::FnTranslator;
-use self::isa::{NEST_BUDGET, host_isa_with, light_isa_flags, nest_weight};
+use self::isa::{Light, host_isa_with, light_for, light_isa_flags};
 use self::lines::emit_line_table;
 use crate::BackendError;
 use crate::intrinsics::{self as ix, ExternFn};
@@ -554,8 +554,9 @@ pub(crate) fn compile<M: ClModule>(
 
     let mut ctx = m.make_context();
     let mut fctx = FunctionBuilderContext::new();
-    // Made when a function first needs it (see `NEST_BUDGET`).
-    let mut light_isa: Option<Arc<dyn TargetIsa>> = None;
+    // Made when a function first needs one (see `isa::Light`): for
+    // `Light::Linear`, then `Light::NoMidEnd`.
+    let mut light_isas: [Option<Arc<dyn TargetIsa>>; 2] = [None, None];
     for (id, f) in ir.funcs.iter() {
         if f.is_declaration() {
             continue;
@@ -565,13 +566,15 @@ pub(crate) fn compile<M: ClModule>(
         ctx.func.name = UserFuncName::user(0, cid.as_u32());
         FnTranslator::run(m, &mut cx, &mut ctx.func, &mut fctx, id)?;
         let mut ranges = Vec::new();
-        let light = if nest_weight(f) > NEST_BUDGET {
-            if light_isa.is_none() {
-                light_isa = Some(host_isa_with(&light_isa_flags(m.isa().flags()))?);
+        let light = match light_for(f) {
+            Some(light) => {
+                let slot = &mut light_isas[usize::from(light == Light::NoMidEnd)];
+                if slot.is_none() {
+                    *slot = Some(host_isa_with(&light_isa_flags(m.isa().flags(), light))?);
+                }
+                slot.as_deref()
             }
-            light_isa.as_deref()
-        } else {
-            None
+            None => None,
         };
         define_recording_lines(m, cid, &mut ctx, &f.name, &mut ranges, light)?;
         cx.line_ranges.push((cid, ranges));
