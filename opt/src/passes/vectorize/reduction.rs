@@ -75,13 +75,36 @@ pub(super) fn reduction(
     // `p` feeds `r` alone in the loop (the header's test and any other
     // use need its scalar value); `r` feeds the back edge alone.
     if !feeds_only(func, body, latch, (p, r), &[def]) {
-        return Err("reduction");
+        return Err(if stored_in_place(func, body, (p, r)) {
+            "invariant-store"
+        } else {
+            "reduction"
+        });
     }
     // A reduction in every other respect: whether its rounding may change.
     if op.is_float() && !options.reassociate_floats {
         return Err("float-reduction");
     }
     Ok(Reduction::Op(*op))
+}
+
+/// Whether `r` is also stored at one address in every iteration: a sum
+/// that `scalar-promotion` carries in a register but whose stores it kept
+/// (other loads of the loop may read them), as 2mm's `tmp[i][j]` over
+/// `k`. The store, not the sum, is what stops the vectorizer then.
+fn stored_in_place(func: &Function, body: Block, (p, r): (Value, Value)) -> bool {
+    let ValueDef::Param(header, _) = func.value_def(p) else {
+        return false;
+    };
+    let invariant = |v: Value| match func.value_def(v) {
+        ValueDef::Param(b, _) => b != body && b != header,
+        ValueDef::Result(i) => {
+            !func.block_insts(body).contains(&i) && !func.block_insts(header).contains(&i)
+        }
+    };
+    func.block_insts(body).iter().any(|&i| {
+        matches!(func.inst(i), InstKind::Store { value, ptr } if *value == r && invariant(*ptr))
+    })
 }
 
 /// Whether `p`'s uses in the loop are `users` alone (the header's exit
