@@ -19,9 +19,18 @@
 //!   of `body` (the block and those it reaches by `jump`s to blocks with
 //!   no other predecessor): each runs in every iteration, in that order;
 //! - they all load or store one type, and at least one stores;
-//! - no other instruction of the loop may read or write the bytes at `p`
-//!   (alias analysis and mod/ref summaries, as LICM's memory rule asks:
-//!   calls, memory intrinsics, atomics, barriers included);
+//! - no other instruction of the loop may write the bytes at `p` (alias
+//!   analysis and mod/ref summaries, as LICM's memory rule asks: calls,
+//!   memory intrinsics, atomics, barriers included);
+//! - if another instruction of the loop may *read* them (a load through a
+//!   pointer alias analysis cannot tell from `p`, as 2mm's `A[i][k]` and
+//!   `B[k][j]` against `tmp[i][j]` when the arrays are plain parameters or
+//!   pointers loaded from memory), the value is still carried in a
+//!   register, but **the stores stay** where they are: memory at `p` is
+//!   then current whenever another instruction reads it, and only the
+//!   loads of `p` go, with the store-to-load round trip they put on every
+//!   iteration's chain. (gcc -O2 and clang -O2 do the same to that loop:
+//!   the sum in a register, a store in every iteration.);
 //! - every instruction before the first access on that start always
 //!   returns (LICM's position rule: the load moved before the loop must
 //!   not fault where the original did not run);
@@ -34,9 +43,13 @@
 //! G: m0 = load p;       jump H(inits, m0)
 //! H(.., m): c = icmp a, b; brif c, B, X
 //! B: loads of p are m (or what this iteration stored last), stores of
-//!    p are gone; ..; jump H(.., the last value stored)
-//! X: store m, p;        jump E(exit args)
+//!    p are gone (or kept, see above); ..; jump H(.., the last value stored)
+//! X: store m, p;        jump E(exit args)      (no store if they were kept)
 //! ```
+//! Where the stores are kept, every load of `p` that goes read what the
+//! last store of `p` before it wrote (in this iteration or an earlier
+//! one) or, before any, what `p` held when the loop began (`G`'s load):
+//! nothing else of the loop writes `p`.
 //! The load and the store run only when the loop runs at least once (`G`
 //! and `X`), when the original loop also accessed `p`: no read or write
 //! is added on a path that had none, so no race and no fault is either.
@@ -44,7 +57,8 @@
 //! with the loop's own store, which is undefined behaviour: the order of
 //! the loop's stores is not observable by a race-free program.
 //!
-//! Statistics: `scalar-promotion.promoted` (addresses) and
+//! Statistics: `scalar-promotion.promoted` (addresses),
+//! `scalar-promotion.stores-kept` (those of them whose stores stayed) and
 //! `scalar-promotion.loops`.
 
 use crate::PassContext;
@@ -58,26 +72,32 @@ use std::collections::{HashMap, HashSet};
 pub fn run(module: &mut Module, ctx: &mut PassContext) -> bool {
     let modref = ModRefAnalysis::compute(module);
     let globals = GlobalFacts::new(module);
-    let (mut promoted, mut loops) = (0, 0);
+    let mut total = Counts::default();
     let changed = crate::for_each_function(module, |f| {
-        let (p, l) = run_function(f, &globals, &modref);
-        promoted += p;
-        loops += l;
-        p > 0
+        let n = run_function(f, &globals, &modref);
+        total.promoted += n.promoted;
+        total.stores_kept += n.stores_kept;
+        total.loops += n.loops;
+        n.promoted > 0
     });
-    ctx.count("scalar-promotion.promoted", promoted);
-    ctx.count("scalar-promotion.loops", loops);
+    ctx.count("scalar-promotion.promoted", total.promoted);
+    ctx.count("scalar-promotion.stores-kept", total.stores_kept);
+    ctx.count("scalar-promotion.loops", total.loops);
     changed
 }
 
-/// Promotes what it can in `func`; returns how many addresses, in how
-/// many loops.
-pub fn run_function(
-    func: &mut Function,
-    globals: &GlobalFacts,
-    modref: &ModRefAnalysis,
-) -> (u64, u64) {
-    let (mut promoted, mut loops) = (0, 0);
+/// What [`run_function`] did: addresses promoted, how many of them kept
+/// their stores, and in how many loops.
+#[derive(Default)]
+pub struct Counts {
+    pub promoted: u64,
+    pub stores_kept: u64,
+    pub loops: u64,
+}
+
+/// Promotes what it can in `func`.
+pub fn run_function(func: &mut Function, globals: &GlobalFacts, modref: &ModRefAnalysis) -> Counts {
+    let mut n = Counts::default();
     let mut done: HashSet<Block> = HashSet::new();
     // Innermost loops first, so that what an inner loop stores after
     // itself may be promoted by the loop around it. Each rewrite changes
@@ -103,11 +123,12 @@ pub fn run_function(
             }
         }
         let Some((shape, plan)) = found else { break };
-        promoted += plan.addrs.len() as u64;
-        loops += 1;
+        n.promoted += plan.addrs.len() as u64;
+        n.stores_kept += plan.addrs.iter().filter(|c| c.keep_stores).count() as u64;
+        n.loops += 1;
         rewrite(func, &shape, &plan);
     }
-    (promoted, loops)
+    n
 }
 
 /// The parts of a loop the rewrite needs.
@@ -221,6 +242,9 @@ struct Promotion {
     addr: Value,
     ty: Type,
     accesses: Vec<Inst>,
+    /// Other instructions of the loop may read the address: its stores
+    /// stay where they are, so that memory is current for them.
+    keep_stores: bool,
 }
 
 /// What the rewrite of one loop does: the addresses it promotes, and
@@ -262,6 +286,7 @@ fn promotable(
                     addr: *ptr,
                     ty: func.value_type(*value),
                     accesses: Vec::new(),
+                    keep_stores: false,
                 });
             }
         }
@@ -328,10 +353,11 @@ fn promotable(
                     }
                     _ => {
                         let e = inst_effects(modref, func, i);
-                        if may_overlap(aa, func, &e.reads, &here)
-                            || may_overlap(aa, func, &e.writes, &here)
-                        {
+                        if may_overlap(aa, func, &e.writes, &here) {
                             continue 'cand;
+                        }
+                        if may_overlap(aa, func, &e.reads, &here) {
+                            c.keep_stores = true;
                         }
                         continue;
                     }
@@ -491,6 +517,9 @@ fn rewrite(func: &mut Function, shape: &LoopShape, plan: &Plan) {
                     }
                     InstKind::Store { value, .. } => {
                         current[k] = replace.get(&value).copied().unwrap_or(value);
+                        if c.keep_stores {
+                            continue;
+                        }
                     }
                     _ => unreachable!("accesses are loads and stores"),
                 }
@@ -525,6 +554,9 @@ fn rewrite(func: &mut Function, shape: &LoopShape, plan: &Plan) {
     // X: the stores, on the way out.
     func.layout.insert(at + 1, x);
     for (c, &v) in addrs.iter().zip(&params) {
+        if c.keep_stores {
+            continue;
+        }
         let s = func.append_inst(
             x,
             InstKind::Store {
