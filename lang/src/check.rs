@@ -296,6 +296,12 @@ struct FnCtx {
     teams: Vec<omp::Team>,
     /// How many `critical` sections enclose the statement being checked.
     critical: usize,
+    /// The variable-length arrays in scope, outermost first, where each
+    /// was declared: a jump may not enter their scope (see `jumps`).
+    vlas: Vec<(LocalId, Span)>,
+    /// How many of `vlas` were in scope when each block scope began
+    /// (parallel to `scopes`).
+    vla_marks: Vec<usize>,
 }
 
 #[derive(Default)]
@@ -514,6 +520,23 @@ impl Checker {
         if let Some(fx) = self.fx.as_mut() {
             fx.scopes.push(HashMap::new());
             fx.tags.push(HashMap::new());
+            fx.vla_marks.push(fx.vlas.len());
+        }
+    }
+
+    /// The name local `id` was declared with.
+    fn local_name(&self, id: LocalId) -> String {
+        self.fx()
+            .and_then(|f| f.locals.get(id.0 as usize))
+            .map(|l| l.name.clone())
+            .unwrap_or_default()
+    }
+
+    /// Puts variable-length array `id`, declared at `span`, in scope
+    /// until the end of the block.
+    fn enter_vla_scope(&mut self, id: LocalId, span: Span) {
+        if let Some(fx) = self.fx.as_mut() {
+            fx.vlas.push((id, span));
         }
     }
 
@@ -521,6 +544,9 @@ impl Checker {
         if let Some(fx) = self.fx.as_mut() {
             fx.scopes.pop();
             fx.tags.pop();
+            if let Some(n) = fx.vla_marks.pop() {
+                fx.vlas.truncate(n);
+            }
         }
     }
 

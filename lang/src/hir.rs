@@ -51,10 +51,12 @@ pub enum CType {
     /// A variable-length array (C99 6.7.5.2): its length is the value of
     /// a hidden `long` local the checker assigned where the declarator
     /// was (`None` in a prototype, where C does not evaluate it: `[*]`).
-    /// No object has this type: it is the pointee of parameters
-    /// (`double A[n][m]`, `double (*A)[m]`) and pointers; indexing and
-    /// pointer arithmetic through it are explicit multiplications by the
-    /// local in the HIR, so lowering never needs its size.
+    /// It is the pointee of parameters (`double A[n][m]`, `double
+    /// (*A)[m]`) and pointers, and the type of local variables (`double
+    /// a[n][m];`); indexing and pointer arithmetic through it are explicit
+    /// multiplications by the local in the HIR. Lowering needs its size
+    /// only to allocate such a local, whose `Decl` has no initializer and
+    /// follows the run-time checks of its lengths.
     VarArray(Box<CType>, Option<LocalId>),
     /// A struct or a union (see [`StructLayout::is_union`]).
     Struct(StructId),
@@ -112,6 +114,16 @@ pub fn scalar_type(ty: &CType) -> Option<parc_ir::Type> {
 impl CType {
     pub fn ptr_to(self) -> CType {
         CType::Ptr(Box::new(self))
+    }
+
+    /// An object type of variable size: a variable-length array, or an
+    /// array of them.
+    pub fn has_variable_size(&self) -> bool {
+        match self {
+            CType::VarArray(..) => true,
+            CType::Array(e, _) => e.has_variable_size(),
+            _ => false,
+        }
     }
 
     pub fn is_integer(&self) -> bool {

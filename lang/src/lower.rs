@@ -3,7 +3,9 @@
 //! Lowering re-derives no C typing rule: every conversion, promotion and
 //! pointer scaling is explicit in the HIR, so each HIR node maps to a fixed
 //! IR shape. Submodules: `func` (functions, statements, `spawn`,
-//! `parallel_for`), `expr` (expressions, conversions, built-ins).
+//! `parallel_for`), `scopes` (what a function's or task's frame owns),
+//! `vla` (variable-length arrays), `expr` (expressions, conversions,
+//! built-ins).
 //!
 //! # What the produced IR looks like (later passes rely on it)
 //!
@@ -32,7 +34,10 @@
 //! *task's first block*, so that each task instance has private storage
 //! (parir's `alloca` inside a task is private to that task). Every
 //! declaration stores zero (or its initializer) when executed, so a
-//! declaration in a loop starts afresh on each iteration.
+//! declaration in a loop starts afresh on each iteration. A variable-length
+//! array is the exception (`vla`): its `alloca` holds a pointer to zeroed
+//! heap memory taken when the declaration runs and freed when it runs again
+//! or its frame (function or task) ends.
 //!
 //! Struct assignment and by-value copies are the `memcpy` intrinsic; its
 //! ranges are disjoint or identical (`s = s`), never partially overlapping.
@@ -122,6 +127,8 @@
 mod cabi;
 mod expr;
 mod func;
+mod scopes;
+mod vla;
 
 use crate::diag::Diagnostic;
 use crate::hir::{self, CType, ConstInit, scalar_type};
@@ -413,8 +420,8 @@ impl Layout<'_> {
             CType::Short | CType::UShort => 2,
             CType::Int | CType::UInt | CType::Float => 4,
             CType::Long | CType::ULong | CType::Double | CType::Ptr(_) => 8,
-            // An `extern` array of unknown size has no storage here; no
-            // object has a variable-length array type (see `CType::VarArray`).
+            // An `extern` array of unknown size has no storage here; a
+            // variable-length array's size is computed at run time (`vla`).
             CType::Array(_, u64::MAX) | CType::VarArray(..) => 0,
             CType::Array(elem, n) => self.size_of(elem) * n,
             CType::Struct(id) => self.structs.get(id.0 as usize).map_or(0, |s| s.size),

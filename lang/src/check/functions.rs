@@ -207,6 +207,8 @@ impl Checker {
             pending: Vec::new(),
             teams: Vec::new(),
             critical: 0,
+            vlas: Vec::new(),
+            vla_marks: vec![0],
         };
         // Functions do not nest, so there is no outer context to restore.
         self.fx = Some(fx);

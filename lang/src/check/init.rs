@@ -50,9 +50,27 @@ impl Checker {
             declare(self, &ty);
             return (ty, init);
         }
-        let ty = self.object_type(ty, decl);
+        let automatic = !(d.quals.is_static || d.quals.is_shared || d.quals.is_extern);
+        let ty = self.object_type(ty, decl, automatic);
         declare(self, &ty);
         if is_err(&ty) {
+            self.check_init_exprs(decl);
+            return (ty, None);
+        }
+        if ty.has_variable_size()
+            && let Some(i) = &decl.init
+        {
+            // C99 6.7.8p3: the size is known only when the declaration runs.
+            self.push(
+                Diagnostic::error(
+                    i.span(),
+                    format!("variable-length array `{name}` cannot have an initializer"),
+                )
+                .with_label("its size is computed at run time")
+                .with_help(format!(
+                    "assign the elements after the declaration, or give `{name}` a constant size"
+                )),
+            );
             self.check_init_exprs(decl);
             return (ty, None);
         }
@@ -72,8 +90,9 @@ impl Checker {
         }
     }
 
-    /// The type of a declared object, which must have a known size.
-    fn object_type(&mut self, ty: CType, decl: &ast::Declarator) -> CType {
+    /// The type of a declared object, which must have a known size, or a
+    /// variable one (a variable-length array) if it is `automatic`.
+    fn object_type(&mut self, ty: CType, decl: &ast::Declarator, automatic: bool) -> CType {
         let name = decl.name.name.as_str();
         if is_err(&ty) {
             return ty;
@@ -82,10 +101,15 @@ impl Checker {
             self.size_unknown(decl);
             return err_ty();
         }
-        if !self.require_complete(&ty, decl.name.span, &format!("variable `{name}`"))
-            || !self.refuse_variable_object(&ty, name, decl.name.span)
-        {
+        if !self.require_complete(&ty, decl.name.span, &format!("variable `{name}`")) {
             return err_ty();
+        }
+        if ty.has_variable_size() {
+            // `static` and `__shared__` ones are refused by the caller.
+            if automatic && !self.refuse_variable_object(&ty, Some(name), decl.name.span) {
+                return err_ty();
+            }
+            return ty;
         }
         if self.size_of(&ty) > MAX_OBJECT_SIZE {
             let t = self.ty_name(&ty);
@@ -187,7 +211,7 @@ impl Checker {
             list(members)
         } else {
             if !self.require_complete(&ty, tn.span, "a compound literal")
-                || !self.refuse_variable_object(&ty, "(compound literal)", tn.span)
+                || !self.refuse_variable_object(&ty, None, tn.span)
             {
                 return super::expr::err_expr(span);
             }

@@ -4,21 +4,27 @@
 //! `parallel_for` body (as `break` and `return` may not leave one), and
 //! neither may a `switch` to a `case` inside such a body; the iterations
 //! are separate tasks, so the jump would have no meaning.
+//!
+//! As in C (C99 6.8.4.2p2, 6.8.6.1p1), no jump may enter the scope of a
+//! variable-length array from outside it: its declaration would not run.
 
 use super::expr::ConvCtx;
 use super::types::promote;
 use super::{Checker, LoopKind, is_err};
 use crate::ast::{self, Span};
 use crate::diag::Diagnostic;
-use crate::hir::{CType, ExprKind, LabelId, Stmt, StmtKind};
+use crate::hir::{CType, ExprKind, LabelId, LocalId, Stmt, StmtKind};
 
 /// A named label of the function being checked.
 pub(super) struct LabelInfo {
     id: LabelId,
     /// Where it is defined, and the `parallel_for` body it is in.
     defined: Option<(Span, Option<u32>)>,
-    /// The `goto`s to it: where, and the `parallel_for` body they are in.
-    gotos: Vec<(Span, Option<u32>)>,
+    /// The variable-length arrays in scope at the label.
+    vlas: Vec<(LocalId, Span)>,
+    /// The `goto`s to it: where, the `parallel_for` body they are in and
+    /// the variable-length arrays in scope there.
+    gotos: Vec<(Span, Option<u32>, Vec<LocalId>)>,
 }
 
 /// A `switch` being checked.
@@ -29,6 +35,8 @@ pub(super) struct SwitchInfo {
     default: Option<(LabelId, Span)>,
     /// The `parallel_for` body the `switch` is in.
     pfor: Option<u32>,
+    /// How many variable-length arrays are in scope at the `switch`.
+    vlas: usize,
 }
 
 impl Checker {
@@ -70,6 +78,7 @@ impl Checker {
                 cases: Vec::new(),
                 default: None,
                 pfor,
+                vlas: fx.vlas.len(),
             });
             fx.loops.push(LoopKind::Switch);
         }
@@ -121,6 +130,27 @@ impl Checker {
                 Diagnostic::error(span, format!("a `switch` cannot jump to a `{word}` inside a parallel_for body"))
                     .with_label("inside a parallel_for body")
                     .with_help("put the whole `switch` inside the parallel_for body, or the loop inside the case"),
+            );
+            return Vec::new();
+        }
+        let entered = self.fx().and_then(|f| {
+            let at_switch = f.switches.last()?.vlas;
+            f.vlas.get(at_switch).cloned()
+        });
+        if let Some((vla, decl)) = entered {
+            let name = self.local_name(vla);
+            self.push(
+                Diagnostic::error(
+                    span,
+                    format!(
+                        "a `switch` cannot jump into the scope of variable-length array `{name}`"
+                    ),
+                )
+                .with_label(format!("`{word}` is after the declaration of `{name}`"))
+                .with_secondary(decl, "declared here")
+                .with_help(format!(
+                    "put `{name}` in a block of its own inside the case"
+                )),
             );
             return Vec::new();
         }
@@ -199,6 +229,7 @@ impl Checker {
                 LabelInfo {
                     id,
                     defined: None,
+                    vlas: Vec::new(),
                     gotos: Vec::new(),
                 },
             );
@@ -210,6 +241,7 @@ impl Checker {
     pub(super) fn named_label(&mut self, name: &ast::Ident) -> Vec<Stmt> {
         let id = self.label_id(&name.name);
         let pfor = self.current_pfor();
+        let vlas = self.fx().map(|f| f.vlas.clone()).unwrap_or_default();
         let Some(info) = self.fx.as_mut().and_then(|f| f.labels.get_mut(&name.name)) else {
             return Vec::new();
         };
@@ -222,6 +254,7 @@ impl Checker {
             return Vec::new();
         }
         info.defined = Some((name.span, pfor));
+        info.vlas = vlas;
         vec![Stmt {
             kind: StmtKind::Label(id),
             span: name.span,
@@ -231,8 +264,9 @@ impl Checker {
     pub(super) fn goto(&mut self, name: &ast::Ident, span: Span) -> Vec<Stmt> {
         let id = self.label_id(&name.name);
         let pfor = self.current_pfor();
+        let vlas = self.fx().map(|f| f.vlas.iter().map(|v| v.0).collect());
         if let Some(info) = self.fx.as_mut().and_then(|f| f.labels.get_mut(&name.name)) {
-            info.gotos.push((span, pfor));
+            info.gotos.push((span, pfor, vlas.unwrap_or_default()));
         }
         vec![Stmt {
             kind: StmtKind::Goto(id),
@@ -241,14 +275,15 @@ impl Checker {
     }
 
     /// At the end of a function: every `goto` has its label, in the same
-    /// `parallel_for` body.
+    /// `parallel_for` body, and enters the scope of no variable-length
+    /// array.
     pub(super) fn check_labels(&mut self) {
         let Some(fx) = self.fx.as_mut() else { return };
         let mut labels: Vec<(String, LabelInfo)> = fx.labels.drain().collect();
         labels.sort_by_key(|(_, l)| l.id.0);
         for (name, info) in labels {
             let Some((at, pfor)) = info.defined else {
-                if let Some((span, _)) = info.gotos.first() {
+                if let Some((span, ..)) = info.gotos.first() {
                     self.push(
                         Diagnostic::error(*span, format!("label `{name}` is used but not defined"))
                             .with_label("no such label in this function"),
@@ -256,7 +291,25 @@ impl Checker {
                 }
                 continue;
             };
-            for (span, from) in info.gotos {
+            for (span, from, in_scope) in info.gotos {
+                if let Some((vla, decl)) = info.vlas.iter().find(|v| !in_scope.contains(&v.0)) {
+                    let vla_name = self.local_name(*vla);
+                    self.push(
+                        Diagnostic::error(
+                            span,
+                            format!(
+                                "`goto` cannot jump into the scope of variable-length array `{vla_name}`"
+                            ),
+                        )
+                        .with_label(format!("jumps to `{name}`"))
+                        .with_secondary(*decl, format!("`{vla_name}` is declared here, before the label"))
+                        .with_help(format!(
+                            "end the scope of `{vla_name}` before the label (put it in a block), \
+                             or move the label before its declaration"
+                        )),
+                    );
+                    continue;
+                }
                 if from != pfor {
                     let what = if from.is_some() { "out of" } else { "into" };
                     self.push(

@@ -276,9 +276,12 @@ fn array_sizes() {
         &main_body("    int a[-4];"),
         "4:11: array `a` must have a positive size, not -4",
     );
+    ok(&main_body(
+        "    int n = 3;\n    int a[n];\n    a[0] = (int)sizeof a;",
+    ));
     err(
-        &main_body("    int n = 3;\n    int a[n];"),
-        "5:9: `a` is a variable-length array: parc does not support them as variables",
+        &main_body("    int n = 3;\n    int a[n] = {1};"),
+        "5:16: variable-length array `a` cannot have an initializer",
     );
     err(
         "int n = 3;\nint g[n];\nint main() { return 0; }",

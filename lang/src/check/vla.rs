@@ -14,8 +14,12 @@
 //! Indexing and pointer arithmetic through such a type multiply the index
 //! by the hidden locals (see [`ElemSize`]), so the HIR's pointer
 //! arithmetic keeps a constant element size and lowering needs nothing
-//! new. Objects of variable size (`double V[n][m];` as a local) are not
-//! supported: they are refused with a rewrite that uses `malloc`.
+//! new. Objects of variable size (`double V[n][m];` as a local) are
+//! allocated where they are declared: the checker adds a run-time check
+//! of each length before the declaration (see [`Checker::vla_checks`]),
+//! and lowering takes the bytes from the heap and frees them when the
+//! declaration runs again or the function (task) ends. In GPU code they
+//! are refused.
 //!
 //! In a prototype (and in the first look at a definition's parameters,
 //! before they are in scope) a length is not evaluated: the type is
@@ -25,7 +29,8 @@ use super::Checker;
 use super::expr::{int_const, mk};
 use crate::ast::{self, Span};
 use crate::diag::Diagnostic;
-use crate::hir::{BinaryOp, CType, Expr, ExprKind, Init, LocalId, Stmt, StmtKind};
+use crate::hir::{BinaryOp, Builtin, CType, Expr, ExprKind, Init, LocalId, Stmt, StmtKind};
+use parc_ir::Intrinsic;
 
 /// The size of the object a pointer points to: `bytes` times the value
 /// of `count`, a `long` expression of hidden length locals, when the
@@ -62,16 +67,6 @@ pub(super) fn is_variably_modified(t: &CType) -> bool {
     match t {
         CType::VarArray(..) => true,
         CType::Ptr(e) | CType::Array(e, _) => is_variably_modified(e),
-        _ => false,
-    }
-}
-
-/// An object type of variable size: a variable-length array, or an array
-/// of them.
-fn has_variable_size(t: &CType) -> bool {
-    match t {
-        CType::VarArray(..) => true,
-        CType::Array(e, _) => has_variable_size(e),
         _ => false,
     }
 }
@@ -189,41 +184,95 @@ impl Checker {
         }
     }
 
-    /// Refuses an object (a local, a member) of variable size, which parc
-    /// cannot allocate; says whether `ty` was fine.
-    pub(super) fn refuse_variable_object(&mut self, ty: &CType, name: &str, span: Span) -> bool {
-        if !has_variable_size(ty) {
+    /// The run-time checks of the lengths of `ty`, the type of the
+    /// variable-length array `name` about to be allocated: a negative
+    /// length stops the program with a message (UBSan's
+    /// `-fsanitize=vla-bound` does the same; a length of 0 is accepted,
+    /// as gcc does without it).
+    pub(super) fn vla_checks(&mut self, ty: &CType, name: &str, span: Span) -> Vec<Stmt> {
+        let mut out = Vec::new();
+        let mut t = ty;
+        loop {
+            match t {
+                CType::VarArray(e, k) => {
+                    if let Some(k) = k {
+                        out.push(self.negative_length_check(*k, name, span));
+                    }
+                    t = e;
+                }
+                CType::Array(e, _) => t = e,
+                _ => return out,
+            }
+        }
+    }
+
+    /// `if (k < 0) runtime_error("...")`.
+    fn negative_length_check(&mut self, k: LocalId, name: &str, span: Span) -> Stmt {
+        let text = format!("variable-length array `{name}` has a negative length");
+        let s = self.intern_string(text.as_bytes());
+        let cond = mk(
+            ExprKind::Binary(
+                BinaryOp::Lt,
+                Box::new(mk(ExprKind::Local(k), CType::Long, span)),
+                Box::new(int_const(0, CType::Long, span)),
+            ),
+            CType::Int,
+            span,
+        );
+        let fail = mk(
+            ExprKind::Builtin {
+                func: Builtin::Intrinsic(Intrinsic::RuntimeError),
+                args: vec![mk(
+                    ExprKind::Str(s),
+                    CType::Ptr(Box::new(CType::Char)),
+                    span,
+                )],
+            },
+            CType::Void,
+            span,
+        );
+        Stmt {
+            kind: StmtKind::If {
+                cond,
+                then: Box::new(Stmt {
+                    kind: StmtKind::Expr(fail),
+                    span,
+                }),
+                els: None,
+            },
+            span,
+        }
+    }
+
+    /// Refuses an object of variable size where parc cannot allocate one:
+    /// a compound literal (C99 6.5.2.5p1 forbids them) and a local in GPU
+    /// code (kernels have no allocator to take it from); says whether `ty`
+    /// was fine. `name` is `None` for a compound literal.
+    pub(super) fn refuse_variable_object(
+        &mut self,
+        ty: &CType,
+        name: Option<&str>,
+        span: Span,
+    ) -> bool {
+        if !ty.has_variable_size() {
             return true;
         }
-        let (elem, len) = match ty {
-            CType::VarArray(e, k) => {
-                let len = k
-                    .and_then(|k| self.fx.as_ref()?.locals.get(k.0 as usize))
-                    .map(|l| l.name.clone())
-                    .filter(|n| !n.is_empty());
-                (self.ty_name(e), len.unwrap_or_else(|| "LENGTH".into()))
-            }
-            CType::Array(e, n) => (self.ty_name(e), n.to_string()),
-            _ => (self.ty_name(ty), "LENGTH".into()),
-        };
-        let ptr = match elem.find('[') {
-            Some(at) => format!("{} (*{name}){}", elem[..at].trim_end(), &elem[at..]),
-            None => format!("{elem} *{name}"),
-        };
-        self.push(
-            Diagnostic::error(
+        let d = match name {
+            None => Diagnostic::error(
                 span,
-                format!(
-                    "`{name}` is a variable-length array: parc does not support them as variables"
-                ),
+                "a compound literal cannot have a variable-length array type",
             )
             .with_label("its size is computed at run time")
-            .with_help(format!(
-                "allocate it instead: `{ptr} = malloc({len} * sizeof *{name});` \
-                 (then `free({name})`); pointers to and parameters of \
-                 variable-length array type are supported"
-            )),
-        );
+            .with_help("declare a variable-length array and assign its elements"),
+            Some(name) if self.in_gpu_code() => Diagnostic::error(
+                span,
+                format!("`{name}` is a variable-length array: GPU code cannot allocate them"),
+            )
+            .with_label("its size is computed at run time")
+            .with_help("give it a constant size, or pass the kernel a buffer from `cudaMalloc`"),
+            Some(_) => return true,
+        };
+        self.push(d);
         false
     }
 

@@ -2,6 +2,7 @@
 //! control flow, `spawn`/`sync` and `parallel_for` in Tapir's form (the
 //! shapes are in the parent module's doc).
 
+use super::scopes::{decls_in, spawns_in};
 use super::{Shared, scalar_type};
 use crate::ast::Span;
 use crate::hir::{self, CType, Expr, ExprKind, Init, LocalId, Stmt, StmtKind};
@@ -26,6 +27,7 @@ pub(super) fn lower_function(
         hf,
         b: FuncBuilder::new(func),
         locals: vec![None; hf.locals.len()],
+        vla_slots: vec![None; hf.locals.len()],
         frames: Vec::new(),
         loops: Vec::new(),
         sret: None,
@@ -41,6 +43,7 @@ pub(super) fn lower_function(
         n_allocas: 0,
         region,
         kind: FrameKind::Function,
+        vla_slots: Vec::new(),
     });
 
     let mut params = params.into_iter();
@@ -74,6 +77,7 @@ pub(super) fn lower_function(
         let ret = lw.b.func.sig.ret;
         if hf.name == "main" || hf.ret == CType::Void {
             lw.sync_function_region();
+            lw.free_frame_vlas();
             let value = ret.map(|t| lw.zero(t));
             lw.b.ret(value);
         } else {
@@ -98,63 +102,6 @@ fn prune_unreachable(func: &mut Function) {
     func.layout.retain(|b| seen.contains(b));
 }
 
-/// True if `stmts` spawn in the scope they belong to (a `parallel_for` body
-/// is a scope of its own, so it is not looked into).
-fn spawns_in(stmts: &[Stmt]) -> bool {
-    stmts.iter().any(stmt_spawns)
-}
-
-fn stmt_spawns(s: &Stmt) -> bool {
-    match &s.kind {
-        StmtKind::Spawn { .. } => true,
-        StmtKind::Block(b) => spawns_in(b),
-        StmtKind::If { then, els, .. } => {
-            stmt_spawns(then) || els.as_deref().is_some_and(stmt_spawns)
-        }
-        StmtKind::While { body, .. } | StmtKind::DoWhile { body, .. } => stmt_spawns(body),
-        StmtKind::For { init, body, .. } => {
-            init.as_deref().is_some_and(stmt_spawns) || stmt_spawns(body)
-        }
-        StmtKind::Switch { body, .. } => stmt_spawns(body),
-        StmtKind::Label(_) | StmtKind::Goto(_) => false,
-        StmtKind::ParallelFor { .. }
-        | StmtKind::Expr(_)
-        | StmtKind::Decl(..)
-        | StmtKind::Break
-        | StmtKind::Continue
-        | StmtKind::Return(_)
-        | StmtKind::Sync => false,
-    }
-}
-
-/// The locals declared in `stmts` in their scope (not inside a nested
-/// `parallel_for`, whose locals belong to its task).
-fn decls_in(stmts: &[Stmt], out: &mut Vec<LocalId>) {
-    for s in stmts {
-        match &s.kind {
-            StmtKind::Decl(local, _) => out.push(*local),
-            StmtKind::Block(b) => decls_in(b, out),
-            StmtKind::If { then, els, .. } => {
-                decls_in(std::slice::from_ref(then), out);
-                if let Some(els) = els {
-                    decls_in(std::slice::from_ref(els), out);
-                }
-            }
-            StmtKind::While { body, .. } | StmtKind::DoWhile { body, .. } => {
-                decls_in(std::slice::from_ref(body), out)
-            }
-            StmtKind::For { init, body, .. } => {
-                if let Some(init) = init {
-                    decls_in(std::slice::from_ref(init), out);
-                }
-                decls_in(std::slice::from_ref(body), out);
-            }
-            StmtKind::Switch { body, .. } => decls_in(std::slice::from_ref(body), out),
-            _ => {}
-        }
-    }
-}
-
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum FrameKind {
     Function,
@@ -166,12 +113,15 @@ enum FrameKind {
 
 /// A scope that owns storage: the function, or a task. Its `alloca`s go to
 /// the top of `entry` so that each instance (invocation or task) has its own.
-struct Frame {
+pub(super) struct Frame {
     entry: Block,
     n_allocas: usize,
     /// The sync region of this scope's spawns, if it has any.
     region: Option<SyncRegion>,
     kind: FrameKind,
+    /// The slots of the variable-length arrays declared in this scope,
+    /// whose memory is freed when it ends (see `vla`).
+    pub(super) vla_slots: Vec<Value>,
 }
 
 struct LoopTargets {
@@ -188,7 +138,9 @@ pub(super) struct FnLowerer<'a, 'f> {
     pub(super) b: FuncBuilder<'f>,
     /// The address of each local, once allocated.
     locals: Vec<Option<Value>>,
-    frames: Vec<Frame>,
+    /// The slot holding each variable-length array's address (see `vla`).
+    pub(super) vla_slots: Vec<Option<Value>>,
+    pub(super) frames: Vec<Frame>,
     loops: Vec<LoopTargets>,
     /// Where a struct result goes.
     sret: Option<Value>,
@@ -253,6 +205,10 @@ impl FnLowerer<'_, '_> {
             return addr;
         }
         let ty = &self.hf.locals[local.0 as usize].ty;
+        if ty.has_variable_size() {
+            let slot = self.vla_slot(local);
+            return self.b.load(Type::Ptr, slot);
+        }
         let (size, align) = (self.cx.layout.size_of(ty), self.cx.layout.align_of(ty));
         let saved = self.loc;
         self.set_span(self.hf.locals[local.0 as usize].span);
@@ -274,7 +230,11 @@ impl FnLowerer<'_, '_> {
         let mut decls = Vec::new();
         decls_in(stmts, &mut decls);
         for local in decls {
-            self.local_addr(local);
+            if self.hf.locals[local.0 as usize].ty.has_variable_size() {
+                self.vla_slot(local);
+            } else {
+                self.local_addr(local);
+            }
         }
     }
 
@@ -332,6 +292,9 @@ impl FnLowerer<'_, '_> {
         match &s.kind {
             StmtKind::Expr(e) => {
                 self.eval(e);
+            }
+            StmtKind::Decl(local, _) if self.hf.locals[local.0 as usize].ty.has_variable_size() => {
+                self.vla_decl(*local)
             }
             StmtKind::Decl(local, init) => {
                 let addr = self.local_addr(*local);
@@ -616,28 +579,25 @@ impl FnLowerer<'_, '_> {
             return;
         }
         // The implicit sync comes first, so the result may read what the
-        // spawned calls wrote (as in the serial projection).
+        // spawned calls wrote (as in the serial projection); the
+        // variable-length arrays are freed once it is computed.
         self.sync_function_region();
-        match (value, self.sret) {
+        let result = match (value, self.sret) {
             (Some(e), Some(sret)) => {
                 let src = self.value(e);
                 let size = self.cx.layout.size_of(&self.hf.ret);
                 self.copy_bytes(sret, src, size);
-                self.b.ret(Some(sret));
+                Some(sret)
             }
-            (None, Some(sret)) => self.b.ret(Some(sret)),
+            (None, Some(sret)) => Some(sret),
             (Some(e), None) => {
                 let v = self.eval(e);
-                match self.b.func.sig.ret {
-                    Some(_) => self.b.ret(v),
-                    None => self.b.ret(None),
-                }
+                self.b.func.sig.ret.and(v)
             }
-            (None, _) => {
-                let v = self.b.func.sig.ret.map(|t| self.zero(t));
-                self.b.ret(v);
-            }
-        }
+            (None, _) => self.b.func.sig.ret.map(|t| self.zero(t)),
+        };
+        self.free_frame_vlas();
+        self.b.ret(result);
     }
 
     /// The sync region of the current scope, created if missing.
@@ -756,6 +716,7 @@ impl FnLowerer<'_, '_> {
             n_allocas: 0,
             region: None,
             kind: FrameKind::SpawnTask,
+            vla_slots: Vec::new(),
         });
     }
 
@@ -945,8 +906,10 @@ impl FnLowerer<'_, '_> {
             n_allocas: 0,
             region: body_region,
             kind: FrameKind::ParallelBody,
+            vla_slots: Vec::new(),
         });
         let saved_locals = self.locals.clone();
+        let saved_vla_slots = self.vla_slots.clone();
         let var_addr = {
             // A fresh slot even if the variable was seen before (it cannot
             // be, but the slot must belong to this task).
@@ -968,11 +931,13 @@ impl FnLowerer<'_, '_> {
             // Cilk: each iteration syncs its own spawns before it ends.
             self.sync(r);
         }
+        self.free_frame_vlas();
         self.b.reattach(region, latch);
         self.frames.pop();
         // Locals of the body are out of scope now; forgetting their slots
         // keeps a task's values from leaking into the parent.
         self.locals = saved_locals;
+        self.vla_slots = saved_vla_slots;
 
         self.b.switch_to(latch);
         let next = self.b.binary(parc_ir::BinaryOp::Iadd, iv, step_v);

@@ -73,6 +73,11 @@ impl Checker {
                 // The lengths in its type and initializer, before it.
                 out.extend(self.take_vla_lengths());
                 if let Some(id) = id {
+                    let ty = self.fx().map(|f| f.locals[id.0 as usize].ty.clone());
+                    if let Some(ty) = ty.filter(|t| t.has_variable_size()) {
+                        out.extend(self.vla_checks(&ty, name, span));
+                        self.enter_vla_scope(id, span);
+                    }
                     out.push(Stmt {
                         kind: StmtKind::Decl(id, init),
                         span: decl.span,
