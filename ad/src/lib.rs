@@ -197,7 +197,9 @@
 //!   updates are atomic);
 //! - *atomic*: anything else: an atomic add (inline compare-and-swap).
 //!
-//! Serial code never pays for atomics. A callee called from parallel code
+//! Serial code never pays for atomics: its updates are planned too, as
+//! *serial* (a plain `+=`), printed with the plan but not accumulation
+//! sites of the report. A callee called from parallel code
 //! gets a reverse of its own (`f.par.rev`) in which every update of memory
 //! it does not own is atomic: it cannot know which other tasks update the
 //! same shadow. The reverses of a spawned task and of its continuation run

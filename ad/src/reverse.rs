@@ -1010,15 +1010,15 @@ impl<'a> Gen<'a> {
     }
 
     /// Coefficient `k · sym` of a region term, in the reverse.
-    fn coefficient(&mut self, k: i64, sym: Option<Value>) -> Value {
+    fn coefficient(&mut self, k: i64, sym: Option<Value>) -> Result<Value, AdError> {
         let kc = self.iconst(Type::I64, k);
-        match sym {
+        Ok(match sym {
             Some(s) => {
-                let s = self.need_int(s, false);
+                let s = self.need_int(s, false)?;
                 self.binop(BinaryOp::Imul, kc, s)
             }
             None => kc,
-        }
+        })
     }
 
     fn fwd_tape(&self, b: Option<Block>) -> Value {

@@ -168,7 +168,7 @@ impl Gen<'_> {
         }
         for i in 0..self.plan.spawns.len() {
             if self.plan.spawns[i].sync == b {
-                self.spawn_reverse_task(i);
+                self.spawn_reverse_task(i)?;
             }
         }
         if let InstKind::Return(Some(v)) = self.plan.p.inst(*term).clone()
@@ -201,8 +201,8 @@ impl Gen<'_> {
                 }) => {
                     // `for (iv = lo; iv < bound; iv++)`: iv never wraps
                     // (it stays below bound), so the count is bound - lo.
-                    let lo = self.need_int(lo, !signed);
-                    let hi = self.need_int(bound, !signed);
+                    let lo = self.need_int(lo, !signed)?;
+                    let hi = self.need_int(bound, !signed)?;
                     let d = self.binop(BinaryOp::Isub, hi, lo);
                     let zero = self.iconst(Type::I64, 0);
                     let any = if signed {
@@ -214,7 +214,7 @@ impl Gen<'_> {
                 }
                 _ => {
                     let k = self.counter_fwd[i].expect("the header has its counter");
-                    self.need(k)
+                    self.need(k)?
                 }
             };
             let slot = self.counter_slot(i);
@@ -269,14 +269,14 @@ impl Gen<'_> {
             // The reverse of the whole loop: a parallel loop over the tapes.
             let tapes = self.rl[i].tapes_fwd.expect("forward tapes exist");
             let trip = self.rl[i].trip_fwd.expect("forward trip count exists");
-            let tapes = self.need(tapes);
-            let trip = self.need(trip);
+            let tapes = self.need(tapes)?;
+            let trip = self.need(trip)?;
             self.rl[i].tapes_rev = Some(tapes);
             self.rl[i].trip_rev = Some(trip);
-            self.pool_to_reverse(i);
-            self.slabs_to_reverse(i);
+            self.pool_to_reverse(i)?;
+            self.slabs_to_reverse(i)?;
             if let Some(data) = self.rl[i].data_fwd {
-                self.rl[i].data_rev = Some(self.need(data));
+                self.rl[i].data_rev = Some(self.need(data)?);
             }
             let pre = self.rl[i].pre;
             self.emit(InstKind::Jump(BlockCall::to(pre)), None);
@@ -356,19 +356,19 @@ impl Gen<'_> {
             // The way in follows from a branch condition (`Plan::joins`)
             // where the reverse has the condition without a new record.
             let by_condition = match self.sweep().join(b) {
-                Some((cond, t, f)) if self.cheap(b, cond) => Some((cond, t, f)),
+                Some((cond, t, f)) if self.cheap(b, cond)? => Some((cond, t, f)),
                 _ => None,
             };
             let idx = match by_condition {
                 Some((cond, on_true, on_false)) => {
-                    let c = self.rebuild(b, cond);
+                    let c = self.rebuild(b, cond)?;
                     let t = self.iconst(Type::I32, on_true as i64);
                     let f = self.iconst(Type::I32, on_false as i64);
                     self.ev(InstKind::Select(c, t, f), Type::I32)
                 }
                 _ => {
                     let e = self.edge_param[&b];
-                    self.need(e)
+                    self.need(e)?
                 }
             };
             let mut targets = Vec::new();
@@ -496,7 +496,7 @@ impl Gen<'_> {
                         return Ok(());
                     }
                     let sp = self.shadow[p];
-                    let sp = self.need(sp);
+                    let sp = self.need(sp)?;
                     self.accumulate(inst, sp, a)?;
                 }
             }
@@ -504,7 +504,7 @@ impl Gen<'_> {
                 let ty = self.plan.p.value_type(*value);
                 if ty.is_float() && self.plan.act.is_shadowed(*ptr) {
                     let sp = self.shadow[ptr];
-                    let sp = self.need(sp);
+                    let sp = self.need(sp)?;
                     let t = self.ev(InstKind::Load(sp), ty);
                     if !self.plan.in_place.contains(&inst) {
                         let z = self.fconst_(ty, 0.0);
@@ -519,12 +519,12 @@ impl Gen<'_> {
                 {
                     let ty = self.plan.memcpy_ty[&inst];
                     let sd = self.shadow[&args[0]];
-                    let sd = self.need(sd);
-                    let n = self.rv(args[2]);
+                    let sd = self.need(sd)?;
+                    let n = self.rv(args[2])?;
                     if *op == Intrinsic::Memcpy && self.plan.act.is_shadowed(args[1]) {
                         // dsrc += ddst; ddst = 0
                         let ss = self.shadow[&args[1]];
-                        let ss = self.need(ss);
+                        let ss = self.need(ss)?;
                         let f = if ty == Type::F32 {
                             self.acc_fns.f32
                         } else {
@@ -551,7 +551,7 @@ impl Gen<'_> {
                     // differentiated (refused in `check_and_plan`).
                     let ty = self.plan.p.value_type(args[1]);
                     let sp = self.shadow[&args[0]];
-                    let sp = self.need(sp);
+                    let sp = self.need(sp)?;
                     let d = self.ev(InstKind::Load(sp), ty);
                     self.add_adj(args[1], d)?;
                 }
@@ -565,7 +565,7 @@ impl Gen<'_> {
                 {
                     let r = res.expect("malloc has a result");
                     let s = self.shadow[&r];
-                    let s = self.need(s);
+                    let s = self.need(s)?;
                     self.effect(Intrinsic::Free, vec![s]);
                 }
                 _ => self.reverse_pure(inst, &kind, res)?,
@@ -585,7 +585,7 @@ impl Gen<'_> {
                 }
                 let r = res.expect("alloca has a result");
                 let s = self.shadow[&r];
-                let s = self.need(s);
+                let s = self.need(s)?;
                 self.effect(Intrinsic::Free, vec![s]);
             }
             _ => self.reverse_pure(inst, &kind, res)?,
@@ -618,8 +618,13 @@ impl Gen<'_> {
                 gen_: self,
                 ops: &ops,
                 res: r,
+                failed: None,
             };
-            (rule.apply)(&mut cx, a)
+            let contribs = (rule.apply)(&mut cx, a);
+            if let Some(e) = cx.failed {
+                return Err(e);
+            }
+            contribs
         };
         for (i, v) in contribs {
             if let Some(&op) = ops.get(i) {
@@ -640,12 +645,12 @@ impl Gen<'_> {
         };
         let mut cargs = vec![self.rev_tape(self.cur_rev)];
         for (&a, &act) in args.iter().zip(&pair.acts) {
-            let v = self.rv(a);
+            let v = self.rv(a)?;
             cargs.push(v);
             if act == Activity::Dup {
                 let s = self.shadow.get(&a).copied();
                 let s = match s {
-                    Some(s) => self.need(s),
+                    Some(s) => self.need(s)?,
                     None => self.iconst(Type::Ptr, 0),
                 };
                 cargs.push(s);
@@ -740,15 +745,38 @@ struct RuleCx<'a, 'b> {
     gen_: &'a mut Gen<'b>,
     ops: &'a [Value],
     res: Value,
+    /// The first error getting a primal value (the plan lacked its
+    /// answer); a rule's builder cannot return it, so the reverse of the
+    /// instruction returns it once the rule is done.
+    failed: Option<AdError>,
+}
+
+impl RuleCx<'_, '_> {
+    /// Primal value `v` in the reverse; after an error, a zero of its
+    /// type that nothing keeps (the derivative is abandoned).
+    fn primal(&mut self, v: Value) -> Value {
+        match self.gen_.rv(v) {
+            Ok(x) => x,
+            Err(e) => {
+                self.failed.get_or_insert(e);
+                let ty = self.gen_.plan.p.value_type(v);
+                if ty.is_float() {
+                    self.gen_.fconst_(ty, 0.0)
+                } else {
+                    self.gen_.iconst(ty, 0)
+                }
+            }
+        }
+    }
 }
 
 impl AdjointBuilder for RuleCx<'_, '_> {
     fn op(&mut self, i: usize) -> Value {
         let v = self.ops[i];
-        self.gen_.rv(v)
+        self.primal(v)
     }
     fn res(&mut self) -> Value {
-        self.gen_.rv(self.res)
+        self.primal(self.res)
     }
     fn ty(&self) -> Type {
         self.gen_.plan.p.value_type(self.res)

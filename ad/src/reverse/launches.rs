@@ -496,16 +496,22 @@ impl Gen<'_> {
             unreachable!("only launches are planned as launches")
         };
         let tapes = self.launch_tapes[&inst];
-        let tapes = self.need(tapes);
-        let grid = grid.map(|v| self.rv(v));
-        let block = block.map(|v| self.rv(v));
+        let tapes = self.need(tapes)?;
+        let mut grid = grid;
+        for v in &mut grid {
+            *v = self.rv(*v)?;
+        }
+        let mut block = block;
+        for v in &mut block {
+            *v = self.rv(*v)?;
+        }
         let mut largs = Vec::new();
         for (&a, &act) in args.iter().zip(&plan.pair.acts) {
-            let v = self.rv(a);
+            let v = self.rv(a)?;
             largs.push(v);
             if act == Activity::Dup {
                 let s = match self.shadow.get(&a).copied() {
-                    Some(s) => self.need(s),
+                    Some(s) => self.need(s)?,
                     None => self.iconst(Type::Ptr, 0),
                 };
                 largs.push(s);

@@ -327,7 +327,7 @@ impl Gen<'_> {
             r.pre, r.header, r.chunk, r.spawn, r.task, r.exit, r.after, r.nw,
         );
         let (ihead, k, ibody, flush, sr, latch) = (r.ihead, r.k, r.ibody, r.flush, r.sr, r.latch);
-        self.size_arrays(i);
+        self.size_arrays(i)?;
         // pre: iterations per chunk g = max(1, ceil(trip / (8 nw))), about
         // eight chunks per worker for balance; chunks = ceil(trip / g).
         self.cur = pre;
@@ -339,7 +339,7 @@ impl Gen<'_> {
         let g = self.binop(BinaryOp::Udiv, t, parts);
         let small = self.ev(InstKind::Icmp(IntCC::Slt, g, one), Type::I1);
         let mut g = self.ev(InstKind::Select(small, one, g), Type::I64);
-        let band = self.band_width(i);
+        let band = self.band_width(i)?;
         if let Some((width, shown)) = band {
             // Chunks at least the band wide; one chunk of everything
             // where the band is not shown.
@@ -462,7 +462,7 @@ impl Gen<'_> {
         self.cur = after;
         self.cur_rev = Some(l.exit);
         self.ctx_loop = l.parent;
-        self.combine_arrays(i);
+        self.combine_arrays(i)?;
         let reds = std::mem::take(&mut self.rl[i].reductions);
         for red in reds {
             let zero_i = self.iconst(Type::I64, 0);
@@ -494,7 +494,7 @@ impl Gen<'_> {
                 RedTarget::Ssa(v) => self.add_adj(v, sum)?,
                 RedTarget::Mem { inst, ptr } => {
                     let sp = self.shadow[&ptr];
-                    let sp = self.need(sp);
+                    let sp = self.need(sp)?;
                     self.accumulate(inst, sp, sum)?;
                 }
             }

@@ -134,10 +134,11 @@ impl Gen<'_> {
     /// In the reverse of loop `i`'s exit: the pool, for [`Gen::free_pool`]
     /// (one record per run of the loop; the number of workers is the
     /// reverse loop's own).
-    pub(super) fn pool_to_reverse(&mut self, i: usize) {
+    pub(super) fn pool_to_reverse(&mut self, i: usize) -> Result<(), AdError> {
         if let Some(pool) = self.rl[i].pool_fwd {
-            self.rl[i].pool_rev = Some(self.need(pool));
+            self.rl[i].pool_rev = Some(self.need(pool)?);
         }
+        Ok(())
     }
 
     /// After loop `i`'s reverse: every stream's chunks, then the pool.

@@ -141,7 +141,7 @@ impl Gen<'_> {
     /// In loop `l`'s reverse `pre`: each array reduction's region (the
     /// union of its sites' regions; empty where no site's loops run) and
     /// its buffer of one copy per worker, in place of the placeholders.
-    pub(super) fn size_arrays(&mut self, l: usize) {
+    pub(super) fn size_arrays(&mut self, l: usize) -> Result<(), AdError> {
         let saved = (self.cur, self.cur_rev, self.ctx_loop);
         self.cur = self.rl[l].pre;
         self.cur_rev = Some(self.plan.ploops[l].exit);
@@ -152,10 +152,10 @@ impl Gen<'_> {
                 (r.ty, r.regions.clone())
             };
             let size = ty.bytes() as i64;
-            let (start, extent) = self.union_of(&regions, size, None);
-            let nowrap = self.nowrap(&regions);
+            let (start, extent) = self.union_of(&regions, size, None)?;
+            let nowrap = self.nowrap(&regions)?;
             let sb = self.shadow[&self.rl[l].arrays[a].base];
-            let sb = self.need(sb);
+            let sb = self.need(sb)?;
             let sb = self.ev(InstKind::Cast(CastOp::PtrToInt, sb), Type::I64);
             let origin = self.binop(BinaryOp::Iadd, sb, start);
             let nw = self.rl[l].nw;
@@ -182,6 +182,7 @@ impl Gen<'_> {
             self.g.blocks[pre].insts.extend([bi, si, ei, oi, ni]);
         }
         (self.cur, self.cur_rev, self.ctx_loop) = saved;
+        Ok(())
     }
 
     /// The union of `regions` (accesses of `size` bytes) as `(start,
@@ -193,7 +194,7 @@ impl Gen<'_> {
         regions: &[crate::policy::Region],
         size: i64,
         skip: Option<Value>,
-    ) -> (Value, Value) {
+    ) -> Result<(Value, Value), AdError> {
         let mut lo_all = self.iconst(Type::I64, i64::MAX);
         let mut hi_all = self.iconst(Type::I64, i64::MIN);
         for region in regions {
@@ -201,8 +202,8 @@ impl Gen<'_> {
             let mut end = self.iconst(Type::I64, region.offset + size);
             let mut runs = self.iconst(Type::I1, 1);
             for t in &region.terms {
-                let c = self.coefficient(t.k, t.sym);
-                let (first, last) = self.term_range(t);
+                let c = self.coefficient(t.k, t.sym)?;
+                let (first, last) = self.term_range(t)?;
                 let some = self.ev(InstKind::Icmp(IntCC::Sge, last, first), Type::I1);
                 runs = self.binop(BinaryOp::And, runs, some);
                 if skip == Some(t.index) {
@@ -229,25 +230,28 @@ impl Gen<'_> {
         let zero = self.iconst(Type::I64, 0);
         let extent = self.ev(InstKind::Select(some, span, zero), Type::I64);
         let start = self.ev(InstKind::Select(some, lo_all, zero), Type::I64);
-        (start, extent)
+        Ok((start, extent))
     }
 
     /// The first and last value of a region term's index, as `i64`s.
-    pub(super) fn term_range(&mut self, t: &crate::policy::Term) -> (Value, Value) {
+    pub(super) fn term_range(
+        &mut self,
+        t: &crate::policy::Term,
+    ) -> Result<(Value, Value), AdError> {
         use crate::policy::{Lower, Upper};
         let first = match t.lower {
             Lower::Const(lo) => self.iconst(Type::I64, lo),
-            Lower::Value(lo) => self.need_int(lo, t.unsigned),
+            Lower::Value(lo) => self.need_int(lo, t.unsigned)?,
         };
         let last = match t.upper {
             Upper::Below(b) => {
-                let b = self.need_int(b, t.unsigned);
+                let b = self.need_int(b, t.unsigned)?;
                 let one = self.iconst(Type::I64, 1);
                 self.binop(BinaryOp::Isub, b, one)
             }
-            Upper::AtMost(b) => self.need_int(b, t.unsigned),
+            Upper::AtMost(b) => self.need_int(b, t.unsigned)?,
         };
-        (first, last)
+        Ok((first, last))
     }
 
     /// In loop `l`'s reverse `pre`, for a loop with banded updates: the
@@ -257,10 +261,10 @@ impl Gen<'_> {
     /// ceilings equal `⌈extent / |c·step|⌉` without forming the product),
     /// the largest over the groups — and whether the bands are shown: no
     /// narrow offset wraps (`nowrap`) and no `c` or `step` is zero.
-    pub(super) fn band_width(&mut self, l: usize) -> Option<(Value, Value)> {
+    pub(super) fn band_width(&mut self, l: usize) -> Result<Option<(Value, Value)>, AdError> {
         let bands = self.rl[l].bands.clone();
         if bands.is_empty() {
-            return None;
+            return Ok(None);
         }
         let lp = self.plan.ploops[l].clone();
         let saved = (self.cur_rev, self.ctx_loop);
@@ -290,16 +294,16 @@ impl Gen<'_> {
         }
         let zero = self.iconst(Type::I64, 0);
         let one = self.iconst(Type::I64, 1);
-        let step = self.need_int(lp.step, !lp.signed);
+        let step = self.need_int(lp.step, !lp.signed)?;
         let step = self.magnitude(step);
         let step_ok = self.ev(InstKind::Icmp(IntCC::Ne, step, zero), Type::I1);
-        let mut ok = self.nowrap(&shown);
+        let mut ok = self.nowrap(&shown)?;
         ok = self.binop(BinaryOp::And, ok, step_ok);
         let mut width = zero;
         for (_, t, regions) in &groups {
             // Every banded access is 8 bytes or less; the widest bounds all.
-            let (_, extent) = self.union_of(regions, 8, Some(lp.iv));
-            let c = self.coefficient(t.k, t.sym);
+            let (_, extent) = self.union_of(regions, 8, Some(lp.iv))?;
+            let c = self.coefficient(t.k, t.sym)?;
             let c = self.magnitude(c);
             let c_ok = self.ev(InstKind::Icmp(IntCC::Ne, c, zero), Type::I1);
             ok = self.binop(BinaryOp::And, ok, c_ok);
@@ -311,7 +315,7 @@ impl Gen<'_> {
             width = self.ev(InstKind::Select(wider, w, width), Type::I64);
         }
         (self.cur_rev, self.ctx_loop) = saved;
-        Some((width, ok))
+        Ok(Some((width, ok)))
     }
 
     /// `⌈a / b⌉` of nonnegative `a` and positive `b`.
@@ -335,13 +339,13 @@ impl Gen<'_> {
     /// any wrap). Each product and partial sum is compared as it is formed,
     /// with every factor checked first, so the test itself cannot
     /// overflow.
-    pub(super) fn nowrap(&mut self, regions: &[crate::policy::Region]) -> Value {
+    pub(super) fn nowrap(&mut self, regions: &[crate::policy::Region]) -> Result<Value, AdError> {
         use crate::policy::Narrowing;
         let mut ok = self.iconst(Type::I1, 1);
         for region in regions {
             let bits = match region.narrowing {
                 Narrowing::None => continue,
-                Narrowing::Unsigned => return self.iconst(Type::I1, 0),
+                Narrowing::Unsigned => return Ok(self.iconst(Type::I1, 0)),
                 Narrowing::Signed(bits) => bits,
             };
             let limit = (1i64 << (bits.min(63) - 1)) - 1;
@@ -351,15 +355,15 @@ impl Gen<'_> {
                     .iter()
                     .any(|t| t.k.unsigned_abs() > limit as u64)
             {
-                return self.iconst(Type::I1, 0);
+                return Ok(self.iconst(Type::I1, 0));
             }
             let lim = self.iconst(Type::I64, limit);
             let mut sum = self.iconst(Type::I64, region.abs_offset);
             for t in &region.terms {
-                let (first, last) = self.term_range(t);
+                let (first, last) = self.term_range(t)?;
                 let mut factors = vec![first, last];
                 if let Some(sym) = t.sym {
-                    let sym = self.need_int(sym, false);
+                    let sym = self.need_int(sym, false)?;
                     factors.push(sym);
                 }
                 let mut abs = Vec::new();
@@ -386,7 +390,7 @@ impl Gen<'_> {
                 ok = self.binop(BinaryOp::And, ok, fits);
             }
         }
-        ok
+        Ok(ok)
     }
 
     /// `|x|` of an `i64`, as an unsigned value (`i64::MIN` stays 2^63).
@@ -400,7 +404,7 @@ impl Gen<'_> {
     /// After loop `l`'s reverse: every worker's copy of each region added
     /// into the shadow (entries no worker touched are skipped, so the
     /// shadow keeps even the sign of its zeros), then freed.
-    pub(super) fn combine_arrays(&mut self, l: usize) {
+    pub(super) fn combine_arrays(&mut self, l: usize) -> Result<(), AdError> {
         let arrays = std::mem::take(&mut self.rl[l].arrays);
         let nw = self.rl[l].nw;
         for r in &arrays {
@@ -410,7 +414,7 @@ impl Gen<'_> {
                 self.g.result(r.extent).expect("placeholder"),
             );
             let sp = self.shadow[&r.base];
-            let sp = self.need(sp);
+            let sp = self.need(sp)?;
             let size = self.iconst(Type::I64, r.ty.bytes() as i64);
             let n = self.binop(BinaryOp::Udiv, extent, size);
             let ty = r.ty;
@@ -445,6 +449,7 @@ impl Gen<'_> {
             });
             self.effect(Intrinsic::Free, vec![buf]);
         }
+        Ok(())
     }
 
     /// `for i in 0..n { body(i) }` in the reverse code (`i` an `i64`):

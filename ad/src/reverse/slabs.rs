@@ -87,9 +87,13 @@ impl Gen<'_> {
 
     /// In the reverse of loop `i`'s exit: its slabs, for freeing after the
     /// reverse loop.
-    pub(super) fn slabs_to_reverse(&mut self, i: usize) {
+    pub(super) fn slabs_to_reverse(&mut self, i: usize) -> Result<(), AdError> {
         let slabs: Vec<Value> = self.rl[i].slabs.iter().map(|&(_, s)| s).collect();
-        self.rl[i].slabs_rev = slabs.into_iter().map(|s| self.need(s)).collect();
+        self.rl[i].slabs_rev = slabs
+            .into_iter()
+            .map(|s| self.need(s))
+            .collect::<Result<_, _>>()?;
+        Ok(())
     }
 }
 

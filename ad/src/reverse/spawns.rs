@@ -124,15 +124,15 @@ impl Gen<'_> {
 
     /// At the reverse of the sync: spawn the reverse of task `i` if it ran
     /// (once per tape in its list, for a site in a loop).
-    pub(super) fn spawn_reverse_task(&mut self, i: usize) {
+    pub(super) fn spawn_reverse_task(&mut self, i: usize) -> Result<(), AdError> {
         if self.plan.spawns[i].multi {
-            self.spawn_reverse_tasks(i);
-            return;
+            self.spawn_reverse_tasks(i)?;
+            return Ok(());
         }
         let taken = self.rs[i]
             .taken_fwd
             .expect("the sync's forward took the tape");
-        let taken = self.need(taken);
+        let taken = self.need(taken)?;
         let null = self.iconst(Type::Ptr, 0);
         let ran = self.ev(InstKind::Icmp(IntCC::Ne, taken, null), Type::I1);
         let next = self.rs[i].next;
@@ -140,19 +140,20 @@ impl Gen<'_> {
         self.brif(ran, spawn, next);
         self.cur = spawn;
         self.detach_reverse_task(i, taken);
+        Ok(())
     }
 
     /// `for j in 0..len: detach reverse task on list[j]`; the reverse tasks
     /// reattach to the loop's latch (`next`), and the list is freed after.
-    pub(super) fn spawn_reverse_tasks(&mut self, i: usize) {
+    pub(super) fn spawn_reverse_tasks(&mut self, i: usize) -> Result<(), AdError> {
         let list = self.rs[i]
             .taken_fwd
             .expect("the sync's forward took the list");
         let len = self.rs[i]
             .taken_len_fwd
             .expect("the sync's forward took the length");
-        let list = self.need(list);
-        let len = self.need(len);
+        let list = self.need(list)?;
+        let len = self.need(len)?;
         self.emit_for(len, |g, j| {
             let eight = g.iconst(Type::I64, 8);
             let off = g.binop(BinaryOp::Imul, j, eight);
@@ -161,6 +162,7 @@ impl Gen<'_> {
             g.detach_reverse_task(i, tape);
         });
         self.effect(Intrinsic::Free, vec![list]);
+        Ok(())
     }
 
     /// Detaches spawn site `i`'s reverse task on `tape` (whose first

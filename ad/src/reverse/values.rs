@@ -8,25 +8,25 @@ impl Gen<'_> {
     /// `gv` (a value of the forward sweep) in the reverse code of the
     /// current block, recorded or recomputed as `cache/` decides: see
     /// the module doc's frame invariant.
-    pub(super) fn need(&mut self, gv: Value) -> Value {
+    pub(super) fn need(&mut self, gv: Value) -> Result<Value, AdError> {
         let b = self.cur_rev.expect("need() is only called in reverse code");
-        match self.obtain(b, gv) {
+        Ok(match self.obtain(b, gv)? {
             Obtain::Free => self.free_value(gv).expect("a free value"),
             Obtain::Popped(v) => v,
-            Obtain::Recompute => self.rebuild(b, gv),
+            Obtain::Recompute => self.rebuild(b, gv)?,
             Obtain::RecordAt(at) => self.record_in(at, b, gv, Why::Invariant),
             Obtain::RecordCut(cut) => {
                 for &v in &cut {
                     self.record_in(b, b, v, Why::CutFor(gv));
                 }
-                if self.cheap(b, gv) {
-                    self.rebuild(b, gv)
+                if self.cheap(b, gv)? {
+                    self.rebuild(b, gv)?
                 } else {
                     self.record_in(b, b, gv, Why::NotRecomputable)
                 }
             }
             Obtain::Record => self.record_in(b, b, gv, Why::NotRecomputable),
-        }
+        })
     }
 
     /// The record-or-recompute decisions' view of what has been made.
@@ -77,23 +77,23 @@ impl Gen<'_> {
 
     /// Emits `gv`'s recomputation (which `cheap` allowed) in the current
     /// reverse block, as [`Sweep::rebuild`] says.
-    pub(super) fn rebuild(&mut self, b: Block, gv: Value) -> Value {
+    pub(super) fn rebuild(&mut self, b: Block, gv: Value) -> Result<Value, AdError> {
         if let Some(v) = self.free_value(gv) {
-            return v;
+            return Ok(v);
         }
         if let Some(&v) = self.pop_cache.get(&(b, gv)) {
-            return v;
+            return Ok(v);
         }
         if let Some(&v) = self.recomputed.get(&self.cur).and_then(|m| m.get(&gv)) {
-            return v;
+            return Ok(v);
         }
-        let v = match self.rebuild_how(b, gv) {
-            Rebuild::Iv(iv) => self.rebuild_iv(iv),
+        let v = match self.rebuild_how(b, gv)? {
+            Rebuild::Iv(iv) => self.rebuild_iv(iv)?,
             Rebuild::RecordAt(at) => self.record_in(at, b, gv, Why::Invariant),
             Rebuild::Select(c, t, f) => {
-                let c = self.rebuild(b, c);
-                let t = self.rebuild(b, t);
-                let f = self.rebuild(b, f);
+                let c = self.rebuild(b, c)?;
+                let t = self.rebuild(b, t)?;
+                let f = self.rebuild(b, f)?;
                 let ty = self.g.value_type(gv);
                 self.ev(InstKind::Select(c, t, f), ty)
             }
@@ -109,7 +109,7 @@ impl Gen<'_> {
                 });
                 let mut new_ops = Vec::new();
                 for op in ops {
-                    let v = self.rebuild(b, op);
+                    let v = self.rebuild(b, op)?;
                     new_ops.push(v);
                 }
                 let mut it = new_ops.into_iter();
@@ -119,11 +119,11 @@ impl Gen<'_> {
             }
         };
         self.recomputed.entry(self.cur).or_default().insert(gv, v);
-        v
+        Ok(v)
     }
 
     /// `lo + k·step` for the iteration being reversed.
-    pub(super) fn rebuild_iv(&mut self, iv: Iv) -> Value {
+    pub(super) fn rebuild_iv(&mut self, iv: Iv) -> Result<Value, AdError> {
         let (p, k, lo, step) = match iv {
             Iv::Counted(i, p) => {
                 let (lo, step) = self.plan.counted[i].ivs[&p];
@@ -131,12 +131,12 @@ impl Gen<'_> {
                 let k = self.ev(InstKind::Load(slot), Type::I64);
                 let ty = self.plan.p.value_type(p);
                 let step = self.iconst(ty, step);
-                (p, k, self.rv(lo), step)
+                (p, k, self.rv(lo)?, step)
             }
             Iv::Parallel(i) => {
                 let l = self.plan.ploops[i].clone();
                 let k = self.rl[i].k;
-                (l.iv, k, self.rv(l.lo), self.rv(l.step))
+                (l.iv, k, self.rv(l.lo)?, self.rv(l.step)?)
             }
         };
         let ty = self.plan.p.value_type(p);
@@ -146,7 +146,7 @@ impl Gen<'_> {
             self.ev(InstKind::Cast(CastOp::Trunc, k), ty)
         };
         let off = self.binop(BinaryOp::Imul, k, step);
-        self.binop(BinaryOp::Iadd, lo, off)
+        Ok(self.binop(BinaryOp::Iadd, lo, off))
     }
 
     /// The slot holding the iteration of counted loop `i` being reversed:
@@ -167,15 +167,15 @@ impl Gen<'_> {
     }
 
     /// A primal value (its forward copy) in the reverse code.
-    pub(super) fn rv(&mut self, v: Value) -> Value {
+    pub(super) fn rv(&mut self, v: Value) -> Result<Value, AdError> {
         let f = self.fv(v);
         self.need(f)
     }
 
     /// `i64` of primal integer `v` (sign- or zero-extended), in the reverse.
-    pub(super) fn need_int(&mut self, v: Value, unsigned: bool) -> Value {
+    pub(super) fn need_int(&mut self, v: Value, unsigned: bool) -> Result<Value, AdError> {
         let f = self.fv(v);
-        let r = self.need(f);
-        self.widen_i64(r, !unsigned)
+        let r = self.need(f)?;
+        Ok(self.widen_i64(r, !unsigned))
     }
 }

@@ -123,20 +123,19 @@ impl Gen<'_> {
     /// The plan's answer to question `ask` about forward value `gv` in the
     /// reverse of `b` (see `cache/needs.rs`). The dry run asks `cache/`
     /// and notes the answer in its table; the generation reads the next
-    /// answer of `plan.needs`, which must be this question's (asserted in
-    /// debug builds; a release build asks `cache/`, which answers as it
-    /// did in the dry run).
-    pub(super) fn answer(&mut self, b: Block, gv: Value, ask: Ask) -> Answer {
+    /// answer of `plan.needs`, which must be this question's: the plan is
+    /// the single source of the answers, and a generation that asks
+    /// anything else is an internal error.
+    pub(super) fn answer(&mut self, b: Block, gv: Value, ask: Ask) -> Result<Answer, AdError> {
         if let Walk::Follow(at) = self.walk {
-            let planned = self.plan.needs.answer(at, b, gv, ask);
-            debug_assert!(
-                planned.is_some(),
-                "the plan lacks decision {at}: {ask:?} of {gv} in the reverse of {b}"
-            );
-            if let Some(answer) = planned {
-                self.walk = Walk::Follow(at + 1);
-                return answer.clone();
-            }
+            let Some(answer) = self.plan.needs.answer(at, b, gv, ask) else {
+                return Err(self.unplanned(
+                    None,
+                    format!("question {at}: {ask:?} of {gv} in the reverse of {b}"),
+                ));
+            };
+            self.walk = Walk::Follow(at + 1);
+            return Ok(answer.clone());
         }
         let sweep = self.sweep();
         let answer = match ask {
@@ -151,31 +150,42 @@ impl Gen<'_> {
                 answer: answer.clone(),
             });
         }
-        answer
+        Ok(answer)
     }
 
     /// How the reverse of `b` gets forward value `gv` ([`Sweep::obtain`]).
-    pub(super) fn obtain(&mut self, b: Block, gv: Value) -> Obtain {
-        match self.answer(b, gv, Ask::Obtain) {
-            Answer::Obtain(how) => how,
-            other => unreachable!("an answer to another question: {other:?}"),
+    pub(super) fn obtain(&mut self, b: Block, gv: Value) -> Result<Obtain, AdError> {
+        match self.answer(b, gv, Ask::Obtain)? {
+            Answer::Obtain(how) => Ok(how),
+            other => Err(self.out_of_step(b, gv, other)),
         }
     }
 
     /// Whether the reverse of `b` has `gv` without a new record in its
     /// frame ([`Sweep::cheap`]).
-    pub(super) fn cheap(&mut self, b: Block, gv: Value) -> bool {
-        match self.answer(b, gv, Ask::Cheap) {
-            Answer::Cheap(yes) => yes,
-            other => unreachable!("an answer to another question: {other:?}"),
+    pub(super) fn cheap(&mut self, b: Block, gv: Value) -> Result<bool, AdError> {
+        match self.answer(b, gv, Ask::Cheap)? {
+            Answer::Cheap(yes) => Ok(yes),
+            other => Err(self.out_of_step(b, gv, other)),
         }
     }
 
     /// How the reverse of `b` computes `gv` again ([`Sweep::rebuild`]).
-    pub(super) fn rebuild_how(&mut self, b: Block, gv: Value) -> Rebuild {
-        match self.answer(b, gv, Ask::Rebuild) {
-            Answer::Rebuild(how) => how,
-            other => unreachable!("an answer to another question: {other:?}"),
+    pub(super) fn rebuild_how(&mut self, b: Block, gv: Value) -> Result<Rebuild, AdError> {
+        match self.answer(b, gv, Ask::Rebuild)? {
+            Answer::Rebuild(how) => Ok(how),
+            other => Err(self.out_of_step(b, gv, other)),
         }
+    }
+
+    /// The internal error of a generation whose question about `gv` in
+    /// the reverse of `b` met the planned answer to another question.
+    fn out_of_step(&self, b: Block, gv: Value, other: Answer) -> AdError {
+        self.unplanned(
+            None,
+            format!(
+                "{gv} in the reverse of {b}: the plan answers another question there ({other:?})"
+            ),
+        )
     }
 }
