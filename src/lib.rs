@@ -541,6 +541,15 @@ fn pipeline(
         ..Default::default()
     };
     inst.context.options = options.passes.clone();
+    // Sections of one `critical` name, from any of the files, agree
+    // before anything else sees them (the AD differentiates the atomic
+    // ones).
+    driver_pass(
+        "critical-sections",
+        "settling critical sections",
+        &mut module,
+        &mut inst,
+    )?;
     if options.serial {
         driver_pass(
             "serial-elision",

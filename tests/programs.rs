@@ -1865,6 +1865,9 @@ impl Multi {
 /// and exit with status 0, with nothing on stderr.
 fn check_multi(dir: &Path, how: Multi) -> Result<(), Failed> {
     let files = multi_sources(dir)?;
+    // The first file's `// flags:` line (say, `-fopenmp`) is for every
+    // parc command.
+    let flags = files.first().map(|f| flags_of(f)).unwrap_or_default();
     let stem = dir.file_name().unwrap_or_default().to_string_lossy();
     let exe = scratch_dir()?.join(format!("multi-{stem}-{}", how.label()));
     let build = |cmd: &mut Command| -> Result<(), Failed> {
@@ -1885,11 +1888,18 @@ fn check_multi(dir: &Path, how: Multi) -> Result<(), Failed> {
                 Multi::Jit(w) => cmd.env("PARC_NUM_THREADS", w.to_string()),
                 _ => &mut cmd,
             };
-            cmd.args(&files);
+            cmd.args(&flags).args(&files);
             cmd
         }
         Multi::Exe => {
-            build(parc().arg("build").args(&files).arg("-o").arg(&exe))?;
+            build(
+                parc()
+                    .arg("build")
+                    .args(&flags)
+                    .args(&files)
+                    .arg("-o")
+                    .arg(&exe),
+            )?;
             Command::new(&exe)
         }
         Multi::Cc => {
@@ -1902,6 +1912,7 @@ fn check_multi(dir: &Path, how: Multi) -> Result<(), Failed> {
                     .current_dir(&objects)
                     .arg("cc")
                     .args(cflags)
+                    .args(&flags)
                     .arg("-c")
                     .args(files.iter().map(|f| root().join(f))),
             )?;
@@ -1914,6 +1925,7 @@ fn check_multi(dir: &Path, how: Multi) -> Result<(), Failed> {
                 parc()
                     .arg("cc")
                     .args(cflags)
+                    .args(&flags)
                     .arg("-o")
                     .arg(&exe)
                     .args(&linked)

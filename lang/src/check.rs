@@ -137,7 +137,6 @@ fn check_here(
     let mut c = Checker {
         require_main,
         part,
-        locked_criticals: omp::locked_sections(program),
         ..Checker::default()
     };
     c.program(program);
@@ -338,9 +337,6 @@ struct Checker {
     strings: Vec<Vec<u8>>,
     string_ids: HashMap<Vec<u8>, usize>,
     fx: Option<FnCtx>,
-    /// The names of `critical` sections that take a lock (see
-    /// `omp::critical`).
-    locked_criticals: std::collections::HashSet<String>,
     /// Calls from kernels and `__device__` functions of host functions:
     /// (callee, call span), checked once every body is known.
     gpu_calls: Vec<(FuncRef, Span)>,

@@ -68,7 +68,6 @@ mod sections;
 mod team;
 
 use atomic::atomic_add_form;
-pub(super) use critical::locked_sections;
 
 /// A reduction: operator, the accumulator, the variable outside, its
 /// type, the clause's span.
@@ -297,9 +296,7 @@ impl Checker {
             // A lock per name (see `critical`); a section that is one
             // update `x += e` may be that update done atomically.
             "critical" => match atomic_add_form(stmt) {
-                Some(update) if place != Place::Main && self.critical_may_be_atomic(pragma) => {
-                    self.omp_atomic(pragma, update)
-                }
+                Some(update) if place != Place::Main => self.omp_critical_atomic(pragma, update),
                 _ => self.omp_critical(pragma, stmt),
             },
             "atomic" | "atomic update" | "atomic read" | "atomic write" | "atomic capture"

@@ -4,6 +4,7 @@
 use crate::Pass;
 
 pub mod adce;
+pub mod critical_sections;
 pub mod dce;
 pub mod dead_return;
 pub mod devirtualize;
@@ -68,4 +69,6 @@ pub const ALL: &[(&str, Pass)] = &[
     ("serial-elision", serial_elision::run),
     // Not in any `-O` pipeline: the driver runs it for whole programs.
     ("internalize", internalize::run),
+    // Not in any `-O` pipeline: the driver runs it on every program.
+    ("critical-sections", critical_sections::run),
 ];

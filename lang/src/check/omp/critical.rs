@@ -7,10 +7,12 @@
 //! variables shared by the iterations of a parallel loop are not
 //! determinacy races: the lock orders them.
 //!
-//! A section that is one update `x += e` (`-=`, `++`, `--`) is an atomic
-//! add instead (the same effect, no lock, and differentiable), unless
-//! another section of the same name in the file is not one: then the
-//! update takes the lock too, so that it excludes the other sections.
+//! A section in parallel code that is one update `x += e` (`-=`, `++`,
+//! `--`) is that update as an atomic add, between the same calls; `opt`'s
+//! `critical-sections` pass, which sees the whole program (every file),
+//! removes the calls when every section of the name is such an update
+//! (the same effect, no lock, and differentiable), and keeps them all
+//! otherwise, so that each section excludes the others.
 //!
 //! What OpenMP forbids is an error: a jump out of the section (`return`,
 //! `break`, `continue`, `goto`), which would leave the lock taken. So is a
@@ -26,28 +28,6 @@ use crate::hir::{Builtin, CType, ExprKind, Stmt, StmtKind};
 use crate::omp::Pragma;
 use parc_ir::{CFn, Intrinsic};
 use std::collections::HashSet;
-
-/// The names (`""`: unnamed) of the `critical` sections of `program`
-/// that are not one atomic update: every section of these names takes
-/// the lock.
-pub(in crate::check) fn locked_sections(program: &ast::Program) -> HashSet<String> {
-    let mut names = HashSet::new();
-    for item in &program.items {
-        if let ast::Item::Func(f) = item {
-            for s in f.body.iter().flat_map(|b| &b.stmts) {
-                each_stmt(s, &mut |s| {
-                    if let ast::StmtKind::Omp { pragma, stmt } = &s.kind
-                        && pragma.is("critical")
-                        && super::atomic_add_form(stmt).is_none()
-                    {
-                        names.insert(pragma.name.clone().unwrap_or_default());
-                    }
-                });
-            }
-        }
-    }
-    names
-}
 
 /// Calls `f` on `s` and every statement nested in it.
 fn each_stmt(s: &ast::Stmt, f: &mut impl FnMut(&ast::Stmt)) {
@@ -94,6 +74,20 @@ struct Inside {
     switches: usize,
 }
 
+/// The call of `f` (`__parc_critical_begin` or `_end`) for the sections
+/// whose name hashes to `id`.
+fn bracket(f: CFn, id: i64, span: Span) -> Stmt {
+    Stmt {
+        kind: StmtKind::Expr(builtin(
+            Builtin::Intrinsic(Intrinsic::C(f)),
+            vec![mk(ExprKind::IntConst(id), CType::Long, span)],
+            CType::Void,
+            span,
+        )),
+        span,
+    }
+}
+
 /// The runtime's name for the sections called `name`: FNV-1a of it,
 /// never 0 (the unnamed sections').
 fn name_hash(name: Option<&str>) -> i64 {
@@ -105,11 +99,16 @@ fn name_hash(name: Option<&str>) -> i64 {
 }
 
 impl Checker {
-    /// Whether the section `pragma` names may be an atomic add.
-    pub(super) fn critical_may_be_atomic(&self, pragma: &Pragma) -> bool {
-        !self
-            .locked_criticals
-            .contains(pragma.name.as_deref().unwrap_or_default())
+    /// `#pragma omp critical[(name)]` on `update`, one `x += e` (`-=`,
+    /// `++`, `--`) in parallel code: the atomic add, bracketed by the
+    /// lock's calls, which the `critical-sections` pass removes when every
+    /// section of the name in the program is one such update.
+    pub(super) fn omp_critical_atomic(&mut self, pragma: &Pragma, update: &ast::Stmt) -> Vec<Stmt> {
+        let id = name_hash(pragma.name.as_deref());
+        let mut out = vec![bracket(CFn::CriticalBegin, id, pragma.span)];
+        out.extend(self.omp_atomic(pragma, update));
+        out.push(bracket(CFn::CriticalEnd, id, update.span));
+        out
     }
 
     /// `#pragma omp critical[(name)]` on `stmt`: the block under the
@@ -123,15 +122,6 @@ impl Checker {
         });
         self.check_section(stmt, pragma, &labels, Inside::default());
         let id = name_hash(pragma.name.as_deref());
-        let call = |f: CFn, span: Span| Stmt {
-            kind: StmtKind::Expr(builtin(
-                Builtin::Intrinsic(Intrinsic::C(f)),
-                vec![mk(ExprKind::IntConst(id), CType::Long, span)],
-                CType::Void,
-                span,
-            )),
-            span,
-        };
         if let Some(fx) = self.fx.as_mut() {
             fx.critical += 1;
         }
@@ -143,9 +133,9 @@ impl Checker {
         // mark for the optimizer: a local that parallel tasks write is
         // memory the lock's calls may touch (`opt`'s alias analysis,
         // "Objects shared by parallel strands").
-        let mut out = vec![call(CFn::CriticalBegin, pragma.span)];
+        let mut out = vec![bracket(CFn::CriticalBegin, id, pragma.span)];
         out.extend(body);
-        out.push(call(CFn::CriticalEnd, stmt.span));
+        out.push(bracket(CFn::CriticalEnd, id, stmt.span));
         out
     }
 
