@@ -139,14 +139,22 @@ impl Checker {
         });
         if let Some((vla, decl)) = entered {
             let name = self.local_name(vla);
+            // `case VALUE` or `default`, not the statement after it.
+            let end = value.map_or(span.start + "default".len() as u32, |v| v.span.end);
+            let at = Span {
+                start: span.start,
+                end: end.min(span.end),
+            };
             self.push(
                 Diagnostic::error(
-                    span,
+                    at,
                     format!(
                         "a `switch` cannot jump into the scope of variable-length array `{name}`"
                     ),
                 )
-                .with_label(format!("`{word}` is after the declaration of `{name}`"))
+                .with_label(format!(
+                    "the `switch` jumps here, past the declaration of `{name}`"
+                ))
                 .with_secondary(decl, "declared here")
                 .with_help(format!(
                     "put `{name}` in a block of its own inside the case"
