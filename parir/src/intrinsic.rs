@@ -1072,6 +1072,13 @@ impl Intrinsic {
         info.effects.is_pure() && info.result == Some(OperandType::Result)
     }
 
+    /// The math functions that also apply lane-wise to float vectors
+    /// (`fmin.f64x2 a, b`: each lane as the scalar function, a NaN lane
+    /// ignored as C's `fmin` ignores it), which the loop vectorizer uses.
+    pub fn is_lanewise(self) -> bool {
+        matches!(self, Intrinsic::Fmin | Intrinsic::Fmax)
+    }
+
     /// GPU-only intrinsics: legal only in kernels and device functions.
     pub fn is_gpu_only(self) -> bool {
         self.info().gpu_only

@@ -101,7 +101,9 @@
 //!   takes `x` of `v`'s lane type and makes `v`'s type, `n` below the
 //!   number of lanes; `reduce_OP v` takes a vector whose lane class
 //!   (integer or float) is `OP`'s, `OP` one of `iadd imul and or xor fadd
-//!   fmul`, and makes its lane type. No other instruction takes or makes a
+//!   fmul`, and makes its lane type; the lane-wise math intrinsics
+//!   ([`Intrinsic::is_lanewise`]: `fmin`, `fmax`) take and make float
+//!   vectors as they do floats. No other instruction takes or makes a
 //!   vector except `load`, `store` (as the value) and block parameters;
 //!   no signature has one (`[signature]`); only host functions have them
 //!   (`[gpu]`).
@@ -1774,7 +1776,7 @@ fn check_intrinsic(
                         format!("`{name}` returns its operand's type {}, not {got}", ty(v)),
                     );
                 }
-            } else if !got.is_float() {
+            } else if !(got.is_float() || op.is_lanewise() && got.lane_type().is_float()) {
                 e("types", format!("`{name}` works on f32 or f64, not {got}"));
             }
         }

@@ -304,6 +304,7 @@ impl<'a> Interp<'a> {
                     | InstKind::Icmp(..)
                     | InstKind::Fcmp(..)
                     | InstKind::Select(..)
+                    | InstKind::Intrinsic { .. }
                         if data.result.is_some_and(|r| func.values[r].ty.is_vector()) =>
                     {
                         tri!(vector(frame, func, &data.kind, data.result))
@@ -829,7 +830,8 @@ fn set_lanes(frame: &mut Frame, func: &Function, r: Value, lanes: [u64; 4]) {
 
 /// Vector instructions other than memory accesses: lane-wise `fneg`,
 /// binary operators, `icmp`/`fcmp` (to a mask) and `select` by a mask,
-/// `splat`, `extract_lane`, `insert_lane`, `reduce_OP`.
+/// the lane-wise math intrinsics (`fmin`, `fmax`: the C function on each
+/// lane), `splat`, `extract_lane`, `insert_lane`, `reduce_OP`.
 fn vector(
     frame: &mut Frame,
     func: &Function,
@@ -883,6 +885,21 @@ fn vector(
             let mut z = [0; 4];
             for i in 0..n {
                 z[i] = if m[i] != 0 { x[i] } else { y[i] };
+            }
+            set_lanes(frame, func, r, z);
+        }
+        InstKind::Intrinsic { op, args } if op.is_lanewise() && args.len() == 2 => {
+            let f = libm::math_fn(*op)
+                .ok_or_else(|| Fault::msg(format!("no C function for `{}`", op.name())))?;
+            let (x, y) = (lanes_of(frame, args[0]), lanes_of(frame, args[1]));
+            let mut z = [0; 4];
+            for i in 0..n {
+                z[i] = if lane_ty == Type::F32 {
+                    f32_bits(f.f32(&[f32_of(x[i]), f32_of(y[i])]))
+                } else {
+                    f.f64(&[f64::from_bits(x[i]), f64::from_bits(y[i])])
+                        .to_bits()
+                };
             }
             set_lanes(frame, func, r, z);
         }

@@ -12,9 +12,12 @@
 ; error: in @host, block0, `v17 = shl v16, v1`: `shl` does not work on vectors (i64x2 and i32) [types]
 ; error: in @host, block0, `v18 = fneg v16`: `fneg` needs a float operand, not i64x2 [types]
 ; error: in @host, block0, `v19 = extract_lane.f32 v3, 1`: `extract_lane` result must be f64, not f32 [types]
+; error: in @host, block0, `v21 = sqrt.f64x2 v3`: `sqrt` works on f32 or f64, not f64x2 [types]
+; error: in @host, block0, `v22 = fmin.i32x4 v4, v4`: `fmin` works on f32 or f64, not i32x4 [types]
 ; error: in @dev, block0, `v1 = load.f32x4 v0`: vector value in a kernel or device function (`load`) [gpu]
 ; error: in @dev, block0, `store v1, v0`: vector value in a kernel or device function (`store`) [gpu]
-; Vector types: lane-wise operators only, matching lane types and counts,
+; Vector types: lane-wise operators (and the lane-wise math intrinsics,
+; `fmin`/`fmax` on float vectors) only, matching lane types and counts,
 ; lanes in range, no vectors in signatures, selects, conversions,
 ; comparisons or device code.
 declare @takes_vector(f64x2)
@@ -37,6 +40,9 @@ block0(v0: f64, v1: i32, v2: ptr):
     v17 = shl v16, v1
     v18 = fneg v16
     v19 = extract_lane.f32 v3, 1
+    v20 = fmax.f64x2 v3, v3
+    v21 = sqrt.f64x2 v3
+    v22 = fmin.i32x4 v4, v4
     return
 }
 func device @dev(ptr) {

@@ -141,8 +141,20 @@ impl<'a, 'b, 'c, M: ClModule> FnTranslator<'a, 'b, 'c, M> {
                 };
                 let x_nan = self.b.ins().fcmp(condcodes::FloatCC::Unordered, x, x);
                 let y_nan = self.b.ins().fcmp(condcodes::FloatCC::Unordered, y, y);
-                let m = self.b.ins().select(x_nan, y, m);
-                Some(self.b.ins().select(y_nan, x, m))
+                let vt = self.b.func.dfg.value_type(x);
+                if vt.is_vector() {
+                    // Lane-wise (the vectorizer's): the compares give masks,
+                    // which select bit by bit on the operands' type.
+                    let little = cranelift_codegen::ir::MemFlagsData::new()
+                        .with_endianness(cranelift_codegen::ir::Endianness::Little);
+                    let x_nan = self.b.ins().bitcast(vt, little, x_nan);
+                    let y_nan = self.b.ins().bitcast(vt, little, y_nan);
+                    let m = self.b.ins().bitselect(x_nan, y, m);
+                    Some(self.b.ins().bitselect(y_nan, x, m))
+                } else {
+                    let m = self.b.ins().select(x_nan, y, m);
+                    Some(self.b.ins().select(y_nan, x, m))
+                }
             }
             Sin | Cos if self.sincos_args.contains(&args[0]) => {
                 let (sin, cos) = match self.sincos.get(&args[0]) {

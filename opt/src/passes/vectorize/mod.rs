@@ -59,7 +59,13 @@
 //!     lane-wise operator
 //!     ([`BinaryOp::is_lanewise`](parc_ir::BinaryOp::is_lanewise), `fneg`)
 //!     on varying and uniform operands (uniform ones are splatted), or an
-//!     `icmp`/`fcmp` of them (a mask) and a `select` by such a mask;
+//!     `icmp`/`fcmp` of them (a mask) and a `select` by such a mask, or
+//!     C's `fmin`/`fmax` of them (lane-wise intrinsics,
+//!     [`Intrinsic::is_lanewise`](parc_ir::Intrinsic::is_lanewise): each
+//!     lane exactly the scalar call, so `c[i] = fmax(a[i], b[i])` needs no
+//!     flag; as a reduction, `m = fmax(m, a[i])`, they are refused,
+//!     `min-max-call`: their NaN tests on the loop-carried chain made the
+//!     f64x2 loop no faster than the scalar one);
 //!   - a `store` of a varying or uniform value of one of those types to an
 //!     affine address whose stride is its size;
 //! - all varying values have one number of lanes `W`, and a constant trip

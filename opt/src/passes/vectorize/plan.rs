@@ -348,6 +348,16 @@ pub(super) fn plan(
                 _ => return Err("operation"),
             },
             InstKind::Iconst(_) | InstKind::Fconst(_) => Shape::Uniform,
+            // C's `fmin`/`fmax` of lanes: each lane as the scalar call.
+            InstKind::Intrinsic { op, args }
+                if op.is_lanewise() && args.iter().any(|&a| sh(a) != Shape::Uniform) =>
+            {
+                if args.iter().any(|&a| matches!(sh(a), Shape::Affine(_))) {
+                    return Err("operation");
+                }
+                want_lanes(rty.ok_or("malformed")?)?;
+                Shape::Varying
+            }
             k if !k.has_side_effects()
                 && !k.may_read_memory()
                 && !matches!(k, InstKind::Alloca { .. })

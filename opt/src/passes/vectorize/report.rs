@@ -131,6 +131,11 @@ pub fn explain(reason: &str) -> &'static str {
              integers, + - * on floats under -ffast-math; `m = x > m ? x : m` and the \
              other minimums and maximums)"
         }
+        "min-max-call" => {
+            "a minimum or maximum by `fmin`/`fmax` is not carried in lanes: their NaN \
+             tests would lengthen each iteration's chain more than the lanes save; with \
+             -ffast-math, `m = a[i] > m ? a[i] : m` is"
+        }
         "float-min-max" => {
             "a floating-point minimum or maximum taken in lanes may keep -0.0 where the \
              loop keeps +0.0 (they compare equal) and a NaN where the loop drops it; allow \

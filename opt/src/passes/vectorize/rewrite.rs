@@ -455,7 +455,10 @@ pub(super) fn rewrite(func: &mut Function, p: &Plan) -> Block {
                     InstKind::Binary(op, a, b)
                 }
                 InstKind::Unary(op, a) => InstKind::Unary(op, vmap[&a]),
-                mut k @ (InstKind::Icmp(..) | InstKind::Fcmp(..) | InstKind::Select(..)) => {
+                mut k @ (InstKind::Icmp(..)
+                | InstKind::Fcmp(..)
+                | InstKind::Select(..)
+                | InstKind::Intrinsic { .. }) => {
                     let mut lanes: HashMap<Value, Value> = HashMap::new();
                     for o in k.operands() {
                         let l = if shape(o) == Shape::Varying {
