@@ -33,6 +33,10 @@ pub static parc_rt_ad_stats_state: AtomicU8 = AtomicU8::new(0);
 use parc_rt_ad_stats_state as STATE;
 pub const OFF: u8 = 1;
 pub const ON: u8 = 2;
+/// `PARC_AD_STATS` is off but a `--tape-budget` gradient is measuring an
+/// iteration's records ([`parc_rt_ad_tape_measure`]): notes are counted,
+/// nothing is printed.
+pub const MEASURE: u8 = 3;
 static LIVE_RECORDED: AtomicI64 = AtomicI64::new(0);
 static PEAK_RECORDED: AtomicI64 = AtomicI64::new(0);
 static LIVE_ALLOCATED: AtomicI64 = AtomicI64::new(0);
@@ -59,7 +63,7 @@ pub fn line(peak_recorded: i64, peak_allocated: i64, total_recorded: i64) -> Str
 pub extern "C" fn parc_rt_ad_tape_note(recorded: i64, allocated: i64) {
     match STATE.load(Relaxed) {
         OFF => {}
-        ON => note(recorded, allocated),
+        ON | MEASURE => note(recorded, allocated),
         _ => {
             let on = requested();
             STATE.store(if on { ON } else { OFF }, Relaxed);
@@ -73,6 +77,31 @@ pub extern "C" fn parc_rt_ad_tape_note(recorded: i64, allocated: i64) {
             }
         }
     }
+}
+
+/// The bytes of records the tapes hold now (only the difference of two
+/// results means anything: without `PARC_AD_STATS` releases outside a
+/// measurement are not counted). `on` 1 starts counting notes even without
+/// `PARC_AD_STATS`, `on` 0 stops that again. A `--tape-budget` gradient
+/// brackets one iteration of a loop with the two calls to learn what an
+/// iteration records; gradients measuring at the same time on several
+/// threads would count each other's notes too.
+#[unsafe(no_mangle)]
+pub extern "C" fn parc_rt_ad_tape_measure(on: i64) -> i64 {
+    if STATE.load(Relaxed) == 0 {
+        let on = requested();
+        STATE.store(if on { ON } else { OFF }, Relaxed);
+        if on {
+            // SAFETY: as in `parc_rt_ad_tape_note`.
+            unsafe { libc::atexit(print_at_exit) };
+        }
+    }
+    match (STATE.load(Relaxed), on != 0) {
+        (OFF, true) => STATE.store(MEASURE, Relaxed),
+        (MEASURE, false) => STATE.store(OFF, Relaxed),
+        _ => {}
+    }
+    LIVE_RECORDED.load(Relaxed)
 }
 
 fn note(recorded: i64, allocated: i64) {

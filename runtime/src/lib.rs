@@ -53,6 +53,7 @@
 //! | `parc_rt_exit` | `(i32 status) -> !` | C `exit`: flushes and ends the process |
 //! | `parc_rt_wtime` | `() -> f64` | monotonic seconds |
 //! | `parc_rt_ad_tape_note` | `(i64 recorded, i64 allocated)` | a gradient's tape grew or shrank by these bytes (counted only with `PARC_AD_STATS`, see [`adstats`]) |
+//! | `parc_rt_ad_tape_measure` | `(i64 on) -> i64` | the bytes of records gradient tapes hold; from `on` 1 to `on` 0 notes are counted without `PARC_AD_STATS` too (`--tape-budget`, see [`adstats`]) |
 //! | `parc_rt_qsort` | `(ptr base, i64 n, i64 size, fn(ptr, ptr) -> i32 cmp)` | C `qsort` (glibc's), a null comparator or array a fault |
 //! | `parc_rt_bsearch` | `(ptr key, ptr base, i64 n, i64 size, fn(ptr, ptr) -> i32 cmp) -> ptr` | C `bsearch` (glibc's), a null comparator a fault |
 //! | `parc_rt_atexit` | `(fn() f) -> i32` | C `atexit`: `f` runs when `main` returns (in `parc_rt_main`) or at `parc_rt_exit`, last registered first |
@@ -191,6 +192,7 @@ pub fn symbols() -> Vec<(&'static str, *const u8)> {
         output::parc_rt_exit,
         clib::parc_rt_wtime,
         adstats::parc_rt_ad_tape_note,
+        adstats::parc_rt_ad_tape_measure,
         clib::parc_rt_abort,
         clib::parc_rt_qsort,
         clib::parc_rt_atexit,

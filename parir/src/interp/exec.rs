@@ -720,6 +720,8 @@ impl<'a> Interp<'a> {
                 self.tape.get_or_insert_default().note(recorded, allocated);
                 None
             }
+            // The interpreter counts every note: nothing to switch on.
+            AdTapeMeasure => Some(self.tape.get_or_insert_default().live_recorded as u64),
             // The interpreter runs the serial projection: one worker.
             WorkerId => Some(0),
             NumWorkers => Some(1),

@@ -227,6 +227,7 @@ impl<'a, 'b, 'c, M: ClModule> FnTranslator<'a, 'b, 'c, M> {
                 self.ad_tape_note(&a)?;
                 None
             }
+            AdTapeMeasure => self.call_extern(&ix::RT_AD_TAPE_MEASURE, &a)?,
             WorkerId => match self.worker_id {
                 Some(w) => Some(w),
                 None => self.call_extern(&ix::RT_WORKER_ID, &[])?,

@@ -169,6 +169,8 @@ impl FnCx<'_, '_> {
             // per-thread tapes live in memory the host allocated, and a
             // note from every thread would serialize the grid: none here.
             AdTapeNote => {}
+            // No notes on the device: nothing measured.
+            AdTapeMeasure => self.line(format!("mov.u64 {d}, 0;")),
             Wtime => {
                 let t = self.temp(Class::B64);
                 self.line(format!("mov.u64 {t}, %globaltimer;"));
