@@ -594,10 +594,11 @@ pub(crate) struct AdArgs {
     /// Refused, with the reason, at a loop whose writes cannot be bounded.
     #[arg(long, value_name = "N", value_parser = parse_grain)]
     pub(crate) checkpoint: Option<NonZeroU64>,
-    /// Checkpoint the serial loops whose tape would exceed BYTES (a
-    /// number, or with a K, M or G suffix: powers of 1024). Not
-    /// implemented yet: refused at the first loop whose tape is not known
-    /// to fit (`--explain-tape` lists the candidates).
+    /// Checkpoint the time loops (as `--checkpoint`) whose records would
+    /// exceed BYTES (a number, or with a K, M or G suffix: powers of
+    /// 1024), with the period chosen at run time from the first
+    /// iteration's measured records; a loop that cannot be checkpointed
+    /// is recorded whole, with a warning.
     #[arg(long, value_name = "BYTES", value_parser = parse_bytes, conflicts_with = "checkpoint")]
     pub(crate) tape_budget: Option<u64>,
 }
@@ -888,5 +889,33 @@ impl GpuArchArg {
             GpuArchArg::Sm80 => parc_ptx::GpuArch::Sm80,
             GpuArchArg::Sm90 => parc_ptx::GpuArch::Sm90,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_bytes;
+
+    #[test]
+    fn tape_budgets() {
+        assert_eq!(parse_bytes("4096"), Ok(4096));
+        assert_eq!(parse_bytes("64K"), Ok(64 << 10));
+        assert_eq!(parse_bytes("512m"), Ok(512 << 20));
+        assert_eq!(parse_bytes("2G"), Ok(2 << 30));
+        for bad in [
+            "0",
+            "0K",
+            "",
+            "K",
+            "12X",
+            "1.5G",
+            "-3",
+            "99999999999G",
+            "4 K",
+        ] {
+            assert!(parse_bytes(bad).is_err(), "`{bad}` accepted");
+        }
+        assert!(parse_bytes("12X").unwrap_err().contains("unknown unit `X`"));
+        assert!(parse_bytes("0").unwrap_err().contains("0 bytes"));
     }
 }

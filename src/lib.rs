@@ -508,7 +508,7 @@ fn pipeline(
     path: &str,
     origin: Origin<'_>,
     mut times: StageTimes,
-    rendered: String,
+    mut rendered: String,
     options: &Options,
 ) -> Result<Compiled, CompileError> {
     let dump = |phase: &str| {
@@ -661,6 +661,13 @@ fn pipeline(
         internal: true,
     })?;
     times.time("verify", || verified(&module, "the final stage (prepare)"))?;
+    for n in ad_report.iter().flat_map(|r| &r.not_checkpointed) {
+        let file = module.file_of(n.loc).unwrap_or(path);
+        rendered += &format!(
+            "{file}:{}:{}: warning: in `{}`: {}\n",
+            n.loc.line, n.loc.col, n.function, n.why
+        );
+    }
     Ok(Compiled {
         module,
         warnings: rendered,

@@ -32,8 +32,14 @@
 //! those of its callees), and the function's code after the loop must not
 //! write memory the loop reads: the re-runs in the reverse would read it.
 //!
-//! `--tape-budget BYTES` is not implemented yet: refused at the first
-//! candidate loop whose records would not fit, rather than ignored.
+//! `--tape-budget BYTES` cuts the same loops into segments whose length
+//! is chosen at run time, when the loop starts (`checkpoint/pair.rs`): its
+//! first iteration is recorded and its records measured, and the loop is
+//! recorded whole if all its iterations' records fit the budget, else
+//! checkpointed with the period that keeps the least tape (a warning on
+//! stderr names the loop and the least budget that would fit, where none
+//! fits). A loop it cannot checkpoint is recorded whole, with a warning at
+//! compile time ([`NotCheckpointed`]).
 
 mod outline;
 mod pair;
@@ -131,29 +137,13 @@ impl Candidate {
             self.writes.join(", ")
         }
     }
-
-    /// Why a request for checkpointing is refused at this loop.
-    pub fn refusal(&self, request: Request) -> String {
-        let asked = match request {
-            Request::Every(n) => format!("`--checkpoint {n}`"),
-            Request::Budget(b) => format!("`--tape-budget {b}`"),
-        };
-        format!(
-            "{asked} asks to checkpoint the serial loop of `{}` iterations here ({} bytes recorded \
-             per iteration, {} in all; its iterations overwrite {}), but a tape budget is not \
-             implemented yet; checkpoint it every N iterations with `--checkpoint N` instead",
-            self.trip,
-            show_size(&self.per_iteration),
-            show_size(&self.total),
-            self.writes_or("none found")
-        )
-    }
 }
 
-/// The segment functions made for checkpointing, with what each writes.
+/// The segment functions made for checkpointing, with what each writes
+/// and, under a budget, how its period is chosen.
 #[derive(Default)]
 pub struct Segments {
-    writes: HashMap<FuncId, Vec<writes::Written>>,
+    writes: HashMap<FuncId, (Vec<writes::Written>, Option<pair::Budget>)>,
 }
 
 impl Segments {
@@ -161,8 +151,8 @@ impl Segments {
     /// it is not one.
     pub fn build_pair(&self, m: &mut Module, ctx: &mut Ctx, primal: FuncId, p: &Pair) -> bool {
         match self.writes.get(&primal) {
-            Some(w) => {
-                pair::build(m, ctx, primal, p, w);
+            Some((w, budget)) => {
+                pair::build(m, ctx, primal, p, w, budget.as_ref());
                 true
             }
             None => false,
@@ -170,36 +160,87 @@ impl Segments {
     }
 }
 
-/// For `--checkpoint N` (`every`): the function whose gradient is built
-/// instead of `primal`, a copy with its time loops cut into segments of
-/// `every` iterations (module doc), or `primal` if it has none.
+/// A loop `--tape-budget` leaves recorded: its position and why.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NotCheckpointed {
+    pub function: String,
+    pub loc: SrcLoc,
+    pub why: String,
+}
+
+/// The function whose gradient is built instead of `primal`: a copy with
+/// its time loops cut into segments (module doc), or `primal` if it has
+/// none. `--checkpoint N` segments them every `N` iterations and refuses
+/// a loop it cannot checkpoint; `--tape-budget` chooses each period at
+/// run time (`pair.rs`) and leaves a loop it cannot checkpoint recorded,
+/// pushing why onto `skipped` (then `primal` is differentiated as it is).
 pub fn prepare(
     m: &mut Module,
     segments: &mut Segments,
     primal: FuncId,
-    every: u64,
+    request: Request,
+    skipped: &mut Vec<NotCheckpointed>,
 ) -> Result<FuncId, AdError> {
     let loops = outline::time_loops(m, primal);
     if loops.is_empty() {
         return Ok(primal);
     }
+    // A budget leaves a loop it cannot checkpoint recorded: the module as
+    // it was.
+    let saved = matches!(request, Request::Budget(_)).then(|| (m.clone(), segments.writes.clone()));
+    let result = prepare_loops(m, segments, primal, request, loops);
+    match (result, saved) {
+        (Err(e), Some(saved)) => {
+            (*m, segments.writes) = saved;
+            skipped.push(NotCheckpointed {
+                function: e.function,
+                loc: e.loc,
+                why: e.message,
+            });
+            Ok(primal)
+        }
+        (r, _) => r,
+    }
+}
+
+fn prepare_loops(
+    m: &mut Module,
+    segments: &mut Segments,
+    primal: FuncId,
+    request: Request,
+    loops: Vec<(parc_ir::Block, SrcLoc)>,
+) -> Result<FuncId, AdError> {
     let name = m.funcs[primal].name.clone();
     let mut copy = m.funcs[primal].clone();
     copy.name = m.fresh_func_name(&format!("{name}.ckpt"));
     copy.linkage = Linkage::Local;
     let copy = m.funcs.push(copy);
-    let refuse = |loc: SrcLoc, why: String| AdError {
+    let (every, budget, asked) = match request {
+        Request::Every(n) => (n, None, format!("`--checkpoint {n}`")),
+        // The caller's period is not used: `seg.aug` chooses its own.
+        Request::Budget(b) => (1, Some(b), format!("`--tape-budget {b}`")),
+    };
+    // `the loop`: "this loop" at its position, else where it is.
+    let refuse_loop = |loc: SrcLoc, the_loop: &str, why: String| AdError {
         function: name.clone(),
         loc,
-        message: format!(
-            "`--checkpoint {every}` cannot checkpoint this loop: {why}; drop the option (the \
-             gradient then records every iteration)"
-        ),
+        message: match budget {
+            None => format!(
+                "{asked} cannot checkpoint {the_loop}: {why}; drop the option (the gradient \
+                 then records every iteration)"
+            ),
+            Some(_) => format!(
+                "{asked} cannot checkpoint {the_loop}: {why}; the gradient records every \
+                 iteration"
+            ),
+        },
     };
+    let refuse = |loc: SrcLoc, why: String| refuse_loop(loc, "this loop", why);
     let mut sums = writes::Summaries::default();
     let first = loops.first().map(|l| l.1);
     for (h, loc) in loops {
-        let o = outline::outline(m, copy, h, every).map_err(|e| refuse(loc, e))?;
+        let o =
+            outline::outline(m, copy, h, every, budget.is_some()).map_err(|e| refuse(loc, e))?;
         let w = sums.of(m, o.seg).map_err(|e| {
             let at = if e.loc.is_known() {
                 format!(" (`{}` at line {}:{})", e.function, e.loc.line, e.loc.col)
@@ -211,20 +252,26 @@ pub fn prepare(
                 format!("the snapshot cannot bound what it writes: {}{at}", e.what),
             )
         })?;
-        segments.writes.insert(o.seg, w);
+        let plan = budget.zip(o.plan).map(|(bytes, slot)| pair::Budget {
+            bytes,
+            slot,
+            loc: o.loc,
+            what: format!("the serial loop in `{name}`"),
+        });
+        segments.writes.insert(o.seg, (w, plan));
     }
     if let Some((loc, what)) = write_after(m, copy, &segments.writes, &mut sums) {
-        let at = first.map(|l| format!(" at line {}:{}", l.line, l.col));
-        return Err(AdError {
-            function: name.clone(),
-            loc,
-            message: format!(
-                "`--checkpoint {every}` cannot checkpoint the loop{}: `{name}` {what} here, after \
-                 the loop, and the loop's re-runs in the reverse could read it; drop the option \
-                 (the gradient then records every iteration)",
-                at.unwrap_or_default()
-            ),
+        let the_loop = first.map_or("the loop".to_string(), |l| {
+            format!("the loop at line {}:{}", l.line, l.col)
         });
+        return Err(refuse_loop(
+            loc,
+            &the_loop,
+            format!(
+                "`{name}` {what} here, after the loop, and the loop's re-runs in the reverse \
+                 could read it"
+            ),
+        ));
     }
     Ok(copy)
 }
@@ -232,10 +279,10 @@ pub fn prepare(
 /// A write of `f` (its time loops cut out) that does not come before every
 /// segment call (another segment's call included): its position and what
 /// it is.
-fn write_after(
+fn write_after<T>(
     m: &Module,
     f: FuncId,
-    segs: &HashMap<FuncId, Vec<writes::Written>>,
+    segs: &HashMap<FuncId, T>,
     sums: &mut writes::Summaries,
 ) -> Option<(SrcLoc, String)> {
     let func = &m.funcs[f];

@@ -249,8 +249,8 @@ pub struct AdOptions {
     /// (`reverse/slabs.rs`).
     pub task_shadow_callocs: bool,
     /// Checkpointing asked for: `--checkpoint N` cuts time loops into
-    /// segments; `--tape-budget BYTES` is refused where it would apply
-    /// (see `checkpoint.rs`).
+    /// segments of `N` iterations; `--tape-budget BYTES` cuts them into
+    /// segments whose length is chosen at run time (see `checkpoint.rs`).
     pub checkpoint: Option<checkpoint::Request>,
 }
 
@@ -293,6 +293,9 @@ pub struct AdReport {
     /// The plan of each generated function (`--explain-ad`), as its text,
     /// in the order they were generated.
     pub plans: Vec<String>,
+    /// The time loops `--tape-budget` could not checkpoint (each is
+    /// recorded whole), for a warning.
+    pub not_checkpointed: Vec<checkpoint::NotCheckpointed>,
 }
 
 /// A construct the AD cannot differentiate (never a wrong gradient).
@@ -341,12 +344,17 @@ pub fn differentiate(module: &mut Module, options: &AdOptions) -> Result<AdRepor
     // `--checkpoint N`: each gradient is built from a copy of its function
     // whose time loops are cut into segments (see `checkpoint.rs`).
     let mut segments = checkpoint::Segments::default();
+    let mut not_checkpointed = Vec::new();
     let mut primals = Vec::new();
     for r in &requests {
         primals.push(match options.checkpoint {
-            Some(checkpoint::Request::Every(n)) if m.funcs.get(r.primal).is_some() => {
-                checkpoint::prepare(&mut m, &mut segments, r.primal, n)?
-            }
+            Some(request) if m.funcs.get(r.primal).is_some() => checkpoint::prepare(
+                &mut m,
+                &mut segments,
+                r.primal,
+                request,
+                &mut not_checkpointed,
+            )?,
             _ => r.primal,
         });
     }
@@ -406,26 +414,6 @@ pub fn differentiate(module: &mut Module, options: &AdOptions) -> Result<AdRepor
             reverse::split(&mut m, &mut ctx, primal, &pair)?;
         }
     }
-    if let Some(request @ checkpoint::Request::Budget(_)) = options.checkpoint {
-        let refused = checkpoint::candidates(&ctx.tapes)
-            .into_iter()
-            .find(|c| match request {
-                checkpoint::Request::Every(_) => false,
-                // A loop whose records are a constant within the budget
-                // needs no checkpoint.
-                checkpoint::Request::Budget(b) => !matches!(
-                    c.total.iter().collect::<Vec<_>>()[..],
-                    [(factors, &bytes)] if factors.is_empty() && bytes <= b
-                ),
-            });
-        if let Some(c) = refused {
-            return Err(AdError {
-                function: c.primal.clone(),
-                loc: c.loc,
-                message: c.refusal(request),
-            });
-        }
-    }
     // The functions made here reach the primals' barriers (the reverse of
     // a barrier is a barrier) and call each other.
     parc_ir::convergent::infer(&mut m);
@@ -434,5 +422,6 @@ pub fn differentiate(module: &mut Module, options: &AdOptions) -> Result<AdRepor
         sites: ctx.sites,
         tapes: ctx.tapes,
         plans: ctx.plans,
+        not_checkpointed,
     })
 }

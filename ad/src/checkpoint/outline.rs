@@ -23,8 +23,8 @@
 
 use parc_ir::analysis::FunctionAnalyses;
 use parc_ir::{
-    Block, BlockCall, FuncBuilder, FuncId, Function, Inst, InstKind, IntCC, Linkage, Module,
-    Signature, SrcLoc, Type, Value, ValueDef,
+    BinaryOp, Block, BlockCall, CastOp, FuncBuilder, FuncId, Function, Inst, InstKind, IntCC,
+    Linkage, Module, Signature, SrcLoc, Type, Value, ValueDef,
 };
 use std::collections::{HashMap, HashSet};
 
@@ -33,6 +33,101 @@ pub struct Outlined {
     /// The segment function and the position of the loop.
     pub seg: FuncId,
     pub loc: SrcLoc,
+    /// With a budget, the first of the two slots of `state` after the
+    /// segment's own: the period its `.aug` chose (the caller stores 0),
+    /// then the loop's trip count (-1 where the loop is not counted).
+    pub plan: Option<usize>,
+}
+
+/// A loop's exit test `iv < bound` (`<=` inclusive) at its header, for
+/// header parameter `iv` growing by `step > 0` on every back edge and a
+/// bound from before the loop: its trip count can be computed before it.
+struct Counted {
+    iv: usize,
+    step: i64,
+    bound: Value,
+    inclusive: bool,
+    signed: bool,
+}
+
+fn counted(
+    f: &Function,
+    h: Block,
+    in_loop: &HashSet<Block>,
+    backs: &[(Block, usize)],
+    defined_in: impl Fn(Value) -> bool,
+) -> Option<Counted> {
+    let InstKind::Brif {
+        cond,
+        then_dest,
+        else_dest,
+    } = f.inst(f.terminator(h)?)
+    else {
+        return None;
+    };
+    if !in_loop.contains(&then_dest.block) || in_loop.contains(&else_dest.block) {
+        return None;
+    }
+    let ValueDef::Result(ci) = f.value_def(*cond) else {
+        return None;
+    };
+    let InstKind::Icmp(cc, x, bound) = *f.inst(ci) else {
+        return None;
+    };
+    let (signed, inclusive) = cc.upper_bound()?;
+    let iv = f.blocks[h].params.iter().position(|&p| p == x)?;
+    if defined_in(bound) {
+        return None;
+    }
+    let mut step = None;
+    for &(b, slot) in backs {
+        let next = *edge_args(f, b, slot).get(iv)?;
+        let ValueDef::Result(i) = f.value_def(next) else {
+            return None;
+        };
+        let InstKind::Binary(BinaryOp::Iadd, a, c) = *f.inst(i) else {
+            return None;
+        };
+        let ValueDef::Result(ci) = f.value_def(c) else {
+            return None;
+        };
+        let (InstKind::Iconst(s), true) = (f.inst(ci), a == x) else {
+            return None;
+        };
+        if *s <= 0 || step.is_some_and(|t| t != *s) {
+            return None;
+        }
+        step = Some(*s);
+    }
+    Some(Counted {
+        iv,
+        step: step?,
+        bound,
+        inclusive,
+        signed,
+    })
+}
+
+/// `max(0, ceil((bound - lo + inclusive) / step))` in `i64`.
+fn trip_count(b: &mut FuncBuilder, c: &Counted, lo: Value) -> Value {
+    let wide = |b: &mut FuncBuilder, v: Value| {
+        if b.func.value_type(v) == Type::I64 {
+            v
+        } else if c.signed {
+            b.cast(CastOp::Sext, v, Type::I64)
+        } else {
+            b.cast(CastOp::Zext, v, Type::I64)
+        }
+    };
+    let (lo, hi) = (wide(b, lo), wide(b, c.bound));
+    let span = b.binary(BinaryOp::Isub, hi, lo);
+    let extra = b.iconst(Type::I64, i64::from(c.inclusive) + c.step - 1);
+    let up = b.binary(BinaryOp::Iadd, span, extra);
+    let step = b.iconst(Type::I64, c.step);
+    let n = b.binary(BinaryOp::Sdiv, up, step);
+    let zero = b.iconst(Type::I64, 0);
+    let pos = b.icmp(IntCC::Sgt, n, zero);
+    b.select(pos, n, zero)
 }
 
 /// Whether function `f` or a function it calls has a loop.
@@ -97,7 +192,14 @@ fn slot_ptr(b: &mut FuncBuilder, state: Value, k: usize) -> Value {
 
 /// Cuts the loop headed by `h` in function `fid` into segments of `k`
 /// iterations (see the module doc): `fid` calls the new function instead.
-pub fn outline(m: &mut Module, fid: FuncId, h: Block, k: u64) -> Result<Outlined, String> {
+/// With `budget`, `state` gets the two slots of [`Outlined::plan`].
+pub fn outline(
+    m: &mut Module,
+    fid: FuncId,
+    h: Block,
+    k: u64,
+    budget: bool,
+) -> Result<Outlined, String> {
     let f = &m.funcs[fid];
     let an = FunctionAnalyses::compute(f);
     let lp = an
@@ -175,6 +277,11 @@ pub fn outline(m: &mut Module, fid: FuncId, h: Block, k: u64) -> Result<Outlined
     if !live_out.is_empty() && exits.len() > 1 {
         return Err("values of the loop are used after it and it has several exits".into());
     }
+    let count = if budget {
+        counted(f, h, &in_loop, &backs, defined_in)
+    } else {
+        None
+    };
     let carried: Vec<Value> = f.blocks[h].params.clone();
     let mut slots = 0usize;
     let carried_at = slots;
@@ -304,6 +411,10 @@ pub fn outline(m: &mut Module, fid: FuncId, h: Block, k: u64) -> Result<Outlined
     let seg_id = m.funcs.push(seg);
 
     // The caller: the loop becomes calls of the segment function.
+    let plan = budget.then(|| {
+        slots += 2;
+        slots - 2
+    });
     let f = &mut m.funcs[fid];
     let init_args = edge_args(f, pre, pre_slot);
     let fentry = f.entry().ok_or("a function without body")?;
@@ -320,6 +431,17 @@ pub fn outline(m: &mut Module, fid: FuncId, h: Block, k: u64) -> Result<Outlined
     for (j, &a) in init_args.iter().enumerate() {
         let p = slot_ptr(&mut b, state, carried_at + j);
         b.store(a, p);
+    }
+    if let Some(plan) = plan {
+        let zero = b.iconst(Type::I64, 0);
+        let p = slot_ptr(&mut b, state, plan);
+        b.store(zero, p);
+        let trip = match &count {
+            Some(c) => trip_count(&mut b, c, init_args[c.iv]),
+            None => b.iconst(Type::I64, -1),
+        };
+        let p = slot_ptr(&mut b, state, plan + 1);
+        b.store(trip, p);
     }
     b.jump(call, Vec::new());
     b.switch_to(call);
@@ -365,5 +487,9 @@ pub fn outline(m: &mut Module, fid: FuncId, h: Block, k: u64) -> Result<Outlined
     for (v, l) in loaded {
         f.replace_uses(v, l);
     }
-    Ok(Outlined { seg: seg_id, loc })
+    Ok(Outlined {
+        seg: seg_id,
+        loc,
+        plan,
+    })
 }
