@@ -68,6 +68,7 @@ mod stmt;
 #[cfg(test)]
 mod tests;
 mod types;
+mod variadic;
 mod vla;
 
 pub use enzyme::{Activity, AdArg, AutodiffCall, default_activity};
@@ -301,6 +302,9 @@ struct FnCtx {
     /// How many of `vlas` were in scope when each block scope began
     /// (parallel to `scopes`).
     vla_marks: Vec<usize>,
+    /// A variadic definition's hidden local: the address of its variadic
+    /// arguments (`va_start`).
+    va_args: Option<LocalId>,
 }
 
 #[derive(Default)]
@@ -340,6 +344,11 @@ struct Checker {
     /// Calls from kernels and `__device__` functions of host functions:
     /// (callee, call span), checked once every body is known.
     gpu_calls: Vec<(FuncRef, Span)>,
+    /// Variadic functions used as values, and calls passing a pointer to
+    /// a variadic function: (function, span), checked once every body is
+    /// known (see `variadic`).
+    variadic_addrs: Vec<(FuncRef, Span)>,
+    variadic_passed: Vec<(FuncRef, Span)>,
     /// Stands in for the pending spawns at file scope (there are none).
     no_pending: Vec<(LocalId, Span)>,
     /// Undeclared names already reported in the current function (or at

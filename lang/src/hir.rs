@@ -287,13 +287,29 @@ pub struct Func {
     pub locals: Vec<Local>,
     pub kind: FuncKind,
     pub is_static: bool,
-    /// Declared with `...` (only functions defined elsewhere: parc does not
-    /// define variadic functions).
+    /// Declared with `...`. A variadic function parc defines takes its
+    /// variadic arguments in parc's own convention (see [`VA_SLOT`]).
     pub variadic: bool,
+    /// A variadic definition's hidden local holding the address of its
+    /// variadic arguments (what `va_start` gives), not in any scope.
+    pub va_args: Option<LocalId>,
     /// `None` for a declaration (`extern` or a prototype never defined).
     pub body: Option<Vec<Stmt>>,
     pub span: Span,
 }
+
+/// Bytes per variadic argument of a variadic function parc defines. The
+/// caller stores the promoted arguments in its frame, each as a slot of
+/// two 64-bit words, its kind (0 an integer sign- or zero-extended to 64
+/// bits, 1 a `double`, 2 a pointer: the runtime's `printf` kinds) and
+/// its value, after the last one a slot of kind [`VA_END`], and passes the
+/// address of the first as a hidden last parameter. `va_list` is a
+/// `char *` to the next slot; `va_arg(ap, T)` reads the value word and
+/// steps 16 bytes; `vprintf` reads slots to the end marker.
+pub const VA_SLOT: u64 = 16;
+
+/// The kind word that ends the variadic argument slots.
+pub const VA_END: u64 = 3;
 
 #[derive(Clone, Debug)]
 pub struct Local {

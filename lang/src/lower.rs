@@ -217,6 +217,10 @@ pub fn lower_mapped(
         for &p in &f.params {
             params.push(cx.layout.value_type(&program_local(f, p).ty));
         }
+        // A variadic definition's arguments: see `hir::VA_SLOT`.
+        if f.va_args.is_some() {
+            params.push(Type::Ptr);
+        }
         // Like the x86-64 ABI, a struct result's address is also returned.
         let ret = if sret {
             Some(Type::Ptr)
@@ -233,7 +237,11 @@ pub fn lower_mapped(
         // The hidden struct-result pointer comes first.
         let shift = u32::from(sret);
         func.noalias = f.restrict_params.iter().map(|&i| i + shift).collect();
-        let names = f.params.iter().map(|&p| program_local(f, p).name.clone());
+        let names = f
+            .params
+            .iter()
+            .chain(&f.va_args)
+            .map(|&p| program_local(f, p).name.clone());
         func.param_names = std::iter::repeat_n(String::new(), shift as usize)
             .chain(names)
             .collect();

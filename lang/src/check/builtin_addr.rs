@@ -94,6 +94,7 @@ impl Checker {
             kind: FuncKind::Host,
             is_static: true,
             variadic: false,
+            va_args: None,
             body: Some(body),
             span,
         });

@@ -12,7 +12,7 @@ use std::collections::HashMap;
 use std::sync::OnceLock;
 
 /// Builtins whose arguments are checked by special rules.
-const SPECIAL: [&str; 11] = [
+const SPECIAL: [&str; 12] = [
     "printf",
     "fprintf",
     "sprintf",
@@ -24,6 +24,7 @@ const SPECIAL: [&str; 11] = [
     "cudaMalloc",
     "cudaMemcpy",
     "__enzyme_autodiff",
+    "__builtin_va_start",
 ];
 
 /// A C type in a builtin's declaration.
@@ -311,6 +312,9 @@ impl Checker {
     /// A function designator used as a value: its address.
     pub(super) fn func_addr(&mut self, f: FuncRef, span: Span) -> Expr {
         let func = &self.funcs[f.0 as usize];
+        if func.variadic {
+            self.variadic_addrs.push((f, span));
+        }
         let name = func.name.clone();
         let kind = func.kind;
         if kind == FuncKind::Kernel || (kind == FuncKind::Device) != self.in_gpu_code() {
@@ -545,6 +549,7 @@ impl Checker {
         match (fixed, extra) {
             (Some(mut args), Some(extra)) => {
                 args.extend(extra);
+                self.note_variadic_pointer_args(f, &args);
                 mk(ExprKind::Call { func: f, args }, ret, span)
             }
             _ => err_expr(span),
@@ -571,6 +576,7 @@ impl Checker {
         match name {
             "dim3" => return self.dim3_value(args, span),
             "__enzyme_autodiff" => return self.autodiff(args, span),
+            "__builtin_va_start" => return self.va_start(args, span),
             "printf" => return self.printf(args, span),
             "fprintf" => return self.fprintf(args, span),
             "sprintf" => return self.sprintf(args, span),

@@ -120,6 +120,21 @@ impl Checker {
         };
         let f = self.autodiff_target(first, &args[1..])?;
         let fname = self.funcs[f.0 as usize].name.clone();
+        if self.funcs[f.0 as usize].variadic {
+            let decl = self.func_info[f.0 as usize].decl_span;
+            self.push(
+                Diagnostic::error(
+                    first.span,
+                    format!("`{fname}` is variadic: its gradient cannot be requested"),
+                )
+                .with_label("differentiated here")
+                .with_secondary(decl, format!("`{fname}` declared with `...` here"))
+                .with_help(format!(
+                    "differentiate a function with fixed parameters that calls `{fname}`"
+                )),
+            );
+            return None;
+        }
         let (params, spans) = self.param_types(f);
         let names = self.func_info[f.0 as usize].param_names.clone();
         let pname = |i: usize| match names.get(i) {

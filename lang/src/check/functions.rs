@@ -59,17 +59,14 @@ impl Checker {
         }
         let params = self.param_list(&f.params, f.body.is_some());
 
-        if f.variadic && f.body.is_some() {
+        if f.variadic && kind != FuncKind::Host {
             self.push(
                 Diagnostic::error(
                     f.name.span,
-                    format!("`{name}` is defined with `...`: defining variadic functions is not supported"),
+                    format!("`{name}` is declared with `...`: GPU functions cannot be variadic"),
                 )
                 .with_label("variadic")
-                .with_help(
-                    "declare it here and define it in C (parc calls variadic C functions), \
-                        or pass an array and a count instead",
-                ),
+                .with_help("pass an array and a count instead"),
             );
             return;
         }
@@ -173,6 +170,7 @@ impl Checker {
                     kind,
                     is_static: q.is_static,
                     variadic: f.variadic,
+                    va_args: None,
                     body: None,
                     span: f.span,
                 });
@@ -209,6 +207,7 @@ impl Checker {
             critical: 0,
             vlas: Vec::new(),
             vla_marks: vec![0],
+            va_args: None,
         };
         // Functions do not nest, so there is no outer context to restore.
         self.fx = Some(fx);
@@ -226,6 +225,12 @@ impl Checker {
                 self.new_local("", ty.clone(), false, *span)
             };
             param_ids.push(id);
+        }
+        // The address of the variadic arguments, which `va_start` reads.
+        let va_args = (f.variadic && f.body.is_some())
+            .then(|| self.new_local("", CType::Char.ptr_to(), false, f.name.span));
+        if let Some(fx) = self.fx.as_mut() {
+            fx.va_args = va_args;
         }
         let idx = fref.0 as usize;
         if f.body.is_some() || self.func_info[idx].def_span.is_none() {
@@ -261,6 +266,7 @@ impl Checker {
             func.is_static |= q.is_static;
             if body.is_some() {
                 func.body = body;
+                func.va_args = va_args;
             }
             self.func_info[idx].fork_join = self.func_info[idx].fork_join.or(fx.fork_join);
         }

@@ -35,6 +35,7 @@ impl Checker {
         }
         self.check_main();
         self.check_gpu_calls();
+        self.check_variadic_uses();
         if !self.part {
             self.check_extern_signatures();
         }

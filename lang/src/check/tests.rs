@@ -1070,9 +1070,10 @@ fn enzyme_declarations_are_accepted() {
     let src = "extern double __enzyme_autodiff(void *, ...);\nint enzyme_dup;\nint enzyme_const;\ndouble sq(double x) { return x * x; }\nint main() {\n    double d = __enzyme_autodiff((void *)sq, 2.0);\n    return (int)d;\n}";
     ok(src);
     ok("int sum(int n, ...);\nint main() { return sum(1, 2.0f, 'c'); }");
+    ok("int sum(int n, ...) { return n; }\nint main() { return sum(1, 2.0, 3); }");
     err(
-        "int sum(int n, ...) { return n; }\nint main() { return 0; }",
-        "1:5: `sum` is defined with `...`: defining variadic functions is not supported",
+        "__device__ int sum(int n, ...) { return n; }\nint main() { return 0; }",
+        "1:16: `sum` is declared with `...`: GPU functions cannot be variadic",
     );
 }
 

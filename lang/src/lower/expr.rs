@@ -324,6 +324,10 @@ impl FnLowerer<'_, '_> {
                     values.push(v);
                 }
                 self.set_loc(loc);
+                let callee = &self.cx.prog.funcs[index];
+                if callee.va_args.is_some() {
+                    self.pack_variadic(&mut values, args, callee.params.len());
+                }
                 let out = if sret {
                     let ret = &self.cx.prog.funcs[index].ret;
                     let (size, align) = (layout.size_of(ret), layout.align_of(ret));
@@ -343,6 +347,13 @@ impl FnLowerer<'_, '_> {
                 let target = self.value(callee);
                 let mut values: Vec<Value> = args.iter().map(|a| self.value(a)).collect();
                 self.set_loc(loc);
+                // Every function a pointer to a variadic function type can
+                // reach is one parc defines (the checker refuses others).
+                if let Some(ft) = callee.ty.func_pointee()
+                    && ft.variadic
+                {
+                    self.pack_variadic(&mut values, args, ft.params.len());
+                }
                 // A struct result comes back through a hidden first pointer,
                 // as for direct calls (see the parent module's doc).
                 if layout.is_aggregate(ty) {
@@ -418,6 +429,32 @@ impl FnLowerer<'_, '_> {
                 return self.eval(b);
             }
         })
+    }
+
+    /// Replaces the arguments after the first `fixed` by the address of
+    /// their slots, for a variadic function parc defines (see
+    /// [`crate::hir::VA_SLOT`] for the layout).
+    fn pack_variadic(&mut self, values: &mut Vec<Value>, args: &[Expr], fixed: usize) {
+        let extra = values.split_off(fixed.min(values.len()));
+        let slot = crate::hir::VA_SLOT;
+        let block = self.frame_alloca(slot * (extra.len() as u64 + 1), 8);
+        for (i, (v, a)) in extra.into_iter().zip(&args[fixed..]).enumerate() {
+            let (kind, v) = match self.b.func.value_type(v) {
+                Type::F64 => (1, v),
+                Type::F32 => (1, self.b.cast(CastOp::FpExt, v, Type::F64)),
+                Type::Ptr => (2, v),
+                _ => (0, self.int_resize(v, Type::I64, !a.ty.is_unsigned())),
+            };
+            let at = self.offset(block, slot * i as u64);
+            let k = self.iconst64(kind);
+            self.b.store(k, at);
+            let at = self.offset(at, 8);
+            self.b.store(v, at);
+        }
+        let end = self.offset(block, slot * (args.len() - fixed) as u64);
+        let k = self.iconst64(crate::hir::VA_END as i64);
+        self.b.store(k, end);
+        values.push(block);
     }
 
     /// The address an lvalue designates.

@@ -50,7 +50,7 @@ pub(super) fn lower_function(
     if cx.sret[index] {
         lw.sret = params.next();
     }
-    for (&local, value) in hf.params.iter().zip(params) {
+    for (&local, value) in hf.params.iter().chain(&hf.va_args).zip(params) {
         let ty = &hf.locals[local.0 as usize].ty;
         if let CType::Array(..) = ty {
             // An array parameter is a pointer in C; its bytes are the caller's.

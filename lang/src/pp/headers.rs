@@ -3,7 +3,7 @@
 //! in those files; see `lang/include/README.md` for how to extend them.
 
 /// Name (as written between `<` and `>`) and text of each shipped header.
-const HEADERS: [(&str, &str); 20] = [
+const HEADERS: [(&str, &str); 21] = [
     ("assert.h", include_str!("../../include/assert.h")),
     ("ctype.h", include_str!("../../include/ctype.h")),
     (
@@ -17,6 +17,7 @@ const HEADERS: [(&str, &str); 20] = [
     ("math.h", include_str!("../../include/math.h")),
     ("omp.h", include_str!("../../include/omp.h")),
     ("sched.h", include_str!("../../include/sched.h")),
+    ("stdarg.h", include_str!("../../include/stdarg.h")),
     ("stdbool.h", include_str!("../../include/stdbool.h")),
     ("stddef.h", include_str!("../../include/stddef.h")),
     ("stdint.h", include_str!("../../include/stdint.h")),
