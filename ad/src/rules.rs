@@ -97,8 +97,12 @@ pub static RULES: &[Rule] = &[
         // One division, by `y` alone: the optimizer hoists `1/y` out of a
         // reverse loop where `y` is invariant (normalize's `/ mag`), and a
         // divider-bound loop (n-body) does one division instead of two.
-        // The adjoints differ from `a/y` by at most an ulp or so.
-        formula: "r = 1/y; dx += a r; dy -= a r x r",
+        // The adjoints differ from `a/y` by at most an ulp or so. `x r`
+        // does not wait for the adjoint `a`, which arrives at the end of
+        // the reverse's longest chain: multiplying by `a` once, last,
+        // keeps the chain from `a` (and from the division) one
+        // multiplication shorter than `((a r) x) r`.
+        formula: "r = 1/y; dx += a r; dy -= (a r) (x r)",
         apply: |b, a| {
             let ty = b.ty();
             let y = b.op(1);
@@ -108,8 +112,8 @@ pub static RULES: &[Rule] = &[
             let mut out = vec![(0, q)];
             if b.wants(1) {
                 let x = b.op(0);
-                let t = b.bin(Fmul, q, x);
-                let t = b.bin(Fmul, t, r);
+                let xr = b.bin(Fmul, x, r);
+                let t = b.bin(Fmul, q, xr);
                 out.push((1, b.neg(t)));
             }
             out
@@ -146,16 +150,19 @@ pub static RULES: &[Rule] = &[
         key: RuleKey::Math(Intrinsic::Sqrt),
         // Through `1/r`, the same instruction the division rule makes for
         // a quotient by `r` (`m / sqrt(d)` in n-body), so that GVN leaves
-        // one division where there were two.
-        formula: "r = sqrt x; dx += (a/2) (1/r)",
+        // one division where there were two. The adjoint `a` is multiplied
+        // last, by `1/(2r)` computed while it is still on its way (as in
+        // the division's rule; the same bits as `(a/2) (1/r)`: halving is
+        // exact away from subnormals).
+        formula: "r = sqrt x; dx += a (1/(2r))",
         apply: |b, a| {
             let ty = b.ty();
             let r = b.res();
             let one = b.fconst(ty, 1.0);
             let inv = b.bin(Fdiv, one, r);
             let half = b.fconst(ty, 0.5);
-            let h = b.bin(Fmul, a, half);
-            vec![(0, b.bin(Fmul, h, inv))]
+            let h = b.bin(Fmul, inv, half);
+            vec![(0, b.bin(Fmul, a, h))]
         },
     },
     Rule {
