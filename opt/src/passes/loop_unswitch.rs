@@ -21,7 +21,8 @@
 //! - it has a preheader that ends in a `jump` to its header (not a Tapir
 //!   edge), and no `detach`, `reattach` or `sync` among its blocks;
 //! - it has at most [`MAX_LOOP_INSTS`] instructions, so the copy costs
-//!   little code;
+//!   little code (n-body's reverse inner loop, three coordinates' updates
+//!   each with its atomic way, has 88);
 //! - it holds no convergent operation (a `barrier`, or a call of a
 //!   function that may reach one; see [`parc_ir::convergent`]): each copy
 //!   runs under the hoisted branch, so threads of a block that disagree on
@@ -38,7 +39,10 @@
 //! # The rewrite
 //! The loop's blocks are copied (instructions, parameters, source
 //! positions); the original keeps `jump T` in place of the branch, the
-//! copy `jump E` (to `E`'s copy when `E` is in the loop), and the
+//! copy `jump E` (to `E`'s copy when `E` is in the loop), and so for every
+//! other branch of the loop on the same `c` (the reverse of a loop that
+//! updates several arrays, or several components of one, tests it once per
+//! update: n-body's three coordinates), and the
 //! preheader's `jump H(args)` becomes `brif c, H(args), H'(args)`. Both
 //! copies exit to the same blocks; values used below an exit reach it as
 //! its new parameters. Blocks
@@ -58,7 +62,7 @@ use parc_ir::convergent::Convergence;
 use parc_ir::{Block, BlockCall, Function, Inst, InstKind, Module, Value, ValueDef};
 
 /// The most instructions a loop may have to be copied.
-pub const MAX_LOOP_INSTS: usize = 80;
+pub const MAX_LOOP_INSTS: usize = 128;
 
 pub fn run(module: &mut Module, ctx: &mut PassContext) -> bool {
     let ids = crate::functions_with_loops(module, &mut ctx.analyses);
@@ -107,8 +111,8 @@ struct Plan {
     preheader: Block,
     /// In the loop's order, header first.
     blocks: Vec<Block>,
-    /// The block ending in the invariant branch.
-    branching: Block,
+    /// The invariant condition the first such branch tests; every branch
+    /// of the loop on it is unswitched.
     cond: Value,
     /// Per exit, the loop's values used below it, which become its
     /// parameters, and the blocks below it (which it dominates).
@@ -156,12 +160,12 @@ fn plan(
         ValueDef::Param(b, _) => data.contains(b),
         ValueDef::Result(i) => home.get(&i).is_some_and(|&b| data.contains(b)),
     };
-    let (branching, cond) = data.blocks.iter().find_map(|&b| match term(b)? {
+    let cond = data.blocks.iter().find_map(|&b| match term(b)? {
         InstKind::Brif {
             cond,
             then_dest,
             else_dest,
-        } if then_dest.block != else_dest.block && !in_loop(*cond) => Some((b, *cond)),
+        } if then_dest.block != else_dest.block && !in_loop(*cond) => Some(*cond),
         _ => None,
     })?;
     // Where the loop's values are used outside it.
@@ -204,7 +208,6 @@ fn plan(
         header: data.header,
         preheader,
         blocks: data.blocks.to_vec(),
-        branching,
         cond,
         leaving,
     })
@@ -219,9 +222,14 @@ fn unswitch(func: &mut Function, plan: &Plan) -> Block {
         .map_or(func.layout.len(), |p| p + 1);
     let copy = crate::copy::copy_blocks(func, &plan.blocks, after);
     let (blocks, values) = (&copy.blocks, &copy.values);
-    // Each copy takes one way of the branch.
-    crate::copy::take_way(func, plan.branching, true);
-    crate::copy::take_way(func, blocks[&plan.branching], false);
+    // Each copy takes one way of every branch on the condition: it is the
+    // same in every iteration.
+    for &b in &plan.blocks {
+        if branches_on(func, b, plan.cond) {
+            crate::copy::take_way(func, b, true);
+            crate::copy::take_way(func, blocks[&b], false);
+        }
+    }
     // Values used below an exit reach it as parameters, from either copy.
     for Leaving {
         exit,
@@ -271,4 +279,10 @@ fn unswitch(func: &mut Function, plan: &Plan) -> Block {
         else_dest: copy_entry,
     };
     blocks[&plan.header]
+}
+
+/// Whether `block` ends in `brif cond, ..`.
+fn branches_on(func: &Function, block: Block, cond: Value) -> bool {
+    func.terminator(block)
+        .is_some_and(|t| matches!(func.inst(t), InstKind::Brif { cond: c, .. } if *c == cond))
 }
