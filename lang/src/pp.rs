@@ -55,6 +55,10 @@ pub const MAX_INCLUDE_DEPTH: usize = 200;
 /// Most source text read for one translation unit.
 pub const MAX_SOURCE_BYTES: usize = 512 << 20;
 
+/// How many items of expanded text (tokens, mostly) are made at a time
+/// before they are emitted (see `expand::Expander::run_part`).
+const PART: usize = 4096;
+
 /// A `-D` or `-U` on the command line, in the order given.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Define {
@@ -262,16 +266,26 @@ impl Pp<'_> {
         self.process(cmd, None, false);
     }
 
-    fn ctx_expand(&mut self, toks: Vec<PpTok>, base_is_text: bool) -> Vec<Out> {
-        let mut cx = Ctx {
+    /// What the expander shares with the preprocessor.
+    fn ctx(&mut self) -> Ctx<'_> {
+        Ctx {
             macros: &self.macros,
             map: &mut self.map,
             diags: &mut self.diags,
             made: &mut self.made,
             counter: &mut self.counter,
             fatal: &mut self.fatal,
-        };
-        Expander::run(&mut cx, toks, base_is_text)
+        }
+    }
+
+    fn ctx_expand(&mut self, toks: Vec<PpTok>, base_is_text: bool) -> Vec<Out> {
+        Expander::run(&mut self.ctx(), toks, base_is_text)
+    }
+
+    /// Expands the next part of source text `text` into `out` (see
+    /// [`Expander::run_part`]).
+    fn expand_part(&mut self, text: &mut expand::Text, out: &mut Vec<Out>) {
+        Expander::run_part(&mut self.ctx(), text, out, PART);
     }
 
     /// Expands tokens of a directive (`#if`, `#include`, `#line`): tokens
@@ -324,7 +338,7 @@ impl Pp<'_> {
             let f = &self.map.files[file];
             (f.text.len(), f.base)
         };
-        let toks = lexer::scan(&self.map.files[file].text, base);
+        let mut toks = lexer::scan(&self.map.files[file].text, base);
         let mut conds: Vec<Cond> = Vec::new();
         let mut guard = GuardScan::default();
         // File offset up to which the output has the file's text.
@@ -373,40 +387,55 @@ impl Pp<'_> {
                 .iter()
                 .position(|t| t.bol && t.is("#"))
                 .map_or(toks.len(), |p| i + p);
-            let run = toks[i..run_end].to_vec();
+            let run = i..run_end;
             i = run_end;
             if !emit {
                 self.error(
                     Diagnostic::error(
-                        span_over(&run, Span::new(0, 0)),
+                        span_over(&toks[run], Span::new(0, 0)),
                         "text in a `-D` or `-U` option",
                     )
                     .with_help("a `-D` option defines one macro: `-DNAME` or `-DNAME=VALUE`"),
                 );
                 continue;
             }
-            for o in self.ctx_expand(run, true) {
-                match o {
-                    Out::Tok(t, true) => {
-                        let end = (t.pos - base) as usize + t.text.len();
-                        self.emit_verbatim(file, emitted, end);
-                        emitted = emitted.max(end);
-                    }
-                    Out::Tok(t, false) => self.emit_token(&t),
-                    Out::Consumed(s, e) => {
-                        self.emit_verbatim(file, emitted, (s - base) as usize);
-                        emitted = emitted.max((e - base) as usize);
-                    }
-                    Out::Pragma(text, at) => {
-                        let toks = lexer::scan(&text, at);
-                        // Positions inside the string are not the file's:
-                        // every token of the pragma is at the operator.
-                        let toks: Vec<PpTok> =
-                            toks.into_iter().map(|t| PpTok { pos: at, ..t }).collect();
-                        self.pragma(at, &toks, emit);
+            // A part at a time, each emitted before the next is made: the
+            // expansion of a whole file at once took 40 bytes a token.
+            let mut text = expand::Text {
+                toks: std::mem::take(&mut toks),
+                pos: run.start,
+                end: run.end,
+            };
+            let mut part = Vec::new();
+            loop {
+                self.expand_part(&mut text, &mut part);
+                for o in part.drain(..) {
+                    match o {
+                        Out::Tok(t, true) => {
+                            let end = (t.pos - base) as usize + t.text.len();
+                            self.emit_verbatim(file, emitted, end);
+                            emitted = emitted.max(end);
+                        }
+                        Out::Tok(t, false) => self.emit_token(&t),
+                        Out::Consumed(s, e) => {
+                            self.emit_verbatim(file, emitted, (s - base) as usize);
+                            emitted = emitted.max((e - base) as usize);
+                        }
+                        Out::Pragma(text, at) => {
+                            let toks = lexer::scan(&text, at);
+                            // Positions inside the string are not the file's:
+                            // every token of the pragma is at the operator.
+                            let toks: Vec<PpTok> =
+                                toks.into_iter().map(|t| PpTok { pos: at, ..t }).collect();
+                            self.pragma(at, &toks, emit);
+                        }
                     }
                 }
+                if text.pos >= text.end || self.fatal {
+                    break;
+                }
             }
+            toks = text.toks;
         }
         if emit && !self.fatal && conds.last().is_none_or(|c| c.active) {
             self.emit_verbatim(file, emitted, text_len);

@@ -99,6 +99,9 @@ pub struct Ctx<'a> {
 struct Frame {
     toks: Vec<PpTok>,
     pos: usize,
+    /// Where the frame ends: `toks.len()`, or for source text expanded a
+    /// part at a time ([`Text`]) the end of the run.
+    end: usize,
     /// The macro this frame is the replacement of (disabled meanwhile).
     macro_name: Option<Rc<str>>,
 }
@@ -115,14 +118,24 @@ pub struct Expander<'c, 'a> {
     depth: usize,
 }
 
+/// Source text being expanded a part at a time ([`Expander::run_part`]):
+/// the tokens `toks[pos..end]` are still to expand.
+pub struct Text {
+    pub toks: Vec<PpTok>,
+    pub pos: usize,
+    pub end: usize,
+}
+
 impl<'c, 'a> Expander<'c, 'a> {
     /// Expands `toks` completely.
     pub fn run(cx: &'c mut Ctx<'a>, toks: Vec<PpTok>, base_is_text: bool) -> Vec<Out> {
+        let end = toks.len();
         let mut e = Expander {
             cx,
             frames: vec![Frame {
                 toks,
                 pos: 0,
+                end,
                 macro_name: None,
             }],
             outer: Vec::new(),
@@ -130,8 +143,33 @@ impl<'c, 'a> Expander<'c, 'a> {
             depth: 0,
         };
         let mut out = Vec::new();
-        e.expand_into(&mut out);
+        e.expand_into(&mut out, usize::MAX);
         out
+    }
+
+    /// Expands source text from `text.pos` to `text.end`, stopping early
+    /// once `out` holds `limit` items at a token of the text that no
+    /// macro invocation has begun to read, where nothing but `text.pos`
+    /// is pending: another call goes on from there as if there had been
+    /// one. What a part makes is the caller's to use before the next, so
+    /// that a long file's expansion is never held whole.
+    pub fn run_part(cx: &'c mut Ctx<'a>, text: &mut Text, out: &mut Vec<Out>, limit: usize) {
+        let mut e = Expander {
+            cx,
+            frames: vec![Frame {
+                toks: std::mem::take(&mut text.toks),
+                pos: text.pos,
+                end: text.end,
+                macro_name: None,
+            }],
+            outer: Vec::new(),
+            base_is_text: true,
+            depth: 0,
+        };
+        e.expand_into(out, limit);
+        let base = e.frames.swap_remove(0);
+        text.toks = base.toks;
+        text.pos = base.pos;
     }
 
     fn disabled(&self, name: &str) -> bool {
@@ -147,7 +185,7 @@ impl<'c, 'a> Expander<'c, 'a> {
         loop {
             let depth = self.frames.len();
             let top = self.frames.last_mut()?;
-            if let Some(t) = top.toks.get(top.pos) {
+            if let Some(t) = top.toks[..top.end].get(top.pos) {
                 top.pos += 1;
                 return Some((t.clone(), depth == 1 && self.base_is_text));
             }
@@ -162,17 +200,25 @@ impl<'c, 'a> Expander<'c, 'a> {
     fn peek(&mut self) -> Option<&PpTok> {
         while self.frames.len() > 1 {
             let top = self.frames.last()?;
-            if top.pos < top.toks.len() {
+            if top.pos < top.end {
                 break;
             }
             self.frames.pop();
         }
         let top = self.frames.last()?;
-        top.toks.get(top.pos)
+        top.toks[..top.end].get(top.pos)
     }
 
-    fn expand_into(&mut self, out: &mut Vec<Out>) {
-        while let Some((mut t, from_text)) = self.next() {
+    /// Expands the frames into `out`; returns early, with only frame 0
+    /// left and nothing of it read ahead, once `out` holds `limit` items.
+    fn expand_into(&mut self, out: &mut Vec<Out>, limit: usize) {
+        loop {
+            if out.len() >= limit && self.frames.len() == 1 {
+                return;
+            }
+            let Some((mut t, from_text)) = self.next() else {
+                return;
+            };
             if *self.cx.fatal {
                 return;
             }
@@ -250,6 +296,7 @@ impl<'c, 'a> Expander<'c, 'a> {
                 return;
             }
             self.frames.push(Frame {
+                end: repl.len(),
                 toks: repl,
                 pos: 0,
                 macro_name: Some(t.text.clone()),
@@ -395,6 +442,7 @@ impl<'c, 'a> Expander<'c, 'a> {
             frames: vec![Frame {
                 toks: arg.to_vec(),
                 pos: 0,
+                end: arg.len(),
                 macro_name: None,
             }],
             outer,
@@ -402,7 +450,7 @@ impl<'c, 'a> Expander<'c, 'a> {
             depth: self.depth + 1,
         };
         let mut out = Vec::new();
-        sub.expand_into(&mut out);
+        sub.expand_into(&mut out, usize::MAX);
         out.into_iter()
             .filter_map(|o| match o {
                 Out::Tok(t, _) => Some(t),

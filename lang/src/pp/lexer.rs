@@ -8,6 +8,7 @@
 //! the lexer proper reports both); comments become whitespace; a
 //! backslash-newline splice joins lines and is in no token's text.
 
+use std::collections::HashSet;
 use std::rc::Rc;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -111,6 +112,9 @@ pub fn scan(text: &str, base: u32) -> Vec<PpTok> {
     let b = &s.bytes;
     let at = |i: usize| base + s.origin.get(i).copied().unwrap_or(s.len);
     let mut toks = Vec::new();
+    // Identifiers, numbers and punctuators share one allocation per
+    // spelling: a file's tokens are mostly repeats of a few spellings.
+    let mut spellings: HashSet<Rc<str>> = HashSet::new();
     let mut i = 0;
     let mut space = false;
     let mut bol = true;
@@ -208,9 +212,19 @@ pub fn scan(text: &str, base: u32) -> Vec<PpTok> {
             i += len;
             Kind::Other
         };
+        let spelling = String::from_utf8_lossy(&b[start..i]);
+        let text = if matches!(kind, Kind::Str | Kind::Char) {
+            spelling.into()
+        } else if let Some(t) = spellings.get(&*spelling) {
+            Rc::clone(t)
+        } else {
+            let t: Rc<str> = spelling.into();
+            spellings.insert(Rc::clone(&t));
+            t
+        };
         toks.push(PpTok {
             kind,
-            text: String::from_utf8_lossy(&b[start..i]).into(),
+            text,
             pos: at(start),
             expansion: None,
             space,

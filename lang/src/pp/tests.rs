@@ -274,3 +274,31 @@ fn openmp_pragmas_are_reported_never_dropped_silently() {
     assert!(text.contains("#pragma omp atomic\n"), "{text}");
     assert!(text.contains("201307"), "_OPENMP is defined: {text}");
 }
+
+/// A run of text longer than a part (`PART` items) is expanded a part at
+/// a time: invocations whose arguments span lines, macros that expand to
+/// a function-like name taking its `(` from the text after them, and
+/// plain text around them come out as if the run were expanded whole,
+/// wherever the parts end.
+#[test]
+fn a_long_run_is_expanded_in_parts_as_if_whole() {
+    let mut src = String::from("#define ADD(a, b) a + b\n#define G ADD\n");
+    let mut want = Vec::new();
+    for k in 0..3 * PART {
+        match k % 3 {
+            0 => {
+                src += &format!("x{k} = ADD({k},\n {k});\n");
+                want.push(format!("x{k} = {k} + {k} ;"));
+            }
+            1 => {
+                src += &format!("y{k} = G\n({k}, 1);\n");
+                want.push(format!("y{k} = {k} + 1 ;"));
+            }
+            _ => {
+                src += &format!("z{k} ;\n");
+                want.push(format!("z{k} ;"));
+            }
+        }
+    }
+    assert_eq!(toks(&src), want.join(" "));
+}
