@@ -10,3 +10,7 @@ void __assert_fail(const char *assertion, const char *file, unsigned int line,
                    const char *function);
 #define assert(e) ((e) ? (void)0 : __assert_fail(#e, __FILE__, __LINE__, __func__))
 #endif
+
+/* C11 7.2: the keyword spelled as a macro. */
+#undef static_assert
+#define static_assert _Static_assert

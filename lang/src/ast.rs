@@ -65,6 +65,17 @@ pub enum Item {
     /// A file-scope declaration of variables, typedefs, or only of a
     /// struct, union or enum (`struct S { ... };`, with no declarators).
     Global(Decl),
+    StaticAssert(StaticAssert),
+}
+
+/// `_Static_assert(cond, "message");` (C11), at file or block scope: a
+/// compile-time check that declares nothing.
+#[derive(Clone, Debug)]
+pub struct StaticAssert {
+    pub cond: Expr,
+    /// The message (C23 lets it be left out).
+    pub message: Option<Vec<u8>>,
+    pub span: Span,
 }
 
 /// A member of a struct or union.
@@ -361,6 +372,7 @@ pub struct Stmt {
 pub enum StmtKind {
     /// `;`
     Empty,
+    StaticAssert(StaticAssert),
     Expr(Expr),
     Decl(Decl),
     Block(Block),
@@ -501,6 +513,8 @@ pub enum ExprKind {
     Arrow(Box<Expr>, Ident),
     Cast(TypeName, Box<Expr>),
     SizeofType(TypeName),
+    /// `_Alignof(T)`.
+    AlignofType(TypeName),
     SizeofExpr(Box<Expr>),
     /// `offsetof(type, a.b[2])`: the first designator is a field.
     Offsetof(TypeName, Vec<Designator>),

@@ -64,6 +64,7 @@ mod omp;
 mod printf;
 mod program;
 mod scanf;
+mod static_assert;
 mod stmt;
 #[cfg(test)]
 mod tests;

@@ -229,6 +229,15 @@ pub enum Token {
     Sync,
     #[token("sizeof")]
     Sizeof,
+    /// C11's `_Alignof` (gcc's `__alignof__`), accepted in C99 code as gcc
+    /// accepts it.
+    #[token("_Alignof")]
+    #[token("__alignof__")]
+    #[token("__alignof")]
+    Alignof,
+    /// C11's `_Static_assert` (`static_assert` comes from `<assert.h>`).
+    #[token("_Static_assert")]
+    StaticAssert,
     /// `offsetof` as `<stddef.h>` defines it.
     #[token("__builtin_offsetof")]
     BuiltinOffsetof,
@@ -272,9 +281,7 @@ pub enum Token {
     #[token("_Thread_local", |_| Unsupported::ThreadLocal)]
     #[token("__thread", |_| Unsupported::ThreadLocal)]
     #[token("_Generic", |_| Unsupported::Generic)]
-    #[token("_Static_assert", |_| Unsupported::StaticAssert)]
     #[token("_Alignas", |_| Unsupported::Alignas)]
-    #[token("_Alignof", |_| Unsupported::Alignas)]
     #[token("asm", |_| Unsupported::Asm)]
     #[token("__asm__", |_| Unsupported::Asm)]
     #[token("__asm", |_| Unsupported::Asm)]
@@ -368,7 +375,6 @@ pub enum Unsupported {
     Atomic,
     ThreadLocal,
     Generic,
-    StaticAssert,
     Alignas,
     Asm,
     Typeof,
@@ -396,12 +402,8 @@ impl Unsupported {
                 "`_Generic` is not supported",
                 "call the function for the argument's type directly",
             ),
-            StaticAssert => (
-                "`_Static_assert` is not supported",
-                "remove it, or check the condition with `assert` at run time",
-            ),
             Alignas => (
-                "`_Alignas` and `_Alignof` are not supported",
+                "`_Alignas` is not supported",
                 "remove the alignment specifier; parc aligns every type naturally",
             ),
             Asm => (

@@ -227,6 +227,7 @@ fn ex(e: &Expr) -> String {
         ExprKind::Arrow(a, f) => format!("(-> {} {f})", ex(a)),
         ExprKind::Cast(t, a) => format!("(cast {} {})", ty(t), ex(a)),
         ExprKind::SizeofType(t) => format!("(sizeof-type {})", ty(t)),
+        ExprKind::AlignofType(t) => format!("(alignof-type {})", ty(t)),
         ExprKind::SizeofExpr(a) => format!("(sizeof {})", ex(a)),
         ExprKind::Offsetof(t, path) => {
             let path: String = path
@@ -288,6 +289,7 @@ fn opt(e: &Option<Expr>) -> String {
 fn st(s: &Stmt) -> String {
     match &s.kind {
         StmtKind::Empty => ";".to_owned(),
+        StmtKind::StaticAssert(a) => static_assert(a),
         StmtKind::Expr(e) => ex(e),
         StmtKind::Decl(d) => decl(d),
         StmtKind::Block(b) => block(b),
@@ -348,9 +350,21 @@ fn block(b: &Block) -> String {
     format!("{{{}}}", inner.join(" "))
 }
 
+fn static_assert(a: &StaticAssert) -> String {
+    match &a.message {
+        Some(m) => format!(
+            "(static-assert {} {:?})",
+            ex(&a.cond),
+            String::from_utf8_lossy(m)
+        ),
+        None => format!("(static-assert {})", ex(&a.cond)),
+    }
+}
+
 fn item(i: &Item) -> String {
     match i {
         Item::Global(d) => decl(d),
+        Item::StaticAssert(a) => static_assert(a),
         Item::Func(f) => {
             let params: Vec<String> = f.params.iter().map(param).collect();
             format!(
@@ -404,7 +418,7 @@ fn check_expr(e: &Expr) {
             kids.extend([&**grid, &**block]);
             kids.extend(args);
         }
-        ExprKind::SizeofType(t) => within(e.span, t.span, "type"),
+        ExprKind::SizeofType(t) | ExprKind::AlignofType(t) => within(e.span, t.span, "type"),
         ExprKind::Offsetof(t, path) => {
             within(e.span, t.span, "type");
             for d in path {
@@ -515,6 +529,10 @@ fn check_spans(source: &str, p: &Program) {
     let all = Span::new(0, source.len());
     for i in &p.items {
         match i {
+            Item::StaticAssert(a) => {
+                within(all, a.span, "static assertion");
+                within(a.span, a.cond.span, "static assertion's condition");
+            }
             Item::Global(d) => {
                 check_decl(all, d);
                 if let TypeSpec::Record(r) = &d.ty.spec
@@ -1080,6 +1098,8 @@ fn casts_sizeof_and_parens() {
     assert_eq!(e("sizeof(x) * 2"), "(* (sizeof x) 2)");
     assert_eq!(e("sizeof(int) * 2"), "(* (sizeof-type int) 2)");
     assert_eq!(e("sizeof(struct Body)"), "(sizeof-type struct-Body)");
+    assert_eq!(e("_Alignof(double) + 1"), "(+ (alignof-type double) 1)");
+    assert_eq!(e("__alignof__(struct Body)"), "(alignof-type struct-Body)");
     assert_eq!(
         e("__builtin_offsetof(struct cell, corners[i + 1].y) + 1"),
         "(+ (offsetof struct-cell .corners[(+ i 1)].y) 1)"
@@ -1291,6 +1311,15 @@ fn items() {
         "(decl (struct-S (double x) (double y) (struct-V v) (double a[3]) (int* next)))"
     );
     assert_eq!(p("struct E { };"), "(decl (struct-E ))");
+    assert_eq!(
+        p("_Static_assert(sizeof(int) == 4, \"int\" \" size\");"),
+        "(static-assert (== (sizeof-type int) 4) \"int size\")"
+    );
+    assert_eq!(p("_Static_assert(1);"), "(static-assert 1)");
+    assert_eq!(
+        s("_Static_assert(N > 0, \"N\"); x = 1;"),
+        "(static-assert (> N 0) \"N\") (= x 1)"
+    );
     assert_eq!(
         p("int main() { return 0; }"),
         "(fn int main () {(return 0)})"

@@ -206,6 +206,13 @@ impl Checker {
                 }
                 self.sizeof_value(&t, span)
             }
+            ast::ExprKind::AlignofType(tn) => {
+                let t = self.resolve_type(tn);
+                if is_err(&t) || !self.require_complete(&t, tn.span, "the operand of `_Alignof`") {
+                    return err_expr(span);
+                }
+                int_const(self.align_of(&t) as i64, CType::Long, span)
+            }
             // A string literal is an array of `char` (with its NUL).
             ast::ExprKind::SizeofExpr(x) if matches!(x.kind, ast::ExprKind::StrLit(_)) => {
                 let len = match &x.kind {

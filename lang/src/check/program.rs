@@ -25,12 +25,14 @@ impl Checker {
                             .or_insert(tag.span);
                     }
                 }
+                ast::Item::StaticAssert(_) => {}
             }
         }
         for item in &p.items {
             match item {
                 ast::Item::Global(d) => self.global_decl(d),
                 ast::Item::Func(f) => self.func_item(f),
+                ast::Item::StaticAssert(a) => self.static_assert(a),
             }
         }
         self.check_main();

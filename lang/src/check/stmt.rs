@@ -49,6 +49,10 @@ impl Checker {
         let one = |kind| vec![Stmt { kind, span }];
         match &s.kind {
             ast::StmtKind::Empty => Vec::new(),
+            ast::StmtKind::StaticAssert(a) => {
+                self.static_assert(a);
+                Vec::new()
+            }
             ast::StmtKind::Expr(e) => {
                 let e = self.rvalue(e);
                 one(StmtKind::Expr(e))

@@ -55,6 +55,7 @@ fn each_stmt(s: &ast::Stmt, f: &mut impl FnMut(&ast::Stmt)) {
         }
         K::Omp { stmt, .. } => each_stmt(stmt, f),
         K::Empty
+        | K::StaticAssert(_)
         | K::Expr(_)
         | K::Decl(_)
         | K::Goto(_)
