@@ -374,6 +374,22 @@ fn check_signature(
         return Ok(());
     }
     let first = origin.get(&existing).map_or("?", |&i| names[i].as_str());
+    // A C variadic declaration against a variadic function the front end
+    // defined, which takes its variadic arguments through one more pointer.
+    let parc_variadic = |decl: &crate::Function, def: &crate::Function| {
+        decl.variadic
+            && !def.is_declaration()
+            && def.sig.params.split_last() == Some((&crate::Type::Ptr, decl.sig.params.as_slice()))
+            && def.sig.ret == decl.sig.ret
+    };
+    if parc_variadic(a, b) || parc_variadic(b, a) {
+        return Err(LinkError(format!(
+            "variadic function `{}` is defined in one of `{first}` and `{}` and called from the other: \
+             parc passes a variadic function's arguments in its own convention, which only calls \
+             in the defining file use; call it from that file, or give it a fixed parameter list",
+            a.name, names[k]
+        )));
+    }
     Err(LinkError(format!(
         "function `{}` has different types in `{first}` and `{}`; declare it the same way in every file (a shared header)",
         a.name, names[k]
@@ -518,6 +534,17 @@ block0:
         );
         let err = linked(&[f, "declare @f(i32)\n"]).expect_err("types differ");
         assert!(err.0.contains("`f` has different types"), "{err}");
+        let parc_variadic = "func @g(i32, ptr) -> i32 {
+block0(v0: i32, v1: ptr):
+    return v0
+}
+";
+        let err = linked(&[parc_variadic, "declare variadic @g(i32) -> i32\n"])
+            .expect_err("conventions differ");
+        assert!(
+            err.0.contains("variadic function `g` is defined in one of"),
+            "{err}"
+        );
         let g = "global @n size 4 align 4 = zeroinit\n";
         let err = linked(&[g, g]).expect_err("global twice");
         assert!(err.0.contains("global variable `n`"), "{err}");
