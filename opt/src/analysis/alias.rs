@@ -133,31 +133,36 @@ pub enum AliasResult {
 
 /// Sizes and address spaces of a module's globals: all alias analysis
 /// needs of the module besides the function (so a pass can hold it while
-/// it mutates a function).
+/// it mutates a function). Shared, not copied, by every function's
+/// [`AliasAnalysis`]: a copy per function made a pass over a module
+/// cost functions × globals.
 #[derive(Clone, Debug, Default)]
-pub struct GlobalFacts {
+pub struct GlobalFacts(std::sync::Arc<GlobalTable>);
+
+#[derive(Debug, Default)]
+struct GlobalTable {
     sizes: HashMap<GlobalId, u64>,
     shared: HashSet<GlobalId>,
 }
 
 impl GlobalFacts {
     pub fn new(module: &Module) -> GlobalFacts {
-        let mut facts = GlobalFacts::default();
+        let mut table = GlobalTable::default();
         for (g, data) in module.globals.iter() {
-            facts.sizes.insert(g, data.size);
+            table.sizes.insert(g, data.size);
             if data.space == AddrSpace::Shared {
-                facts.shared.insert(g);
+                table.shared.insert(g);
             }
         }
-        facts
+        GlobalFacts(std::sync::Arc::new(table))
     }
 
     pub fn size(&self, g: GlobalId) -> Option<u64> {
-        self.sizes.get(&g).copied()
+        self.0.sizes.get(&g).copied()
     }
 
     pub fn is_shared(&self, g: GlobalId) -> bool {
-        self.shared.contains(&g)
+        self.0.shared.contains(&g)
     }
 }
 
