@@ -135,49 +135,71 @@ pub fn strip_gnu(source: &str, tokens: &mut Vec<Spanned>, diags: &mut Vec<Diagno
 
 /// Judges the attribute specifier at `tokens[at]` (`__attribute__`) and
 /// returns the index just after it. A malformed specifier is reported and
-/// skipped up to where its parentheses close (or to the end of its line's
-/// declaration: the next `;` or `{` at depth 0).
+/// skipped up to where its parentheses close (or to the `;`, `{` or `}`
+/// that ends its declaration).
 fn attribute(source: &str, tokens: &[Spanned], at: usize, diags: &mut Vec<Diagnostic>) -> usize {
     let keyword = span_of(&tokens[at]);
     let is = |k: usize, want: &Token| tokens.get(k).is_some_and(|t| &t.1 == want);
-    if !(is(at + 1, &Token::LParen) && is(at + 2, &Token::LParen)) {
-        diags.push(
-            Diagnostic::error(keyword, "malformed `__attribute__`: expected `((`")
-                .with_label("an attribute specifier")
-                .with_help("write `__attribute__((name))` or `__attribute__((name(args)))`"),
-        );
-        return skip_malformed(tokens, at + 1);
-    }
-    // Inside `((`: names at depth 2, their arguments deeper.
-    let mut depth = 2;
-    let mut k = at + 3;
+    let doubled = is(at + 1, &Token::LParen) && is(at + 2, &Token::LParen);
+    let end = match group_end(tokens, at + 1) {
+        Ok(end) if doubled => end,
+        Ok(end) => {
+            diags.push(
+                Diagnostic::error(keyword, "malformed `__attribute__`: expected `((`")
+                    .with_label("an attribute specifier")
+                    .with_help("write `__attribute__((name))` or `__attribute__((name(args)))`"),
+            );
+            return end;
+        }
+        Err(stop) => {
+            diags.push(
+                Diagnostic::error(keyword, "unclosed `__attribute__((`")
+                    .with_label("its parentheses never close")
+                    .with_help("close it with `))`"),
+            );
+            return stop;
+        }
+    };
+    // The names: the first token of each comma-separated entry inside `((`.
+    let mut depth = 0;
     let mut expect_name = true;
-    while k < tokens.len() {
-        let t = &tokens[k];
+    for t in &tokens[at + 3..end - 2] {
         match t.1 {
             Token::LParen => depth += 1,
-            Token::RParen => {
-                depth -= 1;
-                if depth == 0 {
-                    return k + 1;
-                }
-            }
-            Token::Comma if depth == 2 => expect_name = true,
-            Token::Semi | Token::LBrace | Token::RBrace if depth <= 2 => break,
-            _ if depth == 2 && expect_name => {
+            Token::RParen => depth -= 1,
+            Token::Comma if depth == 0 => expect_name = true,
+            _ if depth == 0 && expect_name => {
                 expect_name = false;
                 judge(source, t, diags);
             }
             _ => {}
         }
-        k += 1;
     }
-    diags.push(
-        Diagnostic::error(keyword, "unclosed `__attribute__((`")
-            .with_label("its parentheses never close")
-            .with_help("close it with `))`"),
-    );
-    k
+    end
+}
+
+/// Where the parenthesised group opening at `tokens[open]` ends: `Ok` with
+/// the index after its `)`, or `Err` with the index of the `;`, `{` or
+/// `}` (or the end) that came first. Not a group at all: `Ok(open)`.
+fn group_end(tokens: &[Spanned], open: usize) -> Result<usize, usize> {
+    if tokens.get(open).is_none_or(|t| t.1 != Token::LParen) {
+        return Ok(open);
+    }
+    let mut depth = 0usize;
+    for (k, t) in tokens.iter().enumerate().skip(open) {
+        match t.1 {
+            Token::LParen => depth += 1,
+            Token::RParen => {
+                depth -= 1;
+                if depth == 0 {
+                    return Ok(k + 1);
+                }
+            }
+            Token::Semi | Token::LBrace | Token::RBrace => return Err(k),
+            _ => {}
+        }
+    }
+    Err(tokens.len())
 }
 
 /// Reports one attribute name if parc cannot honour it.
@@ -204,29 +226,6 @@ fn judge(source: &str, t: &Spanned, diags: &mut Vec<Diagnostic>) {
             .with_label("not an attribute parc knows")
             .with_help("remove it if it changes what the program computes; gcc ignores unknown attributes too"),
     );
-}
-
-/// Past a malformed specifier: the tokens up to a `;` or `{` (not
-/// included), or a balanced parenthesised group right after the keyword.
-fn skip_malformed(tokens: &[Spanned], from: usize) -> usize {
-    if tokens.get(from).is_some_and(|t| t.1 == Token::LParen) {
-        let mut depth = 0usize;
-        for (k, t) in tokens.iter().enumerate().skip(from) {
-            match t.1 {
-                Token::LParen => depth += 1,
-                Token::RParen => {
-                    depth -= 1;
-                    if depth == 0 {
-                        return k + 1;
-                    }
-                }
-                Token::Semi | Token::LBrace | Token::RBrace => return k,
-                _ => {}
-            }
-        }
-        return tokens.len();
-    }
-    from
 }
 
 fn span_of(t: &Spanned) -> Span {
