@@ -186,19 +186,11 @@ impl Table {
     }
 }
 
-/// The words after `// KEY:` on one of the first lines of a program (before
-/// the first line that is not a `//` comment), e.g. `// args: 1024 200`.
+/// The words of the header directive `// KEY:` of a program (the test
+/// suites' rule, `parc_testkit::directive`), e.g. `// args: 1024 200`.
 pub fn directive(source: &str, key: &str) -> Option<Vec<String>> {
-    let prefix = format!("{key}:");
-    for line in source.lines() {
-        let Some(comment) = line.trim_start().strip_prefix("//") else {
-            break;
-        };
-        if let Some(rest) = comment.trim_start().strip_prefix(&prefix) {
-            return Some(rest.split_whitespace().map(str::to_string).collect());
-        }
-    }
-    None
+    parc_testkit::directive(source, key)
+        .map(|text| text.split_whitespace().map(str::to_string).collect())
 }
 
 /// The lines `   <time> ms  <pass>` of `parc build --time-passes` stderr, as

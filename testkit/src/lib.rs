@@ -4,8 +4,9 @@
 //! `.pir` filetest harness ([`filetest`]) that `parc-ir` and `parc-opt`
 //! run, one test per file.
 //!
-//! Only ever a dev-dependency; it imports `parc-ir` and nothing else of
-//! ours, so any crate's tests can use it.
+//! A dev-dependency of the compiler's crates (and a dependency of the
+//! benchmark harness, for its programs' directives); it imports `parc-ir`
+//! and nothing else of ours, so any crate's tests can use it.
 
 pub mod directive;
 pub mod filetest;

@@ -98,21 +98,9 @@ impl Entry {
     }
 }
 
-/// The text after `// KEY:` on one of the first comment lines.
+/// The text of the header directive `// KEY:` (the test suites' rule).
 pub(super) fn directive_text(source: &str, key: &str) -> Option<String> {
-    let prefix = format!("{key}:");
-    for line in source.lines() {
-        let Some(comment) = line.trim_start().strip_prefix("//") else {
-            if line.trim().is_empty() {
-                continue;
-            }
-            break;
-        };
-        if let Some(rest) = comment.trim_start().strip_prefix(&prefix) {
-            return Some(rest.trim().to_string());
-        }
-    }
-    None
+    parc_testkit::directive(source, key)
 }
 
 pub(super) fn words(s: &str) -> Vec<String> {
