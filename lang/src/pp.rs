@@ -240,7 +240,8 @@ impl Pp<'_> {
              #define __PARC__ 1\n#define __LP64__ 1\n#define _LP64 1\n#define __CHAR_BIT__ 8\n\
              #define __SIZEOF_SHORT__ 2\n#define __SIZEOF_INT__ 4\n#define __SIZEOF_LONG__ 8\n\
              #define __SIZEOF_LONG_LONG__ 8\n#define __SIZEOF_POINTER__ 8\n\
-             #define __SIZEOF_FLOAT__ 4\n#define __SIZEOF_DOUBLE__ 8\n",
+             #define __SIZEOF_FLOAT__ 4\n#define __SIZEOF_DOUBLE__ 8\n\
+             #define __builtin_expect(e, c) ((long)(e))\n",
         );
         if self.options.openmp {
             // OpenMP 4.0's date: the version whose loop constructs parc
