@@ -274,33 +274,81 @@ impl Checker {
             self.push(d);
             ok = false;
         }
-        if specs.len() > values.len() {
-            let missing = &specs[values.len()];
+        ok &= self.format_arity(
+            call,
+            fmt_span,
+            specs.get(values.len()).map(|s| s.text.as_str()),
+            specs.len(),
+            values,
+            &FormatArity::PRINTF,
+        );
+        ok
+    }
+}
+
+/// How a format's conversions are counted against its arguments, in the
+/// words of `printf` (which uses values) or `scanf` (which stores through
+/// pointers).
+pub(super) struct FormatArity {
+    verb: &'static str,
+    noun: &'static str,
+    drop_hint: &'static str,
+}
+
+impl FormatArity {
+    pub(super) const PRINTF: FormatArity = FormatArity {
+        verb: "uses",
+        noun: "value",
+        drop_hint: "",
+    };
+    pub(super) const SCANF: FormatArity = FormatArity {
+        verb: "stores",
+        noun: "pointer",
+        drop_hint: " (`%*d` reads without storing)",
+    };
+}
+
+impl Checker {
+    /// Reports a format with more conversions than arguments (`missing`
+    /// is the first unmatched conversion's text) or more arguments than
+    /// conversions; returns whether the counts agree.
+    pub(super) fn format_arity(
+        &mut self,
+        call: Span,
+        fmt_span: Span,
+        missing: Option<&str>,
+        wanted: usize,
+        values: &[(Expr, Span)],
+        how: &FormatArity,
+    ) -> bool {
+        let FormatArity {
+            verb,
+            noun,
+            drop_hint,
+        } = how;
+        if let Some(missing) = missing.filter(|_| wanted > values.len()) {
             self.push(
-                Diagnostic::error(
-                    call,
-                    format!("format `{}` has no matching argument", missing.text),
-                )
-                .with_label(format!(
-                    "{} given for {}",
-                    super::plural(values.len(), "value"),
-                    super::plural(specs.len(), "conversion")
-                ))
-                .with_secondary(fmt_span, format!("the format uses {} values", specs.len()))
-                .with_help(format!(
-                    "pass {} more, or remove the conversion",
-                    specs.len() - values.len()
-                )),
+                Diagnostic::error(call, format!("format `{missing}` has no matching argument"))
+                    .with_label(format!(
+                        "{} given for {}",
+                        super::plural(values.len(), noun),
+                        super::plural(wanted, "conversion")
+                    ))
+                    .with_secondary(fmt_span, format!("the format {verb} {wanted} values"))
+                    .with_help(format!(
+                        "pass {} more, or remove the conversion{drop_hint}",
+                        wanted - values.len()
+                    )),
             );
-            ok = false;
-        } else if values.len() > specs.len() {
-            let extra = values[specs.len()].1.to(values[values.len() - 1].1);
+            return false;
+        }
+        if values.len() > wanted {
+            let extra = values[wanted].1.to(values[values.len() - 1].1);
             self.push(
                 Diagnostic::error(
                     extra,
                     format!(
-                        "too many arguments for the format: it uses {}, but {} were given",
-                        specs.len(),
+                        "too many arguments for the format: it {verb} {wanted}, but {} were given",
                         values.len()
                     ),
                 )
@@ -308,8 +356,8 @@ impl Checker {
                 .with_secondary(fmt_span, "the format string")
                 .with_help("add a conversion such as `%d` for each extra argument, or remove them"),
             );
-            ok = false;
+            return false;
         }
-        ok
+        true
     }
 }

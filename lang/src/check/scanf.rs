@@ -5,7 +5,8 @@
 //! `fscanf(stdin, fmt, ...)`.
 
 use super::expr::{err_expr, int_const, mk};
-use super::{Checker, is_err, plural};
+use super::printf::FormatArity;
+use super::{Checker, is_err};
 use crate::ast::{self, Span};
 use crate::diag::Diagnostic;
 use crate::hir::{Builtin, CType, Expr, ExprKind};
@@ -232,42 +233,14 @@ impl Checker {
             self.push(d);
             ok = false;
         }
-        if specs.len() > values.len() {
-            let missing = &specs[values.len()].0;
-            self.push(
-                Diagnostic::error(call, format!("format `{missing}` has no matching argument"))
-                    .with_label(format!(
-                        "{} given for {}",
-                        plural(values.len(), "pointer"),
-                        plural(specs.len(), "conversion")
-                    ))
-                    .with_secondary(
-                        fmt_span,
-                        format!("the format stores {} values", specs.len()),
-                    )
-                    .with_help(format!(
-                        "pass {} more, or remove the conversion (`%*d` reads without storing)",
-                        specs.len() - values.len()
-                    )),
-            );
-            ok = false;
-        } else if values.len() > specs.len() {
-            let extra = values[specs.len()].1.to(values[values.len() - 1].1);
-            self.push(
-                Diagnostic::error(
-                    extra,
-                    format!(
-                        "too many arguments for the format: it stores {}, but {} were given",
-                        specs.len(),
-                        values.len()
-                    ),
-                )
-                .with_label("not used by the format")
-                .with_secondary(fmt_span, "the format string")
-                .with_help("add a conversion such as `%d` for each extra argument, or remove them"),
-            );
-            ok = false;
-        }
+        ok &= self.format_arity(
+            call,
+            fmt_span,
+            specs.get(values.len()).map(|s| s.0.as_str()),
+            specs.len(),
+            values,
+            &FormatArity::SCANF,
+        );
         ok
     }
 }
