@@ -103,7 +103,7 @@ impl Shape {
             (Shape::ManyFunctions, false) => (2_500, 4),
             (Shape::HugeFunction, false) => (5_000, 4),
             (Shape::ManyGlobals, false) => (25_000, 4),
-            (Shape::LargeSource, false) => (12_500, 4),
+            (Shape::LargeSource, false) => (16_000, 4),
             (Shape::NestedFor, true) => (50, 2),
             (Shape::NestedParallelFor, true) => (25, 2),
             (Shape::ManyFunctions, true) => (500, 2),
