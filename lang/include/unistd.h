@@ -5,4 +5,12 @@
 
 int getpid(void);
 
+/* The command line's options, as glibc parses them (GNU `getopt`: the
+ * options are moved before the other arguments unless `optstring` starts
+ * with `+` or POSIXLY_CORRECT is set). Native code calls glibc's; the
+ * interpreter runs the same algorithm. */
+int getopt(int argc, char *const argv[], const char *optstring);
+extern char *optarg;
+extern int optind, opterr, optopt;
+
 #endif

@@ -940,6 +940,14 @@ c_library! {
     Remove => libc("remove", &[PTR], Some(I32), Effects::reads(&[Unsized(0)]).observable());
     /// `getpid() -> pid_t`
     Getpid => libc("getpid", &[], Some(I32), Effects::PURE);
+    /// `getopt(argc, argv, optstring) -> int`: the next option letter of
+    /// the command line (GNU's: `argv` is permuted so that the options come
+    /// first), `optarg`, `optind`, `optopt` set; messages on stderr. It
+    /// writes `argv` and those globals, which no operand names.
+    Getopt => libc("getopt", &[I32, PTR, PTR], Some(I32), Effects::EVERYTHING);
+    /// `getopt_long(argc, argv, optstring, longopts, longindex) -> int`:
+    /// `getopt` with `--name[=value]` options (unique prefixes accepted).
+    GetoptLong => libc("getopt_long", &[I32, PTR, PTR, PTR, PTR], Some(I32), Effects::EVERYTHING);
     /// `qsort(base, n, size, cmp)`: glibc's stable merge sort, calling the
     /// program's comparator (a function pointer) back; it may do anything.
     Qsort => libc("qsort", &[PTR, I64, I64, PTR], None, Effects::EVERYTHING.writes(&[Unsized(0)]));

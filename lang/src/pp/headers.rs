@@ -3,7 +3,7 @@
 //! in those files; see `lang/include/README.md` for how to extend them.
 
 /// Name (as written between `<` and `>`) and text of each shipped header.
-const HEADERS: [(&str, &str); 21] = [
+const HEADERS: [(&str, &str); 22] = [
     ("assert.h", include_str!("../../include/assert.h")),
     ("ctype.h", include_str!("../../include/ctype.h")),
     (
@@ -12,6 +12,7 @@ const HEADERS: [(&str, &str); 21] = [
     ),
     ("errno.h", include_str!("../../include/errno.h")),
     ("float.h", include_str!("../../include/float.h")),
+    ("getopt.h", include_str!("../../include/getopt.h")),
     ("inttypes.h", include_str!("../../include/inttypes.h")),
     ("limits.h", include_str!("../../include/limits.h")),
     ("math.h", include_str!("../../include/math.h")),

@@ -164,6 +164,7 @@ pub(crate) fn call(
         CFn::Fflush => unreachable!("handled by `exec`, which owns the output"),
         CFn::Qsort | CFn::Bsearch => unreachable!("handled by the step loop (`callback.rs`)"),
         CFn::Atexit => unreachable!("handled by `exec`, which knows the program's functions"),
+        CFn::Getopt | CFn::GetoptLong => unreachable!("handled by `exec`, which owns stderr"),
         CFn::Fopen
         | CFn::Fclose
         | CFn::Fread

@@ -68,6 +68,7 @@ mod clock;
 mod cstring;
 mod exec;
 mod files;
+mod getopt;
 mod gpu;
 mod memory;
 mod scanf;
@@ -358,6 +359,8 @@ pub struct Interp<'a> {
     printf_args: Vec<parc_cformat::Slot>,
     /// The C library's own state (`rand`'s).
     clib: clib::State,
+    /// `getopt`'s, and the C variables it sets.
+    getopt: getopt::Getopt,
     /// How many `qsort`/`bsearch` comparators are running, one inside
     /// another.
     callback_depth: u32,
@@ -390,6 +393,7 @@ impl<'a> Interp<'a> {
             line: Vec::new(),
             printf_args: Vec::new(),
             clib: clib::State::default(),
+            getopt: getopt::Getopt::default(),
             callback_depth: 0,
             files: files::Files::default(),
             atexit: Vec::new(),
@@ -421,8 +425,14 @@ impl<'a> Interp<'a> {
         let module = self.module;
         for (g, data) in module.globals.iter() {
             // Shared globals get an instance per GPU block; imported ones
-            // live outside the program (see `Interp::shared_addr`).
-            let addr = if data.space == AddrSpace::Shared || data.is_import {
+            // live outside the program (see `Interp::shared_addr`), but for
+            // the C library's variables the interpreter keeps (`optind`).
+            let addr = if data.is_import {
+                self.getopt
+                    .var(&mut self.mem, &data.name)
+                    .map_err(|f| self.global_error(g, f))?
+                    .unwrap_or(0)
+            } else if data.space == AddrSpace::Shared {
                 0
             } else {
                 let kind = if data.is_const {
