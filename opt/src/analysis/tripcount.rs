@@ -35,8 +35,12 @@
 //! The formulas assume the induction variable does not wrap before the
 //! test fails (ParC integers wrap, as with `gcc -fwrapv`: `i <= INT_MAX`
 //! never fails). [`CountedLoop::may_wrap`] is false when that is certain:
-//! a strict compare (`<`, `>`, `!=`) with step ±1, or a constant bound far
-//! enough from the type's end. [`CountedLoop::constant`] only answers when
+//! a strict compare (`<`, `>`, `!=`) with step ±1, or a bound far enough
+//! from the type's end: a constant, or ([`CountedLoop::bound_max`]) the
+//! counter of an enclosing loop whose test keeps it below the type's end
+//! where the inner loop runs, as in a triangular nest's `for (i = 0; i <
+//! n; i++) for (j = 0; j <= i; j++)` (`i <= n - 1` there: `j <= i` fails
+//! before `j` wraps). [`CountedLoop::constant`] only answers when
 //! it is certain. A compare whose direction disagrees with the step (`<`
 //! with a negative step) or `==` is not a counted loop.
 
@@ -61,6 +65,9 @@ pub struct CountedLoop {
     pub exit: Block,
     /// The header is the loop's only exiting block.
     pub exact: bool,
+    /// The largest value a bound that is not a constant can have, when an
+    /// enclosing loop's test keeps it below one (see the module doc).
+    pub bound_max: Option<i128>,
 }
 
 /// A trip count: known now, or computed from the loop's bounds at run
@@ -86,6 +93,53 @@ fn is_signed(cc: IntCC) -> bool {
 
 /// Recognizes a counted loop (see the module doc).
 pub fn counted_loop(func: &Function, an: &FunctionAnalyses, lp: Loop) -> Option<CountedLoop> {
+    let mut cl = counted_loop_alone(func, an, lp)?;
+    if cl.step > 0 && func.const_int(cl.bound).is_none() {
+        cl.bound_max = bound_max(func, an, lp, &cl);
+    }
+    Some(cl)
+}
+
+/// The largest value of `cl`'s bound (in the compare's signedness) when it
+/// is the counter of an enclosing counted loop, or a truncation or
+/// extension of one, and that loop's own test keeps the counter between 0
+/// and the end of `cl`'s type where `lp` runs (`lp`'s header is one of the
+/// enclosing loop's blocks other than its header, so its test has passed).
+/// The enclosing loop's bound is taken as a constant only (no chain up a
+/// nest, so asking every loop of a deep nest stays linear).
+fn bound_max(func: &Function, an: &FunctionAnalyses, lp: Loop, cl: &CountedLoop) -> Option<i128> {
+    let mut v = cl.bound;
+    let mut narrow = func.value_type(cl.iv).bits().min(func.value_type(v).bits());
+    while let ValueDef::Result(i) = func.value_def(v) {
+        match func.inst(i) {
+            InstKind::Cast(CastOp::Trunc | CastOp::Sext | CastOp::Zext, x) => v = *x,
+            _ => return None,
+        }
+        narrow = narrow.min(func.value_type(v).bits());
+    }
+    let ValueDef::Param(header, _) = func.value_def(v) else {
+        return None;
+    };
+    let mut outer = an.loops.data(lp).parent;
+    while let Some(o) = outer {
+        if an.loops.data(o).header == header {
+            break;
+        }
+        outer = an.loops.data(o).parent;
+    }
+    let ocl = counted_loop_alone(func, an, outer?)?;
+    if ocl.iv != v {
+        return None;
+    }
+    let (lo, hi) = ocl.body_range(func)?;
+    // Between 0 and the largest value both signednesses of the narrowest
+    // type on the way share, every truncation and extension keeps it.
+    let top = (1i128 << (narrow - 1)) - 1;
+    ((0..=top).contains(&lo) && (0..=top).contains(&hi)).then_some(hi)
+}
+
+/// [`counted_loop`] without [`CountedLoop::bound_max`].
+fn counted_loop_alone(func: &Function, an: &FunctionAnalyses, lp: Loop) -> Option<CountedLoop> {
     let ld = an.loops.data(lp);
     let header = ld.header;
     // Only the operands of the header's test are asked about. Their
@@ -195,6 +249,7 @@ pub fn counted_loop(func: &Function, an: &FunctionAnalyses, lp: Loop) -> Option<
         cc,
         exit,
         exact,
+        bound_max: None,
     })
 }
 
@@ -249,7 +304,7 @@ impl CountedLoop {
         if matches!(self.cc, Slt | Ult | Sgt | Ugt | Ne) && (self.step == 1 || self.step == -1) {
             return false;
         }
-        let Some(hi) = self.widen(func, self.bound) else {
+        let Some(hi) = self.widen(func, self.bound).or(self.bound_max) else {
             return true;
         };
         let (min, max) = self.type_range(func);
@@ -281,7 +336,11 @@ impl CountedLoop {
         let slack = i128::from(strict);
         Some(if self.step > 0 {
             let lo = self.widen(func, self.init).unwrap_or(min);
-            let hi = self.widen(func, self.bound).unwrap_or(max) - slack;
+            let hi = self
+                .widen(func, self.bound)
+                .or(self.bound_max)
+                .unwrap_or(max)
+                - slack;
             (lo, hi)
         } else {
             let hi = self.widen(func, self.init).unwrap_or(max);
