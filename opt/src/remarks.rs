@@ -5,6 +5,7 @@
 //! (crate::PassContext::remarks); the driver sorts them, finds each one's
 //! file and prints them in the spelling asked for ([`Remark::render`]).
 
+use crate::passes::vectorize::Estimate;
 use parc_ir::{SrcLoc, Type};
 
 /// One remark about one loop.
@@ -29,11 +30,21 @@ pub enum Outcome {
     /// behind run-time tests (overlap of arrays, wrapping of indices).
     /// `reassociated`: a float reduction sums in lanes (allowed by
     /// `-ffast-math`), so its rounding differs from the scalar loop's.
+    /// `cost`: the cost model's estimate.
     Vectorized {
         vector: Type,
         lanes: u32,
         checked: bool,
         reassociated: bool,
+        cost: Estimate,
+    },
+    /// Left as it is because the cost model says the vector loop (in
+    /// vectors of `vector`) would not pay: per iteration, or over the
+    /// constant trip count `trips`.
+    Unprofitable {
+        vector: Type,
+        cost: Estimate,
+        trips: Option<u64>,
     },
     /// Left as it is, for the reason named (`vectorize.missed.REASON` in
     /// `--stats`), explained in words.
@@ -75,10 +86,11 @@ impl Remark {
                     lanes,
                     checked,
                     reassociated,
+                    cost,
                 },
                 Style::Parc,
             ) => format!(
-                "vectorized: {lanes} iterations at once ({vector}){}{}",
+                "vectorized: {lanes} iterations at once ({vector}){}{}; {}",
                 if *checked {
                     ", behind run-time tests (else the scalar loop runs)"
                 } else {
@@ -88,8 +100,36 @@ impl Remark {
                     ", a float reduction summed in lanes (reassociated: rounds unlike the loop in order)"
                 } else {
                     ""
-                }
+                },
+                figures(cost)
             ),
+            (
+                Outcome::Unprofitable {
+                    vector,
+                    cost,
+                    trips,
+                },
+                Style::Parc,
+            ) => match trips {
+                Some(n) if cost.pays() => format!(
+                    "not vectorized: its {n} iterations would not pay for entering the \
+                     vector loop ({vector}; {}) [not-profitable]",
+                    figures(cost)
+                ),
+                _ => format!(
+                    "not vectorized: the vector loop ({vector}) would not be faster (cost \
+                     model: {} per iteration scalar, {} per {} iterations in vectors) \
+                     [not-profitable]",
+                    cost.scalar, cost.vector, cost.lanes
+                ),
+            },
+            (Outcome::Unprofitable { .. }, Style::ClangMissed) => "remark: loop not vectorized: \
+                 the cost-model indicates that vectorization is not beneficial \
+                 [-Rpass-missed=loop-vectorize]"
+                .to_string(),
+            (Outcome::Unprofitable { .. }, Style::GccMissed) => {
+                "missed: not vectorized: vectorization not profitable.".to_string()
+            }
             (Outcome::Vectorized { lanes, .. }, Style::ClangPassed) => format!(
                 "remark: vectorized loop (vectorization width: {lanes}, interleaved count: 1) \
                  [-Rpass=loop-vectorize]"
@@ -111,4 +151,13 @@ impl Remark {
         };
         Some(format!("{at}{text}\n"))
     }
+}
+
+/// The cost model's figures, in words.
+fn figures(cost: &Estimate) -> String {
+    format!(
+        "cost model: {} per iteration scalar, {} per {} iterations in vectors, {} to enter \
+         them: vectors from {} iterations on",
+        cost.scalar, cost.vector, cost.lanes, cost.setup, cost.min_trip
+    )
 }

@@ -72,6 +72,14 @@
 //!   count, if known, is at least `W`;
 //! - its memory accesses allow it (below).
 //!
+//! # The cost model
+//! A loop that qualifies is vectorized only when its vector loop is
+//! estimated to pay (`cost.rs`): a vector iteration must cost less than
+//! the scalar iterations it does, and the vector path, whose tests and
+//! set-up cost once per run of the loop, is taken only from a number of
+//! iterations on (tested before the loop; a constant trip count below it
+//! leaves the loop scalar, `not-profitable`).
+//!
 //! # Dependences
 //! Addresses are linear forms over atoms (values the form does not look
 //! into: parameters, uniform values, casts); accesses whose forms have the
@@ -94,7 +102,7 @@
 //!
 //! # The rewrite
 //! ```text
-//! P:  n = trip count; nv = n & -W;  brif nv != 0, C, R(inits)
+//! P:  n = trip count; nv = n & -W;  brif n >= T, C, R(inits)
 //! C:  overlap tests;                brif ok, V, R(inits)   (no C without tests)
 //! V:  uniform values; splats;       jump VH(inits, 0)
 //! VH(ivs, k):                       brif k <u nv, VB, X
@@ -102,6 +110,8 @@
 //! X:  reductions' lanes combined;   jump R(ivs)
 //! R(ivs):                           jump H(ivs)            (the original loop)
 //! ```
+//! `T` is the cost model's minimum trip count, at least `W` (the guard
+//! is `nv != 0` when it is `W`).
 //! The body's uniform values (pure, or loads of elements no store of
 //! the loop touches, by the tests) are computed once, in `V`: the vector
 //! loop runs at least one iteration, so nothing runs that the scalar loop
@@ -119,9 +129,10 @@
 //! (vectorized with run-time overlap tests), and
 //! `vectorize.missed.REASON` for each loop of a host function that was
 //! not, by the first reason found (`outer-loop` and `parallel-loop` for
-//! loops that are not candidates). Each loop also gets one
-//! [`Remark`] (its exit test's position; vectorized with its width, or
-//! the reason and [`explain`]'s words for it), which `--explain-vec`,
+//! loops that are not candidates, `not-profitable` for those the cost
+//! model refuses). Each loop also gets one
+//! [`Remark`] (its exit test's position; vectorized with its width and
+//! the model's estimate, or the reason and [`explain`]'s words for it), which `--explain-vec`,
 //! `-Rpass=loop-vectorize` and `-fopt-info-vec` print. `-fno-vectorize`
 //! ([`PassOptions::vectorize`](crate::PassOptions)) turns the pass off.
 
@@ -134,15 +145,19 @@
 //!   accesses and the run-time overlap tests;
 //! - `rewrite.rs`: the vector loop, its tests and its exit, built from a
 //!   plan;
+//! - `cost.rs`: the cost model, whether the vector loop pays and from how
+//!   many iterations on;
 //! - `report.rs`: what the pass tells the user (statistics, remarks, the
 //!   words for each reason).
 
+mod cost;
 mod dependence;
 mod plan;
 mod reduction;
 mod report;
 mod rewrite;
 
+pub use cost::Estimate;
 pub use report::{Report, explain};
 
 use crate::remarks::{Outcome, Remark};
@@ -211,14 +226,20 @@ pub fn run_function(func: &mut Function, options: &PassOptions, report: &mut Rep
             }
             match plan::plan(func, &an, lp, options) {
                 Ok(p) => {
-                    found = Some((p, loc));
+                    let cost = cost::estimate(func, &p);
+                    let trips = p.counted.constant(func);
+                    if !cost.pays() || trips.is_some_and(|n| n < cost.min_trip) {
+                        report.unprofitable(loc, p.vector, cost, trips);
+                        continue;
+                    }
+                    found = Some((p, cost, loc));
                     break;
                 }
                 Err(reason) => report.missed(loc, reason),
             }
         }
-        let Some((p, loc)) = found else { break };
-        let vheader = rewrite::rewrite(func, &p);
+        let Some((p, cost, loc)) = found else { break };
+        let vheader = rewrite::rewrite(func, &p, cost.min_trip);
         done.insert(vheader);
         let checked = !p.checks.is_empty() || !p.wraps.is_empty();
         report.vectorized += 1;
@@ -232,6 +253,7 @@ pub fn run_function(func: &mut Function, options: &PassOptions, report: &mut Rep
                 lanes: p.lanes,
                 checked,
                 reassociated: p.reductions.values().any(|(red, _)| red.is_float()),
+                cost,
             },
         });
         count += 1;

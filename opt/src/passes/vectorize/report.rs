@@ -2,9 +2,10 @@
 //! loops (statistics and one [`Remark`] per loop), where a loop is in the
 //! source, and what each `vectorize.missed.REASON` means in words.
 
+use super::cost::Estimate;
 use crate::remarks::{Outcome, Remark};
 use parc_ir::analysis::{FunctionAnalyses, Loop};
-use parc_ir::{Function, InstKind, SrcLoc, ValueDef};
+use parc_ir::{Function, InstKind, SrcLoc, Type, ValueDef};
 use std::collections::BTreeMap;
 
 /// What the pass did to a function's loops.
@@ -21,6 +22,27 @@ pub struct Report {
 }
 
 impl Report {
+    /// A loop the cost model refuses: `trips`, its constant trip count.
+    pub(super) fn unprofitable(
+        &mut self,
+        loc: SrcLoc,
+        vector: Type,
+        cost: Estimate,
+        trips: Option<u64>,
+    ) {
+        *self.missed.entry("not-profitable").or_default() += 1;
+        self.loops.push(Remark {
+            loc,
+            function: String::new(),
+            holder: String::new(),
+            outcome: Outcome::Unprofitable {
+                vector,
+                cost,
+                trips,
+            },
+        });
+    }
+
     pub(super) fn missed(&mut self, loc: SrcLoc, reason: &'static str) {
         *self.missed.entry(reason).or_default() += 1;
         self.loops.push(Remark {
@@ -118,6 +140,10 @@ pub fn explain(reason: &str) -> &'static str {
         }
         "no-memory" => "it reads and writes no array element",
         "short-trip-count" => "its trip count is below the vector width",
+        "not-profitable" => {
+            "the cost model estimates that the vector loop would not be faster (per \
+             iteration, or over the loop's few iterations once its tests are paid for)"
+        }
         "dependence" => {
             "a store and another access to the same array are less than one vector apart \
              (as `a[i+1] = a[i]`): a dependence between iterations"

@@ -54,8 +54,9 @@ fn in_block(func: &Function, block: Block, v: Value) -> bool {
     }
 }
 
-/// Performs the rewrite of the module doc; returns the vector loop's header.
-pub(super) fn rewrite(func: &mut Function, p: &Plan) -> Block {
+/// Performs the rewrite of the module doc, the vector path taken from
+/// `min_trip` iterations on; returns the vector loop's header.
+pub(super) fn rewrite(func: &mut Function, p: &Plan, min_trip: u64) -> Block {
     let w = p.lanes;
     let loc = func.locs[p.cmp];
     let add = |func: &mut Function, b: Block, kind: InstKind, ty: Option<Type>| {
@@ -116,12 +117,23 @@ pub(super) fn rewrite(func: &mut Function, p: &Plan) -> Block {
         Some(Type::I64),
     ));
     let zero = val(add(func, p.preheader, InstKind::Iconst(0), Some(Type::I64)));
-    let any = val(add(
-        func,
-        p.preheader,
-        InstKind::Icmp(IntCC::Ne, nv, zero),
-        Some(Type::I1),
-    ));
+    let any = if min_trip <= u64::from(w) {
+        val(add(
+            func,
+            p.preheader,
+            InstKind::Icmp(IntCC::Ne, nv, zero),
+            Some(Type::I1),
+        ))
+    } else {
+        let t = i64::try_from(min_trip).unwrap_or(i64::MAX);
+        let t = val(add(func, p.preheader, InstKind::Iconst(t), Some(Type::I64)));
+        val(add(
+            func,
+            p.preheader,
+            InstKind::Icmp(IntCC::Uge, n, t),
+            Some(Type::I1),
+        ))
+    };
     let first = check.unwrap_or(vpre);
     let brif = InstKind::Brif {
         cond: any,

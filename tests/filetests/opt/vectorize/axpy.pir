@@ -16,43 +16,44 @@
 ; nextln: v63 = iconst.i64 -2
 ; nextln: v64 = and v62, v63
 ; nextln: v65 = iconst.i64 0
-; nextln: v66 = icmp ne v64, v65
-; nextln: brif v66, block5, block10(v48)
+; nextln: v66 = iconst.i64 8
+; nextln: v67 = icmp uge v62, v66
+; nextln: brif v67, block5, block10(v48)
 ; nextln: block5:
-; nextln: v67 = iconst.i64 8
-; nextln: v68 = imul v64, v67
-; nextln: v69 = shl v48, v45
-; nextln: v70 = ptradd v0, v69
-; nextln: v71 = ptradd v70, v68
-; nextln: v72 = ptradd v1, v69
-; nextln: v73 = ptradd v72, v68
-; nextln: v74 = icmp ule v71, v72
-; nextln: v75 = icmp ule v73, v70
-; nextln: v76 = or v74, v75
-; nextln: brif v76, block6, block10(v48)
+; nextln: v68 = iconst.i64 8
+; nextln: v69 = imul v64, v68
+; nextln: v70 = shl v48, v45
+; nextln: v71 = ptradd v0, v70
+; nextln: v72 = ptradd v71, v69
+; nextln: v73 = ptradd v1, v70
+; nextln: v74 = ptradd v73, v69
+; nextln: v75 = icmp ule v72, v73
+; nextln: v76 = icmp ule v74, v71
+; nextln: v77 = or v75, v76
+; nextln: brif v77, block6, block10(v48)
 ; nextln: block6:
-; nextln: v85 = splat.f64x2 v2
-; nextln: v88 = iconst.i64 1
+; nextln: v86 = splat.f64x2 v2
+; nextln: v89 = iconst.i64 1
 ; nextln: jump block7(v48, v65)
-; nextln: block7(v77: i64, v78: i64):
-; nextln: v79 = icmp ult v78, v64
-; nextln: brif v79, block8, block9
+; nextln: block7(v78: i64, v79: i64):
+; nextln: v80 = icmp ult v79, v64
+; nextln: brif v80, block8, block9
 ; nextln: block8:
-; nextln: v80 = shl v77, v45
-; nextln: v81 = ptradd v0, v80
-; nextln: v82 = load.f64x2 v81
-; nextln: v83 = ptradd v1, v80
-; nextln: v84 = load.f64x2 v83
-; nextln: v86 = fmul v85, v84
-; nextln: v87 = fadd v82, v86
-; nextln: store v87, v81
-; nextln: v89 = iconst.i64 2
-; nextln: v90 = iadd v77, v89
-; nextln: v91 = iconst.i64 2
-; nextln: v92 = iadd v78, v91
-; nextln: jump block7(v90, v92)
+; nextln: v81 = shl v78, v45
+; nextln: v82 = ptradd v0, v81
+; nextln: v83 = load.f64x2 v82
+; nextln: v84 = ptradd v1, v81
+; nextln: v85 = load.f64x2 v84
+; nextln: v87 = fmul v86, v85
+; nextln: v88 = fadd v83, v87
+; nextln: store v88, v82
+; nextln: v90 = iconst.i64 2
+; nextln: v91 = iadd v78, v90
+; nextln: v92 = iconst.i64 2
+; nextln: v93 = iadd v79, v92
+; nextln: jump block7(v91, v93)
 ; nextln: block9:
-; nextln: jump block10(v77)
+; nextln: jump block10(v78)
 ; nextln: block10(v53: i64):
 ; nextln: jump block1(v53)
 ; nextln: block1(v49: i64):
@@ -75,7 +76,8 @@
 ; nextln: }
 ; `for (i = 0; i < n; i++) y[i] = y[i] + a * x[i];` on plain pointers: the
 ; vector loop (block7, block8: two lanes of f64) runs n & -2 iterations
-; when the run-time test (block5) finds that the bytes of y and x it
+; when n is at least 8 (the cost model's threshold, vectorize/cost.pir)
+; and the run-time test (block5) finds that the bytes of y and x it
 ; touches do not overlap; the original loop (block1, entered from block9)
 ; runs the rest, or all of them. `a` is splatted once, before the loop.
 func @axpy(ptr, ptr, f64, i32) {

@@ -16,26 +16,27 @@
 ; nextln: v42 = iconst.i64 -2
 ; nextln: v43 = and v41, v42
 ; nextln: v44 = iconst.i64 0
-; nextln: v45 = icmp ne v43, v44
-; nextln: brif v45, block5, block9(v27)
+; nextln: v45 = iconst.i64 14
+; nextln: v46 = icmp uge v41, v45
+; nextln: brif v46, block5, block9(v27)
 ; nextln: block5:
-; nextln: v51 = splat.i64x2 v1
-; nextln: v52 = iconst.i64 1
+; nextln: v52 = splat.i64x2 v1
+; nextln: v53 = iconst.i64 1
 ; nextln: jump block6(v27, v44)
-; nextln: block6(v46: i64, v47: i64):
-; nextln: v48 = icmp ult v47, v43
-; nextln: brif v48, block7, block8
+; nextln: block6(v47: i64, v48: i64):
+; nextln: v49 = icmp ult v48, v43
+; nextln: brif v49, block7, block8
 ; nextln: block7:
-; nextln: v49 = shl v46, v26
-; nextln: v50 = ptradd v0, v49
-; nextln: store v51, v50
-; nextln: v53 = iconst.i64 2
-; nextln: v54 = iadd v46, v53
-; nextln: v55 = iconst.i64 2
-; nextln: v56 = iadd v47, v55
-; nextln: jump block6(v54, v56)
+; nextln: v50 = shl v47, v26
+; nextln: v51 = ptradd v0, v50
+; nextln: store v52, v51
+; nextln: v54 = iconst.i64 2
+; nextln: v55 = iadd v47, v54
+; nextln: v56 = iconst.i64 2
+; nextln: v57 = iadd v48, v56
+; nextln: jump block6(v55, v57)
 ; nextln: block8:
-; nextln: jump block9(v46)
+; nextln: jump block9(v47)
 ; nextln: block9(v32: i64):
 ; nextln: jump block1(v32)
 ; nextln: block1(v28: i64):

@@ -25,70 +25,71 @@
 ; nextln: v85 = iconst.i64 -2
 ; nextln: v86 = and v84, v85
 ; nextln: v87 = iconst.i64 0
-; nextln: v88 = icmp ne v86, v87
-; nextln: brif v88, block7, block12(v69)
+; nextln: v88 = iconst.i64 9
+; nextln: v89 = icmp uge v84, v88
+; nextln: brif v89, block7, block12(v69)
 ; nextln: block7:
-; nextln: v89 = iconst.i64 8
-; nextln: v90 = imul v86, v89
-; nextln: v91 = trunc.i32 v69
-; nextln: v92 = iadd v23, v91
-; nextln: v93 = sext.i64 v92
-; nextln: v94 = shl v93, v66
-; nextln: v95 = ptradd v0, v94
-; nextln: v96 = ptradd v95, v90
-; nextln: v97 = ptradd v1, v94
-; nextln: v98 = ptradd v97, v90
-; nextln: v99 = icmp ule v96, v97
-; nextln: v100 = icmp ule v98, v95
-; nextln: v101 = or v99, v100
-; nextln: v102 = ptradd v95, v90
-; nextln: v103 = shl v69, v66
-; nextln: v104 = ptradd v2, v103
-; nextln: v105 = ptradd v104, v90
-; nextln: v106 = icmp ule v102, v104
-; nextln: v107 = icmp ule v105, v95
-; nextln: v108 = or v106, v107
-; nextln: v109 = and v101, v108
-; nextln: v110 = iconst.i64 4294967296
-; nextln: v111 = icmp ule v86, v110
-; nextln: v112 = and v109, v111
-; nextln: v113 = sext.i64 v92
-; nextln: v114 = iconst.i64 1
-; nextln: v115 = imul v86, v114
-; nextln: v116 = iadd v113, v115
-; nextln: v117 = isub v116, v114
-; nextln: v118 = iconst.i64 2147483647
-; nextln: v119 = icmp sle v117, v118
-; nextln: v120 = and v112, v119
-; nextln: brif v120, block8, block12(v69)
+; nextln: v90 = iconst.i64 8
+; nextln: v91 = imul v86, v90
+; nextln: v92 = trunc.i32 v69
+; nextln: v93 = iadd v23, v92
+; nextln: v94 = sext.i64 v93
+; nextln: v95 = shl v94, v66
+; nextln: v96 = ptradd v0, v95
+; nextln: v97 = ptradd v96, v91
+; nextln: v98 = ptradd v1, v95
+; nextln: v99 = ptradd v98, v91
+; nextln: v100 = icmp ule v97, v98
+; nextln: v101 = icmp ule v99, v96
+; nextln: v102 = or v100, v101
+; nextln: v103 = ptradd v96, v91
+; nextln: v104 = shl v69, v66
+; nextln: v105 = ptradd v2, v104
+; nextln: v106 = ptradd v105, v91
+; nextln: v107 = icmp ule v103, v105
+; nextln: v108 = icmp ule v106, v96
+; nextln: v109 = or v107, v108
+; nextln: v110 = and v102, v109
+; nextln: v111 = iconst.i64 4294967296
+; nextln: v112 = icmp ule v86, v111
+; nextln: v113 = and v110, v112
+; nextln: v114 = sext.i64 v93
+; nextln: v115 = iconst.i64 1
+; nextln: v116 = imul v86, v115
+; nextln: v117 = iadd v114, v116
+; nextln: v118 = isub v117, v115
+; nextln: v119 = iconst.i64 2147483647
+; nextln: v120 = icmp sle v118, v119
+; nextln: v121 = and v113, v120
+; nextln: brif v121, block8, block12(v69)
 ; nextln: block8:
-; nextln: v134 = splat.f64x2 v48
-; nextln: v137 = iconst.i64 1
+; nextln: v135 = splat.f64x2 v48
+; nextln: v138 = iconst.i64 1
 ; nextln: jump block9(v69, v87)
-; nextln: block9(v121: i64, v122: i64):
-; nextln: v123 = icmp ult v122, v86
-; nextln: brif v123, block10, block11
+; nextln: block9(v122: i64, v123: i64):
+; nextln: v124 = icmp ult v123, v86
+; nextln: brif v124, block10, block11
 ; nextln: block10:
-; nextln: v124 = trunc.i32 v121
-; nextln: v125 = iadd v23, v124
-; nextln: v126 = sext.i64 v125
-; nextln: v127 = shl v126, v66
-; nextln: v128 = ptradd v0, v127
-; nextln: v129 = ptradd v1, v127
-; nextln: v130 = load.f64x2 v129
-; nextln: v131 = shl v121, v66
-; nextln: v132 = ptradd v2, v131
-; nextln: v133 = load.f64x2 v132
-; nextln: v135 = fmul v133, v134
-; nextln: v136 = fadd v130, v135
-; nextln: store v136, v128
-; nextln: v138 = iconst.i64 2
-; nextln: v139 = iadd v121, v138
-; nextln: v140 = iconst.i64 2
-; nextln: v141 = iadd v122, v140
-; nextln: jump block9(v139, v141)
+; nextln: v125 = trunc.i32 v122
+; nextln: v126 = iadd v23, v125
+; nextln: v127 = sext.i64 v126
+; nextln: v128 = shl v127, v66
+; nextln: v129 = ptradd v0, v128
+; nextln: v130 = ptradd v1, v128
+; nextln: v131 = load.f64x2 v130
+; nextln: v132 = shl v122, v66
+; nextln: v133 = ptradd v2, v132
+; nextln: v134 = load.f64x2 v133
+; nextln: v136 = fmul v134, v135
+; nextln: v137 = fadd v131, v136
+; nextln: store v137, v129
+; nextln: v139 = iconst.i64 2
+; nextln: v140 = iadd v122, v139
+; nextln: v141 = iconst.i64 2
+; nextln: v142 = iadd v123, v141
+; nextln: jump block9(v140, v142)
 ; nextln: block11:
-; nextln: jump block12(v121)
+; nextln: jump block12(v122)
 ; nextln: block12(v75: i64):
 ; nextln: jump block5(v75)
 ; nextln: block5(v70: i64):

@@ -17,40 +17,41 @@
 ; nextln: v58 = iconst.i64 -4
 ; nextln: v59 = and v57, v58
 ; nextln: v60 = iconst.i64 0
-; nextln: v61 = icmp ne v59, v60
-; nextln: brif v61, block5, block9(v6, v42)
+; nextln: v61 = iconst.i64 6
+; nextln: v62 = icmp uge v57, v61
+; nextln: brif v62, block5, block9(v6, v42)
 ; nextln: block5:
-; nextln: v78 = splat.i32x4 v6
-; nextln: v84 = iconst.i64 1
-; nextln: jump block6(v78, v42, v60)
-; nextln: block6(v62: i32x4, v63: i64, v64: i64):
-; nextln: v65 = icmp ult v64, v59
-; nextln: brif v65, block7, block8
+; nextln: v79 = splat.i32x4 v6
+; nextln: v85 = iconst.i64 1
+; nextln: jump block6(v79, v42, v60)
+; nextln: block6(v63: i32x4, v64: i64, v65: i64):
+; nextln: v66 = icmp ult v65, v59
+; nextln: brif v66, block7, block8
 ; nextln: block7:
-; nextln: v79 = shl v63, v39
-; nextln: v80 = ptradd v0, v79
-; nextln: v81 = load.i32x4 v80
-; nextln: v82 = icmp sgt v81, v62
-; nextln: v83 = select v82, v81, v62
-; nextln: v85 = iconst.i64 4
-; nextln: v86 = iadd v63, v85
-; nextln: v87 = iconst.i64 4
-; nextln: v88 = iadd v64, v87
-; nextln: jump block6(v83, v86, v88)
+; nextln: v80 = shl v64, v39
+; nextln: v81 = ptradd v0, v80
+; nextln: v82 = load.i32x4 v81
+; nextln: v83 = icmp sgt v82, v63
+; nextln: v84 = select v83, v82, v63
+; nextln: v86 = iconst.i64 4
+; nextln: v87 = iadd v64, v86
+; nextln: v88 = iconst.i64 4
+; nextln: v89 = iadd v65, v88
+; nextln: jump block6(v84, v87, v89)
 ; nextln: block8:
-; nextln: v66 = extract_lane v62, 0
-; nextln: v67 = icmp sgt v66, v6
-; nextln: v68 = select v67, v66, v6
-; nextln: v69 = extract_lane v62, 1
-; nextln: v70 = icmp sgt v69, v68
-; nextln: v71 = select v70, v69, v68
-; nextln: v72 = extract_lane v62, 2
-; nextln: v73 = icmp sgt v72, v71
-; nextln: v74 = select v73, v72, v71
-; nextln: v75 = extract_lane v62, 3
-; nextln: v76 = icmp sgt v75, v74
-; nextln: v77 = select v76, v75, v74
-; nextln: jump block9(v77, v63)
+; nextln: v67 = extract_lane v63, 0
+; nextln: v68 = icmp sgt v67, v6
+; nextln: v69 = select v68, v67, v6
+; nextln: v70 = extract_lane v63, 1
+; nextln: v71 = icmp sgt v70, v69
+; nextln: v72 = select v71, v70, v69
+; nextln: v73 = extract_lane v63, 2
+; nextln: v74 = icmp sgt v73, v72
+; nextln: v75 = select v74, v73, v72
+; nextln: v76 = extract_lane v63, 3
+; nextln: v77 = icmp sgt v76, v75
+; nextln: v78 = select v77, v76, v75
+; nextln: jump block9(v78, v64)
 ; nextln: block9(v47: i32, v48: i64):
 ; nextln: jump block1(v47, v48)
 ; nextln: block1(v33: i32, v43: i64):
