@@ -50,11 +50,21 @@ impl Gen<'_> {
         self.ev(InstKind::Binary(op, a, b), ty)
     }
 
-    /// `*p += x`, a plain read-modify-write.
+    /// `*p += x`, a plain read-modify-write; `*p -= y` where `x` is
+    /// `-y` (the rules' `dy -= a`: one subtraction instead of a sign flip
+    /// and an add, which the optimizer may not fold, as `a + -y` and
+    /// `a - y` differ in the sign of a NaN).
     pub(super) fn add_to(&mut self, p: Value, x: Value) {
         let ty = self.g.value_type(x);
         let old = self.ev(InstKind::Load(p), ty);
-        let new = self.ev(InstKind::Binary(BinaryOp::Fadd, old, x), ty);
+        let (op, x) = match self.g.value_def(x) {
+            ValueDef::Result(i) => match *self.g.inst(i) {
+                InstKind::Unary(UnaryOp::Fneg, y) => (BinaryOp::Fsub, y),
+                _ => (BinaryOp::Fadd, x),
+            },
+            ValueDef::Param(..) => (BinaryOp::Fadd, x),
+        };
+        let new = self.ev(InstKind::Binary(op, old, x), ty);
         self.emit(InstKind::Store { value: new, ptr: p }, None);
     }
 
