@@ -10,7 +10,8 @@
 //! sink. Every set of recorded values that leaves no path from the source
 //! to the sink lets the reverse rebuild `v`, and a cheapest such set is a
 //! minimum cut of the graph with each value split into `in → out` carrying
-//! its cost (Enzyme's min-cut caching, here per needed value).
+//! its cost (Enzyme's min-cut caching). Several needed values may feed the
+//! sink (what one reverse block will need): the cut then serves them all.
 //!
 //! Among cheapest sets this picks the one nearest the source: on a tie
 //! (one overwritten load `x` under `t = x·x` and `w = t·x`) it records the
@@ -29,17 +30,18 @@ const INFINITE: u64 = 1 << 40;
 
 /// A DAG of candidate values `0..costs.len()`: `costs[i]` is what
 /// recording value `i` costs, `edges` go from an operand to a value
-/// computed from it, `sources` cannot be recomputed, `sink` is the needed
-/// value. Returns the values of a cheapest cut nearest the sources, sorted.
+/// computed from it, `sources` cannot be recomputed, `sinks` are the
+/// needed values. Returns the values of a cheapest cut nearest the
+/// sources, sorted.
 pub fn cheapest_records(
     costs: &[u64],
     edges: &[(usize, usize)],
     sources: &[usize],
-    sink: usize,
+    sinks: &[usize],
 ) -> Vec<usize> {
     let n = costs.len();
     let mut g: DiGraph<(), u64> =
-        DiGraph::with_capacity(2 * n + 2, n + edges.len() + sources.len() + 1);
+        DiGraph::with_capacity(2 * n + 2, n + edges.len() + sources.len() + sinks.len());
     let nodes: Vec<NodeIndex> = (0..2 * n + 2).map(|_| g.add_node(())).collect();
     let (inn, out) = (|i: usize| nodes[2 * i], |i: usize| nodes[2 * i + 1]);
     let (s, t) = (nodes[2 * n], nodes[2 * n + 1]);
@@ -52,7 +54,9 @@ pub fn cheapest_records(
     for &u in sources {
         g.add_edge(s, inn(u), INFINITE);
     }
-    g.add_edge(out(sink), t, INFINITE);
+    for &k in sinks {
+        g.add_edge(out(k), t, INFINITE);
+    }
     let (_, flows) = dinics(&g, s, t);
     // What the source still reaches in the residual graph.
     let mut seen = vec![false; g.node_count()];
@@ -85,7 +89,7 @@ mod tests {
     fn one_input_under_two_values_is_recorded_instead_of_them() {
         // x (overwritten) → t = x·x → w = t·x; the reverse needs w.
         let (x, t, w) = (0, 1, 2);
-        let cut = cheapest_records(&[1, 1, 1], &[(x, t), (t, w), (x, w)], &[x], w);
+        let cut = cheapest_records(&[1, 1, 1], &[(x, t), (t, w), (x, w)], &[x], &[w]);
         assert_eq!(cut, [x]);
     }
 
@@ -93,17 +97,29 @@ mod tests {
     fn two_inputs_of_one_value_record_the_value() {
         // a, b (both overwritten) → w = a + b: one record beats two.
         let (a, b, w) = (0, 1, 2);
-        let cut = cheapest_records(&[1, 1, 1], &[(a, w), (b, w)], &[a, b], w);
+        let cut = cheapest_records(&[1, 1, 1], &[(a, w), (b, w)], &[a, b], &[w]);
         assert_eq!(cut, [w]);
     }
 
     #[test]
     fn costs_decide() {
         // x → y → w: recording y is cheaper than x or w.
-        let cut = cheapest_records(&[5, 2, 7], &[(0, 1), (1, 2)], &[0], 2);
+        let cut = cheapest_records(&[5, 2, 7], &[(0, 1), (1, 2)], &[0], &[2]);
         assert_eq!(cut, [1]);
         // A diamond x → {y, z} → w with y and z cheap: still x, one record.
-        let cut = cheapest_records(&[1, 1, 1, 3], &[(0, 1), (0, 2), (1, 3), (2, 3)], &[0], 3);
+        let cut = cheapest_records(&[1, 1, 1, 3], &[(0, 1), (0, 2), (1, 3), (2, 3)], &[0], &[3]);
         assert_eq!(cut, [0]);
+    }
+
+    #[test]
+    fn needs_of_one_block_share_a_cut() {
+        // x, y (overwritten) → u = x·y, v = x + y, w = x - y, all needed:
+        // alone, each is its own cheapest record (1 < 2); together, x and y.
+        let (x, y, u, v, w) = (0, 1, 2, 3, 4);
+        let edges = [(x, u), (y, u), (x, v), (y, v), (x, w), (y, w)];
+        let cut = cheapest_records(&[1; 5], &edges, &[x, y], &[u]);
+        assert_eq!(cut, [u]);
+        let cut = cheapest_records(&[1; 5], &edges, &[x, y], &[u, v, w]);
+        assert_eq!(cut, [x, y]);
     }
 }

@@ -32,7 +32,9 @@
 //! need is reused by the next, and the minimum cut leaves out what the
 //! block has popped already): a dry run of the reverse walk
 //! (`reverse/walk.rs`) decides it from the facts here, with `cache/`'s
-//! `Sweep`, into `needs` (`cache/needs.rs`). A plan is read-only from
+//! `Sweep`, into `needs` (`cache/needs.rs`); it runs twice, the second
+//! run knowing from the first what each reverse block will need
+//! (`ahead`), so that one cut serves them all. A plan is read-only from
 //! then on. The generator (`reverse.rs`) consumes it; `explain.rs`
 //! prints it (`--explain-ad`, and `ad/tests/plans.rs`).
 //!
@@ -207,6 +209,11 @@ pub struct Plan {
     /// after [`Plan::build`], made by the walk's dry run
     /// (`reverse::plan`) before any code is kept.
     pub needs: Needs,
+    /// The primal values each block's reverse asked for in a first dry run
+    /// of the walk, in order: the minimum cut for one of them weighs the
+    /// others the same block will need (see `cache/mod.rs`). Empty during
+    /// that first run.
+    pub ahead: HashMap<Block, Vec<Value>>,
 
     // ----- memory
     /// The element type of each `memcpy`/`memset` of differentiable
@@ -365,6 +372,7 @@ impl Plan {
             joins: HashMap::new(),
             recompute: HashMap::new(),
             needs: Needs::default(),
+            ahead: HashMap::new(),
             memcpy_ty: HashMap::new(),
             shared,
             requests: Vec::new(),

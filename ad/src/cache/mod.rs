@@ -281,12 +281,80 @@ impl Sweep<'_> {
     /// cheaply (see `mincut.rs`): the graph is what `gv` is computed from
     /// through instructions the reverse may repeat, down to values it
     /// already has (which cost nothing and are left out).
+    ///
+    /// The cut is that of every value the reverse of `b` will need and
+    /// cannot yet get without a record (`Plan::ahead`), each a sink, so
+    /// that one set of records serves them all: five needs computed from
+    /// one overwritten complex number record its two parts rather than
+    /// five values. Of that cut, the values `gv` is computed from are
+    /// returned (they alone separate `gv` from the sources); the others'
+    /// needs meet them popped, or find the same cut when their turn comes.
     fn cheapest_records(&self, b: Block, gv: Value) -> Vec<Value> {
         let mut vals = vec![gv];
         let mut index: HashMap<Value, usize> = HashMap::from([(gv, 0)]);
         let mut edges = Vec::new();
         let mut sources = Vec::new();
+        let mut sinks = vec![0];
         let mut stack = vec![(gv, 0u32)];
+        self.cut_graph(
+            b,
+            &mut stack,
+            &mut vals,
+            &mut index,
+            &mut edges,
+            &mut sources,
+        );
+        // `gv`'s cone is complete: what it is computed from.
+        let cone = vals.len();
+        let later = self.plan.ahead.get(&b).into_iter().flatten();
+        for &pv in later {
+            let Some(&w) = self.fwd.get(&pv) else {
+                continue;
+            };
+            if self.cheap(b, w, 0) {
+                continue;
+            }
+            if let Some(&i) = index.get(&w) {
+                // Needed itself later, and computed from on the way to
+                // `gv` or another need: a sink all the same.
+                if !sinks.contains(&i) {
+                    sinks.push(i);
+                }
+                continue;
+            }
+            vals.push(w);
+            index.insert(w, vals.len() - 1);
+            sinks.push(vals.len() - 1);
+            stack.push((w, 0));
+            self.cut_graph(
+                b,
+                &mut stack,
+                &mut vals,
+                &mut index,
+                &mut edges,
+                &mut sources,
+            );
+        }
+        let costs = vec![1; vals.len()];
+        crate::mincut::cheapest_records(&costs, &edges, &sources, &sinks)
+            .into_iter()
+            .filter(|&i| i < cone)
+            .map(|i| vals[i])
+            .collect()
+    }
+
+    /// Grows the graph of [`Self::cheapest_records`] from the values on
+    /// `stack` (each with its depth): their operands the reverse of `b`
+    /// cannot get without a record, down to values it cannot recompute.
+    fn cut_graph(
+        &self,
+        b: Block,
+        stack: &mut Vec<(Value, u32)>,
+        vals: &mut Vec<Value>,
+        index: &mut HashMap<Value, usize>,
+        edges: &mut Vec<(usize, usize)>,
+        sources: &mut Vec<usize>,
+    ) {
         while let Some((v, depth)) = stack.pop() {
             let i = index[&v];
             let ops = self
@@ -312,11 +380,6 @@ impl Sweep<'_> {
                 edges.push((j, i));
             }
         }
-        let costs = vec![1; vals.len()];
-        crate::mincut::cheapest_records(&costs, &edges, &sources, 0)
-            .into_iter()
-            .map(|i| vals[i])
-            .collect()
     }
 
     /// The operands from which the reverse may compute forward value `v`

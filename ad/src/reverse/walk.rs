@@ -84,15 +84,40 @@ pub(super) fn plan(
         shared_shadow,
         pooled: pools::pooled_loops(module, &plan),
     };
-    let mut dry = Gen::new(&plan, ctx, made.clone(), Walk::Dry(Needs::default()));
+    // The first dry run learns what each reverse block needs; the second
+    // decides with that knowledge (`Plan::ahead`), and its answers are kept.
+    let first = dry_run(&plan, ctx, &made)?;
+    plan.ahead = ahead_of(&first);
+    plan.needs = dry_run(&plan, ctx, &made)?;
+    Ok((plan, made))
+}
+
+/// One dry run of the reverse walk under `plan`: every answer, in order.
+fn dry_run(plan: &Plan, ctx: &Ctx, made: &Made) -> Result<Needs, AdError> {
+    let mut dry = Gen::new(plan, ctx, made.clone(), Walk::Dry(Needs::default()));
     dry.build()?;
     let mut needs = match std::mem::replace(&mut dry.walk, Walk::Follow(0)) {
         Walk::Dry(needs) => needs,
         Walk::Follow(_) => Needs::default(),
     };
     needs.primal = std::mem::take(&mut dry.fwd_inv);
-    plan.needs = needs;
-    Ok((plan, made))
+    Ok(needs)
+}
+
+/// The primal values each reverse block asked how to obtain, in order
+/// (values of the generator's own are left out: a later run numbers
+/// them anew).
+fn ahead_of(needs: &Needs) -> HashMap<Block, Vec<Value>> {
+    let mut ahead: HashMap<Block, Vec<Value>> = HashMap::new();
+    for n in &needs.list {
+        if let (Answer::Obtain(_), Some(&pv)) = (&n.answer, needs.primal.get(&n.value)) {
+            let list = ahead.entry(n.block).or_default();
+            if !list.contains(&pv) {
+                list.push(pv);
+            }
+        }
+    }
+    ahead
 }
 
 /// The plan of the gradient of `primal` under `acts` (combined mode), as
