@@ -385,7 +385,7 @@ pub(crate) fn lowered(
     let module = times
         .time("lowering", || {
             parc_lang::lower::lower_with_exported_gradients(
-                &hir,
+                hir,
                 path,
                 &pre.text,
                 Some(&pre.map),
@@ -418,11 +418,11 @@ fn front_end(
     }
     let (hir, check_diags) = times.time("check", || {
         if part {
-            parc_lang::check::check_part(&ast)
+            parc_lang::check::check_part(ast)
         } else if library {
-            parc_lang::check::check_library(&ast)
+            parc_lang::check::check_library(ast)
         } else {
-            parc_lang::check::check(&ast)
+            parc_lang::check::check(ast)
         }
     });
     diags.extend(check_diags);
@@ -742,7 +742,7 @@ pub fn check(
     let Some(hir) = hir else {
         return Ok(rendered);
     };
-    let module = parc_lang::lower::lower_mapped(&hir, path, &pre.text, Some(&pre.map));
+    let module = parc_lang::lower::lower_mapped(hir, path, &pre.text, Some(&pre.map));
     Ok(rendered + &checked_requests(&module, &[], path, Origin::Source(source), color)?)
 }
 

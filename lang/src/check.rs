@@ -82,13 +82,13 @@ use crate::hir::{self, CType, FuncKind, FuncRef, GlobalVarId, LocalId, StructId}
 
 /// Checks a parsed program. Returns the HIR when no error was reported
 /// (warnings may be present).
-pub fn check(program: &ast::Program) -> (Option<hir::Program>, Vec<Diagnostic>) {
+pub fn check(program: ast::Program) -> (Option<hir::Program>, Vec<Diagnostic>) {
     check_program(program, true, false)
 }
 
 /// [`check`] for a library or an object file: the program need not define
 /// `main` (one it does define is checked as always).
-pub fn check_library(program: &ast::Program) -> (Option<hir::Program>, Vec<Diagnostic>) {
+pub fn check_library(program: ast::Program) -> (Option<hir::Program>, Vec<Diagnostic>) {
     check_program(program, false, false)
 }
 
@@ -96,12 +96,12 @@ pub fn check_library(program: &ast::Program) -> (Option<hir::Program>, Vec<Diagn
 /// declares may be defined, as ParC, by another file, so the rule on
 /// struct-by-value C functions (`check_extern_signatures`) is left to the
 /// driver, which sees the linked program.
-pub fn check_part(program: &ast::Program) -> (Option<hir::Program>, Vec<Diagnostic>) {
+pub fn check_part(program: ast::Program) -> (Option<hir::Program>, Vec<Diagnostic>) {
     check_program(program, false, true)
 }
 
 fn check_program(
-    program: &ast::Program,
+    program: ast::Program,
     require_main: bool,
     part: bool,
 ) -> (Option<hir::Program>, Vec<Diagnostic>) {
@@ -109,11 +109,20 @@ fn check_program(
     // trees (`parse::MAX_CHAIN` statements, each with as many operators);
     // run them on a thread whose stack holds any tree the parser returns.
     // The memory is only reserved, not used, unless a program is that deep.
+    // The checker consumes the tree (each item is freed once checked); the
+    // slot gives it back should the thread not start.
+    let slot = std::sync::Mutex::new(Some(program));
+    let take = || {
+        slot.lock()
+            .ok()
+            .and_then(|mut p| p.take())
+            .unwrap_or_default()
+    };
     let spawned = std::thread::scope(|s| {
         let handle = std::thread::Builder::new()
             .name("parc-check".into())
             .stack_size(CHECK_STACK)
-            .spawn_scoped(s, || check_here(program, require_main, part));
+            .spawn_scoped(s, || check_here(take(), require_main, part));
         match handle {
             Ok(h) => Some(h.join().unwrap_or_else(|_| {
                 let d = Diagnostic::error(Span::default(), "internal error: the checker failed");
@@ -123,7 +132,7 @@ fn check_program(
         }
     });
     // Without a thread (no memory for its stack), check on this one.
-    spawned.unwrap_or_else(|| check_here(program, require_main, part))
+    spawned.unwrap_or_else(|| check_here(take(), require_main, part))
 }
 
 /// Stack for the checker's thread (see [`check`]): 10,000 nested
@@ -132,7 +141,7 @@ const CHECK_STACK: usize = 256 << 20;
 
 /// [`check`] on the current thread.
 fn check_here(
-    program: &ast::Program,
+    program: ast::Program,
     require_main: bool,
     part: bool,
 ) -> (Option<hir::Program>, Vec<Diagnostic>) {

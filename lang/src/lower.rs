@@ -130,6 +130,7 @@ mod func;
 mod scopes;
 mod vla;
 
+use crate::ast::Span;
 use crate::diag::Diagnostic;
 use crate::hir::{self, CType, ConstInit, scalar_type};
 use crate::source_map::SourceMap;
@@ -140,8 +141,10 @@ use parc_ir::{
 use std::cell::RefCell;
 
 /// Lowers a checked program. `source` is the text `program` was checked
-/// from; it only turns spans into line:col positions.
-pub fn lower(program: &hir::Program, source_name: &str, source: &str) -> Module {
+/// from; it only turns spans into line:col positions. The program is
+/// consumed: each function body is freed once lowered, so a large
+/// program's HIR and IR are not both whole in memory.
+pub fn lower(program: hir::Program, source_name: &str, source: &str) -> Module {
     lower_mapped(program, source_name, source, None)
 }
 
@@ -149,11 +152,16 @@ pub fn lower(program: &hir::Program, source_name: &str, source: &str) -> Module 
 /// into positions in the file the user wrote (see
 /// [`SourceMap::code_position`]).
 pub fn lower_mapped(
-    program: &hir::Program,
+    mut program: hir::Program,
     source_name: &str,
     source: &str,
     map: Option<&SourceMap>,
 ) -> Module {
+    // Taken out, so each can be freed once lowered; `Shared::prog` has
+    // the rest (signatures, locals), which calls need.
+    let bodies: Vec<Option<Vec<hir::Stmt>>> =
+        program.funcs.iter_mut().map(|f| f.body.take()).collect();
+    let program = &program;
     let mut module = Module::new();
     module.source_name = Some(source_name.to_string());
     let layout = Layout {
@@ -208,7 +216,8 @@ pub fn lower_mapped(
 
     // Every function is created before any body is lowered, so calls can
     // name any of them.
-    for f in &program.funcs {
+    for (f, body) in program.funcs.iter().zip(&bodies) {
+        let defined = body.is_some();
         let sret = cx.layout.is_aggregate(&f.ret);
         let mut params = Vec::new();
         if sret {
@@ -228,12 +237,12 @@ pub fn lower_mapped(
             scalar_type(&f.ret)
         };
         let sig = Signature { params, ret };
-        let mut func = if f.body.is_some() {
+        let mut func = if defined {
             parc_ir::new_function(f.name.clone(), sig)
         } else {
             Function::new(f.name.clone(), sig)
         };
-        func.variadic = f.variadic && f.body.is_none();
+        func.variadic = f.variadic && !defined;
         // The hidden struct-result pointer comes first.
         let shift = u32::from(sret);
         func.noalias = f.restrict_params.iter().map(|&i| i + shift).collect();
@@ -253,7 +262,7 @@ pub fn lower_mapped(
             hir::FuncKind::Kernel => parc_ir::FuncKind::Kernel,
             hir::FuncKind::Device => parc_ir::FuncKind::Device,
         };
-        func.linkage = if f.body.is_none() {
+        func.linkage = if !defined {
             Linkage::Import
         } else if f.is_static {
             Linkage::Local
@@ -297,11 +306,11 @@ pub fn lower_mapped(
         }
     }
 
-    for (i, f) in program.funcs.iter().enumerate() {
-        if let Some(body) = &f.body {
+    for (i, (f, body)) in program.funcs.iter().zip(bodies).enumerate() {
+        if let Some(body) = body {
             let id = cx.funcs[i];
             let mut func = std::mem::take(&mut module.funcs[id]);
-            func::lower_function(&cx, i, f, body, &mut func);
+            func::lower_function(&cx, i, f, &body, &mut func);
             module.funcs[id] = func;
         }
     }
@@ -591,25 +600,22 @@ impl ImageWriter<'_, '_> {
 /// driver checks on the (linked) module. The error: another function of
 /// the program is called `grad_F`.
 pub fn lower_with_exported_gradients(
-    program: &hir::Program,
+    program: hir::Program,
     source_name: &str,
     source: &str,
     map: Option<&SourceMap>,
     exported_gradients: &[String],
 ) -> Result<Module, Diagnostic> {
+    // HIR function `i` is `FuncId(i)` (see the module doc).
+    let exported: Vec<(usize, Span)> = exported_gradients
+        .iter()
+        .filter_map(|name| program.funcs.iter().position(|f| &f.name == name))
+        .map(|i| (i, program.funcs[i].span))
+        .collect();
     let mut module = lower_mapped(program, source_name, source, map);
     let lines = LineIndex::new(source, map);
-    for name in exported_gradients {
-        // HIR function `i` is `FuncId(i)` (see the module doc).
-        let Some((i, f)) = program
-            .funcs
-            .iter()
-            .enumerate()
-            .find(|(_, f)| &f.name == name)
-        else {
-            continue;
-        };
-        let mut loc = lines.loc(f.span.start);
+    for (i, span) in exported {
+        let mut loc = lines.loc(span.start);
         // `lines` numbers files apart from the module's table.
         if let Some(name) = loc.file.checked_sub(1).and_then(|k| {
             let files = lines.files.borrow();
@@ -619,7 +625,7 @@ pub fn lower_with_exported_gradients(
         }
         parc_ir::gradient::request_export(&mut module, FuncId::from_u32(i as u32), loc).map_err(
             |message| {
-                Diagnostic::error(f.span, message)
+                Diagnostic::error(span, message)
                     .with_label("this function")
                     .with_help("rename the existing function")
             },
@@ -701,9 +707,9 @@ mod tests {
                    return (int)d; }\n";
         let (ast, diags) = crate::parse::parse(src);
         assert!(!diags.iter().any(|d| d.is_error()));
-        let (hir, diags) = crate::check::check(&ast);
+        let (hir, diags) = crate::check::check(ast);
         assert!(!diags.iter().any(|d| d.is_error()), "{diags:?}");
-        let m = super::lower(&hir.unwrap(), "t.pc", src);
+        let m = super::lower(hir.unwrap(), "t.pc", src);
         parc_ir::verify::verify_module(&m).unwrap();
         // One declaration per activity pattern, in order of first use.
         let f = m.func_by_name("f").unwrap();

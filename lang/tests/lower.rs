@@ -35,7 +35,7 @@ fn compile(name: &str, source: &str) -> Result<Module, String> {
     if !errors.is_empty() {
         return Err(format!("parse errors: {errors:?}"));
     }
-    let (hir, diags) = parc_lang::check::check(&ast);
+    let (hir, diags) = parc_lang::check::check(ast);
     let Some(hir) = hir else {
         let errors: Vec<String> = diags
             .iter()
@@ -44,7 +44,7 @@ fn compile(name: &str, source: &str) -> Result<Module, String> {
             .collect();
         return Err(format!("check errors: {errors:?}"));
     };
-    let module = parc_lang::lower::lower(&hir, name, source);
+    let module = parc_lang::lower::lower(hir, name, source);
     if let Err(errors) = parc_ir::verify::verify_module(&module) {
         let text: Vec<String> = errors.iter().map(|e| e.to_string()).collect();
         return Err(format!(

@@ -71,13 +71,13 @@ fn lower(path: &Path, source: &str) -> Result<Module, String> {
     if diags.iter().any(|d| d.is_error()) {
         return Err(format!("does not parse: {diags:?}"));
     }
-    let (hir, diags) = parc_lang::check::check(&ast);
+    let (hir, diags) = parc_lang::check::check(ast);
     let hir = match hir {
         Some(h) if !diags.iter().any(|d| d.is_error()) => h,
         _ => return Err(format!("does not check: {diags:?}")),
     };
     let name = path.display().to_string();
-    let module = parc_lang::lower::lower(&hir, &name, source);
+    let module = parc_lang::lower::lower(hir, &name, source);
     verify_module(&module).map_err(|e| format!("lowering does not verify: {e:?}"))?;
     Ok(module)
 }

@@ -50,9 +50,9 @@ pub fn compile(src: &str) -> Module {
     let src = &format!("{src}\nint main() {{ return 0; }}\n");
     let (ast, diags) = parc_lang::parse::parse(src);
     assert!(!diags.iter().any(|d| d.is_error()), "parse: {diags:?}");
-    let (hir, diags) = parc_lang::check::check(&ast);
+    let (hir, diags) = parc_lang::check::check(ast);
     assert!(!diags.iter().any(|d| d.is_error()), "check: {diags:?}");
-    parc_lang::lower::lower(&hir.expect("checked"), "test.pc", src)
+    parc_lang::lower::lower(hir.expect("checked"), "test.pc", src)
 }
 
 pub fn compile_opt(src: &str, level: u8) -> Module {

@@ -1212,9 +1212,9 @@ fn shared_libraries_export_c_functions_with_a_header() {
 fn from_source(src: &str) -> Module {
     let (ast, diags) = parc_lang::parse::parse(src);
     assert!(!diags.iter().any(|d| d.is_error()), "parse: {diags:?}");
-    let (hir, diags) = parc_lang::check::check(&ast);
+    let (hir, diags) = parc_lang::check::check(ast);
     assert!(!diags.iter().any(|d| d.is_error()), "check: {diags:?}");
-    let mut m = parc_lang::lower::lower(&hir.unwrap(), "test.pc", src);
+    let mut m = parc_lang::lower::lower(hir.unwrap(), "test.pc", src);
     verified(&m);
     crate::tapir::lower_tapir(
         &mut m,

@@ -8,7 +8,10 @@ use crate::diag::Diagnostic;
 use crate::hir::{self, CType, FuncKind};
 
 impl Checker {
-    pub(super) fn program(&mut self, p: &ast::Program) {
+    /// Checks the items in order, freeing each once checked: its HIR has
+    /// what later items need, so the tree and the HIR are not both whole
+    /// in memory.
+    pub(super) fn program(&mut self, p: ast::Program) {
         for item in &p.items {
             match item {
                 ast::Item::Func(f) => {
@@ -28,8 +31,8 @@ impl Checker {
                 ast::Item::StaticAssert(_) => {}
             }
         }
-        for item in &p.items {
-            match item {
+        for item in p.items {
+            match &item {
                 ast::Item::Global(d) => self.global_decl(d),
                 ast::Item::Func(f) => self.func_item(f),
                 ast::Item::StaticAssert(a) => self.static_assert(a),

@@ -20,7 +20,7 @@ fn run(src: &str) -> (Option<hir::Program>, Vec<Diagnostic>) {
         .collect();
     let head: String = src.chars().take(300).collect();
     assert!(perrs.is_empty(), "parse errors: {perrs:?}\n{head}");
-    check(&ast)
+    check(ast)
 }
 
 /// The errors as `line:col: message`.
@@ -90,7 +90,7 @@ fn missing_main() {
     assert!(help.starts_with("add `int main() { ... }`"), "{help}");
     assert!(help.contains("parc check --lib"), "{help}");
     // A library needs none.
-    let (hir, diags) = crate::check::check_library(&crate::parse::parse("int f() { return 1; }").0);
+    let (hir, diags) = crate::check::check_library(crate::parse::parse("int f() { return 1; }").0);
     assert!(hir.is_some() && diags.is_empty(), "{diags:?}");
 }
 
@@ -1313,7 +1313,7 @@ fn samples_check_cleanly() {
             // The parser's own tests cover these.
             continue;
         }
-        let (prog, diags) = check(&ast);
+        let (prog, diags) = check(ast);
         let errs: Vec<String> = diags
             .iter()
             .filter(|d| d.is_error())
@@ -1347,7 +1347,7 @@ fn bad_programs_get_errors() {
             continue;
         }
         let (ast, pdiags) = parse(&pre.text);
-        let (prog, diags) = check(&ast);
+        let (prog, diags) = check(ast);
         let n = pdiags.iter().chain(&diags).filter(|d| d.is_error()).count();
         assert!(n > 0, "{} got no error", path.display());
         if !pdiags.iter().any(Diagnostic::is_error) {
@@ -1401,7 +1401,7 @@ fn mutated_samples_never_panic() {
             }
             let text = String::from_utf8_lossy(&s);
             let (ast, _) = parse(&text);
-            let (_, diags) = check(&ast);
+            let (_, diags) = check(ast);
             assert!(
                 !diags
                     .iter()

@@ -119,9 +119,9 @@ fn from_source(src: &str) -> Module {
     let src = pre.text.as_str();
     let (ast, diags) = parc_lang::parse::parse(src);
     assert!(!diags.iter().any(|d| d.is_error()), "parse: {diags:?}");
-    let (hir, diags) = parc_lang::check::check(&ast);
+    let (hir, diags) = parc_lang::check::check(ast);
     assert!(!diags.iter().any(|d| d.is_error()), "check: {diags:?}");
-    let mut m = parc_lang::lower::lower(&hir.expect("checked"), "test.pc", src);
+    let mut m = parc_lang::lower::lower(hir.expect("checked"), "test.pc", src);
     crate::tapir::lower_tapir(
         &mut m,
         crate::tapir::Target::Runtime,

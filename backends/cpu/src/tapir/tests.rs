@@ -997,12 +997,12 @@ fn compile(path: &Path) -> Option<(Module, Vec<String>)> {
     if diags.iter().any(|d| d.is_error()) {
         return None;
     }
-    let (hir, diags) = parc_lang::check::check(&ast);
+    let (hir, diags) = parc_lang::check::check(ast);
     if diags.iter().any(|d| d.is_error()) {
         return None;
     }
     let name = path.display().to_string();
-    let module = parc_lang::lower::lower(&hir?, &name, &src);
+    let module = parc_lang::lower::lower(hir?, &name, &src);
     let mut args = vec![name];
     if let Some(line) = src.lines().find_map(|l| l.trim().strip_prefix("// args:")) {
         args.extend(line.split_whitespace().map(str::to_string));

@@ -33,9 +33,9 @@ fn normalize_becomes_linear() {
     let path = format!("{}/../samples/normalize.pc", env!("CARGO_MANIFEST_DIR"));
     let source = std::fs::read_to_string(&path).unwrap();
     let (ast, _) = parc_lang::parse::parse(&source);
-    let (hir, diags) = parc_lang::check::check(&ast);
+    let (hir, diags) = parc_lang::check::check(ast);
     assert!(!diags.iter().any(|d| d.is_error()));
-    let lowered = parc_lang::lower::lower(&hir.unwrap(), &path, &source);
+    let lowered = parc_lang::lower::lower(hir.unwrap(), &path, &source);
     let steps = |level: parc_ir::OptLevel, n: usize| -> u64 {
         let mut m = lowered.clone();
         let mut inst = crate::Instrumentation::default();
