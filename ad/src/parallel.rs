@@ -460,7 +460,15 @@ pub fn find_loops(p: &Function, an: &FunctionAnalyses) -> Result<Vec<PLoop>, AdE
         else {
             continue;
         };
-        if region != l.region || an.cfg.preds(exit) != [header] || ld.exits != [exit] {
+        // Besides `exit`, the loop is left only into the body's dead ends
+        // (an error `exit(1)`: see `tapir_loops`), which end the program,
+        // so no reverse ever runs after them.
+        let exits_ok = ld.exits.contains(&exit)
+            && ld
+                .exits
+                .iter()
+                .all(|&e| e == exit || an.tasks.contains(l.task_id, e));
+        if region != l.region || an.cfg.preds(exit) != [header] || !exits_ok {
             continue;
         }
         // The trip count is computed in `pre`: `bound` and `step` are

@@ -25,7 +25,10 @@
 //! with `bound` and `step` loop-invariant (defined outside the loop, or
 //! constants), a constant `step` positive (nonzero for unsigned `T`), the
 //! natural loop of `header` made of exactly these blocks with `latch` its
-//! only back edge and only reached from `spawn` and the task's reattaches,
+//! only back edge and only reached from `spawn` and the task's reattaches
+//! (blocks of the task that never reach the latch, the dead ends of an
+//! error `exit(1)` in the body, lie outside the natural loop and are
+//! allowed: they end the program, not the iteration),
 //! no `sync within sr` inside the loop (other detaches may share `sr`),
 //! `iv`, `c` and `iv'` used nowhere else, and the task (with the code
 //! above the detach) reading no value of the loop but `iv`.
@@ -294,10 +297,30 @@ pub fn match_task(
     // does. Then counting them suffices, and a deep nest of loops is not
     // quadratic to match.
     let three = [header, spawn, latch];
-    if ld.blocks.len() != an.tasks.blocks(task).len() + three.len()
-        || three.iter().any(|&b| an.tasks.contains(task, b))
-    {
+    let task_blocks = an.tasks.blocks(task);
+    if three.iter().any(|&b| an.tasks.contains(task, b)) {
         return None;
+    }
+    if ld.blocks.len() != task_blocks.len() + three.len() {
+        // Blocks of the task outside the natural loop never reach the
+        // latch: dead ends of the body (C's error exits, `exit(1)` then
+        // `unreachable`), which end the program rather than the
+        // iteration. Each must lead only to such blocks; they are counted
+        // only when there are any, so the common case stays a comparison.
+        let dead_end = |b: Block| an.tasks.contains(task, b) && !ld.contains(b);
+        let outside: Vec<Block> = task_blocks
+            .iter()
+            .copied()
+            .filter(|&b| dead_end(b))
+            .collect();
+        if outside.is_empty()
+            || ld.blocks.len() + outside.len() != task_blocks.len() + three.len()
+            || !outside
+                .iter()
+                .all(|&b| an.cfg.succs(b).iter().all(|&s| dead_end(s)))
+        {
+            return None;
+        }
     }
     if !an.tasks.are_subtrees()
         && !ld
@@ -483,6 +506,19 @@ block6:
             "block5:\n    v30 = iadd v3, v3\n    sync",
         );
         assert!(first(&text).is_empty());
+    }
+
+    #[test]
+    fn finds_a_body_with_an_error_exit() {
+        // `if (x[i] < 0) exit(1);`: a dead end of the task, outside the
+        // natural loop.
+        let text = SCALE.replace(
+            "    v9 = load.f64 v8\n",
+            "    v9 = load.f64 v8\n    v20 = fconst.f64 0.0\n    v21 = fcmp lt v9, v20\n    brif v21, block7, block8\nblock7:\n    v22 = iconst.i32 1\n    exit v22\n    unreachable\nblock8:\n",
+        );
+        let loops = first(&text);
+        assert_eq!(loops.len(), 1);
+        assert_eq!(loops[0].latch, Block::from_u32(4));
     }
 
     #[test]
