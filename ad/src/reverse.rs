@@ -416,6 +416,10 @@ struct Gen<'a> {
     /// Counted loops whose records are reserved before they start and sit
     /// at places computed from the iteration: see [`Indexed`].
     indexed: Vec<Option<Indexed>>,
+    /// Per counted loop: placeholders for whether its exit test's last run
+    /// records (1) or not (0), known once every frame is (see
+    /// [`Gen::recording_runs`]).
+    last_run: Vec<Vec<Inst>>,
     /// Forward values back to the primal values they copy.
     fwd_inv: HashMap<Value, Value>,
     /// Values recomputed in a reverse block (of `g`).
@@ -533,11 +537,12 @@ struct RevLoop {
 
 /// A reserved counted loop whose iteration `k` records its `S` slots at
 /// `len0 + k·S` (a block's frame at its offset within the iteration), and
-/// whose exit sets the tape's length past iteration `T` (the exit test's):
-/// no length is read or written per iteration, so the forward and the
-/// reverse carry no dependence through the tape's header from one
+/// whose exit sets the tape's length past iteration `T` (the exit test's,
+/// whose place only the header's frame uses: none where the header records
+/// nothing): no length is read or written per iteration, so the forward
+/// and the reverse carry no dependence through the tape's header from one
 /// iteration to the next. The reverse of the exit takes the whole
-/// `(T + 1)·S` slots off at once.
+/// `(T + 1)·S` slots (`T·S` without the last run's place) off at once.
 struct Indexed {
     /// The tape's length and data right after the reservation (forward).
     len0_fwd: Value,
@@ -556,6 +561,9 @@ struct Indexed {
     /// For a loop counting by one: its records placed by its induction
     /// variable instead of the counter (see [`IvFrames`]).
     by_iv: Option<IvFrames>,
+    /// Whether the header records (set with the places): only then does
+    /// the exit test's last run, which leaves the loop, have a place.
+    header_records: bool,
 }
 
 /// Where a loop `for (iv = lo; iv < bound; iv++)` places its records by
@@ -738,6 +746,7 @@ impl<'a> Gen<'a> {
             counter_fwd: vec![None; plan.counted.len()],
             counter_slot: vec![None; plan.counted.len()],
             indexed: (0..plan.counted.len()).map(|_| None).collect(),
+            last_run: vec![Vec::new(); plan.counted.len()],
             fwd_inv: HashMap::new(),
             recomputed: HashMap::new(),
             tape_log: Vec::new(),

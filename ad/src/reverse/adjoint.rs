@@ -226,15 +226,16 @@ impl Gen<'_> {
                 None,
             );
             if self.indexed[i].is_some() {
-                // Every iteration's records at once: len0 = len - (k+1)·S.
+                // Every iteration's records at once: len0 = len - (k+1)·S
+                // (k·S where the exit test's last run has no place).
                 let s = self
                     .emit(InstKind::Iconst(0), Some(Type::I64))
                     .expect("iconst has a result");
                 let ValueDef::Result(si) = self.g.value_def(s) else {
                     unreachable!("an instruction result")
                 };
-                let one = self.iconst(Type::I64, 1);
-                let runs = self.binop(BinaryOp::Iadd, k, one);
+                let last = self.last_run_placeholder(i);
+                let runs = self.binop(BinaryOp::Iadd, k, last);
                 let used = self.binop(BinaryOp::Imul, runs, s);
                 // One pop of them all: it goes back to the chunk the
                 // reservation placed them in, if the tape moved on.

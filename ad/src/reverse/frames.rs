@@ -18,7 +18,7 @@ impl Gen<'_> {
         let Some(test) = self.plan.reserved[i] else {
             return;
         };
-        let runs = self.header_runs(test);
+        let runs = self.recording_runs(i, test);
         let (slots, si) = self.slots_placeholder();
         let n = self.binop(BinaryOp::Imul, runs, slots);
         let tape = self.fwd_tape(Some(self.plan.counted[i].pre.0));
@@ -66,7 +66,33 @@ impl Gen<'_> {
             reserve_call,
             release_call: None,
             by_iv,
+            header_records: true,
         });
+    }
+
+    /// In the current block, the most runs of counted loop `i`'s header
+    /// (exit test `test`) that have a place for their iterations' records
+    /// (see `header_runs`): every run, or, where the header records
+    /// nothing, every run but the last, which only leaves the loop (for a
+    /// loop over a node's edges, a whole iteration's records per node).
+    pub(super) fn recording_runs(&mut self, i: usize, test: crate::cache::ExitTest) -> Value {
+        let runs = self.header_runs(test);
+        let one = self.iconst(Type::I64, 1);
+        let iterations = self.binop(BinaryOp::Isub, runs, one);
+        let last = self.last_run_placeholder(i);
+        self.binop(BinaryOp::Iadd, iterations, last)
+    }
+
+    /// A placeholder for whether counted loop `i`'s exit test's last run
+    /// has a place (1, its header records) or not (0), patched by
+    /// `place_indexed_frames` (1 until then: a place too many is safe).
+    pub(super) fn last_run_placeholder(&mut self, i: usize) -> Value {
+        let v = self.iconst(Type::I64, 1);
+        let ValueDef::Result(inst) = self.g.value_def(v) else {
+            unreachable!("an instruction result")
+        };
+        self.last_run[i].push(inst);
+        v
     }
 
     /// In the current block, the most times the header of a counted loop
@@ -375,6 +401,14 @@ impl Gen<'_> {
             for si in consts {
                 *self.g.inst_mut(si) = InstKind::Iconst(slots);
             }
+            let header = self.plan.counted[i].header;
+            let header_records = self.frames.get(&header).is_some_and(|f| !f.is_empty());
+            for li in std::mem::take(&mut self.last_run[i]) {
+                *self.g.inst_mut(li) = InstKind::Iconst(i64::from(header_records));
+            }
+            if let Some(ix) = self.indexed[i].as_mut() {
+                ix.header_records = header_records;
+            }
             if slots == 0 {
                 // Nothing recorded per iteration: nothing to reserve, and
                 // nothing to release in the reverse.
@@ -399,8 +433,8 @@ impl Gen<'_> {
                     }
                     None => k,
                 };
-                let one = g.iconst(Type::I64, 1);
-                let runs = g.binop(BinaryOp::Iadd, k, one);
+                let last = g.iconst(Type::I64, i64::from(header_records));
+                let runs = g.binop(BinaryOp::Iadd, k, last);
                 let s = g.iconst(Type::I64, slots);
                 let used = g.binop(BinaryOp::Imul, runs, s);
                 let len = g.binop(BinaryOp::Iadd, len0, used);
@@ -608,7 +642,9 @@ impl Gen<'_> {
         // tape's length past its exit test's last run, which has a place
         // of `S` slots too (see `place_indexed_frames`).
         for (i, ix) in self.indexed.iter().enumerate() {
-            let Some(ix) = ix else { continue };
+            let Some(ix) = ix.as_ref().filter(|ix| ix.header_records) else {
+                continue;
+            };
             let slots = match ix.slot_consts.first().map(|&si| self.g.inst(si)) {
                 Some(InstKind::Iconst(s)) if *s > 0 => *s as u64,
                 _ => continue,

@@ -50,7 +50,7 @@ impl Gen<'_> {
             self.rl[i].flat = loops.is_empty() && self.flat_task_tapes;
             let (mut slots, si) = self.slots_placeholder();
             for (j, test) in loops {
-                let runs = self.header_runs(test);
+                let runs = self.recording_runs(j, test);
                 let (s, sj) = self.slots_placeholder();
                 let records = self.binop(BinaryOp::Imul, runs, s);
                 slots = self.binop(BinaryOp::Iadd, slots, records);
