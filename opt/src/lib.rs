@@ -190,7 +190,8 @@ pub fn prepare_pipeline(opt_level: OptLevel) -> Vec<&'static str> {
         // Forwarding stores to the next iteration's loads needs the rotated,
         // one-block loops and the preheaders LICM makes. Scalar promotion
         // before the vectorizer: a sum into `c[i]` over `j` becomes a
-        // reduction it knows.
+        // reduction it knows. Strength reduction after the vectorizer,
+        // which reads addresses as affine forms of the counters.
         OptLevel::O2 | OptLevel::O3 => vec![
             "iv-widen",
             "split-offsets",
@@ -200,6 +201,7 @@ pub fn prepare_pipeline(opt_level: OptLevel) -> Vec<&'static str> {
             "loop-unswitch",
             "scalar-promotion",
             "vectorize",
+            "strength-reduce",
             "loop-rotate",
             "licm",
             "loop-load-elim",

@@ -30,6 +30,7 @@ pub mod serialize_tasks;
 pub mod simplify_cfg;
 pub mod split_offsets;
 pub mod sroa;
+pub mod strength_reduce;
 pub mod sync_elim;
 pub mod tail_rec;
 pub mod vectorize;
@@ -64,6 +65,7 @@ pub const ALL: &[(&str, Pass)] = &[
     ("loop-unroll", loop_unroll::run),
     ("loop-load-elim", loop_load_elim::run),
     ("split-offsets", split_offsets::run),
+    ("strength-reduce", strength_reduce::run),
     ("vectorize", vectorize::run),
     // Not in any `-O` pipeline: the driver runs it for `--serial`.
     ("serial-elision", serial_elision::run),
