@@ -172,9 +172,17 @@ fn too_small_a_budget_warns() {
     for engine in [None, Some("1")] {
         let (with, stderr) = run_both(&path, &flags, "-O2", engine, false);
         assert_eq!(with, run(&path, &[], "-O2", engine));
+        assert_eq!(
+            stderr.matches("warning").count(),
+            1,
+            "the warning is printed once per run: {stderr}"
+        );
         let warning = stderr
             .lines()
-            .find(|l| l.starts_with("parc: warning: line 28:14: `--tape-budget 1024` is too small"))
+            .find(|l| {
+                l.starts_with("parc: warning: ")
+                    && l.contains("tape_budget.pc:28:14: `--tape-budget 1024` is too small")
+            })
             .unwrap_or_else(|| panic!("no warning in {stderr}"));
         let least: u64 = warning
             .split("needs at least ")

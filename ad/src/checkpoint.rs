@@ -17,16 +17,17 @@
 //! of a requested gradient's function that contains other loops (a time
 //! loop) is cut into segments of `N` iterations (`checkpoint/outline.rs`);
 //! the forward sweep runs each segment's primal after a snapshot of what
-//! it may write (`checkpoint/writes.rs` bounds it), and the reverse
+//! it may write (`checkpoint/writes.rs` bounds it) but need not keep
+//! (`checkpoint/scratch.rs`: memory every iteration fills before it
+//! reads it is left out, and kept aside only while a segment runs
+//! again), and the reverse
 //! restores each segment's snapshot, records the segment again and
 //! reverses it at once (`checkpoint/pair.rs`). Memory: the snapshots
 //! (`S·steps/N` bytes for a state of `S` bytes) and one segment's records
 //! (`R·N`), so `N` near `sqrt(steps·S/R)` keeps the least; time: one more
 //! primal run of the loop, plus the copies. A loop whose writes cannot be
 //! bounded is refused with the reason and its position, never
-//! differentiated with a partial snapshot. Binomial checkpointing
-//! (Griewank's Revolve: `c` snapshots, each iteration recomputed at most
-//! `r` times covers `binom(c + r, c)` iterations) is not implemented.
+//! differentiated with a partial snapshot.
 //!
 //! Only the loops of the requested function itself are checkpointed (not
 //! those of its callees), and the function's code after the loop must not
@@ -36,13 +37,18 @@
 //! is chosen at run time, when the loop starts (`checkpoint/pair.rs`): its
 //! first iteration is recorded and its records measured, and the loop is
 //! recorded whole if all its iterations' records fit the budget, else
-//! checkpointed with the period that keeps the least tape (a warning on
-//! stderr names the loop and the least budget that would fit, where none
-//! fits). A loop it cannot checkpoint is recorded whole, with a warning at
-//! compile time ([`NotCheckpointed`]).
+//! checkpointed with the period that keeps the least tape if that fits,
+//! else by the binomial schedule (Griewank's Revolve,
+//! `checkpoint/revolve.rs`) with the snapshots that fit (a warning on
+//! stderr, once per run, names the loop's file and line and the least
+//! budget that would fit, where not even one snapshot fits). A loop it
+//! cannot checkpoint is recorded whole, with a warning at compile time
+//! ([`NotCheckpointed`]).
 
 mod outline;
 mod pair;
+mod revolve;
+mod scratch;
 mod writes;
 
 use crate::AdError;
@@ -139,11 +145,20 @@ impl Candidate {
     }
 }
 
-/// The segment functions made for checkpointing, with what each writes
-/// and, under a budget, how its period is chosen.
+/// A segment function: what it writes, which of those roots are scratch
+/// (left out of its snapshots) and, under a budget, how its period is
+/// chosen.
+#[derive(Clone)]
+struct Segment {
+    writes: Vec<writes::Written>,
+    scratch: Vec<writes::Root>,
+    budget: Option<pair::Budget>,
+}
+
+/// The segment functions made for checkpointing.
 #[derive(Default)]
 pub struct Segments {
-    writes: HashMap<FuncId, (Vec<writes::Written>, Option<pair::Budget>)>,
+    writes: HashMap<FuncId, Segment>,
 }
 
 impl Segments {
@@ -151,8 +166,8 @@ impl Segments {
     /// it is not one.
     pub fn build_pair(&self, m: &mut Module, ctx: &mut Ctx, primal: FuncId, p: &Pair) -> bool {
         match self.writes.get(&primal) {
-            Some((w, budget)) => {
-                pair::build(m, ctx, primal, p, w, budget.as_ref());
+            Some(s) => {
+                pair::build(m, ctx, primal, p, &s.writes, &s.scratch, s.budget.as_ref());
                 true
             }
             None => false,
@@ -237,6 +252,7 @@ fn prepare_loops(
     };
     let refuse = |loc: SrcLoc, why: String| refuse_loop(loc, "this loop", why);
     let mut sums = writes::Summaries::default();
+    let mut accesses = scratch::Accesses::default();
     let first = loops.first().map(|l| l.1);
     for (h, loc) in loops {
         let o =
@@ -256,9 +272,18 @@ fn prepare_loops(
             bytes,
             slot,
             loc: o.loc,
+            file: file_of(m, o.loc),
             what: format!("the serial loop in `{name}`"),
         });
-        segments.writes.insert(o.seg, (w, plan));
+        let scratch = scratch::scratch(m, o.seg, &w, &mut accesses);
+        segments.writes.insert(
+            o.seg,
+            Segment {
+                writes: w,
+                scratch,
+                budget: plan,
+            },
+        );
     }
     if let Some((loc, what)) = write_after(m, copy, &segments.writes, &mut sums) {
         let the_loop = first.map_or("the loop".to_string(), |l| {
@@ -274,6 +299,15 @@ fn prepare_loops(
         ));
     }
     Ok(copy)
+}
+
+/// The name of the file `loc` is in.
+fn file_of(m: &Module, loc: SrcLoc) -> String {
+    let name = match loc.file {
+        0 => m.source_name.clone(),
+        k => m.files.get(k as usize - 1).cloned(),
+    };
+    name.unwrap_or_else(|| "<input>".to_string())
 }
 
 /// A write of `f` (its time loops cut out) that does not come before every

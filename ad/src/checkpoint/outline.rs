@@ -33,9 +33,10 @@ pub struct Outlined {
     /// The segment function and the position of the loop.
     pub seg: FuncId,
     pub loc: SrcLoc,
-    /// With a budget, the first of the two slots of `state` after the
-    /// segment's own: the period its `.aug` chose (the caller stores 0),
-    /// then the loop's trip count (-1 where the loop is not counted).
+    /// With a budget, the first of the slots of `state` after the
+    /// segment's own that its `.aug` uses (`pair::PLAN_SLOTS`): the
+    /// period it chose (the caller stores 0), the loop's trip count (-1
+    /// where the loop is not counted), then the binomial schedule's.
     pub plan: Option<usize>,
 }
 
@@ -412,8 +413,8 @@ pub fn outline(
 
     // The caller: the loop becomes calls of the segment function.
     let plan = budget.then(|| {
-        slots += 2;
-        slots - 2
+        slots += super::pair::PLAN_SLOTS;
+        slots - super::pair::PLAN_SLOTS
     });
     let f = &mut m.funcs[fid];
     let init_args = edge_args(f, pre, pre_slot);

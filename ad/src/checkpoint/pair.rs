@@ -4,16 +4,18 @@
 //! The gradient calls the segment as any active callee, through
 //! `seg.aug` in its forward sweep and `seg.rev` in its reverse, but this
 //! pair records no segment:
-//! - `seg.aug` copies what the segment may write (`writes.rs`) into a
-//!   snapshot, pushes the snapshot's address onto the tape (one slot) and
-//!   runs the primal segment;
+//! - `seg.aug` copies what the segment may write (`writes.rs`), but for
+//!   its scratch roots (`scratch.rs`), into a snapshot, pushes the
+//!   snapshot's address onto the tape (one slot) and runs the primal
+//!   segment;
 //! - `seg.rev` pops the snapshot, swaps it with the memory (which gets
-//!   the state the segment started from), runs the augmented forward of
-//!   a copy of the segment (`seg.in.aug`, recording its iterations onto
-//!   the tape) and at once its reverse (`seg.in.rev`), then copies the
-//!   swapped-out contents back, so that between reverses the memory is
-//!   what the forward sweep left (code reversed later may read it), and
-//!   frees the snapshot.
+//!   the state the segment started from), copies the scratch roots
+//!   aside, runs the augmented forward of a copy of the segment
+//!   (`seg.in.aug`, recording its iterations onto the tape) and at once
+//!   its reverse (`seg.in.rev`), then copies the swapped-out contents and
+//!   the scratch back, so that between reverses the memory is what the
+//!   forward sweep left (code reversed later may read it), and frees the
+//!   snapshot.
 //!
 //! The snapshot is `{ptr, len}` per root, then the bytes, in one
 //! allocation; `ad_tape_note` counts it as recorded (`PARC_AD_STATS`).
@@ -27,39 +29,77 @@
 //! snapshot's size `S` and reads the trip count `T` the caller stored
 //! (`outline.rs`), and chooses (`choose`): every remaining iteration
 //! recorded when `T·R` fits the budget, else the period `k` for which
-//! the peak `R + ceil((T - 1)/k)·S + k·R` is least, with a warning on
-//! stderr naming the loop and the least budget that fits when even that
-//! exceeds it. The choice is kept in the caller's `state` for the calls
-//! that follow.
+//! the peak `R + ceil((T - 1)/k)·S + k·R` is least if that fits, else
+//! Revolve (`revolve.rs`) with the `c` snapshots that fit. The choice is
+//! kept in the caller's `state` for the calls that follow.
+//!
+//! Revolve runs one step per call. `seg.aug` takes a snapshot where the
+//! schedule puts one (the first at step 1), onto a stack of `c` in
+//! `state`, and pushes the period [`REVOLVE`]. `seg.rev` of step `i`
+//! restores the stack's top snapshot (at step `j <= i`), runs the primal
+//! from `j` to `i` (leaving snapshots on the way where the schedule puts
+//! them, while the stack has room), records step `i` and reverses it;
+//! the snapshot at `i` is freed. Between these reverses (nothing else
+//! runs between them) the memory is not what the forward sweep left:
+//! after step 1 it runs the loop's steps 2 to `T - 1` once more, so that
+//! it is again before the first step's reverse and the code reversed
+//! after it.
 
+use super::revolve;
 use super::writes::{Root, Written, by_root};
 use crate::reverse::{Ctx, Pair};
 use parc_ir::{
-    Activity, BinaryOp, BlockCall, CastOp, FuncBuilder, FuncId, Function, IntCC, Intrinsic,
-    Linkage, Module, SrcLoc, Type, Value, new_function,
+    Activity, BinaryOp, BlockCall, CastOp, FuncBuilder, FuncId, Function, GlobalData, IntCC,
+    Intrinsic, Linkage, Module, SrcLoc, Type, Value, new_function,
 };
 
 /// `--tape-budget`: what `seg.aug` needs to choose the period.
 #[derive(Clone, Debug)]
 pub struct Budget {
     pub bytes: u64,
-    /// The first of the two 8-byte slots of the caller's `state` it uses
-    /// (`outline.rs`): the period chosen (0 before the first call, -1 for
-    /// "record every iteration"), then the trip count (-1 if unknown).
+    /// The first of the [`PLAN_SLOTS`] 8-byte slots of the caller's
+    /// `state` it uses (`outline.rs`; the caller stores 0 in the first
+    /// and the trip count, -1 if unknown, in the second).
     pub slot: usize,
-    /// The loop's position and a few words naming it, for the warning.
+    /// The loop's position, its file and a few words naming it, for the
+    /// warning.
     pub loc: SrcLoc,
+    pub file: String,
     pub what: String,
 }
 
-/// Gives `pair` (declared for segment `seg`, whose writes are `writes`)
-/// its bodies; queues the pair of the copy they run.
+/// The slots of `state` a budget uses, from [`Budget::slot`]: the period
+/// chosen (0 before the first call, [`RECORD`], [`REVOLVE`] or a period),
+/// the trip count, then for Revolve the number of snapshots it may keep,
+/// its stack of snapshots (`{step, snapshot}` pairs, malloc'd), the
+/// stack's length, the next step and the step of the next snapshot of
+/// the forward sweep.
+pub const PLAN_SLOTS: usize = 7;
+pub(super) const CHOSEN: usize = 0;
+pub(super) const TRIP: usize = 1;
+pub(super) const CAP: usize = 2;
+pub(super) const STACK: usize = 3;
+pub(super) const LEN: usize = 4;
+pub(super) const STEP: usize = 5;
+pub(super) const NEXT: usize = 6;
+/// Periods with a meaning of their own: record every remaining
+/// iteration; follow the binomial schedule, one step per call.
+pub(super) const RECORD: i64 = -1;
+pub(super) const REVOLVE: i64 = -2;
+
+/// The snapshot's roots and the scratch roots (`scratch.rs`), by root.
+pub(super) type Groups = Vec<(Root, Vec<Written>)>;
+
+/// Gives `pair` (declared for segment `seg`, whose writes are `writes`,
+/// the roots in `scratch` scratch) its bodies; queues the pair of the
+/// copy they run.
 pub fn build(
     m: &mut Module,
     ctx: &mut Ctx,
     seg: FuncId,
     pair: &Pair,
     writes: &[Written],
+    scratch: &[Root],
     budget: Option<&Budget>,
 ) {
     let mut copy: Function = m.funcs[seg].clone();
@@ -88,9 +128,12 @@ pub fn build(
     // The segment's last two parameters: `state` and the period.
     let (state_at, k_at) = (at[at.len() - 2], at[at.len() - 1]);
     let aug_len = m.funcs[pair.aug].sig.params.len();
-    let groups = by_root(writes);
+    let (groups, temps): (Groups, Groups) = by_root(writes)
+        .into_iter()
+        .partition(|(r, _)| !scratch.contains(r));
     let tape = ctx.tape;
     let warning = budget.map(|bd| warning_text(m, bd));
+    let split = budget.map(|_| revolve::split_helper(m));
 
     let aug_sig = m.funcs[pair.aug].sig.clone();
     let mut aug = new_function(m.funcs[pair.aug].name.clone(), aug_sig.clone());
@@ -108,12 +151,12 @@ pub fn build(
             args[k_at] = k;
             args
         };
+        let seg_args = |k: Value| -> Vec<Value> { at.iter().map(|&i| with_k(k)[i]).collect() };
         let k = match budget {
             None => ps[k_at],
             Some(bd) => {
-                // The period chosen, 0 before the first call, -1 for
-                // "record every iteration".
-                let plan = slot_ptr(&mut b, ps[state_at], bd.slot);
+                let state = ps[state_at];
+                let plan = slot_ptr(&mut b, state, bd.slot + CHOSEN);
                 let chosen = b.load(Type::I64, plan);
                 let zero = b.iconst(Type::I64, 0);
                 let first = b.icmp(IntCC::Eq, chosen, zero);
@@ -128,49 +171,114 @@ pub fn build(
                 let after = measure_tape(&mut b, 0);
                 let per_iter = b.binary(BinaryOp::Isub, after, before);
                 push_marker(&mut b, tape.push, ps[0], None, one);
-                let seg_ps: Vec<Value> = at.iter().map(|&i| ps[i]).collect();
+                let seg_ps = seg_args(one);
                 let (snapshot, _) = extents(&mut b, &groups, &seg_ps);
-                let trip_at = slot_ptr(&mut b, ps[state_at], bd.slot + 1);
-                let trip = b.load(Type::I64, trip_at);
-                let k = choose(&mut b, bd, per_iter, snapshot, trip, warning.as_ref());
-                let plan = slot_ptr(&mut b, ps[state_at], bd.slot);
-                b.store(k, plan);
+                let (temp, _) = extents(&mut b, &temps, &seg_ps);
+                let trip = load_slot(&mut b, state, bd.slot + TRIP);
+                let sizes = Sizes {
+                    per_iter,
+                    snapshot,
+                    temp,
+                    trip,
+                };
+                let (k, cap) = choose(&mut b, bd, &sizes, warning.as_ref());
+                store_slot(&mut b, k, state, bd.slot + CHOSEN);
+                let rv = b.iconst(Type::I64, REVOLVE);
+                let is_rv = b.icmp(IntCC::Eq, k, rv);
+                let (start_rv, back) = (b.create_block(), b.create_block());
+                b.brif(is_rv, BlockCall::to(start_rv), BlockCall::to(back));
+                b.switch_to(start_rv);
+                // The stack, its length, and the first snapshot: the
+                // state after the measured step.
+                let sixteen = b.iconst(Type::I64, 16);
+                let bytes = b.binary(BinaryOp::Imul, cap, sixteen);
+                let stack = b
+                    .intrinsic(Intrinsic::Malloc, Some(Type::Ptr), vec![bytes])
+                    .expect("malloc has a result");
+                crate::tape::note(&mut b, bytes, bytes);
+                store_slot(&mut b, cap, state, bd.slot + CAP);
+                store_slot(&mut b, stack, state, bd.slot + STACK);
+                let zero = b.iconst(Type::I64, 0);
+                store_slot(&mut b, zero, state, bd.slot + LEN);
+                let one = b.iconst(Type::I64, 1);
+                store_slot(&mut b, one, state, bd.slot + STEP);
+                store_slot(&mut b, one, state, bd.slot + NEXT);
+                b.jump(back, Vec::new());
+                b.switch_to(back);
                 b.ret(r);
 
                 b.switch_to(planned);
                 let zero = b.iconst(Type::I64, 0);
-                let all = b.icmp(IntCC::Slt, chosen, zero);
-                let (record, ckpt) = (b.create_block(), b.create_block());
-                b.brif(all, BlockCall::to(record), BlockCall::to(ckpt));
+                let special = b.icmp(IntCC::Slt, chosen, zero);
+                let (which, ckpt) = (b.create_block(), b.create_block());
+                b.brif(special, BlockCall::to(which), BlockCall::to(ckpt));
+                b.switch_to(which);
+                let rv = b.iconst(Type::I64, REVOLVE);
+                let is_rv = b.icmp(IntCC::Eq, chosen, rv);
+                let (record, rv_step) = (b.create_block(), b.create_block());
+                b.brif(is_rv, BlockCall::to(rv_step), BlockCall::to(record));
                 // Every remaining iteration recorded, in one call.
                 b.switch_to(record);
                 let every = b.iconst(Type::I64, i64::MAX);
                 let r = b.call(inner.aug, aug_ret, with_k(every)[..aug_len].to_vec());
                 push_marker(&mut b, tape.push, ps[0], None, every);
                 b.ret(r);
+
+                // Revolve: one step, after a snapshot where the schedule
+                // puts one; a call past the last step (the loop's exit)
+                // is recorded.
+                b.switch_to(rv_step);
+                let one = b.iconst(Type::I64, 1);
+                let step = load_slot(&mut b, state, bd.slot + STEP);
+                let trip = load_slot(&mut b, state, bd.slot + TRIP);
+                let past = b.icmp(IntCC::Sge, step, trip);
+                let (exit, inside) = (b.create_block(), b.create_block());
+                b.brif(past, BlockCall::to(exit), BlockCall::to(inside));
+                b.switch_to(exit);
+                let r = b.call(inner.aug, aug_ret, with_k(one)[..aug_len].to_vec());
+                push_marker(&mut b, tape.push, ps[0], None, one);
+                b.ret(r);
+                b.switch_to(inside);
+                let next = load_slot(&mut b, state, bd.slot + NEXT);
+                let here = b.icmp(IntCC::Eq, step, next);
+                let (snap, run) = (b.create_block(), b.create_block());
+                b.brif(here, BlockCall::to(snap), BlockCall::to(run));
+                b.switch_to(snap);
+                let seg_ps = seg_args(one);
+                let buf = take_snapshot(&mut b, &groups, &seg_ps);
+                let free = push_snapshot(&mut b, state, bd.slot, step, buf);
+                // The next snapshot of the forward sweep: none once the
+                // stack is full.
+                let l = b.binary(BinaryOp::Isub, trip, step);
+                let s = b.binary(BinaryOp::Iadd, free, one);
+                let m_ = b
+                    .call(
+                        split.expect("a budget has the helper"),
+                        Some(Type::I64),
+                        vec![l, s],
+                    )
+                    .expect("split returns");
+                let at_m = b.binary(BinaryOp::Iadd, step, m_);
+                let zero = b.iconst(Type::I64, 0);
+                let spare = b.icmp(IntCC::Sgt, free, zero);
+                let never = b.iconst(Type::I64, -1);
+                let nx = b.select(spare, at_m, never);
+                store_slot(&mut b, nx, state, bd.slot + NEXT);
+                b.jump(run, Vec::new());
+                b.switch_to(run);
+                let step1 = b.binary(BinaryOp::Iadd, step, one);
+                store_slot(&mut b, step1, state, bd.slot + STEP);
+                let rv = b.iconst(Type::I64, REVOLVE);
+                push_marker(&mut b, tape.push, ps[0], None, rv);
+                let r = b.call(seg, ret, seg_args(one));
+                b.ret(r);
+
                 b.switch_to(ckpt);
                 chosen
             }
         };
-        let seg_ps: Vec<Value> = at.iter().map(|&i| with_k(k)[i]).collect();
-        let (total, extents) = extents(&mut b, &groups, &seg_ps);
-        let buf = b
-            .intrinsic(Intrinsic::Malloc, Some(Type::Ptr), vec![total])
-            .expect("malloc has a result");
-        let g = groups.len() as i64;
-        let mut off = b.iconst(Type::I64, 16 * g);
-        for (n, &(start, len)) in extents.iter().enumerate() {
-            let h = b.iconst(Type::I64, 16 * n as i64);
-            let hp = b.ptradd(buf, h);
-            b.store(start, hp);
-            let h8 = b.iconst(Type::I64, 16 * n as i64 + 8);
-            let lp = b.ptradd(buf, h8);
-            b.store(len, lp);
-            let data = b.ptradd(buf, off);
-            b.intrinsic(Intrinsic::Memcpy, None, vec![data, start, len]);
-            off = b.binary(BinaryOp::Iadd, off, len);
-        }
-        crate::tape::note(&mut b, total, total);
+        let seg_ps = seg_args(k);
+        let buf = take_snapshot(&mut b, &groups, &seg_ps);
         push_marker(&mut b, tape.push, ps[0], Some(buf), k);
         let r = b.call(seg, ret, seg_ps);
         b.ret(r);
@@ -196,6 +304,25 @@ pub fn build(
         let mut args = ps.clone();
         args[k_at] = k;
         let aug_ret = m.funcs[inner.aug].sig.ret;
+        let ret = m.funcs[seg].sig.ret;
+        if let Some(bd) = budget {
+            let rv = b.iconst(Type::I64, REVOLVE);
+            let is_rv = b.icmp(IntCC::Eq, k, rv);
+            let (rv_b, other) = (b.create_block(), b.create_block());
+            b.brif(is_rv, BlockCall::to(rv_b), BlockCall::to(other));
+            b.switch_to(rv_b);
+            let rv = revolve::Reverse {
+                seg,
+                ret,
+                inner_aug: inner.aug,
+                inner_rev: inner.rev,
+                aug_ret,
+                aug_len,
+                split: split.expect("a budget has the helper"),
+            };
+            revolve::reverse_step(&mut b, &rv, bd, &ps, &at, k_at, state_at, &groups);
+            b.switch_to(other);
+        }
         // A segment recorded in the forward sweep: its records are on
         // the tape.
         let null = b.null();
@@ -207,16 +334,8 @@ pub fn build(
         b.ret(None);
         b.switch_to(replay);
         let g = groups.len() as i64;
-        let mut off = b.iconst(Type::I64, 16 * g);
-        let mut extents = Vec::new();
-        for n in 0..g {
-            let h = b.iconst(Type::I64, 16 * n);
-            let hp = b.ptradd(buf, h);
-            let start = b.load(Type::Ptr, hp);
-            let h8 = b.iconst(Type::I64, 16 * n + 8);
-            let lp = b.ptradd(buf, h8);
-            let len = b.load(Type::I64, lp);
-            let data = b.ptradd(buf, off);
+        let extents_of = parts(&mut b, buf, g);
+        for &(start, data, len) in &extents_of {
             // Swap: the memory gets the segment's start, the snapshot
             // what the forward sweep left.
             let eight = b.iconst(Type::I64, 8);
@@ -228,26 +347,142 @@ pub fn build(
             b.intrinsic(Intrinsic::Memcpy, None, vec![start, data, len]);
             b.intrinsic(Intrinsic::Memcpy, None, vec![data, tmp, len]);
             b.intrinsic(Intrinsic::Free, None, vec![tmp]);
-            off = b.binary(BinaryOp::Iadd, off, len);
-            extents.push((start, data, len));
         }
+        // Scratch memory is not in the snapshot: what the forward sweep
+        // left there is kept aside while the segment runs again.
+        let seg_ps: Vec<Value> = at.iter().map(|&i| args[i]).collect();
+        let kept = keep_aside(&mut b, &temps, &seg_ps);
         b.call(inner.aug, aug_ret, args[..aug_len].to_vec());
         b.call(inner.rev, None, args);
+        put_back(&mut b, kept);
         // In the opposite order, so that where two roots overlap the
         // first one's bytes win, as they were before the swaps.
-        for &(start, data, len) in extents.iter().rev() {
+        for &(start, data, len) in extents_of.iter().rev() {
             b.intrinsic(Intrinsic::Memcpy, None, vec![start, data, len]);
         }
-        let eight = b.iconst(Type::I64, 8);
-        let total = b.binary(BinaryOp::Iadd, off, eight);
-        let zero = b.iconst(Type::I64, 0);
-        let minus = b.binary(BinaryOp::Isub, zero, total);
-        crate::tape::note(&mut b, minus, minus);
-        b.intrinsic(Intrinsic::Free, None, vec![buf]);
+        free_snapshot(&mut b, buf, g);
         b.ret(None);
     }
     m.funcs[pair.aug] = aug;
     m.funcs[pair.rev] = rev;
+}
+
+/// Pushes `{step, buf}` onto the Revolve stack; the slots left.
+pub(super) fn push_snapshot(
+    b: &mut FuncBuilder,
+    state: Value,
+    base: usize,
+    step: Value,
+    buf: Value,
+) -> Value {
+    let stack = load_ptr_slot(b, state, base + STACK);
+    let len = load_slot(b, state, base + LEN);
+    let sixteen = b.iconst(Type::I64, 16);
+    let off = b.binary(BinaryOp::Imul, len, sixteen);
+    let entry = b.ptradd(stack, off);
+    b.store(step, entry);
+    let eight = b.iconst(Type::I64, 8);
+    let bp = b.ptradd(entry, eight);
+    b.store(buf, bp);
+    let one = b.iconst(Type::I64, 1);
+    let len1 = b.binary(BinaryOp::Iadd, len, one);
+    store_slot(b, len1, state, base + LEN);
+    let cap = load_slot(b, state, base + CAP);
+    b.binary(BinaryOp::Isub, cap, len1)
+}
+
+/// A snapshot of what the segment called with `seg_ps` may write (the
+/// roots of `groups`): `{ptr, len}` per root, then the bytes.
+pub(super) fn take_snapshot(b: &mut FuncBuilder, groups: &Groups, seg_ps: &[Value]) -> Value {
+    let (total, extents) = extents(b, groups, seg_ps);
+    let buf = b
+        .intrinsic(Intrinsic::Malloc, Some(Type::Ptr), vec![total])
+        .expect("malloc has a result");
+    let g = groups.len() as i64;
+    let mut off = b.iconst(Type::I64, 16 * g);
+    for (n, &(start, len)) in extents.iter().enumerate() {
+        let h = b.iconst(Type::I64, 16 * n as i64);
+        let hp = b.ptradd(buf, h);
+        b.store(start, hp);
+        let h8 = b.iconst(Type::I64, 16 * n as i64 + 8);
+        let lp = b.ptradd(buf, h8);
+        b.store(len, lp);
+        let data = b.ptradd(buf, off);
+        b.intrinsic(Intrinsic::Memcpy, None, vec![data, start, len]);
+        off = b.binary(BinaryOp::Iadd, off, len);
+    }
+    crate::tape::note(b, total, total);
+    buf
+}
+
+/// Copies snapshot `buf` (of `g` roots) back into the memory, in the
+/// opposite order (where two roots overlap the first one's bytes win).
+pub(super) fn restore(b: &mut FuncBuilder, buf: Value, g: i64) {
+    for (start, data, len) in parts(b, buf, g).into_iter().rev() {
+        b.intrinsic(Intrinsic::Memcpy, None, vec![start, data, len]);
+    }
+}
+
+/// Where each of the `g` roots of snapshot `buf` starts in memory, where
+/// its bytes are in the snapshot, and their length.
+fn parts(b: &mut FuncBuilder, buf: Value, g: i64) -> Vec<(Value, Value, Value)> {
+    let mut off = b.iconst(Type::I64, 16 * g);
+    let mut out = Vec::new();
+    for n in 0..g {
+        let h = b.iconst(Type::I64, 16 * n);
+        let hp = b.ptradd(buf, h);
+        let start = b.load(Type::Ptr, hp);
+        let h8 = b.iconst(Type::I64, 16 * n + 8);
+        let lp = b.ptradd(buf, h8);
+        let len = b.load(Type::I64, lp);
+        let data = b.ptradd(buf, off);
+        off = b.binary(BinaryOp::Iadd, off, len);
+        out.push((start, data, len));
+    }
+    out
+}
+
+/// Frees snapshot `buf` (of `g` roots), noting its bytes released.
+pub(super) fn free_snapshot(b: &mut FuncBuilder, buf: Value, g: i64) {
+    let mut total = b.iconst(Type::I64, 16 * g + 8);
+    for (_, _, len) in parts(b, buf, g) {
+        total = b.binary(BinaryOp::Iadd, total, len);
+    }
+    let zero = b.iconst(Type::I64, 0);
+    let minus = b.binary(BinaryOp::Isub, zero, total);
+    crate::tape::note(b, minus, minus);
+    b.intrinsic(Intrinsic::Free, None, vec![buf]);
+}
+
+/// Copies the scratch roots' extents aside (a snapshot of them), `None`
+/// if there are none.
+fn keep_aside(b: &mut FuncBuilder, temps: &Groups, seg_ps: &[Value]) -> Option<(Value, i64)> {
+    if temps.is_empty() {
+        return None;
+    }
+    Some((take_snapshot(b, temps, seg_ps), temps.len() as i64))
+}
+
+fn put_back(b: &mut FuncBuilder, kept: Option<(Value, i64)>) {
+    if let Some((buf, g)) = kept {
+        restore(b, buf, g);
+        free_snapshot(b, buf, g);
+    }
+}
+
+pub(super) fn load_slot(b: &mut FuncBuilder, state: Value, k: usize) -> Value {
+    let p = slot_ptr(b, state, k);
+    b.load(Type::I64, p)
+}
+
+pub(super) fn load_ptr_slot(b: &mut FuncBuilder, state: Value, k: usize) -> Value {
+    let p = slot_ptr(b, state, k);
+    b.load(Type::Ptr, p)
+}
+
+pub(super) fn store_slot(b: &mut FuncBuilder, v: Value, state: Value, k: usize) {
+    let p = slot_ptr(b, state, k);
+    b.store(v, p);
 }
 
 fn slot_ptr(b: &mut FuncBuilder, state: Value, k: usize) -> Value {
@@ -326,50 +561,74 @@ fn extents(
     (total, extents)
 }
 
-/// The format of the warning `choose` prints.
+/// The warning `choose` prints (once per run: `warned` is a flag), and
+/// the format of the one an unknown trip count gets.
 struct Warning {
     format: parc_ir::GlobalId,
+    warned: parc_ir::GlobalId,
 }
 
 fn warning_text(m: &mut Module, bd: &Budget) -> Warning {
     let format = parc_ir::builder::c_string(
         m,
         &format!(
-            "parc: warning: line {}:{}: `--tape-budget {}` is too small for {}: checkpointing \
+            "parc: warning: {}:{}:{}: `--tape-budget {}` is too small for {}: checkpointing \
              it needs at least %lld bytes of tape (one iteration records %lld, a snapshot \
-             takes %lld, %lld iterations); checkpointing every %lld iterations\n",
-            bd.loc.line, bd.loc.col, bd.bytes, bd.what
+             takes %lld, %lld iterations); checkpointing with one snapshot at a time\n",
+            bd.file, bd.loc.line, bd.loc.col, bd.bytes, bd.what
         ),
     );
-    Warning { format }
+    let mut flag = GlobalData::c_string(format!(".parc_ckpt_warned{}", m.globals.len()), &[0; 7]);
+    flag.is_const = false;
+    flag.is_local = true;
+    flag.align = 8;
+    let warned = m.globals.push(flag);
+    Warning { format, warned }
 }
 
-/// The period for a loop of `trip` iterations (-1: unknown) whose
-/// iterations record `per_iter` bytes each and whose snapshot takes
-/// `snapshot`, its first iteration recorded: -1 (record the rest) when
-/// the whole loop's records fit the budget; otherwise the `k` with the
-/// least peak `per_iter + ceil((trip - 1)/k)·snapshot + k·per_iter`
-/// (plus each call's two slots)
-/// (near `sqrt((trip - 1)·snapshot/per_iter)`), with the warning when
-/// that peak exceeds the budget. An unknown trip count gets the largest
-/// period whose segment's records take half the budget.
+/// What `choose` chooses from: the bytes the measured iteration recorded,
+/// a snapshot's bytes, the scratch memory's (kept aside while a segment
+/// of a fixed period runs again) and the trip count (-1: unknown).
+struct Sizes {
+    per_iter: Value,
+    snapshot: Value,
+    temp: Value,
+    trip: Value,
+}
+
+/// The period for a loop of `trip` iterations whose first iteration was
+/// recorded, and the snapshots Revolve may keep (0 unless it is chosen):
+/// [`RECORD`] when the whole loop's records fit the budget; else the
+/// fixed period `k` with the least peak `R + ceil((T - 1)/k)·(S + 16) +
+/// k·R + scratch` (near `sqrt((T - 1)·S/R)`) if that fits; else
+/// [`REVOLVE`] with as many snapshots `c` as fit beside two iterations'
+/// records (the first one's stay on the tape) and every call's two
+/// slots: `2·R + 16·(T + 1) + c·(S + 16)`. Where not even one snapshot
+/// fits it keeps one, with the warning (once per run). An unknown trip
+/// count gets the largest period whose segment's records take half the
+/// budget.
 fn choose(
     b: &mut FuncBuilder,
     bd: &Budget,
-    per_iter: Value,
-    snapshot: Value,
-    trip: Value,
+    sizes: &Sizes,
     warning: Option<&Warning>,
-) -> Value {
+) -> (Value, Value) {
+    let Sizes {
+        per_iter,
+        snapshot,
+        temp,
+        trip,
+    } = *sizes;
     let budget = i64::try_from(bd.bytes).unwrap_or(i64::MAX);
     let one = b.iconst(Type::I64, 1);
     let zero = b.iconst(Type::I64, 0);
-    let neg = b.iconst(Type::I64, -1);
+    let neg = b.iconst(Type::I64, RECORD);
     let r_pos = b.icmp(IntCC::Sgt, per_iter, zero);
     let r = b.select(r_pos, per_iter, one);
     let known = b.icmp(IntCC::Sge, trip, zero);
     let done = b.create_block();
     let chosen = b.param(done, Type::I64);
+    let cap = b.param(done, Type::I64);
     let (known_b, unknown_b) = (b.create_block(), b.create_block());
     b.brif(known, BlockCall::to(known_b), BlockCall::to(unknown_b));
 
@@ -378,19 +637,19 @@ fn choose(
     let q = b.binary(BinaryOp::Sdiv, half, r);
     let big = b.icmp(IntCC::Sgt, q, one);
     let q = b.select(big, q, one);
-    b.jump(done, vec![q]);
+    b.jump(done, vec![q, zero]);
 
     // Known: everything fits when trip <= budget / r.
     b.switch_to(known_b);
     let bud = b.iconst(Type::I64, budget);
     // Two calls' slots (16 bytes each) besides the records.
     let room = b.iconst(Type::I64, budget.saturating_sub(32));
-    let cap = b.binary(BinaryOp::Sdiv, room, r);
-    let fits = b.icmp(IntCC::Sle, trip, cap);
+    let cap_r = b.binary(BinaryOp::Sdiv, room, r);
+    let fits = b.icmp(IntCC::Sle, trip, cap_r);
     let periodic = b.create_block();
     b.brif(
         fits,
-        BlockCall::new(done, vec![neg]),
+        BlockCall::new(done, vec![neg, zero]),
         BlockCall::to(periodic),
     );
 
@@ -419,6 +678,7 @@ fn choose(
     let marker = b.iconst(Type::I64, 16);
     let per_seg = b.binary(BinaryOp::Iadd, snapshot, marker);
     let first_call = b.binary(BinaryOp::Iadd, r, marker);
+    let first_call = b.binary(BinaryOp::Iadd, first_call, temp);
     let peak = |b: &mut FuncBuilder, k: Value| {
         let km = b.binary(BinaryOp::Isub, k, one);
         let up = b.binary(BinaryOp::Iadd, rest, km);
@@ -437,23 +697,62 @@ fn choose(
     let k = b.select(a_less, ka, kb);
     let p = b.select(a_less, pa, pb);
     let over = b.icmp(IntCC::Sgt, p, bud);
+    let binomial = b.create_block();
+    b.brif(
+        over,
+        BlockCall::to(binomial),
+        BlockCall::new(done, vec![k, zero]),
+    );
+
+    // Revolve: the snapshots that fit beside the fixed part.
+    b.switch_to(binomial);
+    let two = b.iconst(Type::I64, 2);
+    let recs = b.binary(BinaryOp::Imul, r, two);
+    let t1 = b.binary(BinaryOp::Iadd, trip, one);
+    let sixteen = b.iconst(Type::I64, 16);
+    let slots = b.binary(BinaryOp::Imul, t1, sixteen);
+    let fixed = b.binary(BinaryOp::Iadd, recs, slots);
+    let each = b.binary(BinaryOp::Iadd, snapshot, sixteen);
+    let each = b.binary(BinaryOp::Iadd, each, sixteen);
+    let left = b.binary(BinaryOp::Isub, bud, fixed);
+    let c = b.binary(BinaryOp::Sdiv, left, each);
+    let positive = b.icmp(IntCC::Sgt, left, zero);
+    let c = b.select(positive, c, zero);
+    // More than one per step is of no use.
+    let many = b.icmp(IntCC::Sgt, c, trip);
+    let c = b.select(many, trip, c);
+    let rv = b.iconst(Type::I64, REVOLVE);
+    let none = b.icmp(IntCC::Slt, c, one);
     match warning {
         Some(w) => {
             let warn = b.create_block();
-            b.brif(over, BlockCall::to(warn), BlockCall::new(done, vec![k]));
+            b.brif(none, BlockCall::to(warn), BlockCall::new(done, vec![rv, c]));
             b.switch_to(warn);
+            let least = b.binary(BinaryOp::Iadd, fixed, each);
+            let flag = b.global_addr(w.warned);
+            let was = b.load(Type::I64, flag);
+            b.store(one, flag);
+            let first = b.icmp(IntCC::Eq, was, zero);
+            let (say, quiet) = (b.create_block(), b.create_block());
+            b.brif(first, BlockCall::to(say), BlockCall::to(quiet));
+            b.switch_to(say);
             // `stderr`, as parc's `<stdio.h>` defines it.
             let stream = b.iconst(Type::Ptr, 3);
             let fmt = b.global_addr(w.format);
             b.intrinsic(
                 Intrinsic::Fprintf,
                 Some(Type::I32),
-                vec![stream, fmt, p, r, snapshot, trip, k],
+                vec![stream, fmt, least, r, snapshot, trip],
             );
-            b.jump(done, vec![k]);
+            b.jump(quiet, Vec::new());
+            b.switch_to(quiet);
+            b.jump(done, vec![rv, one]);
         }
-        None => b.jump(done, vec![k]),
+        None => {
+            let c = b.select(none, one, c);
+            b.jump(done, vec![rv, c]);
+        }
     }
     b.switch_to(done);
-    chosen
+    (chosen, cap)
 }

@@ -54,7 +54,7 @@ fn bin(f: fn(Box<Expr>, Box<Expr>) -> Expr, a: Expr, b: Expr) -> Expr {
 }
 
 impl Expr {
-    fn add(a: Expr, b: Expr) -> Expr {
+    pub(super) fn add(a: Expr, b: Expr) -> Expr {
         match (&a, &b) {
             (Expr::Const(0), _) => b,
             (_, Expr::Const(0)) => a,
@@ -201,9 +201,9 @@ impl Summaries {
 
 /// An offset affine in induction variables: `c + Σ coef·iv`.
 #[derive(Clone, Debug)]
-struct Affine {
-    c: Expr,
-    terms: Vec<(Value, Expr)>,
+pub(super) struct Affine {
+    pub(super) c: Expr,
+    pub(super) terms: Vec<(Value, Expr)>,
 }
 
 impl Affine {
@@ -233,25 +233,28 @@ impl Affine {
     }
 }
 
-/// An induction variable's range: `[lo, last]` when `ne`.
+/// An induction variable's range: `[lo, last]` when `ne`, counting up
+/// by `step`.
 #[derive(Clone, Debug)]
-struct Range {
+pub(super) struct Range {
     lo: Expr,
     last: Expr,
     ne: Expr,
+    pub(super) step: i64,
     /// Only blocks this dominates see the variable in its range.
     body: Block,
 }
 
-struct Walk<'m> {
+/// The analysis of one function (also `scratch.rs`'s).
+pub(super) struct Walk<'m> {
     m: &'m Module,
-    f: &'m Function,
-    an: FunctionAnalyses,
+    pub(super) f: &'m Function,
+    pub(super) an: FunctionAnalyses,
     ivs: HashMap<Value, Option<Range>>,
 }
 
 impl<'m> Walk<'m> {
-    fn new(m: &'m Module, id: FuncId) -> Walk<'m> {
+    pub(super) fn new(m: &'m Module, id: FuncId) -> Walk<'m> {
         let f = &m.funcs[id];
         Walk {
             m,
@@ -378,7 +381,7 @@ impl<'m> Walk<'m> {
 
     /// The minimum and maximum of `off` over its variables' ranges, as an
     /// extent `[min, max)` of an unset root.
-    fn range(&mut self, b: Block, at: Inst, off: Affine) -> Result<Written, Unbounded> {
+    pub(super) fn range(&mut self, b: Block, at: Inst, off: Affine) -> Result<Written, Unbounded> {
         let (mut lo, mut hi, mut ne) = (off.c.clone(), off.c, Expr::Const(1));
         for (iv, k) in off.terms {
             let r = self.iv_range(iv, at)?;
@@ -402,7 +405,7 @@ impl<'m> Walk<'m> {
     }
 
     /// The callee's extent `w` seen from call `at` with `args`.
-    fn instance(
+    pub(super) fn instance(
         &mut self,
         b: Block,
         at: Inst,
@@ -443,7 +446,11 @@ impl<'m> Walk<'m> {
     }
 
     /// `ptr` as a root plus an offset; `None` for fresh memory.
-    fn root(&mut self, ptr: Value, at: Inst) -> Result<Option<(Root, Affine)>, Unbounded> {
+    pub(super) fn root(
+        &mut self,
+        ptr: Value,
+        at: Inst,
+    ) -> Result<Option<(Root, Affine)>, Unbounded> {
         match self.f.value_def(ptr) {
             ValueDef::Param(blk, k) if Some(blk) == self.f.entry() => Ok(Some((
                 Root::Param(k as usize),
@@ -478,7 +485,7 @@ impl<'m> Walk<'m> {
     }
 
     /// `v` as an expression of the parameters (no induction variable).
-    fn invariant(&mut self, v: Value, at: Inst) -> Result<Expr, Unbounded> {
+    pub(super) fn invariant(&mut self, v: Value, at: Inst) -> Result<Expr, Unbounded> {
         let a = self.affine(v, at)?;
         if a.terms.is_empty() {
             Ok(a.c)
@@ -497,6 +504,10 @@ impl<'m> Walk<'m> {
                     return Err(not_affine(self));
                 }
                 Ok(Affine::constant(Expr::Param(k as usize)))
+            }
+            ValueDef::Param(..) if self.forwarded(v).is_some() => {
+                let from = self.forwarded(v).expect("checked");
+                self.affine(from, at)
             }
             ValueDef::Param(..) => {
                 self.iv_range(v, at)?;
@@ -536,8 +547,32 @@ impl<'m> Walk<'m> {
         }
     }
 
+    /// The value block parameter `v` always holds: the argument of the
+    /// one edge into a block with a single predecessor that is no loop
+    /// header (an edge split in two passes its values on this way).
+    fn forwarded(&self, v: Value) -> Option<Value> {
+        let f = self.f;
+        let ValueDef::Param(blk, n) = f.value_def(v) else {
+            return None;
+        };
+        if self.an.loops.loop_headed_by(blk).is_some() {
+            return None;
+        }
+        let [pred] = self.an.cfg.preds(blk) else {
+            return None;
+        };
+        let t = f.terminator(*pred)?;
+        let calls = f.inst(t).block_calls();
+        let mut to = calls.iter().filter(|c| c.block == blk);
+        let c = to.next()?;
+        if to.next().is_some() {
+            return None;
+        }
+        c.args.get(n as usize).copied()
+    }
+
     /// The range of induction variable `v` (a loop header's parameter).
-    fn iv_range(&mut self, v: Value, at: Inst) -> Result<Range, Unbounded> {
+    pub(super) fn iv_range(&mut self, v: Value, at: Inst) -> Result<Range, Unbounded> {
         if let Some(r) = self.ivs.get(&v) {
             return r.clone().ok_or_else(|| {
                 self.refuse(at, "an address uses a value carried by a loop".into())
@@ -545,6 +580,7 @@ impl<'m> Walk<'m> {
         }
         self.ivs.insert(v, None);
         let r = self.find_iv(v);
+
         self.ivs.insert(v, r.clone());
         r.ok_or_else(|| {
             self.refuse(
@@ -579,11 +615,15 @@ impl<'m> Walk<'m> {
         let ValueDef::Result(ni) = f.value_def(next) else {
             return None;
         };
-        match *f.inst(ni) {
-            InstKind::Binary(BinaryOp::Iadd, a, s) if a == v && f.const_int(s)? > 0 => {}
-            InstKind::Binary(BinaryOp::Iadd, s, a) if a == v && f.const_int(s)? > 0 => {}
+        let step = match *f.inst(ni) {
+            InstKind::Binary(BinaryOp::Iadd, a, s) if a == v && f.const_int(s)? > 0 => {
+                f.const_int(s)?
+            }
+            InstKind::Binary(BinaryOp::Iadd, s, a) if a == v && f.const_int(s)? > 0 => {
+                f.const_int(s)?
+            }
             _ => return None,
-        }
+        };
         let t = f.terminator(h)?;
         let InstKind::Brif {
             cond,
@@ -627,6 +667,7 @@ impl<'m> Walk<'m> {
             lo: lo_e,
             last,
             ne,
+            step,
             body,
         })
     }
