@@ -711,22 +711,7 @@ impl<'a> Interp<'a> {
                         self.file_call(f, &xs, site)?;
                         None
                     }
-                    CFn::Getopt | CFn::GetoptLong => {
-                        let long = f == CFn::GetoptLong;
-                        let call = super::getopt::Call {
-                            argc: xs[0] as i32,
-                            argv: xs[1],
-                            optstring: xs[2],
-                            longopts: if long { xs[3] } else { 0 },
-                            longindex: if long { xs[4] } else { 0 },
-                        };
-                        let mut err = Vec::new();
-                        let c = self.getopt.call(&mut self.mem, &call, &mut err)?;
-                        if !err.is_empty() {
-                            self.emit_to(2, &err)?;
-                        }
-                        Some(canon(i64::from(c), Type::I32))
-                    }
+                    CFn::Getopt | CFn::GetoptLong => Some(self.getopt_call(f, &xs)?),
                     _ => clib::call(&mut self.mem, &mut self.clib, f, &xs, site)?,
                 }
             }

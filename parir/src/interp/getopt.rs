@@ -13,9 +13,36 @@
 //! glibc's private state, kept here. Setting `optind` to 0 starts over, as
 //! in glibc.
 
-use super::Fault;
 use super::memory::{Kind, Memory, Site};
+use super::{Fault, Interp};
+use crate::intrinsic::CFn;
 use crate::types::Type;
+
+impl Interp<'_> {
+    /// `getopt(argc, argv, optstring)` or `getopt_long(.., longopts,
+    /// longindex)` on its operands' registers; its messages go to the
+    /// program's stderr.
+    pub(super) fn getopt_call(
+        &mut self,
+        f: CFn,
+        xs: &[u64; CFn::MAX_PARAMS],
+    ) -> Result<u64, Fault> {
+        let long = f == CFn::GetoptLong;
+        let call = Call {
+            argc: xs[0] as i32,
+            argv: xs[1],
+            optstring: xs[2],
+            longopts: if long { xs[3] } else { 0 },
+            longindex: if long { xs[4] } else { 0 },
+        };
+        let mut err = Vec::new();
+        let c = self.getopt.call(&mut self.mem, &call, &mut err)?;
+        if !err.is_empty() {
+            self.emit_to(2, &err)?;
+        }
+        Ok(crate::eval::canon(i64::from(c), Type::I32))
+    }
+}
 
 /// The C library's variables that this module owns, with their initial
 /// values and sizes: `(name, size, initial value)`.
@@ -60,12 +87,12 @@ struct LongOption {
 
 /// What one call needs: `argc`, `argv`, `optstring`, the long options'
 /// table (0 for `getopt`) and `longindex` (0 for none).
-pub(crate) struct Call {
-    pub argc: i32,
-    pub argv: u64,
-    pub optstring: u64,
-    pub longopts: u64,
-    pub longindex: u64,
+struct Call {
+    argc: i32,
+    argv: u64,
+    optstring: u64,
+    longopts: u64,
+    longindex: u64,
 }
 
 impl Getopt {
@@ -93,7 +120,7 @@ impl Getopt {
 
     /// Runs `getopt` (no long options) or `getopt_long`; messages for the
     /// program's stderr are appended to `err`.
-    pub(crate) fn call(
+    fn call(
         &mut self,
         mem: &mut Memory,
         c: &Call,
