@@ -120,12 +120,7 @@ impl Getopt {
 
     /// Runs `getopt` (no long options) or `getopt_long`; messages for the
     /// program's stderr are appended to `err`.
-    fn call(
-        &mut self,
-        mem: &mut Memory,
-        c: &Call,
-        err: &mut Vec<u8>,
-    ) -> Result<i32, Fault> {
+    fn call(&mut self, mem: &mut Memory, c: &Call, err: &mut Vec<u8>) -> Result<i32, Fault> {
         let [optarg_at, optind_at, opterr_at, optopt_at] = self.vars(mem)?;
         let optind = mem_i32(mem, optind_at)?;
         let optopt = mem_i32(mem, optopt_at)?;
