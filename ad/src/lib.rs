@@ -22,7 +22,9 @@
 //! depends on the order in which the reverse code needs values (what a
 //! block has popped already, the cheapest cut over the rest) is decided
 //! by a dry run of the reverse walk (`reverse/walk.rs`), `cache/`
-//! answering, into the plan's `needs` (`cache/needs.rs`). The generator
+//! answering, into the plan's `needs` (`cache/needs.rs`); the walk is
+//! dry-run twice, the second run cutting for all the values each block
+//! needs at once, as the first found them (`Plan::ahead`). The generator
 //! (`reverse.rs` and its modules) then follows the plan, reading those
 //! answers back; it decides nothing itself.
 //!

@@ -33,10 +33,14 @@
 //! cheapest set of values it can be recomputed from is: a minimum vertex
 //! cut of the graph of what it is computed from (`mincut.rs`, Enzyme's
 //! min-cut caching), nearest the inputs on a tie, so that later needs of
-//! the same reverse block reuse the records. A loop invariant is recorded
-//! once at the loop's exit instead. Recomputing never adds tape traffic
-//! beyond the cut, so this never records more than recording every needed
-//! value would.
+//! the same reverse block reuse the records. The cut is made for all the
+//! values the block will need (`Plan::ahead`, from a first dry run of the
+//! walk) at once, and the part of it the asked value is computed from is
+//! recorded. A loop invariant is recorded once at the loop's exit
+//! instead. Recomputing never adds tape traffic beyond the cut, and the
+//! joint cut is no larger than the needs it serves, so (as long as the
+//! block needs what the first run found) this never records more than
+//! recording every needed value would.
 //!
 //! Counted loops (`loops.rs`) are the other half: a serial loop whose
 //! reverse counts its iterations records no edge per iteration.
@@ -250,6 +254,58 @@ pub(crate) struct Sweep<'a> {
     pub pop_cache: &'a HashMap<(Block, Value), Value>,
 }
 
+/// The graph of [`Sweep::cheapest_records`]: values (nodes `0..`), edges
+/// from an operand to a value computed from it, and the values the
+/// reverse cannot compute again (sources).
+#[derive(Default)]
+struct CutGraph {
+    vals: Vec<Value>,
+    index: HashMap<Value, usize>,
+    edges: Vec<(usize, usize)>,
+    sources: Vec<usize>,
+}
+
+impl CutGraph {
+    /// The node of forward value `v`, added with what the reverse of `b`
+    /// would compute it from, down to values it cannot compute again (or
+    /// [`MAX_RECOMPUTE_DEPTH`] deep), if it is new; operands the reverse
+    /// gets without a record are left out.
+    fn node(&mut self, sweep: &Sweep, b: Block, v: Value) -> usize {
+        if let Some(&i) = self.index.get(&v) {
+            return i;
+        }
+        self.vals.push(v);
+        self.index.insert(v, self.vals.len() - 1);
+        let mut stack = vec![(v, 0u32)];
+        while let Some((v, depth)) = stack.pop() {
+            let i = self.index[&v];
+            let ops = sweep
+                .recompute_operands(v)
+                .filter(|_| depth < MAX_RECOMPUTE_DEPTH);
+            let Some(ops) = ops else {
+                self.sources.push(i);
+                continue;
+            };
+            for op in ops {
+                if sweep.cheap(b, op, 0) {
+                    continue;
+                }
+                let j = match self.index.get(&op) {
+                    Some(&j) => j,
+                    None => {
+                        self.vals.push(op);
+                        self.index.insert(op, self.vals.len() - 1);
+                        stack.push((op, depth + 1));
+                        self.vals.len() - 1
+                    }
+                };
+                self.edges.push((j, i));
+            }
+        }
+        self.index[&v]
+    }
+}
+
 impl Sweep<'_> {
     /// How the reverse of primal block `b` gets forward value `gv`.
     pub(crate) fn obtain(&self, b: Block, gv: Value) -> Obtain {
@@ -290,96 +346,29 @@ impl Sweep<'_> {
     /// returned (they alone separate `gv` from the sources); the others'
     /// needs meet them popped, or find the same cut when their turn comes.
     fn cheapest_records(&self, b: Block, gv: Value) -> Vec<Value> {
-        let mut vals = vec![gv];
-        let mut index: HashMap<Value, usize> = HashMap::from([(gv, 0)]);
-        let mut edges = Vec::new();
-        let mut sources = Vec::new();
-        let mut sinks = vec![0];
-        let mut stack = vec![(gv, 0u32)];
-        self.cut_graph(
-            b,
-            &mut stack,
-            &mut vals,
-            &mut index,
-            &mut edges,
-            &mut sources,
-        );
+        let mut graph = CutGraph::default();
+        let mut sinks = vec![graph.node(self, b, gv)];
         // `gv`'s cone is complete: what it is computed from.
-        let cone = vals.len();
-        let later = self.plan.ahead.get(&b).into_iter().flatten();
-        for &pv in later {
+        let cone = graph.vals.len();
+        for &pv in self.plan.ahead.get(&b).into_iter().flatten() {
             let Some(&w) = self.fwd.get(&pv) else {
                 continue;
             };
             if self.cheap(b, w, 0) {
                 continue;
             }
-            if let Some(&i) = index.get(&w) {
-                // Needed itself later, and computed from on the way to
-                // `gv` or another need: a sink all the same.
-                if !sinks.contains(&i) {
-                    sinks.push(i);
-                }
-                continue;
+            // A later need, perhaps one `gv` is computed from.
+            let i = graph.node(self, b, w);
+            if !sinks.contains(&i) {
+                sinks.push(i);
             }
-            vals.push(w);
-            index.insert(w, vals.len() - 1);
-            sinks.push(vals.len() - 1);
-            stack.push((w, 0));
-            self.cut_graph(
-                b,
-                &mut stack,
-                &mut vals,
-                &mut index,
-                &mut edges,
-                &mut sources,
-            );
         }
-        let costs = vec![1; vals.len()];
-        crate::mincut::cheapest_records(&costs, &edges, &sources, &sinks)
+        let costs = vec![1; graph.vals.len()];
+        crate::mincut::cheapest_records(&costs, &graph.edges, &graph.sources, &sinks)
             .into_iter()
             .filter(|&i| i < cone)
-            .map(|i| vals[i])
+            .map(|i| graph.vals[i])
             .collect()
-    }
-
-    /// Grows the graph of [`Self::cheapest_records`] from the values on
-    /// `stack` (each with its depth): their operands the reverse of `b`
-    /// cannot get without a record, down to values it cannot recompute.
-    fn cut_graph(
-        &self,
-        b: Block,
-        stack: &mut Vec<(Value, u32)>,
-        vals: &mut Vec<Value>,
-        index: &mut HashMap<Value, usize>,
-        edges: &mut Vec<(usize, usize)>,
-        sources: &mut Vec<usize>,
-    ) {
-        while let Some((v, depth)) = stack.pop() {
-            let i = index[&v];
-            let ops = self
-                .recompute_operands(v)
-                .filter(|_| depth < MAX_RECOMPUTE_DEPTH);
-            let Some(ops) = ops else {
-                sources.push(i);
-                continue;
-            };
-            for op in ops {
-                if self.cheap(b, op, 0) {
-                    continue;
-                }
-                let j = match index.get(&op) {
-                    Some(&j) => j,
-                    None => {
-                        vals.push(op);
-                        index.insert(op, vals.len() - 1);
-                        stack.push((op, depth + 1));
-                        vals.len() - 1
-                    }
-                };
-                edges.push((j, i));
-            }
-        }
     }
 
     /// The operands from which the reverse may compute forward value `v`
