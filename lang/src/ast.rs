@@ -83,7 +83,10 @@ pub struct StaticAssert {
 pub struct Field {
     /// The whole type: the specifiers' base and the declarator's parts.
     pub ty: TypeName,
-    pub name: Ident,
+    /// `None` only for an unnamed bit-field (`int : 3;`, `int : 0;`).
+    pub name: Option<Ident>,
+    /// A bit-field's width (`unsigned flag : 1;`), a constant expression.
+    pub width: Option<Expr>,
     pub span: Span,
 }
 

@@ -19,6 +19,7 @@
 //!   declarations).
 //! - `decls`: a declaration's written type (specifiers, declarators),
 //!   struct and union definitions, tags and enumerations.
+//! - `bitfield`: bit-fields' widths, gcc's layout of them, their types.
 //! - `types`: C's types: sizes and layouts (x86-64), C's promotions, usual
 //!   arithmetic conversions and simple-assignment constraints.
 //! - `expr` (and `expr/`): every operator (pointer arithmetic, lvalues,
@@ -49,6 +50,7 @@
 //! struct has; it never reaches a returned [`hir::Program`], because any
 //! error makes [`check`] return `None`.
 
+mod bitfield;
 mod builtin_addr;
 mod calls;
 mod consts;
@@ -335,6 +337,12 @@ struct Checker {
     record_defs: HashMap<u32, StructId>,
     /// Enum definitions already declared, likewise.
     enum_defs: std::collections::HashSet<u32>,
+    /// Enumerations none of whose values is negative (gcc makes them
+    /// `unsigned`, which decides how their bit-fields read), by the
+    /// position of their specifier and of their tag.
+    unsigned_enums: std::collections::HashSet<u32>,
+    /// Typedefs that name such an enumeration.
+    unsigned_enum_typedefs: std::collections::HashSet<u32>,
     /// The types `typedef` names stand for (`Sym::Typedef`).
     typedefs: Vec<CType>,
     /// Where file-scope typedef names and enumeration constants were declared.

@@ -222,8 +222,44 @@ pub struct StructLayout {
 #[derive(Clone, Debug)]
 pub struct FieldLayout {
     pub name: String,
+    /// The member's type; for a bit-field, the type its value has when
+    /// read (gcc's: `int` below 32 bits, `_Bool` for `_Bool`, else the
+    /// declared type), to which stores convert before masking.
     pub ty: CType,
+    /// The byte offset of the member, or of a bit-field's access unit.
     pub offset: u64,
+    /// Where a bit-field's bits are; `None` for an ordinary member.
+    /// Unnamed bit-fields are padding and have no `FieldLayout`.
+    pub bits: Option<BitField>,
+}
+
+/// A bit-field's place: `width` bits from bit `shift` (counted from the
+/// least significant) of the `unit`-byte little-endian integer at the
+/// member's offset. `unit` is the smallest naturally aligned access (1,
+/// 2, 4 or 8 bytes, never larger than the declared type) holding all the
+/// bits, so an access stays inside the struct and touches as few
+/// neighbours as it can.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BitField {
+    pub unit: u8,
+    pub shift: u8,
+    pub width: u8,
+    /// Whether a read sign-extends (the declared type is signed).
+    pub signed: bool,
+    /// The type the declaration wrote (C headers repeat it).
+    pub declared: CType,
+}
+
+impl BitField {
+    /// The bits of the unit the field occupies.
+    pub fn mask(&self) -> u64 {
+        let ones = if self.width >= 64 {
+            u64::MAX
+        } else {
+            (1u64 << self.width) - 1
+        };
+        ones << self.shift
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -607,10 +643,13 @@ pub enum ExprKind {
         elem_size: u64,
     },
     /// Lvalue: field at `offset` of a struct (or `dim3`) lvalue; `ty` is
-    /// the field's type. `p->f` is `Member(Deref(p))`.
+    /// the field's type. `p->f` is `Member(Deref(p))`. A bit-field (`bits`)
+    /// is read by shifting and extending its unit and written by masking
+    /// into it; it has no address.
     Member {
         base: Box<Expr>,
         offset: u64,
+        bits: Option<BitField>,
     },
     /// `lhs = rhs`; `rhs` already has `lhs`'s type; value is the new value.
     Assign {

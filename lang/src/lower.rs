@@ -5,7 +5,8 @@
 //! IR shape. Submodules: `func` (functions, statements, `spawn`,
 //! `parallel_for`), `scopes` (what a function's or task's frame owns),
 //! `vla` (variable-length arrays), `expr` (expressions, conversions,
-//! built-ins).
+//! built-ins), `bitfield` (reading and writing bit-fields), `cabi` (C
+//! signatures and headers).
 //!
 //! # What the produced IR looks like (later passes rely on it)
 //!
@@ -13,7 +14,9 @@
 //! or 1), `int`/`unsigned` → `i32`, `long`/`unsigned long` → `i64`, `float` →
 //! `f32`, `double` → `f64`, pointers → `ptr`. Arrays, structs and `dim3`
 //! (three `i32`s, 12 bytes) live only in memory; an expression of such a type
-//! is lowered to the *address* of its bytes.
+//! is lowered to the *address* of its bytes. A bit-field is read as a load
+//! of its unit (`i8` to `i64`), shifts and an extension, and written as a
+//! load, `and`, `or` and store of the unit.
 //!
 //! **Functions.** `FuncId(i)` is HIR `FuncRef(i)`. Declarations (no body) are
 //! `Linkage::Import`, `static` functions `Local`, the rest `Export`; kernels
@@ -124,6 +127,7 @@
 //! Every instruction carries the source position (line:col of the start of
 //! the statement or expression it implements) for run-time messages.
 
+mod bitfield;
 mod cabi;
 mod expr;
 mod func;
@@ -132,7 +136,7 @@ mod vla;
 
 use crate::ast::Span;
 use crate::diag::Diagnostic;
-use crate::hir::{self, CType, ConstInit, scalar_type};
+use crate::hir::{self, BitField, CType, ConstInit, FieldLayout, scalar_type};
 use crate::source_map::SourceMap;
 use parc_ir::{
     Activity, AddrSpace, FuncId, Function, GlobalData, GlobalId, GradRequest, Linkage, Module,
@@ -485,7 +489,17 @@ impl Layout<'_> {
             CType::Struct(id) => {
                 if let Some(s) = self.structs.get(id.0 as usize) {
                     for f in &s.fields {
-                        self.leaves(&f.ty, base + f.offset, out);
+                        match &f.bits {
+                            // A bit-field's whole unit, once for the
+                            // fields that share it.
+                            Some(bits) => {
+                                let leaf = (base + f.offset, bitfield::unit_type(bits));
+                                if !out.contains(&leaf) {
+                                    out.push(leaf);
+                                }
+                            }
+                            None => self.leaves(&f.ty, base + f.offset, out),
+                        }
                     }
                 }
             }
@@ -496,6 +510,16 @@ impl Layout<'_> {
                 }
             }
         }
+    }
+}
+
+/// The integer a scalar's constant initializer gives (`v` or `{v}`).
+fn const_int(init: &ConstInit) -> Option<i64> {
+    match init {
+        ConstInit::Int(v) => Some(*v),
+        ConstInit::Float(f) => Some(*f as i64),
+        ConstInit::List(items) => items.first().and_then(|(_, i)| const_int(i)),
+        _ => None,
     }
 }
 
@@ -529,8 +553,23 @@ impl ImageWriter<'_, '_> {
                 let fields = layout.structs.get(id.0 as usize).map(|s| &s.fields[..]);
                 let fields = fields.unwrap_or_default();
                 for (i, item) in items {
-                    if let Some(field) = fields.get(*i as usize) {
-                        self.write(offset + field.offset, &field.ty, item);
+                    match fields.get(*i as usize) {
+                        Some(
+                            field @ FieldLayout {
+                                bits: Some(bits), ..
+                            },
+                        ) => {
+                            if let Some(v) = const_int(item) {
+                                let v = if field.ty == CType::Bool {
+                                    i64::from(v != 0)
+                                } else {
+                                    v
+                                };
+                                self.bits(offset + field.offset, bits, v);
+                            }
+                        }
+                        Some(field) => self.write(offset + field.offset, &field.ty, item),
+                        None => {}
                     }
                 }
             }
@@ -570,6 +609,19 @@ impl ImageWriter<'_, '_> {
 
     /// Stores a scalar given both as an integer and as a float; the type
     /// picks which one is meant.
+    /// Puts the low bits of `int` into bit-field `bits` of the unit at
+    /// `offset`, keeping the unit's other bits.
+    fn bits(&mut self, offset: u64, bits: &BitField, int: i64) {
+        let (start, n) = (offset as usize, usize::from(bits.unit));
+        if let Some(dst) = self.bytes.get_mut(start..start + n) {
+            let mut unit = [0u8; 8];
+            unit[..n].copy_from_slice(dst);
+            let old = u64::from_le_bytes(unit);
+            let new = (old & !bits.mask()) | (((int as u64) << bits.shift) & bits.mask());
+            dst.copy_from_slice(&new.to_le_bytes()[..n]);
+        }
+    }
+
     fn scalar(&mut self, offset: u64, ty: &CType, int: i64, float: f64) {
         match ty {
             CType::Bool => self.put(offset, &[(int != 0) as u8]),

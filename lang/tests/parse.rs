@@ -35,7 +35,11 @@ fn spec(t: &TypeSpec) -> String {
             if let Some(fields) = &r.fields {
                 let fs: Vec<String> = fields
                     .iter()
-                    .map(|f| format!("({})", declarator(&f.ty, &f.name.name)))
+                    .map(|f| {
+                        let name = f.name.as_ref().map_or("", |n| n.name.as_str());
+                        let width = if f.width.is_some() { ":w" } else { "" };
+                        format!("({}{width})", declarator(&f.ty, name))
+                    })
                     .collect();
                 out = format!("({out} {})", fs.join(" "));
             }
@@ -541,7 +545,9 @@ fn check_spans(source: &str, p: &Program) {
                     within(d.ty.span, r.span, "struct");
                     for f in fields {
                         within(r.span, f.span, "field");
-                        within(f.span, f.name.span, "field name");
+                        if let Some(n) = &f.name {
+                            within(f.span, n.span, "field name");
+                        }
                     }
                 }
             }
@@ -1531,10 +1537,9 @@ fn declaration_errors() {
         errs("long long double x;"),
         "1:11: error: `long long` cannot be combined with `double`\n"
     );
-    assert_eq!(
-        errs("struct S { int a : 3; };"),
-        "1:18: error: bit-fields are not supported [help: remove the width: the member gets its type's whole size]\n"
-    );
+    // Bit-fields parse (named, unnamed, zero width); the checker judges
+    // their widths.
+    assert_eq!(errs("struct S { int a : 3, : 2; unsigned : 0; };"), "");
     assert_eq!(
         errs("int x(3);"),
         "1:6: error: constructor-style initialization is only for `dim3` [help: write `x = value`]\n"

@@ -416,7 +416,11 @@ impl Checker {
     fn const_addr(&self, lv: &Expr) -> Option<(GlobalVarId, i64)> {
         match &lv.kind {
             ExprKind::Global(g) if !self.globals.get(g.0 as usize)?.is_shared => Some((*g, 0)),
-            ExprKind::Member { base, offset } => {
+            ExprKind::Member {
+                base,
+                offset,
+                bits: None,
+            } => {
                 let (g, o) = self.const_addr(base)?;
                 Some((g, o.wrapping_add(*offset as i64)))
             }

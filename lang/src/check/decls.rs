@@ -13,6 +13,7 @@
 
 use std::collections::HashMap;
 
+use super::bitfield;
 use super::consts::ArrayLen;
 use super::types::{self, UNSIZED};
 use super::{Checker, Sym, err_ty, is_err};
@@ -252,7 +253,7 @@ impl Checker {
 
     // ------------------------------------------------------------- tags
 
-    fn lookup_tag(&self, name: &str) -> Option<Tag> {
+    pub(super) fn lookup_tag(&self, name: &str) -> Option<Tag> {
         if let Some(fx) = &self.fx {
             for scope in fx.tags.iter().rev() {
                 if let Some(t) = scope.get(name) {
@@ -409,38 +410,44 @@ impl Checker {
         );
     }
 
-    /// Lays out a struct or union's members (x86-64: natural alignment).
+    /// Lays out a struct or union's members (x86-64: natural alignment,
+    /// bit-fields as gcc places them, see `bitfield`).
     fn define_record(&mut self, id: StructId, fields: &[ast::Field], r: &ast::RecordSpec) {
         let word = Self::record_word(r.is_union);
         let name = self.structs[id.0 as usize].layout.name.clone();
         let mut out: Vec<hir::FieldLayout> = Vec::new();
         let mut seen: HashMap<&str, Span> = HashMap::new();
-        let (mut offset, mut align, mut size) = (0u64, 1u64, 0u64);
+        // `bits`: the next free bit; `size`: bytes used so far.
+        let (mut bits, mut align, mut size) = (0u64, 1u64, 0u64);
         let last = fields.len().saturating_sub(1);
         for (k, f) in fields.iter().enumerate() {
             let mut ty = self.resolve_type(&f.ty);
+            let fname = f.name.as_ref().map_or("", |n| n.name.as_str());
             if ty == CType::Struct(id) {
                 self.push(
                     Diagnostic::error(f.span, format!("{word} `{name}` cannot contain itself"))
                         .with_label("this member would make it infinitely large")
-                        .with_help(format!("use a pointer: `{word} {name} *{};`", f.name)),
+                        .with_help(format!("use a pointer: `{word} {name} *{fname};`")),
                 );
                 ty = err_ty();
             }
             // C99's flexible array member: `double data[];` last in a struct.
-            let flexible =
-                matches!(ty, CType::Array(_, UNSIZED)) && k == last && !r.is_union && k > 0;
+            let flexible = matches!(ty, CType::Array(_, UNSIZED))
+                && k == last
+                && !r.is_union
+                && k > 0
+                && f.width.is_none();
             if flexible {
                 if let CType::Array(e, _) = ty {
                     ty = CType::Array(e, 0);
                 }
-            } else if !self.require_complete(&ty, f.span, &format!("member `{}`", f.name)) {
+            } else if !self.require_complete(&ty, f.span, &format!("member `{fname}`")) {
                 ty = err_ty();
             } else if super::vla::is_variably_modified(&ty) {
                 self.push(
                     Diagnostic::error(
                         f.span,
-                        format!("member `{}` has a variable-length array type", f.name),
+                        format!("member `{fname}` has a variable-length array type"),
                     )
                     .with_label("its type depends on a length computed at run time")
                     .with_help(
@@ -449,31 +456,63 @@ impl Checker {
                 );
                 ty = err_ty();
             }
-            if let Some(prev) = seen.get(f.name.name.as_str()) {
-                self.push(
-                    Diagnostic::error(
-                        f.name.span,
-                        format!("duplicate member `{}` in {word} `{name}`", f.name),
-                    )
-                    .with_label("declared again here")
-                    .with_secondary(*prev, "first declared here"),
-                );
+            // A refused width leaves an ordinary member of the declared
+            // type, so that its uses report nothing more.
+            let width = match &f.width {
+                Some(w) => self.bit_width(f, w, &ty),
+                None => None,
+            };
+            if let Some(n) = &f.name {
+                if let Some(prev) = seen.get(n.name.as_str()) {
+                    self.push(
+                        Diagnostic::error(
+                            n.span,
+                            format!("duplicate member `{n}` in {word} `{name}`"),
+                        )
+                        .with_label("declared again here")
+                        .with_secondary(*prev, "first declared here"),
+                    );
+                    continue;
+                }
+                seen.insert(&n.name, n.span);
+            }
+            let (sz, al) = (self.size_of(&ty), self.align_of(&ty));
+            if let Some(w) = width {
+                let at = if r.is_union {
+                    0
+                } else {
+                    bitfield::place(bits, w, sz)
+                };
+                bits = at + w;
+                size = size.max(bits.div_ceil(8));
+                let Some(n) = &f.name else { continue };
+                align = align.max(al);
+                let signed = self.bit_field_signed(&f.ty, &ty);
+                let value_ty = bitfield::value_type(&ty, w);
+                let (offset, bf) = bitfield::access(at, w, sz, signed, ty);
+                out.push(hir::FieldLayout {
+                    name: n.name.clone(),
+                    ty: value_ty,
+                    offset,
+                    bits: Some(bf),
+                });
                 continue;
             }
-            seen.insert(&f.name.name, f.name.span);
-            let (sz, al) = (self.size_of(&ty), self.align_of(&ty));
+            let Some(n) = &f.name else { continue };
             let at = if r.is_union {
                 0
             } else {
-                types::align_up(offset, al)
+                types::align_up(bits.div_ceil(8), al)
             };
             out.push(hir::FieldLayout {
-                name: f.name.name.clone(),
+                name: n.name.clone(),
                 ty,
                 offset: at,
+                bits: None,
             });
-            offset = at.saturating_add(if flexible { 0 } else { sz });
-            size = size.max(offset);
+            let end = at.saturating_add(if flexible { 0 } else { sz });
+            bits = end.saturating_mul(8);
+            size = size.max(end);
             align = align.max(al);
         }
         let size = types::align_up(size, align);
@@ -539,6 +578,7 @@ impl Checker {
             }
         }
         let mut next: i64 = 0;
+        let mut min: i64 = 0;
         for item in items {
             let value = match &item.value {
                 Some(v) => self.enum_value(v, &item.name.name).unwrap_or(next),
@@ -557,8 +597,10 @@ impl Checker {
                 );
             }
             self.declare_ordinary(&item.name.name, Sym::EnumConst(value), item.name.span);
+            min = min.min(value);
             next = value.wrapping_add(1);
         }
+        self.note_enum_sign(e, min);
         CType::Int
     }
 

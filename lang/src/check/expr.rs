@@ -228,6 +228,10 @@ impl Checker {
                 {
                     return err_expr(span);
                 }
+                if self.refuse_bit_field(&v, "sizeof", "take the size of its declared type instead")
+                {
+                    return err_expr(span);
+                }
                 self.sizeof_value(&v.ty, span)
             }
             ast::ExprKind::Offsetof(tn, path) => self.offsetof(tn, path, span),

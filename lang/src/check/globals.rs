@@ -52,6 +52,7 @@ impl Checker {
             let ty = self.declarator_type(&base, decl);
             let id = TypedefId(self.typedefs.len() as u32);
             self.typedefs.push(ty.clone());
+            self.note_enum_typedef(id, &d.ty.spec, &ty);
             self.declare_typedef(&decl.name, ty, id);
         }
     }

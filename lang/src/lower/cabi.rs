@@ -79,13 +79,55 @@ fn define_struct(layout: &Layout<'_>, id: usize, defined: &mut [bool], out: &mut
         }
     }
     out.push_str(&format!("{} {{\n", c_tag(layout, id)));
+    // `at`: the bit after the last member written; a member C would place
+    // earlier than parc did (after unnamed bit-fields, which have no
+    // `FieldLayout`) gets padding before it.
+    let mut at: u64 = 0;
     for field in &s.fields {
-        out.push_str(&format!(
-            "    {};\n",
-            declarator(layout, &field.ty, &field.name)
-        ));
+        match &field.bits {
+            Some(bits) => {
+                let pos = field.offset * 8 + u64::from(bits.shift);
+                if !s.is_union {
+                    pad_bits(out, at, pos);
+                }
+                out.push_str(&format!(
+                    "    {} : {};\n",
+                    declarator(layout, &bits.declared, &field.name),
+                    bits.width
+                ));
+                at = pos + u64::from(bits.width);
+            }
+            None => {
+                let natural = at
+                    .div_ceil(8)
+                    .next_multiple_of(layout.align_of(&field.ty).max(1));
+                if !s.is_union && field.offset > natural {
+                    pad_bits(out, at, field.offset * 8);
+                }
+                out.push_str(&format!(
+                    "    {};\n",
+                    declarator(layout, &field.ty, &field.name)
+                ));
+                at = (field.offset + layout.size_of(&field.ty)) * 8;
+            }
+        }
+    }
+    // Padding a trailing `T : 0;` left.
+    if !s.is_union && s.size > at.div_ceil(8).next_multiple_of(s.align.max(1)) {
+        pad_bits(out, at, s.size * 8);
     }
     out.push_str("};\n");
+}
+
+/// Unnamed bit-fields that fill bits `from..to` exactly: none straddles a
+/// 64-bit unit (so gcc puts each at the next bit), and none gives the
+/// struct an alignment.
+fn pad_bits(out: &mut String, mut from: u64, to: u64) {
+    while from < to {
+        let k = (to - from).min(64 - from % 64);
+        out.push_str(&format!("    unsigned long long : {k};\n"));
+        from += k;
+    }
 }
 
 /// `struct NAME` or `union NAME` for struct `id` in C: anonymous ones get

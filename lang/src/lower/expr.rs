@@ -6,6 +6,7 @@
 //! expression the current block is open (an `exit` continues in a fresh,
 //! unreachable block), so callers can keep appending.
 
+use super::bitfield::bit_field;
 use super::func::FnLowerer;
 use super::scalar_type;
 use crate::hir::{
@@ -98,6 +99,10 @@ impl FnLowerer<'_, '_> {
             | ExprKind::Member { .. }
             | ExprKind::CompoundLit { .. } => {
                 let addr = self.lvalue(e);
+                if let Some(bits) = bit_field(e) {
+                    self.set_loc(loc);
+                    return Some(self.bit_read(addr, bits, ty));
+                }
                 match scalar_type(ty) {
                     Some(t) => {
                         self.set_loc(loc);
@@ -204,7 +209,9 @@ impl FnLowerer<'_, '_> {
                 let addr = self.lvalue(lhs);
                 let v = self.value(rhs);
                 self.set_loc(loc);
-                if layout.is_aggregate(&lhs.ty) {
+                if let Some(bits) = bit_field(lhs) {
+                    self.bit_write(addr, bits, v, &lhs.ty)
+                } else if layout.is_aggregate(&lhs.ty) {
                     let size = layout.size_of(&lhs.ty);
                     self.copy_bytes(addr, v, size);
                     addr
@@ -226,7 +233,11 @@ impl FnLowerer<'_, '_> {
                 let r = self.value(rhs);
                 self.set_loc(loc);
                 let lt = scalar_type(&lhs.ty).unwrap_or(Type::I32);
-                let old = self.b.load(lt, addr);
+                let bits = bit_field(lhs);
+                let old = match bits {
+                    Some(bits) => self.bit_read(addr, bits, &lhs.ty),
+                    None => self.b.load(lt, addr),
+                };
                 let new = if lhs.ty.is_pointer() {
                     let mut off = self.scale(r, &rhs.ty, *elem_size);
                     if *op == HOp::Sub {
@@ -239,8 +250,13 @@ impl FnLowerer<'_, '_> {
                     let y = self.arith(*op, x, r, op_ty);
                     self.convert(y, op_ty, &lhs.ty)
                 };
-                self.b.store(new, addr);
-                new
+                match bits {
+                    Some(bits) => self.bit_write(addr, bits, new, &lhs.ty),
+                    None => {
+                        self.b.store(new, addr);
+                        new
+                    }
+                }
             }
             ExprKind::IncDec {
                 lvalue,
@@ -251,7 +267,11 @@ impl FnLowerer<'_, '_> {
                 let addr = self.lvalue(lvalue);
                 self.set_loc(loc);
                 let t = scalar_type(&lvalue.ty).unwrap_or(Type::I32);
-                let old = self.b.load(t, addr);
+                let bits = bit_field(lvalue);
+                let old = match bits {
+                    Some(bits) => self.bit_read(addr, bits, &lvalue.ty),
+                    None => self.b.load(t, addr),
+                };
                 let new = match &lvalue.ty {
                     CType::Ptr(_) => {
                         let step = *elem_size as i64;
@@ -283,7 +303,13 @@ impl FnLowerer<'_, '_> {
                         self.b.binary(op, old, one)
                     }
                 };
-                self.b.store(new, addr);
+                let new = match bits {
+                    Some(bits) => self.bit_write(addr, bits, new, &lvalue.ty),
+                    None => {
+                        self.b.store(new, addr);
+                        new
+                    }
+                };
                 if *is_prefix { new } else { old }
             }
             ExprKind::Cond(c, a, b) => {
@@ -477,7 +503,7 @@ impl FnLowerer<'_, '_> {
                 let off = self.scale(i, &index.ty, *elem_size);
                 self.b.ptradd(p, off)
             }
-            ExprKind::Member { base, offset } => {
+            ExprKind::Member { base, offset, .. } => {
                 // An aggregate base (lvalue or not) evaluates to its address.
                 let p = self.value(base);
                 self.set_loc(loc);
@@ -515,7 +541,7 @@ impl FnLowerer<'_, '_> {
     }
 
     /// Changes an integer's width (sign- or zero-extending).
-    fn int_resize(&mut self, v: Value, to: Type, signed: bool) -> Value {
+    pub(super) fn int_resize(&mut self, v: Value, to: Type, signed: bool) -> Value {
         let from = self.b.func.value_type(v);
         if from == to {
             v

@@ -525,7 +525,15 @@ impl FnLowerer<'_, '_> {
                         for (i, item) in items {
                             if let Some(field) = fields.get(*i as usize) {
                                 let at = self.offset(addr, field.offset);
-                                self.init(at, &field.ty, item, false);
+                                match (&field.bits, first_expr(item)) {
+                                    (Some(bits), Some(e)) => {
+                                        let v = self.value(e);
+                                        self.bit_write(at, bits, v, &field.ty);
+                                    }
+                                    // `{}` for a bit-field: already zero.
+                                    (Some(_), None) => {}
+                                    (None, _) => self.init(at, &field.ty, item, false),
+                                }
                             }
                         }
                     }
@@ -954,5 +962,14 @@ fn peel_string(e: &Expr) -> Option<usize> {
         ExprKind::Convert(inner) | ExprKind::Decay(inner) => peel_string(inner),
         ExprKind::Str(i) => Some(*i),
         _ => None,
+    }
+}
+
+/// The expression that initializes a scalar: `e`, or the first of `{e}`
+/// (C allows braces around a scalar's initializer).
+fn first_expr(init: &Init) -> Option<&Expr> {
+    match init {
+        Init::Expr(e) => Some(e),
+        Init::List(items) => items.first().and_then(|(_, i)| first_expr(i)),
     }
 }

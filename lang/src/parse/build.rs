@@ -643,19 +643,22 @@ pub(crate) fn params(ps: Vec<Param>) -> Vec<Param> {
 pub(crate) fn fields(
     sink: &mut Sink,
     specs: Specs,
-    decls: Vec<(Option<RawDeclarator>, Option<Span>)>,
+    decls: Vec<(Option<RawDeclarator>, Option<Expr>, Span)>,
 ) -> Vec<Field> {
     reject_storage(sink, &specs, "a struct member");
     let mut out = Vec::new();
-    for (d, width) in decls {
-        if let Some(w) = width {
-            sink.diags.push(
-                Diagnostic::error(w, "bit-fields are not supported")
-                    .with_label("a bit-field width")
-                    .with_help("remove the width: the member gets its type's whole size"),
-            );
-        }
-        let Some(d) = d else { continue };
+    for (d, width, whole) in decls {
+        let span = specs.ty.span.to(whole);
+        let Some(d) = d else {
+            // `int : 3;`: padding, `int : 0;`: closes the storage unit.
+            out.push(Field {
+                ty: with_derived(&specs, Vec::new(), span),
+                name: None,
+                width,
+                span,
+            });
+            continue;
+        };
         if let Some((_, span)) = &d.ctor {
             sink.diags.push(
                 Diagnostic::error(
@@ -675,10 +678,10 @@ pub(crate) fn fields(
                 .with_help("initialize the member where a variable of the struct is defined"),
             );
         }
-        let span = specs.ty.span.to(d.span);
         out.push(Field {
             ty: with_derived(&specs, d.derived, span),
-            name: d.name,
+            name: Some(d.name),
+            width,
             span,
         });
     }

@@ -131,10 +131,12 @@ impl Checker {
             self.no_such_field(&obj.ty, &fields, field);
             return err_expr(span);
         };
+        let bits = self.field_bits(&obj.ty, &field.name);
         mk(
             ExprKind::Member {
                 base: Box::new(obj),
                 offset: *offset,
+                bits,
             },
             fty.clone(),
             span,
@@ -198,6 +200,17 @@ impl Checker {
                         self.no_such_field(&ty, &fields, name);
                         return err_expr(span);
                     };
+                    if self.field_bits(&ty, &name.name).is_some() {
+                        self.push(
+                            Diagnostic::error(
+                                name.span,
+                                format!("`offsetof` cannot name bit-field `{name}`"),
+                            )
+                            .with_label("a bit-field has no byte offset of its own")
+                            .with_help("name an ordinary member"),
+                        );
+                        return err_expr(span);
+                    }
                     offset = offset.saturating_add(*at);
                     ty = fty.clone();
                 }

@@ -51,6 +51,13 @@ impl Checker {
                     );
                     return err_expr(span);
                 }
+                if self.refuse_bit_field(
+                    &v,
+                    "&",
+                    "copy the bit-field into a variable and take that variable's address",
+                ) {
+                    return err_expr(span);
+                }
                 self.mark_address_taken(&v);
                 let ty = v.ty.clone().ptr_to();
                 mk(ExprKind::AddrOf(Box::new(v)), ty, span)

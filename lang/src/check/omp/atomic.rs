@@ -42,6 +42,13 @@ impl Checker {
         if is_err(&lv.ty) {
             return Vec::new();
         }
+        if self.refuse_bit_field(
+            &lv,
+            &format!("#pragma omp {}", pragma.construct),
+            "update a whole integer member atomically, or use a `critical` section",
+        ) {
+            return Vec::new();
+        }
         if !matches!(
             lv.ty,
             CType::Int | CType::UInt | CType::Long | CType::ULong | CType::Float | CType::Double
