@@ -23,9 +23,13 @@
 //!
 //! `scanf` formats are parsed and scanned beside them (see `scan.rs`), for
 //! the same three readers: the checker, the interpreter and the runtime.
+//!
+//! [`va`] is parc's convention for the variadic arguments of functions it
+//! defines, which `vfprintf` and `vsnprintf` read from a `va_list`.
 
 mod format;
 mod scan;
+pub mod va;
 
 pub use format::{Memory, Slot, format};
 pub use scan::{ScanArg, ScanConv, ScanPiece, Scanner, parse_scan, scan};

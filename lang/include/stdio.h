@@ -20,6 +20,18 @@ int fprintf(FILE *stream, const char *format, ...);
 int sprintf(char *str, const char *format, ...);
 int snprintf(char *str, unsigned long size, const char *format, ...);
 
+/* The `v` functions take a `va_list` (<stdarg.h>'s, a `char *` to the
+ * variadic arguments of a function parc defines) instead of the
+ * arguments; `vprintf` and `vsprintf` are `vfprintf` and `vsnprintf`. */
+int vfprintf(FILE *stream, const char *format, char *ap);
+int vsnprintf(char *str, unsigned long size, const char *format, char *ap);
+static inline int vprintf(const char *format, char *ap) {
+    return vfprintf(stdout, format, ap);
+}
+static inline int vsprintf(char *str, const char *format, char *ap) {
+    return vsnprintf(str, (unsigned long)-1, format, ap);
+}
+
 #define EOF (-1)
 
 /* The scanf family: the number of items stored, or EOF if the input

@@ -334,18 +334,19 @@ pub struct Func {
     pub span: Span,
 }
 
-/// Bytes per variadic argument of a variadic function parc defines. The
-/// caller stores the promoted arguments in its frame, each as a slot of
-/// two 64-bit words, its kind (0 an integer sign- or zero-extended to 64
-/// bits, 1 a `double`, 2 a pointer: the runtime's `printf` kinds) and
-/// its value, after the last one a slot of kind [`VA_END`], and passes the
-/// address of the first as a hidden last parameter. `va_list` is a
-/// `char *` to the next slot; `va_arg(ap, T)` reads the value word and
-/// steps 16 bytes; `vprintf` reads slots to the end marker.
-pub const VA_SLOT: u64 = 16;
+/// Bytes per variadic argument of a variadic function parc defines, in
+/// parc's own convention ([`parc_cformat::va`]): the caller stores the
+/// promoted arguments in its frame, each as a slot of two 64-bit words,
+/// its kind (0 an integer sign- or zero-extended to 64 bits, 1 a
+/// `double`, 2 a pointer: the runtime's `printf` kinds) and its value,
+/// after the last one a slot of kind [`VA_END`], and passes the address
+/// of the first as a hidden last parameter. `va_list` is a `char *` to
+/// the next slot; `va_arg(ap, T)` reads the value word and steps 16
+/// bytes; `vfprintf` reads slots to the end marker.
+pub use parc_cformat::va::SLOT as VA_SLOT;
 
 /// The kind word that ends the variadic argument slots.
-pub const VA_END: u64 = 3;
+pub use parc_cformat::va::END as VA_END;
 
 #[derive(Clone, Debug)]
 pub struct Local {

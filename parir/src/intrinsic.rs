@@ -395,6 +395,20 @@ macro_rules! intrinsics {
 
 use Extent::{Pointers, Sized, TypeOf, Unsized};
 
+/// The `v` functions of the `printf` family read their operands' memory
+/// (the `va_list`'s slots among it) and what pointers stored in those
+/// slots point to (`%s`), which no operand names: any memory; `vfprintf`
+/// writes to a stream.
+const VA_FORMAT: Effects = Effects {
+    reads: &[Pointers { first: 0 }],
+    any_memory: true,
+    ..Effects::PURE
+};
+const VA_PRINT: Effects = Effects {
+    side_effects: true,
+    ..VA_FORMAT
+};
+
 intrinsics! {
     Sqrt => math("sqrt", 1).cheap();
     Exp => math("exp", 1);
@@ -511,6 +525,18 @@ intrinsics! {
         Effects::reads(&[Pointers { first: 2 }]).writes(&[Sized { ptr: 0, len: 1 }]),
     )
     .variadic();
+    /// `vfprintf(ptr stream, ptr format, ptr ap) -> i32`: `fprintf` with
+    /// the arguments a `va_list` points to, in the slots of parc's own
+    /// convention for variadic functions it defines (a kind word, 0
+    /// integer, 1 `double`, 2 pointer, and the value, 16 bytes a slot,
+    /// up to a slot of kind 3). The `%s` strings are reached through
+    /// pointers in those slots, which operands do not name: it may read
+    /// any memory.
+    Vfprintf => row("vfprintf", &[PTR, PTR, PTR], Some(I32), VA_PRINT);
+    /// `vsnprintf(ptr buffer, i64 size, ptr format, ptr ap) -> i32`:
+    /// `snprintf` with the arguments of a `va_list` (as `vfprintf`);
+    /// `vsprintf` is a `size` of `u64::MAX`.
+    Vsnprintf => row("vsnprintf", &[PTR, I64, PTR, PTR], Some(I32), VA_FORMAT);
     /// `sscanf(ptr string, ptr format, ptrs...) -> i32`: scans the
     /// string as `scanf` does, storing through the pointers after the
     /// format; the number of items stored, or -1 (`EOF`) if the string
@@ -1049,10 +1075,13 @@ impl Intrinsic {
         &self.info().effects
     }
 
-    /// True for the `printf` family that writes to a stream, which formats
-    /// its arguments after the fixed ones.
+    /// True for the `printf` family that writes to a stream (`printf`,
+    /// `fprintf`, `vfprintf`).
     pub fn is_printf(self) -> bool {
-        matches!(self, Intrinsic::Printf | Intrinsic::Fprintf)
+        matches!(
+            self,
+            Intrinsic::Printf | Intrinsic::Fprintf | Intrinsic::Vfprintf
+        )
     }
 
     /// True for the `printf` family that writes to memory (`sprintf`,

@@ -34,6 +34,8 @@
 //! | `parc_rt_printf` | `(ptr fmt, ptr args, ptr kinds, i32 nargs) -> i32` | `printf` with arguments as 64-bit slots (kinds in [`printf`]) |
 //! | `parc_rt_fprintf` | `(ptr stream, ptr fmt, ptr args, ptr kinds, i32 nargs) -> i32` | `fprintf` to a stream: the address fd + 1 for the standard ones, else a pointer to its `int` file descriptor (fd 1: the buffered stdout, 2: stderr, unbuffered) |
 //! | `parc_rt_snprintf` | `(ptr buf, i64 size, ptr fmt, ptr args, ptr kinds, i32 nargs) -> i32` | `snprintf`; `sprintf` is `size` -1 (no limit) |
+//! | `parc_rt_vfprintf` | `(ptr stream, ptr fmt, ptr ap) -> i32` | `vfprintf`: the arguments are the slots of a `va_list` (parc's convention, [`parc_cformat::va`]) |
+//! | `parc_rt_vsnprintf` | `(ptr buf, i64 size, ptr fmt, ptr ap) -> i32` | `vsnprintf`; `vsprintf` is `size` -1 |
 //! | `parc_rt_sscanf` | `(ptr s, ptr fmt, ptr args, ptr kinds, i32 nargs) -> i32` | `sscanf`, the pointers as `printf`'s slots (kinds ignored) |
 //! | `parc_rt_fscanf` | `(ptr stream, ptr fmt, ptr args, ptr kinds, i32 nargs) -> i32` | `fscanf` (`scanf` is `fscanf` of `stdin`, the address 1) |
 //! | `parc_rt_fopen` | `(ptr path, ptr mode) -> ptr` | `fopen`: a parc `FILE` (fd, C library stream) or null |
@@ -173,6 +175,8 @@ pub fn symbols() -> Vec<(&'static str, *const u8)> {
         printf::parc_rt_printf,
         printf::parc_rt_fprintf,
         printf::parc_rt_snprintf,
+        printf::parc_rt_vfprintf,
+        printf::parc_rt_vsnprintf,
         scanf::parc_rt_sscanf,
         scanf::parc_rt_fscanf,
         files::parc_rt_fopen,

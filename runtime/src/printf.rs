@@ -9,6 +9,11 @@
 //! | 1 | [`ARG_DOUBLE`] | the bits of a `double` (a `float` argument is promoted to `double` first, as C does) |
 //! | 2 | [`ARG_PTR`] | a pointer (`%s`, `%p`) |
 //!
+//! `vfprintf` and `vsnprintf` (`vprintf` and `vsprintf` are them, in
+//! parc's `<stdio.h>`) take a `va_list` instead: a pointer to the slots
+//! of parc's own convention for variadic functions
+//! ([`parc_cformat::va`]), kind and value side by side, up to an end slot.
+//!
 //! Formats are parsed and formatted by `parc-cformat`, the code the
 //! reference interpreter uses too, so the two agree byte for byte (and
 //! with gcc-built programs: each conversion is formatted by the C
@@ -89,8 +94,11 @@ pub unsafe extern "C" fn parc_rt_printf(
     nargs: i32,
 ) -> i32 {
     // SAFETY: the caller's contract.
-    fault::guard("printf", || unsafe {
-        print("printf", 1, fmt, args, kinds, nargs)
+    fault::guard("printf", || {
+        // SAFETY: the caller's contract.
+        let args = unsafe { slots_of(args, kinds, nargs) };
+        // SAFETY: the caller's contract.
+        unsafe { print("printf", 1, fmt, &args) }
     })
 }
 
@@ -111,22 +119,52 @@ pub unsafe extern "C" fn parc_rt_fprintf(
     nargs: i32,
 ) -> i32 {
     fault::guard("fprintf", || {
-        if stream.is_null() {
-            fault::die("fprintf: the stream is a null pointer");
-        }
-        // A standard stream is the address fd + 1; another is a file.
-        match stream as usize {
-            // SAFETY: the caller's contract.
-            1..=3 => unsafe { print("fprintf", stream as i32 - 1, fmt, args, kinds, nargs) },
-            _ => {
-                // SAFETY: the caller's contract.
-                let bytes = unsafe { format_call("fprintf", fmt, args, kinds, nargs) };
-                // SAFETY: any other stream is a file `fopen` made.
-                unsafe { crate::files::write_file(stream as *mut crate::files::File, &bytes) };
-                bytes.len().min(i32::MAX as usize) as i32
-            }
-        }
+        // SAFETY: the caller's contract.
+        let args = unsafe { slots_of(args, kinds, nargs) };
+        // SAFETY: the caller's contract.
+        unsafe { to_stream("fprintf", stream, fmt, &args) }
     })
+}
+
+/// `vfprintf(stream, fmt, ap)`: [`parc_rt_fprintf`] of the arguments the
+/// `va_list` `ap` points to (see the module doc).
+///
+/// # Safety
+/// As [`parc_rt_fprintf`]; `ap` points to slots up to an end slot.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn parc_rt_vfprintf(
+    stream: *const u8,
+    fmt: *const c_char,
+    ap: *const u64,
+) -> i32 {
+    fault::guard("vfprintf", || {
+        // SAFETY: the caller's contract.
+        let args = unsafe { va_args("vfprintf", ap) };
+        // SAFETY: the caller's contract.
+        unsafe { to_stream("vfprintf", stream, fmt, &args) }
+    })
+}
+
+/// Formats and writes one call of `fprintf` (`name`) to `stream`.
+///
+/// # Safety
+/// As [`parc_rt_fprintf`].
+unsafe fn to_stream(name: &str, stream: *const u8, fmt: *const c_char, args: &[Slot]) -> i32 {
+    if stream.is_null() {
+        fault::die(&format!("{name}: the stream is a null pointer"));
+    }
+    // A standard stream is the address fd + 1; another is a file.
+    match stream as usize {
+        // SAFETY: the caller's contract.
+        1..=3 => unsafe { print(name, stream as i32 - 1, fmt, args) },
+        _ => {
+            // SAFETY: the caller's contract.
+            let bytes = unsafe { format_call(name, fmt, args) };
+            // SAFETY: any other stream is a file `fopen` made.
+            unsafe { crate::files::write_file(stream as *mut crate::files::File, &bytes) };
+            bytes.len().min(i32::MAX as usize) as i32
+        }
+    }
 }
 
 /// `snprintf(buf, size, fmt, ...)` (and `sprintf`, as `size` `u64::MAX`):
@@ -153,46 +191,103 @@ pub unsafe extern "C" fn parc_rt_snprintf(
     };
     fault::guard(name, || {
         // SAFETY: the caller's contract.
-        let bytes = unsafe { format_call(name, fmt, args, kinds, nargs) };
-        if size > 0 {
-            if buf.is_null() {
-                fault::die(&format!("{name}: the buffer is a null pointer"));
-            }
-            let len = (bytes.len() as u64).min(size - 1) as usize;
-            // SAFETY: the caller's contract: `buf` holds `len + 1` bytes.
-            unsafe {
-                std::ptr::copy_nonoverlapping(bytes.as_ptr(), buf, len);
-                buf.add(len).write(0);
-            }
-        }
-        bytes.len().min(i32::MAX as usize) as i32
+        let args = unsafe { slots_of(args, kinds, nargs) };
+        // SAFETY: the caller's contract.
+        unsafe { store(name, buf, size, fmt, &args) }
     })
+}
+
+/// `vsnprintf(buf, size, fmt, ap)` (and `vsprintf`, as `size`
+/// `u64::MAX`): [`parc_rt_snprintf`] of the arguments the `va_list` `ap`
+/// points to (see the module doc).
+///
+/// # Safety
+/// As [`parc_rt_snprintf`]; `ap` points to slots up to an end slot.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn parc_rt_vsnprintf(
+    buf: *mut u8,
+    size: u64,
+    fmt: *const c_char,
+    ap: *const u64,
+) -> i32 {
+    let name = if size == u64::MAX {
+        "vsprintf"
+    } else {
+        "vsnprintf"
+    };
+    fault::guard(name, || {
+        // SAFETY: the caller's contract.
+        let args = unsafe { va_args(name, ap) };
+        // SAFETY: the caller's contract.
+        unsafe { store(name, buf, size, fmt, &args) }
+    })
+}
+
+/// Formats one call of `snprintf` (`name`) and stores at most `size - 1`
+/// bytes and a NUL at `buf`; the length of the whole text.
+///
+/// # Safety
+/// As [`parc_rt_snprintf`].
+unsafe fn store(name: &str, buf: *mut u8, size: u64, fmt: *const c_char, args: &[Slot]) -> i32 {
+    // SAFETY: the caller's contract.
+    let bytes = unsafe { format_call(name, fmt, args) };
+    if size > 0 {
+        if buf.is_null() {
+            fault::die(&format!("{name}: the buffer is a null pointer"));
+        }
+        let len = (bytes.len() as u64).min(size - 1) as usize;
+        // SAFETY: the caller's contract: `buf` holds `len + 1` bytes.
+        unsafe {
+            std::ptr::copy_nonoverlapping(bytes.as_ptr(), buf, len);
+            buf.add(len).write(0);
+        }
+    }
+    bytes.len().min(i32::MAX as usize) as i32
+}
+
+/// The `nargs` arguments of a call (`args[i]` of kind `kinds[i]`).
+///
+/// # Safety
+/// `args` and `kinds` hold `nargs` elements (or `nargs` is 0).
+unsafe fn slots_of(args: *const u64, kinds: *const u8, nargs: i32) -> Vec<Slot> {
+    (0..nargs.max(0) as usize)
+        // SAFETY: the caller's contract.
+        .map(|i| unsafe { slot(*args.add(i), *kinds.add(i)) })
+        .collect()
+}
+
+/// The arguments the `va_list` `ap` points to.
+///
+/// # Safety
+/// `ap` points to slots up to an end slot (see the module doc).
+unsafe fn va_args(name: &str, ap: *const u64) -> Vec<Slot> {
+    use parc_cformat::va::{VaError, bad_kind_message, slots};
+    if ap.is_null() {
+        fault::die(&format!("{name}: the `va_list` is a null pointer"));
+    }
+    // SAFETY: the caller's contract: every word up to the end slot is
+    // readable.
+    let read = |at: u64| Ok::<u64, std::convert::Infallible>(unsafe { (at as *const u64).read() });
+    match slots(ap as u64, read) {
+        Ok(args) => args,
+        Err(VaError::Kind(k)) => fault::die(&format!("{name}: {}", bad_kind_message(k))),
+        Err(VaError::Read(never)) => match never {},
+    }
 }
 
 /// Formats one `printf`-family call.
 ///
 /// # Safety
 /// As [`parc_rt_printf`].
-unsafe fn format_call(
-    name: &str,
-    fmt: *const c_char,
-    args: *const u64,
-    kinds: *const u8,
-    nargs: i32,
-) -> Vec<u8> {
+unsafe fn format_call(name: &str, fmt: *const c_char, args: &[Slot]) -> Vec<u8> {
     if fmt.is_null() {
         fault::die(&format!("{name}: the format is a null pointer"));
     }
     // SAFETY: the caller passes a NUL-terminated format.
     let fmt = unsafe { CStr::from_ptr(fmt) }.to_bytes();
-    let n = nargs.max(0) as usize;
-    let pairs: Vec<(u64, u8)> = (0..n)
-        // SAFETY: `args` and `kinds` hold `nargs` elements.
-        .map(|i| unsafe { (*args.add(i), *kinds.add(i)) })
-        .collect();
-    let mut bytes = Vec::with_capacity(fmt.len() + 16 * n);
-    // SAFETY: `%s` arguments are valid strings (caller's contract).
-    if let Err(e) = unsafe { format(fmt, &pairs, &mut bytes) } {
+    let mut bytes = Vec::with_capacity(fmt.len() + 16 * args.len());
+    // `%s` arguments are valid strings (the caller's contract).
+    if let Err(e) = parc_cformat::format(fmt, args, &mut Native, &mut bytes) {
         fault::die(&format!("{name}: {e}"));
     }
     bytes
@@ -202,21 +297,14 @@ unsafe fn format_call(
 ///
 /// # Safety
 /// As [`parc_rt_printf`].
-unsafe fn print(
-    name: &str,
-    fd: i32,
-    fmt: *const c_char,
-    args: *const u64,
-    kinds: *const u8,
-    nargs: i32,
-) -> i32 {
+unsafe fn print(name: &str, fd: i32, fmt: *const c_char, args: &[Slot]) -> i32 {
     if fd != 1 && fd != 2 {
         fault::die(&format!(
             "{name}: file descriptor {fd} is not an open stream"
         ));
     }
     // SAFETY: the caller's contract.
-    let bytes = unsafe { format_call(name, fmt, args, kinds, nargs) };
+    let bytes = unsafe { format_call(name, fmt, args) };
     crate::output::write_fd_of_program(fd, &bytes);
     bytes.len().min(i32::MAX as usize) as i32
 }

@@ -41,6 +41,9 @@ pub(crate) const RT_SNPRINTF: ExternFn = ext(
     &[Ptr, I64, Ptr, Ptr, Ptr, I32],
     Some(I32),
 );
+pub(crate) const RT_VFPRINTF: ExternFn = ext("parc_rt_vfprintf", &[Ptr, Ptr, Ptr], Some(I32));
+pub(crate) const RT_VSNPRINTF: ExternFn =
+    ext("parc_rt_vsnprintf", &[Ptr, I64, Ptr, Ptr], Some(I32));
 pub(crate) const RT_SSCANF: ExternFn = ext("parc_rt_sscanf", &[Ptr, Ptr, Ptr, Ptr, I32], Some(I32));
 pub(crate) const RT_FSCANF: ExternFn = ext("parc_rt_fscanf", &[Ptr, Ptr, Ptr, Ptr, I32], Some(I32));
 pub(crate) const RT_FLUSH: ExternFn = ext("parc_rt_flush", &[], None);

@@ -12,11 +12,13 @@ use std::collections::HashMap;
 use std::sync::OnceLock;
 
 /// Builtins whose arguments are checked by special rules.
-const SPECIAL: [&str; 12] = [
+const SPECIAL: [&str; 14] = [
     "printf",
     "fprintf",
     "sprintf",
     "snprintf",
+    "vfprintf",
+    "vsnprintf",
     "scanf",
     "fscanf",
     "sscanf",
@@ -581,6 +583,8 @@ impl Checker {
             "fprintf" => return self.fprintf(args, span),
             "sprintf" => return self.sprintf(args, span),
             "snprintf" => return self.snprintf(args, span),
+            "vfprintf" => return self.vprintf_family(Intrinsic::Vfprintf, args, span),
+            "vsnprintf" => return self.vprintf_family(Intrinsic::Vsnprintf, args, span),
             "scanf" | "fscanf" | "sscanf" => return self.scanf(name, args, span),
             "atomicAdd" => return self.atomic_add(args, span),
             "cudaMalloc" => return self.cuda_malloc(args, span),

@@ -2,6 +2,9 @@
 //! arguments as `gcc -Wformat` does (wrong argument types, too few or too
 //! many arguments, unknown conversions); variadic arguments get C's default
 //! argument promotions (`float` to `double`, `char` and `bool` to `int`).
+//! `vfprintf` and `vsnprintf` take a `va_list` instead, whose arguments no
+//! check can see (as with gcc's -Wformat): only a literal format's
+//! conversions are checked.
 
 use super::expr::{err_expr, mk};
 use super::types::default_promotion;
@@ -78,6 +81,88 @@ impl Checker {
 
     pub(super) fn snprintf(&mut self, args: &[ast::Expr], span: Span) -> Expr {
         self.printf_family(Intrinsic::Snprintf, args, span)
+    }
+
+    /// `vfprintf(stream, fmt, ap)` or `vsnprintf(buffer, size, fmt, ap)`,
+    /// `ap` a `va_list` (`<stdio.h>` makes `vprintf` and `vsprintf` of
+    /// them).
+    pub(super) fn vprintf_family(&mut self, op: Intrinsic, args: &[ast::Expr], span: Span) -> Expr {
+        let name = op.name();
+        let n = op.info().params.len();
+        if args.len() != n {
+            let example = match op {
+                Intrinsic::Vfprintf => "vfprintf(stderr, fmt, ap)",
+                _ => "vsnprintf(buf, sizeof buf, fmt, ap)",
+            };
+            self.push(
+                Diagnostic::error(
+                    span,
+                    format!(
+                        "`{name}` takes {n} arguments, but {} {} given",
+                        args.len(),
+                        if args.len() == 1 { "was" } else { "were" }
+                    ),
+                )
+                .with_label("wrong number of arguments")
+                .with_help(format!(
+                    "write `{example}`, with `ap` a `va_list` that `va_start` set"
+                )),
+            );
+            self.check_only(args);
+            return err_expr(span);
+        }
+        let arg = |this: &mut Self, k: usize, to: &CType| {
+            let v = this.rvalue(&args[k]);
+            this.builtin_arg(v, to, &name, k + 1)
+        };
+        let mut out = Vec::new();
+        let mut ok = true;
+        if op == Intrinsic::Vfprintf {
+            let (stream, good) = self.stream_arg(
+                &args[0],
+                "`vfprintf` writes to",
+                "pass `stdout` or `stderr` (from <stdio.h>)",
+            );
+            ok &= good;
+            out.push(stream);
+        } else {
+            out.push(arg(self, 0, &CType::Char.ptr_to()));
+            out.push(arg(self, 1, &CType::ULong));
+        }
+        // The format, then the `va_list` (a `char *`, see <stdarg.h>).
+        out.push(arg(self, n - 2, &CType::Char.ptr_to()));
+        let ap = self.rvalue(&args[n - 1]);
+        if !is_err(&ap.ty) && !ap.ty.is_pointer() {
+            let t = self.ty_name(&ap.ty);
+            self.push(
+                Diagnostic::error(
+                    args[n - 1].span,
+                    format!("argument {n} of `{name}` is a `va_list`, but this has type `{t}`"),
+                )
+                .with_label("not a `va_list`")
+                .with_help(
+                    "pass the `va_list` (from <stdarg.h>) that `va_start` set in a function \
+                     declared with `...`",
+                ),
+            );
+            return err_expr(span);
+        }
+        out.push(self.builtin_arg(ap, &CType::Char.ptr_to(), &name, n));
+        ok &= !out.iter().any(|e| is_err(&e.ty));
+        if ok && let ast::ExprKind::StrLit(bytes) = &args[n - 2].kind {
+            ok = self.format_specs(bytes, args[n - 2].span).is_some();
+        }
+        if !ok {
+            return err_expr(span);
+        }
+        mk(
+            ExprKind::Builtin {
+                func: Builtin::Intrinsic(op),
+                args: out,
+            },
+            CType::Int,
+            span,
+        )
     }
 
     /// `printf(fmt, ...)`, `fprintf(stream, fmt, ...)`, `sprintf(buffer,
@@ -205,16 +290,11 @@ impl Checker {
         (stream, true)
     }
 
-    fn check_format(
-        &mut self,
-        fmt: &[u8],
-        fmt_span: Span,
-        values: &[(Expr, Span)],
-        first: usize,
-        call: Span,
-    ) -> bool {
-        let specs = match specs(fmt) {
-            Ok(s) => s,
+    /// The arguments a literal format asks for, or `None` after reporting
+    /// an unknown conversion or a format that ends inside one.
+    fn format_specs(&mut self, fmt: &[u8], fmt_span: Span) -> Option<Vec<Spec>> {
+        match specs(fmt) {
+            Ok(s) => Some(s),
             Err(parc_cformat::Error::Unknown(text)) => {
                 self.push(
                     Diagnostic::error(
@@ -230,7 +310,7 @@ impl Checker {
                             (with `l` for long) and %%",
                     ),
                 );
-                return false;
+                None
             }
             // `conversions` reports nothing else.
             Err(_) => {
@@ -242,8 +322,21 @@ impl Checker {
                     .with_label("this format ends with `%`")
                     .with_help("write `%%` for a literal percent sign"),
                 );
-                return false;
+                None
             }
+        }
+    }
+
+    fn check_format(
+        &mut self,
+        fmt: &[u8],
+        fmt_span: Span,
+        values: &[(Expr, Span)],
+        first: usize,
+        call: Span,
+    ) -> bool {
+        let Some(specs) = self.format_specs(fmt, fmt_span) else {
+            return false;
         };
         let mut ok = true;
         for (k, (spec, (v, vspan))) in specs.iter().zip(values).enumerate() {

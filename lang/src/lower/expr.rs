@@ -465,14 +465,15 @@ impl FnLowerer<'_, '_> {
         let slot = crate::hir::VA_SLOT;
         let block = self.frame_alloca(slot * (extra.len() as u64 + 1), 8);
         for (i, (v, a)) in extra.into_iter().zip(&args[fixed..]).enumerate() {
+            use parc_cformat::va::{DOUBLE, INT, PTR};
             let (kind, v) = match self.b.func.value_type(v) {
-                Type::F64 => (1, v),
-                Type::F32 => (1, self.b.cast(CastOp::FpExt, v, Type::F64)),
-                Type::Ptr => (2, v),
-                _ => (0, self.int_resize(v, Type::I64, !a.ty.is_unsigned())),
+                Type::F64 => (DOUBLE, v),
+                Type::F32 => (DOUBLE, self.b.cast(CastOp::FpExt, v, Type::F64)),
+                Type::Ptr => (PTR, v),
+                _ => (INT, self.int_resize(v, Type::I64, !a.ty.is_unsigned())),
             };
             let at = self.offset(block, slot * i as u64);
-            let k = self.iconst64(kind);
+            let k = self.iconst64(kind as i64);
             self.b.store(k, at);
             let at = self.offset(at, 8);
             self.b.store(v, at);

@@ -50,6 +50,25 @@ pub(crate) fn slot(bits: u64, ty: Type) -> Slot {
     }
 }
 
+/// The arguments of a `va_list` (`vfprintf`'s), read from checked
+/// memory (see [`parc_cformat::va`]), appended to `out`.
+pub(crate) fn va_slots(
+    name: &str,
+    mem: &Memory,
+    ap: u64,
+    out: &mut Vec<Slot>,
+) -> Result<(), Fault> {
+    use parc_cformat::va::{VaError, bad_kind_message, slots};
+    match slots(ap, |at| mem.load(at, Type::I64)) {
+        Ok(args) => {
+            out.extend(args);
+            Ok(())
+        }
+        Err(VaError::Kind(k)) => Err(Fault::msg(format!("{name}: {}", bad_kind_message(k)))),
+        Err(VaError::Read(f)) => Err(f.into()),
+    }
+}
+
 /// Formats `fmt` (the C string at `fmt`) with `args` for the C function
 /// `name` (`printf`, ...) and appends the bytes to `out`.
 pub(crate) fn format(

@@ -636,35 +636,38 @@ impl<'a> Interp<'a> {
                 self.mem.fill(arg(0)?, arg(1)? as u8, arg(2)?)?;
                 None
             }
-            Printf | Fprintf | Sprintf | Snprintf => {
+            Printf | Fprintf | Sprintf | Snprintf | Vfprintf | Vsnprintf => {
+                let name = op.name();
                 let fixed = op.info().params.len();
+                // The `v` functions take a `va_list` after the format.
+                let va = matches!(op, Vfprintf | Vsnprintf);
                 let fd = match op {
                     // A file's: see below.
-                    Fprintf if arg(0)? > 3 => -1,
-                    Fprintf => clib::stream_fd(&self.mem, arg(0)?, "fprintf")?,
+                    Fprintf | Vfprintf if arg(0)? > 3 => -1,
+                    Fprintf | Vfprintf => clib::stream_fd(&self.mem, arg(0)?, &name)?,
                     _ => 1,
                 };
-                let fmt = arg(fixed - 1)?;
+                let fmt = arg(fixed - 1 - usize::from(va))?;
                 let mut list = std::mem::take(&mut self.printf_args);
                 list.clear();
-                list.extend(
-                    args[fixed..]
-                        .iter()
-                        .map(|a| clib::slot(regs[a.index()], func.values[*a].ty)),
-                );
+                if va {
+                    clib::va_slots(&name, &self.mem, arg(fixed - 1)?, &mut list)?;
+                } else {
+                    list.extend(
+                        args[fixed..]
+                            .iter()
+                            .map(|a| clib::slot(regs[a.index()], func.values[*a].ty)),
+                    );
+                }
                 let mut line = std::mem::take(&mut self.line);
                 line.clear();
-                clib::format(&op.name(), &self.mem, fmt, &list, &mut line)?;
+                clib::format(&name, &self.mem, fmt, &list, &mut line)?;
                 match op {
                     Sprintf => clib::store_string("sprintf", &mut self.mem, arg(0)?, None, &line)?,
-                    Snprintf => clib::store_string(
-                        "snprintf",
-                        &mut self.mem,
-                        arg(0)?,
-                        Some(arg(1)?),
-                        &line,
-                    )?,
-                    Fprintf if fd < 0 => self.files.write(arg(0)?, &line)?,
+                    Snprintf | Vsnprintf => {
+                        clib::store_string(&name, &mut self.mem, arg(0)?, Some(arg(1)?), &line)?
+                    }
+                    Fprintf | Vfprintf if fd < 0 => self.files.write(arg(0)?, &line)?,
                     _ => self.emit_to(fd, &line)?,
                 }
                 let n = line.len();

@@ -11,7 +11,9 @@
 //!
 //! `printf(fmt, args...)` fills a stack array of `u64` slots and one of
 //! kind bytes (0 integer sign-extended, 1 double bits — an `f32` is
-//! promoted —, 2 pointer) and calls `parc_rt_printf(fmt, slots, kinds, n)`.
+//! promoted —, 2 pointer) and calls `parc_rt_printf(fmt, slots, kinds, n)`;
+//! `vfprintf` and `vsnprintf` pass their `va_list` to `parc_rt_vfprintf`
+//! and `parc_rt_vsnprintf` as it is.
 //! `malloc`/`calloc`/`realloc` call `parc_rt_malloc`/`parc_rt_calloc`/
 //! `parc_rt_realloc` (which fault instead of returning null); `free memcpy
 //! memset atoi atol atof strcmp` call the C library, except that a
@@ -210,6 +212,9 @@ impl<'a, 'b, 'c, M: ClModule> FnTranslator<'a, 'b, 'c, M> {
             Printf | Fprintf | Sprintf | Snprintf | Sscanf | Fscanf => {
                 Some(self.printf(op, args, &a)?)
             }
+            // The arguments are in memory already (a `va_list`).
+            Vfprintf => self.call_extern(&ix::RT_VFPRINTF, &a)?,
+            Vsnprintf => self.call_extern(&ix::RT_VSNPRINTF, &a)?,
             C(f) => {
                 let (params, ret) = f.ir_signature();
                 self.call_symbol(ix::c_symbol(f), &params, ret, &a)?

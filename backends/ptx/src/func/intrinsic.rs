@@ -193,6 +193,8 @@ impl FnCx<'_, '_> {
             | Fprintf
             | Sprintf
             | Snprintf
+            | Vfprintf
+            | Vsnprintf
             | Sscanf
             | Fscanf
             | C(_)

@@ -294,6 +294,8 @@ impl FnCx<'_, '_> {
                         Fprintf => "`fprintf` (GPU code prints with `printf`)",
                         Sprintf => "`sprintf` (a C library function)",
                         Snprintf => "`snprintf` (a C library function)",
+                        Vfprintf => "`vfprintf` (a C library function)",
+                        Vsnprintf => "`vsnprintf` (a C library function)",
                         Sscanf => "`sscanf` (a C library function)",
                         Fscanf => "`fscanf` (a C library function)",
                         C(f) => {
