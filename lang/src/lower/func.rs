@@ -2,7 +2,7 @@
 //! control flow, `spawn`/`sync` and `parallel_for` in Tapir's form (the
 //! shapes are in the parent module's doc).
 
-use super::scopes::{decls_in, spawns_in};
+use super::scopes::{decls_in, spawns_in, waiting_vlas};
 use super::{Shared, scalar_type};
 use crate::ast::Span;
 use crate::hir::{self, CType, Expr, ExprKind, Init, LocalId, Stmt, StmtKind};
@@ -28,6 +28,7 @@ pub(super) fn lower_function(
         b: FuncBuilder::new(func),
         locals: vec![None; hf.locals.len()],
         vla_slots: vec![None; hf.locals.len()],
+        vla_waits: std::collections::HashSet::new(),
         frames: Vec::new(),
         loops: Vec::new(),
         sret: None,
@@ -35,6 +36,8 @@ pub(super) fn lower_function(
         synced: None,
         labels: std::collections::HashMap::new(),
     };
+    let is_vla = |l: LocalId| hf.locals[l.0 as usize].ty.has_variable_size();
+    waiting_vlas(body, &is_vla, &mut lw.vla_waits);
     lw.b.switch_to(entry);
     lw.set_span(hf.span);
     let region = spawns_in(body).then(|| lw.b.func.create_sync_region());
@@ -140,6 +143,9 @@ pub(super) struct FnLowerer<'a, 'f> {
     locals: Vec<Option<Value>>,
     /// The slot holding each variable-length array's address (see `vla`).
     pub(super) vla_slots: Vec<Option<Value>>,
+    /// The variable-length arrays whose declaration waits for the frame's
+    /// spawned calls before it frees its last run's array (see `vla`).
+    pub(super) vla_waits: std::collections::HashSet<LocalId>,
     pub(super) frames: Vec<Frame>,
     loops: Vec<LoopTargets>,
     /// Where a struct result goes.
@@ -563,7 +569,7 @@ impl FnLowerer<'_, '_> {
     /// `sync within region, next`, continuing at `next`; nothing if the
     /// current block is the empty block right after such a sync (an
     /// explicit `sync;` just before `return`).
-    fn sync(&mut self, region: SyncRegion) {
+    pub(super) fn sync(&mut self, region: SyncRegion) {
         if let Some(here) = self.b.current_block()
             && self.synced == Some((here, region))
             && self.b.func.block_insts(here).is_empty()
@@ -609,7 +615,7 @@ impl FnLowerer<'_, '_> {
     }
 
     /// The sync region of the current scope, created if missing.
-    fn current_region(&mut self) -> SyncRegion {
+    pub(super) fn current_region(&mut self) -> SyncRegion {
         let idx = self
             .frames
             .iter()

@@ -3,6 +3,7 @@
 //! `parallel_for` body, which is a scope (a task) of its own.
 
 use crate::hir::{LocalId, Stmt, StmtKind};
+use std::collections::HashSet;
 
 /// True if `stmts` spawn in the scope they belong to (a `parallel_for` body
 /// is a scope of its own, so it is not looked into).
@@ -11,52 +12,81 @@ pub(super) fn spawns_in(stmts: &[Stmt]) -> bool {
 }
 
 fn stmt_spawns(s: &Stmt) -> bool {
+    contains(s, &|s| matches!(s.kind, StmtKind::Spawn { .. }))
+}
+
+/// True if `s` or a statement in its scope satisfies `pred`.
+fn contains(s: &Stmt, pred: &dyn Fn(&Stmt) -> bool) -> bool {
+    pred(s) || children(s).into_iter().any(|c| contains(c, pred))
+}
+
+/// The statements directly inside `s` in its scope: a block's, an `if`'s
+/// branches, a loop's body (and a `for`'s first clause), a `switch`'s
+/// body; not a `parallel_for`'s body.
+fn children(s: &Stmt) -> Vec<&Stmt> {
     match &s.kind {
-        StmtKind::Spawn { .. } => true,
-        StmtKind::Block(b) => spawns_in(b),
-        StmtKind::If { then, els, .. } => {
-            stmt_spawns(then) || els.as_deref().is_some_and(stmt_spawns)
-        }
-        StmtKind::While { body, .. } | StmtKind::DoWhile { body, .. } => stmt_spawns(body),
-        StmtKind::For { init, body, .. } => {
-            init.as_deref().is_some_and(stmt_spawns) || stmt_spawns(body)
-        }
-        StmtKind::Switch { body, .. } => stmt_spawns(body),
-        StmtKind::Label(_) | StmtKind::Goto(_) => false,
-        StmtKind::ParallelFor { .. }
-        | StmtKind::Expr(_)
-        | StmtKind::Decl(..)
-        | StmtKind::Break
-        | StmtKind::Continue
-        | StmtKind::Return(_)
-        | StmtKind::Sync => false,
+        StmtKind::Block(b) => b.iter().collect(),
+        StmtKind::If { then, els, .. } => std::iter::once(&**then).chain(els.as_deref()).collect(),
+        StmtKind::While { body, .. }
+        | StmtKind::DoWhile { body, .. }
+        | StmtKind::Switch { body, .. } => vec![&**body],
+        StmtKind::For { init, body, .. } => init.as_deref().into_iter().chain([&**body]).collect(),
+        _ => Vec::new(),
     }
 }
 
 /// The locals declared in `stmts` in their scope (not inside a nested
 /// `parallel_for`, whose locals belong to its task).
 pub(super) fn decls_in(stmts: &[Stmt], out: &mut Vec<LocalId>) {
-    for s in stmts {
-        match &s.kind {
-            StmtKind::Decl(local, _) => out.push(*local),
-            StmtKind::Block(b) => decls_in(b, out),
-            StmtKind::If { then, els, .. } => {
-                decls_in(std::slice::from_ref(then), out);
-                if let Some(els) = els {
-                    decls_in(std::slice::from_ref(els), out);
-                }
-            }
-            StmtKind::While { body, .. } | StmtKind::DoWhile { body, .. } => {
-                decls_in(std::slice::from_ref(body), out)
-            }
-            StmtKind::For { init, body, .. } => {
-                if let Some(init) = init {
-                    decls_in(std::slice::from_ref(init), out);
-                }
-                decls_in(std::slice::from_ref(body), out);
-            }
-            StmtKind::Switch { body, .. } => decls_in(std::slice::from_ref(body), out),
-            _ => {}
+    fn decls_of(s: &Stmt, out: &mut Vec<LocalId>) {
+        if let StmtKind::Decl(local, _) = &s.kind {
+            out.push(*local);
         }
+        for c in children(s) {
+            decls_of(c, out);
+        }
+    }
+    for s in stmts {
+        decls_of(s, out);
+    }
+}
+
+/// Adds to `out` the variable-length arrays (`is_vla`) of the frame whose
+/// body is `body`, and of the `parallel_for` bodies in it, whose
+/// declaration may run again while calls spawned since its last run
+/// still run: those in a loop of their frame that spawns, and all of a
+/// frame that spawns and has a `goto` (which may jump back above a
+/// declaration). Such a declaration waits for those calls before it frees
+/// the array of its last run (see `vla`).
+pub(super) fn waiting_vlas(
+    body: &[Stmt],
+    is_vla: &dyn Fn(LocalId) -> bool,
+    out: &mut HashSet<LocalId>,
+) {
+    fn mark(s: &Stmt, waits: bool, is_vla: &dyn Fn(LocalId) -> bool, out: &mut HashSet<LocalId>) {
+        let waits = match &s.kind {
+            StmtKind::Decl(local, _) if waits && is_vla(*local) => {
+                out.insert(*local);
+                waits
+            }
+            StmtKind::ParallelFor { body, .. } => {
+                waiting_vlas(std::slice::from_ref(body), is_vla, out);
+                waits
+            }
+            StmtKind::While { .. } | StmtKind::DoWhile { .. } | StmtKind::For { .. } => {
+                waits || stmt_spawns(s)
+            }
+            _ => waits,
+        };
+        for c in children(s) {
+            mark(c, waits, is_vla, out);
+        }
+    }
+    let has_goto = body
+        .iter()
+        .any(|s| contains(s, &|s| matches!(s.kind, StmtKind::Goto(_))));
+    let waits = has_goto && spawns_in(body);
+    for s in body {
+        mark(s, waits, is_vla, out);
     }
 }

@@ -10,6 +10,16 @@
 //! iteration's task ends) every slot of the frame is freed. So a
 //! declaration in a loop holds one array at a time, however many times it
 //! runs, and an array lives at most until its frame ends, as on a stack.
+//!
+//! A spawned call may still read an array when its declaration runs again
+//! (`for (...) { double a[n]; spawn f(a); }`: in C the array's lifetime
+//! ends with the iteration, while the call may outlive it). So where that
+//! can happen — the declaration is in a loop of its frame that spawns, or
+//! the frame spawns and has a `goto` — the declaration first waits for the
+//! frame's spawned calls (a `sync`) when there is an array to free: the
+//! array lives until the calls it was handed end, and such a loop's calls
+//! run one after another with the rest of the next iteration. An array
+//! declared before the loop, or in a `parallel_for` body, needs no wait.
 //! Jumps into the scope of an array are refused by the checker, so every
 //! use follows a run of the declaration.
 //!
@@ -20,7 +30,7 @@
 
 use super::func::FnLowerer;
 use crate::hir::{CType, LocalId};
-use parc_ir::{BinaryOp, Intrinsic, Type, Value};
+use parc_ir::{BinaryOp, BlockCall, IntCC, Intrinsic, Type, Value};
 
 impl FnLowerer<'_, '_> {
     /// The slot of variable-length array `local`, made in the current
@@ -46,6 +56,9 @@ impl FnLowerer<'_, '_> {
         let slot = self.vla_slot(local);
         let bytes = self.vla_bytes(&ty);
         let old = self.b.load(Type::Ptr, slot);
+        if self.vla_waits.contains(&local) {
+            self.wait_for_readers(old);
+        }
         self.b.intrinsic(Intrinsic::Free, None, vec![old]);
         let one = self.iconst64(1);
         let p = self
@@ -53,6 +66,23 @@ impl FnLowerer<'_, '_> {
             .intrinsic(Intrinsic::Calloc, Some(Type::Ptr), vec![bytes, one])
             .expect("calloc has a result");
         self.b.store(p, slot);
+    }
+
+    /// Before the array of a declaration's last run (`old`, null on the
+    /// first run) is freed: waits for the frame's spawned calls, which
+    /// may have been handed the array (the declaration is in a loop that
+    /// spawns, see `scopes::waiting_vlas`).
+    fn wait_for_readers(&mut self, old: Value) {
+        let region = self.current_region();
+        let null = self.zero(Type::Ptr);
+        let live = self.b.icmp(IntCC::Ne, old, null);
+        let wait = self.b.create_block();
+        let free = self.b.create_block();
+        self.b.brif(live, BlockCall::to(wait), BlockCall::to(free));
+        self.b.switch_to(wait);
+        self.sync(region);
+        self.b.jump(free, Vec::new());
+        self.b.switch_to(free);
     }
 
     /// The size in bytes of a value of type `ty`, whose lengths are in
