@@ -413,7 +413,11 @@ fn compile(
     warnings_out(&compiled.warnings)?;
     if ad.explain_tape {
         match &compiled.ad_report {
-            Some(r) => eprint!("{}", parc_ad::tape_report::explain(&path, &r.tapes)),
+            Some(r) => eprint!(
+                "{}{}",
+                parc_ad::checkpoint::explain_snapshots(&path, &r.snapshots),
+                parc_ad::tape_report::explain(&path, &r.tapes)
+            ),
             None => eprintln!("{path}: no gradients to explain"),
         }
     }

@@ -161,7 +161,87 @@ pub struct Segments {
     writes: HashMap<FuncId, Segment>,
 }
 
+/// What the snapshots of one checkpointed loop keep and leave out
+/// (`--explain-tape`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Snapshot {
+    /// The function whose gradient checkpoints the loop, and the loop.
+    pub function: String,
+    pub loc: SrcLoc,
+    /// The roots kept (`x`, a global's name) and the scratch ones.
+    pub kept: Vec<String>,
+    pub scratch: Vec<String>,
+}
+
+impl Snapshot {
+    /// One line of `--explain-tape` (after `at`, the position).
+    pub fn describe(&self) -> String {
+        let list = |v: &[String]| {
+            if v.is_empty() {
+                "nothing".to_string()
+            } else {
+                v.iter()
+                    .map(|r| format!("`{r}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            }
+        };
+        format!(
+            "checkpointed loop in `{}`: its snapshots keep what it may write of {}; they leave \
+             out {} (scratch: every iteration writes it before reading it)",
+            self.function,
+            list(&self.kept),
+            list(&self.scratch)
+        )
+    }
+}
+
+/// The `--explain-tape` lines of `snapshots`, each at its position in
+/// file `path`.
+pub fn explain_snapshots(path: &str, snapshots: &[Snapshot]) -> String {
+    snapshots
+        .iter()
+        .map(|s| format!("{path}:{}:{}: {}\n", s.loc.line, s.loc.col, s.describe()))
+        .collect()
+}
+
 impl Segments {
+    /// What the snapshots of each segment keep and leave out, in the
+    /// order of the loops' positions.
+    pub fn snapshots(&self, m: &Module) -> Vec<Snapshot> {
+        let mut out: Vec<Snapshot> = Vec::new();
+        for (&seg, s) in &self.writes {
+            let func = &m.funcs[seg];
+            let name = |r: &writes::Root| match *r {
+                writes::Root::Param(i) => match func.param_name(i) {
+                    Some(n) if !n.is_empty() => n.to_string(),
+                    _ => format!("parameter {i}"),
+                },
+                writes::Root::Global(g) => m.globals[g].name.clone(),
+            };
+            let mut kept = Vec::new();
+            for (root, _) in writes::by_root(&s.writes) {
+                if !s.scratch.contains(&root) {
+                    kept.push(name(&root));
+                }
+            }
+            let loc = func
+                .entry()
+                .and_then(|e| func.terminator(e))
+                .map(|t| func.locs[t])
+                .unwrap_or_default();
+            let primal = func.name.split(".ckpt").next().unwrap_or(&func.name);
+            out.push(Snapshot {
+                function: primal.to_string(),
+                loc,
+                kept,
+                scratch: s.scratch.iter().map(name).collect(),
+            });
+        }
+        out.sort_by_key(|s| (s.loc.line, s.loc.col, s.function.clone()));
+        out
+    }
+
     /// Builds the pair of `primal` if it is a segment function; false if
     /// it is not one.
     pub fn build_pair(&self, m: &mut Module, ctx: &mut Ctx, primal: FuncId, p: &Pair) -> bool {
@@ -275,7 +355,9 @@ fn prepare_loops(
             file: file_of(m, o.loc),
             what: format!("the serial loop in `{name}`"),
         });
-        let scratch = scratch::scratch(m, o.seg, &w, &mut accesses);
+        let offset = m.funcs[copy].sig.params.len();
+        let args = writes::call_args(m, copy, o.seg, offset);
+        let scratch = scratch::scratch(m, o.seg, &w, &args, &mut accesses);
         segments.writes.insert(
             o.seg,
             Segment {

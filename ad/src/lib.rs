@@ -298,6 +298,9 @@ pub struct AdReport {
     /// The time loops `--tape-budget` could not checkpoint (each is
     /// recorded whole), for a warning.
     pub not_checkpointed: Vec<checkpoint::NotCheckpointed>,
+    /// What the snapshots of each checkpointed loop keep and leave out
+    /// (`--explain-tape`).
+    pub snapshots: Vec<checkpoint::Snapshot>,
 }
 
 /// A construct the AD cannot differentiate (never a wrong gradient).
@@ -360,6 +363,7 @@ pub fn differentiate(module: &mut Module, options: &AdOptions) -> Result<AdRepor
             _ => r.primal,
         });
     }
+    let snapshots = segments.snapshots(&m);
     let mut ctx = reverse::Ctx::new(&mut m, options, &primals);
     for (
         GradRequest {
@@ -425,5 +429,6 @@ pub fn differentiate(module: &mut Module, options: &AdOptions) -> Result<AdRepor
         tapes: ctx.tapes,
         plans: ctx.plans,
         not_checkpointed,
+        snapshots,
     })
 }

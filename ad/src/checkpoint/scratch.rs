@@ -260,11 +260,27 @@ fn sure_store(
 }
 
 /// The roots of `writes` that segment function `seg` only uses as
-/// scratch (module doc); none if its time loop cannot be found.
-pub fn scratch(m: &Module, seg: FuncId, writes: &[Written], acc: &mut Accesses) -> Vec<Root> {
-    let Some((walk, evs)) = events(m, seg, acc) else {
+/// scratch (module doc); none if its time loop cannot be found. Extents
+/// are compared after `seg`'s parameter `i` is replaced by `args[i]`
+/// (what its caller passes, where known: a bound the caller computed
+/// once, `n - 1`, then equals the one a callee computes from `n`).
+pub fn scratch(
+    m: &Module,
+    seg: FuncId,
+    writes: &[Written],
+    args: &[Expr],
+    acc: &mut Accesses,
+) -> Vec<Root> {
+    let Some((walk, mut evs)) = events(m, seg, acc) else {
         return Vec::new();
     };
+    if args.len() == m.funcs[seg].sig.params.len() {
+        for e in &mut evs {
+            e.w.lo = e.w.lo.subst(args);
+            e.w.hi = e.w.hi.subst(args);
+            e.w.ne = e.w.ne.subst(args);
+        }
+    }
     let an = &walk.an;
     let Some(time) = an
         .loops

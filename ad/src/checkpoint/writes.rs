@@ -688,6 +688,31 @@ fn uses(e: &Expr) -> u64 {
     }
 }
 
+/// The arguments of the call of `callee` in function `caller` as
+/// expressions of `caller`'s parameters, where they are invariant
+/// integers; any other argument `i` becomes `Param(offset + i)`, a
+/// parameter `caller` does not have (equal only to itself).
+pub fn call_args(m: &Module, caller: FuncId, callee: FuncId, offset: usize) -> Vec<Expr> {
+    let mut walk = Walk::new(m, caller);
+    let f = walk.f;
+    let call = f.placed_insts().find_map(|(_, i)| match f.inst(i) {
+        InstKind::Call { func, args } if *func == callee => Some((i, args.clone())),
+        _ => None,
+    });
+    let Some((at, args)) = call else {
+        return Vec::new();
+    };
+    args.iter()
+        .enumerate()
+        .map(|(k, &a)| {
+            let int = f.value_type(a).is_int();
+            int.then(|| walk.invariant(a, at).ok())
+                .flatten()
+                .unwrap_or(Expr::Param(offset + k))
+        })
+        .collect()
+}
+
 /// The extents by root, in the order the roots first appear, without
 /// repeats.
 pub fn by_root(ws: &[Written]) -> Vec<(Root, Vec<Written>)> {
