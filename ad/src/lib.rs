@@ -192,8 +192,8 @@
 //!   sums indexed by `worker_id` (a cache line apart), combined once after
 //!   the loop's sync; or the same *region* in every iteration (a gather
 //!   `x[j]` over an inner loop `0 ≤ j < n`): per-worker copies of the
-//!   region, added into the shadow after the sync (an array reduction;
-//!   an update finds its place in the copy from its own shadow address,
+//!   region, added into the shadow after the sync (an array reduction,
+//!   with no copy when one worker runs the loop; an update finds its place in the copy from its own shadow address,
 //!   and where the primal's offsets are narrow `int` arithmetic, a test
 //!   before the loop shows from the bounds that none wraps, else the
 //!   updates are atomic);

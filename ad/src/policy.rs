@@ -27,7 +27,8 @@
 //!   sums, combined after the reverse loop's sync; or `p` ranges over the
 //!   same region in every iteration ([`Region`]: a gather through inner
 //!   loop indices) — per-worker copies of the region, added into the
-//!   shadow after the sync;
+//!   shadow after the sync (none when one worker runs the loop: its
+//!   updates add into the shadow);
 //! - *atomic*: anything else — `atomic_add`.
 //!
 //! SSA adjoints of values defined outside the task are reductions; those of

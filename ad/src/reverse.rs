@@ -631,6 +631,10 @@ struct ArrayReduction {
     /// True when no site's narrow index arithmetic can wrap (see
     /// `reduce_array`).
     nowrap: Inst,
+    /// The copies' allocation and their number (set by `size_arrays`): no
+    /// copy where one worker runs the loop, whose updates then add into
+    /// the shadow itself.
+    copies: Option<(Value, Value)>,
 }
 
 /// Bytes between two workers' partial sums: a cache line, so that workers

@@ -72,6 +72,7 @@ impl Gen<'_> {
                     extent,
                     origin,
                     nowrap,
+                    copies: None,
                 });
                 self.rl[l].arrays.len() - 1
             }
@@ -159,14 +160,27 @@ impl Gen<'_> {
             let sb = self.ev(InstKind::Cast(CastOp::PtrToInt, sb), Type::I64);
             let origin = self.binop(BinaryOp::Iadd, sb, start);
             let nw = self.rl[l].nw;
+            // One worker: no copy (Enzyme's serial gradient has none
+            // either). The buffer is null and the origin 0, so an update
+            // adds at `sp` itself, on the path that does not detour
+            // (where `sp` need not lie in the region).
+            let one = self.iconst(Type::I64, 1);
+            let alone = self.ev(InstKind::Icmp(IntCC::Eq, nw, one), Type::I1);
+            let zero = self.iconst(Type::I64, 0);
+            let rows = self.ev(InstKind::Select(alone, zero, nw), Type::I64);
             let stride = self.row_stride(extent, ty);
-            let buf = self.ev(
+            let copies = self.ev(
                 InstKind::Intrinsic {
                     op: Intrinsic::Calloc,
-                    args: vec![nw, stride],
+                    args: vec![rows, stride],
                 },
                 Type::Ptr,
             );
+            let null = self.iconst(Type::Ptr, 0);
+            let buf = self.ev(InstKind::Select(alone, null, copies), Type::Ptr);
+            let origin = self.ev(InstKind::Select(alone, zero, origin), Type::I64);
+            let nowrap = self.binop(BinaryOp::Or, nowrap, alone);
+            self.rl[l].arrays[a].copies = Some((copies, rows));
             let pre = self.rl[l].pre;
             let (bi, si, ei, oi, ni) = {
                 let r = &self.rl[l].arrays[a];
@@ -403,13 +417,13 @@ impl Gen<'_> {
 
     /// After loop `l`'s reverse: every worker's copy of each region added
     /// into the shadow (entries no worker touched are skipped, so the
-    /// shadow keeps even the sign of its zeros), then freed.
+    /// shadow keeps even the sign of its zeros; at one worker there is no
+    /// copy, the updates went into the shadow), then freed.
     pub(super) fn combine_arrays(&mut self, l: usize) -> Result<(), AdError> {
         let arrays = std::mem::take(&mut self.rl[l].arrays);
-        let nw = self.rl[l].nw;
         for r in &arrays {
-            let (buf, start, extent) = (
-                self.g.result(r.buf).expect("placeholder"),
+            let (copies, rows) = r.copies.expect("sized before the loop's reverse");
+            let (start, extent) = (
                 self.g.result(r.start).expect("placeholder"),
                 self.g.result(r.extent).expect("placeholder"),
             );
@@ -419,12 +433,12 @@ impl Gen<'_> {
             let n = self.binop(BinaryOp::Udiv, extent, size);
             let ty = r.ty;
             let stride = self.row_stride(extent, ty);
-            self.emit_for(nw, |g, w| {
+            self.emit_for(rows, |g, w| {
                 let row = g.binop(BinaryOp::Imul, w, stride);
                 g.emit_for(n, |g, e| {
                     let eo = g.binop(BinaryOp::Imul, e, size);
                     let so = g.binop(BinaryOp::Iadd, row, eo);
-                    let src = g.ev(InstKind::PtrAdd(buf, so), Type::Ptr);
+                    let src = g.ev(InstKind::PtrAdd(copies, so), Type::Ptr);
                     let v = g.ev(InstKind::Load(src), ty);
                     let fz = g.fconst_(ty, 0.0);
                     let nz = g.ev(InstKind::Fcmp(FloatCC::Ne, v, fz), Type::I1);
@@ -447,7 +461,7 @@ impl Gen<'_> {
                     g.cur = next;
                 });
             });
-            self.effect(Intrinsic::Free, vec![buf]);
+            self.effect(Intrinsic::Free, vec![copies]);
         }
         Ok(())
     }
