@@ -111,26 +111,11 @@ impl Checker {
             self.check_only(args);
             return err_expr(span);
         }
-        let arg = |this: &mut Self, k: usize, to: &CType| {
-            let v = this.rvalue(&args[k]);
-            this.builtin_arg(v, to, &name, k + 1)
-        };
         let mut out = Vec::new();
-        let mut ok = true;
-        if op == Intrinsic::Vfprintf {
-            let (stream, good) = self.stream_arg(
-                &args[0],
-                "`vfprintf` writes to",
-                "pass `stdout` or `stderr` (from <stdio.h>)",
-            );
-            ok &= good;
-            out.push(stream);
-        } else {
-            out.push(arg(self, 0, &CType::Char.ptr_to()));
-            out.push(arg(self, 1, &CType::ULong));
-        }
+        let mut ok = self.printf_destination(op, args, &mut out);
         // The format, then the `va_list` (a `char *`, see <stdarg.h>).
-        out.push(arg(self, n - 2, &CType::Char.ptr_to()));
+        let fmt = self.rvalue(&args[n - 2]);
+        out.push(self.builtin_arg(fmt, &CType::Char.ptr_to(), &name, n - 1));
         let ap = self.rvalue(&args[n - 1]);
         if !is_err(&ap.ty) && !ap.ty.is_pointer() {
             let t = self.ty_name(&ap.ty);
@@ -194,28 +179,7 @@ impl Checker {
             return err_expr(span);
         }
         let mut out = Vec::new();
-        let mut ok = true;
-        if op == Intrinsic::Fprintf {
-            let (stream, good) = self.stream_arg(
-                &args[0],
-                "`fprintf` writes to",
-                "pass `stdout` or `stderr` (from <stdio.h>)",
-            );
-            ok &= good;
-            out.push(stream);
-        }
-        if op.is_sprintf() {
-            let buf = self.rvalue(&args[0]);
-            let buf = self.builtin_arg(buf, &CType::Char.ptr_to(), &name, 1);
-            ok &= !is_err(&buf.ty);
-            out.push(buf);
-        }
-        if op == Intrinsic::Snprintf {
-            let size = self.rvalue(&args[1]);
-            let size = self.builtin_arg(size, &CType::ULong, &name, 2);
-            ok &= !is_err(&size.ty);
-            out.push(size);
-        }
+        let mut ok = self.printf_destination(op, args, &mut out);
         let fmt_arg = &args[fixed - 1];
         let fmt = self.rvalue(fmt_arg);
         let fmt = self.builtin_arg(fmt, &CType::Char.ptr_to(), &name, fixed);
@@ -263,6 +227,42 @@ impl Checker {
             CType::Int,
             span,
         )
+    }
+
+    /// The arguments of a `printf`-family call before its format, appended
+    /// to `out`: the stream of `fprintf` and `vfprintf`, the buffer of
+    /// `sprintf`, the buffer and size of `snprintf` and `vsnprintf`; false
+    /// after an error.
+    fn printf_destination(
+        &mut self,
+        op: Intrinsic,
+        args: &[ast::Expr],
+        out: &mut Vec<Expr>,
+    ) -> bool {
+        let name = op.name();
+        let mut ok = true;
+        match op {
+            Intrinsic::Fprintf | Intrinsic::Vfprintf => {
+                let (stream, good) = self.stream_arg(
+                    &args[0],
+                    &format!("`{name}` writes to"),
+                    "pass `stdout` or `stderr` (from <stdio.h>)",
+                );
+                ok &= good;
+                out.push(stream);
+            }
+            Intrinsic::Sprintf | Intrinsic::Snprintf | Intrinsic::Vsnprintf => {
+                let buf = self.rvalue(&args[0]);
+                out.push(self.builtin_arg(buf, &CType::Char.ptr_to(), &name, 1));
+                if op != Intrinsic::Sprintf {
+                    let size = self.rvalue(&args[1]);
+                    out.push(self.builtin_arg(size, &CType::ULong, &name, 2));
+                }
+                ok &= !out.iter().any(|e| is_err(&e.ty));
+            }
+            _ => {}
+        }
+        ok
     }
 
     /// Checks the promoted arguments (the first is argument `first` of the
