@@ -278,6 +278,21 @@ pub fn compile_linked(
             f.name
         )));
     }
+    // Nor may it be variadic: parc passes variadic arguments in its own
+    // convention, which only the functions it compiles take (each file's
+    // checker left this to the linked program too).
+    if let Some((_, f)) = module
+        .funcs
+        .iter()
+        .find(|(_, f)| f.is_declaration() && f.variadic)
+    {
+        return Err(usage_error(format!(
+            "variadic function `{}` is defined in none of the files: parc passes variadic \
+             arguments in its own convention, so it calls only the variadic functions it compiles \
+             (define it in one of the files, or give it a fixed parameter list)",
+            f.name
+        )));
+    }
     let module = linked.module;
     let by_function = linked
         .origin

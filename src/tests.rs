@@ -242,3 +242,31 @@ fn ir_input_goes_through_the_same_pipeline() {
     let broken = compile_ir("t.pir", "func @f(", &Options::default()).err();
     assert!(broken.is_some_and(|e| e.rendered.starts_with("t.pir:1:") && !e.internal));
 }
+
+#[test]
+fn variadic_functions_link_across_files_and_only_there() {
+    let main = "int log_msg(const char *fmt, ...);\n\
+                int main(void) { int (*p)(const char *, ...) = log_msg; return p(\"%d\", 1) + log_msg(\"x\"); }\n";
+    let defined = "int log_msg(const char *fmt, ...) { return 0; }\n";
+    let elsewhere = "int twice(int x) { return 2 * x; }\n";
+    let files = |other: &str| {
+        [
+            ("main.c".to_string(), main.to_string()),
+            ("log.c".to_string(), other.to_string()),
+        ]
+    };
+    if let Err(e) = compile_files(&files(defined), &Options::default()) {
+        panic!(
+            "a variadic function of another file was refused:\n{}",
+            e.rendered
+        );
+    }
+    let e = match compile_files(&files(elsewhere), &Options::default()) {
+        Ok(_) => panic!("a variadic function no file defines was accepted"),
+        Err(e) => e.rendered,
+    };
+    assert!(
+        e.contains("variadic function `log_msg` is defined in none of the files"),
+        "{e}"
+    );
+}

@@ -362,10 +362,10 @@ struct Checker {
     /// Calls from kernels and `__device__` functions of host functions:
     /// (callee, call span), checked once every body is known.
     gpu_calls: Vec<(FuncRef, Span)>,
-    /// Variadic functions used as values, and calls passing a pointer to
-    /// a variadic function: (function, span), checked once every body is
-    /// known (see `variadic`).
-    variadic_addrs: Vec<(FuncRef, Span)>,
+    /// Variadic functions called or used as values, and calls passing a
+    /// pointer to a variadic function: (function, span), checked once
+    /// every body is known (see `variadic`).
+    variadic_uses: Vec<(FuncRef, Span)>,
     variadic_passed: Vec<(FuncRef, Span)>,
     /// Stands in for the pending spawns at file scope (there are none).
     no_pending: Vec<(LocalId, Span)>,

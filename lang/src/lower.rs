@@ -230,8 +230,9 @@ pub fn lower_mapped(
         for &p in &f.params {
             params.push(cx.layout.value_type(&program_local(f, p).ty));
         }
-        // A variadic definition's arguments: see `hir::VA_SLOT`.
-        if f.va_args.is_some() {
+        // A variadic function's arguments, whichever file defines it:
+        // see `hir::VA_SLOT`.
+        if f.variadic {
             params.push(Type::Ptr);
         }
         // Like the x86-64 ABI, a struct result's address is also returned.
@@ -250,11 +251,12 @@ pub fn lower_mapped(
         // The hidden struct-result pointer comes first.
         let shift = u32::from(sret);
         func.noalias = f.restrict_params.iter().map(|&i| i + shift).collect();
+        // The hidden pointer to the variadic arguments has no name.
         let names = f
             .params
             .iter()
-            .chain(&f.va_args)
-            .map(|&p| program_local(f, p).name.clone());
+            .map(|&p| program_local(f, p).name.clone())
+            .chain(f.variadic.then(String::new));
         func.param_names = std::iter::repeat_n(String::new(), shift as usize)
             .chain(names)
             .collect();

@@ -315,7 +315,7 @@ impl Checker {
     pub(super) fn func_addr(&mut self, f: FuncRef, span: Span) -> Expr {
         let func = &self.funcs[f.0 as usize];
         if func.variadic {
-            self.variadic_addrs.push((f, span));
+            self.variadic_uses.push((f, span));
         }
         let name = func.name.clone();
         let kind = func.kind;
@@ -540,6 +540,9 @@ impl Checker {
         }
         let (params, spans) = self.param_types(f);
         let variadic = self.funcs[idx].variadic;
+        if variadic {
+            self.variadic_uses.push((f, span));
+        }
         let n = params.len();
         if (!variadic && n != args.len()) || args.len() < n {
             self.arity_error(&format!("function `{name}`"), n, args, span, Some(decl));

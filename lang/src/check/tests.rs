@@ -1069,7 +1069,13 @@ fn recursion_and_prototypes() {
 fn enzyme_declarations_are_accepted() {
     let src = "extern double __enzyme_autodiff(void *, ...);\nint enzyme_dup;\nint enzyme_const;\ndouble sq(double x) { return x * x; }\nint main() {\n    double d = __enzyme_autodiff((void *)sq, 2.0);\n    return (int)d;\n}";
     ok(src);
-    ok("int sum(int n, ...);\nint main() { return sum(1, 2.0f, 'c'); }");
+    // Every variadic function is called in parc's convention, so one the
+    // program never defines (native C) cannot be called.
+    err(
+        "int sum(int n, ...);\nint main() { return sum(1, 2.0f, 'c'); }",
+        "2:21: variadic function `sum` is not defined in this program: parc passes variadic \
+         arguments in its own convention, so it calls only the variadic functions it compiles",
+    );
     ok("int sum(int n, ...) { return n; }\nint main() { return sum(1, 2.0, 3); }");
     err(
         "__device__ int sum(int n, ...) { return n; }\nint main() { return 0; }",

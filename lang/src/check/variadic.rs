@@ -1,9 +1,14 @@
 //! Variadic functions parc defines: `va_start`, and the uses that would
 //! mix parc's convention for their arguments (see [`crate::hir::VA_SLOT`])
-//! with C's. A call through a pointer to a variadic function type passes
-//! the arguments in parc's convention, so such a pointer must not hold a
-//! C variadic function (one this file does not define), and must not be
-//! handed to a function parc does not define, which would call it as C.
+//! with C's. Every variadic function a program calls is one parc compiles
+//! (the C library's, `printf` and the rest, are builtins), so calls by
+//! name, through pointers and from other files of the program all pass
+//! the arguments in parc's convention. Hence a variadic function the
+//! program does not define cannot be called or have its address taken:
+//! this file decides it for a whole program (the driver decides it for
+//! the linked files of a program of several, see `check_part`); and a
+//! pointer to a variadic function must not be handed to a function parc
+//! does not define, which would call it as C.
 
 use super::Checker;
 use super::expr::{err_expr, mk};
@@ -47,13 +52,14 @@ impl Checker {
         }
     }
 
-    /// Refuses the address of a variadic function this file does not
-    /// define, and pointers to variadic functions passed to functions
-    /// it does not define.
+    /// Refuses, in a whole program, calls and addresses of variadic
+    /// functions it does not define, and pointers to variadic functions
+    /// passed to functions this file does not define.
     pub(super) fn check_variadic_uses(&mut self) {
-        for (f, span) in std::mem::take(&mut self.variadic_addrs) {
+        let mut reported = std::collections::HashSet::new();
+        for (f, span) in std::mem::take(&mut self.variadic_uses) {
             let func = &self.funcs[f.0 as usize];
-            if func.body.is_some() {
+            if self.part || func.body.is_some() || !reported.insert(f) {
                 continue;
             }
             let name = func.name.clone();
@@ -62,14 +68,16 @@ impl Checker {
                 Diagnostic::error(
                     span,
                     format!(
-                        "the address of C variadic function `{name}` cannot be taken: \
-                         parc calls through pointers to variadic functions in its own convention"
+                        "variadic function `{name}` is not defined in this program: parc passes \
+                         variadic arguments in its own convention, so it calls only the variadic \
+                         functions it compiles"
                     ),
                 )
-                .with_label("used as a value here")
-                .with_secondary(decl, "declared here, defined outside this file")
+                .with_label("used here")
+                .with_secondary(decl, "declared with `...` here, defined nowhere")
                 .with_help(format!(
-                    "call `{name}` by its name, or define the variadic function in this file"
+                    "define `{name}` in a file of the program (`parc build main.c {name}.c`), \
+                     or give it a fixed parameter list"
                 )),
             );
         }

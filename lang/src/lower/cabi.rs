@@ -11,9 +11,9 @@ use parc_ir::cabi::{ByValue, CSignature, Eightbyte, StructPassing};
 /// (a `dim3` parameter or result: CUDA's type, not C's).
 pub(super) fn c_signature(layout: &Layout<'_>, f: &hir::Func) -> Option<CSignature> {
     let params: Vec<&hir::Local> = f.params.iter().map(|&p| program_local(f, p)).collect();
-    // A variadic definition takes parc's hidden argument pointer (see
+    // A variadic function takes parc's hidden argument pointer (see
     // `hir::VA_SLOT`): C cannot call it as declared.
-    if f.va_args.is_some() {
+    if f.variadic {
         return None;
     }
     if params.iter().any(|l| mentions_dim3(&l.ty)) || mentions_dim3(&f.ret) {

@@ -351,7 +351,7 @@ impl FnLowerer<'_, '_> {
                 }
                 self.set_loc(loc);
                 let callee = &self.cx.prog.funcs[index];
-                if callee.va_args.is_some() {
+                if callee.variadic {
                     self.pack_variadic(&mut values, args, callee.params.len());
                 }
                 let out = if sret {
