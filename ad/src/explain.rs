@@ -160,6 +160,7 @@ impl fmt::Display for Plan {
                 ret_active,
                 atomic,
                 ret_shadow,
+                ..
             } => format!(
                 "split{}{}{}",
                 if ret_active { ", active return" } else { "" },

@@ -204,7 +204,10 @@
 //! sites of the report. A callee called from parallel code
 //! gets a reverse of its own (`f.par.rev`) in which every update of memory
 //! it does not own is atomic: it cannot know which other tasks update the
-//! same shadow. The reverses of a spawned task and of its continuation run
+//! same shadow. It owns its locals, and the memory of the parameters for
+//! which every call of the pair passes memory of the calling task (an
+//! iteration's local arrays, passed to helpers: `CallPlan::private`, part
+//! of the pair's key). The reverses of a spawned task and of its continuation run
 //! concurrently: their memory updates are atomic unless the memory is the
 //! task's own, and the task's updates of SSA adjoints of outside values go
 //! to per-site accumulators merged after the reverse sync. Inside a loop

@@ -67,11 +67,15 @@ pub enum Mode {
     /// An augmented forward and a reverse (`f.aug`/`f.rev`) of a callee;
     /// `atomic` for calls from parallel code; `ret_shadow` where the
     /// pointer it returns is active memory in the caller: `.aug` stores
-    /// that pointer's shadow where its last parameter points.
+    /// that pointer's shadow where its last parameter points; `private`,
+    /// a bit per parameter (the first 64): at every call of the pair the
+    /// argument points only into memory of the calling task (see
+    /// [`CallPlan::private`]).
     Split {
         ret_active: bool,
         atomic: bool,
         ret_shadow: bool,
+        private: u64,
     },
 }
 
@@ -101,6 +105,13 @@ pub struct CallPlan {
     /// Called from parallel code: the pair's updates of memory it does
     /// not own are atomic (see `policy.rs`).
     pub atomic: bool,
+    /// A bit per parameter (the first 64) whose argument points only into
+    /// memory of the calling task — an `alloca` of the iteration, or of
+    /// the calling pair, or such a parameter of its own — which no other
+    /// task's reverse updates: an atomic pair adds into its shadow with
+    /// plain adds, as into its own locals (a parallel loop's body passing
+    /// its local arrays to helpers, as LULESH's element kernels).
+    pub private: u64,
 }
 
 /// A kernel launch with differentiable arguments: the kernels generated

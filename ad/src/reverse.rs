@@ -106,17 +106,21 @@ pub struct Pair {
     /// memory the callee does not own is an atomic add (the callee cannot
     /// know which other tasks update the same shadow).
     pub atomic: bool,
+    /// The parameters whose memory is the calling task's own (see
+    /// [`crate::plan::CallPlan::private`]).
+    pub private: u64,
 }
 
 /// What a split pair is made for: the callee, its parameters' activities,
-/// whether it returns its result's shadow and whether it is atomic.
-pub type PairKey = (FuncId, Vec<Activity>, bool, bool);
+/// whether it returns its result's shadow, whether it is atomic and which
+/// parameters point into the calling task's own memory.
+pub type PairKey = (FuncId, Vec<Activity>, bool, bool, u64);
 
 /// State shared by all functions of one `differentiate` call.
 pub struct Ctx {
     pub tape: TapeFns,
     pub acc: crate::tape::AccFns,
-    /// By callee, activities, `ret_shadow` and `atomic`.
+    /// By callee, activities, `ret_shadow`, `atomic` and `private`.
     pub pairs: HashMap<PairKey, Pair>,
     /// The generated kernels of launches, per kernel, activities and
     /// whether the launch's grid and blocks are 1-D.
@@ -171,30 +175,19 @@ impl Ctx {
         }
     }
 
-    /// The pair of call `c`, declared (and queued) if new.
-    fn pair(&mut self, module: &mut Module, c: &crate::plan::CallPlan) -> Pair {
-        self.declare_pair(
-            module,
+    /// The pair of call `c` (of `c.callee` for these activities),
+    /// declared (and queued) if new.
+    pub(crate) fn pair(&mut self, module: &mut Module, c: &crate::plan::CallPlan) -> Pair {
+        let (callee, acts, ret_active, ret_shadow, atomic) = (
             c.callee,
             c.acts.clone(),
             c.ret_active,
             c.ret_shadow,
             c.atomic,
-        )
-    }
-
-    /// The pair of `callee` for these activities, declared (and queued)
-    /// if new.
-    pub(crate) fn declare_pair(
-        &mut self,
-        module: &mut Module,
-        callee: FuncId,
-        acts: Vec<Activity>,
-        ret_active: bool,
-        ret_shadow: bool,
-        atomic: bool,
-    ) -> Pair {
-        let key = (callee, acts.clone(), ret_shadow, atomic);
+        );
+        // Private memory matters only where updates would be atomic.
+        let private = if atomic { c.private } else { 0 };
+        let key = (callee, acts.clone(), ret_shadow, atomic, private);
         if let Some(p) = self.pairs.get(&key) {
             return p.clone();
         }
@@ -242,6 +235,7 @@ impl Ctx {
             ret_active,
             ret_shadow,
             atomic,
+            private,
         };
         self.pairs.insert(key, pair.clone());
         self.queue.push((callee, pair.clone()));
@@ -322,6 +316,7 @@ pub fn split(
             ret_active: pair.ret_active,
             atomic: pair.atomic,
             ret_shadow: pair.ret_shadow,
+            private: pair.private,
         },
     )?;
     let bound = gen_.records;

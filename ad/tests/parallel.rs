@@ -119,6 +119,52 @@ fn gather_is_atomic() {
     );
 }
 
+/// A helper called from a parallel loop's body with the iteration's own
+/// local arrays (it has a loop, so it stays a call at -O2): its updates of
+/// their shadows are plain adds, since no other task's reverse touches
+/// them; those of the shared `x` stay atomic.
+#[test]
+fn helpers_add_into_the_callers_locals_without_atomics() {
+    let src = r#"
+        void accumulate(double *dst, double *src, double *w, int m) {
+            for (int j = 0; j < m; j++) dst[j] += src[j] * w[j] * w[j];
+        }
+        void f(double *x, double *y, int n) {
+            parallel_for (int i = 0; i < n; i++) {
+                double loc[4];
+                double acc[4];
+                for (int j = 0; j < 4; j++) {
+                    loc[j] = x[i] * (j + 1);
+                    acc[j] = x[(i + j) % n];
+                }
+                accumulate(acc, loc, x, 4);
+                y[i] = acc[0] * acc[1] + acc[2] - acc[3];
+            }
+        }
+    "#;
+    let r = check_par(
+        src,
+        "f",
+        &[
+            Arg::dup(&[1.0, -2.0, 3.0, 0.5, 1.5]),
+            Arg::Dup(vec![0.0; 5], vec![1.0, 2.0, 3.0, 4.0, 5.0]),
+            Arg::I(5),
+        ],
+    );
+    let callee: Vec<_> = r
+        .sites
+        .iter()
+        .filter(|s| s.function.starts_with("accumulate"))
+        .collect();
+    assert!(
+        callee
+            .iter()
+            .any(|s| s.class == Local && s.reason.contains("memory of the calling task")),
+        "{r:?}"
+    );
+    assert!(callee.iter().any(|s| s.class == Atomic), "{r:?}");
+}
+
 #[test]
 fn nested_parallel_loops() {
     let src = r#"

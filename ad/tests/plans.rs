@@ -326,6 +326,7 @@ fn a_split_pair_records_what_its_caller_may_overwrite() {
             ret_active: true,
             atomic: false,
             ret_shadow: false,
+            private: 0,
         },
         facts(),
     )

@@ -106,13 +106,16 @@ pub fn build(
     copy.name = m.fresh_func_name(&format!("{}.in", m.funcs[seg].name));
     copy.linkage = Linkage::Local;
     let copy = m.funcs.push(copy);
-    let inner = ctx.declare_pair(
+    let inner = ctx.pair(
         m,
-        copy,
-        pair.acts.clone(),
-        pair.ret_active,
-        pair.ret_shadow,
-        pair.atomic,
+        &crate::plan::CallPlan {
+            callee: copy,
+            acts: pair.acts.clone(),
+            ret_active: pair.ret_active,
+            ret_shadow: pair.ret_shadow,
+            atomic: pair.atomic,
+            private: pair.private,
+        },
     );
     // Where each of the segment's parameters is among the pair's.
     let mut at = Vec::new();

@@ -209,6 +209,7 @@ impl Plan {
                                 ret_active: res.is_some_and(|r| act.is_varied(r)),
                                 ret_shadow,
                                 atomic: crate::policy::in_parallel_code(self, b),
+                                private: crate::policy::private_args(self, b, args),
                             },
                         ));
                     }

@@ -98,6 +98,7 @@ impl Ctx {
             ret_active: false,
             ret_shadow: false,
             atomic: true,
+            private: 0,
         };
         let pair = self.pair(module, &call);
         // Generated now rather than from the queue: what a thread records
