@@ -364,6 +364,8 @@ pub struct Stmt {
     pub span: Span,
 }
 
+/// Large expressions of the rarer statements are boxed, so that the
+/// common statements stay small (sizes pinned in the checker's tests).
 #[derive(Clone, Debug)]
 pub enum StmtKind {
     Expr(Expr),
@@ -387,8 +389,8 @@ pub enum StmtKind {
     },
     For {
         init: Option<Box<Stmt>>,
-        cond: Option<Expr>,
-        step: Option<Expr>,
+        cond: Option<Box<Expr>>,
+        step: Option<Box<Expr>>,
         body: Box<Stmt>,
     },
     /// `parallel_for (T var = lo; var < hi; var += step) body` (or `<=`
@@ -398,10 +400,10 @@ pub enum StmtKind {
     /// an `unsigned` bound, `double` for a `double` bound).
     ParallelFor {
         var: LocalId,
-        lo: Expr,
-        hi: Expr,
+        lo: Box<Expr>,
+        hi: Box<Expr>,
         inclusive: bool,
-        step: Expr,
+        step: Box<Expr>,
         /// The message (an index into [`Program::strings`]) of the run-time
         /// error a step that is not positive raises; `None` for a constant
         /// step, which the checker has seen is positive.
@@ -412,7 +414,7 @@ pub enum StmtKind {
     /// (already promoted; the values converted to its type), else to
     /// `default`, else past the body. `break` in the body leaves it.
     Switch {
-        cond: Expr,
+        cond: Box<Expr>,
         cases: Vec<(i64, LabelId)>,
         default: Option<LabelId>,
         body: Box<Stmt>,
@@ -432,7 +434,7 @@ pub enum StmtKind {
     /// stored there by the spawned task.
     Spawn {
         dest: Option<LocalId>,
-        call: Expr,
+        call: Box<Expr>,
     },
     Sync,
 }

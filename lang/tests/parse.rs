@@ -313,8 +313,8 @@ fn st(s: &Stmt) -> String {
             "({} {} {} {} {})",
             if *parallel { "parallel_for" } else { "for" },
             init.as_ref().map_or("_".to_owned(), |s| st(s)),
-            opt(cond),
-            opt(step),
+            opt(&cond.as_deref().cloned()),
+            opt(&step.as_deref().cloned()),
             st(body)
         ),
         StmtKind::Switch { cond, body } => format!("(switch {} {})", ex(cond), st(body)),
@@ -466,12 +466,12 @@ fn check_stmt(s: &Stmt) {
             ..
         } => {
             stmts.extend(init.as_deref());
-            exprs.extend(cond.iter().chain(step.iter()));
+            exprs.extend(cond.as_deref().into_iter().chain(step.as_deref()));
             stmts.push(body);
         }
         StmtKind::Return(e) => exprs.extend(e.iter()),
         StmtKind::Spawn { dest, call } => {
-            exprs.extend(dest.iter());
+            exprs.extend(dest.as_deref());
             exprs.push(call);
         }
         _ => {}
@@ -1945,5 +1945,26 @@ fn omp_pragmas_and_parallel_reduce() {
         body[1].ends_with("(parallel_for (decl int (i = 0)) (< i n) (post++ i) (+= s i)))"),
         "{}",
         body[1]
+    );
+}
+
+// ------------------------------------------------------------------ node sizes
+
+/// The tree of a whole file is in memory at once (a generated source of
+/// tens of MB has millions of nodes), so a large variant inline in the
+/// common nodes costs memory in every one of them: large parts are boxed
+/// (`ast::StmtKind`). These bounds keep it so.
+#[test]
+fn nodes_stay_small() {
+    use std::mem::size_of;
+    assert!(
+        size_of::<Expr>() <= 80,
+        "Expr is {} bytes",
+        size_of::<Expr>()
+    );
+    assert!(
+        size_of::<Stmt>() <= 128,
+        "Stmt is {} bytes",
+        size_of::<Stmt>()
     );
 }

@@ -98,7 +98,7 @@ impl Checker {
         }
         vec![Stmt {
             kind: StmtKind::Switch {
-                cond: c,
+                cond: Box::new(c),
                 cases: info.cases.into_iter().map(|(v, l, _)| (v, l)).collect(),
                 default: info.default.map(|d| d.0),
                 body: Box::new(body),

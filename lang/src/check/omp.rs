@@ -233,8 +233,8 @@ impl Checker {
                 }
                 self.parallel_for(
                     init.as_deref(),
-                    cond.as_ref(),
-                    step.as_ref(),
+                    cond.as_deref(),
+                    step.as_deref(),
                     body,
                     stmt.span,
                     Some(&omp),

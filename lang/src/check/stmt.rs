@@ -120,8 +120,8 @@ impl Checker {
                 self.pop_scope();
                 one(StmtKind::For {
                     init,
-                    cond,
-                    step,
+                    cond: cond.map(Box::new),
+                    step: step.map(Box::new),
                     body,
                 })
             }
@@ -133,8 +133,8 @@ impl Checker {
                 body,
             } => self.parallel_for(
                 init.as_deref(),
-                cond.as_ref(),
-                step.as_ref(),
+                cond.as_deref(),
+                step.as_deref(),
                 body,
                 span,
                 None,
@@ -199,7 +199,7 @@ impl Checker {
             }
             ast::StmtKind::Goto(name) => self.goto(name, span),
             ast::StmtKind::Return(e) => self.return_stmt(e.as_ref(), span),
-            ast::StmtKind::Spawn { dest, call } => self.spawn(dest.as_ref(), call, span),
+            ast::StmtKind::Spawn { dest, call } => self.spawn(dest.as_deref(), call, span),
             ast::StmtKind::Sync => {
                 self.fork_join("sync", span);
                 self.pending_mut().clear();

@@ -78,6 +78,26 @@ fn main_body(body: &str) -> String {
     format!("int main()\n{{\n    // the test\n{body}\n    return 0;\n}}\n")
 }
 
+// ------------------------------------------------------------ node sizes
+
+/// A large program's HIR is in memory whole until lowering frees each
+/// body, so large parts of the rarer statements are boxed (`hir::StmtKind`)
+/// and the common nodes stay small. These bounds keep it so.
+#[test]
+fn nodes_stay_small() {
+    use std::mem::size_of;
+    assert!(
+        size_of::<hir::Expr>() <= 88,
+        "Expr is {} bytes",
+        size_of::<hir::Expr>()
+    );
+    assert!(
+        size_of::<hir::Stmt>() <= 128,
+        "Stmt is {} bytes",
+        size_of::<hir::Stmt>()
+    );
+}
+
 // ------------------------------------------------------------ file scope
 
 #[test]

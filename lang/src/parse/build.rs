@@ -275,8 +275,8 @@ pub(crate) fn for_stmt(
         StmtKind::For {
             parallel,
             init,
-            cond,
-            step,
+            cond: cond.map(Box::new),
+            step: step.map(Box::new),
             body: Box::new(body),
         },
         lo,
@@ -940,13 +940,17 @@ pub(crate) fn local_decl(
                 let stmt_span = decl.span;
                 vars.push(decl);
                 stmts.push(Stmt {
-                    kind: StmtKind::Decl(decl_of(&specs, std::mem::take(&mut vars), span)),
+                    kind: StmtKind::Decl(Box::new(decl_of(
+                        &specs,
+                        std::mem::take(&mut vars),
+                        span,
+                    ))),
                     span,
                 });
                 stmts.push(Stmt {
                     kind: StmtKind::Spawn {
-                        dest: Some(dest),
-                        call,
+                        dest: Some(Box::new(dest)),
+                        call: Box::new(call),
                     },
                     span: stmt_span.to(sspan),
                 });
@@ -966,7 +970,7 @@ pub(crate) fn local_decl(
     }
     if !vars.is_empty() {
         stmts.push(Stmt {
-            kind: StmtKind::Decl(decl_of(&specs, vars, span)),
+            kind: StmtKind::Decl(Box::new(decl_of(&specs, vars, span))),
             span,
         });
     }
@@ -1083,7 +1087,7 @@ pub(crate) fn for_init_decl(
         }
     }
     Stmt {
-        kind: StmtKind::Decl(decl_of(&specs, vars, span)),
+        kind: StmtKind::Decl(Box::new(decl_of(&specs, vars, span))),
         span,
     }
 }

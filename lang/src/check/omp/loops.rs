@@ -77,12 +77,12 @@ impl Checker {
                     kind: StmtKind::Decl(k, Some(Init::Expr(local(first, &lng, span)))),
                     span,
                 })),
-                cond: Some(bin(
+                cond: Some(Box::new(bin(
                     BinaryOp::Lt,
                     local(k, &lng, span),
                     local(last, &lng, span),
-                )),
-                step: Some(increment(k, &lng, span)),
+                ))),
+                step: Some(Box::new(increment(k, &lng, span))),
                 body: Box::new(Stmt {
                     kind: StmtKind::Block(iteration),
                     span,
@@ -205,10 +205,10 @@ impl Checker {
         out.push(Stmt {
             kind: StmtKind::ParallelFor {
                 var: c,
-                lo: long(int(0, span)),
-                hi: local(nc, &lng, span),
+                lo: Box::new(long(int(0, span))),
+                hi: Box::new(local(nc, &lng, span)),
                 inclusive: false,
-                step,
+                step: Box::new(step),
                 step_check,
                 body: Box::new(Stmt {
                     kind: StmtKind::Block(block),
@@ -227,12 +227,12 @@ impl Checker {
                         kind: StmtKind::Decl(j, Some(Init::Expr(long(int(0, span))))),
                         span,
                     })),
-                    cond: Some(bin(
+                    cond: Some(Box::new(bin(
                         BinaryOp::Lt,
                         local(j, &lng, span),
                         local(nc, &lng, span),
-                    )),
-                    step: Some(increment(j, &lng, span)),
+                    ))),
+                    step: Some(Box::new(increment(j, &lng, span))),
                     body: Box::new(assign(
                         x.clone(),
                         combine(*op, x, slot(ptr, ty, local(j, &lng, span))),
@@ -286,10 +286,10 @@ impl Checker {
             return vec![Stmt {
                 kind: StmtKind::ParallelFor {
                     var: l.var,
-                    lo: l.lo,
-                    hi: l.hi,
+                    lo: Box::new(l.lo),
+                    hi: Box::new(l.hi),
                     inclusive: l.inclusive,
-                    step: l.step,
+                    step: Box::new(l.step),
                     step_check: l.step_check,
                     body: Box::new(Stmt {
                         kind: StmtKind::Block(inner_body),

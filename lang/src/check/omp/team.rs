@@ -175,8 +175,8 @@ impl Checker {
         }
         let out = self.parallel_for(
             init.as_deref(),
-            cond.as_ref(),
-            step.as_ref(),
+            cond.as_deref(),
+            step.as_deref(),
             body,
             stmt.span,
             Some(&omp),

@@ -157,10 +157,10 @@ impl Checker {
                 vec![Stmt {
                     kind: StmtKind::ParallelFor {
                         var,
-                        lo,
-                        hi,
+                        lo: Box::new(lo),
+                        hi: Box::new(hi),
                         inclusive,
-                        step,
+                        step: Box::new(step),
                         step_check,
                         body,
                     },
@@ -226,7 +226,7 @@ impl Checker {
             }),
             _ => None,
         });
-        let dependent = [init_expr, cond.as_ref(), step.as_ref()]
+        let dependent = [init_expr, cond.as_deref(), step.as_deref()]
             .into_iter()
             .flatten()
             .find(|e| indices.iter().any(|n| mentions(e, n)));
@@ -244,8 +244,8 @@ impl Checker {
             return None;
         }
         let (var, name, ty, lo) = self.pfor_index(init.as_deref(), s.span, true)?;
-        let (hi, inclusive) = self.pfor_bound(cond.as_ref(), &name, &ty, s.span)?;
-        let step = self.pfor_step(step.as_ref(), &name, &ty, s.span)?;
+        let (hi, inclusive) = self.pfor_bound(cond.as_deref(), &name, &ty, s.span)?;
+        let step = self.pfor_step(step.as_deref(), &name, &ty, s.span)?;
         if !matches!(step.kind, ExprKind::IntConst(_)) {
             self.push(
                 Diagnostic::error(

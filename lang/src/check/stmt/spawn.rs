@@ -79,7 +79,7 @@ impl Checker {
                 vec![Stmt {
                     kind: StmtKind::Spawn {
                         dest: dest_id,
-                        call: c,
+                        call: Box::new(c),
                     },
                     span,
                 }]
