@@ -32,8 +32,8 @@ pub(crate) enum Command {
         /// The ParC source file (`.pc`), or parir text (`.pir`: read and
         /// verified).
         file: PathBuf,
-        /// Check a library (what `build --emit lib` compiles): `main` is
-        /// not required.
+        /// Accepted for compatibility: `check` never requires `main` (a
+        /// library's or one of several files' source checks as it is).
         #[arg(long)]
         lib: bool,
         #[command(flatten)]

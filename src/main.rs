@@ -115,16 +115,19 @@ impl Command {
 
 fn dispatch(cli: Cli) -> ExitCode {
     match cli.command {
+        // `main` is never required: like `gcc -fsyntax-only`, `check`
+        // accepts a file of a library or of a program of several files
+        // (`--lib` is still accepted and changes nothing).
         Command::Check {
             file,
-            lib,
+            lib: _,
             pp,
             gcc,
             diag,
         } => {
             gcc.warn();
             diag.set_warnings();
-            check(&file, lib, &pp.options(), diag.color())
+            check(&file, &pp.options(), diag.color())
         }
         Command::Run(args) => {
             args.diag.set_warnings();
@@ -317,7 +320,7 @@ fn is_ir(file: &Path) -> bool {
     file.extension().is_some_and(|e| e == "pir")
 }
 
-fn check(file: &Path, library: bool, pp: &parc_lang::pp::Options, color: bool) -> ExitCode {
+fn check(file: &Path, pp: &parc_lang::pp::Options, color: bool) -> ExitCode {
     let source = match read_source(file, color) {
         Ok(s) => s,
         Err(code) => return code,
@@ -329,7 +332,7 @@ fn check(file: &Path, library: bool, pp: &parc_lang::pp::Options, color: bool) -
             Err(err) => report(err),
         };
     }
-    match parc::check(&path, &source, library, pp, color) {
+    match parc::check(&path, &source, true, pp, color) {
         Ok(warnings) => match warnings_out(&warnings) {
             Ok(()) => ExitCode::SUCCESS,
             Err(code) => code,

@@ -157,6 +157,10 @@ pub enum TypeSpec {
     Typedef(Ident),
     /// CUDA's `dim3`.
     Dim3,
+    /// gcc's `typeof(expr)`: the expression's type (not evaluated).
+    TypeofExpr(Box<Expr>),
+    /// `typeof(type)`.
+    TypeofType(Box<TypeName>),
 }
 
 /// `struct tag`, `union tag { ... }`, `struct { ... }`.
@@ -491,6 +495,8 @@ pub enum ExprKind {
         rhs: Box<Expr>,
     },
     Cond(Box<Expr>, Box<Expr>, Box<Expr>),
+    /// GNU C's `a ?: b`.
+    Elvis(Box<Expr>, Box<Expr>),
     /// `f(args)`: also builtins (`printf`, `sqrt`, `atomicAdd`,
     /// `__syncthreads`, `__enzyme_autodiff`, `cudaMalloc`, `dim3`, ...).
     Call {

@@ -681,6 +681,10 @@ pub enum ExprKind {
     },
     /// `c ? a : b`; `a` and `b` already have type `ty`.
     Cond(Box<Expr>, Box<Expr>, Box<Expr>),
+    /// GNU C's `a ?: b`: `a` evaluated once, its value if nonzero, else
+    /// `b`; both already have type `ty` (a scalar type at least as wide as
+    /// `a`'s own, so converting never changes whether it is zero).
+    Elvis(Box<Expr>, Box<Expr>),
     /// A call of a function of the program; arguments converted to the
     /// parameter types.
     Call {

@@ -235,6 +235,11 @@ pub enum Token {
     #[token("__alignof__")]
     #[token("__alignof")]
     Alignof,
+    /// gcc's `typeof(expr)` and `typeof(type)` (C23's `typeof`).
+    #[token("typeof")]
+    #[token("__typeof__")]
+    #[token("__typeof")]
+    Typeof,
     /// C11's `_Static_assert` (`static_assert` comes from `<assert.h>`).
     #[token("_Static_assert")]
     StaticAssert,
@@ -285,8 +290,6 @@ pub enum Token {
     #[token("asm", |_| Unsupported::Asm)]
     #[token("__asm__", |_| Unsupported::Asm)]
     #[token("__asm", |_| Unsupported::Asm)]
-    #[token("__typeof__", |_| Unsupported::Typeof)]
-    #[token("typeof", |_| Unsupported::Typeof)]
     // The whole literal, so that its text makes no further errors.
     #[regex(r#"(L|u|U|u8)"([^"\\\n]|\\.)*""#, |_| Unsupported::WideLiteral)]
     #[regex(r#"(L|u|U)'([^'\\\n]|\\.)*'"#, |_| Unsupported::WideLiteral)]
@@ -377,7 +380,6 @@ pub enum Unsupported {
     Generic,
     Alignas,
     Asm,
-    Typeof,
     WideLiteral,
 }
 
@@ -409,10 +411,6 @@ impl Unsupported {
             Asm => (
                 "inline assembly is not supported",
                 "move the assembly into a C file and call it as an `extern` function",
-            ),
-            Typeof => (
-                "`typeof` is not supported",
-                "write the type out, or declare it once with `typedef`",
             ),
             WideLiteral => (
                 "wide and Unicode literals (`L\"...\"`, `u8\"...\"`, `L'x'`) are not supported",

@@ -681,6 +681,7 @@ const TYPE_WORDS: &[&str] = &[
     "__shared__",
     "qualifier",
     "dim3",
+    "typeof",
 ];
 
 const STMT_WORDS: &[&str] = &[

@@ -64,6 +64,8 @@ fn spec(t: &TypeSpec) -> String {
         }
         TypeSpec::Typedef(n) => format!("T-{n}"),
         TypeSpec::Dim3 => "dim3".to_owned(),
+        TypeSpec::TypeofExpr(e) => format!("(typeof {})", ex(e)),
+        TypeSpec::TypeofType(t) => format!("(typeof {})", ty(t)),
     }
 }
 
@@ -244,6 +246,7 @@ fn ex(e: &Expr) -> String {
             format!("(offsetof {} {path})", ty(t))
         }
         ExprKind::Comma(a, b) => format!("(, {} {})", ex(a), ex(b)),
+        ExprKind::Elvis(a, b) => format!("(?: {} {})", ex(a), ex(b)),
         ExprKind::Error => "<error>".to_owned(),
     }
 }
@@ -403,7 +406,10 @@ fn check_expr(e: &Expr) {
             kids.push(a);
             within(e.span, f.span, "field");
         }
-        ExprKind::Binary(_, a, b) | ExprKind::Index(a, b) | ExprKind::Comma(a, b) => {
+        ExprKind::Binary(_, a, b)
+        | ExprKind::Index(a, b)
+        | ExprKind::Comma(a, b)
+        | ExprKind::Elvis(a, b) => {
             kids.extend([&**a, &**b]);
         }
         ExprKind::Assign { lhs, rhs, .. } => kids.extend([&**lhs, &**rhs]),
@@ -1060,6 +1066,9 @@ fn precedence() {
     assert_eq!(e("a += b -= c <<= 2"), "(+= a (-= b (<<= c 2)))");
     assert_eq!(e("a ? b : c ? d : e"), "(? a b (? c d e))");
     assert_eq!(e("a ? b, c : d"), "(? a (, b c) d)");
+    // GNU `a ?: b`, right-associative like `?:`.
+    assert_eq!(e("a ?: b ?: c"), "(?: a (?: b c))");
+    assert_eq!(e("a || b ?: c ? d : e"), "(?: (|| a b) (? c d e))");
     assert_eq!(e("a = b ? c : d"), "(= a (? b c d))");
     // As gcc reads C: the conditional is the left side of the inner `=`
     // (and the checker reports that it is not assignable).

@@ -80,7 +80,7 @@ impl Checker {
         }
         self.push(
             Diagnostic::error(e.span, format!("`{op}` cannot be applied to a bit-field"))
-                .with_label("a bit-field has no address of its own")
+                .with_label("a bit-field: bits inside a unit, with no address or size of its own")
                 .with_help(help.to_string()),
         );
         true

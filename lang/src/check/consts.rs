@@ -223,6 +223,11 @@ impl Checker {
                     self.eval(b)
                 }
             }
+            ExprKind::Elvis(a, b) => match self.eval(a)? {
+                Cv::I(0) => self.eval(b),
+                Cv::F(f) if f == 0.0 => self.eval(b),
+                v => Some(v),
+            },
             _ => None,
         }
     }

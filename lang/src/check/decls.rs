@@ -86,6 +86,8 @@ impl Checker {
             ast::TypeSpec::Dim3 => CType::Dim3,
             ast::TypeSpec::Record(r) => self.record_type(r),
             ast::TypeSpec::Enum(e) => self.enum_type(e),
+            ast::TypeSpec::TypeofExpr(e) => self.typeof_expr(e),
+            ast::TypeSpec::TypeofType(tn) => self.resolve_type(tn),
             ast::TypeSpec::Typedef(name) => match self.lookup(&name.name) {
                 Some(Sym::Typedef(t)) => self.typedef_type(t),
                 _ => match std_type(&name.name) {
@@ -104,6 +106,23 @@ impl Checker {
                     }
                 },
             },
+        }
+    }
+
+    /// `typeof(e)`: the type of `e`, which is not evaluated (like
+    /// `sizeof`'s operand); an array keeps its array type, and a function
+    /// name gives the function's type, as in gcc.
+    fn typeof_expr(&mut self, e: &ast::Expr) -> CType {
+        let v = self.expr(e);
+        if is_err(&v.ty) {
+            return err_ty();
+        }
+        if self.refuse_bit_field(&v, "typeof", "write the bit-field's declared type instead") {
+            return err_ty();
+        }
+        match v.kind {
+            hir::ExprKind::FuncAddr(_) => v.ty.pointee().cloned().unwrap_or(v.ty),
+            _ => v.ty,
         }
     }
 

@@ -184,6 +184,7 @@ impl Checker {
             ast::ExprKind::Binary(op, a, b) => self.binary(*op, a, b, span),
             ast::ExprKind::Assign { op, lhs, rhs } => self.assign(*op, lhs, rhs, span),
             ast::ExprKind::Cond(c, a, b) => self.conditional(c, a, b, span),
+            ast::ExprKind::Elvis(a, b) => self.elvis(a, b, span),
             ast::ExprKind::Call { callee, args } => self.call(callee, args, span),
             ast::ExprKind::CallPtr { callee, args } => self.call_ptr(callee, args, span),
             ast::ExprKind::CompoundLit(tn, items, list_span) => {

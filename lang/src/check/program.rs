@@ -54,7 +54,7 @@ impl Checker {
             self.push(
                 Diagnostic::error(Span::default(), "the program has no `main` function").with_help(
                     "add `int main() { ... }`; a library (`parc build --emit lib`) needs \
-                         none, and `parc check --lib` checks one",
+                         none, and `parc check` checks a file without one",
                 ),
             );
             return;

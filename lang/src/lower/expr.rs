@@ -340,6 +340,22 @@ impl FnLowerer<'_, '_> {
                 self.b.switch_to(join);
                 return result;
             }
+            ExprKind::Elvis(a, b) => {
+                let v = self.value(a);
+                self.set_loc(loc);
+                let c = self.truth(v, ty);
+                let else_b = self.b.create_block();
+                let join = self.b.create_block();
+                let result = self.b.param(join, layout.value_type(ty));
+                self.b
+                    .brif(c, BlockCall::new(join, vec![v]), BlockCall::to(else_b));
+                self.b.switch_to(else_b);
+                let w = self.value(b);
+                self.set_loc(loc);
+                self.b.jump(join, vec![w]);
+                self.b.switch_to(join);
+                result
+            }
             ExprKind::Call { func, args } => {
                 let index = func.0 as usize;
                 let mut values = Vec::new();

@@ -51,6 +51,9 @@ pub(crate) enum Word {
     Record(Box<RecordSpec>),
     Enum(Box<EnumSpec>),
     TypeName(Ident),
+    /// `typeof(expr)`, `typeof(type)`.
+    TypeofExpr(Box<Expr>),
+    TypeofType(Box<TypeName>),
     Const,
     Static,
     Extern,
@@ -81,6 +84,7 @@ impl Word {
             Word::Record(_) => "struct".into(),
             Word::Enum(_) => "enum".into(),
             Word::TypeName(n) => n.name.clone(),
+            Word::TypeofExpr(_) | Word::TypeofType(_) => "typeof".into(),
             Word::Const => "const".into(),
             Word::Static => "static".into(),
             Word::Extern => "extern".into(),
@@ -551,6 +555,8 @@ pub(crate) fn specs(sink: &mut Sink, words: Vec<(Word, Span)>, span: Span) -> Sp
                 Word::Record(r) => TypeSpec::Record(r),
                 Word::Enum(e) => TypeSpec::Enum(e),
                 Word::TypeName(n) => TypeSpec::Typedef(n),
+                Word::TypeofExpr(e) => TypeSpec::TypeofExpr(e),
+                Word::TypeofType(t) => TypeSpec::TypeofType(t),
                 // Only base words reach this arm.
                 _ => TypeSpec::Int,
             }

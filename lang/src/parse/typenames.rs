@@ -137,9 +137,27 @@ fn declared_names(
     let mut in_specs = true;
     let mut has_type = false;
     let mut want_name = true;
+    // Inside the parentheses of a `typeof` among the specifiers (from this
+    // depth): its names are not declared.
+    let mut in_typeof: Option<usize> = None;
     for (i, (_, tok, _)) in tokens.iter().enumerate().skip(start + 1) {
         let prev = &tokens[i - 1].1;
+        if let Some(level) = in_typeof {
+            match tok {
+                Token::LParen => depth += 1,
+                Token::RParen => {
+                    depth = depth.saturating_sub(1);
+                    if depth == level {
+                        in_typeof = None;
+                        has_type = true;
+                    }
+                }
+                _ => {}
+            }
+            continue;
+        }
         match tok {
+            Token::Typeof if in_specs => in_typeof = Some(depth),
             Token::LBrace => braces += 1,
             Token::RBrace => {
                 braces = braces.checked_sub(1)?;
@@ -206,6 +224,10 @@ mod tests {
         );
         assert_eq!(marked("typedef double (*fn)(double x); fn f;"), ["fn"]);
         assert_eq!(marked("typedef int row[4]; row r;"), ["row"]);
+        assert_eq!(
+            marked("int x; typedef typeof(x) T; typedef typeof(T *) P; T a; P b;"),
+            ["T", "T", "P"]
+        );
     }
 
     #[test]

@@ -515,8 +515,50 @@ impl Checker {
         let c = self.condition(c);
         let a = self.rvalue(a);
         let b = self.rvalue(b);
-        if is_err(&c.ty) || is_err(&a.ty) || is_err(&b.ty) {
+        if is_err(&c.ty) {
             return err_expr(span);
+        }
+        match self.branches(a, b, span) {
+            Some((a, b, ty)) => self.fold(mk(
+                ExprKind::Cond(Box::new(c), Box::new(a), Box::new(b)),
+                ty,
+                span,
+            )),
+            None => err_expr(span),
+        }
+    }
+
+    /// GNU C's `a ?: b`: `a` is the condition and, converted to the type
+    /// the two branches have (which never loses whether it is zero: the
+    /// usual arithmetic conversions only widen), the value when nonzero.
+    pub(super) fn elvis(&mut self, a: &ast::Expr, b: &ast::Expr, span: Span) -> Expr {
+        let at = a.span;
+        let a = self.rvalue(a);
+        if !is_err(&a.ty) && !a.ty.is_scalar() {
+            let t = self.ty_name(&a.ty);
+            self.push(
+                Diagnostic::error(
+                    at,
+                    format!(
+                        "the condition of `?:` has type `{t}`, which is not a number or pointer"
+                    ),
+                )
+                .with_label("not a scalar"),
+            );
+            return err_expr(span);
+        }
+        let b = self.rvalue(b);
+        match self.branches(a, b, span) {
+            Some((a, b, ty)) => mk(ExprKind::Elvis(Box::new(a), Box::new(b)), ty, span),
+            None => err_expr(span),
+        }
+    }
+
+    /// The common type of the branches of `?:`, and both converted to it;
+    /// `None` after an error.
+    fn branches(&mut self, a: Expr, b: Expr, span: Span) -> Option<(Expr, Expr, CType)> {
+        if is_err(&a.ty) || is_err(&b.ty) {
+            return None;
         }
         let (at, bt) = (a.ty.clone(), b.ty.clone());
         let ty = if at.is_arithmetic() && bt.is_arithmetic() {
@@ -541,15 +583,11 @@ impl Checker {
                 .with_secondary(b.span, format!("`{bn}`"))
                 .with_help("convert one branch with a cast so that both have the same type"),
             );
-            return err_expr(span);
+            return None;
         };
         let a = self.convert(a, &ty);
         let b = self.convert(b, &ty);
-        self.fold(mk(
-            ExprKind::Cond(Box::new(c), Box::new(a), Box::new(b)),
-            ty,
-            span,
-        ))
+        Some((a, b, ty))
     }
 
     pub(super) fn cast(&mut self, tn: &ast::TypeName, x: &ast::Expr, span: Span) -> Expr {

@@ -554,7 +554,7 @@ fn mentions(e: &ast::Expr, name: &str) -> bool {
         K::Unary(_, x) | K::Member(x, _) | K::Arrow(x, _) | K::Cast(_, x) | K::SizeofExpr(x) => {
             mentions(x, name)
         }
-        K::Binary(_, a, b) | K::Index(a, b) | K::Comma(a, b) => {
+        K::Binary(_, a, b) | K::Index(a, b) | K::Comma(a, b) | K::Elvis(a, b) => {
             mentions(a, name) || mentions(b, name)
         }
         K::Assign { lhs, rhs, .. } => mentions(lhs, name) || mentions(rhs, name),
