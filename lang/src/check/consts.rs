@@ -224,9 +224,9 @@ impl Checker {
                 }
             }
             ExprKind::Elvis(a, b) => match self.eval(a)? {
-                Cv::I(0) => self.eval(b),
-                Cv::F(f) if f == 0.0 => self.eval(b),
-                v => Some(v),
+                Cv::I(i) if i != 0 => Some(Cv::I(i)),
+                Cv::F(f) if f != 0.0 => Some(Cv::F(f)),
+                _ => self.eval(b),
             },
             _ => None,
         }
