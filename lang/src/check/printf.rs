@@ -16,6 +16,19 @@ use parc_cformat::Arg;
 use parc_ir::Intrinsic;
 
 /// True if a promoted argument of type `t` fits what a conversion reads.
+/// The call of the C library intrinsic `op` on `args`, an `int` (what the
+/// printf and scanf families return).
+pub(super) fn int_call(op: Intrinsic, args: Vec<Expr>, span: Span) -> Expr {
+    mk(
+        ExprKind::Builtin {
+            func: Builtin::Intrinsic(op),
+            args,
+        },
+        CType::Int,
+        span,
+    )
+}
+
 fn accepts(want: Arg, t: &CType) -> bool {
     match want {
         // Signedness may differ, as gcc's -Wformat allows.
@@ -140,14 +153,7 @@ impl Checker {
         if !ok {
             return err_expr(span);
         }
-        mk(
-            ExprKind::Builtin {
-                func: Builtin::Intrinsic(op),
-                args: out,
-            },
-            CType::Int,
-            span,
-        )
+        int_call(op, out, span)
     }
 
     /// `printf(fmt, ...)`, `fprintf(stream, fmt, ...)`, `sprintf(buffer,
@@ -219,14 +225,7 @@ impl Checker {
             return err_expr(span);
         }
         out.extend(values.into_iter().map(|(v, _)| v));
-        mk(
-            ExprKind::Builtin {
-                func: Builtin::Intrinsic(op),
-                args: out,
-            },
-            CType::Int,
-            span,
-        )
+        int_call(op, out, span)
     }
 
     /// The arguments of a `printf`-family call before its format, appended

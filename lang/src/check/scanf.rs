@@ -5,11 +5,11 @@
 //! `fscanf(stdin, fmt, ...)`.
 
 use super::expr::{err_expr, int_const, mk};
-use super::printf::FormatArity;
+use super::printf::{FormatArity, int_call};
 use super::{Checker, is_err};
 use crate::ast::{self, Span};
 use crate::diag::Diagnostic;
-use crate::hir::{Builtin, CType, Expr, ExprKind};
+use crate::hir::{CType, Expr, ExprKind};
 use parc_cformat::{ScanArg, ScanPiece};
 use parc_ir::Intrinsic;
 
@@ -120,14 +120,7 @@ impl Checker {
             return err_expr(span);
         }
         out.extend(values.into_iter().map(|(v, _)| v));
-        mk(
-            ExprKind::Builtin {
-                func: Builtin::Intrinsic(op),
-                args: out,
-            },
-            CType::Int,
-            span,
-        )
+        int_call(op, out, span)
     }
 
     /// Reports argument `index` (of type `v.ty`), which a conversion
