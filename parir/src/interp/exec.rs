@@ -637,7 +637,13 @@ impl<'a> Interp<'a> {
                 None
             }
             Printf | Fprintf | Sprintf | Snprintf | Vfprintf | Vsnprintf => {
-                let name = op.name();
+                // `vsprintf` is `vsnprintf` without a bound; its faults name
+                // the function the program called, as the runtime's do.
+                let name = if op == Vsnprintf && arg(1)? == u64::MAX {
+                    "vsprintf".into()
+                } else {
+                    op.name()
+                };
                 let fixed = op.info().params.len();
                 // The `v` functions take a `va_list` after the format.
                 let va = matches!(op, Vfprintf | Vsnprintf);
