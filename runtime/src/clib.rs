@@ -35,7 +35,8 @@ pub(crate) fn tune_allocator() {
         // 64 MiB at a time: a worker thread's heap otherwise grows by
         // what each request lacks, one `mprotect` per growth (a gradient
         // that records hundreds of megabytes made tens of thousands).
-        // The padding is address space; pages count once touched.
+        // The padding is address space; pages count once touched (which
+        // glibc's `calloc` would do to the padding: see `zero_lazily`).
         unsafe {
             libc::mallopt(libc::M_MMAP_MAX, 0);
             libc::mallopt(libc::M_TRIM_THRESHOLD, 1 << 30);
@@ -111,12 +112,79 @@ pub extern "C" fn parc_rt_calloc(count: i64, size: i64) -> *mut u8 {
         _ if total as usize >= STAGGER_MIN => (1, staggered(total as usize)),
         _ => (count as usize, size as usize),
     };
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    if size >= STAGGER_MIN {
+        // SAFETY: `malloc` accepts any size; the result is checked and
+        // has `size` bytes.
+        let p = unsafe { libc::malloc(size) };
+        if p.is_null() {
+            out_of_memory(total);
+        }
+        // SAFETY: the block has `size` bytes and is the caller's alone.
+        unsafe { zero_lazily(p.cast(), size) };
+        return p.cast();
+    }
     // SAFETY: `calloc` checks the product itself; the result is checked.
     let p = unsafe { libc::calloc(count, size) };
     if p.is_null() {
         out_of_memory(total);
     }
     p.cast()
+}
+
+/// Zeroes a large block of the C library's heap without making its
+/// untouched pages resident, as the kernel's lazily zero-filled pages of a
+/// `mmap`ed block (glibc's `calloc` of a large block without
+/// [`tune_allocator`]) are: pages not resident are discarded with
+/// `madvise(MADV_DONTNEED)` (the heap is private anonymous memory, whose
+/// discarded pages read as zeros when next touched; a page swapped out is
+/// discarded too), resident ones and the partial pages at either end are
+/// cleared. glibc's `calloc` clears the whole block unless it extends the
+/// heap past its high-water mark, which `M_TOP_PAD` keeps 64 MiB ahead:
+/// every large `calloc` then cleared, so arrays calloc'ed and only partly
+/// used (a gradient's shadows in a run that computes none) were resident
+/// in full. Whether a page is resident only chooses how it is zeroed.
+///
+/// # Safety
+/// `p` points to `bytes` writable bytes of private anonymous memory (the
+/// C library's heap) that nothing else uses.
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+unsafe fn zero_lazily(p: *mut u8, bytes: usize) {
+    // SAFETY: `sysconf` only reads a system parameter.
+    let page = usize::try_from(unsafe { libc::sysconf(libc::_SC_PAGESIZE) }).unwrap_or(0);
+    let (start, end) = (p as usize, p as usize + bytes);
+    let (first, last) = match page {
+        0 => (end, end),
+        _ => (start.next_multiple_of(page), end / page * page),
+    };
+    // SAFETY (every `write_bytes` below): a range inside the block.
+    if first >= last {
+        unsafe { p.write_bytes(0, bytes) };
+        return;
+    }
+    unsafe {
+        p.write_bytes(0, first - start);
+        p.add(last - start).write_bytes(0, end - last);
+    }
+    let pages = (last - first) / page;
+    let mut resident = vec![0u8; pages];
+    // SAFETY: `first..last` is page-aligned and mapped (it lies in the
+    // block); `resident` has one byte per page.
+    if unsafe { libc::mincore(first as *mut c_void, last - first, resident.as_mut_ptr()) } != 0 {
+        resident.fill(1);
+    }
+    let mut i = 0;
+    while i < pages {
+        let here = resident[i] & 1;
+        let run = resident[i..].iter().take_while(|r| *r & 1 == here).count();
+        let at = p.wrapping_add(first - start + i * page);
+        let len = run * page;
+        // SAFETY: whole pages of the block, which no one else uses.
+        if here == 1 || unsafe { libc::madvise(at.cast(), len, libc::MADV_DONTNEED) } != 0 {
+            unsafe { at.write_bytes(0, len) };
+        }
+        i += run;
+    }
 }
 
 /// `realloc(p, bytes)`: keeps the contents up to the smaller size;
@@ -163,6 +231,75 @@ mod tests {
             let r = parc_rt_realloc(q, 0);
             assert!(!r.is_null());
             libc::free(r.cast());
+        }
+    }
+
+    #[test]
+    fn large_callocs_are_zero_even_where_memory_is_reused() {
+        let bytes = 6 << 20;
+        for _ in 0..3 {
+            let dirty = parc_rt_malloc(bytes);
+            // SAFETY: `dirty` has `bytes` bytes; it is freed once.
+            unsafe {
+                dirty.write_bytes(0xa5, bytes as usize);
+                libc::free(dirty.cast());
+            }
+            let p = parc_rt_calloc(bytes / 8, 8);
+            // SAFETY: `p` has `bytes` bytes; it is freed once.
+            unsafe {
+                let block = std::slice::from_raw_parts(p, bytes as usize);
+                assert!(block.iter().all(|b| *b == 0));
+                libc::free(p.cast());
+            }
+        }
+    }
+
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    #[test]
+    fn zeroing_leaves_untouched_pages_out_and_clears_the_rest() {
+        // SAFETY: `sysconf` only reads a system parameter.
+        let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) } as usize;
+        let len = 64 * page;
+        // SAFETY: a fresh private anonymous mapping, unmapped at the end.
+        let base: *mut u8 = unsafe {
+            let m = libc::mmap(
+                std::ptr::null_mut(),
+                len,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+                -1,
+                0,
+            );
+            assert_ne!(m, libc::MAP_FAILED);
+            m.cast()
+        };
+        let residency = || {
+            let mut r = vec![0u8; len / page];
+            // SAFETY: the whole mapping, page-aligned.
+            assert_eq!(
+                unsafe { libc::mincore(base.cast(), len, r.as_mut_ptr()) },
+                0
+            );
+            r.iter().map(|b| b & 1).collect::<Vec<_>>()
+        };
+        // SAFETY: the writes and reads stay inside the mapping.
+        unsafe {
+            // Pages 0..8 and 40..48 dirty, the rest never touched.
+            base.write_bytes(0xa5, 8 * page);
+            base.add(40 * page).write_bytes(0xa5, 8 * page);
+            // From the middle of page 3 to the middle of page 60.
+            let (from, to) = (3 * page + 100, 60 * page + 7);
+            zero_lazily(base.add(from), to - from);
+            let after = residency();
+            for (i, resident) in after.iter().enumerate() {
+                let expect = u8::from(i < 8 || (40..48).contains(&i) || i == 60);
+                assert_eq!(*resident, expect, "page {i}");
+            }
+            let all = std::slice::from_raw_parts(base, len);
+            assert!(all[..from].iter().all(|b| *b == 0xa5));
+            assert!(all[from..to].iter().all(|b| *b == 0));
+            assert!(all[to..].iter().all(|b| *b == 0));
+            libc::munmap(base.cast(), len);
         }
     }
 
