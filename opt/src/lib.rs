@@ -191,7 +191,10 @@ pub fn prepare_pipeline(opt_level: OptLevel) -> Vec<&'static str> {
         // one-block loops and the preheaders LICM makes. Scalar promotion
         // before the vectorizer: a sum into `c[i]` over `j` becomes a
         // reduction it knows. Strength reduction after the vectorizer,
-        // which reads addresses as affine forms of the counters.
+        // which reads addresses as affine forms of the counters. Last,
+        // selects on a load's loop-carried address become branches again
+        // (`select-to-branch`: a binary search's next load then starts on
+        // a prediction); after `simplify-cfg`, which would fold them back.
         OptLevel::O2 | OptLevel::O3 => vec![
             "iv-widen",
             "split-offsets",
@@ -207,6 +210,7 @@ pub fn prepare_pipeline(opt_level: OptLevel) -> Vec<&'static str> {
             "loop-load-elim",
             "sccp",
             "simplify-cfg",
+            "select-to-branch",
         ],
     }
 }

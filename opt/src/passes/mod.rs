@@ -25,6 +25,7 @@ pub mod mark_parallel_loops;
 pub mod mem2reg;
 pub mod scalar_promotion;
 pub mod sccp;
+pub mod select_to_branch;
 pub mod serial_elision;
 pub mod serialize_tasks;
 pub mod simplify_cfg;
@@ -67,6 +68,7 @@ pub const ALL: &[(&str, Pass)] = &[
     ("split-offsets", split_offsets::run),
     ("strength-reduce", strength_reduce::run),
     ("vectorize", vectorize::run),
+    ("select-to-branch", select_to_branch::run),
     // Not in any `-O` pipeline: the driver runs it for `--serial`.
     ("serial-elision", serial_elision::run),
     // Not in any `-O` pipeline: the driver runs it for whole programs.
