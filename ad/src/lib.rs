@@ -117,6 +117,9 @@
 //! parts of one zeroed block per array and loop, `slab + k · stride`
 //! (`reverse/slabs.rs`): no allocation and no record per iteration
 //! (`AdOptions::task_shadow_callocs` makes them per iteration, an ablation).
+//! Outside loops and tasks, the derivative's copy of an `alloca` moves to
+//! the block that dominates its uses (`allocas.rs`): a branch's local gets
+//! its shadow (tape slots, in a split pair) only where the branch runs.
 //! The reverse of a parallel loop is a parallel loop in the same Tapir shape
 //! (so Tapir lowering spawns it divide-and-conquer) whose iteration `k`
 //! replays tape `k`; adjoint slots of the task's values are allocas of the
@@ -218,6 +221,7 @@
 //! --explain-ad` prints.
 
 pub mod activity;
+pub mod allocas;
 pub mod cache;
 pub mod checkpoint;
 pub mod explain;

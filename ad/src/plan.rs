@@ -318,6 +318,7 @@ impl Plan {
         crate::parallel::dedicate_exits(&mut p);
         crate::parallel::unify_syncs(&mut p);
         crate::cache::split_loop_exits(&mut p);
+        crate::allocas::sink_allocas(&mut p);
         let an = FunctionAnalyses::compute(&p);
         let inst_block: HashMap<Inst, Block> = p.placed_insts().map(|(b, i)| (i, b)).collect();
         let shared_globals = module

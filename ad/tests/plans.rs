@@ -558,3 +558,44 @@ fn plans_print_as_blessed() {
         &[Dup, Const],
     );
 }
+
+/// The block and instruction of the one 32-byte `alloca` of `p`.
+fn array_alloca(p: &parc_ir::Function) -> (parc_ir::Block, parc_ir::Inst) {
+    p.placed_insts()
+        .find(|&(_, i)| matches!(p.inst(i), parc_ir::InstKind::Alloca { size: 32, .. }))
+        .expect("the alloca of the array")
+}
+
+#[test]
+fn an_alloca_only_one_branch_uses_moves_into_that_branch() {
+    // `t` of the branch (in the entry, as the front end puts locals) is
+    // made where the branch runs, out of its loop: the calls that do not
+    // take the branch make no shadow of it (ad/src/allocas.rs). The
+    // primal keeps its placement.
+    let src = "double term(double *x, int i, int n) { double v = x[i]; \
+               if (v > 0.5) { double t[4]; for (int k = 0; k < 4; k++) t[k] = v * x[(i + k) % n]; \
+               return t[i % 4] + t[(i + 1) % 4] * v; } return v * v; }";
+    for level in [0, 1] {
+        let m = compile_opt(src, level);
+        let f = &m.funcs[m.func_by_name("term").expect("term exists")];
+        assert_eq!(
+            Some(array_alloca(f).0),
+            f.entry(),
+            "-O{level}: the primal's t is in its entry"
+        );
+        let p = plan(src, level, "term", &[Dup, Const, Const]);
+        let (b, t) = array_alloca(&p.p);
+        assert_ne!(Some(b), p.p.entry(), "-O{level}: t moved\n{p}");
+        let an = parc_ir::analysis::FunctionAnalyses::compute(&p.p);
+        assert_eq!(an.loops.depth(b), 0, "-O{level}: out of the k loop");
+        let t = p.p.result(t);
+        for (ub, i) in p.p.placed_insts() {
+            if p.p.inst(i).operands().into_iter().any(|v| Some(v) == t) {
+                assert!(
+                    an.domtree.dominates(b, ub),
+                    "-O{level}: t's block dominates its uses"
+                );
+            }
+        }
+    }
+}
