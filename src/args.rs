@@ -101,6 +101,10 @@ pub(crate) struct PpArgs {
     /// program: its functions but `main` become `static`, so a function
     /// called once is inlined where it is called and the functions `main`
     /// never reaches are not compiled.
+    /// `-fno-strict-aliasing`: a store of one type may modify an object of
+    /// another (C's effective-type rule, on by default as in gcc -O2 and
+    /// clang, lets a gradient read an `int` array again across `double`
+    /// stores through other pointers instead of recording it).
     /// The last of `-fX` and `-fno-X` wins.
     #[arg(short = 'f', value_name = "FEATURE", value_parser = [
         "openmp", "no-openmp",
@@ -109,6 +113,7 @@ pub(crate) struct PpArgs {
         "vectorize", "no-vectorize", "tree-vectorize", "no-tree-vectorize",
         "opt-info-vec", "opt-info-vec-optimized", "opt-info-vec-missed", "opt-info-vec-all",
         "whole-program", "no-whole-program",
+        "strict-aliasing", "no-strict-aliasing",
     ])]
     pub(crate) feature: Vec<String>,
     /// Every `-D` and `-U`, in command-line order (clap keeps each flag's
@@ -549,6 +554,7 @@ impl OptArgs {
             ad_before_opt: ad.ad_before_opt,
             ad_task_tape_headers: ad.ad_no_flat_tapes,
             ad_task_shadow_callocs: ad.ad_no_shadow_slabs,
+            ad_no_strict_aliasing: false,
             ad_checkpoint: ad.checkpoint(),
             serial: false,
             whole_program: false,

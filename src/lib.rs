@@ -98,6 +98,8 @@ pub struct Options {
     pub ad_task_tape_headers: bool,
     /// `--ad-no-shadow-slabs`: see `parc_ad::AdOptions`.
     pub ad_task_shadow_callocs: bool,
+    /// `-fno-strict-aliasing`: see `parc_ad::AdOptions`.
+    pub ad_no_strict_aliasing: bool,
     /// `--checkpoint N` / `--tape-budget BYTES` (see
     /// `parc_ad::checkpoint`).
     pub ad_checkpoint: Option<parc_ad::checkpoint::Request>,
@@ -594,6 +596,7 @@ fn pipeline(
             task_tape_headers: options.ad_task_tape_headers,
             task_shadow_callocs: options.ad_task_shadow_callocs,
             checkpoint: options.ad_checkpoint,
+            no_strict_aliasing: options.ad_no_strict_aliasing,
         };
         // Checkpointing bounds what a loop writes from SSA counters and
         // pointers; unoptimized (-O0, --ad-before-opt) they are still in

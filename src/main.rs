@@ -294,6 +294,7 @@ fn parc_object(args: &BuildArgs) -> ExitCode {
     let options = Options {
         library: true,
         pp: args.pp.options(),
+        ad_no_strict_aliasing: args.pp.last_of(&["strict-aliasing"]) == Some(false),
         ..args.opt.options(args.diag.color(), &args.ad)
     };
     let source = match read_source(file, options.color) {
@@ -502,6 +503,7 @@ fn run(args: RunArgs) -> ExitCode {
             && !args.opt.gcc.links_foreign_code(),
         gpu,
         pp: args.pp.options(),
+        ad_no_strict_aliasing: args.pp.last_of(&["strict-aliasing"]) == Some(false),
         passes: args.pp.passes(),
         ..args.opt.options(args.diag.color(), &args.ad)
     };
@@ -770,6 +772,7 @@ fn build_inputs(mut args: BuildArgs) -> ExitCode {
             && !args.opt.gcc.links_foreign_code(),
         gpu: args.emit == Emit::Ptx || embeds_ptx,
         pp: args.pp.options(),
+        ad_no_strict_aliasing: args.pp.last_of(&["strict-aliasing"]) == Some(false),
         passes: args.pp.passes(),
         ..args.opt.options(args.diag.color(), &args.ad)
     };

@@ -232,6 +232,7 @@ pub mod policy;
 pub mod readonly;
 pub mod reverse;
 pub mod rules;
+pub mod strict_aliasing;
 pub mod tape;
 pub mod tape_report;
 
@@ -261,6 +262,11 @@ pub struct AdOptions {
     /// segments of `N` iterations; `--tape-budget BYTES` cuts them into
     /// segments whose length is chosen at run time (see `checkpoint.rs`).
     pub checkpoint: Option<checkpoint::Request>,
+    /// `-fno-strict-aliasing`: a store of any type may modify memory of
+    /// any other (without it, C's effective-type rule lets the reverse
+    /// load an `int` array again across `double` stores through other
+    /// pointers instead of recording it: `strict_aliasing.rs`).
+    pub no_strict_aliasing: bool,
 }
 
 /// How a target runs the threads of one kernel block, which decides

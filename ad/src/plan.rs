@@ -256,6 +256,9 @@ pub struct Facts {
     pub one_d_body: bool,
     /// The memory no code of the run writes (`readonly.rs`).
     pub readonly: ReadOnly,
+    /// C's effective-type rule holds (`strict_aliasing.rs`; off with
+    /// `-fno-strict-aliasing`).
+    pub strict_aliasing: bool,
 }
 
 pub(crate) fn err(p: &Function, inst: Option<Inst>, message: impl Into<String>) -> AdError {
@@ -352,7 +355,7 @@ impl Plan {
             spawn_par.extend(sp.cont_blocks.iter().copied());
         }
         let counted = crate::cache::counted_loops(&p, &an, &ploops);
-        let writes = Writes::compute(&p, &act);
+        let writes = Writes::compute(&p, &act, facts.strict_aliasing);
         let rpo = an.cfg.rpo().to_vec();
         let mut plan = Plan {
             in_place: in_place_updates(&p, &act),

@@ -21,10 +21,13 @@
 //! functions without a body, launches, calls through pointers) *kills*
 //! the origins of its pointer, and those of the parameters of the same
 //! requested function that may point into the same object (neither is
-//! `restrict`). A parameter of the run is [`ReadOnly`] if nothing killed
-//! it.
+//! `restrict`), for the loads of types those writes may modify
+//! (`strict_aliasing.rs`: a `double` store through one parameter leaves
+//! an `int` array another points to as it was). A parameter of the run
+//! is [`ReadOnly`] for a load's type if nothing killed it for that type.
 
 use crate::activity::{ActivityInfo, Root};
+use crate::strict_aliasing::WriteTypes;
 use parc_ir::analysis::ControlFlowGraph;
 use parc_ir::intrinsic::Extent;
 use parc_ir::{Activity, FuncId, Function, GlobalId, InstKind, Module, Type, Value};
@@ -46,18 +49,20 @@ enum Origin {
 /// What one function of the run may reload (see the module doc).
 #[derive(Clone, Debug, Default)]
 pub struct ReadOnly {
-    /// Per parameter: its memory is never written in the run.
-    params: Vec<bool>,
+    /// Per parameter: `None` if its memory may be written in the run,
+    /// else the writes that may reach it through other pointers (a load
+    /// of a type none of them may modify reads what the forward read).
+    params: Vec<Option<WriteTypes>>,
     /// The run writes no memory but what it allocates itself: what is
     /// loaded through read-only pointers, and globals, is read-only too.
     deep: bool,
 }
 
 impl ReadOnly {
-    /// True if the memory `ptr` (a value of `func`, whose roots `act`
-    /// gives) points to is never written in the run.
-    pub fn unchanged(&self, func: &Function, act: &ActivityInfo, ptr: Value) -> bool {
-        self.unchanged_rec(func, act, ptr, &mut HashSet::new())
+    /// True if what a load of type `ty` through `ptr` (a value of `func`,
+    /// whose roots `act` gives) reads is never written in the run.
+    pub fn unchanged(&self, func: &Function, act: &ActivityInfo, ptr: Value, ty: Type) -> bool {
+        self.unchanged_rec(func, act, ptr, ty, &mut HashSet::new())
     }
 
     fn unchanged_rec(
@@ -65,6 +70,7 @@ impl ReadOnly {
         func: &Function,
         act: &ActivityInfo,
         ptr: Value,
+        ty: Type,
         seen: &mut HashSet<Value>,
     ) -> bool {
         if !seen.insert(ptr) {
@@ -74,12 +80,16 @@ impl ReadOnly {
         let all = act.roots(ptr).all(|r| {
             any = true;
             match r {
-                Root::Param(k) => self.params.get(k as usize).copied().unwrap_or(false),
+                Root::Param(k) => self
+                    .params
+                    .get(k as usize)
+                    .and_then(Option::as_ref)
+                    .is_some_and(|w| !w.may_modify(ty)),
                 Root::Global => self.deep,
                 Root::Loaded(l) => {
                     self.deep
                         && matches!(func.inst(l), InstKind::Load(from)
-                            if self.unchanged_rec(func, act, *from, seen))
+                            if self.unchanged_rec(func, act, *from, Type::Ptr, seen))
                 }
                 _ => false,
             }
@@ -89,8 +99,9 @@ impl ReadOnly {
 }
 
 /// The read-only memory of each function reached from `requested` (the
-/// primals of the module's gradient requests).
-pub fn analyze(module: &Module, requested: &[FuncId]) -> HashMap<FuncId, ReadOnly> {
+/// primals of the module's gradient requests); `strict`: C's
+/// effective-type rule holds (no `-fno-strict-aliasing`).
+pub fn analyze(module: &Module, requested: &[FuncId], strict: bool) -> HashMap<FuncId, ReadOnly> {
     // The functions of the run, with their pointer roots.
     let shared: HashSet<GlobalId> = module
         .globals
@@ -158,25 +169,24 @@ pub fn analyze(module: &Module, requested: &[FuncId]) -> HashMap<FuncId, ReadOnl
             break;
         }
     }
-    // The writes.
-    let mut killed: HashSet<Origin> = HashSet::new();
-    let mut kill_all = false;
+    // The writes: origins written directly, the types written through
+    // each, and those of writes through other pointers (`elsewhere`).
+    let mut direct: HashMap<Origin, WriteTypes> = HashMap::new();
+    let mut elsewhere = WriteTypes::default();
     for &f in &funcs {
         let (func, act) = (&module.funcs[f], &acts[&f]);
-        let mut kill = |p: Value| {
+        let mut kill = |p: Value, ty: Option<Type>| {
             for o in origins(func, act, &params, f, p) {
                 match o {
-                    Origin::Top(..) => {
-                        killed.insert(o);
-                    }
-                    Origin::Deep | Origin::Other => kill_all = true,
+                    Origin::Top(..) => direct.entry(o).or_default().add(ty, strict),
+                    Origin::Deep | Origin::Other => elsewhere.add(ty, strict),
                 }
             }
         };
         let mut everything = false;
         for (_, i) in func.placed_insts() {
             match func.inst(i) {
-                InstKind::Store { ptr, .. } => kill(*ptr),
+                InstKind::Store { ptr, value } => kill(*ptr, Some(func.value_type(*value))),
                 InstKind::Intrinsic { op, args } => {
                     let effects = op.effects();
                     if effects.any_memory {
@@ -194,7 +204,7 @@ pub fn analyze(module: &Module, requested: &[FuncId]) -> HashMap<FuncId, ReadOnl
                         };
                         for p in ptrs {
                             if func.value_type(p) == Type::Ptr {
-                                kill(p);
+                                kill(p, None);
                             }
                         }
                     }
@@ -206,25 +216,45 @@ pub fn analyze(module: &Module, requested: &[FuncId]) -> HashMap<FuncId, ReadOnl
                 _ => {}
             }
         }
-        kill_all |= everything;
+        if everything {
+            elsewhere.extend(&WriteTypes::anything());
+        }
     }
     // Parameters of one requested function may point into one object
-    // unless either is `restrict`: a write through one kills the others.
-    let direct: Vec<Origin> = killed.iter().copied().collect();
-    for o in direct {
-        let Origin::Top(f, k) = o else { continue };
+    // unless either is `restrict`: a write through one may modify what
+    // the others point to (for the loads of types it may modify).
+    let mut aliased: HashMap<Origin, WriteTypes> = HashMap::new();
+    for (o, types) in &direct {
+        let Origin::Top(f, k) = *o else { continue };
         let func = &module.funcs[f];
         for (j, &ty) in func.sig.params.iter().enumerate() {
-            if ty == Type::Ptr && !func.param_noalias(k as usize) && !func.param_noalias(j) {
-                killed.insert(Origin::Top(f, j as u32));
+            if j as u32 != k
+                && ty == Type::Ptr
+                && !func.param_noalias(k as usize)
+                && !func.param_noalias(j)
+            {
+                aliased
+                    .entry(Origin::Top(f, j as u32))
+                    .or_default()
+                    .extend(types);
             }
         }
     }
-    let deep = !kill_all && killed.is_empty();
-    let frozen = |o: &Origin| match o {
-        Origin::Top(..) => !kill_all && !killed.contains(o),
-        Origin::Deep => deep,
-        Origin::Other => false,
+    let deep = direct.is_empty() && elsewhere.is_empty();
+    // What may modify memory of origin `o` other than writes through it
+    // (`None`: written through it, or unknown).
+    let reaching = |o: &Origin| -> Option<WriteTypes> {
+        match o {
+            Origin::Top(..) if !direct.contains_key(o) => {
+                let mut w = elsewhere.clone();
+                if let Some(a) = aliased.get(o) {
+                    w.extend(a);
+                }
+                Some(w)
+            }
+            Origin::Deep if deep => Some(WriteTypes::default()),
+            _ => None,
+        }
     };
     funcs
         .iter()
@@ -232,9 +262,12 @@ pub fn analyze(module: &Module, requested: &[FuncId]) -> HashMap<FuncId, ReadOnl
             let n = module.funcs[f].sig.params.len();
             let ps = (0..n as u32)
                 .map(|k| {
-                    params
-                        .get(&(f, k))
-                        .is_some_and(|os| !os.is_empty() && os.iter().all(frozen))
+                    let os = params.get(&(f, k)).filter(|os| !os.is_empty())?;
+                    let mut w = WriteTypes::default();
+                    for o in os {
+                        w.extend(&reaching(o)?);
+                    }
+                    Some(w)
                 })
                 .collect();
             (f, ReadOnly { params: ps, deep })

@@ -140,6 +140,8 @@ pub struct Ctx {
     pub flat_task_tapes: bool,
     /// Not [`crate::AdOptions::task_shadow_callocs`].
     pub shadow_slabs: bool,
+    /// Not [`crate::AdOptions::no_strict_aliasing`].
+    pub strict_aliasing: bool,
     /// Split pairs declared but not generated yet: `(primal, pair)`.
     pub queue: Vec<(FuncId, Pair)>,
     pub sites: Vec<crate::AccumulationSite>,
@@ -157,7 +159,7 @@ impl Ctx {
     /// declares the tape's helpers in `m`.
     pub fn new(m: &mut Module, options: &crate::AdOptions, primals: &[FuncId]) -> Ctx {
         Ctx {
-            readonly: crate::readonly::analyze(m, primals),
+            readonly: crate::readonly::analyze(m, primals, !options.no_strict_aliasing),
             tape: crate::tape::ensure_helpers(m),
             acc: crate::tape::ensure_acc(m),
             pairs: HashMap::new(),
@@ -167,6 +169,7 @@ impl Ctx {
             block_threads: options.block_threads,
             flat_task_tapes: !options.task_tape_headers,
             shadow_slabs: !options.task_shadow_callocs,
+            strict_aliasing: !options.no_strict_aliasing,
             queue: Vec::new(),
             sites: Vec::new(),
             tapes: Vec::new(),

@@ -14,6 +14,7 @@ const CONCURRENT: AdOptions = AdOptions {
     task_tape_headers: false,
     task_shadow_callocs: false,
     checkpoint: None,
+    no_strict_aliasing: false,
 };
 
 /// The classes of the sites at source line `line`.

@@ -23,6 +23,7 @@ fn plan_of(src: &str, level: u8, f: &str, acts: &[Activity]) -> Result<Plan, par
             launch_body: false,
             one_d_body: false,
             readonly: Default::default(),
+            strict_aliasing: true,
         },
     )
 }
@@ -315,6 +316,7 @@ fn a_split_pair_records_what_its_caller_may_overwrite() {
         launch_body: false,
         one_d_body: false,
         readonly: Default::default(),
+        strict_aliasing: true,
     };
     let acts = [Dup, Dup, Const];
     let combined = Plan::build(&m, primal, &acts, Mode::Combined, facts()).expect("plan");

@@ -27,7 +27,10 @@
 //!   touch) reads the same value again in the reverse sweep. A `restrict`
 //!   parameter (`noalias` in parir) nothing writes through counts as
 //!   unwritten even when other pointers are written: C makes it undefined
-//!   for another pointer to modify what it points to.
+//!   for another pointer to modify what it points to. So does C's
+//!   effective-type rule for a load of a type that none of the writes
+//!   through other pointers may modify (`strict_aliasing.rs`: the `int`
+//!   indices of a gather are not overwritten by its `double` stores).
 //!
 //! A value the reverse cannot get that way is recorded, or rather the
 //! cheapest set of values it can be recomputed from is: a minimum vertex
@@ -58,7 +61,8 @@ use recompute::{BLOCK_PARAMETER, is_pure, reload_why, repeats};
 
 use crate::activity::{ActivityInfo, Root, branch_dests};
 use crate::plan::{Mode, Plan};
-use parc_ir::{BinaryOp, Block, Function, InstKind, Intrinsic, Value, ValueDef};
+use crate::strict_aliasing::WriteTypes;
+use parc_ir::{BinaryOp, Block, Function, InstKind, Intrinsic, Type, Value, ValueDef};
 use std::collections::{HashMap, HashSet};
 
 /// The memory a function writes, for deciding which loads the reverse
@@ -68,6 +72,8 @@ pub struct Writes {
     /// Memory reachable from outside the function (parameters, globals,
     /// loaded pointers) may be written.
     external: bool,
+    /// The types of those writes.
+    external_types: WriteTypes,
     /// `restrict` pointer parameters that nothing writes through and whose
     /// value is not stored to memory (where a loaded copy would be based
     /// on it): no other pointer may modify what they point to.
@@ -75,9 +81,11 @@ pub struct Writes {
 }
 
 impl Writes {
-    pub fn compute(p: &Function, act: &ActivityInfo) -> Writes {
+    /// `strict`: C's effective-type rule holds (`strict_aliasing.rs`).
+    pub fn compute(p: &Function, act: &ActivityInfo, strict: bool) -> Writes {
         let mut roots = HashSet::new();
         let mut external = false;
+        let mut external_types = WriteTypes::default();
         let mut stored = HashSet::new();
         for (_, i) in p.placed_insts() {
             if let InstKind::Store { value, .. } = p.inst(i)
@@ -86,16 +94,17 @@ impl Writes {
                 stored.extend(act.roots(*value));
             }
             let dest = match p.inst(i) {
-                InstKind::Store { ptr, .. } => Some(*ptr),
+                InstKind::Store { ptr, value } => Some((*ptr, Some(p.value_type(*value)))),
                 InstKind::Intrinsic { op, args } => match op {
                     Intrinsic::Memcpy
                     | Intrinsic::Memset
                     | Intrinsic::Free
                     | Intrinsic::Realloc
-                    | Intrinsic::AtomicAdd => args.first().copied(),
+                    | Intrinsic::AtomicAdd => args.first().map(|&a| (a, None)),
                     Intrinsic::CudaMemcpy(_) | Intrinsic::CudaFree | Intrinsic::CudaMalloc => {
                         external = true;
-                        args.first().copied()
+                        external_types.add(None, strict);
+                        args.first().map(|&a| (a, None))
                     }
                     _ => None,
                 },
@@ -103,6 +112,7 @@ impl Writes {
                     // A callee may write through its pointer arguments and
                     // to any memory it can reach.
                     external = true;
+                    external_types.add(None, strict);
                     for &a in args {
                         if p.value_type(a) == parc_ir::Type::Ptr {
                             roots.extend(act.roots(a));
@@ -112,21 +122,18 @@ impl Writes {
                 }
                 InstKind::Launch { .. } => {
                     external = true;
+                    external_types.add(None, strict);
                     None
                 }
                 _ => None,
             };
-            if let Some(d) = dest {
+            if let Some((d, ty)) = dest {
+                if act.roots(d).any(|r| is_external(&r)) {
+                    external = true;
+                    external_types.add(ty, strict);
+                }
                 roots.extend(act.roots(d));
             }
-        }
-        if roots.iter().any(|r| {
-            matches!(
-                r,
-                Root::Param(_) | Root::Global | Root::Loaded(_) | Root::Returned(_) | Root::Unknown
-            )
-        }) {
-            external = true;
         }
         let restricted = (0..p.sig.params.len() as u32)
             .filter(|&k| {
@@ -137,24 +144,37 @@ impl Writes {
         Writes {
             roots,
             external,
+            external_types,
             restricted,
         }
     }
 
-    /// True if no write of the function can change what `ptr` points to.
-    pub fn unchanged(&self, act: &ActivityInfo, ptr: Value) -> bool {
+    /// True if no write of the function can change what a load of type
+    /// `ty` through `ptr` reads.
+    pub fn unchanged(&self, act: &ActivityInfo, ptr: Value, ty: Type) -> bool {
         let mut any = false;
         let ok = act.roots(ptr).all(|r| {
             any = true;
             match r {
                 Root::Param(k) if self.restricted.contains(&k) => true,
-                Root::Param(_) | Root::Global => !self.external,
+                Root::Param(_) | Root::Global => {
+                    !self.external
+                        || !self.roots.contains(&r) && !self.external_types.may_modify(ty)
+                }
                 Root::Alloca(_) | Root::Heap(_) | Root::Shared(_) => !self.roots.contains(&r),
                 Root::Loaded(_) | Root::Returned(_) | Root::Unknown => false,
             }
         });
         any && ok
     }
+}
+
+/// Memory reachable from outside the function.
+fn is_external(r: &Root) -> bool {
+    matches!(
+        r,
+        Root::Param(_) | Root::Global | Root::Loaded(_) | Root::Returned(_) | Root::Unknown
+    )
 }
 
 // ----- record or recompute, as the reverse walk asks (see `needs.rs`)
@@ -580,7 +600,7 @@ impl Sweep<'_> {
         let InstKind::Load(ptr) = self.plan.p.inst(i) else {
             return false;
         };
-        reload_why(self.plan, *ptr).is_some()
+        reload_why(self.plan, *ptr, self.plan.p.value_type(r)).is_some()
     }
 
     /// The join `b`'s way in as the plan recomputes it from a branch

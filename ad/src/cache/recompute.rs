@@ -14,7 +14,7 @@
 
 use super::{Iv, is_position};
 use crate::plan::{Mode, Plan};
-use parc_ir::{Block, InstKind, Intrinsic, Value};
+use parc_ir::{Block, InstKind, Intrinsic, Type, Value};
 use std::collections::HashMap;
 
 /// True for the instructions the reverse computes again on their operands
@@ -121,7 +121,7 @@ pub(crate) fn plan_recompute(plan: &Plan) -> HashMap<Value, Recompute> {
             } else {
                 match kind {
                     _ if is_pure(kind) => Recompute::FromOperands,
-                    InstKind::Load(ptr) => match reload_why(plan, *ptr) {
+                    InstKind::Load(ptr) => match reload_why(plan, *ptr, p.value_type(r)) {
                         Some(why) => Recompute::Reload(why),
                         None => Recompute::Record(Some(
                             "memory that may be overwritten before the reverse reads it".into(),
@@ -159,14 +159,15 @@ pub(crate) fn repeats(how: &Recompute) -> bool {
     )
 }
 
-/// Why a load through primal pointer `ptr` may be read again in the
-/// reverse, if it may: memory no code of the run writes (`readonly.rs`),
-/// or, in combined mode, memory this function does not write (in split
-/// mode the caller runs between `.aug` and `.rev`).
-pub(crate) fn reload_why(plan: &Plan, ptr: Value) -> Option<&'static str> {
-    if plan.readonly.unchanged(&plan.p, &plan.act, ptr) {
+/// Why a load of type `ty` through primal pointer `ptr` may be read
+/// again in the reverse, if it may: memory no code of the run writes
+/// (`readonly.rs`), or, in combined mode, memory this function does not
+/// write (in split mode the caller runs between `.aug` and `.rev`);
+/// either as far as C's effective-type rule tells (`strict_aliasing.rs`).
+pub(crate) fn reload_why(plan: &Plan, ptr: Value, ty: Type) -> Option<&'static str> {
+    if plan.readonly.unchanged(&plan.p, &plan.act, ptr, ty) {
         Some("no code of the run writes its memory")
-    } else if plan.mode == Mode::Combined && plan.writes.unchanged(&plan.act, ptr) {
+    } else if plan.mode == Mode::Combined && plan.writes.unchanged(&plan.act, ptr, ty) {
         Some("the function does not write its memory")
     } else {
         None

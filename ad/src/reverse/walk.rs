@@ -52,6 +52,7 @@ pub(super) fn plan(
         launch_body: launches::kernel_of_body(&module.funcs[primal].name).is_some(),
         one_d_body: ctx.one_d_bodies.contains(&primal),
         readonly: ctx.readonly.get(&primal).cloned().unwrap_or_default(),
+        strict_aliasing: ctx.strict_aliasing,
     };
     let mut plan = Plan::build(module, primal, acts, mode, facts)?;
     let shared_shadow = plan
