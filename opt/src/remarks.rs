@@ -90,7 +90,21 @@ impl Remark {
                 },
                 Style::Parc,
             ) => format!(
-                "vectorized: {lanes} iterations at once ({vector}){}{}; {}",
+                "vectorized: {lanes} iterations at once ({vector}){}{}{}; {}",
+                if cost.unroll > 1 {
+                    format!(
+                        ", interleaved by {} ({} iterations per vector-loop iteration{})",
+                        cost.unroll,
+                        cost.unroll * lanes,
+                        if cost.chain > 0 {
+                            ", an accumulator per copy"
+                        } else {
+                            ""
+                        }
+                    )
+                } else {
+                    String::new()
+                },
                 if *checked {
                     ", behind run-time tests (else the scalar loop runs)"
                 } else {
@@ -130,9 +144,10 @@ impl Remark {
             (Outcome::Unprofitable { .. }, Style::GccMissed) => {
                 "missed: not vectorized: vectorization not profitable.".to_string()
             }
-            (Outcome::Vectorized { lanes, .. }, Style::ClangPassed) => format!(
-                "remark: vectorized loop (vectorization width: {lanes}, interleaved count: 1) \
-                 [-Rpass=loop-vectorize]"
+            (Outcome::Vectorized { lanes, cost, .. }, Style::ClangPassed) => format!(
+                "remark: vectorized loop (vectorization width: {lanes}, interleaved count: {}) \
+                 [-Rpass=loop-vectorize]",
+                cost.unroll
             ),
             (Outcome::Vectorized { vector, .. }, Style::GccOptimized) => format!(
                 "optimized: loop vectorized using {} byte vectors",
@@ -155,9 +170,23 @@ impl Remark {
 
 /// The cost model's figures, in words.
 fn figures(cost: &Estimate) -> String {
+    let interleaved = if cost.unroll > 1 {
+        format!(
+            ", {} per {} interleaved",
+            cost.unrolled,
+            cost.unroll * cost.lanes
+        )
+    } else {
+        String::new()
+    };
+    let chain = if cost.chain > 0 {
+        format!(" (a reduction's chain: {} per iteration)", cost.chain)
+    } else {
+        String::new()
+    };
     format!(
-        "cost model: {} per iteration scalar, {} per {} iterations in vectors, {} to enter \
-         them: vectors from {} iterations on",
+        "cost model: {} per iteration scalar, {} per {} iterations in vectors{interleaved}{chain}, \
+         {} to enter them: vectors from {} iterations on",
         cost.scalar, cost.vector, cost.lanes, cost.setup, cost.min_trip
     )
 }

@@ -16,7 +16,9 @@
 //!   is (LICM hoisted what it could; a load stays when the loop stores and
 //!   may overwrite it), and once before the vector loop;
 //! - each loop pays [`LOOP`] per iteration for its test and branch, and 1
-//!   per counter (the vector loop has one more).
+//!   per counter (the vector loop has one more, unless it tests the
+//!   loop's own 64-bit counter against its value at the vector loop's
+//!   end).
 //!
 //! Address arithmetic that x86's addressing modes absorb (`ptradd`, shifts
 //! by up to 3) and truncations cost nothing.
@@ -37,8 +39,25 @@
 //! two overlap tests: the vector path was slower up to `m = 5` and
 //! faster from `m = 6` on, which the model reproduces (`S = 10`, `V = 10`,
 //! `C = 28`: from 6 on).
+//!
+//! # Interleaving
+//! The vector loop may run two copies of its body per iteration
+//! ([`Estimate::unroll`] = 2, as clang's interleave count): the copies
+//! share one test, branch and counter step, and each reduction gets a
+//! second accumulator, so that two chains of it run side by side. One
+//! iteration of a loop costs the larger of its instructions' cost and the
+//! latency of its longest reduction chain (`L`, [`chain_latency`]: a
+//! float sum waits for the previous one's result), so with `O` the loop's
+//! own overhead (test, branch, counters), `2 W` iterations cost `2 max(V,
+//! L)` in a plain vector loop and `max(2 V - O, L)` interleaved. The
+//! saving `D` buys a longer remainder: the scalar loop then runs up to
+//! `2 W - 1` iterations instead of `W - 1`, `W / 2` more on average, so a
+//! loop is interleaved when its trip count is unknown or at least `W^2
+//! S / D`, and when its body has at most [`MAX_INTERLEAVED`] instructions
+//! (each is copied once more).
 
 use super::plan::{Plan, Shape};
+use super::reduction::Reduction;
 use parc_ir::{BinaryOp, CastOp, Function, InstKind, IntCC, Intrinsic, Type, Value};
 use std::collections::HashSet;
 
@@ -52,6 +71,8 @@ const SETUP: u32 = 12;
 const PER_CHECK: u32 = 8;
 /// One no-wrap test of a 32-bit index.
 const PER_WRAP: u32 = 6;
+/// The most instructions a vector body may have to be interleaved.
+const MAX_INTERLEAVED: usize = 32;
 
 /// What the model says of one loop.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -63,8 +84,18 @@ pub struct Estimate {
     pub lanes: u32,
     /// Entering the vector path, once per run of the loop.
     pub setup: u32,
+    /// The latency of the loop's longest reduction chain, per iteration
+    /// (0 without reductions).
+    pub chain: u32,
+    /// Copies of the body per vector-loop iteration (1, or 2 when
+    /// interleaved).
+    pub unroll: u32,
+    /// One iteration of the vector loop as made (`unroll * lanes` scalar
+    /// iterations), latency included.
+    pub unrolled: u32,
     /// The fewest iterations for which the vector path is taken (at least
-    /// `lanes`; meaningless when the loop does not [`pay`](Self::pays)).
+    /// `unroll * lanes`; meaningless when the loop does not
+    /// [`pay`](Self::pays)).
     pub min_trip: u64,
 }
 
@@ -75,10 +106,12 @@ impl Estimate {
     }
 }
 
-/// The model's estimate for the loop of `p`.
-pub(super) fn estimate(func: &Function, p: &Plan) -> Estimate {
+/// The model's estimate for the loop of `p`, whose trip count is the
+/// constant `trips` if known.
+pub(super) fn estimate(func: &Function, p: &Plan, trips: Option<u64>) -> Estimate {
     let shape = |v: Value| p.shapes.get(&v).copied().unwrap_or(Shape::Uniform);
     let body = func.block_insts(p.body);
+    let copied = p.header_extras.len() + body.len().saturating_sub(1);
     let insts = p
         .header_extras
         .iter()
@@ -93,7 +126,9 @@ pub(super) fn estimate(func: &Function, p: &Plan) -> Estimate {
         .filter_map(|k| back_edge_args(func, p).and_then(|a| a.get(k).copied()))
         .collect();
     let counters = steps.len() as u32;
-    let (mut scalar, mut vector) = (LOOP + counters, LOOP + counters + 1);
+    // The vector loop tests the loop's counter, or one of its own.
+    let own = u32::from(p.own_counter(func).is_none());
+    let (mut scalar, mut vector) = (LOOP + counters, LOOP + counters + own);
     // Each reduction: its vector's start, and its lanes combined after.
     let mut setup = SETUP
         + PER_CHECK * p.checks.len() as u32
@@ -140,18 +175,62 @@ pub(super) fn estimate(func: &Function, p: &Plan) -> Estimate {
             }
         }
     }
+    let chain = p
+        .reductions
+        .values()
+        .map(|&(red, _)| chain_latency(red))
+        .max()
+        .unwrap_or(0);
     let mut e = Estimate {
         scalar,
         vector,
         lanes: p.lanes,
         setup,
+        chain,
+        unroll: 1,
+        unrolled: vector.max(chain),
         min_trip: u64::MAX,
     };
-    if e.pays() {
-        let (w, saving) = (u64::from(p.lanes), u64::from(scalar * p.lanes - vector));
-        e.min_trip = (u64::from(setup) * w / saving + 1).max(w);
+    if !e.pays() {
+        return e;
     }
+    // Interleaving: the vector loop's overhead is its test and branch and
+    // its counters' steps.
+    let overhead = LOOP + counters + own;
+    let interleaved = (2 * vector - overhead).max(chain);
+    let saving = 2 * vector.max(chain) - interleaved;
+    // The scalar loop waits for its reductions' chains too.
+    let per_scalar = u64::from(scalar.max(chain));
+    let w = u64::from(p.lanes);
+    let long = |n: u64| n.saturating_mul(u64::from(saving)) >= w * w * per_scalar;
+    if saving > 0 && copied <= MAX_INTERLEAVED && trips.is_none_or(long) {
+        e.unroll = 2;
+        e.unrolled = interleaved;
+        // Each reduction's second accumulator: its start and one more
+        // combination.
+        e.setup += 2 * p.reductions.len() as u32;
+    }
+    // `n` iterations cost `n S` scalar, `C + n U / (u W)` in vectors.
+    let lanes = u64::from(e.unroll) * w;
+    let (total, one) = (lanes * per_scalar, u64::from(e.unrolled));
+    e.min_trip = match total.checked_sub(one) {
+        Some(saving) if saving > 0 => (u64::from(e.setup) * lanes / saving + 1).max(lanes),
+        _ => u64::MAX,
+    };
     e
+}
+
+/// The latency, in rough cycles, of one step of a reduction's chain: the
+/// time from one iteration's value to the next's.
+fn chain_latency(red: Reduction) -> u32 {
+    match red {
+        Reduction::Op(BinaryOp::Fadd | BinaryOp::Fsub | BinaryOp::Fmul) => 4,
+        Reduction::Op(BinaryOp::Imul) => 3,
+        Reduction::Op(_) => 1,
+        // A compare and a blend.
+        Reduction::MinMax { float: true, .. } => 4,
+        Reduction::MinMax { .. } => 2,
+    }
 }
 
 /// The arguments the loop's back edge passes to the header.

@@ -78,7 +78,10 @@
 //! the scalar iterations it does, and the vector path, whose tests and
 //! set-up cost once per run of the loop, is taken only from a number of
 //! iterations on (tested before the loop; a constant trip count below it
-//! leaves the loop scalar, `not-profitable`).
+//! leaves the loop scalar, `not-profitable`). It also chooses whether the
+//! vector loop runs two copies of its body per iteration (interleaving:
+//! one test and counter step for both, and two chains for each
+//! reduction).
 //!
 //! # Dependences
 //! Addresses are linear forms over atoms (values the form does not look
@@ -102,22 +105,33 @@
 //!
 //! # The rewrite
 //! ```text
-//! P:  n = trip count; nv = n & -W;  brif n >= T, C, R(inits)
+//! P:  n = trip count; nv = n & -(U*W); brif n >= T, C, R(inits)
 //! C:  overlap tests;                brif ok, V, R(inits)   (no C without tests)
-//! V:  uniform values; splats;       jump VH(inits, 0)
-//! VH(ivs, k):                       brif k <u nv, VB, X
-//! VB: the body on vectors; ivs + W*c, k + W; jump VH(..)
+//! V:  uniform values; splats; e = i0 + nv*s; jump VH(inits, 0)
+//! VH(ivs, k):                       brif i != e, VB, X     (or k <u nv)
+//! VB: the body on vectors, U times; ivs + U*W*c, k + U*W; jump VH(..)
 //! X:  reductions' lanes combined;   jump R(ivs)
 //! R(ivs):                           jump H(ivs)            (the original loop)
 //! ```
-//! `T` is the cost model's minimum trip count, at least `W` (the guard
-//! is `nv != 0` when it is `W`).
+//! `T` is the cost model's minimum trip count, at least `U*W` (the guard
+//! is `nv != 0` when it is `U*W`). `U`, the interleave count, is 1 or 2
+//! (the cost model's choice, `cost.rs`): with 2 the vector body runs
+//! twice per iteration, the second copy on the `W` iterations after the
+//! first's (its addresses the first's plus `W` strides), as the next
+//! iteration of the plain vector loop would; each reduction then has an
+//! accumulator per copy (parameters of `VH` after the counters), combined
+//! lane by lane in `X` before the lanes are. The vector loop tests the
+//! loop's own counter `i` (step `s`) against its value after `nv`
+//! iterations, `e`, when that counter is 64-bit (`e` cannot wrap: the
+//! scalar loop's last step, further on, does not); otherwise it counts
+//! with `k` of its own.
 //! The body's uniform values (pure, or loads of elements no store of
 //! the loop touches, by the tests) are computed once, in `V`: the vector
 //! loop runs at least one iteration, so nothing runs that the scalar loop
 //! would not.
 //! A reduction's vector starts as the splat of `OP`'s identity; `X`
-//! combines its lanes (`reduce_OP`) and the initial value.
+//! combines its lanes (`reduce_OP`) and the initial value (after the
+//! copies' accumulators).
 //! Each lane computes exactly the scalar iteration's value with the same
 //! operations, so the results are bit-identical to the scalar loop's
 //! (floats included), except for float reductions under
@@ -226,8 +240,8 @@ pub fn run_function(func: &mut Function, options: &PassOptions, report: &mut Rep
             }
             match plan::plan(func, &an, lp, options) {
                 Ok(p) => {
-                    let cost = cost::estimate(func, &p);
                     let trips = p.counted.constant(func);
+                    let cost = cost::estimate(func, &p, trips);
                     if !cost.pays() || trips.is_some_and(|n| n < cost.min_trip) {
                         report.unprofitable(loc, p.vector, cost, trips);
                         continue;
@@ -239,7 +253,7 @@ pub fn run_function(func: &mut Function, options: &PassOptions, report: &mut Rep
             }
         }
         let Some((p, cost, loc)) = found else { break };
-        let vheader = rewrite::rewrite(func, &p, cost.min_trip);
+        let vheader = rewrite::rewrite(func, &p, cost.min_trip, cost.unroll);
         done.insert(vheader);
         let checked = !p.checks.is_empty() || !p.wraps.is_empty();
         report.vectorized += 1;

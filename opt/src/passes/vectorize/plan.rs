@@ -417,6 +417,22 @@ pub(super) fn plan(
     })
 }
 
+impl Plan {
+    /// The position in `ivs` of the loop's own counter when the vector
+    /// loop can test it instead of a counter of its own: a 64-bit one
+    /// (whose value after the vector loop, its initial value plus `nv`
+    /// steps, cannot wrap: the scalar loop's last step, further on, does
+    /// not).
+    pub(super) fn own_counter(&self, func: &Function) -> Option<usize> {
+        self.ivs.iter().position(|&(v, step)| {
+            v == self.counted.iv
+                && step == self.counted.step
+                && func.value_type(v) == Type::I64
+                && !self.reductions.contains_key(&v)
+        })
+    }
+}
+
 pub(super) fn stride(s: Shape) -> i64 {
     match s {
         Shape::Affine(k) => k,

@@ -3,10 +3,11 @@
 //! with the original loop left as the remainder.
 
 use super::dependence::Extent;
-use super::plan::{Plan, Shape};
+use super::plan::{Plan, Shape, stride};
 use super::reduction::{Reduction, combiner, identity};
 use parc_ir::{
-    BinaryOp, Block, BlockCall, CastOp, Function, Inst, InstKind, IntCC, Type, Value, ValueDef,
+    BinaryOp, Block, BlockCall, CastOp, Function, Inst, InstKind, IntCC, SrcLoc, Type, Value,
+    ValueDef,
 };
 use std::collections::{HashMap, HashSet};
 
@@ -46,6 +47,41 @@ fn rebuild(
     r
 }
 
+/// Copy `lanes` iterations on of the affine loop value `v` (whose values
+/// in the vector loop's copy 0 `first` maps to), computed in `block`:
+/// copy 0's plus `lanes` strides.
+fn moved(
+    func: &mut Function,
+    block: Block,
+    first: &HashMap<Value, Value>,
+    v: Value,
+    lanes: u32,
+    sh: Shape,
+    loc: SrcLoc,
+) -> Value {
+    let base = first.get(&v).copied().unwrap_or(v);
+    let by = stride(sh).wrapping_mul(i64::from(lanes));
+    if by == 0 {
+        return base;
+    }
+    let ty = func.value_type(base);
+    let (cty, kind): (Type, fn(Value, Value) -> InstKind) = if ty == Type::Ptr {
+        (Type::I64, InstKind::PtrAdd)
+    } else {
+        (ty, |a, b| InstKind::Binary(BinaryOp::Iadd, a, b))
+    };
+    let c = func.append_inst(
+        block,
+        InstKind::Iconst(parc_ir::sign_extend(by, cty)),
+        Some(cty),
+    );
+    func.locs[c] = loc;
+    let c = func.result(c).expect("a constant");
+    let i = func.append_inst(block, kind(base, c), Some(ty));
+    func.locs[i] = loc;
+    func.result(i).expect("a result")
+}
+
 /// Whether value `v` is computed in `block`.
 fn in_block(func: &Function, block: Block, v: Value) -> bool {
     match func.value_def(v) {
@@ -55,9 +91,12 @@ fn in_block(func: &Function, block: Block, v: Value) -> bool {
 }
 
 /// Performs the rewrite of the module doc, the vector path taken from
-/// `min_trip` iterations on; returns the vector loop's header.
-pub(super) fn rewrite(func: &mut Function, p: &Plan, min_trip: u64) -> Block {
+/// `min_trip` iterations on, with `unroll` copies of the vector body per
+/// iteration of the vector loop; returns the vector loop's header.
+pub(super) fn rewrite(func: &mut Function, p: &Plan, min_trip: u64, unroll: u32) -> Block {
     let w = p.lanes;
+    // Scalar iterations per iteration of the vector loop.
+    let span_lanes = w * unroll;
     let loc = func.locs[p.cmp];
     let add = |func: &mut Function, b: Block, kind: InstKind, ty: Option<Type>| {
         let i = func.append_inst(b, kind, ty);
@@ -107,7 +146,7 @@ pub(super) fn rewrite(func: &mut Function, p: &Plan, min_trip: u64) -> Block {
     let mask = val(add(
         func,
         p.preheader,
-        InstKind::Iconst(-i64::from(w)),
+        InstKind::Iconst(-i64::from(span_lanes)),
         Some(Type::I64),
     ));
     let nv = val(add(
@@ -117,7 +156,7 @@ pub(super) fn rewrite(func: &mut Function, p: &Plan, min_trip: u64) -> Block {
         Some(Type::I64),
     ));
     let zero = val(add(func, p.preheader, InstKind::Iconst(0), Some(Type::I64)));
-    let any = if min_trip <= u64::from(w) {
+    let any = if min_trip <= u64::from(span_lanes) {
         val(add(
             func,
             p.preheader,
@@ -295,13 +334,59 @@ pub(super) fn rewrite(func: &mut Function, p: &Plan, min_trip: u64) -> Block {
         let q = func.append_block_param(vheader, t);
         vmap.insert(v, q);
     }
-    let k = func.append_block_param(vheader, Type::I64);
-    let more = val(add(
-        func,
-        vheader,
-        InstKind::Icmp(IntCC::Ult, k, nv),
-        Some(Type::I1),
-    ));
+    // Each reduction's accumulators of the further copies of the body
+    // (interleaving), in the order of `p.ivs`.
+    let mut accs: Vec<(Value, Vec<Value>)> = Vec::new();
+    for &(v, _) in &p.ivs {
+        if p.reductions.contains_key(&v) {
+            let t = func.value_type(vmap[&v]);
+            let more = (1..unroll)
+                .map(|_| func.append_block_param(vheader, t))
+                .collect();
+            accs.push((v, more));
+        }
+    }
+    let accs_of = |v: Value| -> &[Value] {
+        accs.iter()
+            .find(|(x, _)| *x == v)
+            .map_or(&[], |(_, a)| a.as_slice())
+    };
+    // The vector loop's test: the loop's own counter against the value
+    // it leaves the vector loop with (computed on the way in), or a
+    // counter of its own.
+    let (k, more) = match p.own_counter(func) {
+        Some(j) => {
+            let by = if p.ivs[j].1 == 1 {
+                nv
+            } else {
+                let s = val(add(
+                    func,
+                    vpre,
+                    InstKind::Iconst(p.ivs[j].1),
+                    Some(Type::I64),
+                ));
+                val(add(
+                    func,
+                    vpre,
+                    InstKind::Binary(BinaryOp::Imul, nv, s),
+                    Some(Type::I64),
+                ))
+            };
+            let end = val(add(
+                func,
+                vpre,
+                InstKind::Binary(BinaryOp::Iadd, p.inits[j], by),
+                Some(Type::I64),
+            ));
+            let iv = vmap[&p.ivs[j].0];
+            (None, InstKind::Icmp(IntCC::Ne, iv, end))
+        }
+        None => {
+            let k = func.append_block_param(vheader, Type::I64);
+            (Some(k), InstKind::Icmp(IntCC::Ult, k, nv))
+        }
+    };
+    let more = val(add(func, vheader, more, Some(Type::I1)));
     add(
         func,
         vheader,
@@ -318,7 +403,13 @@ pub(super) fn rewrite(func: &mut Function, p: &Plan, min_trip: u64) -> Block {
         outs.push(match p.reductions.get(&v) {
             Some(&(Reduction::Op(op), _)) => {
                 let op = combiner(op);
-                let lanes = val(add(func, vexit, InstKind::Reduce(op, vmap[&v]), Some(t)));
+                // The copies' accumulators lane by lane, then the lanes.
+                let vt = func.value_type(vmap[&v]);
+                let mut acc = vmap[&v];
+                for &a in accs_of(v) {
+                    acc = val(add(func, vexit, InstKind::Binary(op, acc, a), Some(vt)));
+                }
+                let lanes = val(add(func, vexit, InstKind::Reduce(op, acc), Some(t)));
                 val(add(func, vexit, InstKind::Binary(op, init, lanes), Some(t)))
             }
             Some(&(Reduction::MinMax { cmp, x, .. }, r)) => {
@@ -328,29 +419,46 @@ pub(super) fn rewrite(func: &mut Function, p: &Plan, min_trip: u64) -> Block {
                     unreachable!("a min/max is a select's result")
                 };
                 let c = func.result(cmp).expect("a compare has a result");
-                let mut acc = init;
-                for lane in 0..w {
-                    let e = val(add(
-                        func,
-                        vexit,
-                        InstKind::ExtractLane(vmap[&v], lane as u8),
-                        Some(t),
-                    ));
-                    let at = |o: Value, acc: Value| {
+                // `x` folded into `acc` by the loop's compare and select,
+                // on scalars or lane-wise on vectors of type `ty`.
+                let fold = |func: &mut Function, x_now: Value, acc: Value, ty: Type| {
+                    let at = |o: Value| {
                         if o == x {
-                            e
+                            x_now
                         } else if o == v {
                             acc
                         } else {
                             o
                         }
                     };
+                    let cty = if ty.is_vector() {
+                        ty.compare_result()
+                    } else {
+                        Type::I1
+                    };
                     let mut ck = func.inst(cmp).clone();
-                    ck.map_operands(|o| at(o, acc));
-                    let cv = val(add(func, vexit, ck, Some(Type::I1)));
+                    ck.map_operands(at);
+                    let cv = val(add(func, vexit, ck, Some(cty)));
                     let mut sk = func.inst(select).clone();
-                    sk.map_operands(|o| if o == c { cv } else { at(o, acc) });
-                    acc = val(add(func, vexit, sk, Some(t)));
+                    sk.map_operands(|o| if o == c { cv } else { at(o) });
+                    val(add(func, vexit, sk, Some(ty)))
+                };
+                // The copies' accumulators lane by lane, then the initial
+                // value and each lane in turn.
+                let vt = func.value_type(vmap[&v]);
+                let mut lanes = vmap[&v];
+                for &a in accs_of(v) {
+                    lanes = fold(func, a, lanes, vt);
+                }
+                let mut acc = init;
+                for lane in 0..w {
+                    let e = val(add(
+                        func,
+                        vexit,
+                        InstKind::ExtractLane(lanes, lane as u8),
+                        Some(t),
+                    ));
+                    acc = fold(func, e, acc, t);
                 }
                 acc
             }
@@ -361,9 +469,10 @@ pub(super) fn rewrite(func: &mut Function, p: &Plan, min_trip: u64) -> Block {
     // The way in: reductions start from their identity in every lane
     // (a minimum or maximum from the initial value).
     let mut args = Vec::new();
+    let mut more_args = Vec::new();
     for ((&(v, _), &t), &init) in p.ivs.iter().zip(&iv_types).zip(&p.inits) {
         let vt = Type::vector_of(t);
-        args.push(match p.reductions.get(&v) {
+        let start = match p.reductions.get(&v) {
             Some(&(Reduction::Op(op), _)) => {
                 let e = val(add(func, vpre, identity(op), Some(t)));
                 val(add(func, vpre, InstKind::Splat(e), vt))
@@ -372,9 +481,13 @@ pub(super) fn rewrite(func: &mut Function, p: &Plan, min_trip: u64) -> Block {
             // unchanged by it again.
             Some(&(Reduction::MinMax { .. }, _)) => val(add(func, vpre, InstKind::Splat(init), vt)),
             None => init,
-        });
+        };
+        args.push(start);
+        // Every copy's accumulator starts alike.
+        more_args.extend(accs_of(v).iter().map(|_| start));
     }
-    args.push(zero);
+    args.extend(more_args);
+    args.extend(k.map(|_| zero));
     add(
         func,
         vpre,
@@ -430,107 +543,170 @@ pub(super) fn rewrite(func: &mut Function, p: &Plan, min_trip: u64) -> Block {
         .filter_map(|&i| func.result(i))
         .filter(|&r| back_edge_only(r))
         .collect();
-    for &i in others {
-        if func.result(i).is_some_and(|r| back_edge_only.contains(&r)) {
-            continue;
-        }
-        let kind = func.inst(i).clone();
-        let result = func.result(i);
-        let srcloc = func.locs[i];
-        let varying = result.is_some_and(|r| shape(r) == Shape::Varying)
-            || matches!(kind, InstKind::Store { .. });
-        let mapped = |v: Value, vmap: &HashMap<Value, Value>| vmap.get(&v).copied().unwrap_or(v);
-        let new_kind = if varying {
-            match kind {
-                InstKind::Load(a) => InstKind::Load(mapped(a, &vmap)),
-                InstKind::Store { value, ptr } => {
-                    let value = if shape(value) == Shape::Varying {
-                        vmap[&value]
-                    } else {
-                        splat(func, value, &vmap)
-                    };
-                    InstKind::Store {
-                        value,
-                        ptr: mapped(ptr, &vmap),
-                    }
+    // Copy 0 of the body, then (interleaving) the others: copy `c` runs
+    // the `W` iterations after copy `c - 1`'s, as the next iteration of a
+    // plain vector loop would, with the same vector instructions. Its
+    // addresses are copy 0's moved by `c W` strides (affine values feed
+    // only addresses and other affine values), each reduction has an
+    // accumulator of its own and the uniform values are shared.
+    let addresses: HashSet<Value> = others
+        .iter()
+        .filter(|&&i| {
+            matches!(func.inst(i), InstKind::Load(_) | InstKind::Store { .. })
+                && func.result(i).is_none_or(|r| shape(r) == Shape::Varying)
+        })
+        .flat_map(|&i| func.inst(i).operands())
+        .filter(|&v| matches!(shape(v), Shape::Affine(_)))
+        .collect();
+    let first = vmap.clone();
+    let mut copies = Vec::new();
+    for c in 0..unroll {
+        let mut vmap = copies.first().unwrap_or(&first).clone();
+        if c > 0 {
+            for (v, more) in &accs {
+                vmap.insert(*v, more[c as usize - 1]);
+            }
+            // An address that is a counter itself (a pointer stepped
+            // through the array).
+            for &(v, _) in &p.ivs {
+                if addresses.contains(&v) {
+                    let moved = moved(func, vbody, &first, v, c * w, shape(v), loc);
+                    vmap.insert(v, moved);
                 }
-                InstKind::Binary(op, a, b) => {
-                    let mut lane = |v: Value, func: &mut Function| {
-                        if shape(v) == Shape::Varying {
-                            vmap[&v]
-                        } else {
-                            splat(func, v, &vmap)
+            }
+        }
+        for &i in others {
+            if func.result(i).is_some_and(|r| back_edge_only.contains(&r)) {
+                continue;
+            }
+            if c > 0 {
+                match func.result(i).map(shape) {
+                    // Computed once, before the loop.
+                    Some(Shape::Uniform) => continue,
+                    Some(sh @ Shape::Affine(_)) => {
+                        let r = func.result(i).expect("an affine value");
+                        if addresses.contains(&r) {
+                            let moved = moved(func, vbody, &copies[0], r, c * w, sh, loc);
+                            vmap.insert(r, moved);
                         }
-                    };
-                    let a = lane(a, func);
-                    let b = lane(b, func);
-                    InstKind::Binary(op, a, b)
-                }
-                InstKind::Unary(op, a) => InstKind::Unary(op, vmap[&a]),
-                mut k @ (InstKind::Icmp(..)
-                | InstKind::Fcmp(..)
-                | InstKind::Select(..)
-                | InstKind::Intrinsic { .. }) => {
-                    let mut lanes: HashMap<Value, Value> = HashMap::new();
-                    for o in k.operands() {
-                        let l = if shape(o) == Shape::Varying {
-                            vmap[&o]
-                        } else {
-                            splat(func, o, &vmap)
-                        };
-                        lanes.insert(o, l);
+                        continue;
                     }
-                    k.map_operands(|o| lanes[&o]);
-                    k
+                    _ => {}
                 }
-                other => other,
             }
-        } else {
-            let mut k = kind;
-            k.map_operands(|v| mapped(v, &vmap));
-            k
-        };
-        let ty = result.map(|r| {
-            let t = func.value_type(r);
-            match func.inst(i) {
-                // A lane-wise compare's mask.
-                InstKind::Icmp(_, a, _) | InstKind::Fcmp(_, a, _) if shape(r) == Shape::Varying => {
-                    let lanes = Type::vector_of(func.value_type(*a)).expect("a vectorizable type");
-                    lanes.compare_result()
+            if func.result(i).is_some_and(|r| back_edge_only.contains(&r)) {
+                continue;
+            }
+            let kind = func.inst(i).clone();
+            let result = func.result(i);
+            let srcloc = func.locs[i];
+            let varying = result.is_some_and(|r| shape(r) == Shape::Varying)
+                || matches!(kind, InstKind::Store { .. });
+            let mapped =
+                |v: Value, vmap: &HashMap<Value, Value>| vmap.get(&v).copied().unwrap_or(v);
+            let new_kind = if varying {
+                match kind {
+                    InstKind::Load(a) => InstKind::Load(mapped(a, &vmap)),
+                    InstKind::Store { value, ptr } => {
+                        let value = if shape(value) == Shape::Varying {
+                            vmap[&value]
+                        } else {
+                            splat(func, value, &vmap)
+                        };
+                        InstKind::Store {
+                            value,
+                            ptr: mapped(ptr, &vmap),
+                        }
+                    }
+                    InstKind::Binary(op, a, b) => {
+                        let mut lane = |v: Value, func: &mut Function| {
+                            if shape(v) == Shape::Varying {
+                                vmap[&v]
+                            } else {
+                                splat(func, v, &vmap)
+                            }
+                        };
+                        let a = lane(a, func);
+                        let b = lane(b, func);
+                        InstKind::Binary(op, a, b)
+                    }
+                    InstKind::Unary(op, a) => InstKind::Unary(op, vmap[&a]),
+                    mut k @ (InstKind::Icmp(..)
+                    | InstKind::Fcmp(..)
+                    | InstKind::Select(..)
+                    | InstKind::Intrinsic { .. }) => {
+                        let mut lanes: HashMap<Value, Value> = HashMap::new();
+                        for o in k.operands() {
+                            let l = if shape(o) == Shape::Varying {
+                                vmap[&o]
+                            } else {
+                                splat(func, o, &vmap)
+                            };
+                            lanes.insert(o, l);
+                        }
+                        k.map_operands(|o| lanes[&o]);
+                        k
+                    }
+                    other => other,
                 }
-                _ if shape(r) == Shape::Varying => Type::vector_of(t).expect("a vectorizable type"),
-                _ => t,
+            } else {
+                let mut k = kind;
+                k.map_operands(|v| mapped(v, &vmap));
+                k
+            };
+            let ty = result.map(|r| {
+                let t = func.value_type(r);
+                match func.inst(i) {
+                    // A lane-wise compare's mask.
+                    InstKind::Icmp(_, a, _) | InstKind::Fcmp(_, a, _)
+                        if shape(r) == Shape::Varying =>
+                    {
+                        let lanes =
+                            Type::vector_of(func.value_type(*a)).expect("a vectorizable type");
+                        lanes.compare_result()
+                    }
+                    _ if shape(r) == Shape::Varying => {
+                        Type::vector_of(t).expect("a vectorizable type")
+                    }
+                    _ => t,
+                }
+            });
+            // A uniform value is the same in every iteration: computed once,
+            // before the vector loop (which runs at least one iteration, so
+            // nothing runs that the scalar loop would not; a load's element
+            // is one no store of the loop touches, by the overlap tests).
+            let uniform = result.is_some_and(|r| shape(r) == Shape::Uniform);
+            let new = if uniform {
+                let new = func.make_inst(new_kind, ty);
+                let insts = &mut func.blocks[vpre].insts;
+                insts.insert(insts.len() - 1, new);
+                new
+            } else {
+                func.append_inst(vbody, new_kind, ty)
+            };
+            func.locs[new] = srcloc;
+            if let (Some(r), Some(n)) = (result, func.result(new)) {
+                vmap.insert(r, n);
             }
-        });
-        // A uniform value is the same in every iteration: computed once,
-        // before the vector loop (which runs at least one iteration, so
-        // nothing runs that the scalar loop would not; a load's element
-        // is one no store of the loop touches, by the overlap tests).
-        let uniform = result.is_some_and(|r| shape(r) == Shape::Uniform);
-        let new = if uniform {
-            let new = func.make_inst(new_kind, ty);
-            let insts = &mut func.blocks[vpre].insts;
-            insts.insert(insts.len() - 1, new);
-            new
-        } else {
-            func.append_inst(vbody, new_kind, ty)
-        };
-        func.locs[new] = srcloc;
-        if let (Some(r), Some(n)) = (result, func.result(new)) {
-            vmap.insert(r, n);
         }
+        copies.push(vmap);
     }
-    // The back edge: every counter advances `W` iterations.
+    let vmap = &copies[0];
+    // The back edge: every counter advances `unroll * W` iterations; the
+    // copies' accumulators follow the header's parameters.
     let mut next = Vec::new();
+    let mut more_next = Vec::new();
     for (&(v, step), &t) in p.ivs.iter().zip(&iv_types) {
         if let Some(&(_, r)) = p.reductions.get(&v) {
             next.push(vmap[&r]);
+            more_next.extend(copies[1..].iter().map(|m| m[&r]));
             continue;
         }
+        let by = step.wrapping_mul(i64::from(span_lanes));
         let c = val(add(
             func,
             vbody,
-            InstKind::Iconst(parc_ir::sign_extend(step.wrapping_mul(i64::from(w)), t)),
+            InstKind::Iconst(parc_ir::sign_extend(by, t)),
             Some(t),
         ));
         next.push(val(add(
@@ -540,18 +716,21 @@ pub(super) fn rewrite(func: &mut Function, p: &Plan, min_trip: u64) -> Block {
             Some(t),
         )));
     }
-    let wc = val(add(
-        func,
-        vbody,
-        InstKind::Iconst(i64::from(w)),
-        Some(Type::I64),
-    ));
-    next.push(val(add(
-        func,
-        vbody,
-        InstKind::Binary(BinaryOp::Iadd, k, wc),
-        Some(Type::I64),
-    )));
+    next.extend(more_next);
+    if let Some(k) = k {
+        let wc = val(add(
+            func,
+            vbody,
+            InstKind::Iconst(i64::from(span_lanes)),
+            Some(Type::I64),
+        ));
+        next.push(val(add(
+            func,
+            vbody,
+            InstKind::Binary(BinaryOp::Iadd, k, wc),
+            Some(Type::I64),
+        )));
+    }
     add(
         func,
         vbody,

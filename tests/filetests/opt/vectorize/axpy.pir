@@ -13,10 +13,10 @@
 ; nextln: v60 = iadd v59, v56
 ; nextln: v61 = iconst.i64 0
 ; nextln: v62 = select v54, v60, v61
-; nextln: v63 = iconst.i64 -2
+; nextln: v63 = iconst.i64 -4
 ; nextln: v64 = and v62, v63
 ; nextln: v65 = iconst.i64 0
-; nextln: v66 = iconst.i64 8
+; nextln: v66 = iconst.i64 6
 ; nextln: v67 = icmp uge v62, v66
 ; nextln: brif v67, block5, block10(v48)
 ; nextln: block5:
@@ -32,11 +32,12 @@
 ; nextln: v77 = or v75, v76
 ; nextln: brif v77, block6, block10(v48)
 ; nextln: block6:
+; nextln: v79 = iadd v48, v64
 ; nextln: v86 = splat.f64x2 v2
 ; nextln: v89 = iconst.i64 1
-; nextln: jump block7(v48, v65)
-; nextln: block7(v78: i64, v79: i64):
-; nextln: v80 = icmp ult v79, v64
+; nextln: jump block7(v48)
+; nextln: block7(v78: i64):
+; nextln: v80 = icmp ne v78, v79
 ; nextln: brif v80, block8, block9
 ; nextln: block8:
 ; nextln: v81 = shl v78, v45
@@ -47,11 +48,18 @@
 ; nextln: v87 = fmul v86, v85
 ; nextln: v88 = fadd v83, v87
 ; nextln: store v88, v82
-; nextln: v90 = iconst.i64 2
-; nextln: v91 = iadd v78, v90
-; nextln: v92 = iconst.i64 2
-; nextln: v93 = iadd v79, v92
-; nextln: jump block7(v91, v93)
+; nextln: v90 = iconst.i64 16
+; nextln: v91 = ptradd v82, v90
+; nextln: v92 = load.f64x2 v91
+; nextln: v93 = iconst.i64 16
+; nextln: v94 = ptradd v84, v93
+; nextln: v95 = load.f64x2 v94
+; nextln: v96 = fmul v86, v95
+; nextln: v97 = fadd v92, v96
+; nextln: store v97, v91
+; nextln: v98 = iconst.i64 4
+; nextln: v99 = iadd v78, v98
+; nextln: jump block7(v99)
 ; nextln: block9:
 ; nextln: jump block10(v78)
 ; nextln: block10(v53: i64):
@@ -75,11 +83,14 @@
 ; nextln: return
 ; nextln: }
 ; `for (i = 0; i < n; i++) y[i] = y[i] + a * x[i];` on plain pointers: the
-; vector loop (block7, block8: two lanes of f64) runs n & -2 iterations
-; when n is at least 8 (the cost model's threshold, vectorize/cost.pir)
-; and the run-time test (block5) finds that the bytes of y and x it
-; touches do not overlap; the original loop (block1, entered from block9)
-; runs the rest, or all of them. `a` is splatted once, before the loop.
+; vector loop (block7, block8: two lanes of f64, interleaved: two copies
+; of the body, the second's addresses the first's plus 16 bytes) runs
+; n & -4 iterations when n is at least 6 (the cost model's threshold,
+; vectorize/cost.pir) and the run-time test (block5) finds that the bytes
+; of y and x it touches do not overlap; the original loop (block1,
+; entered from block9) runs the rest, or all of them. `a` is splatted
+; once, before the loop. The vector loop tests the loop's own counter
+; `v78` against its value at the end, `v79`, computed on the way in.
 func @axpy(ptr, ptr, f64, i32) {
 block0(v0: ptr, v1: ptr, v2: f64, v3: i32):
     v45 = iconst.i64 3

@@ -1,12 +1,15 @@
 ; test: pass vectorize
 ; The cost model. `y[i] = y[i] + a * x[i]` costs 7 per scalar iteration
-; and 8 per vector iteration of two; entering the vector path (the trip
-; count, the guard, one overlap test, `a` splatted) costs 21, so it pays
-; from 8 iterations on.
+; and 7 per vector iteration of two (the vector loop tests the loop's own
+; counter); interleaved, two copies share one test and one counter step
+; (2 of the 7), so 12 per four iterations; entering the vector path (the
+; trip count, the guard, one overlap test, `a` splatted) costs 21, so it
+; pays from 21 * 4 / (4 * 7 - 12) + 1 = 6 iterations on.
 ; @five: five iterations (a constant) do not pay: left scalar
 ; (not-profitable).
-; @many: n unknown: vectorized, and the vector path is taken when n >= 8
-; (the guard compares the trip count with 8, not n & -2 with 0).
+; @many: n unknown: vectorized and interleaved, and the vector path is
+; taken when n >= 6 (the guard compares the trip count with 6, not
+; n & -4 with 0).
 ; stat: vectorize.loops = 1
 ; stat: vectorize.missed.not-profitable = 1
 ; check: func @five(ptr, ptr, f64) {
@@ -46,10 +49,10 @@
 ; nextln: v59 = iadd v58, v55
 ; nextln: v60 = iconst.i64 0
 ; nextln: v61 = select v53, v59, v60
-; nextln: v62 = iconst.i64 -2
+; nextln: v62 = iconst.i64 -4
 ; nextln: v63 = and v61, v62
 ; nextln: v64 = iconst.i64 0
-; nextln: v65 = iconst.i64 8
+; nextln: v65 = iconst.i64 6
 ; nextln: v66 = icmp uge v61, v65
 ; nextln: brif v66, block5, block10(v48)
 ; nextln: block5:
@@ -65,11 +68,12 @@
 ; nextln: v76 = or v74, v75
 ; nextln: brif v76, block6, block10(v48)
 ; nextln: block6:
+; nextln: v78 = iadd v48, v63
 ; nextln: v85 = splat.f64x2 v2
 ; nextln: v88 = iconst.i64 1
-; nextln: jump block7(v48, v64)
-; nextln: block7(v77: i64, v78: i64):
-; nextln: v79 = icmp ult v78, v63
+; nextln: jump block7(v48)
+; nextln: block7(v77: i64):
+; nextln: v79 = icmp ne v77, v78
 ; nextln: brif v79, block8, block9
 ; nextln: block8:
 ; nextln: v80 = shl v77, v45
@@ -80,11 +84,18 @@
 ; nextln: v86 = fmul v85, v84
 ; nextln: v87 = fadd v82, v86
 ; nextln: store v87, v81
-; nextln: v89 = iconst.i64 2
-; nextln: v90 = iadd v77, v89
-; nextln: v91 = iconst.i64 2
-; nextln: v92 = iadd v78, v91
-; nextln: jump block7(v90, v92)
+; nextln: v89 = iconst.i64 16
+; nextln: v90 = ptradd v81, v89
+; nextln: v91 = load.f64x2 v90
+; nextln: v92 = iconst.i64 16
+; nextln: v93 = ptradd v83, v92
+; nextln: v94 = load.f64x2 v93
+; nextln: v95 = fmul v85, v94
+; nextln: v96 = fadd v91, v95
+; nextln: store v96, v90
+; nextln: v97 = iconst.i64 4
+; nextln: v98 = iadd v77, v97
+; nextln: jump block7(v98)
 ; nextln: block9:
 ; nextln: jump block10(v77)
 ; nextln: block10(v52: i64):

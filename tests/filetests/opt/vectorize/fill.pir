@@ -13,28 +13,30 @@
 ; nextln: v39 = iadd v38, v35
 ; nextln: v40 = iconst.i64 0
 ; nextln: v41 = select v33, v39, v40
-; nextln: v42 = iconst.i64 -2
+; nextln: v42 = iconst.i64 -4
 ; nextln: v43 = and v41, v42
 ; nextln: v44 = iconst.i64 0
-; nextln: v45 = iconst.i64 14
+; nextln: v45 = iconst.i64 7
 ; nextln: v46 = icmp uge v41, v45
 ; nextln: brif v46, block5, block9(v27)
 ; nextln: block5:
+; nextln: v48 = iadd v27, v43
 ; nextln: v52 = splat.i64x2 v1
 ; nextln: v53 = iconst.i64 1
-; nextln: jump block6(v27, v44)
-; nextln: block6(v47: i64, v48: i64):
-; nextln: v49 = icmp ult v48, v43
+; nextln: jump block6(v27)
+; nextln: block6(v47: i64):
+; nextln: v49 = icmp ne v47, v48
 ; nextln: brif v49, block7, block8
 ; nextln: block7:
 ; nextln: v50 = shl v47, v26
 ; nextln: v51 = ptradd v0, v50
 ; nextln: store v52, v51
-; nextln: v54 = iconst.i64 2
-; nextln: v55 = iadd v47, v54
-; nextln: v56 = iconst.i64 2
-; nextln: v57 = iadd v48, v56
-; nextln: jump block6(v55, v57)
+; nextln: v54 = iconst.i64 16
+; nextln: v55 = ptradd v51, v54
+; nextln: store v52, v55
+; nextln: v56 = iconst.i64 4
+; nextln: v57 = iadd v47, v56
+; nextln: jump block6(v57)
 ; nextln: block8:
 ; nextln: jump block9(v47)
 ; nextln: block9(v32: i64):

@@ -22,10 +22,10 @@
 ; nextln: v82 = iadd v81, v78
 ; nextln: v83 = iconst.i64 0
 ; nextln: v84 = select v76, v82, v83
-; nextln: v85 = iconst.i64 -2
+; nextln: v85 = iconst.i64 -4
 ; nextln: v86 = and v84, v85
 ; nextln: v87 = iconst.i64 0
-; nextln: v88 = iconst.i64 9
+; nextln: v88 = iconst.i64 8
 ; nextln: v89 = icmp uge v84, v88
 ; nextln: brif v89, block7, block12(v69)
 ; nextln: block7:
@@ -63,11 +63,12 @@
 ; nextln: v121 = and v113, v120
 ; nextln: brif v121, block8, block12(v69)
 ; nextln: block8:
+; nextln: v123 = iadd v69, v86
 ; nextln: v135 = splat.f64x2 v48
 ; nextln: v138 = iconst.i64 1
-; nextln: jump block9(v69, v87)
-; nextln: block9(v122: i64, v123: i64):
-; nextln: v124 = icmp ult v123, v86
+; nextln: jump block9(v69)
+; nextln: block9(v122: i64):
+; nextln: v124 = icmp ne v122, v123
 ; nextln: brif v124, block10, block11
 ; nextln: block10:
 ; nextln: v125 = trunc.i32 v122
@@ -83,11 +84,20 @@
 ; nextln: v136 = fmul v134, v135
 ; nextln: v137 = fadd v131, v136
 ; nextln: store v137, v129
-; nextln: v139 = iconst.i64 2
-; nextln: v140 = iadd v122, v139
-; nextln: v141 = iconst.i64 2
-; nextln: v142 = iadd v123, v141
-; nextln: jump block9(v140, v142)
+; nextln: v139 = iconst.i64 16
+; nextln: v140 = ptradd v129, v139
+; nextln: v141 = iconst.i64 16
+; nextln: v142 = ptradd v130, v141
+; nextln: v143 = load.f64x2 v142
+; nextln: v144 = iconst.i64 16
+; nextln: v145 = ptradd v133, v144
+; nextln: v146 = load.f64x2 v145
+; nextln: v147 = fmul v146, v135
+; nextln: v148 = fadd v143, v147
+; nextln: store v148, v140
+; nextln: v149 = iconst.i64 4
+; nextln: v150 = iadd v122, v149
+; nextln: jump block9(v150)
 ; nextln: block11:
 ; nextln: jump block12(v122)
 ; nextln: block12(v75: i64):
@@ -122,7 +132,7 @@
 ; `int` indices: the 32-bit index `v23 + trunc(j)` is sign-extended for
 ; the addresses, so besides the overlap tests (c against a, c against b)
 ; the test block checks that it does not pass INT_MAX in the vector
-; loop's iterations (v110..v119); `trunc` in the header (`iv-widen`'s
+; loop's iterations (v111..v120); `trunc` in the header (`iv-widen`'s
 ; 32-bit copy of `j`) is copied into the vector body.
 func @add_rows(ptr, ptr, ptr, i32, i32) {
 block0(v0: ptr, v1: ptr, v2: ptr, v3: i32, v4: i32):

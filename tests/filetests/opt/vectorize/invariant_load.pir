@@ -17,10 +17,10 @@
 ; nextln: $(apart=v\d+) = or $before, $after
 ; check: brif $(ok=v\d+), $(vpre=block\d+), $(rem=block\d+)
 ; check: $vpre:
-; nextln: $(a=v\d+) = load.f64 v1
+; check: $(a=v\d+) = load.f64 v1
 ; nextln: $(splat=v\d+) = splat.f64x2 $a
 ; check: jump $(vh=block\d+)
-; check: $vh($(j=v\d+): i64, $(k=v\d+): i64):
+; check: $vh($(j=v\d+): i64):
 ; not: load.f64 v1
 ; check: fmul $splat, $(bj=v\d+)
 ; not: load.f64 v1
