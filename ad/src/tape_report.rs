@@ -371,7 +371,8 @@ pub(crate) fn runs(plan: &Plan, b: Block) -> Vec<String> {
                 },
                 _ => Err(value_name(plan, l.step)),
             };
-            let t = trip(plan, l.lo, l.hi, l.inclusive, step);
+            let t = trip(plan, l.lo, l.hi, l.inclusive, step)
+                .unwrap_or_else(|| iterations(plan, l.header));
             around.push((l.loop_blocks.len(), t));
         }
     }
@@ -380,38 +381,52 @@ pub(crate) fn runs(plan: &Plan, b: Block) -> Vec<String> {
 }
 
 /// The trip count of counted loop `i`: from its bounds, or
-/// `iterations(line N)` where its exit test gives none.
+/// `iterations(line N)` where its exit test gives none or they are
+/// data (`rowptr[i]` to `rowptr[i + 1]`).
 pub(crate) fn counted_trip(plan: &Plan, i: usize) -> String {
     plan.exit_tests[i]
-        .map(|t| trip(plan, t.lo, t.bound, t.inclusive, Ok(t.step)))
-        .unwrap_or_else(|| {
-            let line = plan
-                .p
-                .terminator(plan.counted[i].header)
-                .map(|t| plan.p.locs[t].line)
-                .unwrap_or(0);
-            format!("iterations(line {line})")
-        })
+        .and_then(|t| trip(plan, t.lo, t.bound, t.inclusive, Ok(t.step)))
+        .unwrap_or_else(|| iterations(plan, plan.counted[i].header))
 }
 
-/// `hi - lo` (`+ 1` inclusive, `/ step`) as text, constants folded.
-fn trip(plan: &Plan, lo: Value, hi: Value, inclusive: bool, step: Result<i64, String>) -> String {
+/// `iterations(line N)`: the trip count of the loop whose header is
+/// `header`, where the report has no formula for it.
+fn iterations(plan: &Plan, header: Block) -> String {
+    let line = plan
+        .p
+        .terminator(header)
+        .map(|t| plan.p.locs[t].line)
+        .unwrap_or(0);
+    format!("iterations(line {line})")
+}
+
+/// `hi - lo` (`+ 1` inclusive, `/ step`) as text, constants folded;
+/// `None` where the two bounds are different values of one name (two
+/// elements of an array: the report names no index).
+fn trip(
+    plan: &Plan,
+    lo: Value,
+    hi: Value,
+    inclusive: bool,
+    step: Result<i64, String>,
+) -> Option<String> {
     let (hs, hc) = linear(plan, hi, 0);
     let (ls, lc) = linear(plan, lo, 0);
     let c = hc - lc + i64::from(inclusive);
     let span = match (hs, ls) {
-        (Some(h), Some(l)) if h == l => c.to_string(),
-        (Some(h), Some(l)) => format!("({h} - {l}{})", signed(c)),
-        (Some(h), None) if c == 0 => h,
-        (Some(h), None) => format!("({h}{})", signed(c)),
-        (None, Some(l)) => format!("({c} - {l})"),
+        (Some((h, hv)), Some((l, lv))) if h == l && hv != lv => return None,
+        (Some((h, _)), Some((l, _))) if h == l => c.to_string(),
+        (Some((h, _)), Some((l, _))) => format!("({h} - {l}{})", signed(c)),
+        (Some((h, _)), None) if c == 0 => h,
+        (Some((h, _)), None) => format!("({h}{})", signed(c)),
+        (None, Some((l, _))) => format!("({c} - {l})"),
         (None, None) => c.to_string(),
     };
-    match step {
+    Some(match step {
         Ok(1) => span,
         Ok(s) => format!("{span}/{s}"),
         Err(s) => format!("{span}/{s}"),
-    }
+    })
 }
 
 fn signed(c: i64) -> String {
@@ -422,9 +437,9 @@ fn signed(c: i64) -> String {
     }
 }
 
-/// `v` as a name plus a constant, looking through sign extensions and
-/// additions of constants.
-fn linear(plan: &Plan, v: Value, depth: u32) -> (Option<String>, i64) {
+/// `v` as a name (and the value named) plus a constant, looking through
+/// sign extensions and additions of constants.
+fn linear(plan: &Plan, v: Value, depth: u32) -> (Option<(String, Value)>, i64) {
     if let ValueDef::Result(i) = plan.p.value_def(v)
         && depth < 8
     {
@@ -446,7 +461,7 @@ fn linear(plan: &Plan, v: Value, depth: u32) -> (Option<String>, i64) {
             _ => {}
         }
     }
-    (Some(value_name(plan, v)), 0)
+    (Some((value_name(plan, v), v)), 0)
 }
 
 #[cfg(test)]
