@@ -112,7 +112,11 @@ pub fn pipeline(opt_level: OptLevel) -> Vec<&'static str> {
         // turn accumulating self-calls into loops (before inlining, which
         // would bury them in copies of the body); then inline (bottom-up; LICM has already seen the loops whose
         // calls inlining would bury, and inline refuses to put a loop in a
-        // loop), unroll the small loops of constant trip count (SCCP has
+        // loop), mark the pointer parameters of the calls left whose
+        // arguments are distinct private objects of every caller
+        // `noalias` (so that the second `gvn` keeps a callee's loads
+        // across its stores to another of them), unroll the small loops
+        // of constant trip count (SCCP has
         // made their bounds constants) and redo the scalar passes on the
         // larger bodies (folding the unrolled counters); then the
         // Tapir passes: drop idle syncs, run tiny tasks in place (their
@@ -140,6 +144,7 @@ pub fn pipeline(opt_level: OptLevel) -> Vec<&'static str> {
             "tail-rec",
             "inline",
             "global-dce",
+            "infer-noalias",
             "loop-unroll",
             "simplify-cfg",
             "sroa",

@@ -11,6 +11,7 @@ pub mod devirtualize;
 pub mod dse;
 pub mod global_dce;
 pub mod gvn;
+pub mod infer_noalias;
 pub mod inline;
 pub mod instcombine;
 pub mod internalize;
@@ -54,6 +55,7 @@ pub const ALL: &[(&str, Pass)] = &[
     ("instcombine", instcombine::run),
     ("devirtualize", devirtualize::run),
     ("gvn", gvn::run),
+    ("infer-noalias", infer_noalias::run),
     ("dse", dse::run),
     ("licm", licm::run),
     ("scalar-promotion", scalar_promotion::run),
