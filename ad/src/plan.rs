@@ -225,6 +225,13 @@ pub struct Plan {
     /// others the same block will need (see `cache/mod.rs`). Empty during
     /// that first run.
     pub ahead: HashMap<Block, Vec<Value>>,
+    /// The forward values of the generator's own (a shadow's address,
+    /// say) each block's reverse asked for in that first run: the same
+    /// values in the later runs, whose forward sweeps are made alike
+    /// before any reverse code. They weigh in the cut as `ahead` does: a
+    /// parallel loop's eight gathered corners need 24 shadow addresses,
+    /// which 8 indices and 3 shadow arrays give.
+    pub ahead_own: HashMap<Block, Vec<Value>>,
 
     // ----- memory
     /// The element type of each `memcpy`/`memset` of differentiable
@@ -388,6 +395,7 @@ impl Plan {
             recompute: HashMap::new(),
             needs: Needs::default(),
             ahead: HashMap::new(),
+            ahead_own: HashMap::new(),
             memcpy_ty: HashMap::new(),
             shared,
             requests: Vec::new(),

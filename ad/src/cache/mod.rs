@@ -38,8 +38,10 @@
 //! min-cut caching), nearest the inputs on a tie, so that later needs of
 //! the same reverse block reuse the records. The cut is made for all the
 //! values the block will need (`Plan::ahead`, from a first dry run of the
-//! walk) at once, and the part of it the asked value is computed from is
-//! recorded. A loop invariant is recorded once at the loop's exit
+//! walk, and `Plan::ahead_own`: the generator's own values, such as the
+//! shadow addresses a gather adds into, which share their indices and
+//! shadow arrays) at once, and the part of it the asked value is computed
+//! from is recorded. A loop invariant is recorded once at the loop's exit
 //! instead. Recomputing never adds tape traffic beyond the cut, and the
 //! joint cut is no larger than the needs it serves, so (as long as the
 //! block needs what the first run found) this never records more than
@@ -378,6 +380,18 @@ impl Sweep<'_> {
                 continue;
             }
             // A later need, perhaps one `gv` is computed from.
+            let i = graph.node(self, b, w);
+            if !sinks.contains(&i) {
+                sinks.push(i);
+            }
+        }
+        // The generator's own later needs: forward values (an `origin`)
+        // that no primal value copies.
+        for &w in self.plan.ahead_own.get(&b).into_iter().flatten() {
+            if !self.origin.contains_key(&w) || self.fwd_inv.contains_key(&w) || self.cheap(b, w, 0)
+            {
+                continue;
+            }
             let i = graph.node(self, b, w);
             if !sinks.contains(&i) {
                 sinks.push(i);

@@ -88,7 +88,7 @@ pub(super) fn plan(
     // The first dry run learns what each reverse block needs; the second
     // decides with that knowledge (`Plan::ahead`), and its answers are kept.
     let first = dry_run(&plan, ctx, &made)?;
-    plan.ahead = ahead_of(&first);
+    (plan.ahead, plan.ahead_own) = ahead_of(&first);
     plan.needs = dry_run(&plan, ctx, &made)?;
     Ok((plan, made))
 }
@@ -105,20 +105,29 @@ fn dry_run(plan: &Plan, ctx: &Ctx, made: &Made) -> Result<Needs, AdError> {
     Ok(needs)
 }
 
-/// The primal values each reverse block asked how to obtain, in order
-/// (values of the generator's own are left out: a later run numbers
-/// them anew).
-fn ahead_of(needs: &Needs) -> HashMap<Block, Vec<Value>> {
-    let mut ahead: HashMap<Block, Vec<Value>> = HashMap::new();
+/// The values each reverse block asked how to obtain, in order: the
+/// primal values (`Plan::ahead`), and the generator's own
+/// (`Plan::ahead_own`, by their numbers in this run: a later run numbers
+/// its forward sweep alike, and a number that came out otherwise only
+/// weighs a cut less well).
+type Ahead = HashMap<Block, Vec<Value>>;
+fn ahead_of(needs: &Needs) -> (Ahead, Ahead) {
+    let mut ahead: Ahead = HashMap::new();
+    let mut own: Ahead = HashMap::new();
     for n in &needs.list {
-        if let (Answer::Obtain(_), Some(&pv)) = (&n.answer, needs.primal.get(&n.value)) {
-            let list = ahead.entry(n.block).or_default();
-            if !list.contains(&pv) {
-                list.push(pv);
-            }
+        if !matches!(n.answer, Answer::Obtain(_)) {
+            continue;
+        }
+        let (map, v) = match needs.primal.get(&n.value) {
+            Some(&pv) => (&mut ahead, pv),
+            None => (&mut own, n.value),
+        };
+        let list = map.entry(n.block).or_default();
+        if !list.contains(&v) {
+            list.push(v);
         }
     }
-    ahead
+    (ahead, own)
 }
 
 /// The plan of the gradient of `primal` under `acts` (combined mode), as
