@@ -20,6 +20,7 @@ pub mod analysis;
 pub mod copy;
 pub mod fold;
 pub mod passes;
+pub mod preheader;
 pub mod remarks;
 
 use analysis::cache::AnalysisCache;
@@ -191,7 +192,10 @@ pub fn prepare_pipeline(opt_level: OptLevel) -> Vec<&'static str> {
         // a gradient's reload of `a[i][k]` in its reverse `j` loop), fold
         // guards whose test is constant and tidy the blocks. Unswitching
         // before rotation: each copy of a loop is then rotated as any loop;
-        // so is each of the vectorizer's two (vector and remainder).
+        // so is each of the vectorizer's two (vector and remainder); the
+        // CFG tidied after it, so that each copy's body is one block again
+        // for the vectorizer (the reverse loops' updates of a private
+        // shadow copy, once their atomic way is gone).
         // Forwarding stores to the next iteration's loads needs the rotated,
         // one-block loops and the preheaders LICM makes. Scalar promotion
         // before the vectorizer: a sum into `c[i]` over `j` becomes a
@@ -207,6 +211,7 @@ pub fn prepare_pipeline(opt_level: OptLevel) -> Vec<&'static str> {
             "gvn",
             "adce",
             "loop-unswitch",
+            "simplify-cfg",
             "scalar-promotion",
             "vectorize",
             "strength-reduce",

@@ -43,13 +43,19 @@
 //! other branch of the loop on the same `c` (the reverse of a loop that
 //! updates several arrays, or several components of one, tests it once per
 //! update: n-body's three coordinates), and the
-//! preheader's `jump H(args)` becomes `brif c, H(args), H'(args)`. Both
+//! preheader's `jump H(args)` becomes `brif c, P(args), P'(args)`, where
+//! `P` and `P'` are each copy's new preheader (`P(xs): jump H(xs)`: the
+//! vectorizer, which runs next, takes only loops entered by a `jump`). Both
 //! copies exit to the same blocks; values used below an exit reach it as
 //! its new parameters. Blocks
 //! only the dropped edges reached become unreachable; `simplify-cfg`
 //! removes them. Each copy runs exactly the instructions the loop ran for
 //! its value of `c`, in the same order, so nothing runs more or less
 //! often, and nothing moves across a task boundary (the loop has none).
+//! `simplify-cfg` runs right after it in the prepare stage: a branch
+//! made a jump leaves the block it jumped to with the way not taken
+//! as a second, unreachable predecessor, and the vectorizer wants the
+//! body as one block.
 //! Each loop is unswitched at most once (a copy is not unswitched again),
 //! so code grows at most by the loops' sizes.
 //!
@@ -272,13 +278,18 @@ fn unswitch(func: &mut Function, plan: &Plan) -> Block {
     let InstKind::Jump(entry) = func.inst(t).clone() else {
         unreachable!("planned on a jump");
     };
-    let copy_entry = BlockCall::new(blocks[&plan.header], entry.args.clone());
+    let copy_header = blocks[&plan.header];
+    // Each copy gets its own preheader (`crate::preheader`).
+    let ph = crate::preheader::make_preheader(func, plan.header);
+    let then_dest = BlockCall::new(ph, entry.args.clone());
+    let ph = crate::preheader::make_preheader(func, copy_header);
+    let else_dest = BlockCall::new(ph, entry.args);
     *func.inst_mut(t) = InstKind::Brif {
         cond: plan.cond,
-        then_dest: entry,
-        else_dest: copy_entry,
+        then_dest,
+        else_dest,
     };
-    blocks[&plan.header]
+    copy_header
 }
 
 /// Whether `block` ends in `brif cond, ..`.

@@ -31,23 +31,7 @@ pub(super) fn insert_preheader(func: &mut Function, an: &FunctionAnalyses, h: Bl
             return false;
         }
     }
-    let ph = func.create_block();
-    let params: Vec<Value> = func
-        .block_params(h)
-        .to_vec()
-        .into_iter()
-        .map(|p| {
-            let ty = func.value_type(p);
-            func.append_block_param(ph, ty)
-        })
-        .collect();
-    func.append_inst(ph, InstKind::Jump(BlockCall::new(h, params)), None);
-    let pos = func
-        .layout
-        .iter()
-        .position(|&b| b == h)
-        .unwrap_or(func.layout.len());
-    func.layout.insert(pos, ph);
+    let ph = crate::preheader::make_preheader(func, h);
     for p in outside {
         let t = func.terminator(p).expect("checked above");
         func.inst_mut(t)

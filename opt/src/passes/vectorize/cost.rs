@@ -203,7 +203,9 @@ pub(super) fn estimate(func: &Function, p: &Plan, trips: Option<u64>) -> Estimat
     let per_scalar = u64::from(scalar.max(chain));
     let w = u64::from(p.lanes);
     let long = |n: u64| n.saturating_mul(u64::from(saving)) >= w * w * per_scalar;
-    if saving > 0 && copied <= MAX_INTERLEAVED && trips.is_none_or(long) {
+    // A loop that counts down keeps one copy: its copies would run the
+    // lanes' addresses the other way (see `rewrite`).
+    if saving > 0 && !p.descending && copied <= MAX_INTERLEAVED && trips.is_none_or(long) {
         e.unroll = 2;
         e.unrolled = interleaved;
         // Each reduction's second accumulator: its start and one more

@@ -4,7 +4,7 @@
 //! [`Check`] tests at run time that the bytes they touch do not overlap
 //! (see the pass's module doc, "Dependences").
 
-use parc_ir::{BinaryOp, Function, Inst, InstKind, Type, Value, ValueDef};
+use parc_ir::{BinaryOp, CastOp, Function, Inst, InstKind, Type, Value, ValueDef};
 use std::collections::BTreeMap;
 
 /// An address as a linear form: `sum(coef * atom) + konst`.
@@ -56,6 +56,7 @@ pub(super) fn overlap_checks(
     in_loop: &dyn Fn(Value) -> bool,
     accesses: &[Access],
     lanes: u32,
+    descending: bool,
 ) -> Result<(i64, Vec<Check>), &'static str> {
     let mut moving = accesses.iter().filter(|a| a.moves);
     let stride = moving.next().ok_or("no-memory")?.size;
@@ -79,9 +80,12 @@ pub(super) fn overlap_checks(
         for x in g.iter().filter(|x| x.store) {
             for y in g.iter().filter(|y| y.inst != x.inst) {
                 let d = y.form.konst.wrapping_sub(x.form.konst);
+                // Ahead is up the addresses, or down where the loop
+                // counts down.
+                let ahead = if descending { d < 0 } else { d > 0 };
                 let fine = d == 0
                     || d.checked_abs().is_some_and(|a| a >= span)
-                    || (!y.store && d > 0 && y.order < x.order);
+                    || (!y.store && ahead && y.order < x.order);
                 if !fine {
                     return Err("dependence");
                 }
@@ -185,6 +189,12 @@ pub(super) fn linear(func: &Function, in_loop: &dyn Fn(Value) -> bool, v: Value)
             Some(k) if (0..63).contains(&k) => scaled(linear(func, in_loop, a), 1 << k),
             _ => atom(v),
         },
+        // The same 64 bits as a pointer or an integer.
+        InstKind::Cast(CastOp::PtrToInt | CastOp::IntToPtr, a)
+            if matches!(func.value_type(a), Type::I64 | Type::Ptr) =>
+        {
+            linear(func, in_loop, a)
+        }
         _ => atom(v),
     }
 }

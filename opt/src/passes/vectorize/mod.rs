@@ -15,13 +15,15 @@
 //! An innermost natural loop of a host function such that
 //! - it is two blocks: a header `H` that ends in the counted loop's test
 //!   ([`counted_loop`](crate::analysis::tripcount::counted_loop), exact,
-//!   with a `<`/`<=` test that cannot wrap and a positive step), whose
+//!   with a `<`/`<=` test that cannot wrap and a positive step, or a
+//!   `>`/`>=`/`!=` test and a negative one: see "Loops that count down"), whose
 //!   other instructions are pure arithmetic (treated as the body's
 //!   first), and a body `B` that ends in the one
 //!   back edge `jump H(..)`; the header has a preheader that ends in
 //!   `jump H(..)`;
 //! - every parameter of `H` is an induction variable (the back edge
-//!   passes `p + c` for a constant `c`) or an integer *reduction*: the
+//!   passes `p + c` for a constant `c`), an invariant (the back edge
+//!   passes `p` itself: uniform) or an integer *reduction*: the
 //!   back edge passes `r = p OP x` (`OP` one of `iadd imul and or xor`,
 //!   either operand order, or `isub` with `p` on the left), `r` is the
 //!   back edge's alone and `p`'s one use in the loop is `r` (the header's
@@ -42,7 +44,8 @@
 //!   - *uniform*: pure, all its operands defined outside the loop or
 //!     uniform (kept as it is: its value is the same for every lane);
 //!   - *affine*: integer or pointer arithmetic (`iadd isub`, `imul`/`shl`
-//!     by a constant, `ptradd`, and `sext`/`zext` of an induction variable
+//!     by a constant, `ptradd`, `ptrtoint`/`inttoptr` between 64-bit
+//!     integers and pointers, and `sext`/`zext` of an induction variable
 //!     whose test has the same signedness) on induction variables and
 //!     uniform values, whose value grows by a constant *stride* per
 //!     iteration (kept: it computes lane 0's value); also `sext` of a
@@ -71,6 +74,27 @@
 //! - all varying values have one number of lanes `W`, and a constant trip
 //!   count, if known, is at least `W`;
 //! - its memory accesses allow it (below).
+//!
+//! # Loops that count down
+//! The AD's reverse of a counted loop runs its iterations backwards
+//! (`k = n, ..., 1` on the test `k != 0`, the body on `k - 1`), so the
+//! adjoint updates of `for (i = 0; i < n; i++) dw[i] += d * x[i]` walk
+//! down the arrays. Such a loop (a negative step with `>`, `>=` or `!=`)
+//! is vectorized with its lanes in the opposite order to its iterations:
+//! a vector iteration runs `W` scalar iterations, lane 0 being the last
+//! of them. Every stride is then per lane (an iteration's step negated),
+//! so an element a scalar iteration after the next reads one below is
+//! the next lane's, one up: consecutive lanes are consecutive elements,
+//! loaded and stored as vectors like an ascending loop's. The vector
+//! header's counters hold lane 0's values (`W - 1` steps ahead of the
+//! scalar loop's; the remainder loop gets them back), and vector
+//! iterations go down by `W` steps, in the scalar loop's order. Lanes
+//! are independent, so their order matters only to what combines them:
+//! integer reductions (exact in any order) and float ones under
+//! `reassociate_floats`. The dependences below read "ahead" as down the
+//! addresses, the overlap tests take a moving group's bytes from `nv - 1`
+//! elements below its first iteration's, and a 32-bit index's no-wrap
+//! test is against `i32::MIN`.
 //!
 //! # The cost model
 //! A loop that qualifies is vectorized only when its vector loop is

@@ -48,12 +48,21 @@ pub(super) struct Plan {
     pub(super) vector: Type,
     pub(super) shapes: HashMap<Value, Shape>,
     pub(super) checks: Vec<Check>,
-    /// Sign-extended 32-bit indices and their steps, each tested before
-    /// the loop not to wrap in the vector loop's iterations.
+    /// Sign-extended 32-bit indices and their steps per iteration
+    /// (negative where the loop counts down), each tested before the loop
+    /// not to wrap in the vector loop's iterations.
     pub(super) wraps: Vec<(Value, i64)>,
     /// The byte stride of the accesses (their size), for the tests.
     pub(super) stride: i64,
     pub(super) counted: CountedLoop,
+    /// The loop counts down (a reverse loop of the AD): lane 0 is the last
+    /// of the `W` iterations a vector iteration runs, so that ascending
+    /// lanes are ascending addresses (see the module doc, "Loops that
+    /// count down").
+    pub(super) descending: bool,
+    /// Header parameters the back edge passes unchanged (values from
+    /// before the loop, uniform).
+    pub(super) invariant: Vec<Value>,
 }
 
 pub(super) fn plan(
@@ -74,13 +83,23 @@ pub(super) fn plan(
         return Err("no-preheader");
     };
     let cl = counted_loop(func, an, lp).ok_or("not-counted")?;
-    if !cl.exact
-        || cl.step <= 0
-        || cl.may_wrap(func)
-        || !matches!(cl.cc, IntCC::Slt | IntCC::Sle | IntCC::Ult | IntCC::Ule)
-    {
+    // Up with `<`/`<=`, or down with `>`/`>=`/`!=` (the AD's reverse
+    // loops run `k = n, ..., 1` on `k != 0`).
+    let descending = cl.step < 0;
+    let direction_ok = if descending {
+        matches!(
+            cl.cc,
+            IntCC::Sgt | IntCC::Sge | IntCC::Ugt | IntCC::Uge | IntCC::Ne
+        )
+    } else {
+        matches!(cl.cc, IntCC::Slt | IntCC::Sle | IntCC::Ult | IntCC::Ule)
+    };
+    if !cl.exact || cl.may_wrap(func) || !direction_ok {
         return Err("not-counted");
     }
+    // Strides are per lane: an iteration's step, negated when lanes run
+    // against the iterations' order.
+    let lane = if descending { -1 } else { 1 };
     // The header: the test, the branch, and pure arithmetic the body
     // uses (such as the 32-bit copy of a widened counter).
     let hinsts = func.block_insts(header);
@@ -136,7 +155,13 @@ pub(super) fn plan(
     };
     let mut ivs = Vec::new();
     let mut reductions = HashMap::new();
+    let mut invariant = Vec::new();
     for (k, &p) in params.iter().enumerate() {
+        if back.args[k] == p {
+            invariant.push(p);
+            ivs.push((p, 0));
+            continue;
+        }
         match step_of(func, back.args[k], p) {
             Some(step) => ivs.push((p, step)),
             None => {
@@ -166,13 +191,15 @@ pub(super) fn plan(
     for &(p, step) in &ivs {
         let shape = if reductions.contains_key(&p) {
             Shape::Varying
+        } else if invariant.contains(&p) {
+            Shape::Uniform
         } else {
-            Shape::Affine(step)
+            Shape::Affine(step.wrapping_mul(lane))
         };
         shapes.insert(p, shape);
     }
     let shape_of = |shapes: &HashMap<Value, Shape>, v: Value| -> Shape {
-        if in_loop(v) {
+        if in_loop(v) && !invariant.contains(&v) {
             shapes.get(&v).copied().unwrap_or(Shape::Varying)
         } else {
             Shape::Uniform
@@ -292,22 +319,24 @@ pub(super) fn plan(
             InstKind::Cast(op @ (CastOp::Sext | CastOp::Zext), a) if sh(*a) != Shape::Uniform => {
                 // Lanes of a counter are the iterations' values, which the
                 // test keeps in range: extending them keeps the stride.
-                let signed = matches!(cl.cc, IntCC::Slt | IntCC::Sle);
-                let iv_step = ivs.iter().find(|&&(p, _)| p == *a && p == cl.iv);
-                match (iv_step, sh(*a)) {
-                    (Some(&(_, step)), _) if signed == (*op == CastOp::Sext) => Shape::Affine(step),
+                // (A `!=` test does not say which end of the type the
+                // counter stays away from.)
+                let signed = cl.signed();
+                let is_counter = *a == cl.iv && cl.cc != IntCC::Ne;
+                match (is_counter, sh(*a)) {
+                    (true, s) if signed == (*op == CastOp::Sext) => s,
                     // A 32-bit index such as `i * n + j`: its lanes are
                     // consecutive after sign extension unless it wraps in
                     // the iterations the vector loop runs, which a test
                     // before the loop rules out.
-                    (None, Shape::Affine(s))
+                    (false, Shape::Affine(s))
                         if *op == CastOp::Sext
                             && func.value_type(*a) == Type::I32
                             && (1..=MAX_WRAP_STRIDE).contains(&s)
                             && rebuildable(func, &in_loop, *a) =>
                     {
                         if !wraps.iter().any(|&(v, _)| v == *a) {
-                            wraps.push((*a, s));
+                            wraps.push((*a, s * lane));
                         }
                         Shape::Affine(s)
                     }
@@ -316,6 +345,15 @@ pub(super) fn plan(
                     (_, Shape::Varying) => return Err("operation"),
                     _ => return Err("index-cast"),
                 }
+            }
+            // An address as a 64-bit integer and back: the same bytes
+            // (the AD's private copies of a shadow are addressed as
+            // `slab + (ptrtoint(p) - base)`).
+            InstKind::Cast(CastOp::PtrToInt | CastOp::IntToPtr, a)
+                if matches!(sh(*a), Shape::Affine(_))
+                    && matches!(rty, Some(Type::I64 | Type::Ptr)) =>
+            {
+                sh(*a)
             }
             // Truncation keeps the stride modulo 2^32; only a sign
             // extension with its no-wrap test uses such a value.
@@ -397,7 +435,8 @@ pub(super) fn plan(
         return Err("short-trip-count");
     }
 
-    let (stride, checks) = dependence::overlap_checks(func, &in_loop, &accesses, lanes)?;
+    let (stride, checks) =
+        dependence::overlap_checks(func, &in_loop, &accesses, lanes, descending)?;
     Ok(Plan {
         header,
         body,
@@ -414,6 +453,8 @@ pub(super) fn plan(
         wraps,
         stride,
         counted: cl,
+        descending,
+        invariant,
     })
 }
 
@@ -424,6 +465,11 @@ impl Plan {
     /// steps, cannot wrap: the scalar loop's last step, further on, does
     /// not).
     pub(super) fn own_counter(&self, func: &Function) -> Option<usize> {
+        // Counting down, the header's counters run `W - 1` steps ahead
+        // of the scalar loop's (see `rewrite`): a counter of its own then.
+        if self.descending {
+            return None;
+        }
         self.ivs.iter().position(|&(v, step)| {
             v == self.counted.iv
                 && step == self.counted.step

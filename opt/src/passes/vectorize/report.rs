@@ -92,7 +92,8 @@ pub fn explain(reason: &str) -> &'static str {
         "no-preheader" => "the loop is entered from more than one place",
         "not-counted" => {
             "its trip count is not known when it starts (the test must be `i < n` or \
-             `i <= n` on a counter with a constant positive step that cannot wrap)"
+             `i <= n` on a counter with a constant positive step, or `i > n`, `i >= n` or \
+             `i != n` on one with a negative step, that cannot wrap)"
         }
         "header-computes" => "its exit test's block computes values used elsewhere",
         "too-large" => "its body has more instructions than the vectorizer copies (80)",

@@ -204,10 +204,23 @@ pub(super) fn rewrite(func: &mut Function, p: &Plan, min_trip: u64, unroll: u32)
                 let hi = rebuild(func, p.body, cb, map, e.hi);
                 let bytes = match e.fixed {
                     Some(size) => val(add(func, cb, InstKind::Iconst(size), Some(Type::I64))),
+                    None if p.descending => size,
                     None => span,
                 };
-                let i = func.append_inst(cb, InstKind::PtrAdd(hi, bytes), Some(Type::Ptr));
-                (lo, func.result(i).expect("a result"))
+                let end = val(add(func, cb, InstKind::PtrAdd(hi, bytes), Some(Type::Ptr)));
+                if p.descending && e.fixed.is_none() {
+                    // Down from the first iteration's element: the lowest
+                    // is `nv - 1` elements below it.
+                    let back = val(add(
+                        func,
+                        cb,
+                        InstKind::Binary(BinaryOp::Isub, size, span),
+                        Some(Type::I64),
+                    ));
+                    let low = val(add(func, cb, InstKind::PtrAdd(lo, back), Some(Type::Ptr)));
+                    return (low, end);
+                }
+                (lo, end)
             };
             let (a_lo, a_end) = range(func, &mut map, c.a);
             let (b_lo, b_end) = range(func, &mut map, c.b);
@@ -261,7 +274,8 @@ pub(super) fn rewrite(func: &mut Function, p: &Plan, min_trip: u64, unroll: u32)
         }
         for &(x, step) in &p.wraps {
             // The last value the vector loop gives `x`, in 64 bits:
-            // sext(x0) + (nv - 1) * step, at most i32::MAX.
+            // sext(x0) + (nv - 1) * step, at most i32::MAX (at least
+            // i32::MIN where it steps down).
             let x0 = rebuild(func, p.body, cb, &mut map, x);
             let wide = val(add(
                 func,
@@ -288,18 +302,18 @@ pub(super) fn rewrite(func: &mut Function, p: &Plan, min_trip: u64, unroll: u32)
                 InstKind::Binary(BinaryOp::Isub, end, s),
                 Some(Type::I64),
             ));
+            let (end, cc) = if step > 0 {
+                (i32::MAX, IntCC::Sle)
+            } else {
+                (i32::MIN, IntCC::Sge)
+            };
             let max = val(add(
                 func,
                 cb,
-                InstKind::Iconst(i64::from(i32::MAX)),
+                InstKind::Iconst(i64::from(end)),
                 Some(Type::I64),
             ));
-            let fits = val(add(
-                func,
-                cb,
-                InstKind::Icmp(IntCC::Sle, last, max),
-                Some(Type::I1),
-            ));
+            let fits = val(add(func, cb, InstKind::Icmp(cc, last, max), Some(Type::I1)));
             ok = Some(match ok {
                 None => fits,
                 Some(o) => val(add(
@@ -325,15 +339,40 @@ pub(super) fn rewrite(func: &mut Function, p: &Plan, min_trip: u64, unroll: u32)
 
     // The vector loop's header.
     let mut vmap: HashMap<Value, Value> = HashMap::new();
-    for (&(v, _), &t) in p.ivs.iter().zip(&iv_types) {
+    let mut vparams = Vec::new();
+    for ((&(v, _), &t), &init) in p.ivs.iter().zip(&iv_types).zip(&p.inits) {
         let t = if p.reductions.contains_key(&v) {
             Type::vector_of(t).expect("a vectorizable type")
         } else {
             t
         };
         let q = func.append_block_param(vheader, t);
-        vmap.insert(v, q);
+        vparams.push(q);
+        // An invariant parameter is its initial value throughout.
+        vmap.insert(v, if p.invariant.contains(&v) { init } else { q });
     }
+    // Where the loop counts down, the vector header's counters hold lane
+    // 0's values, those of the last of the `W` iterations it runs:
+    // `W - 1` steps on from the scalar loop's (`lag` of them, in each
+    // counter's type).
+    let lag = |func: &mut Function, b: Block, v: Value, step: i64, t: Type, sign: i64| {
+        if !p.descending || step == 0 {
+            return v;
+        }
+        let d = step.wrapping_mul(i64::from(w) - 1).wrapping_mul(sign);
+        let c = val(add(
+            func,
+            b,
+            InstKind::Iconst(parc_ir::sign_extend(d, t)),
+            Some(t),
+        ));
+        val(add(
+            func,
+            b,
+            InstKind::Binary(BinaryOp::Iadd, v, c),
+            Some(t),
+        ))
+    };
     // Each reduction's accumulators of the further copies of the body
     // (interleaving), in the order of `p.ivs`.
     let mut accs: Vec<(Value, Vec<Value>)> = Vec::new();
@@ -462,7 +501,10 @@ pub(super) fn rewrite(func: &mut Function, p: &Plan, min_trip: u64, unroll: u32)
                 }
                 acc
             }
-            None => vmap[&v],
+            None => {
+                let step = p.ivs.iter().find(|&&(x, _)| x == v).map_or(0, |&(_, s)| s);
+                lag(func, vexit, vmap[&v], step, t, -1)
+            }
         });
     }
     add(func, vexit, InstKind::Jump(BlockCall::new(rem, outs)), None);
@@ -470,7 +512,7 @@ pub(super) fn rewrite(func: &mut Function, p: &Plan, min_trip: u64, unroll: u32)
     // (a minimum or maximum from the initial value).
     let mut args = Vec::new();
     let mut more_args = Vec::new();
-    for ((&(v, _), &t), &init) in p.ivs.iter().zip(&iv_types).zip(&p.inits) {
+    for ((&(v, step), &t), &init) in p.ivs.iter().zip(&iv_types).zip(&p.inits) {
         let vt = Type::vector_of(t);
         let start = match p.reductions.get(&v) {
             Some(&(Reduction::Op(op), _)) => {
@@ -480,7 +522,7 @@ pub(super) fn rewrite(func: &mut Function, p: &Plan, min_trip: u64, unroll: u32)
             // A minimum or maximum of the initial value and anything is
             // unchanged by it again.
             Some(&(Reduction::MinMax { .. }, _)) => val(add(func, vpre, InstKind::Splat(init), vt)),
-            None => init,
+            None => lag(func, vpre, init, step, t, 1),
         };
         args.push(start);
         // Every copy's accumulator starts alike.
@@ -506,7 +548,7 @@ pub(super) fn rewrite(func: &mut Function, p: &Plan, min_trip: u64, unroll: u32)
         // Values from outside the loop, and the loop's uniform values
         // (computed before it), are splatted once, before it.
         let (block, x) = match vmap.get(&v) {
-            Some(&x) if !in_block(func, vpre, x) => (vbody, x),
+            Some(&x) if in_block(func, vheader, x) || in_block(func, vbody, x) => (vbody, x),
             Some(&x) => (vpre, x),
             None => (vpre, v),
         };
@@ -696,10 +738,14 @@ pub(super) fn rewrite(func: &mut Function, p: &Plan, min_trip: u64, unroll: u32)
     // copies' accumulators follow the header's parameters.
     let mut next = Vec::new();
     let mut more_next = Vec::new();
-    for (&(v, step), &t) in p.ivs.iter().zip(&iv_types) {
+    for ((&(v, step), &t), &q) in p.ivs.iter().zip(&iv_types).zip(&vparams) {
         if let Some(&(_, r)) = p.reductions.get(&v) {
             next.push(vmap[&r]);
             more_next.extend(copies[1..].iter().map(|m| m[&r]));
+            continue;
+        }
+        if p.invariant.contains(&v) {
+            next.push(q);
             continue;
         }
         let by = step.wrapping_mul(i64::from(span_lanes));

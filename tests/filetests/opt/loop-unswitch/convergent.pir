@@ -67,7 +67,9 @@
 ; nextln: v4 = icmp slt v2, v3
 ; nextln: v5 = iconst.i32 0
 ; nextln: v7 = iconst.i32 1
-; nextln: brif v4, block1(v5), block7(v5)
+; nextln: brif v4, block12(v5), block13(v5)
+; nextln: block12(v16: i32):
+; nextln: jump block1(v16)
 ; nextln: block1(v8: i32):
 ; nextln: v9 = icmp slt v8, v1
 ; nextln: brif v9, block2, block6
@@ -83,6 +85,8 @@
 ; nextln: block5:
 ; nextln: v11 = iadd v8, v7
 ; nextln: jump block1(v11)
+; nextln: block13(v17: i32):
+; nextln: jump block7(v17)
 ; nextln: block7(v12: i32):
 ; nextln: v13 = icmp slt v12, v1
 ; nextln: brif v13, block8, block6

@@ -5,8 +5,9 @@
 ; stat: loop-unswitch.unswitched = 1
 ; `for (i = 0; i < n; i++) s += flag ? a[i] : 2 * a[i];` with `flag` a
 ; parameter: the branch on it moves to the preheader (block0), which
-; enters one of two copies of the loop, each taking one way; the blocks of
-; the other way are left unreachable for `simplify-cfg`.
+; enters one of two copies of the loop through each one's new preheader
+; (block10, block11), each taking one way; the blocks of the other way are
+; left unreachable for `simplify-cfg`.
 ; check: func @sum(ptr, i32, i1) -> f64 {
 ; nextln: block0(v0: ptr, v1: i32, v2: i1):
 ; nextln: v3 = iconst.i32 0
@@ -14,7 +15,9 @@
 ; nextln: v5 = iconst.i32 1
 ; nextln: v6 = iconst.i64 3
 ; nextln: v7 = fconst.f64 2.0
-; nextln: brif v2, block1(v3, v4), block6(v3, v4)
+; nextln: brif v2, block10(v3, v4), block11(v3, v4)
+; nextln: block10(v33: i32, v34: f64):
+; nextln: jump block1(v33, v34)
 ; nextln: block1(v8: i32, v9: f64):
 ; nextln: v10 = icmp slt v8, v1
 ; nextln: brif v10, block2, block5(v9)
@@ -33,6 +36,8 @@
 ; nextln: v18 = fadd v9, v17
 ; nextln: v19 = iadd v8, v5
 ; nextln: jump block1(v19, v18)
+; nextln: block11(v35: i32, v36: f64):
+; nextln: jump block6(v35, v36)
 ; nextln: block6(v21: i32, v22: f64):
 ; nextln: v23 = icmp slt v21, v1
 ; nextln: brif v23, block7, block5(v22)

@@ -8,7 +8,9 @@
 ; branches. @main: flag false, 10 - 5 = 5; true, 5 + 5 = 10; 5 * 10 + 10.
 ; stat: loop-unswitch.unswitched = 1
 ; check: block0(v0: ptr, v1: i32, v2: i1):
-; check: brif v2, block1(
+; check: brif v2, block18(
+; nextln: block18(
+; nextln: jump block1(
 ; not: brif v2
 ; check: return
 func @sum(ptr, i32, i1) -> f64 {
