@@ -30,8 +30,12 @@
 //!   instead of reading its slot's (null) one.
 //!
 //! Only varied values get adjoints; integer code is inactive and copied as
-//! is. The analysis is conservative: a varied value that does not influence
-//! the result only costs adjoint code whose contributions are zero.
+//! is. After the fixpoint, float arithmetic whose every chain of uses ends
+//! in comparisons or float-to-integer conversions is dropped from the
+//! varied values (no derivative depends on it: [`ActivityInfo::compute`]'s
+//! last step). Otherwise the analysis is conservative: a varied value that
+//! does not influence the result (one stored to memory nothing reads, say)
+//! only costs adjoint code whose contributions are zero.
 
 use parc_ir::analysis::ControlFlowGraph;
 use parc_ir::{Activity, Block, Function, GlobalId, Inst, InstKind, Intrinsic, Type, Value};
@@ -124,7 +128,81 @@ impl ActivityInfo {
                 break;
             }
         }
+        a.drop_useless(func);
         a
+    }
+
+    /// Drops from the varied values the results of float arithmetic
+    /// (unary and binary operations, `select`, float casts, math
+    /// intrinsics) whose every chain of uses ends in comparisons or
+    /// float-to-integer conversions: no derivative depends on them
+    /// (Enzyme's *useful* half of activity), so they get no adjoint code
+    /// and the reverse needs none of their operands for it. RSBench's
+    /// `c_abs(Z) < 6.0` otherwise costs every call of `fast_nuclear_W` a
+    /// square root, a division and the records of `Z` in its reverse.
+    /// Parameters, loads, calls and block parameters stay varied.
+    fn drop_useless(&mut self, func: &Function) {
+        // The operands whose derivative follows from their user's
+        // result's, and whether the user's result can be dropped.
+        let derived = |kind: &InstKind| -> Option<Vec<Value>> {
+            match kind {
+                InstKind::Unary(_, x) => Some(vec![*x]),
+                InstKind::Cast(parc_ir::CastOp::FpExt | parc_ir::CastOp::FpTrunc, x) => {
+                    Some(vec![*x])
+                }
+                InstKind::Binary(op, x, y) if op.is_float() => Some(vec![*x, *y]),
+                InstKind::Select(_, x, y) => Some(vec![*x, *y]),
+                InstKind::Intrinsic { op, args } if crate::rules::is_math(*op) => {
+                    Some(args.clone())
+                }
+                _ => None,
+            }
+        };
+        let mut useful: HashSet<Value> = HashSet::new();
+        let mut work: Vec<Value> = Vec::new();
+        for (_, inst) in func.placed_insts() {
+            let kind = func.inst(inst);
+            if derived(kind).is_some() && func.result(inst).is_some_and(|r| self.is_varied(r)) {
+                continue;
+            }
+            let sinks = match kind {
+                // A comparison or a conversion to an integer has no
+                // derivative to pass back.
+                InstKind::Fcmp(..)
+                | InstKind::Cast(parc_ir::CastOp::FpToSi | parc_ir::CastOp::FpToUi, _) => {
+                    Vec::new()
+                }
+                InstKind::Select(c, _, _) => vec![*c],
+                _ => kind.operands(),
+            };
+            for v in sinks {
+                if self.is_varied(v) && useful.insert(v) {
+                    work.push(v);
+                }
+            }
+        }
+        // Every varied value defined otherwise than by such arithmetic is
+        // kept (and what it is computed from, by the rules above).
+        for v in self.varied.iter().copied().collect::<Vec<_>>() {
+            let keep = match func.value_def(v) {
+                parc_ir::ValueDef::Result(i) => derived(func.inst(i)).is_none(),
+                _ => true,
+            };
+            if keep && useful.insert(v) {
+                work.push(v);
+            }
+        }
+        while let Some(v) = work.pop() {
+            let parc_ir::ValueDef::Result(i) = func.value_def(v) else {
+                continue;
+            };
+            for x in derived(func.inst(i)).unwrap_or_default() {
+                if self.is_varied(x) && useful.insert(x) {
+                    work.push(x);
+                }
+            }
+        }
+        self.varied.retain(|v| useful.contains(v));
     }
 
     pub fn is_varied(&self, v: Value) -> bool {

@@ -601,3 +601,47 @@ fn an_alloca_only_one_branch_uses_moves_into_that_branch() {
         }
     }
 }
+
+#[test]
+fn arithmetic_that_only_a_comparison_reads_gets_no_adjoint() {
+    // `r` decides the branch and nothing else: the reverse computes no
+    // derivative of it (nor of `x * x + 1.0`), while `x` and `3.0 * x`
+    // keep theirs. (At -O0 `r` goes through its local's memory: a store
+    // is a use that needs its derivative.)
+    let src = "double f(double x) { double r = sqrt(x * x + 1.0); if (r < 2.0) return x; return 3.0 * x; }";
+    for level in [1, 2] {
+        let p = plan(src, level, "f", &[Active]);
+        let results = |keep: &dyn Fn(&parc_ir::InstKind) -> bool| -> Vec<parc_ir::Value> {
+            p.p.placed_insts()
+                .filter(|&(_, i)| keep(p.p.inst(i)))
+                .filter_map(|(_, i)| p.p.result(i))
+                .collect()
+        };
+        let sqrt = results(&|k| {
+            matches!(
+                k,
+                parc_ir::InstKind::Intrinsic {
+                    op: parc_ir::Intrinsic::Sqrt,
+                    ..
+                }
+            )
+        });
+        assert_eq!(sqrt.len(), 1, "-O{level}: one sqrt\n{p}");
+        assert!(
+            !p.act.is_varied(sqrt[0]),
+            "-O{level}: sqrt(...) is not varied\n{p}"
+        );
+        let sums =
+            results(&|k| matches!(k, parc_ir::InstKind::Binary(parc_ir::BinaryOp::Fadd, ..)));
+        assert!(
+            sums.iter().all(|&v| !p.act.is_varied(v)),
+            "-O{level}: x * x + 1.0 is not varied\n{p}"
+        );
+        let products =
+            results(&|k| matches!(k, parc_ir::InstKind::Binary(parc_ir::BinaryOp::Fmul, ..)));
+        assert!(
+            products.iter().any(|&v| p.act.is_varied(v)),
+            "-O{level}: 3.0 * x is varied\n{p}"
+        );
+    }
+}
