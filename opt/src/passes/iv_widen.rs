@@ -93,7 +93,7 @@ pub fn run_function(func: &mut Function) -> (u64, u64) {
     let mut places = Places::new(func, &an);
     let (mut loops, mut exts) = (0, 0);
     for lp in an.loops.loops() {
-        if places.tapir.contains(&lp) {
+        if places.tapir.contains(lp) {
             continue;
         }
         if let Some(n) = widen_loop(func, &an, lp, &mut places) {
@@ -114,7 +114,7 @@ struct Places {
     users: HashMap<Value, Vec<Inst>>,
     /// Position of each block in the layout.
     rank: HashMap<Block, usize>,
-    tapir: std::collections::HashSet<Loop>,
+    tapir: cranelift_entity::EntitySet<Loop>,
 }
 
 impl Places {

@@ -308,7 +308,7 @@ struct Round<'a> {
     after_calls: HashMap<Option<Task>, HashSet<Block>>,
     answers: HashMap<(Option<Task>, Value), bool>,
     /// Loops with a `detach`, `reattach` or `sync` among their blocks.
-    tapir: std::collections::HashSet<Loop>,
+    tapir: cranelift_entity::EntitySet<Loop>,
     /// Per loop, the values that cross its boundary: defined outside it
     /// and read in it, or defined in it and read outside.
     crossing: SecondaryMap<Loop, Vec<Value>>,
@@ -610,7 +610,7 @@ fn plan(
         return None;
     }
     let term = |b: Block| func.terminator(b).map(|t| func.inst(t));
-    if round.tapir.contains(&lp) {
+    if round.tapir.contains(lp) {
         return None;
     }
     let preds = an.cfg.preds(header);

@@ -46,6 +46,9 @@ pub struct LoopData {
     /// Blocks outside the loop with a predecessor inside it, in the order
     /// of their first such predecessor in `blocks`.
     pub exits: Vec<Block>,
+    /// The loop's blocks with a successor outside it (the sources of the
+    /// edges to `exits`), in the order of `blocks`.
+    pub exiting: Vec<Block>,
 }
 
 impl LoopData {
@@ -184,6 +187,7 @@ impl LoopAnalysis {
                 depth: 1,
                 preheader: None,
                 exits: Vec::new(),
+                exiting: Vec::new(),
             });
             headed[h] = lp.into();
         }
@@ -331,6 +335,9 @@ impl LoopAnalysis {
                         break;
                     }
                     loops[lp].exits.push(s);
+                    if loops[lp].exiting.last() != Some(&b) {
+                        loops[lp].exiting.push(b);
+                    }
                     cur = loops[lp].parent;
                 }
             }
@@ -398,6 +405,26 @@ impl LoopAnalysis {
         std::iter::successors(Some(lp), |&l| self.loops[l].parent)
     }
 
+    /// The loops that contain at least one of `blocks`: each block's
+    /// innermost loop and the loops around it, in one walk up the loop
+    /// tree per block that stops at a loop already found (linear, where
+    /// asking each loop whether one of its blocks is among them is
+    /// quadratic in the depth of a nest).
+    pub fn loops_containing(&self, blocks: impl IntoIterator<Item = Block>) -> EntitySet<Loop> {
+        let mut set = EntitySet::new();
+        for b in blocks {
+            let mut cur = self.innermost(b);
+            while let Some(lp) = cur {
+                if set.contains(lp) {
+                    break;
+                }
+                set.insert(lp);
+                cur = self.loops[lp].parent;
+            }
+        }
+        set
+    }
+
     /// True if no other loop lies inside `lp`.
     pub fn is_innermost(&self, lp: Loop) -> bool {
         !self.has_child.contains(lp)
@@ -460,6 +487,7 @@ mod tests {
         assert_eq!(o.preheader, Some(bs[0]));
         assert_eq!(o.latches, vec![bs[4]]);
         assert_eq!(o.exits, vec![bs[5]]);
+        assert_eq!(o.exiting, vec![bs[1]]);
         let mut ob = o.blocks.to_vec();
         ob.sort();
         assert_eq!(ob, vec![bs[1], bs[2], bs[3], bs[4]]);
@@ -468,6 +496,7 @@ mod tests {
         assert_eq!(i.depth, 2);
         assert_eq!(i.latches, vec![bs[3]]);
         assert_eq!(i.exits, vec![bs[4]]);
+        assert_eq!(i.exiting, vec![bs[2]]);
         // The inner header's outside predecessor b1 also branches to b5.
         assert_eq!(i.preheader, None);
         assert_eq!(la.depth(bs[3]), 2);

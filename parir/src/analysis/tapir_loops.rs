@@ -45,8 +45,8 @@ use super::{FunctionAnalyses, Loop, Task};
 use crate::{
     BinaryOp, Block, BlockCall, Function, Inst, InstKind, SyncRegion, Type, Value, ValueDef,
 };
-use cranelift_entity::SecondaryMap;
 use cranelift_entity::packed_option::PackedOption;
+use cranelift_entity::{EntitySet, SecondaryMap};
 use std::collections::{HashMap, HashSet};
 
 /// A parallel loop (names as in the module doc).
@@ -157,24 +157,17 @@ pub fn find_with(func: &Function, an: &FunctionAnalyses, uses: &dyn DefUse) -> V
 }
 
 /// The loops with a `detach`, `reattach` or `sync` among their blocks
-/// (which the loop passes of the final stage leave alone): each such
-/// block's innermost loop and the loops around it, found in one walk up
-/// the loop tree per block rather than by scanning every loop's blocks.
-pub fn loops_with_tapir(func: &Function, an: &FunctionAnalyses) -> HashSet<Loop> {
-    let mut set = HashSet::new();
-    for &b in an.cfg.rpo() {
-        if !func.ends_in_tapir(b) {
-            continue;
-        }
-        let mut cur = an.loops.innermost(b);
-        while let Some(lp) = cur {
-            if !set.insert(lp) {
-                break;
-            }
-            cur = an.loops.data(lp).parent;
-        }
-    }
-    set
+/// (which the loop passes of the final stage leave alone), found in one
+/// walk up the loop tree per such block
+/// ([`LoopAnalysis::loops_containing`](super::LoopAnalysis::loops_containing)).
+pub fn loops_with_tapir(func: &Function, an: &FunctionAnalyses) -> EntitySet<Loop> {
+    let tapir = an
+        .cfg
+        .rpo()
+        .iter()
+        .copied()
+        .filter(|&b| func.ends_in_tapir(b));
+    an.loops.loops_containing(tapir)
 }
 
 /// True if `kind` is a constant that code anywhere may re-create where it

@@ -200,6 +200,7 @@ pub use report::{Report, explain};
 
 use crate::remarks::{Outcome, Remark};
 use crate::{PassContext, PassOptions};
+use cranelift_entity::EntitySet;
 use parc_ir::analysis::{FunctionAnalyses, Loop};
 use parc_ir::{Block, FuncId, FuncKind, Function, InstKind, Module};
 use std::collections::{HashMap, HashSet};
@@ -246,6 +247,7 @@ pub fn run_function(func: &mut Function, options: &PassOptions, report: &mut Rep
     let limit = FunctionAnalyses::compute(func).loops.len();
     for _ in 0..limit {
         let an = FunctionAnalyses::compute(func);
+        let parallel = loops_that_detach(func, &an);
         let mut found = None;
         for lp in an.loops.loops() {
             let header = an.loops.data(lp).header;
@@ -254,7 +256,7 @@ pub fn run_function(func: &mut Function, options: &PassOptions, report: &mut Rep
             }
             done.insert(header);
             let loc = report::loop_loc(func, &an, lp);
-            if is_parallel(func, &an, lp) {
+            if parallel.contains(lp) {
                 report.missed(loc, "parallel-loop");
                 continue;
             }
@@ -299,11 +301,13 @@ pub fn run_function(func: &mut Function, options: &PassOptions, report: &mut Rep
     count
 }
 
-/// Whether the loop is a `parallel_for`'s: it spawns its iterations
-/// (loops inside a task's body are serial loops of their own).
-fn is_parallel(func: &Function, an: &FunctionAnalyses, lp: Loop) -> bool {
-    an.loops.data(lp).blocks.iter().any(|&b| {
+/// The loops that are `parallel_for`s': those that spawn their
+/// iterations, a `detach` among their blocks (loops inside a task's body
+/// are serial loops of their own).
+fn loops_that_detach(func: &Function, an: &FunctionAnalyses) -> EntitySet<Loop> {
+    let detaching = an.cfg.rpo().iter().copied().filter(|&b| {
         func.terminator(b)
             .is_some_and(|t| matches!(func.inst(t), InstKind::Detach { .. }))
-    })
+    });
+    an.loops.loops_containing(detaching)
 }
