@@ -37,8 +37,8 @@
 
 use crate::analysis::tripcount::step_of;
 use crate::{HashMap, HashSet, PassContext};
-use parc_ir::analysis::FunctionAnalyses;
 use parc_ir::analysis::tapir_loops::loops_with_tapir;
+use parc_ir::analysis::{FunctionAnalyses, Loop};
 use parc_ir::{BinaryOp, Block, Function, Inst, InstKind, Module, Type, Value, ValueDef};
 
 pub fn run(module: &mut Module, ctx: &mut PassContext) -> bool {
@@ -68,9 +68,10 @@ pub fn run_function(func: &mut Function) -> u64 {
         func.inst(i)
             .for_each_operand(|v| users.entry(v).or_default().push(i));
     }
+    let candidates = candidates(func, &an);
     let mut made = 0;
     for lp in an.loops.loops() {
-        if tapir.contains(&lp) {
+        if tapir.contains(lp) {
             continue;
         }
         let ld = an.loops.data(lp);
@@ -92,44 +93,32 @@ pub fn run_function(func: &mut Function) -> u64 {
         let params = func.block_params(header).to_vec();
         // (base, parameter index, C) -> the addresses it replaces.
         let mut groups: Vec<((Value, usize, i64), Vec<Value>)> = Vec::new();
-        for &b in ld.blocks.iter() {
-            for &i in func.block_insts(b) {
-                let InstKind::PtrAdd(base, x) = *func.inst(i) else {
-                    continue;
-                };
-                if in_loop(base) {
-                    continue;
-                }
-                let ValueDef::Result(m) = func.value_def(x) else {
-                    continue;
-                };
-                let InstKind::Binary(BinaryOp::Imul, u, w) = *func.inst(m) else {
-                    continue;
-                };
-                let (p, c) = match (func.const_int(u), func.const_int(w)) {
-                    (None, Some(c)) => (u, c),
-                    (Some(c), None) => (w, c),
-                    _ => continue,
-                };
-                let Some(k) = params.iter().position(|&q| q == p) else {
-                    continue;
-                };
-                if func.value_type(p) != Type::I64 || step_of(func, backs[k], p).is_none() {
-                    continue;
-                }
-                let a = func.result(i).expect("ptradd has a result");
-                let used_in_loop = users.get(&a).into_iter().flatten().all(|u| {
-                    home.get(u).is_some_and(|&ub| ld.contains(ub))
-                        || !func.inst(*u).operands().contains(&a)
-                });
-                if !used_in_loop {
-                    continue;
-                }
-                let key = (base, k, c);
-                match groups.iter_mut().find(|(g, _)| *g == key) {
-                    Some((_, addrs)) => addrs.push(a),
-                    None => groups.push((key, vec![a])),
-                }
+        for &Candidate { inst: i, k, c } in candidates.get(&lp).into_iter().flatten() {
+            // The base is read now: a rewrite of an enclosing loop may
+            // have made it that loop's stepping pointer, defined outside
+            // this one.
+            let InstKind::PtrAdd(base, _) = *func.inst(i) else {
+                continue;
+            };
+            if in_loop(base) {
+                continue;
+            }
+            let p = params[k];
+            if func.value_type(p) != Type::I64 || step_of(func, backs[k], p).is_none() {
+                continue;
+            }
+            let a = func.result(i).expect("ptradd has a result");
+            let used_in_loop = users.get(&a).into_iter().flatten().all(|u| {
+                home.get(u).is_some_and(|&ub| ld.contains(ub))
+                    || !func.inst(*u).operands().contains(&a)
+            });
+            if !used_in_loop {
+                continue;
+            }
+            let key = (base, k, c);
+            match groups.iter_mut().find(|(g, _)| *g == key) {
+                Some((_, addrs)) => addrs.push(a),
+                None => groups.push((key, vec![a])),
             }
         }
         for ((base, k, c), addrs) in groups {
@@ -176,6 +165,65 @@ pub fn run_function(func: &mut Function) -> u64 {
         remove_dead(func, &home);
     }
     made
+}
+
+/// An address `ptradd _, imul(p, C)` in a loop whose header has `p` as
+/// its parameter `k`.
+struct Candidate {
+    inst: Inst,
+    k: usize,
+    c: i64,
+}
+
+/// The candidate addresses of every loop, each loop's in the order of
+/// its blocks: found in one walk over the function, since the multiply's
+/// counter names the one loop an address may step in (walking each
+/// loop's blocks was quadratic in the depth of a nest). The rewrites
+/// change no multiply, counter or block of these instructions, and what
+/// they add is never a candidate of a loop not yet rewritten (a loop's
+/// preheader lies only in the loops around it, rewritten before it).
+fn candidates(func: &Function, an: &FunctionAnalyses) -> HashMap<Loop, Vec<Candidate>> {
+    let mut out: HashMap<Loop, Vec<Candidate>> = HashMap::default();
+    // The outermost loops' blocks list every loop's blocks, each loop's
+    // in its own order.
+    let outermost = an
+        .loops
+        .loops()
+        .filter(|&l| an.loops.data(l).parent.is_none());
+    for top in outermost {
+        for &b in &an.loops.data(top).blocks {
+            for &i in func.block_insts(b) {
+                let InstKind::PtrAdd(_, x) = *func.inst(i) else {
+                    continue;
+                };
+                let ValueDef::Result(m) = func.value_def(x) else {
+                    continue;
+                };
+                let InstKind::Binary(BinaryOp::Imul, u, w) = *func.inst(m) else {
+                    continue;
+                };
+                let (p, c) = match (func.const_int(u), func.const_int(w)) {
+                    (None, Some(c)) => (u, c),
+                    (Some(c), None) => (w, c),
+                    _ => continue,
+                };
+                let ValueDef::Param(h, k) = func.value_def(p) else {
+                    continue;
+                };
+                let Some(lp) = an.loops.loop_headed_by(h) else {
+                    continue;
+                };
+                if an.loops.contains(lp, b) {
+                    out.entry(lp).or_default().push(Candidate {
+                        inst: i,
+                        k: k as usize,
+                        c,
+                    });
+                }
+            }
+        }
+    }
+    out
 }
 
 /// Removes the pure instructions whose results nothing reads, over and
