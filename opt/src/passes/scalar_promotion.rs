@@ -65,7 +65,11 @@ use crate::PassContext;
 use crate::analysis::alias::{AliasAnalysis, GlobalFacts, type_size};
 use crate::analysis::modref::{Loc, MemSet, ModRefAnalysis, inst_effects, may_overlap};
 use crate::passes::licm::always_returns;
-use parc_ir::analysis::{FunctionAnalyses, Loop};
+use cranelift_entity::packed_option::PackedOption;
+use cranelift_entity::{EntitySet, SecondaryMap};
+use parc_ir::analysis::loops::LoopBlocks;
+use parc_ir::analysis::tapir_loops::loops_with_tapir;
+use parc_ir::analysis::{FunctionAnalyses, Loop, LoopData};
 use parc_ir::{Block, BlockCall, Function, Inst, InstKind, Module, Type, Value, ValueDef};
 use std::collections::{HashMap, HashSet};
 
@@ -106,6 +110,7 @@ pub fn run_function(func: &mut Function, globals: &GlobalFacts, modref: &ModRefA
     for _ in 0..limit {
         let an = FunctionAnalyses::compute(func);
         let aa = modref.alias_analysis(func, globals);
+        let facts = Facts::of(func, &an);
         let mut order: Vec<Loop> = an.loops.loops().collect();
         order.sort_by_key(|&l| std::cmp::Reverse(an.loops.data(l).depth));
         let mut found = None;
@@ -114,10 +119,10 @@ pub fn run_function(func: &mut Function, globals: &GlobalFacts, modref: &ModRefA
             if !done.insert(header) {
                 continue;
             }
-            let Some(shape) = LoopShape::of(func, &an, lp) else {
+            let Some(shape) = LoopShape::of(func, &an, &facts, lp) else {
                 continue;
             };
-            if let Some(plan) = promotable(func, &an, lp, &shape, modref, &aa) {
+            if let Some(plan) = promotable(func, &an, &facts, lp, &shape, modref, &aa) {
                 found = Some((shape, plan));
                 break;
             }
@@ -131,6 +136,38 @@ pub fn run_function(func: &mut Function, globals: &GlobalFacts, modref: &ModRefA
     n
 }
 
+/// What one round knows of the function beyond its analyses, each
+/// computed in one walk over it (asking each loop of a deep nest about
+/// its blocks was quadratic in its depth).
+struct Facts {
+    /// The block of each placed instruction.
+    home: SecondaryMap<Inst, PackedOption<Block>>,
+    /// Loops with a `detach`, `reattach` or `sync` among their blocks.
+    tapir: EntitySet<Loop>,
+}
+
+impl Facts {
+    fn of(func: &Function, an: &FunctionAnalyses) -> Facts {
+        let mut home = SecondaryMap::new();
+        for (b, i) in func.placed_insts() {
+            home[i] = b.into();
+        }
+        Facts {
+            home,
+            tapir: loops_with_tapir(func, an),
+        }
+    }
+
+    /// True if `v` is defined outside the loop `ld` (so is the result of
+    /// an instruction not placed).
+    fn outside(&self, func: &Function, ld: &LoopData, v: Value) -> bool {
+        match func.value_def(v) {
+            ValueDef::Param(b, _) => !ld.contains(b),
+            ValueDef::Result(i) => self.home[i].expand().is_none_or(|b| !ld.contains(b)),
+        }
+    }
+}
+
 /// The parts of a loop the rewrite needs.
 struct LoopShape {
     header: Block,
@@ -141,11 +178,11 @@ struct LoopShape {
     /// The straight-line start of the body.
     chain: Vec<Block>,
     latches: Vec<Block>,
-    loop_blocks: HashSet<Block>,
+    loop_blocks: LoopBlocks,
 }
 
 impl LoopShape {
-    fn of(func: &Function, an: &FunctionAnalyses, lp: Loop) -> Option<LoopShape> {
+    fn of(func: &Function, an: &FunctionAnalyses, facts: &Facts, lp: Loop) -> Option<LoopShape> {
         let ld = an.loops.data(lp);
         let header = ld.header;
         let preheader = ld.preheader?;
@@ -185,19 +222,10 @@ impl LoopShape {
             return None;
         }
         let body = then_dest.block;
-        for &b in &ld.blocks {
-            let t = func.terminator(b)?;
-            let kind = func.inst(t);
-            if matches!(
-                kind,
-                InstKind::Detach { .. } | InstKind::Reattach { .. } | InstKind::Sync { .. }
-            ) {
-                return None;
-            }
-            // The header's exit edge is the loop's only one.
-            if b != header && kind.successors().iter().any(|&s| !ld.contains(s)) {
-                return None;
-            }
+        // No `detach`, `reattach` or `sync` among its blocks, and the
+        // header's exit edge is the loop's only one.
+        if facts.tapir.contains(lp) || ld.exiting.iter().any(|&b| b != header) {
+            return None;
         }
         if an.cfg.preds(body) != [header] {
             return None;
@@ -232,7 +260,7 @@ impl LoopShape {
             br,
             chain,
             latches: ld.latches.clone(),
-            loop_blocks: ld.blocks.iter().copied().collect(),
+            loop_blocks: ld.blocks.clone(),
         })
     }
 }
@@ -264,16 +292,14 @@ struct Plan {
 fn promotable(
     func: &Function,
     an: &FunctionAnalyses,
+    facts: &Facts,
     lp: Loop,
     shape: &LoopShape,
     modref: &ModRefAnalysis,
     aa: &AliasAnalysis,
 ) -> Option<Plan> {
     let ld = an.loops.data(lp);
-    let outside = |v: Value| match func.value_def(v) {
-        ValueDef::Param(b, _) => !ld.contains(b),
-        ValueDef::Result(i) => !ld.blocks.iter().any(|&b| func.block_insts(b).contains(&i)),
-    };
+    let outside = |v: Value| facts.outside(func, ld, v);
     // The candidates: invariant addresses stored to on the start.
     let mut cands: Vec<Promotion> = Vec::new();
     for &b in &shape.chain {
@@ -293,42 +319,6 @@ fn promotable(
     }
     if cands.is_empty() {
         return None;
-    }
-    // Outside the loop, only the header's parameters may be used (the
-    // exit is the header's, so nothing else of the loop reaches it), and
-    // only if the exit is entered from the header alone: the exit then
-    // takes them as parameters, which the bypass passes as their initial
-    // values.
-    let exit = match func.inst(shape.br) {
-        InstKind::Brif { else_dest, .. } => else_dest.block,
-        _ => return None,
-    };
-    let header_params: HashSet<Value> = func.block_params(shape.header).iter().copied().collect();
-    let mut used_after: Vec<Value> = Vec::new();
-    let loop_values: HashSet<Value> = ld
-        .blocks
-        .iter()
-        .flat_map(|&b| {
-            let params = func.block_params(b).iter().copied();
-            let results = func.block_insts(b).iter().filter_map(|&i| func.result(i));
-            params.chain(results).collect::<Vec<_>>()
-        })
-        .collect();
-    for (b, i) in func.placed_insts() {
-        if ld.contains(b) {
-            continue;
-        }
-        for v in func.inst(i).operands() {
-            if !loop_values.contains(&v) {
-                continue;
-            }
-            if !header_params.contains(&v) || an.cfg.preds(exit) != [shape.header] {
-                return None;
-            }
-            if !used_after.contains(&v) {
-                used_after.push(v);
-            }
-        }
     }
     let on_chain: HashSet<Block> = shape.chain.iter().copied().collect();
     let mut out = Vec::new();
@@ -385,6 +375,34 @@ fn promotable(
     }
     if out.is_empty() {
         return None;
+    }
+    // Outside the loop, only the header's parameters may be used (the
+    // exit is the header's, so nothing else of the loop reaches it), and
+    // only if the exit is entered from the header alone: the exit then
+    // takes them as parameters, which the bypass passes as their initial
+    // values. (A walk over the function, so only for a loop with
+    // addresses to promote.)
+    let exit = match func.inst(shape.br) {
+        InstKind::Brif { else_dest, .. } => else_dest.block,
+        _ => return None,
+    };
+    let header_params: HashSet<Value> = func.block_params(shape.header).iter().copied().collect();
+    let mut used_after: Vec<Value> = Vec::new();
+    for (b, i) in func.placed_insts() {
+        if ld.contains(b) {
+            continue;
+        }
+        for v in func.inst(i).operands() {
+            if outside(v) {
+                continue;
+            }
+            if !header_params.contains(&v) || an.cfg.preds(exit) != [shape.header] {
+                return None;
+            }
+            if !used_after.contains(&v) {
+                used_after.push(v);
+            }
+        }
     }
     // The preheader's copy of the header's test needs its operands and
     // the exit's arguments in terms of the loop's initial values.
@@ -575,7 +593,7 @@ fn rewrite(func: &mut Function, shape: &LoopShape, plan: &Plan) {
     for &(h, _) in &plan.used_after {
         let e = func.append_block_param(else_dest.block, func.value_type(h));
         for (b, i) in func.placed_insts().collect::<Vec<_>>() {
-            if b != x && !shape.loop_blocks.contains(&b) {
+            if b != x && !shape.loop_blocks.has(b) {
                 func.inst_mut(i)
                     .map_operands(|v| if v == h { e } else { v });
             }
