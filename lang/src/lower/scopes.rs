@@ -63,23 +63,36 @@ pub(super) fn waiting_vlas(
     is_vla: &dyn Fn(LocalId) -> bool,
     out: &mut HashSet<LocalId>,
 ) {
-    fn mark(s: &Stmt, waits: bool, is_vla: &dyn Fn(LocalId) -> bool, out: &mut HashSet<LocalId>) {
-        let waits = match &s.kind {
+    /// `quiet`: nothing below `s` spawns in this scope (a loop around it
+    /// was found not to), so the loops below need not look again: each
+    /// statement is then looked at by one `stmt_spawns` at most, where
+    /// asking at every loop of a nest was quadratic in its depth.
+    fn mark(
+        s: &Stmt,
+        waits: bool,
+        quiet: bool,
+        is_vla: &dyn Fn(LocalId) -> bool,
+        out: &mut HashSet<LocalId>,
+    ) {
+        let (waits, quiet) = match &s.kind {
             StmtKind::Decl(local, _) if waits && is_vla(*local) => {
                 out.insert(*local);
-                waits
+                (waits, quiet)
             }
             StmtKind::ParallelFor { body, .. } => {
                 waiting_vlas(std::slice::from_ref(body), is_vla, out);
-                waits
+                (waits, quiet)
             }
-            StmtKind::While { .. } | StmtKind::DoWhile { .. } | StmtKind::For { .. } => {
-                waits || stmt_spawns(s)
+            StmtKind::While { .. } | StmtKind::DoWhile { .. } | StmtKind::For { .. }
+                if !waits && !quiet =>
+            {
+                let spawns = stmt_spawns(s);
+                (spawns, !spawns)
             }
-            _ => waits,
+            _ => (waits, quiet),
         };
         for c in children(s) {
-            mark(c, waits, is_vla, out);
+            mark(c, waits, quiet, is_vla, out);
         }
     }
     let has_goto = body
@@ -87,6 +100,6 @@ pub(super) fn waiting_vlas(
         .any(|s| contains(s, &|s| matches!(s.kind, StmtKind::Goto(_))));
     let waits = has_goto && spawns_in(body);
     for s in body {
-        mark(s, waits, is_vla, out);
+        mark(s, waits, false, is_vla, out);
     }
 }
