@@ -9,8 +9,8 @@
 //! parser are typed with it silently.
 //!
 //! What is checked, by module:
-//! - here: the checker's state, block scopes and shadowing, name lookup
-//!   and suggestions.
+//! - here: the checker's state, name lookup and suggestions.
+//! - `scopes`: block scopes and shadowing.
 //! - `program`: file scope in order (C has no implicit declarations), then
 //!   the whole-program rules: `main`'s signature, prototypes against
 //!   definitions, host functions called from kernels must not fork.
@@ -66,6 +66,7 @@ mod omp;
 mod printf;
 mod program;
 mod scanf;
+mod scopes;
 mod static_assert;
 mod stmt;
 #[cfg(test)]
@@ -286,7 +287,7 @@ struct FnCtx {
     kind: FuncKind,
     locals: Vec<hir::Local>,
     local_info: Vec<LocalInfo>,
-    scopes: Vec<HashMap<String, (Sym, Span)>>,
+    scopes: scopes::Scopes,
     /// Struct, union and enum tags of each block scope (parallel to `scopes`).
     tags: Vec<HashMap<String, decls::Tag>>,
     loops: Vec<LoopKind>,
@@ -463,12 +464,8 @@ impl Checker {
     }
 
     fn lookup(&self, name: &str) -> Option<Sym> {
-        if let Some(fx) = &self.fx {
-            for scope in fx.scopes.iter().rev() {
-                if let Some((s, _)) = scope.get(name) {
-                    return Some(*s);
-                }
-            }
+        if let Some(s) = self.fx.as_ref().and_then(|fx| fx.scopes.lookup(name)) {
+            return Some(s);
         }
         self.file_syms.get(name).copied()
     }
@@ -477,9 +474,7 @@ impl Checker {
     fn visible_names(&self) -> Vec<String> {
         let mut v: Vec<String> = self.file_syms.keys().cloned().collect();
         if let Some(fx) = &self.fx {
-            for scope in &fx.scopes {
-                v.extend(scope.keys().cloned());
-            }
+            v.extend(fx.scopes.names().cloned());
         }
         v
     }
@@ -499,11 +494,7 @@ impl Checker {
     /// Declares a block-scope name, reporting a redefinition in the same scope.
     fn declare_local_name(&mut self, name: &str, sym: Sym, span: Span) {
         let Some(fx) = self.fx.as_mut() else { return };
-        let Some(scope) = fx.scopes.last_mut() else {
-            return;
-        };
-        if let Some((_, prev)) = scope.get(name) {
-            let prev = *prev;
+        if let Some(prev) = fx.scopes.declared_here(name) {
             self.push(
                 Diagnostic::error(span, format!("redefinition of `{name}`"))
                     .with_label("already declared in this scope")
@@ -512,7 +503,7 @@ impl Checker {
             );
             return;
         }
-        scope.insert(name.to_string(), (sym, span));
+        fx.scopes.declare(name, sym, span);
     }
 
     /// Creates a local of the current function and brings it into scope.
@@ -541,7 +532,7 @@ impl Checker {
 
     fn push_scope(&mut self) {
         if let Some(fx) = self.fx.as_mut() {
-            fx.scopes.push(HashMap::new());
+            fx.scopes.push();
             fx.tags.push(HashMap::new());
             fx.vla_marks.push(fx.vlas.len());
         }

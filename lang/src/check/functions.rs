@@ -193,7 +193,7 @@ impl Checker {
             kind,
             locals: Vec::new(),
             local_info: Vec::new(),
-            scopes: vec![HashMap::new()],
+            scopes: super::scopes::Scopes::new(),
             tags: vec![HashMap::new()],
             loops: Vec::new(),
             pfors: Vec::new(),
