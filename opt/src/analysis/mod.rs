@@ -5,5 +5,6 @@
 pub mod alias;
 pub mod allocations;
 pub mod cache;
+pub mod const_memory;
 pub mod modref;
 pub mod tripcount;

@@ -19,8 +19,12 @@
 //! a `brif` on a constant becomes a `jump`; blocks never executable leave
 //! the layout. Dead code is left to `dce`.
 //!
-//! What is never folded (see [`crate::fold`]): division and remainder by
-//! zero (they trap at run time), loads, calls and intrinsics.
+//! Loads are constant when they read a `const` global at a constant offset
+//! (`load (global_addr @g)` or `load (ptradd (global_addr @g), k)` with
+//! `k` constant; [`crate::analysis::const_memory`] says which reads
+//! qualify). What is never folded (see [`crate::fold`]): division and
+//! remainder by zero (they trap at run time), other loads, calls and
+//! intrinsics.
 //!
 //! Tapir: a `detach` makes both its task and its continuation executable,
 //! a `reattach` or `sync` its one successor. Nothing moves: constants
@@ -36,19 +40,25 @@
 //! removed).
 
 use crate::PassContext;
+use crate::analysis::const_memory::ConstMemory;
 use crate::fold::{Const, fold};
 use crate::{HashMap, HashSet};
-use parc_ir::{Block, BlockCall, Function, Inst, InstKind, Module, Value, ValueDef};
+use parc_ir::{Block, BlockCall, Function, Inst, InstKind, Module, Type, Value, ValueDef};
 
 pub fn run(module: &mut Module, ctx: &mut PassContext) -> bool {
     let mut stats = [0u64; 3];
-    let changed = crate::for_each_function(module, |f| {
-        let s = run_function(f);
+    let mut changed = false;
+    let mem = ConstMemory::new(&module.globals);
+    for f in module.funcs.values_mut() {
+        if f.is_declaration() {
+            continue;
+        }
+        let s = run_function(f, &mem);
         for (a, b) in stats.iter_mut().zip(s) {
             *a += b;
         }
-        s.iter().any(|&n| n > 0)
-    });
+        changed |= s.iter().any(|&n| n > 0);
+    }
     ctx.count("sccp.consts", stats[0]);
     ctx.count("sccp.branches", stats[1]);
     ctx.count("sccp.blocks", stats[2]);
@@ -84,6 +94,7 @@ fn arm_call(kind: &InstKind, arm: usize) -> Option<&BlockCall> {
 
 struct Solver<'f> {
     func: &'f Function,
+    mem: &'f ConstMemory<'f>,
     lat: Vec<Lat>,
     exec_block: HashSet<Block>,
     exec_arm: HashSet<(Block, usize)>,
@@ -175,8 +186,28 @@ impl Solver<'_> {
                 }
                 fold(kind, &args, ty).map_or(Lat::Over, Lat::Const)
             }
+            InstKind::Load(addr) => self.eval_load(addr, ty),
             _ => Lat::Over,
         }
+    }
+
+    /// A load of `ty` from `addr`: constant when `addr` is a constant
+    /// global's address, or one plus a constant offset.
+    fn eval_load(&self, addr: Value, ty: Type) -> Lat {
+        let def = |v: Value| match self.func.value_def(v) {
+            ValueDef::Result(i) => Some(self.func.inst(i)),
+            ValueDef::Param(..) => None,
+        };
+        let (g, offset) = match def(addr) {
+            Some(&InstKind::GlobalAddr(g)) => (g, 0),
+            Some(&InstKind::PtrAdd(base, off)) => match (def(base), self.get(off)) {
+                (Some(&InstKind::GlobalAddr(g)), Lat::Const(k)) => (g, k.as_i64()),
+                (Some(&InstKind::GlobalAddr(_)), Lat::Unknown) => return Lat::Unknown,
+                _ => return Lat::Over,
+            },
+            _ => return Lat::Over,
+        };
+        self.mem.read(g, offset, ty).map_or(Lat::Over, Lat::Const)
     }
 
     fn visit_terminator(&mut self, b: Block, kind: &InstKind) {
@@ -226,18 +257,27 @@ impl Solver<'_> {
 }
 
 /// Propagates and rewrites; returns (constants, branches, blocks).
-fn run_function(func: &mut Function) -> [u64; 3] {
+fn run_function(func: &mut Function, mem: &ConstMemory) -> [u64; 3] {
     let mut users: HashMap<Value, Vec<Inst>> = HashMap::default();
     let mut inst_block = HashMap::default();
     let mut incoming: HashMap<Block, Vec<(Block, usize)>> = HashMap::default();
     for (b, i) in func.placed_insts() {
         inst_block.insert(i, b);
-        func.inst(i).for_each_operand(|v| {
+        let mut operands = func.inst(i).operands();
+        // A load's value depends on its address's constant offset too
+        // (`eval_load`), so it is visited again when that offset changes.
+        if let InstKind::Load(addr) = *func.inst(i)
+            && let ValueDef::Result(a) = func.value_def(addr)
+            && let InstKind::PtrAdd(_, off) = *func.inst(a)
+        {
+            operands.push(off);
+        }
+        for v in operands {
             let list = users.entry(v).or_default();
             if list.last() != Some(&i) {
                 list.push(i);
             }
-        });
+        }
     }
     for &b in &func.layout {
         for (a, s) in func.successors(b).into_iter().enumerate() {
@@ -246,6 +286,7 @@ fn run_function(func: &mut Function) -> [u64; 3] {
     }
     let mut solver = Solver {
         func,
+        mem,
         lat: vec![Lat::Unknown; func.values.len()],
         exec_block: HashSet::default(),
         exec_arm: HashSet::default(),
