@@ -7,4 +7,5 @@ pub mod allocations;
 pub mod cache;
 pub mod const_memory;
 pub mod modref;
+pub mod non_negative;
 pub mod tripcount;

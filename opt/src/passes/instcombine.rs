@@ -12,7 +12,10 @@
 //!   `srem x, 1` and `urem x, 1` → `0`.
 //! - **Strength reduction**: `x * 2^k` → `shl x, k`; `udiv x, 2^k` →
 //!   `lshr x, k`; `urem x, 2^k` → `and x, 2^k-1` (the divisor is a
-//!   non-zero constant, so nothing could trap).
+//!   non-zero constant, so nothing could trap); `sdiv x, 2^k` and
+//!   `srem x, 2^k` (`k >= 1`) the same where `x` is known non-negative
+//!   ([`crate::analysis::non_negative`]: a binary search's `length / 2`
+//!   under `while (length > 1)`), where they agree with the unsigned ones.
 //! - **Double negation**: `0 - (0 - x)` → `x`; `fneg (fneg x)` → `x` (a
 //!   sign-bit flip, exact even for NaN).
 //! - **Canonical order**: a constant operand of a commutative operator goes
@@ -50,6 +53,7 @@
 
 use crate::HashMap;
 use crate::PassContext;
+use crate::analysis::non_negative::NonNegative;
 use crate::fold::Const;
 use parc_ir::{
     BinaryOp, Block, CastOp, FloatCC, Function, InstKind, IntCC, Module, Type, UnaryOp, Value,
@@ -85,6 +89,11 @@ fn pending(n: u32) -> Value {
 
 struct Combiner<'f> {
     func: &'f Function,
+    /// Computed only for functions with a signed division or remainder
+    /// by a power of two.
+    non_negative: Option<&'f NonNegative>,
+    /// The block of the instruction being rewritten.
+    block: Block,
 }
 
 impl Combiner<'_> {
@@ -203,6 +212,19 @@ impl Combiner<'_> {
                 let m = Const::int(ty, (c.as_u64() - 1) as i64);
                 Some(Rewrite::Kind(InstKind::Binary(And, a, pending(0)), vec![m]))
             }
+            Sdiv | Srem
+                if signed_power_of_two(c)
+                    && self
+                        .non_negative
+                        .is_some_and(|nn| nn.at(self.func, a, self.block)) =>
+            {
+                let (new, k) = if op == Sdiv {
+                    (Lshr, shift_amount(c.as_u64().trailing_zeros()))
+                } else {
+                    (And, Const::int(ty, c.as_i64() - 1))
+                };
+                Some(Rewrite::Kind(InstKind::Binary(new, a, pending(0)), vec![k]))
+            }
             _ => self.reassociate(op, a, c, ty),
         }
     }
@@ -319,10 +341,21 @@ impl Combiner<'_> {
     }
 }
 
+/// A divisor `2^k` with `k >= 1`, positive as a signed number.
+fn signed_power_of_two(c: Const) -> bool {
+    c.ty != Type::I1 && c.as_i64() > 1 && c.as_u64().is_power_of_two()
+}
+
 /// Rewrites to a fixed point (a few rounds at most); returns how many
 /// rewrites were made.
 pub(crate) fn run_function(func: &mut Function) -> u64 {
     let mut total = 0;
+    // The rewrites change no terminator, so one analysis serves every round.
+    let has_signed_division = func.placed_insts().any(|(_, i)| {
+        matches!(*func.inst(i), InstKind::Binary(BinaryOp::Sdiv | BinaryOp::Srem, _, d)
+            if func.const_int(d).is_some_and(|k| signed_power_of_two(Const::int(func.value_type(d), k))))
+    });
+    let non_negative = has_signed_division.then(|| NonNegative::compute(func));
     // Replaced results, and what replaces them (resolved before each
     // instruction is examined, so chains collapse in one round).
     let mut subst: HashMap<Value, Value> = HashMap::default();
@@ -343,7 +376,12 @@ pub(crate) fn run_function(func: &mut Function) -> u64 {
                     continue;
                 };
                 let ty = func.value_type(r);
-                let rw = Combiner { func }.rewrite(func.inst(i), ty);
+                let rw = Combiner {
+                    func,
+                    non_negative: non_negative.as_ref(),
+                    block: b,
+                }
+                .rewrite(func.inst(i), ty);
                 let Some(rw) = rw else {
                     new.push(i);
                     continue;
