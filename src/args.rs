@@ -602,22 +602,50 @@ pub(crate) struct AdArgs {
     pub(crate) checkpoint: Option<NonZeroU64>,
     /// Checkpoint the time loops (as `--checkpoint`) whose records would
     /// exceed BYTES (a number, or with a K, M or G suffix: powers of
-    /// 1024), with the period chosen at run time from the first
-    /// iteration's measured records; a loop that cannot be checkpointed
-    /// is recorded whole, with a warning.
-    #[arg(long, value_name = "BYTES", value_parser = parse_bytes, conflicts_with = "checkpoint")]
-    pub(crate) tape_budget: Option<u64>,
+    /// 1024, or `N%` of the physical memory), with the period chosen at
+    /// run time from the first iteration's measured records; a loop that
+    /// cannot be checkpointed is recorded whole, with a warning. Without
+    /// the option the budget is 25% of the physical memory; `none` or 0
+    /// turns checkpointing off.
+    #[arg(long, value_name = "BYTES", value_parser = parse_budget, conflicts_with = "checkpoint")]
+    pub(crate) tape_budget: Option<TapeBudget>,
+}
+
+/// `--tape-budget`'s argument.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum TapeBudget {
+    /// `none` or `0`: no checkpointing unless `--checkpoint` asks.
+    Off,
+    On(parc_ad::checkpoint::Bytes),
 }
 
 impl AdArgs {
     pub(crate) fn checkpoint(&self) -> Option<parc_ad::checkpoint::Request> {
-        use parc_ad::checkpoint::Request;
+        use parc_ad::checkpoint::{Bytes, Request};
         match (self.checkpoint, self.tape_budget) {
             (Some(n), _) => Some(Request::Every(n.get())),
-            (None, Some(b)) => Some(Request::Budget(b)),
-            (None, None) => None,
+            (None, Some(TapeBudget::Off)) => None,
+            (None, Some(TapeBudget::On(b))) => Some(Request::Budget(b)),
+            (None, None) => Some(Request::Budget(Bytes::Default)),
         }
     }
+}
+
+/// `--tape-budget`: `none` or `0`, `25%`, or bytes (`parse_bytes`).
+pub(crate) fn parse_budget(text: &str) -> Result<TapeBudget, String> {
+    use parc_ad::checkpoint::Bytes;
+    if text == "none" || text == "0" {
+        return Ok(TapeBudget::Off);
+    }
+    if let Some(p) = text.strip_suffix('%') {
+        return match p.parse::<u32>() {
+            Ok(p) if (1..=100).contains(&p) => Ok(TapeBudget::On(Bytes::Percent(p))),
+            _ => Err(format!(
+                "expected a percent of the physical memory from 1% to 100%, not `{text}`"
+            )),
+        };
+    }
+    parse_bytes(text).map(|b| TapeBudget::On(Bytes::Fixed(b)))
 }
 
 /// `--tape-budget BYTES`: `4096`, `64K`, `512M`, `2G`.
@@ -644,12 +672,13 @@ pub(crate) fn parse_bytes(text: &str) -> Result<u64, String> {
         .ok_or_else(|| {
             format!("expected a number of bytes such as 4096, 64K, 512M or 2G, not `{text}`")
         })?;
-    // A budget of nothing would refuse every gradient that records at
-    // all; that is a typo, not a request.
+    // `0` alone turns checkpointing off (`parse_budget`); `0K` is a
+    // typo, not a request.
     if bytes == 0 {
         return Err(
             "a tape budget of 0 bytes holds no record: give at least one iteration's records \
-             (`--explain-tape` lists each loop's bytes per iteration), e.g. 64K"
+             (`--explain-tape` lists each loop's bytes per iteration), e.g. 64K, or `none` to \
+             turn checkpointing off"
                 .to_string(),
         );
     }
@@ -900,7 +929,8 @@ impl GpuArchArg {
 
 #[cfg(test)]
 mod tests {
-    use super::parse_bytes;
+    use super::{TapeBudget, parse_budget, parse_bytes};
+    use parc_ad::checkpoint::Bytes;
 
     #[test]
     fn tape_budgets() {
@@ -923,5 +953,12 @@ mod tests {
         }
         assert!(parse_bytes("12X").unwrap_err().contains("unknown unit `X`"));
         assert!(parse_bytes("0").unwrap_err().contains("0 bytes"));
+        assert_eq!(parse_budget("none"), Ok(TapeBudget::Off));
+        assert_eq!(parse_budget("0"), Ok(TapeBudget::Off));
+        assert_eq!(parse_budget("25%"), Ok(TapeBudget::On(Bytes::Percent(25))));
+        assert_eq!(parse_budget("1K"), Ok(TapeBudget::On(Bytes::Fixed(1024))));
+        for bad in ["0%", "101%", "%", "2.5%", "0K", "None"] {
+            assert!(parse_budget(bad).is_err(), "`{bad}` accepted");
+        }
     }
 }

@@ -601,10 +601,13 @@ fn pipeline(
         // Checkpointing bounds what a loop writes from SSA counters and
         // pointers; unoptimized (-O0, --ad-before-opt) they are still in
         // `alloca`s, so their loads are promoted first (as Enzyme's
-        // preprocessing does at any level). Nothing else changes.
-        if options.ad_checkpoint.is_some()
-            && (options.opt_level == OptLevel::O0 || options.ad_before_opt)
-        {
+        // preprocessing does at any level). Nothing else changes. The
+        // default budget leaves unoptimized code as it is: its loops are
+        // then recorded whole, as without checkpointing.
+        let asked = options.ad_checkpoint.is_some_and(|r| {
+            r != parc_ad::checkpoint::Request::Budget(parc_ad::checkpoint::Bytes::Default)
+        });
+        if asked && (options.opt_level == OptLevel::O0 || options.ad_before_opt) {
             for pass in ["simplify-cfg", "mem2reg"] {
                 if let Some(run) = parc_opt::pass_by_name(pass) {
                     run(module, &mut parc_opt::PassContext::default());

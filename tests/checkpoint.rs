@@ -220,3 +220,98 @@ fn a_loop_it_cannot_checkpoint_warns() {
         "{stderr}"
     );
 }
+
+/// `tape_budget.pc` at `-O2` without its flags but `extra`, with
+/// `PARC_PHYS_MEM` (the testing aid `parc_rt_phys_mem` reads) set to
+/// `mem` and `PARC_AD_STATS=1`: stdout, stderr and the tape's peak.
+fn with_memory(mem: u64, extra: &[&str], engine: Option<&str>) -> (String, String, u64) {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_parc"));
+    cmd.env("PARC_PHYS_MEM", mem.to_string())
+        .env("PARC_AD_STATS", "1")
+        .arg("run")
+        .arg("-O2");
+    match engine {
+        None => {
+            cmd.arg("--interp");
+        }
+        Some(workers) => {
+            cmd.env("PARC_NUM_THREADS", workers);
+        }
+    }
+    let out = cmd
+        .args(extra)
+        .arg(root().join("tests/grad/tape_budget.pc"))
+        .output()
+        .expect("parc runs");
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "{extra:?}: {stderr}");
+    let peak = peak_of(&stderr);
+    (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr,
+        peak,
+    )
+}
+
+/// Without `--tape-budget` the budget is a quarter of the physical
+/// memory: where `PARC_PHYS_MEM` makes that 8 KB, `tape_budget.pc`'s loop
+/// (11.6 KB of records) is checkpointed as with `--tape-budget 8K`, the
+/// run says so once, and the gradients are those recorded whole
+/// (`--tape-budget none`, whose tape does not fit). `50%` is half.
+#[test]
+fn default_budget_is_a_quarter_of_the_memory() {
+    for engine in [None, Some("1")] {
+        let (whole, stderr, peak) = with_memory(32 << 10, &["--tape-budget", "none"], engine);
+        assert!(peak > 8 << 10, "recorded whole in {peak} bytes");
+        assert!(!stderr.contains("warning"), "{stderr}");
+        let (out, stderr, peak) = with_memory(32 << 10, &[], engine);
+        assert_eq!(out, whole);
+        assert!(peak <= 8 << 10, "default budget: tape peak {peak} bytes");
+        assert_eq!(stderr.matches("warning").count(), 1, "{stderr}");
+        assert!(
+            stderr.contains("tape_budget.pc:28:14: the serial loop in `run` would record 11")
+                && stderr.contains(
+                    "more than the default tape budget (25% of the physical memory, 8192 bytes): \
+                 checkpointing it"
+                ),
+            "{stderr}"
+        );
+        let (out, stderr, peak) = with_memory(16 << 10, &["--tape-budget", "50%"], engine);
+        assert_eq!(out, whole);
+        assert!(peak <= 8 << 10, "`50%`: tape peak {peak} bytes");
+        assert!(!stderr.contains("warning"), "{stderr}");
+    }
+}
+
+/// Budgets under which no period fits `tape_budget.pc`'s loop, so that it
+/// follows the binomial schedule: with three snapshots it runs the steps
+/// once more at the end (5000 bytes), with four it keeps a snapshot of
+/// the final state instead (6000 bytes: Revolve's count of steps run
+/// again says that is cheaper). Either way the gradients and the primal
+/// left behind are those recorded whole, within the budget.
+#[test]
+fn revolve_ends_as_the_primal_does() {
+    let path = root().join("tests/grad/tape_budget.pc");
+    let none: Vec<String> = ["--tape-budget", "none"].map(String::from).to_vec();
+    for engine in [None, Some("1"), Some("8")] {
+        let whole = run(&path, &none, "-O2", engine);
+        for budget in [5000u64, 6000] {
+            let flags = vec!["--tape-budget".to_string(), budget.to_string()];
+            let (out, stderr) = run_both(&path, &flags, "-O2", engine, true);
+            assert_eq!(out, whole, "--tape-budget {budget} ({engine:?} workers)");
+            assert!(!stderr.contains("warning"), "{stderr}");
+            let peak = peak_of(&stderr);
+            assert!(peak <= budget, "--tape-budget {budget}: peak {peak}");
+        }
+    }
+}
+
+/// The tape peak a `PARC_AD_STATS=1` run printed.
+fn peak_of(stderr: &str) -> u64 {
+    stderr
+        .lines()
+        .find_map(|l| l.strip_prefix("PARC_AD_STATS: gradient tape peak "))
+        .and_then(|l| l.split_whitespace().next())
+        .and_then(|n| n.parse::<u64>().ok())
+        .unwrap_or_else(|| panic!("no PARC_AD_STATS line in {stderr}"))
+}

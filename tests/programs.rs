@@ -268,6 +268,21 @@ fn flags_of(path: &Path) -> Vec<String> {
         .unwrap_or_default()
 }
 
+/// [`flags_of`], with `--tape-budget none` unless they ask for
+/// checkpointing: the tape reports (and the peaks they predict) are of
+/// the gradient that records every iteration, not of the default budget's
+/// loops cut into segments in case the machine's memory runs short.
+fn unbudgeted_flags_of(path: &Path) -> Vec<String> {
+    let mut flags = flags_of(path);
+    if !flags
+        .iter()
+        .any(|f| f == "--tape-budget" || f == "--checkpoint")
+    {
+        flags.extend(["--tape-budget".to_string(), "none".to_string()]);
+    }
+    flags
+}
+
 /// The flags of a program's `// flags:` line that say what float
 /// arithmetic may do, which gcc spells as parc does and gets too
 /// (`-ffast-math`: gcc then reassociates as parc's vectorizer does), and
@@ -449,7 +464,7 @@ fn check_explain_ad(path: &Path) -> Result<(), Failed> {
 fn check_report(path: &Path, flag: &str, ext: &str, what: &str) -> Result<(), Failed> {
     let mut cmd = parc();
     cmd.args(["build", "--emit", "ir", "-o", "-", flag, "--color=never"])
-        .args(flags_of(path))
+        .args(unbudgeted_flags_of(path))
         .arg(path);
     let (out, _) = run_with_timeout(cmd, Duration::from_secs(60))?;
     let stderr = String::from_utf8_lossy(&out.stderr);

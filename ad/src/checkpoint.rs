@@ -43,7 +43,10 @@
 //! stderr, once per run, names the loop's file and line and the least
 //! budget that would fit, where not even one snapshot fits). A loop it
 //! cannot checkpoint is recorded whole, with a warning at compile time
-//! ([`NotCheckpointed`]).
+//! ([`NotCheckpointed`]). The budget may be a share of the physical
+//! memory ([`Bytes`]), read at run time; without the option it is
+//! [`DEFAULT_PERCENT`] percent of it, which warns (once per run) where it
+//! checkpoints, and is silent about loops it cannot checkpoint.
 
 mod outline;
 mod pair;
@@ -62,9 +65,52 @@ use std::collections::HashMap;
 pub enum Request {
     /// `--checkpoint N`: a snapshot every `N` iterations.
     Every(u64),
-    /// `--tape-budget BYTES`: checkpoint loops whose records would
-    /// exceed it.
-    Budget(u64),
+    /// `--tape-budget BYTES` (or a fraction of the memory, or the
+    /// default): checkpoint loops whose records would exceed it.
+    Budget(Bytes),
+}
+
+/// A tape budget.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Bytes {
+    /// `--tape-budget BYTES`.
+    Fixed(u64),
+    /// `--tape-budget N%`: `N` percent (1 to 100) of the physical memory,
+    /// read when the loop starts (`parc_rt_phys_mem`).
+    Percent(u32),
+    /// No option: [`DEFAULT_PERCENT`] percent of the physical memory. A
+    /// loop it cannot checkpoint is recorded whole without a warning (it
+    /// was not asked for); a run that checkpoints says so, once.
+    Default,
+}
+
+/// The default budget's share of the physical memory, in percent: a
+/// quarter. The tape competes with the program's own arrays, their
+/// shadows (as large again) and everything else on the machine; a quarter
+/// leaves them the rest, and only a gradient that would otherwise come
+/// near swapping is checkpointed (its recomputation costs time).
+pub const DEFAULT_PERCENT: u32 = 25;
+
+impl Bytes {
+    /// The percent of the physical memory, if it is a fraction of it.
+    pub fn percent(self) -> Option<u32> {
+        match self {
+            Bytes::Fixed(_) => None,
+            Bytes::Percent(p) => Some(p),
+            Bytes::Default => Some(DEFAULT_PERCENT),
+        }
+    }
+
+    /// How the user spelled it, for messages.
+    pub fn asked(self) -> String {
+        match self {
+            Bytes::Fixed(b) => format!("`--tape-budget {b}`"),
+            Bytes::Percent(p) => format!("`--tape-budget {p}%`"),
+            Bytes::Default => {
+                format!("the default tape budget ({DEFAULT_PERCENT}% of the physical memory)")
+            }
+        }
+    }
 }
 
 /// A loop checkpointing would segment.
@@ -287,11 +333,13 @@ pub fn prepare(
     match (result, saved) {
         (Err(e), Some(saved)) => {
             (*m, segments.writes) = saved;
-            skipped.push(NotCheckpointed {
-                function: e.function,
-                loc: e.loc,
-                why: e.message,
-            });
+            if request != Request::Budget(Bytes::Default) {
+                skipped.push(NotCheckpointed {
+                    function: e.function,
+                    loc: e.loc,
+                    why: e.message,
+                });
+            }
             Ok(primal)
         }
         (r, _) => r,
@@ -313,7 +361,7 @@ fn prepare_loops(
     let (every, budget, asked) = match request {
         Request::Every(n) => (n, None, format!("`--checkpoint {n}`")),
         // The caller's period is not used: `seg.aug` chooses its own.
-        Request::Budget(b) => (1, Some(b), format!("`--tape-budget {b}`")),
+        Request::Budget(b) => (1, Some(b), b.asked()),
     };
     // `the loop`: "this loop" at its position, else where it is.
     let refuse_loop = |loc: SrcLoc, the_loop: &str, why: String| AdError {

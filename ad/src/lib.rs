@@ -345,7 +345,42 @@ impl std::fmt::Display for AdError {
 
 /// Fulfils every gradient request of `module` (see the module doc). On
 /// error the module is left unchanged.
+///
+/// A tape budget never makes a gradient fail: where a function with its
+/// time loops cut into segments cannot be differentiated (a construct the
+/// segments do not carry), the gradients are built again recording every
+/// iteration, with a warning ([`AdReport::not_checkpointed`]) unless the
+/// budget is the default one.
 pub fn differentiate(module: &mut Module, options: &AdOptions) -> Result<AdReport, AdError> {
+    let Some(checkpoint::Request::Budget(bytes)) = options.checkpoint else {
+        return differentiate_as(module, options);
+    };
+    match differentiate_as(module, options) {
+        Err(e) => {
+            let plain = AdOptions {
+                checkpoint: None,
+                ..options.clone()
+            };
+            let mut report = differentiate_as(module, &plain)?;
+            if bytes != checkpoint::Bytes::Default {
+                report.not_checkpointed.push(checkpoint::NotCheckpointed {
+                    function: e.function.clone(),
+                    loc: e.loc,
+                    why: format!(
+                        "{} cannot checkpoint the gradients' loops: {}; the gradients record \
+                         every iteration",
+                        bytes.asked(),
+                        e.message
+                    ),
+                });
+            }
+            Ok(report)
+        }
+        ok => ok,
+    }
+}
+
+fn differentiate_as(module: &mut Module, options: &AdOptions) -> Result<AdReport, AdError> {
     if module.grad_requests.is_empty() {
         return Ok(AdReport::default());
     }

@@ -56,6 +56,7 @@
 //! | `parc_rt_wtime` | `() -> f64` | monotonic seconds |
 //! | `parc_rt_ad_tape_note` | `(i64 recorded, i64 allocated)` | a gradient's tape grew or shrank by these bytes (counted only with `PARC_AD_STATS`, see [`adstats`]) |
 //! | `parc_rt_ad_tape_measure` | `(i64 on) -> i64` | the bytes of records gradient tapes hold; from `on` 1 to `on` 0 notes are counted without `PARC_AD_STATS` too (`--tape-budget`, see [`adstats`]) |
+//! | `parc_rt_phys_mem` | `() -> i64` | the physical memory in bytes, or `PARC_PHYS_MEM`'s (a testing aid), 0 if unknown: the default tape budget is a fraction of it (see [`physmem`]) |
 //! | `parc_rt_qsort` | `(ptr base, i64 n, i64 size, fn(ptr, ptr) -> i32 cmp)` | C `qsort` (glibc's), a null comparator or array a fault |
 //! | `parc_rt_bsearch` | `(ptr key, ptr base, i64 n, i64 size, fn(ptr, ptr) -> i32 cmp) -> ptr` | C `bsearch` (glibc's), a null comparator a fault |
 //! | `parc_rt_atexit` | `(fn() f) -> i32` | C `atexit`: `f` runs when `main` returns (in `parc_rt_main`) or at `parc_rt_exit`, last registered first |
@@ -135,6 +136,7 @@ pub mod lines;
 pub mod locks;
 pub mod output;
 pub mod parfor;
+pub mod physmem;
 pub mod pool;
 pub mod printf;
 pub mod scanf;
@@ -197,6 +199,7 @@ pub fn symbols() -> Vec<(&'static str, *const u8)> {
         clib::parc_rt_wtime,
         adstats::parc_rt_ad_tape_note,
         adstats::parc_rt_ad_tape_measure,
+        physmem::parc_rt_phys_mem,
         clib::parc_rt_abort,
         clib::parc_rt_qsort,
         clib::parc_rt_atexit,

@@ -13,7 +13,7 @@
 //! another). Only for programs where the report is exact: no recursion,
 //! no conditional records (where it is an upper bound).
 
-use super::{flags_of, parc, root, run_with_timeout, scratch_dir, status_of};
+use super::{parc, root, run_with_timeout, scratch_dir, status_of, unbudgeted_flags_of};
 use libtest_mimic::Failed;
 use std::path::Path;
 use std::process::Command;
@@ -98,7 +98,7 @@ fn check_run(path: &Path, values: &[(String, i128)], run: Run) -> Result<(), Str
     // The static report, from the same compilation.
     let mut cmd = parc();
     cmd.args(["build", "--stats", "--emit", "ir", "-o", "-", level])
-        .args(flags_of(path))
+        .args(unbudgeted_flags_of(path))
         .arg(path);
     let (built, _) = run_with_timeout(cmd, limit).map_err(|e| format!("{e:?}"))?;
     let stats = String::from_utf8_lossy(&built.stderr).into_owned();
@@ -139,7 +139,7 @@ fn check_run(path: &Path, values: &[(String, i128)], run: Run) -> Result<(), Str
             let exe = dir.join(format!("{stem}.tapestats{}.exe", o.trim_start_matches('-')));
             let mut b = parc();
             b.args(["build", "--emit", "exe", o])
-                .args(flags_of(path))
+                .args(unbudgeted_flags_of(path))
                 .arg(path)
                 .arg("-o")
                 .arg(&exe);
@@ -157,7 +157,7 @@ fn check_run(path: &Path, values: &[(String, i128)], run: Run) -> Result<(), Str
         }
     };
     if !matches!(run, Run::Exe(..)) {
-        cmd.args(flags_of(path)).arg(path);
+        cmd.args(unbudgeted_flags_of(path)).arg(path);
     }
     cmd.env("PARC_AD_STATS", "1");
     let (out, _) = run_with_timeout(cmd, limit).map_err(|e| format!("{e:?}"))?;

@@ -43,7 +43,9 @@
 //! runs between them) the memory is not what the forward sweep left:
 //! after step 1 it runs the loop's steps 2 to `T - 1` once more, so that
 //! it is again before the first step's reverse and the code reversed
-//! after it.
+//! after it, or, where `choose` found that cheaper and the budget holds
+//! it, restores a snapshot of the state the loop ended in (taken by the
+//! call past the last step, scratch included).
 
 use super::revolve;
 use super::writes::{Root, Written, by_root};
@@ -56,7 +58,7 @@ use parc_ir::{
 /// `--tape-budget`: what `seg.aug` needs to choose the period.
 #[derive(Clone, Debug)]
 pub struct Budget {
-    pub bytes: u64,
+    pub bytes: crate::checkpoint::Bytes,
     /// The first of the [`PLAN_SLOTS`] 8-byte slots of the caller's
     /// `state` it uses (`outline.rs`; the caller stores 0 in the first
     /// and the trip count, -1 if unknown, in the second).
@@ -73,8 +75,10 @@ pub struct Budget {
 /// the trip count, then for Revolve the number of snapshots it may keep,
 /// its stack of snapshots (`{step, snapshot}` pairs, malloc'd), the
 /// stack's length, the next step and the step of the next snapshot of
-/// the forward sweep.
-pub const PLAN_SLOTS: usize = 7;
+/// the forward sweep, whether to keep a snapshot of the state the loop
+/// ends in (1) rather than run its steps once more after the reverse (0),
+/// and that snapshot (null until the loop's exit).
+pub const PLAN_SLOTS: usize = 9;
 pub(super) const CHOSEN: usize = 0;
 pub(super) const TRIP: usize = 1;
 pub(super) const CAP: usize = 2;
@@ -82,6 +86,8 @@ pub(super) const STACK: usize = 3;
 pub(super) const LEN: usize = 4;
 pub(super) const STEP: usize = 5;
 pub(super) const NEXT: usize = 6;
+pub(super) const WANT_END: usize = 7;
+pub(super) const END: usize = 8;
 /// Periods with a meaning of their own: record every remaining
 /// iteration; follow the binomial schedule, one step per call.
 pub(super) const RECORD: i64 = -1;
@@ -137,6 +143,10 @@ pub fn build(
     let tape = ctx.tape;
     let warning = budget.map(|bd| warning_text(m, bd));
     let split = budget.map(|_| revolve::split_helper(m));
+    let cost = budget.map(|_| revolve::cost_helper(m));
+    // The snapshot of the state the loop ends in keeps the scratch too:
+    // the memory is then what the primal left.
+    let all: Groups = groups.iter().chain(&temps).cloned().collect();
 
     let aug_sig = m.funcs[pair.aug].sig.clone();
     let mut aug = new_function(m.funcs[pair.aug].name.clone(), aug_sig.clone());
@@ -184,7 +194,8 @@ pub fn build(
                     temp,
                     trip,
                 };
-                let (k, cap) = choose(&mut b, bd, &sizes, warning.as_ref());
+                let cost = cost.expect("a budget has the helper");
+                let (k, cap, want_end) = choose(&mut b, bd, &sizes, warning.as_ref(), cost);
                 store_slot(&mut b, k, state, bd.slot + CHOSEN);
                 let rv = b.iconst(Type::I64, REVOLVE);
                 let is_rv = b.icmp(IntCC::Eq, k, rv);
@@ -206,6 +217,9 @@ pub fn build(
                 let one = b.iconst(Type::I64, 1);
                 store_slot(&mut b, one, state, bd.slot + STEP);
                 store_slot(&mut b, one, state, bd.slot + NEXT);
+                store_slot(&mut b, want_end, state, bd.slot + WANT_END);
+                let null = b.null();
+                store_slot(&mut b, null, state, bd.slot + END);
                 b.jump(back, Vec::new());
                 b.switch_to(back);
                 b.ret(r);
@@ -240,6 +254,16 @@ pub fn build(
                 b.switch_to(exit);
                 let r = b.call(inner.aug, aug_ret, with_k(one)[..aug_len].to_vec());
                 push_marker(&mut b, tape.push, ps[0], None, one);
+                let want = load_slot(&mut b, state, bd.slot + WANT_END);
+                let zero = b.iconst(Type::I64, 0);
+                let keep = b.icmp(IntCC::Ne, want, zero);
+                let (end_snap, out) = (b.create_block(), b.create_block());
+                b.brif(keep, BlockCall::to(end_snap), BlockCall::to(out));
+                b.switch_to(end_snap);
+                let buf = take_snapshot(&mut b, &all, &seg_args(one));
+                store_slot(&mut b, buf, state, bd.slot + END);
+                b.jump(out, Vec::new());
+                b.switch_to(out);
                 b.ret(r);
                 b.switch_to(inside);
                 let next = load_slot(&mut b, state, bd.slot + NEXT);
@@ -322,6 +346,7 @@ pub fn build(
                 aug_ret,
                 aug_len,
                 split: split.expect("a budget has the helper"),
+                end_groups: all.len() as i64,
             };
             revolve::reverse_step(&mut b, &rv, bd, &ps, &at, k_at, state_at, &groups);
             b.switch_to(other);
@@ -564,29 +589,63 @@ fn extents(
     (total, extents)
 }
 
-/// The warning `choose` prints (once per run: `warned` is a flag), and
-/// the format of the one an unknown trip count gets.
+/// The warnings `choose` prints, each once per run (`warned` and
+/// `noted` are flags): a budget too small for one snapshot, and under the
+/// default budget, that it checkpoints.
 struct Warning {
     format: parc_ir::GlobalId,
     warned: parc_ir::GlobalId,
+    /// The default budget's: that it checkpoints the loop.
+    kicked: Option<(parc_ir::GlobalId, parc_ir::GlobalId)>,
 }
 
 fn warning_text(m: &mut Module, bd: &Budget) -> Warning {
+    use crate::checkpoint::{Bytes, DEFAULT_PERCENT};
+    let at = format!("{}:{}:{}", bd.file, bd.loc.line, bd.loc.col);
+    // A fraction of the memory is known only at run time: its bytes are
+    // an argument. (The text is a format: `%%` prints `%`.)
+    let asked = match bd.bytes {
+        Bytes::Fixed(_) => bd.bytes.asked(),
+        Bytes::Percent(p) => format!("`--tape-budget {p}%%` (%lld bytes)"),
+        Bytes::Default => format!(
+            "the default tape budget ({DEFAULT_PERCENT}%% of the physical memory, %lld bytes)"
+        ),
+    };
     let format = parc_ir::builder::c_string(
         m,
         &format!(
-            "parc: warning: {}:{}:{}: `--tape-budget {}` is too small for {}: checkpointing \
-             it needs at least %lld bytes of tape (one iteration records %lld, a snapshot \
-             takes %lld, %lld iterations); checkpointing with one snapshot at a time\n",
-            bd.file, bd.loc.line, bd.loc.col, bd.bytes, bd.what
+            "parc: warning: {at}: {asked} is too small for {}: checkpointing it needs at least \
+             %lld bytes of tape (one iteration records %lld, a snapshot takes %lld, %lld \
+             iterations); checkpointing with one snapshot at a time\n",
+            bd.what
         ),
     );
-    let mut flag = GlobalData::c_string(format!(".parc_ckpt_warned{}", m.globals.len()), &[0; 7]);
-    flag.is_const = false;
-    flag.is_local = true;
-    flag.align = 8;
-    let warned = m.globals.push(flag);
-    Warning { format, warned }
+    let flag = |m: &mut Module| {
+        let mut flag =
+            GlobalData::c_string(format!(".parc_ckpt_warned{}", m.globals.len()), &[0; 7]);
+        flag.is_const = false;
+        flag.is_local = true;
+        flag.align = 8;
+        m.globals.push(flag)
+    };
+    let warned = flag(m);
+    let kicked = (bd.bytes == Bytes::Default).then(|| {
+        let text = parc_ir::builder::c_string(
+            m,
+            &format!(
+                "parc: warning: {at}: {} would record %lld bytes of tape (%lld iterations of \
+                 %lld), more than {asked}: checkpointing it (`--tape-budget BYTES` or `N%%` \
+                 sets the budget, `--tape-budget none` records every iteration)\n",
+                bd.what
+            ),
+        );
+        (text, flag(m))
+    });
+    Warning {
+        format,
+        warned,
+        kicked,
+    }
 }
 
 /// What `choose` chooses from: the bytes the measured iteration recorded,
@@ -615,16 +674,17 @@ fn choose(
     bd: &Budget,
     sizes: &Sizes,
     warning: Option<&Warning>,
-) -> (Value, Value) {
+    cost: FuncId,
+) -> (Value, Value, Value) {
     let Sizes {
         per_iter,
         snapshot,
         temp,
         trip,
     } = *sizes;
-    let budget = i64::try_from(bd.bytes).unwrap_or(i64::MAX);
     let one = b.iconst(Type::I64, 1);
     let zero = b.iconst(Type::I64, 0);
+    let bud = budget_bytes(b, bd.bytes);
     let neg = b.iconst(Type::I64, RECORD);
     let r_pos = b.icmp(IntCC::Sgt, per_iter, zero);
     let r = b.select(r_pos, per_iter, one);
@@ -632,31 +692,51 @@ fn choose(
     let done = b.create_block();
     let chosen = b.param(done, Type::I64);
     let cap = b.param(done, Type::I64);
+    let want_end = b.param(done, Type::I64);
     let (known_b, unknown_b) = (b.create_block(), b.create_block());
     b.brif(known, BlockCall::to(known_b), BlockCall::to(unknown_b));
 
     b.switch_to(unknown_b);
-    let half = b.iconst(Type::I64, budget / 2);
+    let two = b.iconst(Type::I64, 2);
+    let half = b.binary(BinaryOp::Sdiv, bud, two);
     let q = b.binary(BinaryOp::Sdiv, half, r);
     let big = b.icmp(IntCC::Sgt, q, one);
     let q = b.select(big, q, one);
-    b.jump(done, vec![q, zero]);
+    b.jump(done, vec![q, zero, zero]);
 
     // Known: everything fits when trip <= budget / r.
     b.switch_to(known_b);
-    let bud = b.iconst(Type::I64, budget);
     // Two calls' slots (16 bytes each) besides the records.
-    let room = b.iconst(Type::I64, budget.saturating_sub(32));
+    let slots = b.iconst(Type::I64, 32);
+    let room = b.binary(BinaryOp::Isub, bud, slots);
     let cap_r = b.binary(BinaryOp::Sdiv, room, r);
     let fits = b.icmp(IntCC::Sle, trip, cap_r);
     let periodic = b.create_block();
     b.brif(
         fits,
-        BlockCall::new(done, vec![neg, zero]),
+        BlockCall::new(done, vec![neg, zero, zero]),
         BlockCall::to(periodic),
     );
 
     b.switch_to(periodic);
+    // Under the default budget, a loop checkpointed with snapshots that
+    // fit says so (once per run) before it goes on.
+    let kicked = warning.and_then(|w| w.kicked);
+    let checkpoints = |b: &mut FuncBuilder, args: Vec<Value>| {
+        let Some((text, noted)) = kicked else {
+            return BlockCall::new(done, args);
+        };
+        let say = b.create_block();
+        let here = b.current_block();
+        b.switch_to(say);
+        let all = b.binary(BinaryOp::Imul, trip, r);
+        once(b, noted, text, vec![all, trip, r, bud]);
+        b.jump(done, args);
+        if let Some(here) = here {
+            b.switch_to(here);
+        }
+        BlockCall::to(say)
+    };
     let rest = b.binary(BinaryOp::Isub, trip, one);
     let rest_pos = b.icmp(IntCC::Sgt, rest, one);
     let rest = b.select(rest_pos, rest, one);
@@ -701,11 +781,8 @@ fn choose(
     let p = b.select(a_less, pa, pb);
     let over = b.icmp(IntCC::Sgt, p, bud);
     let binomial = b.create_block();
-    b.brif(
-        over,
-        BlockCall::to(binomial),
-        BlockCall::new(done, vec![k, zero]),
-    );
+    let fixed_period = checkpoints(b, vec![k, zero, zero]);
+    b.brif(over, BlockCall::to(binomial), fixed_period);
 
     // Revolve: the snapshots that fit beside the fixed part.
     b.switch_to(binomial);
@@ -724,38 +801,108 @@ fn choose(
     // More than one per step is of no use.
     let many = b.icmp(IntCC::Sgt, c, trip);
     let c = b.select(many, trip, c);
+    // The state the loop ends in: run its steps after the first once more
+    // at the end of the reverse (`T - 2` steps), or keep a snapshot of it
+    // (with the scratch) in place of some of the `c`, whichever Revolve's
+    // count of steps run again says is cheaper.
+    let end_size = b.binary(BinaryOp::Iadd, snapshot, temp);
+    let left2 = b.binary(BinaryOp::Isub, left, end_size);
+    let c2 = b.binary(BinaryOp::Sdiv, left2, each);
+    let positive = b.icmp(IntCC::Sgt, left2, zero);
+    let c2 = b.select(positive, c2, zero);
+    let many = b.icmp(IntCC::Sgt, c2, trip);
+    let c2 = b.select(many, trip, c2);
+    let steps = b.binary(BinaryOp::Isub, trip, one);
+    let with_end = b
+        .call(cost, Some(Type::I64), vec![steps, c2])
+        .expect("cost returns");
+    let without = b
+        .call(cost, Some(Type::I64), vec![steps, c])
+        .expect("cost returns");
+    let two = b.iconst(Type::I64, 2);
+    let rerun = b.binary(BinaryOp::Isub, trip, two);
+    let without = b.binary(BinaryOp::Iadd, without, rerun);
+    let cheaper = b.icmp(IntCC::Slt, with_end, without);
+    let some = b.icmp(IntCC::Sge, c2, one);
+    let end = b.binary(BinaryOp::And, cheaper, some);
+    let want = b.cast(CastOp::Zext, end, Type::I64);
+    let c = b.select(end, c2, c);
     let rv = b.iconst(Type::I64, REVOLVE);
     let none = b.icmp(IntCC::Slt, c, one);
     match warning {
         Some(w) => {
             let warn = b.create_block();
-            b.brif(none, BlockCall::to(warn), BlockCall::new(done, vec![rv, c]));
+            let binomial = checkpoints(b, vec![rv, c, want]);
+            b.brif(none, BlockCall::to(warn), binomial);
             b.switch_to(warn);
             let least = b.binary(BinaryOp::Iadd, fixed, each);
-            let flag = b.global_addr(w.warned);
-            let was = b.load(Type::I64, flag);
-            b.store(one, flag);
-            let first = b.icmp(IntCC::Eq, was, zero);
-            let (say, quiet) = (b.create_block(), b.create_block());
-            b.brif(first, BlockCall::to(say), BlockCall::to(quiet));
-            b.switch_to(say);
-            // `stderr`, as parc's `<stdio.h>` defines it.
-            let stream = b.iconst(Type::Ptr, 3);
-            let fmt = b.global_addr(w.format);
-            b.intrinsic(
-                Intrinsic::Fprintf,
-                Some(Type::I32),
-                vec![stream, fmt, least, r, snapshot, trip],
-            );
-            b.jump(quiet, Vec::new());
-            b.switch_to(quiet);
-            b.jump(done, vec![rv, one]);
+            let mut args = vec![least, r, snapshot, trip];
+            if bd.bytes.percent().is_some() {
+                args.insert(0, bud);
+            }
+            once(b, w.warned, w.format, args);
+            let one = b.iconst(Type::I64, 1);
+            let zero = b.iconst(Type::I64, 0);
+            b.jump(done, vec![rv, one, zero]);
         }
         None => {
             let c = b.select(none, one, c);
-            b.jump(done, vec![rv, c]);
+            let zero = b.iconst(Type::I64, 0);
+            let want = b.select(none, zero, want);
+            b.jump(done, vec![rv, c, want]);
         }
     }
     b.switch_to(done);
-    (chosen, cap)
+    (chosen, cap, want_end)
+}
+
+/// The budget in bytes: the number asked for, or its percent of the
+/// physical memory (none, `i64::MAX`, where that is unknown).
+fn budget_bytes(b: &mut FuncBuilder, bytes: crate::checkpoint::Bytes) -> Value {
+    use crate::checkpoint::{Bytes, DEFAULT_PERCENT};
+    let percent = match bytes {
+        Bytes::Fixed(n) => return b.iconst(Type::I64, i64::try_from(n).unwrap_or(i64::MAX)),
+        Bytes::Percent(p) => p,
+        Bytes::Default => DEFAULT_PERCENT,
+    };
+    let mem = b
+        .intrinsic(Intrinsic::PhysMem, Some(Type::I64), Vec::new())
+        .expect("phys_mem has a result");
+    // `mem · p / 100`, or `(mem / 100) · p` where the product would
+    // overflow.
+    let hundred = b.iconst(Type::I64, 100);
+    let p = b.iconst(Type::I64, i64::from(percent));
+    let exact = b.binary(BinaryOp::Imul, mem, p);
+    let exact = b.binary(BinaryOp::Sdiv, exact, hundred);
+    let q = b.binary(BinaryOp::Sdiv, mem, hundred);
+    let rough = b.binary(BinaryOp::Imul, q, p);
+    let small = b.iconst(Type::I64, i64::MAX / 100);
+    let fits = b.icmp(IntCC::Sle, mem, small);
+    let share = b.select(fits, exact, rough);
+    let zero = b.iconst(Type::I64, 0);
+    let known = b.icmp(IntCC::Sgt, mem, zero);
+    let all = b.iconst(Type::I64, i64::MAX);
+    b.select(known, share, all)
+}
+
+/// Prints `text` (a format) with `args` on stderr unless flag `seen` says
+/// it was printed before in this run.
+fn once(b: &mut FuncBuilder, seen: parc_ir::GlobalId, text: parc_ir::GlobalId, args: Vec<Value>) {
+    let flag = b.global_addr(seen);
+    let was = b.load(Type::I64, flag);
+    let one = b.iconst(Type::I64, 1);
+    b.store(one, flag);
+    let zero = b.iconst(Type::I64, 0);
+    let first = b.icmp(IntCC::Eq, was, zero);
+    let (say, quiet) = (b.create_block(), b.create_block());
+    b.brif(first, BlockCall::to(say), BlockCall::to(quiet));
+    b.switch_to(say);
+    // `stderr`, as parc's `<stdio.h>` defines it.
+    let stream = b.iconst(Type::Ptr, 3);
+    let fmt = b.global_addr(text);
+    let mut all = vec![stream, fmt];
+    all.extend(args);
+    b.intrinsic(Intrinsic::Fprintf, Some(Type::I32), all);
+    b.jump(quiet, Vec::new());
+    b.switch_to(quiet);
 }

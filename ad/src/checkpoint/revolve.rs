@@ -19,7 +19,7 @@
 //! `pair.rs`).
 
 use super::pair::{
-    Budget, CAP, Groups, LEN, STACK, STEP, TRIP, free_snapshot, load_ptr_slot, load_slot,
+    Budget, CAP, END, Groups, LEN, STACK, STEP, TRIP, free_snapshot, load_ptr_slot, load_slot,
     push_snapshot, restore, store_slot, take_snapshot,
 };
 use parc_ir::{
@@ -28,6 +28,7 @@ use parc_ir::{
 };
 
 const SPLIT: &str = "__parc_ad_revolve_split";
+const COST: &str = "__parc_ad_revolve_cost";
 const BINOM: &str = "__parc_ad_binom_cap";
 
 /// The helper `split(i64 l, i64 s) -> i64` (module doc), added once.
@@ -35,15 +36,32 @@ pub fn split_helper(m: &mut Module) -> FuncId {
     if let Some(f) = m.func_by_name(SPLIT) {
         return f;
     }
-    let binom = match m.func_by_name(BINOM) {
+    let binom = binom_helper(m);
+    let f = build_split(binom);
+    m.funcs.push(f)
+}
+
+/// The helper `cost(i64 l, i64 s) -> i64`, added once: the steps Revolve
+/// runs to reverse `l` steps with `s` snapshots, `r·l - beta(s + 1, r -
+/// 1)` for the least `r` with `beta(s, r) >= l` (Griewank and Walther's
+/// count; `l·(l - 1)/2` with one snapshot).
+pub fn cost_helper(m: &mut Module) -> FuncId {
+    if let Some(f) = m.func_by_name(COST) {
+        return f;
+    }
+    let binom = binom_helper(m);
+    let f = build_cost(binom);
+    m.funcs.push(f)
+}
+
+fn binom_helper(m: &mut Module) -> FuncId {
+    match m.func_by_name(BINOM) {
         Some(f) => f,
         None => {
             let f = build_binom();
             m.funcs.push(f)
         }
-    };
-    let f = build_split(binom);
-    m.funcs.push(f)
+    }
 }
 
 fn helper(name: &str, params: usize) -> (parc_ir::Function, Vec<Value>) {
@@ -100,7 +118,6 @@ fn build_split(binom: FuncId) -> parc_ir::Function {
     let mut b = FuncBuilder::new(&mut f);
     b.switch_to(entry);
     let one = b.iconst(Type::I64, 1);
-    let zero = b.iconst(Type::I64, 0);
     let (none, search) = (b.create_block(), b.create_block());
     let spare = b.icmp(IntCC::Sgt, s, one);
     let long = b.icmp(IntCC::Sgt, l, one);
@@ -113,21 +130,7 @@ fn build_split(binom: FuncId) -> parc_ir::Function {
     b.ret(Some(last));
 
     b.switch_to(search);
-    let head = b.create_block();
-    let r = b.param(head, Type::I64);
-    let (next, found) = (b.create_block(), b.create_block());
-    b.jump(head, vec![zero]);
-    b.switch_to(head);
-    let cap = b
-        .call(binom, Some(Type::I64), vec![s, r, l])
-        .expect("binom_cap returns");
-    let enough = b.icmp(IntCC::Sge, cap, l);
-    b.brif(enough, BlockCall::to(found), BlockCall::to(next));
-    b.switch_to(next);
-    let one = b.iconst(Type::I64, 1);
-    let r1 = b.binary(BinaryOp::Iadd, r, one);
-    b.jump(head, vec![r1]);
-    b.switch_to(found);
+    let r = least_runs(&mut b, binom, s, l);
     let one = b.iconst(Type::I64, 1);
     let s1 = b.binary(BinaryOp::Isub, s, one);
     let upper = b
@@ -140,6 +143,72 @@ fn build_split(binom: FuncId) -> parc_ir::Function {
     f
 }
 
+fn build_cost(binom: FuncId) -> parc_ir::Function {
+    let (mut f, ps) = helper(COST, 2);
+    let (l, s) = (ps[0], ps[1]);
+    let entry = f.layout[0];
+    let mut b = FuncBuilder::new(&mut f);
+    b.switch_to(entry);
+    let one = b.iconst(Type::I64, 1);
+    let zero = b.iconst(Type::I64, 0);
+    let (trivial, more) = (b.create_block(), b.create_block());
+    let short = b.icmp(IntCC::Sle, l, one);
+    b.brif(short, BlockCall::to(trivial), BlockCall::to(more));
+    b.switch_to(trivial);
+    b.ret(Some(zero));
+    b.switch_to(more);
+    let (single, search) = (b.create_block(), b.create_block());
+    let one_snap = b.icmp(IntCC::Sle, s, one);
+    b.brif(one_snap, BlockCall::to(single), BlockCall::to(search));
+    b.switch_to(single);
+    let one = b.iconst(Type::I64, 1);
+    let l1 = b.binary(BinaryOp::Isub, l, one);
+    let p = b.binary(BinaryOp::Imul, l, l1);
+    let two = b.iconst(Type::I64, 2);
+    let half = b.binary(BinaryOp::Sdiv, p, two);
+    b.ret(Some(half));
+
+    b.switch_to(search);
+    let r = least_runs(&mut b, binom, s, l);
+    let one = b.iconst(Type::I64, 1);
+    let s1 = b.binary(BinaryOp::Iadd, s, one);
+    let rm = b.binary(BinaryOp::Isub, r, one);
+    let all = b.binary(BinaryOp::Imul, r, l);
+    // `beta(s + 1, r - 1) <= r·l`: capped just above it.
+    let bound = b.binary(BinaryOp::Iadd, all, one);
+    let beta = b
+        .call(binom, Some(Type::I64), vec![s1, rm, bound])
+        .expect("binom_cap returns");
+    let c = b.binary(BinaryOp::Isub, all, beta);
+    let zero = b.iconst(Type::I64, 0);
+    let pos = b.icmp(IntCC::Sgt, c, zero);
+    let c = b.select(pos, c, zero);
+    b.ret(Some(c));
+    f
+}
+
+/// The least `r` with `beta(s, r) >= l`, searched from 0 (for `l > 1`
+/// and `s > 1` it is small); the builder is left after the search.
+fn least_runs(b: &mut FuncBuilder, binom: FuncId, s: Value, l: Value) -> Value {
+    let head = b.create_block();
+    let r = b.param(head, Type::I64);
+    let (next, found) = (b.create_block(), b.create_block());
+    let zero = b.iconst(Type::I64, 0);
+    b.jump(head, vec![zero]);
+    b.switch_to(head);
+    let cap = b
+        .call(binom, Some(Type::I64), vec![s, r, l])
+        .expect("binom_cap returns");
+    let enough = b.icmp(IntCC::Sge, cap, l);
+    b.brif(enough, BlockCall::to(found), BlockCall::to(next));
+    b.switch_to(next);
+    let one = b.iconst(Type::I64, 1);
+    let r1 = b.binary(BinaryOp::Iadd, r, one);
+    b.jump(head, vec![r1]);
+    b.switch_to(found);
+    r
+}
+
 /// What the reverse of a Revolve step calls.
 pub(super) struct Reverse {
     pub(super) seg: FuncId,
@@ -149,6 +218,8 @@ pub(super) struct Reverse {
     pub(super) aug_ret: Option<Type>,
     pub(super) aug_len: usize,
     pub(super) split: FuncId,
+    /// The roots of the snapshot of the state the loop ends in (`END`).
+    pub(super) end_groups: i64,
 }
 
 /// The reverse of the Revolve step the forward sweep ran as call
@@ -158,7 +229,7 @@ pub(super) struct Reverse {
 /// the first step (the last reversed by Revolve) it runs the loop's other
 /// steps once more, so that the memory holds what the forward sweep left
 /// (the snapshots leave scratch memory and the steps between them
-/// changed).
+/// changed), or restores the snapshot of that state if one was kept.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn reverse_step(
     b: &mut FuncBuilder,
@@ -238,12 +309,24 @@ pub(super) fn reverse_step(
     let (finish, done) = (b.create_block(), b.create_block());
     b.brif(last, BlockCall::to(finish), BlockCall::to(done));
     b.switch_to(finish);
+    // The state the loop ended in: its snapshot, where one was kept.
+    let end = load_ptr_slot(b, state, bd.slot + END);
+    let null = b.null();
+    let kept = b.icmp(IntCC::Ne, end, null);
+    let (put_back, rerun) = (b.create_block(), b.create_block());
+    b.brif(kept, BlockCall::to(put_back), BlockCall::to(rerun));
+    b.switch_to(put_back);
+    restore(b, end, rv.end_groups);
+    free_snapshot(b, end, rv.end_groups);
+    let free_b = b.create_block();
+    b.jump(free_b, Vec::new());
+    b.switch_to(rerun);
     let trip = load_slot(b, state, bd.slot + TRIP);
     let two = b.iconst(Type::I64, 2);
     let rest = b.binary(BinaryOp::Isub, trip, two);
     let zero = b.iconst(Type::I64, 0);
     let some = b.icmp(IntCC::Sgt, rest, zero);
-    let (again, free_b) = (b.create_block(), b.create_block());
+    let again = b.create_block();
     b.brif(some, BlockCall::to(again), BlockCall::to(free_b));
     b.switch_to(again);
     b.call(rv.seg, rv.ret, seg_args(rest));

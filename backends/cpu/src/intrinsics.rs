@@ -51,6 +51,7 @@ pub(crate) const RT_EXIT: ExternFn = ext("parc_rt_exit", &[I32], None);
 pub(crate) const RT_WTIME: ExternFn = ext("parc_rt_wtime", &[], Some(F64));
 pub(crate) const RT_AD_TAPE_NOTE: ExternFn = ext("parc_rt_ad_tape_note", &[I64, I64], None);
 pub(crate) const RT_AD_TAPE_MEASURE: ExternFn = ext("parc_rt_ad_tape_measure", &[I64], Some(I64));
+pub(crate) const RT_PHYS_MEM: ExternFn = ext("parc_rt_phys_mem", &[], Some(I64));
 /// The runtime's `PARC_AD_STATS` state byte, which generated code reads
 /// before a note (see `parc_runtime::adstats`).
 pub(crate) const RT_AD_STATS_STATE: &str = "parc_rt_ad_stats_state";

@@ -732,6 +732,7 @@ impl<'a> Interp<'a> {
             }
             // The interpreter counts every note: nothing to switch on.
             AdTapeMeasure => Some(self.tape.get_or_insert_default().live_recorded as u64),
+            PhysMem => Some(phys_mem() as u64),
             // The interpreter runs the serial projection: one worker.
             WorkerId => Some(0),
             NumWorkers => Some(1),
@@ -987,6 +988,31 @@ fn binary(op: BinaryOp, ty: Type, x: u64, y: u64) -> Result<u64, Fault> {
 }
 
 /// Monotonic seconds, computed as the ParC prelude's `wtime` does.
+/// What `phys_mem` answers natively (the runtime's `parc_rt_phys_mem`):
+/// `PARC_PHYS_MEM` if it is a number of bytes, else the physical pages
+/// times their size, 0 if unknown.
+// `c_long` is narrower than i64 on 32-bit targets: the casts stay.
+#[allow(clippy::unnecessary_cast)]
+fn phys_mem() -> i64 {
+    if let Some(n) = std::env::var("PARC_PHYS_MEM")
+        .ok()
+        .and_then(|v| v.trim().parse::<i64>().ok())
+    {
+        return n.max(0);
+    }
+    // SAFETY: sysconf only reads the system's configuration.
+    let (pages, size) = unsafe {
+        (
+            libc::sysconf(libc::_SC_PHYS_PAGES),
+            libc::sysconf(libc::_SC_PAGESIZE),
+        )
+    };
+    if pages <= 0 || size <= 0 {
+        return 0;
+    }
+    (pages as i64).saturating_mul(size as i64)
+}
+
 fn wtime() -> f64 {
     let mut ts = libc::timespec {
         tv_sec: 0,

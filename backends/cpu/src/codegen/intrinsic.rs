@@ -233,6 +233,7 @@ impl<'a, 'b, 'c, M: ClModule> FnTranslator<'a, 'b, 'c, M> {
                 None
             }
             AdTapeMeasure => self.call_extern(&ix::RT_AD_TAPE_MEASURE, &a)?,
+            PhysMem => self.call_extern(&ix::RT_PHYS_MEM, &[])?,
             WorkerId => match self.worker_id {
                 Some(w) => Some(w),
                 None => self.call_extern(&ix::RT_WORKER_ID, &[])?,

@@ -171,6 +171,8 @@ impl FnCx<'_, '_> {
             AdTapeNote => {}
             // No notes on the device: nothing measured.
             AdTapeMeasure => self.line(format!("mov.u64 {d}, 0;")),
+            // Tape budgets are decided on the host.
+            PhysMem => self.line(format!("mov.u64 {d}, 0;")),
             Wtime => {
                 let t = self.temp(Class::B64);
                 self.line(format!("mov.u64 {t}, %globaltimer;"));
