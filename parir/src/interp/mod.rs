@@ -70,6 +70,7 @@ mod exec;
 mod files;
 mod getopt;
 mod gpu;
+mod lanes;
 mod memory;
 mod scanf;
 #[cfg(test)]
